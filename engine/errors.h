@@ -1,0 +1,52 @@
+// Typed errors of the engine. Everything below app/ throws one of these; the front ends catch them,
+// show the one-line message and map them to exit codes (runner: InputError -> 2, DeviceError -> 3).
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace ts {
+
+/// Base of all TrainScope errors; what() is a single line meant for the user.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Bad user input: a missing or malformed file, an invalid model spec, a bad option value.
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// The model spec does not type-check. `layer_index` is 0-based; -1 when the error is not about
+/// one layer (e.g. an empty spec).
+class ModelSpecError : public InputError {
+ public:
+  ModelSpecError(int layer_index, std::string layer_type, const std::string& message)
+      : InputError(message), layer_index(layer_index), layer_type(std::move(layer_type)) {}
+  int layer_index;
+  std::string layer_type;
+};
+
+/// A device could not be used: no GPU or driver, a CUDA/cuDNN/cuBLAS failure.
+class DeviceError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// The device ran out of memory. Carries what was asked and what was free (bytes), the phase or
+/// layer that asked, and a batch size that would fit (0 when unknown).
+class OutOfMemoryError : public DeviceError {
+ public:
+  OutOfMemoryError(const std::string& message, std::int64_t requested_bytes, std::int64_t free_bytes,
+                   std::string phase)
+      : DeviceError(message), requested_bytes(requested_bytes), free_bytes(free_bytes),
+        phase(std::move(phase)) {}
+  std::int64_t requested_bytes;
+  std::int64_t free_bytes;
+  std::string phase;
+  std::int64_t suggested_batch_size = 0;
+};
+
+}  // namespace ts
