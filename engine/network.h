@@ -110,7 +110,8 @@ class Network {
 /// PyTorch's default initialisation for the spec's parameters, on the host: Conv2d and Linear
 /// weights kaiming_uniform_(a=sqrt(5)) i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)), biases
 /// U(-1/sqrt(fan_in), 1/sqrt(fan_in)); BatchNorm weight 1, bias 0, running_mean 0, running_var 1.
-/// Deterministic in `seed` (not PyTorch's RNG stream). Order as Network::parameters() then buffers.
+/// Deterministic in `seed` (not PyTorch's RNG stream). Learnable parameters only, in
+/// Network::parameters() order (layer order; weight then bias).
 std::vector<NamedTensor> initial_parameters(const ModelSpec& spec, std::uint64_t seed);
 /// Buffers only (BatchNorm running statistics), initial values.
 std::vector<NamedTensor> initial_buffers(const ModelSpec& spec);
