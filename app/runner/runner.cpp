@@ -1,0 +1,184 @@
+// The headless runner: options, data and model resolution, progress lines and the JSON summary.
+#include "app/runner/runner.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "engine/errors.h"
+#include "engine/synthetic_data.h"
+#include "engine/trainer.h"
+#include "model_presets.h"
+
+namespace ts {
+namespace fs = std::filesystem;
+
+void add_runner_options(CLI::App& app, RunnerOptions& o) {
+  app.add_option("--data", o.data,
+                 "CIFAR-10 binary folder (data_batch_1..5.bin, test_batch.bin); default: TrainScope's generated "
+                 "sample set (not CIFAR-10)");
+  app.add_option("--model", o.model, "model preset (simple_cnn, vgg_small_bn) or a model spec JSON file")
+      ->capture_default_str();
+  app.add_option("--device", o.device, "cuda, cpu, or auto (cuda when a GPU is usable)")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+  app.add_option("--epochs", o.epochs, "epochs to train")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--batch-size", o.batch_size, "images per step")->capture_default_str();
+  app.add_option("--num-workers", o.num_workers, "data-loader worker threads (0 = the trainer thread loads)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_flag("--pin-memory,!--no-pin-memory", o.pin_memory, "page-locked batch buffers (faster host-to-device copies)")
+      ->capture_default_str();
+  app.add_option("--lr", o.lr, "learning rate")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--optimizer", o.optimizer, "sgd, adam or adamw")
+      ->check(CLI::IsMember({"sgd", "adam", "adamw"}))->capture_default_str();
+  app.add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  app.add_option("--weight-decay", o.weight_decay, "weight decay (default: 0, AdamW 0.01)");
+  app.add_flag("--nesterov", o.nesterov, "Nesterov momentum (SGD)");
+  app.add_option("--seed", o.seed, "seed for initialisation, shuffling, augmentation and dropout")->capture_default_str();
+  app.add_option("--limit-train", o.limit_train, "use only the first N training images (0 = all)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_flag("--augment", o.augment, "random crop (padding 4) and horizontal flip");
+  app.add_flag("--sync-every-step", o.sync_every_step,
+               "read the loss back every step (a device sync, what loss.item() does)");
+  app.add_option("--log-every", o.log_every, "steps between loss read-backs and progress lines")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--cpu-threads", o.cpu_threads, "threads of the CPU backend (0 = all cores)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--quiet,-q", o.quiet, "print only the epoch lines and the summary");
+}
+
+namespace {
+
+ModelSpec resolve_model(const std::string& name) {
+  for (const auto& [preset, json] : kModelPresets)
+    if (name == preset) return parse_model_spec(json, std::string("preset ") + preset);
+  if (!fs::exists(name)) {
+    std::string names;
+    for (const auto& [preset, json] : kModelPresets) names += std::string(names.empty() ? "" : ", ") + preset;
+    throw InputError("--model " + name + ": no such preset or file (presets: " + names + ")");
+  }
+  return load_model_spec(name);
+}
+
+std::string sample_data_dir() {
+  const char* cache = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  fs::path base = cache && *cache ? fs::path(cache) : fs::path(home && *home ? home : "/tmp") / ".cache";
+  return (base / "trainscope" / "sample-data").string();
+}
+
+/// The dataset to train on; writes the generated sample set on first use.
+Cifar10 resolve_data(const RunnerOptions& o, const std::function<void(const std::string&)>& say) {
+  if (!o.data.empty()) return load_cifar10(o.data, o.limit_train);
+  const std::string dir = sample_data_dir();
+  if (!check_cifar10_folder(dir).empty()) write_synthetic_cifar(dir, SyntheticOptions{});
+  say("no --data given: training on TrainScope's generated sample set (NOT CIFAR-10) in " + dir);
+  return load_cifar10(dir, o.limit_train);
+}
+
+Device resolve_device(const std::string& d, const std::function<void(const std::string&)>& say) {
+  if (d == "cpu") return Device::cpu;
+  if (d == "cuda") return Device::cuda;
+  std::string why;
+  if (cuda_available(&why)) return Device::cuda;
+  say("no usable GPU (" + why + "): training on the CPU");
+  return Device::cpu;
+}
+
+std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const TrainSummary& s,
+                         std::int64_t train_images) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key("device"); w.String(device_name(s.device.device));
+  w.Key("device_name"); w.String(s.device.name.c_str());
+  w.Key("model"); w.String(c.model.name.c_str());
+  w.Key("epochs"); w.Int(static_cast<int>(s.epochs.size()));
+  w.Key("batch_size"); w.Int64(c.batch_size);
+  w.Key("num_workers"); w.Int(c.num_workers);
+  w.Key("pin_memory"); w.Bool(c.pin_memory);
+  w.Key("sync_every_step"); w.Bool(c.sync_every_step);
+  w.Key("optimizer"); w.String(optimizer_name(c.optimizer.type));
+  w.Key("lr"); w.Double(c.optimizer.lr);
+  w.Key("seed"); w.Uint64(c.seed);
+  w.Key("train_images"); w.Int64(train_images);
+  w.Key("test_accuracy"); w.Double(s.test_accuracy);
+  w.Key("train_loss"); w.Double(s.train_loss);
+  w.Key("images_per_s"); w.Double(s.images_per_s);
+  w.Key("epoch_test_accuracy");
+  w.StartArray();
+  for (const auto& e : s.epochs) w.Double(e.test_accuracy);
+  w.EndArray();
+  w.Key("peak_allocated_bytes"); w.Int64(s.memory.peak_allocated);
+  w.Key("interrupted"); w.Bool(s.interrupted);
+  if (s.device.device == Device::cuda) {
+    w.Key("cudnn_version"); w.Int64(s.device.cudnn_version);
+    w.Key("cuda_runtime_version"); w.Int(s.device.runtime_version);
+    w.Key("driver_version"); w.Int(s.device.driver_version);
+  }
+  w.Key("data"); w.String(o.data.empty() ? "sample" : o.data.c_str());
+  w.EndObject();
+  return buf.GetString();
+}
+
+}  // namespace
+
+int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
+  auto say = [&](const std::string& line) {
+    if (!o.quiet) fmt::print("{}\n", line);
+    std::fflush(stdout);
+  };
+  TrainConfig c;
+  c.model = resolve_model(o.model);
+  infer_shapes(c.model);
+  if (o.batch_size <= 0) throw InputError("--batch-size must be > 0, got " + std::to_string(o.batch_size));
+  const Cifar10 data = resolve_data(o, say);
+  for (const auto& w : data.warnings) say("warning: " + w);
+  c.device = resolve_device(o.device, say);
+  c.epochs = o.epochs;
+  c.batch_size = o.batch_size;
+  c.num_workers = o.num_workers;
+  c.pin_memory = o.pin_memory;
+  c.augment = o.augment;
+  c.sync_every_step = o.sync_every_step;
+  c.seed = o.seed;
+  c.log_every = o.log_every;
+  c.cpu_threads = o.cpu_threads;
+  c.optimizer.type = parse_optimizer(o.optimizer);
+  c.optimizer.lr = o.lr;
+  c.optimizer.momentum = o.momentum;
+  c.optimizer.nesterov = o.nesterov;
+  c.optimizer.weight_decay = o.weight_decay;
+
+  TrainerObserver obs;
+  obs.on_step = [&](const StepReport& r) {
+    if (o.quiet || r.step % o.log_every != 0) return;
+    fmt::print("  epoch {} step {}/{}  loss {:.4f}  {:.0f} img/s\n", r.epoch, r.step, r.steps_in_epoch,
+               r.losses.empty() ? 0.0f : r.losses.back(), r.images_per_s);
+    std::fflush(stdout);
+  };
+  obs.on_epoch = [&](const EpochResult& e) {
+    fmt::print("epoch {}/{}  train_loss {:.4f}  test_accuracy {:.4f}  images/s {:.0f}  epoch_s {:.2f}  "
+               "(train {:.2f} s, eval {:.2f} s, data wait {:.2f} s)\n",
+               e.epoch, c.epochs, e.train_loss, e.test_accuracy, e.images_per_s, e.train_seconds + e.eval_seconds,
+               e.train_seconds, e.eval_seconds, static_cast<double>(e.data_wait_ns) * 1e-9);
+    std::fflush(stdout);
+  };
+  Trainer trainer(c, data, obs);
+  const DeviceInfo dev = trainer.network().device_info();
+  say(fmt::format("device {} ({}), model {}, {} training / {} test images, batch size {}, num_workers {}, "
+                  "pin_memory {}, {} lr {}",
+                  device_name(dev.device), dev.name, c.model.name, data.train.count(), data.test.count(),
+                  c.batch_size, c.num_workers, c.pin_memory ? "on" : "off", optimizer_name(c.optimizer.type),
+                  c.optimizer.lr));
+  const TrainSummary s = trainer.run(stop);
+  if (s.interrupted) say("stopped by signal after the current step");
+  fmt::print("{}\n", summary_json(o, c, s, data.train.count()));
+  std::fflush(stdout);
+  return s.interrupted ? 130 : 0;
+}
+
+}  // namespace ts

@@ -1,0 +1,40 @@
+// The headless runner's options and run loop, separate from main() so that tests can drive it.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace CLI { class App; }
+
+namespace ts {
+
+struct RunnerOptions {
+  std::string data;             // CIFAR-10 folder; empty = the generated sample set
+  std::string model = "simple_cnn";  // preset name or a spec file
+  std::string device = "auto";  // auto | cuda | cpu
+  int epochs = 1;
+  std::int64_t batch_size = 128;
+  int num_workers = 2;
+  bool pin_memory = true;
+  float lr = 1e-3f;
+  std::string optimizer = "adam";
+  float momentum = 0.0f;
+  float weight_decay = -1.0f;   // < 0: the optimizer's default
+  bool nesterov = false;
+  std::uint64_t seed = 0;
+  std::int64_t limit_train = 0;
+  bool augment = false;
+  bool sync_every_step = false;
+  int log_every = 100;
+  int cpu_threads = 0;
+  bool quiet = false;
+};
+
+/// Registers every option on `app` (names and defaults documented in --help).
+void add_runner_options(CLI::App& app, RunnerOptions& opt);
+
+/// Loads data and model, trains, prints per-epoch lines and the JSON summary on stdout.
+/// Returns the exit code (0, or 130 when stopped by `stop`); throws ts::Error subclasses.
+int run_training(const RunnerOptions& opt, const std::atomic<bool>& stop);
+
+}  // namespace ts

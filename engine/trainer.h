@@ -1,0 +1,95 @@
+// The trainer: epochs of steps over a DataLoader on one Network, test accuracy after each epoch.
+// The loss is read back every step only with sync_every_step (what the seed's loss.item() does);
+// otherwise the per-step losses stay on the device and are read once per log interval.
+// Runs on the calling thread; `stop` is polled after every step (Ctrl-C in the runner, Stop in the GUI).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/cifar10.h"
+#include "engine/data_loader.h"
+#include "engine/network.h"
+
+namespace ts {
+
+struct TrainConfig {
+  ModelSpec model = simple_cnn_spec();
+  Device device = Device::cpu;
+  int epochs = 1;
+  std::int64_t batch_size = 128;
+  int num_workers = 0;
+  bool pin_memory = true;
+  bool augment = false;
+  bool sync_every_step = false;
+  std::uint64_t seed = 0;
+  OptimizerConfig optimizer;
+  int log_every = 100;        // steps between loss read-backs (when not sync_every_step)
+  int cpu_threads = 0;        // CPU backend threads, 0 = library default
+  bool allow_tf32 = true;
+};
+
+/// Per-step values as the observer sees them. `loss` is NaN for steps whose loss was not read.
+struct StepReport {
+  int epoch = 0;                    // 1-based
+  std::int64_t step = 0;            // 1-based within the epoch
+  std::int64_t steps_in_epoch = 0;
+  std::int64_t global_step = 0;     // 1-based over the run
+  std::vector<float> losses;        // losses read at this report, oldest first (ending with this step's)
+  double images_per_s = 0;          // training throughput of the epoch so far
+};
+
+struct EpochResult {
+  int epoch = 0;                    // 1-based
+  double train_loss = 0;            // mean of the epoch's step losses
+  double test_accuracy = 0;         // fraction 0..1
+  double test_loss = 0;             // mean cross-entropy over the test set
+  double images_per_s = 0;          // training images / training seconds (eval excluded)
+  double train_seconds = 0, eval_seconds = 0;
+  std::int64_t images = 0, steps = 0;
+  std::int64_t data_wait_ns = 0;    // trainer time blocked on the loader
+};
+
+struct TrainSummary {
+  DeviceInfo device;
+  std::vector<EpochResult> epochs;
+  bool interrupted = false;
+  double images_per_s = 0;          // over all epochs' training time
+  double train_loss = 0;            // last epoch's
+  double test_accuracy = 0;         // last epoch's
+  MemoryStats memory;
+};
+
+struct TrainerObserver {
+  std::function<void(const StepReport&)> on_step;        // after each read-back (or every step when syncing)
+  std::function<void(const EpochResult&)> on_epoch;
+  std::function<void(const std::string&)> on_message;   // informational lines
+};
+
+class Trainer {
+ public:
+  /// `data` must outlive the trainer. Throws InputError (bad batch size, empty data, invalid
+  /// model), DeviceError / OutOfMemoryError (device problems) from the constructor or run().
+  Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observer = {});
+  ~Trainer();
+  Network& network() { return *network_; }
+  /// Trains config.epochs epochs, stopping early (after the current step) when `stop` becomes true.
+  /// Throws Error when the loss becomes NaN or infinite (fp32: the run cannot recover).
+  TrainSummary run(const std::atomic<bool>& stop);
+
+ private:
+  EpochResult train_epoch(int epoch, const std::atomic<bool>& stop, std::int64_t& global_step);
+  void evaluate(EpochResult& r);
+  void report_losses(std::vector<float> losses, int epoch, std::int64_t step, std::int64_t global_step,
+                     double images_per_s, double& loss_sum, std::int64_t& loss_count);
+
+  TrainConfig config_;
+  const Cifar10& data_;
+  TrainerObserver observer_;
+  std::unique_ptr<Network> network_;
+  std::unique_ptr<DataLoader> train_loader_, test_loader_;
+};
+
+}  // namespace ts
