@@ -1,0 +1,193 @@
+// trainscope-run as a user runs it: exit codes (0 ok, 2 bad input, 3 device, 130 signal), the
+// one-line error messages, per-epoch lines and the JSON summary.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "engine/network.h"
+#include "engine/synthetic_data.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;
+};
+
+/// Runs the runner with `args` (shell words), stdout+stderr captured.
+Result run(const std::string& args) {
+  const std::string cmd = std::string("XDG_CACHE_HOME=") + fs::temp_directory_path().string() +
+                          "/ts_runner_cache " TRAINSCOPE_RUNNER " " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+/// The last line of output, parsed as the JSON summary.
+rapidjson::Document summary(const std::string& out) {
+  std::istringstream in(out);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] == '{') last = line;
+  rapidjson::Document d;
+  d.Parse(last.c_str());
+  return d;
+}
+
+std::string sample_dir() {
+  static const std::string dir = [] {
+    const std::string d = (fs::temp_directory_path() / "ts_runner_sample").string();
+    ts::SyntheticOptions o;
+    o.train_images = 2000;
+    o.test_images = 500;
+    ts::write_synthetic_cifar(d, o);
+    return d;
+  }();
+  return dir;
+}
+
+bool have_cpu_backend() {
+#ifdef TRAINSCOPE_HAVE_ONEDNN
+  return true;
+#else
+  return false;
+#endif
+}
+
+TEST(Runner, HelpAndVersion) {
+  auto r = run("--help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* opt : {"--data", "--model", "--device", "--epochs", "--batch-size", "--num-workers", "--pin-memory",
+                          "--lr", "--optimizer", "--seed", "--limit-train", "--augment", "--sync-every-step"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+  r = run("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("trainscope-run " TRAINSCOPE_VERSION), std::string::npos) << r.out;
+}
+
+TEST(Runner, BadArgumentsExit2) {
+  EXPECT_EQ(run("--epochs 0").code, 2);
+  EXPECT_EQ(run("--device tpu").code, 2);
+  EXPECT_EQ(run("--optimizer lbfgs").code, 2);
+  EXPECT_EQ(run("--no-such-option").code, 2);
+}
+
+TEST(Runner, MissingDataFolderIsOneLine) {
+  const auto r = run("--data /nonexistent/cifar --device cpu");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("/nonexistent/cifar"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+}
+
+TEST(Runner, TruncatedFileNamesFileAndOffset) {
+  const fs::path d = fs::temp_directory_path() / "ts_runner_truncated";
+  fs::remove_all(d);
+  fs::create_directories(d);
+  fs::copy(sample_dir(), d, fs::copy_options::recursive);
+  fs::resize_file(d / "data_batch_2.bin", 3073 * 5 + 100);
+  const auto r = run("--data " + d.string() + " --device cpu");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("data_batch_2.bin"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::to_string(3073 * 5)), std::string::npos) << r.out;
+}
+
+TEST(Runner, InvalidModelSpecNamesLayer) {
+  const fs::path f = fs::temp_directory_path() / "ts_bad_model.json";
+  std::ofstream(f) << R"({"layers":[{"type":"Conv2d","in_channels":3,"out_channels":8,"kernel_size":3},
+      {"type":"Flatten"},{"type":"Linear","in_features":100,"out_features":10}]})";
+  const auto r = run("--model " + f.string() + " --data " + sample_dir() + " --device cpu");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("layer 2 (Linear)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("7200"), std::string::npos) << r.out;
+  EXPECT_EQ(run("--model no_such_preset").code, 2);
+}
+
+TEST(Runner, BatchSizeZeroOrTooLarge) {
+  EXPECT_EQ(run("--batch-size 0 --data " + sample_dir() + " --device cpu").code, 2);
+  const auto r = run("--batch-size 100000 --data " + sample_dir() + " --device cpu");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("larger than the 2000 training images"), std::string::npos) << r.out;
+}
+
+TEST(Runner, CudaWithoutGpuSuggestsCpu) {
+  if (ts::cuda_available()) GTEST_SKIP() << "a GPU is present";
+  const auto r = run("--device cuda --data " + sample_dir());
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("--device cpu"), std::string::npos) << r.out;
+}
+
+TEST(Runner, TrainsOnSampleSetAndPrintsSummary) {
+  if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  const auto r = run("--device cpu --data " + sample_dir() + " --epochs 2 --batch-size 64 --num-workers 1 --seed 3");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("epoch 1/2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("epoch 2/2"), std::string::npos) << r.out;
+  const auto s = summary(r.out);
+  ASSERT_TRUE(s.IsObject()) << r.out;
+  EXPECT_STREQ(s["device"].GetString(), "cpu");
+  EXPECT_EQ(s["epochs"].GetInt(), 2);
+  const double acc = s["test_accuracy"].GetDouble();
+  EXPECT_GT(acc, 0.3) << "a 10-class sample set should be learnt well above chance";  // chance: 0.1
+  EXPECT_LE(acc, 1.0);
+  EXPECT_GT(s["images_per_s"].GetDouble(), 0);
+  EXPECT_LT(s["train_loss"].GetDouble(), 2.2);  // log(10) = 2.303 at the start
+  EXPECT_FALSE(s["interrupted"].GetBool());
+}
+
+TEST(Runner, SigintStopsAfterStepAndPrintsSummary) {
+  if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const std::string data = sample_dir();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    execl(TRAINSCOPE_RUNNER, TRAINSCOPE_RUNNER, "--device", "cpu", "--data", data.c_str(), "--epochs", "50",
+          "--batch-size", "32", "--log-every", "1", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  // wait until training has started (a step line), then interrupt
+  while (out.find("step ") == std::string::npos) {
+    const auto n = read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  kill(pid, SIGINT);
+  while (true) {
+    const auto n = read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(fds[0]);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << out;
+  const auto s = summary(out);
+  ASSERT_TRUE(s.IsObject()) << out;
+  EXPECT_TRUE(s["interrupted"].GetBool());
+  EXPECT_EQ(s["epochs"].GetInt(), 1);
+}
+
+}  // namespace
