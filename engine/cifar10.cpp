@@ -4,6 +4,7 @@
 // one-line InputError messages that name the file and the byte offset or record of a bad record.
 #include "engine/cifar10.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
