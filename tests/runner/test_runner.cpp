@@ -191,3 +191,27 @@ TEST(Runner, SigintStopsAfterStepAndPrintsSummary) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string real_cifar_dir() {
+  if (const char* env = std::getenv("TRAINSCOPE_CIFAR_DIR")) return env;
+  return TRAINSCOPE_SHARED_DIR "/data/cifar-10-batches-bin";
+}
+
+// Acceptance of the engine slice on a machine without GPU: one epoch on the first 10,000 real
+// CIFAR-10 training images reaches a test accuracy above 30 % (chance is 10 %).
+TEST(RunnerRealCifar, CpuOneEpochOn10kImagesAbove30Percent) {
+  if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  if (!fs::exists(real_cifar_dir() + "/test_batch.bin")) GTEST_SKIP() << "real CIFAR-10 not found at " << real_cifar_dir();
+  const auto r = run("--device cpu --data " + real_cifar_dir() + " --epochs 1 --limit-train 10000 --num-workers 1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto s = summary(r.out);
+  ASSERT_TRUE(s.IsObject()) << r.out;
+  EXPECT_EQ(s["train_images"].GetInt64(), 10000);
+  EXPECT_GT(s["test_accuracy"].GetDouble(), 0.30) << r.out;
+  std::printf("real CIFAR-10, CPU, 1 epoch on 10k images: test accuracy %.4f, %.0f img/s\n",
+              s["test_accuracy"].GetDouble(), s["images_per_s"].GetDouble());
+}
+
+}  // namespace
