@@ -1,0 +1,66 @@
+// oneDNN 2.6 plumbing shared by the CPU layers: the engine and stream, memory descriptors for
+// plain formats, and the translation of dnnl::error into the engine's DeviceError. Included only by
+// cpu_layers_*.cpp (dnnl.hpp is slow to compile). v2 API: operation descriptor -> primitive_desc ->
+// primitive; the v3 API (no descriptors) does not exist in 2.6.
+#pragma once
+#include <dnnl.hpp>
+
+#include <string>
+#include <utility>
+
+#include "engine/cpu/cpu_layers.h"
+#include "engine/errors.h"
+
+namespace ts::cpu {
+
+struct DnnlContext {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+};
+
+using dnnl::memory;
+using tag = dnnl::memory::format_tag;
+
+/// A plain fp32 memory descriptor of `dims` (batch first) in `t` (nchw, nc, oihw, oi, x).
+inline memory::desc plain_md(const memory::dims& dims, tag t) {
+  return memory::desc(dims, memory::data_type::f32, t);
+}
+
+/// A dense row-major fp32 descriptor of any rank (for element-wise primitives).
+inline memory::desc dense_md(const memory::dims& dims) {
+  memory::dims strides(dims.size(), 1);
+  for (std::size_t i = dims.size() - 1; i-- > 0;) strides[i] = strides[i + 1] * dims[i + 1];
+  return memory::desc(dims, memory::data_type::f32, strides);
+}
+
+/// A memory object over existing storage (no copy).
+inline memory wrap(const memory::desc& md, DnnlContext& ctx, const void* ptr) {
+  return memory(md, ctx.engine, const_cast<void*>(ptr));
+}
+
+/// Runs `f`, turning a oneDNN failure into DeviceError naming `where` (the layer and the step).
+template <class F>
+decltype(auto) dnnl_guard(const std::string& where, F&& f) {
+  try {
+    return std::forward<F>(f)();
+  } catch (const dnnl::error& e) {
+    throw DeviceError("oneDNN failed in " + where + ": " + e.what() + " (status " +
+                      std::to_string(static_cast<int>(e.status)) + ")");
+  }
+}
+
+/// A buffer of max_batch samples of `per_sample` fp32 elements in `category`.
+inline Tensor batch_buffer(const LayerBuild& b, const Shape& per_sample, MemoryCategory category) {
+  Shape s{b.max_batch};
+  s.insert(s.end(), per_sample.begin(), per_sample.end());
+  return Tensor(*b.alloc, DType::f32, s, category);
+}
+
+/// dims {n, per_sample...} for oneDNN.
+inline memory::dims batch_dims(std::int64_t n, const Shape& per_sample) {
+  memory::dims d{n};
+  d.insert(d.end(), per_sample.begin(), per_sample.end());
+  return d;
+}
+
+}  // namespace ts::cpu

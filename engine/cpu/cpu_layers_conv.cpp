@@ -1,0 +1,211 @@
+// Conv2d and Linear on oneDNN: convolution_forward / backward_data / backward_weights and
+// inner_product_forward / backward_data / backward_weights, created once per batch size and cached.
+// Parameters stay in PyTorch's plain layouts (oihw, oi) so that parameters()/set_parameters() and
+// the optimizer see them as they are; activations are NCHW / NC.
+#include <map>
+
+#include "engine/cpu/cpu_dnnl.h"
+
+namespace ts::cpu {
+namespace {
+
+using dnnl::algorithm;
+using dnnl::prop_kind;
+
+LayerTensor make_param(const LayerBuild& b, const std::string& suffix, const Shape& shape) {
+  LayerTensor t;
+  t.name = b.name + suffix;
+  t.value = Tensor(*b.alloc, DType::f32, shape, MemoryCategory::weights);
+  t.grad = Tensor(*b.alloc, DType::f32, shape, MemoryCategory::gradients);
+  return t;
+}
+
+// ---- Conv2d -------------------------------------------------------------------------------------
+
+class Conv2dLayer final : public CpuLayer {
+ public:
+  explicit Conv2dLayer(const LayerBuild& b) : b_(b), ctx_(*b.dnnl) {
+    const LayerSpec& l = *b.spec;
+    weight_ = make_param(b, ".weight", {l.out_channels, l.in_channels, l.kernel_size[0], l.kernel_size[1]});
+    if (l.bias) bias_ = make_param(b, ".bias", {l.out_channels});
+    y_ = batch_buffer(b, b.output, MemoryCategory::activations);
+    dx_ = batch_buffer(b, b.input, MemoryCategory::activations);
+  }
+
+  float* forward(float* x, std::int64_t n, bool /*training*/) override {
+    return dnnl_guard(b_.name + " forward", [&] {
+      Prims& p = prims(n);
+      x_ = x;
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x)},
+                                           {DNNL_ARG_WEIGHTS, wrap(p.wei, ctx_, weight_.value.data())},
+                                           {DNNL_ARG_DST, wrap(p.dst, ctx_, y_.data())}};
+      if (bias_.value.defined()) args.emplace(DNNL_ARG_BIAS, wrap(p.bias, ctx_, bias_.value.data()));
+      p.fwd.execute(ctx_.stream, args);
+      ctx_.stream.wait();
+      return y_.data_as<float>();
+    });
+  }
+
+  float* backward(float* dy, std::int64_t n, bool need_dx) override {
+    return dnnl_guard(b_.name + " backward", [&]() -> float* {
+      Prims& p = prims(n);
+      memory dy_m = wrap(p.dst, ctx_, dy);
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x_)},
+                                           {DNNL_ARG_DIFF_DST, dy_m},
+                                           {DNNL_ARG_DIFF_WEIGHTS, wrap(p.wei, ctx_, weight_.grad.data())}};
+      if (bias_.grad.defined()) args.emplace(DNNL_ARG_DIFF_BIAS, wrap(p.bias, ctx_, bias_.grad.data()));
+      p.bwd_weights.execute(ctx_.stream, args);
+      if (need_dx)
+        p.bwd_data.execute(ctx_.stream, {{DNNL_ARG_DIFF_DST, dy_m},
+                                         {DNNL_ARG_WEIGHTS, wrap(p.wei, ctx_, weight_.value.data())},
+                                         {DNNL_ARG_DIFF_SRC, wrap(p.src, ctx_, dx_.data())}});
+      ctx_.stream.wait();
+      return need_dx ? dx_.data_as<float>() : nullptr;
+    });
+  }
+
+  std::vector<LayerTensor*> params() override {
+    if (bias_.value.defined()) return {&weight_, &bias_};
+    return {&weight_};
+  }
+
+ private:
+  struct Prims {
+    memory::desc src, wei, bias, dst;
+    dnnl::convolution_forward fwd;
+    dnnl::convolution_backward_data bwd_data;
+    dnnl::convolution_backward_weights bwd_weights;
+  };
+
+  Prims& prims(std::int64_t n) {
+    auto it = cache_.find(n);
+    if (it != cache_.end()) return it->second;
+    const LayerSpec& l = *b_.spec;
+    Prims p;
+    p.src = plain_md(batch_dims(n, b_.input), tag::nchw);
+    p.dst = plain_md(batch_dims(n, b_.output), tag::nchw);
+    p.wei = plain_md(weight_.value.shape(), tag::oihw);
+    p.bias = plain_md({l.out_channels}, tag::x);
+    const memory::dims strides{l.stride[0], l.stride[1]}, pad{l.padding[0], l.padding[1]};
+    const bool has_bias = bias_.value.defined();
+    auto fwd_d = has_bias ? dnnl::convolution_forward::desc(prop_kind::forward_training, algorithm::convolution_direct,
+                                                            p.src, p.wei, p.bias, p.dst, strides, pad, pad)
+                          : dnnl::convolution_forward::desc(prop_kind::forward_training, algorithm::convolution_direct,
+                                                            p.src, p.wei, p.dst, strides, pad, pad);
+    dnnl::convolution_forward::primitive_desc fwd_pd(fwd_d, ctx_.engine);
+    dnnl::convolution_backward_data::desc bd_d(algorithm::convolution_direct, p.src, p.wei, p.dst, strides, pad, pad);
+    dnnl::convolution_backward_data::primitive_desc bd_pd(bd_d, ctx_.engine, fwd_pd);
+    auto bw_d = has_bias ? dnnl::convolution_backward_weights::desc(algorithm::convolution_direct, p.src, p.wei,
+                                                                     p.bias, p.dst, strides, pad, pad)
+                         : dnnl::convolution_backward_weights::desc(algorithm::convolution_direct, p.src, p.wei,
+                                                                     p.dst, strides, pad, pad);
+    dnnl::convolution_backward_weights::primitive_desc bw_pd(bw_d, ctx_.engine, fwd_pd);
+    p.fwd = dnnl::convolution_forward(fwd_pd);
+    p.bwd_data = dnnl::convolution_backward_data(bd_pd);
+    p.bwd_weights = dnnl::convolution_backward_weights(bw_pd);
+    return cache_.emplace(n, std::move(p)).first->second;
+  }
+
+  LayerBuild b_;
+  DnnlContext& ctx_;
+  LayerTensor weight_, bias_;
+  Tensor y_, dx_;
+  float* x_ = nullptr;
+  std::map<std::int64_t, Prims> cache_;
+};
+
+// ---- Linear -------------------------------------------------------------------------------------
+
+class LinearLayer final : public CpuLayer {
+ public:
+  explicit LinearLayer(const LayerBuild& b) : b_(b), ctx_(*b.dnnl) {
+    const LayerSpec& l = *b.spec;
+    weight_ = make_param(b, ".weight", {l.out_features, l.in_features});
+    if (l.bias) bias_ = make_param(b, ".bias", {l.out_features});
+    y_ = batch_buffer(b, b.output, MemoryCategory::activations);
+    dx_ = batch_buffer(b, b.input, MemoryCategory::activations);
+  }
+
+  float* forward(float* x, std::int64_t n, bool /*training*/) override {
+    return dnnl_guard(b_.name + " forward", [&] {
+      Prims& p = prims(n);
+      x_ = x;
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x)},
+                                           {DNNL_ARG_WEIGHTS, wrap(p.wei, ctx_, weight_.value.data())},
+                                           {DNNL_ARG_DST, wrap(p.dst, ctx_, y_.data())}};
+      if (bias_.value.defined()) args.emplace(DNNL_ARG_BIAS, wrap(p.bias, ctx_, bias_.value.data()));
+      p.fwd.execute(ctx_.stream, args);
+      ctx_.stream.wait();
+      return y_.data_as<float>();
+    });
+  }
+
+  float* backward(float* dy, std::int64_t n, bool need_dx) override {
+    return dnnl_guard(b_.name + " backward", [&]() -> float* {
+      Prims& p = prims(n);
+      memory dy_m = wrap(p.dst, ctx_, dy);
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x_)},
+                                           {DNNL_ARG_DIFF_DST, dy_m},
+                                           {DNNL_ARG_DIFF_WEIGHTS, wrap(p.wei, ctx_, weight_.grad.data())}};
+      if (bias_.grad.defined()) args.emplace(DNNL_ARG_DIFF_BIAS, wrap(p.bias, ctx_, bias_.grad.data()));
+      p.bwd_weights.execute(ctx_.stream, args);
+      if (need_dx)
+        p.bwd_data.execute(ctx_.stream, {{DNNL_ARG_DIFF_DST, dy_m},
+                                         {DNNL_ARG_WEIGHTS, wrap(p.wei, ctx_, weight_.value.data())},
+                                         {DNNL_ARG_DIFF_SRC, wrap(p.src, ctx_, dx_.data())}});
+      ctx_.stream.wait();
+      return need_dx ? dx_.data_as<float>() : nullptr;
+    });
+  }
+
+  std::vector<LayerTensor*> params() override {
+    if (bias_.value.defined()) return {&weight_, &bias_};
+    return {&weight_};
+  }
+
+ private:
+  struct Prims {
+    memory::desc src, wei, bias, dst;
+    dnnl::inner_product_forward fwd;
+    dnnl::inner_product_backward_data bwd_data;
+    dnnl::inner_product_backward_weights bwd_weights;
+  };
+
+  Prims& prims(std::int64_t n) {
+    auto it = cache_.find(n);
+    if (it != cache_.end()) return it->second;
+    const LayerSpec& l = *b_.spec;
+    Prims p;
+    p.src = plain_md({n, l.in_features}, tag::nc);
+    p.dst = plain_md({n, l.out_features}, tag::nc);
+    p.wei = plain_md({l.out_features, l.in_features}, tag::oi);
+    p.bias = plain_md({l.out_features}, tag::x);
+    const bool has_bias = bias_.value.defined();
+    auto fwd_d = has_bias ? dnnl::inner_product_forward::desc(prop_kind::forward_training, p.src, p.wei, p.bias, p.dst)
+                          : dnnl::inner_product_forward::desc(prop_kind::forward_training, p.src, p.wei, p.dst);
+    dnnl::inner_product_forward::primitive_desc fwd_pd(fwd_d, ctx_.engine);
+    dnnl::inner_product_backward_data::desc bd_d(p.src, p.wei, p.dst);
+    dnnl::inner_product_backward_data::primitive_desc bd_pd(bd_d, ctx_.engine, fwd_pd);
+    auto bw_d = has_bias ? dnnl::inner_product_backward_weights::desc(p.src, p.wei, p.bias, p.dst)
+                         : dnnl::inner_product_backward_weights::desc(p.src, p.wei, p.dst);
+    dnnl::inner_product_backward_weights::primitive_desc bw_pd(bw_d, ctx_.engine, fwd_pd);
+    p.fwd = dnnl::inner_product_forward(fwd_pd);
+    p.bwd_data = dnnl::inner_product_backward_data(bd_pd);
+    p.bwd_weights = dnnl::inner_product_backward_weights(bw_pd);
+    return cache_.emplace(n, std::move(p)).first->second;
+  }
+
+  LayerBuild b_;
+  DnnlContext& ctx_;
+  LayerTensor weight_, bias_;
+  Tensor y_, dx_;
+  float* x_ = nullptr;
+  std::map<std::int64_t, Prims> cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<CpuLayer> make_conv2d_layer(const LayerBuild& b) { return std::make_unique<Conv2dLayer>(b); }
+std::unique_ptr<CpuLayer> make_linear_layer(const LayerBuild& b) { return std::make_unique<LinearLayer>(b); }
+
+}  // namespace ts::cpu

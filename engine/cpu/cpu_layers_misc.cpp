@@ -1,0 +1,179 @@
+// ReLU, pooling (max, average with count_include_pad, adaptive 1x1) and BatchNorm2d on oneDNN
+// primitives cached per batch size; Dropout (mask from dropout_hash.h) and Flatten (a no-op view)
+// as own loops. Also the oneDNN context and the layer factory.
+#include <cmath>
+#include <map>
+
+#include "engine/cpu/cpu_dnnl.h"
+#include "engine/dropout_hash.h"
+
+namespace ts::cpu {
+
+std::shared_ptr<DnnlContext> make_dnnl_context() {
+  return dnnl_guard("engine creation", [] { return std::make_shared<DnnlContext>(); });
+}
+
+std::string dnnl_version_string() {
+  const dnnl_version_t* v = dnnl_version();
+  return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+}
+
+namespace {
+
+using dnnl::algorithm;
+using dnnl::prop_kind;
+
+// ---- ReLU ---------------------------------------------------------------------------------------
+
+class ReluLayer final : public CpuLayer {
+ public:
+  explicit ReluLayer(const LayerBuild& b) : b_(b), ctx_(*b.dnnl) {
+    y_ = batch_buffer(b, b.output, MemoryCategory::activations);
+    dx_ = batch_buffer(b, b.input, MemoryCategory::activations);
+  }
+  float* forward(float* x, std::int64_t n, bool) override {
+    return dnnl_guard(b_.name + " forward", [&] {
+      Prims& p = prims(n);
+      x_ = x;
+      p.fwd.execute(ctx_.stream, {{DNNL_ARG_SRC, wrap(p.md, ctx_, x)}, {DNNL_ARG_DST, wrap(p.md, ctx_, y_.data())}});
+      ctx_.stream.wait();
+      return y_.data_as<float>();
+    });
+  }
+  float* backward(float* dy, std::int64_t n, bool need_dx) override {
+    if (!need_dx) return nullptr;
+    return dnnl_guard(b_.name + " backward", [&] {
+      Prims& p = prims(n);
+      p.bwd.execute(ctx_.stream, {{DNNL_ARG_SRC, wrap(p.md, ctx_, x_)},
+                                  {DNNL_ARG_DIFF_DST, wrap(p.md, ctx_, dy)},
+                                  {DNNL_ARG_DIFF_SRC, wrap(p.md, ctx_, dx_.data())}});
+      ctx_.stream.wait();
+      return dx_.data_as<float>();
+    });
+  }
+
+ private:
+  struct Prims {
+    memory::desc md;
+    dnnl::eltwise_forward fwd;
+    dnnl::eltwise_backward bwd;
+  };
+  Prims& prims(std::int64_t n) {
+    auto it = cache_.find(n);
+    if (it != cache_.end()) return it->second;
+    Prims p;
+    p.md = dense_md(batch_dims(n, b_.input));
+    dnnl::eltwise_forward::primitive_desc fwd_pd(
+        dnnl::eltwise_forward::desc(prop_kind::forward_training, algorithm::eltwise_relu, p.md, 0.f), ctx_.engine);
+    dnnl::eltwise_backward::primitive_desc bwd_pd(
+        dnnl::eltwise_backward::desc(algorithm::eltwise_relu, p.md, p.md, 0.f), ctx_.engine, fwd_pd);
+    p.fwd = dnnl::eltwise_forward(fwd_pd);
+    p.bwd = dnnl::eltwise_backward(bwd_pd);
+    return cache_.emplace(n, std::move(p)).first->second;
+  }
+  LayerBuild b_;
+  DnnlContext& ctx_;
+  Tensor y_, dx_;
+  float* x_ = nullptr;
+  std::map<std::int64_t, Prims> cache_;
+};
+
+// ---- Pooling ------------------------------------------------------------------------------------
+
+class PoolLayer final : public CpuLayer {
+ public:
+  explicit PoolLayer(const LayerBuild& b) : b_(b), ctx_(*b.dnnl) {
+    const LayerSpec& l = *b.spec;
+    if (l.type == LayerType::AdaptiveAvgPool2d) {
+      alg_ = algorithm::pooling_avg_exclude_padding;
+      kernel_ = {b.input[1], b.input[2]};
+      strides_ = {1, 1};
+      pad_ = {0, 0};
+    } else {
+      alg_ = l.type == LayerType::MaxPool2d ? algorithm::pooling_max : algorithm::pooling_avg_include_padding;
+      kernel_ = {l.kernel_size[0], l.kernel_size[1]};
+      strides_ = {l.stride[0], l.stride[1]};
+      pad_ = {l.padding[0], l.padding[1]};
+    }
+    y_ = batch_buffer(b, b.output, MemoryCategory::activations);
+    dx_ = batch_buffer(b, b.input, MemoryCategory::activations);
+  }
+  float* forward(float* x, std::int64_t n, bool) override {
+    return dnnl_guard(b_.name + " forward", [&] {
+      Prims& p = prims(n);
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x)},
+                                           {DNNL_ARG_DST, wrap(p.dst, ctx_, y_.data())}};
+      if (p.workspace.defined()) args.emplace(DNNL_ARG_WORKSPACE, wrap(p.ws_md, ctx_, p.workspace.data()));
+      p.fwd.execute(ctx_.stream, args);
+      ctx_.stream.wait();
+      return y_.data_as<float>();
+    });
+  }
+  float* backward(float* dy, std::int64_t n, bool need_dx) override {
+    if (!need_dx) return nullptr;
+    return dnnl_guard(b_.name + " backward", [&] {
+      Prims& p = prims(n);
+      std::unordered_map<int, memory> args{{DNNL_ARG_DIFF_DST, wrap(p.dst, ctx_, dy)},
+                                           {DNNL_ARG_DIFF_SRC, wrap(p.src, ctx_, dx_.data())}};
+      if (p.workspace.defined()) args.emplace(DNNL_ARG_WORKSPACE, wrap(p.ws_md, ctx_, p.workspace.data()));
+      p.bwd.execute(ctx_.stream, args);
+      ctx_.stream.wait();
+      return dx_.data_as<float>();
+    });
+  }
+
+ private:
+  struct Prims {
+    memory::desc src, dst, ws_md;
+    Tensor workspace;  // max pooling: where each maximum was
+    dnnl::pooling_forward fwd;
+    dnnl::pooling_backward bwd;
+  };
+  Prims& prims(std::int64_t n) {
+    auto it = cache_.find(n);
+    if (it != cache_.end()) return it->second;
+    Prims p;
+    p.src = plain_md(batch_dims(n, b_.input), tag::nchw);
+    p.dst = plain_md(batch_dims(n, b_.output), tag::nchw);
+    dnnl::pooling_forward::primitive_desc fwd_pd(
+        dnnl::pooling_forward::desc(prop_kind::forward_training, alg_, p.src, p.dst, strides_, kernel_, pad_, pad_),
+        ctx_.engine);
+    dnnl::pooling_backward::primitive_desc bwd_pd(
+        dnnl::pooling_backward::desc(alg_, p.src, p.dst, strides_, kernel_, pad_, pad_), ctx_.engine, fwd_pd);
+    p.ws_md = fwd_pd.workspace_desc();
+    if (p.ws_md.get_size() > 0)
+      p.workspace = Tensor(*b_.alloc, DType::u8, {static_cast<std::int64_t>(p.ws_md.get_size())},
+                           MemoryCategory::workspace);
+    p.fwd = dnnl::pooling_forward(fwd_pd);
+    p.bwd = dnnl::pooling_backward(bwd_pd);
+    return cache_.emplace(n, std::move(p)).first->second;
+  }
+  LayerBuild b_;
+  DnnlContext& ctx_;
+  algorithm alg_;
+  memory::dims kernel_, strides_, pad_;
+  Tensor y_, dx_;
+  std::map<std::int64_t, Prims> cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<CpuLayer> make_relu_layer(const LayerBuild& b) { return std::make_unique<ReluLayer>(b); }
+std::unique_ptr<CpuLayer> make_pool_layer(const LayerBuild& b) { return std::make_unique<PoolLayer>(b); }
+
+std::unique_ptr<CpuLayer> make_cpu_layer(const LayerBuild& b) {
+  switch (b.spec->type) {
+    case LayerType::Conv2d: return make_conv2d_layer(b);
+    case LayerType::Linear: return make_linear_layer(b);
+    case LayerType::ReLU: return make_relu_layer(b);
+    case LayerType::MaxPool2d:
+    case LayerType::AvgPool2d:
+    case LayerType::AdaptiveAvgPool2d: return make_pool_layer(b);
+    case LayerType::BatchNorm2d: return make_batchnorm_layer(b);
+    case LayerType::Dropout: return make_dropout_layer(b);
+    case LayerType::Flatten: return make_flatten_layer(b);
+  }
+  throw InputError("layer " + std::to_string(b.index) + ": unsupported layer type");
+}
+
+}  // namespace ts::cpu

@@ -1,0 +1,297 @@
+// CpuNetwork: the Network interface on the host, with oneDNN primitives for the layers
+// (cpu_layers.h) and host loops for normalisation, cross-entropy and the optimizer (cpu_ops.h).
+// Everything is synchronous: train_step returns when the step is done, so last_loss() never waits.
+// Memory comes from make_host_allocator() with a MemoryCategory per buffer; buffers are sized for
+// max_batch_size once, primitives are created once per (layer, batch size).
+// Dropout masks are keyed by dropout_key(seed, step, layer index) with step = optimizer steps taken
+// so far (0 in the first train_step), the same key the CUDA backend uses.
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "engine/cpu/cpu_layers.h"
+#include "engine/cpu/cpu_ops.h"
+#include "engine/errors.h"
+#include "engine/network.h"
+
+namespace ts {
+namespace cpu {
+namespace {
+
+// Optimizer state of one parameter: SGD's momentum buffer, or Adam's m and v.
+struct ParamState {
+  LayerTensor* param = nullptr;
+  Tensor state0, state1;
+};
+
+ModelSpec with_layer_names(ModelSpec spec) {
+  for (std::size_t i = 0; i < spec.layers.size(); ++i)
+    if (spec.layers[i].name.empty()) spec.layers[i].name = std::to_string(i);
+  return spec;
+}
+
+Shape with_batch(std::int64_t n, const Shape& per_sample) {
+  Shape s{n};
+  s.insert(s.end(), per_sample.begin(), per_sample.end());
+  return s;
+}
+
+class CpuNetwork final : public Network {
+ public:
+  CpuNetwork(const ModelSpec& spec, const NetworkOptions& options)
+      : spec_(with_layer_names(spec)), options_(options), alloc_(make_host_allocator()) {
+    if (options.max_batch_size <= 0)
+      throw InputError("batch size must be > 0, got " + std::to_string(options.max_batch_size));
+    shapes_ = infer_shapes(spec_, 0);  // any output shape is allowed on the test path
+    set_compute_threads(options.cpu_threads);
+    state_.seed = options.seed;
+    dnnl_ = make_dnnl_context();
+    build_layers();
+    input_ = Tensor(*alloc_, DType::f32, with_batch(options.max_batch_size, spec_.input), MemoryCategory::input_batches);
+    grad_out_ = Tensor(*alloc_, DType::f32, with_batch(options.max_batch_size, shapes_.back().output),
+                       MemoryCategory::activations);
+    set_parameters(initial_parameters(spec_, options.seed));
+    set_parameters(initial_buffers(spec_));
+  }
+
+  DeviceInfo device_info() const override {
+    DeviceInfo d;
+    d.device = Device::cpu;
+    d.name = cpu_model_name();
+    d.cpu_threads = compute_threads();
+    d.library_versions = dnnl_version_string();
+    return d;
+  }
+  const ModelSpec& spec() const override { return spec_; }
+
+  void train_step(const Batch& batch) override {
+    const std::int64_t n = check_batch(batch);
+    normalize_images(batch.images, n, options_.normalization, input_.data_as<float>());
+    run_forward(n, true);
+    const std::int64_t k = classes();
+    const auto ce = cross_entropy(output_, batch.labels, n, k, grad_out_.data_as<float>());
+    run_backward(n, false);
+    optimizer_step();
+    losses_.push_back(static_cast<float>(ce.loss_sum / static_cast<double>(n)));
+    last_loss_ = losses_.back();
+  }
+  float last_loss() override { return last_loss_; }
+  std::vector<float> drain_step_losses() override { return std::exchange(losses_, {}); }
+
+  void begin_eval() override { eval_ = {}; }
+  void eval_batch(const Batch& batch) override {
+    const std::int64_t n = check_batch(batch);
+    normalize_images(batch.images, n, options_.normalization, input_.data_as<float>());
+    run_forward(n, false);
+    const auto ce = cross_entropy(output_, batch.labels, n, classes(), nullptr);
+    eval_.correct += ce.correct;
+    eval_.total += n;
+    eval_.loss_sum += ce.loss_sum;
+  }
+  EvalResult end_eval() override { return eval_; }
+
+  HostBuffer allocate_host(std::size_t bytes, bool /*pinned: plain memory on the CPU backend*/) override {
+    std::shared_ptr<Allocator> alloc = alloc_;
+    auto block = alloc->allocate(bytes, MemoryCategory::input_batches, "input batches");
+    auto* ptr = static_cast<std::uint8_t*>(block->ptr);
+    return HostBuffer(ptr, [block, alloc](std::uint8_t*) mutable {
+      block.reset();  // before the allocator it returns to
+      alloc.reset();
+    });
+  }
+  MemoryStats memory_stats() const override { return alloc_->stats(); }
+  void synchronize() override {}
+
+  HostTensor forward(const HostTensor& x, bool training) override {
+    const std::int64_t n = check_input(x, spec_.input, "forward input");
+    std::memcpy(input_.data(), x.data.data(), x.data.size() * sizeof(float));
+    run_forward(n, training);
+    HostTensor y(with_batch(n, shapes_.back().output));
+    std::memcpy(y.data.data(), output_, y.data.size() * sizeof(float));
+    return y;
+  }
+
+  HostTensor backward(const HostTensor& grad_output) override {
+    if (last_n_ == 0) throw InputError("backward() needs a forward(training=true) first");
+    const std::int64_t n = check_input(grad_output, shapes_.back().output, "backward grad_output");
+    if (n != last_n_)
+      throw InputError("backward grad_output has batch " + std::to_string(n) + " but the last forward had " +
+                       std::to_string(last_n_));
+    std::memcpy(grad_out_.data(), grad_output.data.data(), grad_output.data.size() * sizeof(float));
+    const float* dx = run_backward(n, true);
+    HostTensor out(with_batch(n, spec_.input));
+    std::memcpy(out.data.data(), dx, out.data.size() * sizeof(float));
+    return out;
+  }
+
+  float forward_backward_loss(const HostTensor& x, const std::vector<std::int32_t>& labels,
+                              HostTensor* logits) override {
+    const std::int64_t n = check_input(x, spec_.input, "forward input");
+    if (static_cast<std::int64_t>(labels.size()) != n)
+      throw InputError(std::to_string(labels.size()) + " labels for a batch of " + std::to_string(n));
+    std::memcpy(input_.data(), x.data.data(), x.data.size() * sizeof(float));
+    run_forward(n, true);
+    const auto ce = cross_entropy(output_, labels.data(), n, classes(), grad_out_.data_as<float>());
+    if (logits) {
+      *logits = HostTensor(with_batch(n, shapes_.back().output));
+      std::memcpy(logits->data.data(), output_, logits->data.size() * sizeof(float));
+    }
+    run_backward(n, false);
+    return static_cast<float>(ce.loss_sum / static_cast<double>(n));
+  }
+
+  void optimizer_step() override {
+    const std::int64_t t = state_.step + 1;  // PyTorch's step count, 1 on the first update
+    for (auto& s : opt_) {
+      LayerTensor& p = *s.param;
+      optimizer_update(options_.optimizer, t, p.value.data_as<float>(), p.grad.data_as<float>(),
+                       s.state0.defined() ? s.state0.data_as<float>() : nullptr,
+                       s.state1.defined() ? s.state1.data_as<float>() : nullptr, p.value.numel());
+    }
+    state_.step = t;
+  }
+
+  std::vector<NamedTensor> parameters() const override { return to_named(params_, false); }
+  std::vector<NamedTensor> gradients() const override { return to_named(params_, true); }
+  std::vector<NamedTensor> buffers() const override { return to_named(buffers_, false); }
+
+  void set_parameters(const std::vector<NamedTensor>& tensors) override {
+    for (const auto& t : tensors) {
+      LayerTensor* dst = find(t.name);
+      if (!dst) throw InputError("the model has no parameter or buffer named '" + t.name + "'");
+      if (dst->value.shape() != t.tensor.shape || t.tensor.data.size() != static_cast<std::size_t>(dst->value.numel()))
+        throw InputError("'" + t.name + "' has shape " + shape_string(dst->value.shape()) + " but " +
+                         shape_string(t.tensor.shape) + " was given");
+      std::memcpy(dst->value.data(), t.tensor.data.data(), t.tensor.data.size() * sizeof(float));
+    }
+  }
+  void set_dropout_enabled(bool enabled) override { state_.dropout_enabled = enabled; }
+
+ private:
+  void build_layers() {
+    for (std::size_t i = 0; i < spec_.layers.size(); ++i) {
+      LayerBuild b;
+      b.spec = &spec_.layers[i];
+      b.name = spec_.layers[i].name;
+      b.index = i;
+      b.input = shapes_[i].input;
+      b.output = shapes_[i].output;
+      b.max_batch = options_.max_batch_size;
+      b.alloc = alloc_.get();
+      b.dnnl = dnnl_;
+      b.state = &state_;
+      layers_.push_back(make_cpu_layer(b));
+      for (LayerTensor* p : layers_.back()->params()) {
+        std::memset(p->grad.data(), 0, p->grad.bytes());
+        params_.push_back(p);
+        opt_.push_back(make_state(p));
+      }
+      for (LayerTensor* p : layers_.back()->buffers()) buffers_.push_back(p);
+    }
+  }
+
+  ParamState make_state(LayerTensor* p) {
+    ParamState s;
+    s.param = p;
+    const auto& c = options_.optimizer;
+    auto zeros = [&] {
+      Tensor t(*alloc_, DType::f32, p->value.shape(), MemoryCategory::optimizer_state);
+      std::memset(t.data(), 0, t.bytes());
+      return t;
+    };
+    if (c.type == OptimizerType::sgd) {
+      if (c.momentum != 0.0f) s.state0 = zeros();
+    } else {
+      s.state0 = zeros();
+      s.state1 = zeros();
+    }
+    return s;
+  }
+
+  void run_forward(std::int64_t n, bool training) {
+    float* cur = input_.data_as<float>();
+    for (auto& l : layers_) cur = l->forward(cur, n, training);
+    output_ = cur;
+    last_n_ = training ? n : 0;
+  }
+
+  /// Backward through every layer from grad_out_; returns dL/dinput when need_input_grad.
+  const float* run_backward(std::int64_t n, bool need_input_grad) {
+    float* cur = grad_out_.data_as<float>();
+    for (std::size_t i = layers_.size(); i-- > 0;) cur = layers_[i]->backward(cur, n, i > 0 || need_input_grad);
+    return cur;
+  }
+
+  std::int64_t classes() const {
+    const Shape& out = shapes_.back().output;
+    if (out.size() != 1) throw InputError("training needs a model whose output is [classes], not " + shape_string(out));
+    return out[0];
+  }
+
+  std::int64_t check_batch(const Batch& batch) const {
+    if (spec_.input != Shape{kImageChannels, kImageHeight, kImageWidth})
+      throw InputError("batches are [3, 32, 32] images but the model's input is " + shape_string(spec_.input));
+    if (batch.size <= 0 || batch.size > options_.max_batch_size)
+      throw InputError("batch of " + std::to_string(batch.size) + " images; the network takes 1 to " +
+                       std::to_string(options_.max_batch_size));
+    if (!batch.images || !batch.labels) throw InputError("batch without images or labels");
+    return batch.size;
+  }
+
+  std::int64_t check_input(const HostTensor& x, const Shape& per_sample, const char* what) const {
+    if (x.shape.size() != per_sample.size() + 1 || !std::equal(per_sample.begin(), per_sample.end(), x.shape.begin() + 1))
+      throw InputError(std::string(what) + " has shape " + shape_string(x.shape) + " but [N, " +
+                       shape_string(per_sample).substr(1) + " was expected");
+    const std::int64_t n = x.shape[0];
+    if (n <= 0 || n > options_.max_batch_size)
+      throw InputError(std::string(what) + " has batch " + std::to_string(n) + "; the network takes 1 to " +
+                       std::to_string(options_.max_batch_size));
+    if (x.data.size() != static_cast<std::size_t>(numel(x.shape)))
+      throw InputError(std::string(what) + " has " + std::to_string(x.data.size()) + " values for shape " +
+                       shape_string(x.shape));
+    return n;
+  }
+
+  LayerTensor* find(const std::string& name) const {
+    for (auto* list : {&params_, &buffers_})
+      for (LayerTensor* p : *list)
+        if (p->name == name) return p;
+    return nullptr;
+  }
+
+  static std::vector<NamedTensor> to_named(const std::vector<LayerTensor*>& list, bool grad) {
+    std::vector<NamedTensor> out;
+    for (const LayerTensor* p : list) {
+      const Tensor& t = grad ? p->grad : p->value;
+      HostTensor h(t.shape());
+      std::memcpy(h.data.data(), t.data(), t.bytes());
+      out.push_back({p->name, std::move(h)});
+    }
+    return out;
+  }
+
+  ModelSpec spec_;
+  NetworkOptions options_;
+  std::shared_ptr<Allocator> alloc_;
+  std::shared_ptr<DnnlContext> dnnl_;
+  std::vector<LayerShape> shapes_;
+  RunState state_;
+  std::vector<std::unique_ptr<CpuLayer>> layers_;
+  std::vector<LayerTensor*> params_, buffers_;
+  std::vector<ParamState> opt_;
+  Tensor input_, grad_out_;
+  float* output_ = nullptr;   // the last layer's output of the last forward
+  std::int64_t last_n_ = 0;   // batch of the last training forward (0: none)
+  std::vector<float> losses_;
+  float last_loss_ = 0.0f;
+  EvalResult eval_;
+};
+
+}  // namespace
+}  // namespace cpu
+
+std::unique_ptr<Network> make_cpu_network(const ModelSpec& spec, const NetworkOptions& options) {
+  return std::make_unique<cpu::CpuNetwork>(spec, options);
+}
+
+}  // namespace ts
