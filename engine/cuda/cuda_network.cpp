@@ -1,0 +1,200 @@
+// CudaNetwork: construction (handles, streams, the memory plan, algorithm search, initial
+// parameters), the OOM report with a batch size that fits, and small host-side services.
+#include "engine/cuda/cuda_network.h"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "engine/cuda/cublas_check.h"
+#include "engine/cuda/cuda_check.h"
+#include "kernels/kernels.h"
+
+namespace ts::cuda {
+namespace {
+constexpr std::size_t kCublasWorkspace = 32ull << 20;  // cuBLAS's recommendation for Hopper
+constexpr std::size_t kMaxConvWorkspace = 256ull << 20;
+constexpr std::size_t kMinConvWorkspace = 8ull << 20;
+}  // namespace
+
+CudaNetwork::CudaNetwork(const ModelSpec& spec, const NetworkOptions& options) : spec_(spec), options_(options) {
+  if (options_.max_batch_size < 1 || options_.max_batch_size > (1ll << 31))
+    throw InputError("max_batch_size must be between 1 and 2^31, not " + std::to_string(options_.max_batch_size));
+  TS_CUDA_CHECK(cudaSetDevice(options_.cuda_device));
+  info_ = query_device_info(options_.cuda_device);
+  alloc_ = std::make_unique<CachingAllocator>(options_.cuda_device);
+  TS_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+  TS_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
+  for (int s = 0; s < kInputSlots; ++s) {
+    TS_CUDA_CHECK(cudaEventCreateWithFlags(&copied_[s], cudaEventDisableTiming));
+    TS_CUDA_CHECK(cudaEventCreateWithFlags(&slot_free_[s], cudaEventDisableTiming));
+  }
+  cudnn_ = std::make_unique<CudnnHandle>(compute_);
+  cublasHandle_t cb = nullptr;
+  TS_CUBLAS_CHECK(cublasCreate(&cb));
+  cublas_ = cb;
+  TS_CUBLAS_CHECK(cublasSetStream(cb, compute_));
+  TS_CUBLAS_CHECK(cublasSetMathMode(cb, CUBLAS_DEFAULT_MATH));  // no TF32 for matmul (PyTorch's default)
+  TS_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_ring_), sizeof(float) * kLossRing));
+  TS_CUDA_CHECK(cudaMallocHost(&host_counters_, 16));
+  build_plan();
+  allocate_memory();
+  TS_CUBLAS_CHECK(cublasSetWorkspace(cb, cublas_workspace_->ptr, cublas_workspace_->bytes));
+  choose_algorithms();
+  upload_initial_parameters();
+  synchronize();
+}
+
+CudaNetwork::~CudaNetwork() {
+  if (compute_) cudaStreamSynchronize(compute_);
+  if (copy_) cudaStreamSynchronize(copy_);
+  if (cublas_) cublasDestroy(static_cast<cublasHandle_t>(cublas_));
+  cudnn_.reset();
+  for (int s = 0; s < kInputSlots; ++s) {
+    if (copied_[s]) cudaEventDestroy(copied_[s]);
+    if (slot_free_[s]) cudaEventDestroy(slot_free_[s]);
+  }
+  if (compute_) cudaStreamDestroy(compute_);
+  if (copy_) cudaStreamDestroy(copy_);
+  if (host_ring_) cudaFreeHost(host_ring_);
+  if (host_counters_) cudaFreeHost(host_counters_);
+}
+
+std::shared_ptr<MemoryBlock> CudaNetwork::alloc(std::size_t bytes, MemoryCategory c, const std::string& phase) {
+  return alloc_->allocate(bytes, c, phase);
+}
+
+void CudaNetwork::allocate_memory() {
+  size_t free_b = 0, total_b = 0;
+  TS_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  free_at_start_ = static_cast<std::int64_t>(free_b);
+  const std::size_t pbytes = sizeof(float) * static_cast<std::size_t>(param_count_);
+  const std::size_t N = static_cast<std::size_t>(options_.max_batch_size);
+  try {
+    params_ = alloc(pbytes, MemoryCategory::weights, "parameters");
+    param_grads_ = alloc(pbytes, MemoryCategory::gradients, "gradients");
+    const auto& o = options_.optimizer;
+    bool adam = o.type != OptimizerType::sgd;
+    if (adam || o.momentum != 0.0f) state1_ = alloc(pbytes, MemoryCategory::optimizer_state, "optimizer state");
+    if (adam) state2_ = alloc(pbytes, MemoryCategory::optimizer_state, "optimizer state");
+    if (buffer_count_ > 0)
+      buffers_ = alloc(sizeof(float) * buffer_count_, MemoryCategory::weights, "BatchNorm running statistics");
+    allocate_op_buffers();
+    const std::size_t gbytes = sizeof(float) * N * static_cast<std::size_t>(max_activation_);
+    grads_[0] = alloc(gbytes, MemoryCategory::activations, "activation gradients");
+    grads_[1] = alloc(gbytes, MemoryCategory::activations, "activation gradients");
+    input_f32_ = alloc(sizeof(float) * N * numel(spec_.input), MemoryCategory::activations, "normalised input");
+    for (int s = 0; s < kInputSlots; ++s) {
+      slot_images_[s] = alloc(N * numel(spec_.input), MemoryCategory::input_batches, "input batch slot");
+      slot_labels_[s] = alloc(N * sizeof(std::int32_t), MemoryCategory::input_batches, "input label slot");
+    }
+    loss_ring_ = alloc(sizeof(float) * kLossRing, MemoryCategory::other, "loss ring");
+    eval_counters_ = alloc(16, MemoryCategory::other, "eval counters");
+    test_loss_ = alloc(sizeof(float), MemoryCategory::other, "loss");
+    cublas_workspace_ = alloc(kCublasWorkspace, MemoryCategory::workspace, "cuBLAS workspace");
+  } catch (const OutOfMemoryError& e) {
+    rethrow_oom(e);
+  }
+  // Padding between tensors must stay zero (its gradient is never written), state starts at zero.
+  for (auto* b : {&params_, &param_grads_, &state1_, &state2_, &buffers_})
+    if (*b && (*b)->ptr) TS_CUDA_CHECK(cudaMemsetAsync((*b)->ptr, 0, (*b)->bytes, compute_));
+  TS_CUDA_CHECK(cudaMemsetAsync(eval_counters_->ptr, 0, 16, compute_));
+}
+
+void CudaNetwork::allocate_op_buffers() {
+  const std::size_t N = static_cast<std::size_t>(options_.max_batch_size);
+  for (Op& op : ops_) {
+    op.out = alloc(sizeof(float) * N * numel(op.out_shape), MemoryCategory::activations, "activations of " + op.label);
+    if (op.b_off >= 0) {
+      std::int64_t rows = static_cast<std::int64_t>(N) * op.rows_per_sample;
+      op.partials = alloc(sizeof(float) * kernels::epilogue_partials_count(rows, op.channels, op.hw), MemoryCategory::workspace,
+                          "bias-gradient partial sums of " + op.label);
+      op.counters = alloc(sizeof(unsigned) * op.channels, MemoryCategory::workspace, "counters of " + op.label);
+      TS_CUDA_CHECK(cudaMemsetAsync(op.counters->ptr, 0, op.counters->bytes, compute_));
+    }
+    if (op.kind == OpKind::batchnorm)
+      op.bn_save = alloc(sizeof(float) * 2 * op.channels, MemoryCategory::activations, "saved statistics of " + op.label);
+  }
+}
+
+void CudaNetwork::choose_algorithms() {
+  std::size_t needed = 0;
+  bool any_conv = std::any_of(ops_.begin(), ops_.end(), [](const Op& op) { return op.kind == OpKind::conv; });
+  if (!any_conv) return;
+  size_t free_b = 0, total_b = 0;
+  TS_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t limit = std::max(kMinConvWorkspace, std::min(kMaxConvWorkspace, free_b / 8));
+  try {
+    auto search = alloc(limit, MemoryCategory::workspace, "convolution algorithm search");
+    for (std::size_t k = 0; k < ops_.size(); ++k) {
+      Op& op = ops_[k];
+      if (op.kind != OpKind::conv) continue;
+      ConvSearchBuffers b{k ? ops_[k - 1].out_ptr() : input_f32(), params() + op.w_off, op.out_ptr(), grad_buf(0),
+                          grads() + op.w_off, search->ptr, limit};
+      op.conv->find_algorithms(*cudnn_, options_.max_batch_size, b);
+      needed = std::max(needed, op.conv->workspace_bytes(options_.max_batch_size));
+    }
+    search.reset();
+    alloc_->empty_cache();
+    workspace_bytes_ = std::max(needed, kMinConvWorkspace);
+    workspace_ = alloc(workspace_bytes_, MemoryCategory::workspace, "convolution workspace");
+  } catch (const OutOfMemoryError& e) {
+    rethrow_oom(e);
+  }
+}
+
+void CudaNetwork::upload_initial_parameters() { set_parameters(initial_parameters(spec_, options_.seed)); }
+
+void CudaNetwork::rethrow_oom(const OutOfMemoryError& e) const {
+  const std::int64_t N = options_.max_batch_size;
+  std::int64_t per_sample = numel(spec_.input) * (sizeof(float) + kInputSlots) + 4 * kInputSlots +
+                            2 * max_activation_ * static_cast<std::int64_t>(sizeof(float));
+  for (const Op& op : ops_) per_sample += numel(op.out_shape) * static_cast<std::int64_t>(sizeof(float));
+  int states = options_.optimizer.type != OptimizerType::sgd ? 2 : (options_.optimizer.momentum != 0 ? 1 : 0);
+  std::int64_t fixed = static_cast<std::int64_t>(sizeof(float)) * ((2 + states) * param_count_ + buffer_count_) +
+                       static_cast<std::int64_t>(kCublasWorkspace + kMaxConvWorkspace);
+  std::int64_t avail = free_at_start_ - fixed;
+  std::int64_t fits = avail > 0 ? avail / per_sample * 9 / 10 : 0;  // keep 10 % for cuDNN/cuBLAS internals
+  if (fits > 64) fits = fits / 32 * 32;
+  std::string msg = std::string(e.what()) + ". At max_batch_size " + std::to_string(N) + " the model needs about " +
+                    format_bytes(per_sample) + " per sample (" + format_bytes(per_sample * N) +
+                    " of activations and input) plus " + format_bytes(fixed) +
+                    " of parameters, gradients, optimizer state and workspaces; " + format_bytes(free_at_start_) +
+                    " was free";
+  msg += fits > 0 ? ": a batch size of at most " + std::to_string(fits) + " fits (lower the batch size)"
+                  : ": not even a batch of 1 fits on this GPU";
+  OutOfMemoryError out(msg, e.requested_bytes, e.free_bytes, e.phase);
+  out.suggested_batch_size = fits;
+  throw out;
+}
+
+HostBuffer CudaNetwork::allocate_host(std::size_t bytes, bool pinned) {
+  if (pinned) {
+    void* p = nullptr;
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocDefault) == cudaSuccess)
+      return HostBuffer(static_cast<std::uint8_t*>(p), [](std::uint8_t* q) { cudaFreeHost(q); });
+    cudaGetLastError();  // fall back to pageable memory (copies still work, without overlap)
+  }
+  auto* p = static_cast<std::uint8_t*>(std::malloc(bytes ? bytes : 1));
+  if (!p) throw OutOfMemoryError("host out of memory allocating " + format_bytes(bytes), bytes, 0, "host batch buffer");
+  return HostBuffer(p, [](std::uint8_t* q) { std::free(q); });
+}
+
+void CudaNetwork::synchronize() {
+  TS_CUDA_CHECK(cudaStreamSynchronize(copy_));
+  TS_CUDA_CHECK(cudaStreamSynchronize(compute_));
+}
+
+std::string CudaNetwork::describe_algorithms(std::int64_t n) const {
+  std::string s;
+  for (const Op& op : ops_)
+    if (op.conv) s += op.conv->describe(n) + "\n";
+  return s;
+}
+
+std::unique_ptr<Network> make_cuda_network_impl(const ModelSpec& spec, const NetworkOptions& options) {
+  return std::make_unique<CudaNetwork>(spec, options);
+}
+
+}  // namespace ts::cuda

@@ -1,0 +1,171 @@
+// CudaNetwork: the CUDA backend of ts::Network (fp32, NCHW). Internal header of engine/cuda.
+//
+// Plan. The spec's layers become a short list of ops; a Conv2d, Linear or BatchNorm2d absorbs the
+// ReLU and Dropout that follow it into a fused pointwise tail (kernels/epilogue.cu: bias + ReLU +
+// dropout in one launch, run in place on the op's output; its backward also produces the bias
+// gradient). Flatten is a view. Pooling (cuDNN) keeps its raw output (max-pool backward needs it), so
+// a ReLU/Dropout after a pool, or first in the model, is a standalone pointwise op with its own
+// output buffer. SimpleCNN becomes 6 ops: conv1+relu, pool1, conv2+relu, pool2,
+// fc1+relu+dropout, fc2+bias.
+//
+// Memory (all from the caching allocator, all at construction, none in a step): one flat buffer of
+// parameters, one of gradients and one or two of optimizer state (so the update is one launch);
+// BatchNorm running statistics; per op an output buffer for max_batch_size; two ping-pong gradient
+// buffers (the largest activation); 3 input slots (uint8 images + int32 labels) filled by the copy
+// stream; the normalised input; one convolution workspace; cuBLAS's workspace; a device ring of
+// per-step losses and eval counters.
+//
+// Steps. The dropout mask of a training forward uses dropout_key(seed, step, layer index), where step
+// is the number of optimizer steps taken before it (0 for the first train_step); Adam's t is step+1.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/cuda/caching_allocator.h"
+#include "engine/cuda/cudnn_layers.h"
+#include "engine/errors.h"
+#include "engine/network.h"
+
+namespace ts::cuda {
+
+/// DeviceInfo of CUDA device `ordinal` (CUDA 13: clock rates come from cudaDeviceGetAttribute).
+DeviceInfo query_device_info(int ordinal);
+
+enum class OpKind { conv, linear, batchnorm, pool, pointwise };
+
+struct Op {
+  OpKind kind = OpKind::pointwise;
+  int layer = 0;              // spec index of the main layer
+  std::string label;          // "layer 0 (Conv2d conv1)"
+  Shape in_shape, out_shape;  // per sample
+  // fused tail
+  bool relu = false, dropout = false;
+  float dropout_p = 0.0f;
+  int dropout_layer = -1;
+  // parameters: float offsets into the flat buffers (-1: none)
+  std::int64_t w_off = -1, b_off = -1;              // weight (BatchNorm: gamma), tail bias
+  std::int64_t beta_off = -1, rm_off = -1, rv_off = -1;  // BatchNorm beta and running stats
+  std::int64_t channels = 1, hw = 1;   // tail geometry per sample: out = [channels, hw] x rows
+  std::int64_t rows_per_sample = 1;    // numel(out) / (channels*hw): Linear's GEMM rows per sample
+  std::int64_t in_features = 0, out_features = 0;
+  std::unique_ptr<ConvLayer> conv;
+  std::unique_ptr<PoolLayer> pool;
+  std::unique_ptr<BatchNormLayer> bn;
+  std::shared_ptr<MemoryBlock> out, partials, counters, bn_save;
+  float* out_ptr() const { return static_cast<float*>(out->ptr); }
+  bool has_tail() const { return b_off >= 0 || relu || dropout; }
+};
+
+struct ParamEntry {
+  std::string name;
+  Shape shape;
+  std::int64_t offset = 0;  // floats into the flat buffer
+};
+
+class CudaNetwork final : public Network {
+ public:
+  CudaNetwork(const ModelSpec& spec, const NetworkOptions& options);
+  ~CudaNetwork() override;
+
+  DeviceInfo device_info() const override { return info_; }
+  const ModelSpec& spec() const override { return spec_; }
+  void train_step(const Batch& batch) override;
+  float last_loss() override;
+  std::vector<float> drain_step_losses() override;
+  void begin_eval() override;
+  void eval_batch(const Batch& batch) override;
+  EvalResult end_eval() override;
+  HostBuffer allocate_host(std::size_t bytes, bool pinned) override;
+  MemoryStats memory_stats() const override { return alloc_->stats(); }
+  void synchronize() override;
+
+  HostTensor forward(const HostTensor& x, bool training) override;
+  HostTensor backward(const HostTensor& grad_output) override;
+  float forward_backward_loss(const HostTensor& x, const std::vector<std::int32_t>& labels,
+                              HostTensor* logits) override;
+  void optimizer_step() override;
+  std::vector<NamedTensor> parameters() const override;
+  std::vector<NamedTensor> gradients() const override;
+  std::vector<NamedTensor> buffers() const override;
+  void set_parameters(const std::vector<NamedTensor>& tensors) override;
+  void set_dropout_enabled(bool enabled) override { dropout_enabled_ = enabled; }
+
+  // ---- for tests and the profiler --------------------------------------------------------
+  CachingAllocator& allocator() { return *alloc_; }
+  const std::vector<Op>& ops() const { return ops_; }
+  std::int64_t step() const { return step_; }
+  /// Convolution algorithms chosen, one line per conv op.
+  std::string describe_algorithms(std::int64_t n) const;
+
+ private:
+  static constexpr int kInputSlots = 3;
+  static constexpr std::int64_t kLossRing = 4096;
+
+  // construction (cuda_network.cpp, cuda_network_plan.cpp)
+  void build_plan();
+  void add_params(Op& op, const LayerSpec& l, const std::string& name);
+  void allocate_memory();
+  void allocate_op_buffers();
+  void choose_algorithms();
+  void upload_initial_parameters();
+  [[noreturn]] void rethrow_oom(const OutOfMemoryError& e) const;
+  std::shared_ptr<MemoryBlock> alloc(std::size_t bytes, MemoryCategory c, const std::string& phase);
+
+  // step machinery (cuda_network_step.cpp)
+  void check_batch(const Batch& b, const char* what) const;
+  int enqueue_input(const Batch& b);
+  void forward_ops(std::int64_t n, bool training);
+  void forward_op(Op& op, std::int64_t n, const float* x, bool training);
+  /// Backward from the gradient in grads_[cur]; returns the index of the buffer holding dL/dx.
+  int backward_ops(std::int64_t n, int cur, bool input_grad);
+  void backward_op(Op& op, std::int64_t n, const float* x, float* dy, float* dx, bool need_dx);
+  void apply_optimizer();
+  std::int64_t classes() const { return ops_.back().out_shape.empty() ? 0 : numel(ops_.back().out_shape); }
+  float* input_f32() const { return static_cast<float*>(input_f32_->ptr); }
+  float* grad_buf(int i) const { return static_cast<float*>(grads_[i]->ptr); }
+  float* params() const { return static_cast<float*>(params_->ptr); }
+  float* grads() const { return static_cast<float*>(param_grads_->ptr); }
+  float* bufs() const { return buffers_ ? static_cast<float*>(buffers_->ptr) : nullptr; }
+  void linear_gemm(const Op& op, std::int64_t rows, const float* x, float* y);
+  void linear_gemm_backward(const Op& op, std::int64_t rows, const float* x, const float* dy, float* dx);
+
+  // test path (cuda_network_host.cpp)
+  void upload(float* dst, const std::vector<float>& src);
+  std::vector<float> download(const float* src, std::int64_t count) const;
+  std::vector<NamedTensor> read_entries(const std::vector<ParamEntry>& entries, const float* base) const;
+
+  ModelSpec spec_;
+  NetworkOptions options_;
+  DeviceInfo info_;
+  std::unique_ptr<CachingAllocator> alloc_;  // first member with device memory: destroyed last
+  cudaStream_t compute_ = nullptr, copy_ = nullptr;
+  std::unique_ptr<CudnnHandle> cudnn_;
+  void* cublas_ = nullptr;  // cublasHandle_t
+  std::vector<Op> ops_;
+  std::vector<ParamEntry> param_entries_, buffer_entries_;
+  std::int64_t param_count_ = 0, buffer_count_ = 0;  // floats, with alignment padding
+  std::int64_t max_activation_ = 0;                  // floats per sample, largest op in/out
+  std::shared_ptr<MemoryBlock> params_, param_grads_, state1_, state2_, buffers_;
+  std::shared_ptr<MemoryBlock> input_f32_, grads_[2], workspace_, cublas_workspace_;
+  std::array<std::shared_ptr<MemoryBlock>, kInputSlots> slot_images_, slot_labels_;
+  std::array<cudaEvent_t, kInputSlots> copied_{}, slot_free_{};
+  std::shared_ptr<MemoryBlock> loss_ring_, eval_counters_, test_loss_;
+  float* host_ring_ = nullptr;        // pinned [kLossRing]
+  void* host_counters_ = nullptr;     // pinned {u64 correct; double loss_sum}
+  std::size_t workspace_bytes_ = 0;
+  int next_slot_ = 0;
+  std::int64_t step_ = 0, drained_to_ = 0;  // ring holds steps [drained_to_, step_)
+  std::vector<float> undrained_;            // losses read early when the ring was about to wrap
+  std::int64_t eval_total_ = 0;
+  bool dropout_enabled_ = true;
+  bool have_forward_ = false;
+  std::int64_t last_forward_n_ = 0;
+  std::int64_t free_at_start_ = 0;
+};
+
+}  // namespace ts::cuda

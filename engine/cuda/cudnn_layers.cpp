@@ -1,0 +1,307 @@
+// cuDNN layers: convolution (algorithm cache per batch size), pooling, batch normalisation.
+// See cudnn_layers.h. Uses the legacy API (deprecated in cuDNN 9, still present; the target builds
+// with -Wno-deprecated-declarations).
+#include "engine/cuda/cudnn_layers.h"
+
+#include <map>
+#include <vector>
+
+#include "engine/cuda/cudnn_check.h"
+
+namespace ts::cuda {
+namespace {
+
+const float kOne = 1.0f, kZero = 0.0f;
+
+cudnnHandle_t H(const CudnnHandle& h) { return static_cast<cudnnHandle_t>(h.raw()); }
+
+int i32(std::int64_t v) { return static_cast<int>(v); }
+
+/// An NCHW fp32 tensor descriptor.
+class TensorDesc {
+ public:
+  TensorDesc(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
+    TS_CUDNN_CHECK(cudnnCreateTensorDescriptor(&d_));
+    TS_CUDNN_CHECK(cudnnSetTensor4dDescriptor(d_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, i32(n), i32(c), i32(h), i32(w)));
+  }
+  ~TensorDesc() { cudnnDestroyTensorDescriptor(d_); }
+  TensorDesc(const TensorDesc&) = delete;
+  TensorDesc& operator=(const TensorDesc&) = delete;
+  cudnnTensorDescriptor_t get() const { return d_; }
+
+ private:
+  cudnnTensorDescriptor_t d_ = nullptr;
+};
+
+/// Descriptors of one per-sample shape [c, h, w] for each batch size met so far.
+class DescCache {
+ public:
+  DescCache(std::int64_t c, std::int64_t h, std::int64_t w) : c_(c), h_(h), w_(w) {}
+  cudnnTensorDescriptor_t get(std::int64_t n) {
+    auto it = m_.find(n);
+    if (it == m_.end()) it = m_.emplace(n, std::make_unique<TensorDesc>(n, c_, h_, w_)).first;
+    return it->second->get();
+  }
+
+ private:
+  std::int64_t c_, h_, w_;
+  std::map<std::int64_t, std::unique_ptr<TensorDesc>> m_;
+};
+
+template <class Perf>
+bool acceptable(const Perf& p, bool deterministic, std::size_t ws_limit) {
+  return p.status == CUDNN_STATUS_SUCCESS && p.memory <= ws_limit &&
+         (!deterministic || p.determinism == CUDNN_DETERMINISTIC);
+}
+
+/// First acceptable result (cuDNN returns them fastest first), or nullptr.
+template <class Perf>
+const Perf* pick(const std::vector<Perf>& perfs, int count, bool deterministic, std::size_t ws_limit) {
+  for (int i = 0; i < count; ++i)
+    if (acceptable(perfs[i], deterministic, ws_limit)) return &perfs[i];
+  return nullptr;
+}
+
+}  // namespace
+
+// ---- handle ------------------------------------------------------------------------------------
+CudnnHandle::CudnnHandle(cudaStream_t stream) {
+  cudnnHandle_t h = nullptr;
+  TS_CUDNN_CHECK(cudnnCreate(&h));
+  handle_ = h;
+  TS_CUDNN_CHECK(cudnnSetStream(h, stream));
+}
+CudnnHandle::~CudnnHandle() {
+  if (handle_) cudnnDestroy(static_cast<cudnnHandle_t>(handle_));
+}
+std::int64_t cudnn_runtime_version() { return static_cast<std::int64_t>(cudnnGetVersion()); }
+std::int64_t cudnn_build_version() { return CUDNN_VERSION; }
+
+// ---- convolution --------------------------------------------------------------------------------
+struct ConvLayer::Impl {
+  ConvShape s;
+  bool allow_tf32, deterministic, needs_data_grad;
+  std::string name;
+  cudnnFilterDescriptor_t filter = nullptr;
+  cudnnConvolutionDescriptor_t conv[3] = {nullptr, nullptr, nullptr};  // fwd, bwd data, bwd filter
+  DescCache x_descs, y_descs;
+  struct Algos {
+    cudnnConvolutionFwdAlgo_t fwd = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    cudnnConvolutionBwdDataAlgo_t bwd_data = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+    cudnnConvolutionBwdFilterAlgo_t bwd_filter = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+    std::size_t ws[3] = {0, 0, 0};
+    cudnnMathType_t math[3] = {CUDNN_DEFAULT_MATH, CUDNN_DEFAULT_MATH, CUDNN_DEFAULT_MATH};
+  };
+  std::map<std::int64_t, Algos> algos;
+  cudnnMathType_t math_type() const { return allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH; }
+
+  Impl(const ConvShape& shape, bool tf32, bool det, bool dgrad, std::string n)
+      : s(shape), allow_tf32(tf32), deterministic(det), needs_data_grad(dgrad), name(std::move(n)),
+        x_descs(shape.c_in, shape.h, shape.w), y_descs(shape.c_out, shape.h_out, shape.w_out) {
+    TS_CUDNN_CHECK(cudnnCreateFilterDescriptor(&filter));
+    TS_CUDNN_CHECK(cudnnSetFilter4dDescriptor(filter, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, i32(s.c_out), i32(s.c_in),
+                                              i32(s.kh), i32(s.kw)));
+    for (auto& c : conv) {
+      TS_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&c));
+      TS_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(c, i32(s.ph), i32(s.pw), i32(s.sh), i32(s.sw), 1, 1,
+                                                     CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+      TS_CUDNN_CHECK(cudnnSetConvolutionMathType(c, math_type()));
+    }
+  }
+  ~Impl() {
+    for (auto c : conv) cudnnDestroyConvolutionDescriptor(c);
+    cudnnDestroyFilterDescriptor(filter);
+  }
+  // With TF32 allowed, the descriptor takes the math type the chosen algorithm was measured with
+  // (as PyTorch does); with FMA_MATH every result is FMA already.
+  void apply_math(int which, cudnnMathType_t m) {
+    if (allow_tf32) TS_CUDNN_CHECK(cudnnSetConvolutionMathType(conv[which], m));
+  }
+  Algos& heuristic(const CudnnHandle& h, std::int64_t n, std::size_t ws_limit);
+  void throw_none(const char* what, std::int64_t n) const {
+    throw DeviceError("cuDNN found no " + std::string(what) + " algorithm for " + name + " at batch size " +
+                      std::to_string(n) + (deterministic ? " (deterministic only)" : ""));
+  }
+};
+
+ConvLayer::Impl::Algos& ConvLayer::Impl::heuristic(const CudnnHandle& h, std::int64_t n, std::size_t ws_limit) {
+  auto it = algos.find(n);
+  if (it != algos.end()) return it->second;
+  Algos a;
+  cudnnTensorDescriptor_t xd = x_descs.get(n), yd = y_descs.get(n);
+  int count = 0;
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> fwd(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
+  TS_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(H(h), xd, filter, conv[0], yd,
+                                                        CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, fwd.data()));
+  const auto* f = pick(fwd, count, deterministic, ws_limit);
+  if (!f) throw_none("forward", n);
+  a.fwd = f->algo, a.ws[0] = f->memory, a.math[0] = f->mathType;
+  std::vector<cudnnConvolutionBwdDataAlgoPerf_t> bd(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
+  if (needs_data_grad) {
+    TS_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+        H(h), filter, yd, conv[1], xd, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, bd.data()));
+    const auto* d = pick(bd, count, deterministic, ws_limit);
+    if (!d) throw_none("backward-data", n);
+    a.bwd_data = d->algo, a.ws[1] = d->memory, a.math[1] = d->mathType;
+  }
+  std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> bf(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
+  TS_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+      H(h), xd, yd, conv[2], filter, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, bf.data()));
+  const auto* w = pick(bf, count, deterministic, ws_limit);
+  if (!w) throw_none("backward-filter", n);
+  a.bwd_filter = w->algo, a.ws[2] = w->memory, a.math[2] = w->mathType;
+  return algos.emplace(n, a).first->second;
+}
+
+ConvLayer::ConvLayer(const ConvShape& s, bool allow_tf32, bool deterministic, bool needs_data_grad, std::string name)
+    : impl_(std::make_unique<Impl>(s, allow_tf32, deterministic, needs_data_grad, std::move(name))) {}
+ConvLayer::~ConvLayer() = default;
+
+void ConvLayer::find_algorithms(const CudnnHandle& h, std::int64_t n, const ConvSearchBuffers& b) {
+  Impl& m = *impl_;
+  Impl::Algos a;
+  cudnnTensorDescriptor_t xd = m.x_descs.get(n), yd = m.y_descs.get(n);
+  int count = 0;
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> fwd(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
+  TS_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(H(h), xd, b.x, m.filter, b.w, m.conv[0], yd, b.y,
+                                                        CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, fwd.data(),
+                                                        b.workspace, b.workspace_bytes));
+  const auto* f = pick(fwd, count, m.deterministic, b.workspace_bytes);
+  if (!f) m.throw_none("forward", n);
+  a.fwd = f->algo, a.ws[0] = f->memory, a.math[0] = f->mathType;
+  if (m.needs_data_grad && b.dx) {
+    std::vector<cudnnConvolutionBwdDataAlgoPerf_t> bd(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
+    TS_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
+        H(h), m.filter, b.w, yd, b.y, m.conv[1], xd, b.dx, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, bd.data(),
+        b.workspace, b.workspace_bytes));
+    const auto* d = pick(bd, count, m.deterministic, b.workspace_bytes);
+    if (!d) m.throw_none("backward-data", n);
+    a.bwd_data = d->algo, a.ws[1] = d->memory, a.math[1] = d->mathType;
+  }
+  std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> bf(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
+  TS_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+      H(h), xd, b.x, yd, b.y, m.conv[2], m.filter, b.dw, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, bf.data(),
+      b.workspace, b.workspace_bytes));
+  const auto* w = pick(bf, count, m.deterministic, b.workspace_bytes);
+  if (!w) m.throw_none("backward-filter", n);
+  a.bwd_filter = w->algo, a.ws[2] = w->memory, a.math[2] = w->mathType;
+  m.algos[n] = a;
+}
+
+void ConvLayer::forward(const CudnnHandle& h, std::int64_t n, const float* x, const float* w, float* y, void* ws,
+                        std::size_t ws_bytes) {
+  Impl& m = *impl_;
+  const auto& a = m.heuristic(h, n, ws_bytes);
+  m.apply_math(0, a.math[0]);
+  TS_CUDNN_CHECK(cudnnConvolutionForward(H(h), &kOne, m.x_descs.get(n), x, m.filter, w, m.conv[0], a.fwd, ws,
+                                         a.ws[0], &kZero, m.y_descs.get(n), y));
+}
+
+void ConvLayer::backward_data(const CudnnHandle& h, std::int64_t n, const float* dy, const float* w, float* dx,
+                              void* ws, std::size_t ws_bytes) {
+  Impl& m = *impl_;
+  const auto& a = m.heuristic(h, n, ws_bytes);
+  m.apply_math(1, a.math[1]);
+  TS_CUDNN_CHECK(cudnnConvolutionBackwardData(H(h), &kOne, m.filter, w, m.y_descs.get(n), dy, m.conv[1], a.bwd_data,
+                                              ws, a.ws[1], &kZero, m.x_descs.get(n), dx));
+}
+
+void ConvLayer::backward_filter(const CudnnHandle& h, std::int64_t n, const float* x, const float* dy, float* dw,
+                                void* ws, std::size_t ws_bytes) {
+  Impl& m = *impl_;
+  const auto& a = m.heuristic(h, n, ws_bytes);
+  m.apply_math(2, a.math[2]);
+  TS_CUDNN_CHECK(cudnnConvolutionBackwardFilter(H(h), &kOne, m.x_descs.get(n), x, m.y_descs.get(n), dy, m.conv[2],
+                                                a.bwd_filter, ws, a.ws[2], &kZero, m.filter, dw));
+}
+
+std::size_t ConvLayer::workspace_bytes(std::int64_t n) const {
+  auto it = impl_->algos.find(n);
+  if (it == impl_->algos.end()) return 0;
+  const auto& w = it->second.ws;
+  return std::max(w[0], std::max(w[1], w[2]));
+}
+
+std::string ConvLayer::describe(std::int64_t n) const {
+  auto it = impl_->algos.find(n);
+  if (it == impl_->algos.end()) return impl_->name + ": no algorithms chosen for batch " + std::to_string(n);
+  const auto& a = it->second;
+  auto math = [](cudnnMathType_t t) { return t == CUDNN_FMA_MATH ? "fma" : (t == CUDNN_DEFAULT_MATH ? "default" : "tensor-op"); };
+  return impl_->name + " batch " + std::to_string(n) + ": fwd algo " + std::to_string(a.fwd) + " (" + math(a.math[0]) +
+         ", " + std::to_string(a.ws[0]) + " B), bwd-data algo " + std::to_string(a.bwd_data) + " (" +
+         math(a.math[1]) + ", " + std::to_string(a.ws[1]) + " B), bwd-filter algo " + std::to_string(a.bwd_filter) +
+         " (" + math(a.math[2]) + ", " + std::to_string(a.ws[2]) + " B)";
+}
+
+// ---- pooling ----------------------------------------------------------------------------------------
+struct PoolLayer::Impl {
+  cudnnPoolingDescriptor_t desc = nullptr;
+  DescCache x_descs, y_descs;
+  Impl(PoolMode mode, const PoolShape& s, bool deterministic)
+      : x_descs(s.c, s.h, s.w), y_descs(s.c, s.h_out, s.w_out) {
+    cudnnPoolingMode_t m = mode == PoolMode::average
+                               ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                               : (deterministic ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX);
+    TS_CUDNN_CHECK(cudnnCreatePoolingDescriptor(&desc));
+    TS_CUDNN_CHECK(cudnnSetPooling2dDescriptor(desc, m, CUDNN_PROPAGATE_NAN, i32(s.kh), i32(s.kw), i32(s.ph),
+                                               i32(s.pw), i32(s.sh), i32(s.sw)));
+  }
+  ~Impl() { cudnnDestroyPoolingDescriptor(desc); }
+};
+
+PoolLayer::PoolLayer(PoolMode mode, const PoolShape& s, bool deterministic)
+    : impl_(std::make_unique<Impl>(mode, s, deterministic)) {}
+PoolLayer::~PoolLayer() = default;
+
+void PoolLayer::forward(const CudnnHandle& h, std::int64_t n, const float* x, float* y) {
+  TS_CUDNN_CHECK(cudnnPoolingForward(H(h), impl_->desc, &kOne, impl_->x_descs.get(n), x, &kZero,
+                                     impl_->y_descs.get(n), y));
+}
+
+void PoolLayer::backward(const CudnnHandle& h, std::int64_t n, const float* y, const float* dy, const float* x,
+                         float* dx) {
+  auto yd = impl_->y_descs.get(n), xd = impl_->x_descs.get(n);
+  TS_CUDNN_CHECK(cudnnPoolingBackward(H(h), impl_->desc, &kOne, yd, y, yd, dy, xd, x, &kZero, xd, dx));
+}
+
+// ---- batch normalisation ---------------------------------------------------------------------------
+struct BatchNormLayer::Impl {
+  DescCache x_descs;
+  TensorDesc param;  // [1, c, 1, 1]
+  double eps, momentum;
+  Impl(std::int64_t c, std::int64_t h, std::int64_t w, double e, double m)
+      : x_descs(c, h, w), param(1, c, 1, 1), eps(e < CUDNN_BN_MIN_EPSILON ? CUDNN_BN_MIN_EPSILON : e), momentum(m) {}
+};
+
+BatchNormLayer::BatchNormLayer(std::int64_t c, std::int64_t h, std::int64_t w, double eps, double momentum)
+    : impl_(std::make_unique<Impl>(c, h, w, eps, momentum)) {}
+BatchNormLayer::~BatchNormLayer() = default;
+
+void BatchNormLayer::forward_train(const CudnnHandle& h, std::int64_t n, const float* x, float* y, const float* gamma,
+                                   const float* beta, float* running_mean, float* running_var, float* save_mean,
+                                   float* save_inv_std) {
+  auto xd = impl_->x_descs.get(n);
+  TS_CUDNN_CHECK(cudnnBatchNormalizationForwardTraining(H(h), CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, xd, x, xd, y,
+                                                        impl_->param.get(), gamma, beta, impl_->momentum,
+                                                        running_mean, running_var, impl_->eps, save_mean,
+                                                        save_inv_std));
+}
+
+void BatchNormLayer::forward_eval(const CudnnHandle& h, std::int64_t n, const float* x, float* y, const float* gamma,
+                                  const float* beta, const float* running_mean, const float* running_var) {
+  auto xd = impl_->x_descs.get(n);
+  TS_CUDNN_CHECK(cudnnBatchNormalizationForwardInference(H(h), CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, xd, x, xd, y,
+                                                         impl_->param.get(), gamma, beta, running_mean, running_var,
+                                                         impl_->eps));
+}
+
+void BatchNormLayer::backward(const CudnnHandle& h, std::int64_t n, const float* x, const float* dy, float* dx,
+                              const float* gamma, float* dgamma, float* dbeta, const float* save_mean,
+                              const float* save_inv_std) {
+  auto xd = impl_->x_descs.get(n);
+  TS_CUDNN_CHECK(cudnnBatchNormalizationBackward(H(h), CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, &kOne, &kZero, xd, x,
+                                                 xd, dy, xd, dx, impl_->param.get(), gamma, dgamma, dbeta,
+                                                 impl_->eps, save_mean, save_inv_std));
+}
+
+}  // namespace ts::cuda
