@@ -65,7 +65,9 @@ TEST(Synthetic, DefaultSetHasBalancedLabelsAndIsFast) {
   const ts::Cifar10 set = ts::make_synthetic_cifar(ts::SyntheticOptions{});
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::cout << "[ INFO     ] default synthetic set (5000 + 1000 images) in " << ms << " ms\n";
+#ifdef NDEBUG  // optimised builds only: a debug or sanitizer build is several times slower
   EXPECT_LT(ms, 1000.0);
+#endif
   ASSERT_EQ(set.train.count(), 5000);
   ASSERT_EQ(set.test.count(), 1000);
   std::vector<int> per_class(10, 0);
