@@ -1,6 +1,7 @@
 // Model spec parsing, JSON round trip, shape inference and its error messages.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
