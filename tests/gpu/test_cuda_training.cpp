@@ -1,0 +1,116 @@
+// The hot path end to end: train_step on synthetic images (engine/synthetic_data.h) from pinned and
+// pageable memory until the loss falls, the loss ring (drain_step_losses, last_loss), and the
+// evaluation counters against a host computation over the test path's logits.
+#include <cstring>
+
+#include "engine/synthetic_data.h"
+#include "gpu/gpu_test_util.h"
+
+namespace ts::gputest {
+namespace {
+
+struct Data {
+  std::vector<std::uint8_t> images;
+  std::vector<std::int32_t> labels;
+};
+
+Data make_data(std::int64_t n, std::uint64_t seed) {
+  Data d;
+  d.images.resize(static_cast<std::size_t>(n) * kImageBytes);
+  for (std::int64_t i = 0; i < n; ++i) {
+    int label = static_cast<int>(i % 10);
+    draw_synthetic_image(label, seed * 100003 + i, d.images.data() + i * kImageBytes);
+    d.labels.push_back(label);
+  }
+  return d;
+}
+
+TEST(CudaTraining, LossFallsAndRingKeepsEveryStep) {
+  TS_SKIP_WITHOUT_GPU();
+  const std::int64_t bs = 64, steps = 60;
+  NetworkOptions opt;
+  opt.max_batch_size = bs;
+  opt.seed = 3;
+  auto net = make_cuda_network(simple_cnn_spec(), opt);
+  Data data = make_data(bs * 6, 1);
+  HostBuffer pinned = net->allocate_host(bs * kImageBytes, true);
+  std::vector<float> losses;
+  for (std::int64_t s = 0; s < steps; ++s) {
+    const std::int64_t k = s % 6;
+    Batch b{bs, data.images.data() + k * bs * kImageBytes, data.labels.data() + k * bs, false, 0, s};
+    if (s % 2 == 1) {  // every other batch from pinned memory, reused right after the call returns
+      std::memcpy(pinned.get(), b.images, bs * kImageBytes);
+      b.images = pinned.get();
+      b.pinned = true;
+    }
+    net->train_step(b);
+    if (s == 10) {
+      auto first = net->drain_step_losses();
+      losses.insert(losses.end(), first.begin(), first.end());
+    }
+  }
+  const float last = net->last_loss();
+  auto rest = net->drain_step_losses();
+  losses.insert(losses.end(), rest.begin(), rest.end());
+  ASSERT_EQ(static_cast<std::int64_t>(losses.size()), steps);
+  EXPECT_EQ(losses.back(), last);
+  EXPECT_TRUE(net->drain_step_losses().empty());
+  double head = 0, tail = 0;
+  for (int i = 0; i < 5; ++i) head += losses[i], tail += losses[steps - 1 - i];
+  std::cout << "loss: first 5 mean " << head / 5 << ", last 5 mean " << tail / 5 << "\n";
+  EXPECT_NEAR(losses[0], std::log(10.0), 0.3);  // an untrained 10-class model
+  EXPECT_LT(tail, 0.6 * head);
+}
+
+TEST(CudaTraining, EvalCountsMatchTestPath) {
+  TS_SKIP_WITHOUT_GPU();
+  NetworkOptions opt;
+  opt.max_batch_size = 64;
+  opt.allow_tf32 = false;
+  auto net = make_cuda_network(simple_cnn_spec(), opt);
+  Data data = make_data(100, 7);
+  for (int s = 0; s < 10; ++s) {
+    Batch b{64, data.images.data(), data.labels.data(), false, 0, s};
+    net->train_step(b);
+  }
+  net->begin_eval();
+  net->eval_batch(Batch{64, data.images.data(), data.labels.data(), false, 0, 0});
+  net->eval_batch(Batch{36, data.images.data() + 64 * kImageBytes, data.labels.data() + 64, false, 0, 1});
+  EvalResult r = net->end_eval();
+  EXPECT_EQ(r.total, 100);
+  // Host: normalise, forward in eval mode, argmax and cross-entropy in double.
+  HostTensor x({100, 3, 32, 32});
+  for (std::size_t i = 0; i < x.data.size(); ++i) {
+    int c = static_cast<int>((i / 1024) % 3);
+    x.data[i] = (static_cast<float>(data.images[i]) / 255.0f - opt.normalization.mean[c]) / opt.normalization.std[c];
+  }
+  HostTensor a = net->forward(HostTensor({64, 3, 32, 32}, std::vector<float>(x.data.begin(), x.data.begin() + 64 * 3072)), false);
+  HostTensor b = net->forward(HostTensor({36, 3, 32, 32}, std::vector<float>(x.data.begin() + 64 * 3072, x.data.end())), false);
+  std::vector<double> logits(a.data.begin(), a.data.end());
+  logits.insert(logits.end(), b.data.begin(), b.data.end());
+  std::vector<double> per_sample;
+  ref::cross_entropy(ref::RefTensor({100, 10}, logits), data.labels, nullptr, &per_sample);
+  std::int64_t correct = 0;
+  double loss_sum = 0;
+  for (int i = 0; i < 100; ++i) {
+    int best = 0;
+    for (int k = 1; k < 10; ++k)
+      if (logits[i * 10 + k] > logits[i * 10 + best]) best = k;
+    correct += best == data.labels[i];
+    loss_sum += per_sample[i];
+  }
+  EXPECT_EQ(r.correct, correct);
+  EXPECT_NEAR(r.loss_sum, loss_sum, 1e-4 * std::max(1.0, loss_sum));
+}
+
+TEST(CudaTraining, RejectsBatchLargerThanMax) {
+  TS_SKIP_WITHOUT_GPU();
+  NetworkOptions opt;
+  opt.max_batch_size = 16;
+  auto net = make_cuda_network(simple_cnn_spec(), opt);
+  Data data = make_data(17, 1);
+  EXPECT_THROW(net->train_step(Batch{17, data.images.data(), data.labels.data(), false, 0, 0}), InputError);
+}
+
+}  // namespace
+}  // namespace ts::gputest
