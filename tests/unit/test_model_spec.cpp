@@ -177,7 +177,8 @@ TEST(ModelSpec, InitialParametersFollowPyTorchBounds) {
     }
     mean /= static_cast<double>(params[i].tensor.data.size());
     EXPECT_LE(maxabs, bounds[i]) << params[i].name;
-    EXPECT_GT(maxabs, 0.8 * bounds[i]) << params[i].name;  // fills the range
+    if (params[i].tensor.data.size() < 100) continue;        // too few draws for the checks below
+    EXPECT_GT(maxabs, 0.95 * bounds[i]) << params[i].name;  // fills the range
     EXPECT_LT(std::abs(mean), 0.2 * bounds[i]) << params[i].name;
   }
   EXPECT_EQ(initial_parameters(spec, 7)[0].tensor.data, params[0].tensor.data);  // deterministic
