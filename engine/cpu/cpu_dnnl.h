@@ -33,6 +33,21 @@ inline memory::desc dense_md(const memory::dims& dims) {
   return memory::desc(dims, memory::data_type::f32, strides);
 }
 
+/// The descriptor of a batch of activations as the backend stores them: [C, H, W] samples in NHWC
+/// (see cpu_ops.h for why), [F] samples as NC, anything else dense row-major.
+inline memory::desc act_md(std::int64_t n, const Shape& per_sample) {
+  memory::dims d{n};
+  d.insert(d.end(), per_sample.begin(), per_sample.end());
+  if (per_sample.size() == 3) return plain_md(d, tag::nhwc);
+  if (per_sample.size() == 1) return plain_md(d, tag::nc);
+  return dense_md(d);
+}
+
+/// Reorders `from` into `to` now (both on ctx's engine) and waits.
+inline void reorder_now(DnnlContext& ctx, const dnnl::reorder& r, const memory& from, const memory& to) {
+  r.execute(ctx.stream, const_cast<memory&>(from), const_cast<memory&>(to));
+}
+
 /// A memory object over existing storage (no copy).
 inline memory wrap(const memory::desc& md, DnnlContext& ctx, const void* ptr) {
   return memory(md, ctx.engine, const_cast<void*>(ptr));

@@ -95,7 +95,7 @@ class BatchNormLayer final : public CpuLayer {
     const float eps = static_cast<float>(b_.spec->eps);
     const flags ss = flags::use_scale | flags::use_shift;
     Prims p;
-    p.md = plain_md(batch_dims(n, b_.input), tag::nchw);
+    p.md = act_md(n, b_.input);
     dnnl::batch_normalization_forward::primitive_desc train_pd(
         dnnl::batch_normalization_forward::desc(prop_kind::forward_training, p.md, eps, ss), ctx_.engine);
     dnnl::batch_normalization_forward::primitive_desc eval_pd(

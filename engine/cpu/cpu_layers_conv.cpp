@@ -1,7 +1,8 @@
 // Conv2d and Linear on oneDNN: convolution_forward / backward_data / backward_weights and
 // inner_product_forward / backward_data / backward_weights, created once per batch size and cached.
 // Parameters stay in PyTorch's plain layouts (oihw, oi) so that parameters()/set_parameters() and
-// the optimizer see them as they are; activations are NCHW / NC.
+// the optimizer see them as they are; convolutions reorder them to the format their kernels chose
+// (and weight gradients back). Activations are NHWC / NC (cpu_ops.h says why).
 #include <map>
 
 #include "engine/cpu/cpu_dnnl.h"
@@ -22,6 +23,27 @@ LayerTensor make_param(const LayerBuild& b, const std::string& suffix, const Sha
 
 // ---- Conv2d -------------------------------------------------------------------------------------
 
+// Weights in the format a convolution primitive chose (format_tag::any, usually blocked for the
+// AVX2 JIT kernels), with the reorder from or to the parameter's plain oihw; direct when equal.
+struct WeightSlot {
+  memory::desc md;
+  Tensor buf;          // defined when md differs from the plain layout
+  dnnl::reorder re;    // plain -> md (weights) or md -> plain (weight gradients)
+  bool direct() const { return !buf.defined(); }
+};
+
+WeightSlot weight_slot(const memory::desc& impl, const memory::desc& plain, bool plain_to_impl, const LayerBuild& b,
+                       MemoryCategory category) {
+  WeightSlot s;
+  s.md = impl;
+  if (impl == plain) return s;
+  s.buf = Tensor(*b.alloc, DType::u8, {static_cast<std::int64_t>(impl.get_size())}, category);
+  const dnnl::engine& eng = b.dnnl->engine;
+  s.re = plain_to_impl ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, plain, eng, impl))
+                       : dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl, eng, plain));
+  return s;
+}
+
 class Conv2dLayer final : public CpuLayer {
  public:
   explicit Conv2dLayer(const LayerBuild& b) : b_(b), ctx_(*b.dnnl) {
@@ -37,7 +59,7 @@ class Conv2dLayer final : public CpuLayer {
       Prims& p = prims(n);
       x_ = x;
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x)},
-                                           {DNNL_ARG_WEIGHTS, wrap(p.wei, ctx_, weight_.value.data())},
+                                           {DNNL_ARG_WEIGHTS, weights_for(p.fwd_wei)},
                                            {DNNL_ARG_DST, wrap(p.dst, ctx_, y_.data())}};
       if (bias_.value.defined()) args.emplace(DNNL_ARG_BIAS, wrap(p.bias, ctx_, bias_.value.data()));
       p.fwd.execute(ctx_.stream, args);
@@ -50,14 +72,16 @@ class Conv2dLayer final : public CpuLayer {
     return dnnl_guard(b_.name + " backward", [&]() -> float* {
       Prims& p = prims(n);
       memory dy_m = wrap(p.dst, ctx_, dy);
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x_)},
-                                           {DNNL_ARG_DIFF_DST, dy_m},
-                                           {DNNL_ARG_DIFF_WEIGHTS, wrap(p.wei, ctx_, weight_.grad.data())}};
+      memory grad_plain = wrap(p.plain_wei, ctx_, weight_.grad.data());
+      memory grad = p.bwd_w_wei.direct() ? grad_plain : wrap(p.bwd_w_wei.md, ctx_, p.bwd_w_wei.buf.data());
+      std::unordered_map<int, memory> args{
+          {DNNL_ARG_SRC, wrap(p.src, ctx_, x_)}, {DNNL_ARG_DIFF_DST, dy_m}, {DNNL_ARG_DIFF_WEIGHTS, grad}};
       if (bias_.grad.defined()) args.emplace(DNNL_ARG_DIFF_BIAS, wrap(p.bias, ctx_, bias_.grad.data()));
       p.bwd_weights.execute(ctx_.stream, args);
+      if (!p.bwd_w_wei.direct()) reorder_now(ctx_, p.bwd_w_wei.re, grad, grad_plain);
       if (need_dx)
         p.bwd_data.execute(ctx_.stream, {{DNNL_ARG_DIFF_DST, dy_m},
-                                         {DNNL_ARG_WEIGHTS, wrap(p.wei, ctx_, weight_.value.data())},
+                                         {DNNL_ARG_WEIGHTS, weights_for(p.bwd_d_wei)},
                                          {DNNL_ARG_DIFF_SRC, wrap(p.src, ctx_, dx_.data())}});
       ctx_.stream.wait();
       return need_dx ? dx_.data_as<float>() : nullptr;
@@ -71,35 +95,47 @@ class Conv2dLayer final : public CpuLayer {
 
  private:
   struct Prims {
-    memory::desc src, wei, bias, dst;
+    memory::desc src, plain_wei, bias, dst;
+    WeightSlot fwd_wei, bwd_d_wei, bwd_w_wei;
     dnnl::convolution_forward fwd;
     dnnl::convolution_backward_data bwd_data;
     dnnl::convolution_backward_weights bwd_weights;
   };
+
+  /// The current weights in slot's format (reordered from the oihw parameter when needed).
+  memory weights_for(WeightSlot& slot) {
+    memory plain = wrap(prims_plain_wei_, ctx_, weight_.value.data());
+    if (slot.direct()) return plain;
+    memory m = wrap(slot.md, ctx_, slot.buf.data());
+    reorder_now(ctx_, slot.re, plain, m);
+    return m;
+  }
 
   Prims& prims(std::int64_t n) {
     auto it = cache_.find(n);
     if (it != cache_.end()) return it->second;
     const LayerSpec& l = *b_.spec;
     Prims p;
-    p.src = plain_md(batch_dims(n, b_.input), tag::nchw);
-    p.dst = plain_md(batch_dims(n, b_.output), tag::nchw);
-    p.wei = plain_md(weight_.value.shape(), tag::oihw);
+    p.src = act_md(n, b_.input);
+    p.dst = act_md(n, b_.output);
+    p.plain_wei = prims_plain_wei_ = plain_md(weight_.value.shape(), tag::oihw);
+    const memory::desc any_wei(p.plain_wei.dims(), memory::data_type::f32, tag::any);
     p.bias = plain_md({l.out_channels}, tag::x);
+    const memory::desc no_bias;
+    const memory::desc& bias = bias_.value.defined() ? p.bias : no_bias;
     const memory::dims strides{l.stride[0], l.stride[1]}, pad{l.padding[0], l.padding[1]};
-    const bool has_bias = bias_.value.defined();
-    auto fwd_d = has_bias ? dnnl::convolution_forward::desc(prop_kind::forward_training, algorithm::convolution_direct,
-                                                            p.src, p.wei, p.bias, p.dst, strides, pad, pad)
-                          : dnnl::convolution_forward::desc(prop_kind::forward_training, algorithm::convolution_direct,
-                                                            p.src, p.wei, p.dst, strides, pad, pad);
-    dnnl::convolution_forward::primitive_desc fwd_pd(fwd_d, ctx_.engine);
-    dnnl::convolution_backward_data::desc bd_d(algorithm::convolution_direct, p.src, p.wei, p.dst, strides, pad, pad);
-    dnnl::convolution_backward_data::primitive_desc bd_pd(bd_d, ctx_.engine, fwd_pd);
-    auto bw_d = has_bias ? dnnl::convolution_backward_weights::desc(algorithm::convolution_direct, p.src, p.wei,
-                                                                     p.bias, p.dst, strides, pad, pad)
-                         : dnnl::convolution_backward_weights::desc(algorithm::convolution_direct, p.src, p.wei,
-                                                                     p.dst, strides, pad, pad);
-    dnnl::convolution_backward_weights::primitive_desc bw_pd(bw_d, ctx_.engine, fwd_pd);
+    const auto alg = algorithm::convolution_direct;
+    dnnl::convolution_forward::primitive_desc fwd_pd(
+        dnnl::convolution_forward::desc(prop_kind::forward_training, alg, p.src, any_wei, bias, p.dst, strides, pad, pad),
+        ctx_.engine);
+    dnnl::convolution_backward_data::primitive_desc bd_pd(
+        dnnl::convolution_backward_data::desc(alg, p.src, any_wei, p.dst, strides, pad, pad), ctx_.engine, fwd_pd);
+    dnnl::convolution_backward_weights::primitive_desc bw_pd(
+        dnnl::convolution_backward_weights::desc(alg, p.src, any_wei, bias, p.dst, strides, pad, pad), ctx_.engine,
+        fwd_pd);
+    p.fwd_wei = weight_slot(fwd_pd.weights_desc(), p.plain_wei, true, b_, MemoryCategory::workspace);
+    p.bwd_d_wei = weight_slot(bd_pd.weights_desc(), p.plain_wei, true, b_, MemoryCategory::workspace);
+    p.bwd_w_wei = weight_slot(bw_pd.diff_weights_desc(), p.plain_wei, false, b_, MemoryCategory::workspace);
     p.fwd = dnnl::convolution_forward(fwd_pd);
     p.bwd_data = dnnl::convolution_backward_data(bd_pd);
     p.bwd_weights = dnnl::convolution_backward_weights(bw_pd);
@@ -109,6 +145,7 @@ class Conv2dLayer final : public CpuLayer {
   LayerBuild b_;
   DnnlContext& ctx_;
   LayerTensor weight_, bias_;
+  memory::desc prims_plain_wei_;
   Tensor y_, dx_;
   float* x_ = nullptr;
   std::map<std::int64_t, Prims> cache_;

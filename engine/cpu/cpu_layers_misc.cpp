@@ -133,8 +133,8 @@ class PoolLayer final : public CpuLayer {
     auto it = cache_.find(n);
     if (it != cache_.end()) return it->second;
     Prims p;
-    p.src = plain_md(batch_dims(n, b_.input), tag::nchw);
-    p.dst = plain_md(batch_dims(n, b_.output), tag::nchw);
+    p.src = act_md(n, b_.input);
+    p.dst = act_md(n, b_.output);
     dnnl::pooling_forward::primitive_desc fwd_pd(
         dnnl::pooling_forward::desc(prop_kind::forward_training, alg_, p.src, p.dst, strides_, kernel_, pad_, pad_),
         ctx_.engine);

@@ -30,6 +30,16 @@ ModelSpec with_layer_names(ModelSpec spec) {
   return spec;
 }
 
+// Copies between the API's NCHW order and the backend's storage (NHWC for [C, H, W] samples).
+void to_storage(const float* src, float* dst, std::int64_t n, const Shape& per_sample) {
+  if (per_sample.size() == 3) return nchw_to_nhwc(src, dst, n, per_sample[0], per_sample[1] * per_sample[2]);
+  std::memcpy(dst, src, static_cast<std::size_t>(n * numel(per_sample)) * sizeof(float));
+}
+void from_storage(const float* src, float* dst, std::int64_t n, const Shape& per_sample) {
+  if (per_sample.size() == 3) return nhwc_to_nchw(src, dst, n, per_sample[0], per_sample[1] * per_sample[2]);
+  std::memcpy(dst, src, static_cast<std::size_t>(n * numel(per_sample)) * sizeof(float));
+}
+
 Shape with_batch(std::int64_t n, const Shape& per_sample) {
   Shape s{n};
   s.insert(s.end(), per_sample.begin(), per_sample.end());
@@ -104,10 +114,10 @@ class CpuNetwork final : public Network {
 
   HostTensor forward(const HostTensor& x, bool training) override {
     const std::int64_t n = check_input(x, spec_.input, "forward input");
-    std::memcpy(input_.data(), x.data.data(), x.data.size() * sizeof(float));
+    to_storage(x.data.data(), input_.data_as<float>(), n, spec_.input);
     run_forward(n, training);
     HostTensor y(with_batch(n, shapes_.back().output));
-    std::memcpy(y.data.data(), output_, y.data.size() * sizeof(float));
+    from_storage(output_, y.data.data(), n, shapes_.back().output);
     return y;
   }
 
@@ -117,10 +127,10 @@ class CpuNetwork final : public Network {
     if (n != last_n_)
       throw InputError("backward grad_output has batch " + std::to_string(n) + " but the last forward had " +
                        std::to_string(last_n_));
-    std::memcpy(grad_out_.data(), grad_output.data.data(), grad_output.data.size() * sizeof(float));
+    to_storage(grad_output.data.data(), grad_out_.data_as<float>(), n, shapes_.back().output);
     const float* dx = run_backward(n, true);
     HostTensor out(with_batch(n, spec_.input));
-    std::memcpy(out.data.data(), dx, out.data.size() * sizeof(float));
+    from_storage(dx, out.data.data(), n, spec_.input);
     return out;
   }
 
@@ -129,7 +139,7 @@ class CpuNetwork final : public Network {
     const std::int64_t n = check_input(x, spec_.input, "forward input");
     if (static_cast<std::int64_t>(labels.size()) != n)
       throw InputError(std::to_string(labels.size()) + " labels for a batch of " + std::to_string(n));
-    std::memcpy(input_.data(), x.data.data(), x.data.size() * sizeof(float));
+    to_storage(x.data.data(), input_.data_as<float>(), n, spec_.input);
     run_forward(n, true);
     const auto ce = cross_entropy(output_, labels.data(), n, classes(), grad_out_.data_as<float>());
     if (logits) {

@@ -12,16 +12,33 @@
 
 namespace ts::cpu {
 
-void normalize_images(const std::uint8_t* images, std::int64_t n, const Normalization& norm, float* out) {
-  constexpr std::int64_t plane = kImageHeight * kImageWidth;
+void nchw_to_nhwc(const float* src, float* dst, std::int64_t n, std::int64_t c, std::int64_t hw) {
 #pragma omp parallel for schedule(static)
-  for (std::int64_t nc = 0; nc < n * kImageChannels; ++nc) {
-    const auto c = static_cast<std::size_t>(nc % kImageChannels);
-    const float scale = 1.0f / (255.0f * norm.std[c]);
-    const float shift = -norm.mean[c] / norm.std[c];
-    const std::uint8_t* src = images + nc * plane;
-    float* dst = out + nc * plane;
-    for (std::int64_t i = 0; i < plane; ++i) dst[i] = static_cast<float>(src[i]) * scale + shift;
+  for (std::int64_t b = 0; b < n; ++b)
+    for (std::int64_t ch = 0; ch < c; ++ch)
+      for (std::int64_t i = 0; i < hw; ++i) dst[(b * hw + i) * c + ch] = src[(b * c + ch) * hw + i];
+}
+
+void nhwc_to_nchw(const float* src, float* dst, std::int64_t n, std::int64_t c, std::int64_t hw) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t b = 0; b < n; ++b)
+    for (std::int64_t ch = 0; ch < c; ++ch)
+      for (std::int64_t i = 0; i < hw; ++i) dst[(b * c + ch) * hw + i] = src[(b * hw + i) * c + ch];
+}
+
+void normalize_images(const std::uint8_t* images, std::int64_t n, const Normalization& norm, float* out) {
+  constexpr std::int64_t plane = kImageHeight * kImageWidth, C = kImageChannels;
+  float scale[C], shift[C];
+  for (std::size_t c = 0; c < C; ++c) {
+    scale[c] = 1.0f / (255.0f * norm.std[c]);
+    shift[c] = -norm.mean[c] / norm.std[c];
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t b = 0; b < n; ++b) {
+    const std::uint8_t* src = images + b * C * plane;
+    float* dst = out + b * C * plane;
+    for (std::int64_t i = 0; i < plane; ++i)
+      for (std::int64_t c = 0; c < C; ++c) dst[i * C + c] = static_cast<float>(src[c * plane + i]) * scale[c] + shift[c];
   }
 }
 

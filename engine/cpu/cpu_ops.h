@@ -10,7 +10,14 @@
 
 namespace ts::cpu {
 
-/// x' = (x/255 - mean[c]) / std[c] for n images of [3, 32, 32] uint8 into fp32 (NCHW).
+// Layouts: the backend keeps image activations ([C, H, W] per sample) in NHWC, the layout in
+// which oneDNN 2.6 has AVX2 JIT kernels for convolution and pooling with a plain, unpadded buffer
+// (its NCHW paths fall back to gemm convolution and a slow reference pooling, ~3x slower here).
+// The API (HostTensor), Flatten's output and dropout masks use NCHW order; these convert.
+void nchw_to_nhwc(const float* src, float* dst, std::int64_t n, std::int64_t c, std::int64_t hw);
+void nhwc_to_nchw(const float* src, float* dst, std::int64_t n, std::int64_t c, std::int64_t hw);
+
+/// x' = (x/255 - mean[c]) / std[c] for n images of [3, 32, 32] uint8 (NCHW) into fp32 NHWC.
 void normalize_images(const std::uint8_t* images, std::int64_t n, const Normalization& norm, float* out);
 
 struct CrossEntropyResult {
