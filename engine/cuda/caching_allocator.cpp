@@ -16,7 +16,8 @@ std::size_t idx(MemoryCategory c) { return static_cast<std::size_t>(c); }
 std::string format_bytes(std::int64_t bytes) {
   char buf[64];
   double b = static_cast<double>(bytes);
-  if (bytes >= (1ll << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1ll << 30));
+  if (bytes >= (1ll << 40)) std::snprintf(buf, sizeof buf, "%.2f TiB", b / (1ll << 40));
+  else if (bytes >= (1ll << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1ll << 30));
   else if (bytes >= (1ll << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", b / (1ll << 20));
   else if (bytes >= (1ll << 10)) std::snprintf(buf, sizeof buf, "%.1f KiB", b / (1ll << 10));
   else std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));

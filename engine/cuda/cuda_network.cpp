@@ -125,6 +125,18 @@ void CudaNetwork::choose_algorithms() {
   size_t free_b = 0, total_b = 0;
   TS_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   const std::size_t limit = std::max(kMinConvWorkspace, std::min(kMaxConvWorkspace, free_b / 8));
+  if (options_.deterministic) {
+    // Timing-based search can pick a different (deterministic) algorithm in another run, and another
+    // algorithm rounds differently: deterministic mode takes cuDNN's heuristic order instead, as
+    // PyTorch does when benchmark mode is off. Algorithms are then chosen at first use per batch size.
+    try {
+      workspace_bytes_ = std::min<std::size_t>(limit, 64ull << 20);
+      workspace_ = alloc(workspace_bytes_, MemoryCategory::workspace, "convolution workspace");
+    } catch (const OutOfMemoryError& e) {
+      rethrow_oom(e);
+    }
+    return;
+  }
   try {
     auto search = alloc(limit, MemoryCategory::workspace, "convolution algorithm search");
     for (std::size_t k = 0; k < ops_.size(); ++k) {
