@@ -62,11 +62,13 @@ class CpuLayer {
 /// Builds the layer for b.spec->type. Throws InputError / DeviceError (oneDNN failures).
 std::unique_ptr<CpuLayer> make_cpu_layer(const LayerBuild& b);
 
-// Factories by family (cpu_layers_conv.cpp: Conv2d, Linear; cpu_layers_misc.cpp: the rest).
+// Factories by family (cpu_layers_conv.cpp: Conv2d, Linear; cpu_layers_misc.cpp: ReLU, AvgPool2d,
+// AdaptiveAvgPool2d; cpu_layers_bn.cpp; cpu_layers_simple.cpp: MaxPool2d, Dropout, Flatten).
 std::unique_ptr<CpuLayer> make_conv2d_layer(const LayerBuild& b);
 std::unique_ptr<CpuLayer> make_linear_layer(const LayerBuild& b);
 std::unique_ptr<CpuLayer> make_relu_layer(const LayerBuild& b);
-std::unique_ptr<CpuLayer> make_pool_layer(const LayerBuild& b);
+std::unique_ptr<CpuLayer> make_pool_layer(const LayerBuild& b);     // average pooling (oneDNN)
+std::unique_ptr<CpuLayer> make_maxpool_layer(const LayerBuild& b);  // own loops, see cpu_layers_simple.cpp
 std::unique_ptr<CpuLayer> make_batchnorm_layer(const LayerBuild& b);
 std::unique_ptr<CpuLayer> make_dropout_layer(const LayerBuild& b);
 std::unique_ptr<CpuLayer> make_flatten_layer(const LayerBuild& b);

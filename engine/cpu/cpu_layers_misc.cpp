@@ -1,11 +1,8 @@
-// ReLU, pooling (max, average with count_include_pad, adaptive 1x1) and BatchNorm2d on oneDNN
-// primitives cached per batch size; Dropout (mask from dropout_hash.h) and Flatten (a no-op view)
-// as own loops. Also the oneDNN context and the layer factory.
-#include <cmath>
+// ReLU and average pooling (count_include_pad, and adaptive 1x1 as a whole-plane window) on oneDNN
+// primitives cached per batch size. Also the oneDNN context and the layer factory.
 #include <map>
 
 #include "engine/cpu/cpu_dnnl.h"
-#include "engine/dropout_hash.h"
 
 namespace ts::cpu {
 
@@ -90,7 +87,7 @@ class PoolLayer final : public CpuLayer {
       strides_ = {1, 1};
       pad_ = {0, 0};
     } else {
-      alg_ = l.type == LayerType::MaxPool2d ? algorithm::pooling_max : algorithm::pooling_avg_include_padding;
+      alg_ = algorithm::pooling_avg_include_padding;  // PyTorch's count_include_pad=True
       kernel_ = {l.kernel_size[0], l.kernel_size[1]};
       strides_ = {l.stride[0], l.stride[1]};
       pad_ = {l.padding[0], l.padding[1]};
@@ -125,7 +122,7 @@ class PoolLayer final : public CpuLayer {
  private:
   struct Prims {
     memory::desc src, dst, ws_md;
-    Tensor workspace;  // max pooling: where each maximum was
+    Tensor workspace;  // when the implementation asks for one (average pooling does not)
     dnnl::pooling_forward fwd;
     dnnl::pooling_backward bwd;
   };
@@ -166,7 +163,7 @@ std::unique_ptr<CpuLayer> make_cpu_layer(const LayerBuild& b) {
     case LayerType::Conv2d: return make_conv2d_layer(b);
     case LayerType::Linear: return make_linear_layer(b);
     case LayerType::ReLU: return make_relu_layer(b);
-    case LayerType::MaxPool2d:
+    case LayerType::MaxPool2d: return make_maxpool_layer(b);
     case LayerType::AvgPool2d:
     case LayerType::AdaptiveAvgPool2d: return make_pool_layer(b);
     case LayerType::BatchNorm2d: return make_batchnorm_layer(b);
