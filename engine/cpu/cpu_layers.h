@@ -24,7 +24,11 @@ std::string dnnl_version_string();
 /// A learnable parameter (value and gradient) or a buffer (grad undefined), named as PyTorch does.
 struct LayerTensor {
   std::string name;   // "conv1.weight", "bn1.running_var"
-  Tensor value, grad;
+  Tensor value, grad; // shape() is PyTorch's
+  /// 2-D tensors only: stored transposed ([in, out] for a Linear weight), which oneDNN 2.6's
+  /// inner product runs ~25% faster over forward + backward here. The element-wise optimizer
+  /// does not care; the network transposes at the API (parameters, gradients, set_parameters).
+  bool transposed = false;
 };
 
 /// State shared by the layers of one network and set by it before each pass.

@@ -158,6 +158,7 @@ class LinearLayer final : public CpuLayer {
   explicit LinearLayer(const LayerBuild& b) : b_(b), ctx_(*b.dnnl) {
     const LayerSpec& l = *b.spec;
     weight_ = make_param(b, ".weight", {l.out_features, l.in_features});
+    weight_.transposed = true;  // stored [in, out]: oneDNN's "io" format
     if (l.bias) bias_ = make_param(b, ".bias", {l.out_features});
     y_ = batch_buffer(b, b.output, MemoryCategory::activations);
     dx_ = batch_buffer(b, b.input, MemoryCategory::activations);
@@ -215,7 +216,7 @@ class LinearLayer final : public CpuLayer {
     Prims p;
     p.src = plain_md({n, l.in_features}, tag::nc);
     p.dst = plain_md({n, l.out_features}, tag::nc);
-    p.wei = plain_md({l.out_features, l.in_features}, tag::oi);
+    p.wei = plain_md({l.out_features, l.in_features}, tag::io);
     p.bias = plain_md({l.out_features}, tag::x);
     const bool has_bias = bias_.value.defined();
     auto fwd_d = has_bias ? dnnl::inner_product_forward::desc(prop_kind::forward_training, p.src, p.wei, p.bias, p.dst)

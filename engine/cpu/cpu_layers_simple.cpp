@@ -2,7 +2,6 @@
 // CUDA backends drop the same elements for the same seed, step and layer) and Flatten (a no-op on
 // flat data; on [C, H, W] samples, which the backend keeps in NHWC, it transposes to NCHW order so
 // that features are numbered as PyTorch numbers them).
-#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -84,13 +83,14 @@ class MaxPoolLayer final : public CpuLayer {
     argmax_ = buffer_of(b, b.output, DType::i32, MemoryCategory::workspace);
   }
   float* forward(float* x, std::int64_t n, bool) override {
-    const std::int64_t C = b_.input[0], OH = b_.output[1], OW = b_.output[2];
+    const std::int64_t C = b_.input[0], OH = b_.output[1], OW = b_.output[2], in = numel(b_.input);
+    float* y = y_.data_as<float>();
+    std::int32_t* arg = argmax_.data_as<std::int32_t>();
 #pragma omp parallel for schedule(static)
     for (std::int64_t r = 0; r < n * OH; ++r)
       for (std::int64_t ow = 0; ow < OW; ++ow) {
         const std::int64_t o = (r * OW + ow) * C;
-        window_max(x + (r / OH) * numel(b_.input), r % OH, ow, y_.data_as<float>() + o,
-                   argmax_.data_as<std::int32_t>() + o);
+        window_max(x + (r / OH) * in, r % OH, ow, y + o, arg + o);
       }
     return y_.data_as<float>();
   }
@@ -111,14 +111,11 @@ class MaxPoolLayer final : public CpuLayer {
 
  private:
   /// Max over the window of output (oh, ow) for every channel of one sample; `arg` gets the input
-  /// pixel index ih*W + iw of the maximum (-1 if the window held only padding).
+  /// pixel index ih*W + iw of the maximum. Branch-free inner loop over channels (vectorised).
   void window_max(const float* xs, std::int64_t oh, std::int64_t ow, float* y, std::int32_t* arg) const {
     const LayerSpec& l = *b_.spec;
     const std::int64_t C = b_.input[0], H = b_.input[1], W = b_.input[2];
-    for (std::int64_t c = 0; c < C; ++c) {
-      y[c] = -std::numeric_limits<float>::infinity();
-      arg[c] = -1;
-    }
+    bool first = true;
     for (std::int64_t kh = 0; kh < l.kernel_size[0]; ++kh) {
       const std::int64_t ih = oh * l.stride[0] - l.padding[0] + kh;
       if (ih < 0 || ih >= H) continue;
@@ -127,13 +124,21 @@ class MaxPoolLayer final : public CpuLayer {
         if (iw < 0 || iw >= W) continue;
         const float* px = xs + (ih * W + iw) * C;
         const auto pix = static_cast<std::int32_t>(ih * W + iw);
-        for (std::int64_t c = 0; c < C; ++c)
-          if (px[c] > y[c] || (std::isnan(px[c]) && !std::isnan(y[c])) || arg[c] < 0) {
-            y[c] = px[c];
-            arg[c] = pix;
-          }
+        if (first) {
+          for (std::int64_t c = 0; c < C; ++c) y[c] = px[c], arg[c] = pix;
+          first = false;
+          continue;
+        }
+        for (std::int64_t c = 0; c < C; ++c) {
+          const float v = px[c], m = y[c];
+          const bool take = (v > m) | ((v != v) & (m == m));  // NaN wins, as in PyTorch
+          y[c] = take ? v : m;
+          arg[c] = take ? pix : arg[c];
+        }
       }
     }
+    if (first)  // only padding in the window (PyTorch forbids padding > kernel/2, so never)
+      for (std::int64_t c = 0; c < C; ++c) y[c] = -std::numeric_limits<float>::infinity(), arg[c] = -1;
   }
 
   LayerBuild b_;

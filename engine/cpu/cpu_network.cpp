@@ -40,6 +40,14 @@ void from_storage(const float* src, float* dst, std::int64_t n, const Shape& per
   std::memcpy(dst, src, static_cast<std::size_t>(n * numel(per_sample)) * sizeof(float));
 }
 
+/// Copies a tensor of `shape`; when `transpose` (2-D), writes it transposed.
+void copy_layout(const float* src, float* dst, const Shape& shape, bool transpose) {
+  if (!transpose) return static_cast<void>(std::memcpy(dst, src, static_cast<std::size_t>(numel(shape)) * sizeof(float)));
+  const std::int64_t rows = shape[0], cols = shape[1];
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c) dst[c * rows + r] = src[r * cols + c];
+}
+
 Shape with_batch(std::int64_t n, const Shape& per_sample) {
   Shape s{n};
   s.insert(s.end(), per_sample.begin(), per_sample.end());
@@ -172,7 +180,7 @@ class CpuNetwork final : public Network {
       if (dst->value.shape() != t.tensor.shape || t.tensor.data.size() != static_cast<std::size_t>(dst->value.numel()))
         throw InputError("'" + t.name + "' has shape " + shape_string(dst->value.shape()) + " but " +
                          shape_string(t.tensor.shape) + " was given");
-      std::memcpy(dst->value.data(), t.tensor.data.data(), t.tensor.data.size() * sizeof(float));
+      copy_layout(t.tensor.data.data(), dst->value.data_as<float>(), dst->value.shape(), dst->transposed);
     }
   }
   void set_dropout_enabled(bool enabled) override { state_.dropout_enabled = enabled; }
@@ -274,7 +282,9 @@ class CpuNetwork final : public Network {
     for (const LayerTensor* p : list) {
       const Tensor& t = grad ? p->grad : p->value;
       HostTensor h(t.shape());
-      std::memcpy(h.data.data(), t.data(), t.bytes());
+      // A transposed [R, C] tensor is stored as [C, R]: copying it back transposes [C, R].
+      copy_layout(t.data_as<float>(), h.data.data(), p->transposed ? Shape{t.shape()[1], t.shape()[0]} : t.shape(),
+                  p->transposed);
       out.push_back({p->name, std::move(h)});
     }
     return out;
