@@ -4,6 +4,7 @@
 // accounting, and a short training run whose loss must fall. Also times SimpleCNN at batch 128.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -336,7 +337,6 @@ TEST(CpuNetwork, TrainStepNormalisesAndRecordsLosses) {
 TEST(CpuNetwork, EvalCountsCorrectAndLossSum) {
   const ImageSet data = learnable_images(10, 6);
   auto net = make_net(small_cnn(4), 4);
-  Normalization norm;
   net->begin_eval();
   std::int64_t correct = 0;
   double loss_sum = 0;
@@ -354,7 +354,6 @@ TEST(CpuNetwork, EvalCountsCorrectAndLossSum) {
       correct += (std::max_element(row, row + 4) - row) == labels[static_cast<std::size_t>(i)];
     }
   }
-  (void)norm;
   const EvalResult r = net->end_eval();
   EXPECT_EQ(r.total, 10);
   EXPECT_EQ(r.correct, correct);
@@ -436,20 +435,45 @@ TEST(CpuNetwork, NamesInitialValuesAndMemoryCategories) {
   EXPECT_EQ(d.library_versions.rfind("oneDNN 2.", 0), 0u) << d.library_versions;
 }
 
-// SimpleCNN, batch 128, Adam: the CPU backend's speed on this machine (printed; the bound is loose
-// so that a slow CI machine does not fail, the brief's target is well under 100 ms here).
+TEST(CpuNetwork, GradientsAreOverwrittenNotAccumulated) {
+  auto net = make_net(small_cnn(4), 4);
+  const HostTensor x = ref::to_host(ref::random_tensor({4, 3, 32, 32}, 77));
+  net->forward_backward_loss(x, {0, 1, 2, 3}, nullptr);
+  const auto g1 = net->gradients();
+  net->forward_backward_loss(x, {0, 1, 2, 3}, nullptr);
+  const auto g2 = net->gradients();
+  for (std::size_t i = 0; i < g1.size(); ++i) EXPECT_EQ(g1[i].tensor.data, g2[i].tensor.data) << g1[i].name;
+}
+
+TEST(CpuNetwork, CpuThreadsOption) {
+  const int before = make_net(small_cnn(4), 1)->device_info().cpu_threads;
+  NetworkOptions o;
+  o.max_batch_size = 1;
+  o.cpu_threads = 1;
+  EXPECT_EQ(make_cpu_network(small_cnn(4), o)->device_info().cpu_threads, 1);
+  o.cpu_threads = before;  // the setting is process-wide (OpenMP): put it back
+  EXPECT_EQ(make_cpu_network(small_cnn(4), o)->device_info().cpu_threads, before);
+}
+
+// SimpleCNN, batch 128, Adam: the CPU backend's speed on this machine, printed as the fastest and
+// the median of 10 steps (others share the cores). The bound is loose so that a slow or busy CI
+// machine does not fail; on the 2-core development VM a quiet step takes ~85 ms.
 TEST(CpuNetwork, SimpleCnnBatch128StepTime) {
   auto net = make_net(simple_cnn_spec(), 128);
   const ImageSet data = learnable_images(128, 9);
   net->train_step(as_batch(data, 0, 128));  // primitives created here
-  const int steps = 10;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < steps; ++i) net->train_step(as_batch(data, 0, 128));
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / steps;
-  std::printf("[ INFO     ] SimpleCNN b128 train_step: %.1f ms/step on %d threads (%s)\n", ms,
-              net->device_info().cpu_threads, net->device_info().library_versions.c_str());
+  std::vector<double> ms;
+  for (int i = 0; i < 10; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    net->train_step(as_batch(data, 0, 128));
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  std::printf("[ INFO     ] SimpleCNN b128 train_step: fastest %.1f ms, median %.1f ms on %d threads (%s)\n",
+              ms.front(), ms[ms.size() / 2], net->device_info().cpu_threads,
+              net->device_info().library_versions.c_str());
   EXPECT_TRUE(std::isfinite(net->last_loss()));
-  EXPECT_LT(ms, 2000.0);
+  EXPECT_LT(ms.front(), 2000.0);
 }
 
 }  // namespace
