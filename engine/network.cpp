@@ -10,6 +10,7 @@ bool cuda_available(std::string* why) {
   if (why) *why = "this TrainScope was built without the CUDA backend (TRAINSCOPE_CUDA=OFF or no toolkit)";
   return false;
 }
+std::vector<DeviceInfo> list_cuda_devices() { return {}; }
 #endif
 
 std::unique_ptr<Network> make_network(Device device, const ModelSpec& spec, const NetworkOptions& options) {

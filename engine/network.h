@@ -119,6 +119,9 @@ std::vector<NamedTensor> initial_buffers(const ModelSpec& spec);
 /// True when the CUDA backend was built and a usable GPU is present (any error from
 /// cudaGetDeviceCount counts as none). `why` gets the reason when false.
 bool cuda_available(std::string* why = nullptr);
+/// Every usable CUDA device with its name, memory and versions, without creating a network; empty
+/// when there is none or the CUDA backend was not built.
+std::vector<DeviceInfo> list_cuda_devices();
 /// Builds the network on the device. Throws InputError for an invalid spec, DeviceError when the
 /// device cannot be used (no GPU: the message suggests --device cpu).
 std::unique_ptr<Network> make_network(Device device, const ModelSpec& spec, const NetworkOptions& options);

@@ -26,6 +26,19 @@ bool cuda_available(std::string* why) {
   return true;
 }
 
+std::vector<DeviceInfo> list_cuda_devices() {
+  std::vector<DeviceInfo> out;
+  int count = 0;
+  if (!cuda_available() || cudaGetDeviceCount(&count) != cudaSuccess) return out;
+  for (int i = 0; i < count; ++i) {
+    try {
+      out.push_back(cuda::query_device_info(i));
+    } catch (const Error&) {  // a device that cannot be queried is not listed
+    }
+  }
+  return out;
+}
+
 std::unique_ptr<Network> make_cuda_network(const ModelSpec& spec, const NetworkOptions& options) {
   std::string why;
   if (!cuda_available(&why)) throw DeviceError("no usable GPU (" + why + "); use --device cpu to train on the CPU");
