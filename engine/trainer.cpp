@@ -33,6 +33,7 @@ Trainer::Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observ
   opt.seed = config_.seed;
   opt.max_batch_size = config_.batch_size;
   opt.cpu_threads = config_.cpu_threads;
+  opt.cuda_device = config_.cuda_device;
   opt.allow_tf32 = config_.allow_tf32;
   network_ = make_network(config_.device, config_.model, opt);
 
@@ -57,26 +58,35 @@ Trainer::~Trainer() = default;
 
 void Trainer::report_losses(std::vector<float> losses, int epoch, std::int64_t step, std::int64_t global_step,
                             double images_per_s, double& loss_sum, std::int64_t& loss_count) {
+  // The first non-finite loss ends the run (fp32 cannot recover), but it is reported first, with
+  // the losses before it, so a front end can mark the step instead of losing it.
+  std::size_t bad = losses.size();
   for (std::size_t i = 0; i < losses.size(); ++i) {
     if (!std::isfinite(losses[i])) {
-      const std::int64_t bad = global_step - static_cast<std::int64_t>(losses.size()) + 1 + static_cast<std::int64_t>(i);
-      throw Error("the loss became " + std::string(std::isnan(losses[i]) ? "NaN" : "infinite") + " at step " +
-                  std::to_string(bad) + " (epoch " + std::to_string(epoch) +
-                  "); lower the learning rate (--lr) or use a smaller batch");
+      bad = i;
+      break;
     }
     loss_sum += losses[i];
   }
-  loss_count += static_cast<std::int64_t>(losses.size());
+  loss_count += static_cast<std::int64_t>(bad);
+  const bool finite = bad == losses.size();
+  const std::int64_t back = finite ? 0 : static_cast<std::int64_t>(losses.size() - bad - 1);
+  const float bad_loss = finite ? 0.0f : losses[bad];
+  if (!finite) losses.resize(bad + 1);
   if (observer_.on_step) {
     StepReport r;
     r.epoch = epoch;
-    r.step = step;
+    r.step = step - back;
     r.steps_in_epoch = train_loader_->batches_per_epoch();
-    r.global_step = global_step;
+    r.global_step = global_step - back;
     r.losses = std::move(losses);
     r.images_per_s = images_per_s;
     observer_.on_step(r);
   }
+  if (!finite)
+    throw Error("the loss became " + std::string(std::isnan(bad_loss) ? "NaN" : "infinite") + " at step " +
+                std::to_string(global_step - back) + " (epoch " + std::to_string(epoch) +
+                "); lower the learning rate (--lr) or use a smaller batch");
 }
 
 EpochResult Trainer::train_epoch(int epoch, const std::atomic<bool>& stop, std::int64_t& global_step) {
@@ -101,6 +111,7 @@ EpochResult Trainer::train_epoch(int epoch, const std::atomic<bool>& stop, std::
       report_losses(network_->drain_step_losses(), epoch, r.steps, global_step, r.images / seconds_since(t0),
                     loss_sum, loss_count);
     }
+    if (observer_.between_steps) observer_.between_steps();
     if (stop.load(std::memory_order_relaxed)) break;
   }
   auto rest = network_->drain_step_losses();  // also waits for the last step

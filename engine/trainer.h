@@ -18,6 +18,7 @@ namespace ts {
 struct TrainConfig {
   ModelSpec model = simple_cnn_spec();
   Device device = Device::cpu;
+  int cuda_device = 0;        // CUDA device index (Device::cuda)
   int epochs = 1;
   std::int64_t batch_size = 128;
   int num_workers = 0;
@@ -66,6 +67,9 @@ struct TrainerObserver {
   std::function<void(const StepReport&)> on_step;        // after each read-back (or every step when syncing)
   std::function<void(const EpochResult&)> on_epoch;
   std::function<void(const std::string&)> on_message;   // informational lines
+  /// Called on the trainer thread after every step, before `stop` is polled; a front end may block
+  /// here to pause the run between steps (the GUI's Pause). Must return once `stop` is set.
+  std::function<void()> between_steps;
 };
 
 class Trainer {
@@ -76,7 +80,8 @@ class Trainer {
   ~Trainer();
   Network& network() { return *network_; }
   /// Trains config.epochs epochs, stopping early (after the current step) when `stop` becomes true.
-  /// Throws Error when the loss becomes NaN or infinite (fp32: the run cannot recover).
+  /// Throws Error when the loss becomes NaN or infinite (fp32: the run cannot recover); on_step
+  /// has received the losses up to and including the non-finite one before the throw.
   TrainSummary run(const std::atomic<bool>& stop);
 
  private:
