@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/errors.h"
+#include "engine/host_trace.h"
 
 namespace ts {
 namespace {
@@ -129,6 +130,8 @@ struct DataLoader::Impl {
   }
 
   void worker_loop(int w) {
+    const std::string thread_name = "loader-" + std::to_string(w);
+    trace::name_this_thread(thread_name.c_str());
     const int stride = options.num_workers;
     for (std::int64_t b = w; b < batches; b += stride) {
       Slot& slot = slots[static_cast<std::size_t>(b % slot_count())];
@@ -138,6 +141,7 @@ struct DataLoader::Impl {
         if (stopping) return;
       }
       try {
+        trace::ScopedRange range(trace::RangeKind::loader_batch, "load batch", nullptr, -1);
         fill(slot, b);
       } catch (...) {
         std::lock_guard lock(mutex);
@@ -201,7 +205,9 @@ struct DataLoader::Impl {
     Slot& slot = slots[static_cast<std::size_t>(b % slot_count())];
     if (options.num_workers == 0) {
       lock.unlock();
+      trace::ScopedRange range(trace::RangeKind::loader_batch, "load batch", nullptr, -1);
       fill(slot, b);
+      range.close();
       lock.lock();
     } else {
       batch_ready.wait(lock, [&] { return slot.ready == b || error != nullptr; });

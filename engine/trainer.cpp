@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/errors.h"
+#include "engine/host_trace.h"
 
 namespace ts {
 namespace {
@@ -89,6 +90,15 @@ void Trainer::report_losses(std::vector<float> losses, int epoch, std::int64_t s
                 "); lower the learning rate (--lr) or use a smaller batch");
 }
 
+std::vector<float> Trainer::drain_traced(std::int64_t global_step) {
+  trace::ScopedRange range(trace::RangeKind::sync, "loss drain (sync)");
+  std::vector<float> losses = network_->drain_step_losses();
+  range.close();
+  const auto n = static_cast<std::int64_t>(losses.size());
+  trace::losses_read(global_step - n + 1, losses.data(), n);
+  return losses;
+}
+
 EpochResult Trainer::train_epoch(int epoch, const std::atomic<bool>& stop, std::int64_t& global_step) {
   EpochResult r;
   r.epoch = epoch;
@@ -97,24 +107,42 @@ EpochResult Trainer::train_epoch(int epoch, const std::atomic<bool>& stop, std::
   double loss_sum = 0;
   std::int64_t loss_count = 0;
   const auto t0 = Clock::now();
-  while (const Batch* b = train_loader_->next()) {
+  for (;;) {
+    // Host trace: the step range spans data wait, train_step and any loss read-back (sync).
+    trace::set_current_step(global_step + 1);
+    trace::ScopedRange step_range(trace::RangeKind::step, "step");
+    const std::int64_t step_t0 = trace::now_ns(), wait0 = train_loader_->stats().wait_ns;
+    trace::ScopedRange wait_range(trace::RangeKind::data_wait, "data wait");
+    const Batch* b = train_loader_->next();
+    wait_range.close();
+    if (!b) {
+      step_range.cancel();
+      break;
+    }
     network_->train_step(*b);
     ++r.steps;
     ++global_step;
     r.images += b->size;
     const bool log_now = r.steps % config_.log_every == 0;
     if (config_.sync_every_step) {
+      trace::ScopedRange sync_range(trace::RangeKind::sync, "loss read (sync)");
       const float loss = network_->last_loss();  // a sync each step, as the seed's loss.item()
       network_->drain_step_losses();             // already complete: no further wait
+      sync_range.close();
+      trace::losses_read(global_step, &loss, 1);
       report_losses({loss}, epoch, r.steps, global_step, r.images / seconds_since(t0), loss_sum, loss_count);
     } else if (log_now) {
-      report_losses(network_->drain_step_losses(), epoch, r.steps, global_step, r.images / seconds_since(t0),
+      report_losses(drain_traced(global_step), epoch, r.steps, global_step, r.images / seconds_since(t0),
                     loss_sum, loss_count);
     }
+    step_range.close();
+    if (trace::sink())
+      trace::step_done({epoch, r.steps, global_step, step_t0, trace::now_ns(), b->size,
+                        train_loader_->stats().wait_ns - wait0});
     if (observer_.between_steps) observer_.between_steps();
     if (stop.load(std::memory_order_relaxed)) break;
   }
-  auto rest = network_->drain_step_losses();  // also waits for the last step
+  auto rest = drain_traced(global_step);  // also waits for the last step
   if (!rest.empty())
     report_losses(std::move(rest), epoch, r.steps, global_step, r.images / seconds_since(t0), loss_sum, loss_count);
   r.train_seconds = seconds_since(t0);
@@ -125,6 +153,7 @@ EpochResult Trainer::train_epoch(int epoch, const std::atomic<bool>& stop, std::
 }
 
 void Trainer::evaluate(EpochResult& r) {
+  trace::ScopedRange range(trace::RangeKind::eval, "evaluate");
   const auto t0 = Clock::now();
   test_loader_->start_epoch(0);
   network_->begin_eval();
@@ -136,6 +165,7 @@ void Trainer::evaluate(EpochResult& r) {
 }
 
 TrainSummary Trainer::run(const std::atomic<bool>& stop) {
+  trace::name_this_thread("trainer");
   TrainSummary s;
   s.device = network_->device_info();
   std::int64_t global_step = 0, images = 0;

@@ -87,6 +87,8 @@ class Trainer {
  private:
   EpochResult train_epoch(int epoch, const std::atomic<bool>& stop, std::int64_t& global_step);
   void evaluate(EpochResult& r);
+  /// drain_step_losses() inside a host-trace sync range; reports the losses to the trace sink.
+  std::vector<float> drain_traced(std::int64_t global_step);
   void report_losses(std::vector<float> losses, int epoch, std::int64_t step, std::int64_t global_step,
                      double images_per_s, double& loss_sum, std::int64_t& loss_count);
 

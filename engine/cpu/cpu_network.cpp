@@ -12,6 +12,7 @@
 #include "engine/cpu/cpu_layers.h"
 #include "engine/cpu/cpu_ops.h"
 #include "engine/errors.h"
+#include "engine/host_trace.h"
 #include "engine/network.h"
 
 namespace ts {
@@ -84,12 +85,19 @@ class CpuNetwork final : public Network {
 
   void train_step(const Batch& batch) override {
     const std::int64_t n = check_batch(batch);
-    normalize_images(batch.images, n, options_.normalization, input_.data_as<float>());
+    {
+      trace::ScopedRange r(trace::RangeKind::h2d_copy, "normalise input");
+      normalize_images(batch.images, n, options_.normalization, input_.data_as<float>());
+    }
     run_forward(n, true);
     const std::int64_t k = classes();
+    trace::ScopedRange loss_range(trace::RangeKind::loss, "loss");
     const auto ce = cross_entropy(output_, batch.labels, n, k, grad_out_.data_as<float>());
+    loss_range.close();
     run_backward(n, false);
+    trace::ScopedRange opt_range(trace::RangeKind::optimizer, "optimizer");
     optimizer_step();
+    opt_range.close();
     losses_.push_back(static_cast<float>(ce.loss_sum / static_cast<double>(n)));
     last_loss_ = losses_.back();
   }
@@ -199,6 +207,8 @@ class CpuNetwork final : public Network {
       b.dnnl = dnnl_;
       b.state = &state_;
       layers_.push_back(make_cpu_layer(b));
+      labels_.push_back("layer " + std::to_string(i) + " (" + layer_type_name(spec_.layers[i].type) +
+                        (spec_.layers[i].name.empty() ? "" : " " + spec_.layers[i].name) + ")");
       for (LayerTensor* p : layers_.back()->params()) {
         std::memset(p->grad.data(), 0, p->grad.bytes());
         params_.push_back(p);
@@ -228,7 +238,10 @@ class CpuNetwork final : public Network {
 
   void run_forward(std::int64_t n, bool training) {
     float* cur = input_.data_as<float>();
-    for (auto& l : layers_) cur = l->forward(cur, n, training);
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+      trace::ScopedRange r(trace::RangeKind::forward, "forward", labels_[i].c_str());
+      cur = layers_[i]->forward(cur, n, training);
+    }
     output_ = cur;
     last_n_ = training ? n : 0;
   }
@@ -236,7 +249,10 @@ class CpuNetwork final : public Network {
   /// Backward through every layer from grad_out_; returns dL/dinput when need_input_grad.
   const float* run_backward(std::int64_t n, bool need_input_grad) {
     float* cur = grad_out_.data_as<float>();
-    for (std::size_t i = layers_.size(); i-- > 0;) cur = layers_[i]->backward(cur, n, i > 0 || need_input_grad);
+    for (std::size_t i = layers_.size(); i-- > 0;) {
+      trace::ScopedRange r(trace::RangeKind::backward, "backward", labels_[i].c_str());
+      cur = layers_[i]->backward(cur, n, i > 0 || need_input_grad);
+    }
     return cur;
   }
 
@@ -297,6 +313,7 @@ class CpuNetwork final : public Network {
   std::vector<LayerShape> shapes_;
   RunState state_;
   std::vector<std::unique_ptr<CpuLayer>> layers_;
+  std::vector<std::string> labels_;  // "layer 0 (Conv2d conv1)": host-trace range names
   std::vector<LayerTensor*> params_, buffers_;
   std::vector<ParamState> opt_;
   Tensor input_, grad_out_;

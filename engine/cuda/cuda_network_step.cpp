@@ -9,6 +9,7 @@
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/cuda_network.h"
 #include "engine/dropout_hash.h"
+#include "engine/host_trace.h"
 #include "kernels/kernels.h"
 
 namespace ts::cuda {
@@ -33,6 +34,7 @@ void CudaNetwork::check_batch(const Batch& b, const char* what) const {
 // Pinned sources are read asynchronously, so the host waits for that copy alone (the contract lets
 // the caller reuse the batch on return); pageable ones are staged by the driver before returning.
 int CudaNetwork::enqueue_input(const Batch& b) {
+  trace::ScopedRange range(trace::RangeKind::h2d_copy, "H2D copy");
   const int s = next_slot_;
   next_slot_ = (next_slot_ + 1) % kInputSlots;
   TS_CUDA_CHECK(cudaStreamWaitEvent(copy_, slot_free_[s], 0));
@@ -59,11 +61,14 @@ void CudaNetwork::train_step(const Batch& batch) {
   const std::int64_t n = batch.size;
   const int s = enqueue_input(batch);
   forward_ops(n, true);
+  trace::ScopedRange loss_range(trace::RangeKind::loss, "loss");
   float* loss_slot = static_cast<float*>(loss_ring_->ptr) + step_ % kLossRing;
   kernels::cross_entropy_forward_backward(ops_.back().out_ptr(), static_cast<const std::int32_t*>(slot_labels_[s]->ptr),
                                           n, classes(), grad_buf(0), loss_slot, compute_);
   TS_CUDA_CHECK(cudaEventRecord(slot_free_[s], compute_));
+  loss_range.close();
   backward_ops(n, 0, false);
+  trace::ScopedRange opt_range(trace::RangeKind::optimizer, "optimizer");
   apply_optimizer();  // increments step_
 }
 
@@ -116,6 +121,7 @@ EvalResult CudaNetwork::end_eval() {
 void CudaNetwork::forward_ops(std::int64_t n, bool training) {
   const float* x = input_f32();
   for (Op& op : ops_) {
+    trace::ScopedRange range(trace::RangeKind::forward, "forward", op.label.c_str());
     forward_op(op, n, x, training);
     x = op.out_ptr();
   }
@@ -157,6 +163,7 @@ int CudaNetwork::backward_ops(std::int64_t n, int cur, bool input_grad) {
     Op& op = ops_[k];
     const float* x = k ? ops_[k - 1].out_ptr() : input_f32();
     const bool need_dx = k > 0 || input_grad;
+    trace::ScopedRange range(trace::RangeKind::backward, "backward", op.label.c_str());
     backward_op(op, n, x, grad_buf(cur), grad_buf(1 - cur), need_dx);
     if (op.kind != OpKind::pointwise) cur = 1 - cur;  // a pointwise op's dx is its dy, in place
   }
