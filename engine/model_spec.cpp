@@ -7,6 +7,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -33,14 +35,33 @@ namespace {
 
 using Value = rapidjson::Value;
 
+/// Levenshtein distance, for "did you mean" suggestions on misspelt keys.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+
 struct LayerReader {
   const Value& obj;
   int index;
   std::string type;
   std::string src;
+  std::string name;  // the layer's own name, when it has one
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw ModelSpecError(index, type, src + ": layer " + std::to_string(index) + " (" + type + "): " + what);
+    throw ModelSpecError(index, type, src + ": layer " + std::to_string(index) + " (" + type +
+                                          (name.empty() ? "" : " '" + name + "'") + "): " + what);
   }
   bool has(const char* key) const { return obj.HasMember(key); }
   std::int64_t integer(const char* key, std::int64_t def, bool required = false) const {
@@ -84,10 +105,52 @@ LayerType parse_type(const LayerReader& r) {
       {"AvgPool2d", LayerType::AvgPool2d}, {"AdaptiveAvgPool2d", LayerType::AdaptiveAvgPool2d},
       {"Dropout", LayerType::Dropout},     {"Flatten", LayerType::Flatten},
       {"Linear", LayerType::Linear}};
-  for (const auto& [name, t] : kTypes)
+  std::string suggestion;
+  for (const auto& [name, t] : kTypes) {
     if (r.type == name) return t;
+    std::string lower_a = r.type, lower_b = name;
+    for (auto& c : lower_a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : lower_b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (edit_distance(lower_a, lower_b) <= 2) suggestion = name;
+  }
+  if (!suggestion.empty()) r.fail("unknown layer type (did you mean " + suggestion + "?)");
   r.fail("unknown layer type (expected Conv2d, BatchNorm2d, ReLU, MaxPool2d, AvgPool2d, "
          "AdaptiveAvgPool2d, Dropout, Flatten or Linear)");
+}
+
+/// The keys a layer of `t` accepts besides "type" and "name" ("inplace" is accepted and ignored).
+std::vector<std::string> known_keys(LayerType t) {
+  switch (t) {
+    case LayerType::Conv2d: return {"in_channels", "out_channels", "kernel_size", "stride", "padding", "bias"};
+    case LayerType::BatchNorm2d: return {"num_features", "eps", "momentum"};
+    case LayerType::ReLU: return {"inplace"};
+    case LayerType::MaxPool2d:
+    case LayerType::AvgPool2d: return {"kernel_size", "stride", "padding"};
+    case LayerType::AdaptiveAvgPool2d: return {"output_size"};
+    case LayerType::Dropout: return {"p", "inplace"};
+    case LayerType::Flatten: return {"start_dim"};
+    case LayerType::Linear: return {"in_features", "out_features", "bias"};
+  }
+  return {};
+}
+
+/// Refuses keys the layer does not know (a misspelt "paddng" must not silently mean padding 0).
+void check_keys(const LayerReader& r, LayerType t) {
+  const auto known = known_keys(t);
+  for (const auto& m : r.obj.GetObject()) {
+    const std::string key = m.name.GetString();
+    if (key == "type" || key == "name" || std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string best;
+    std::size_t best_d = 3;
+    for (const auto& k : known) {
+      const auto d = edit_distance(key, k);
+      if (d < best_d) best_d = d, best = k;
+    }
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    r.fail("unknown parameter '" + key + "'" + (best.empty() ? "" : " (did you mean '" + best + "'?)") +
+           "; " + r.type + " takes " + (list.empty() ? "no parameters" : list));
+  }
 }
 
 void check_positive(const LayerReader& r, const char* what, std::int64_t v) {
@@ -96,12 +159,14 @@ void check_positive(const LayerReader& r, const char* what, std::int64_t v) {
 
 LayerSpec parse_layer(const Value& v, int index, const std::string& src) {
   if (!v.IsObject()) throw ModelSpecError(index, "?", src + ": layer " + std::to_string(index) + " is not an object");
-  LayerReader r{v, index, "?", src};
+  LayerReader r{v, index, "?", src, {}};
+  if (v.HasMember("name") && v["name"].IsString()) r.name = v["name"].GetString();
   if (!v.HasMember("type") || !v["type"].IsString()) r.fail("missing \"type\"");
   r.type = v["type"].GetString();
   LayerSpec l;
+  l.name = r.name.empty() ? std::to_string(index) : r.name;
   l.type = parse_type(r);
-  l.name = v.HasMember("name") && v["name"].IsString() ? v["name"].GetString() : std::to_string(index);
+  check_keys(r, l.type);
   switch (l.type) {
     case LayerType::Conv2d:
       l.in_channels = r.integer("in_channels", 0, true);

@@ -187,3 +187,39 @@ TEST(ModelSpec, InitialParametersFollowPyTorchBounds) {
 
 }  // namespace
 }  // namespace ts
+
+namespace ts {
+namespace {
+
+std::string parse_error(const char* json) {
+  try {
+    parse_model_spec(json, "m.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ModelSpec, MisspeltParameterIsRefusedWithSuggestion) {
+  const auto m = parse_error(R"([{"type":"Conv2d","name":"conv1","in_channels":3,"out_channels":8,"kernel_size":3,"paddng":1}])");
+  EXPECT_NE(m.find("m.json: layer 0 (Conv2d 'conv1'): unknown parameter 'paddng' (did you mean 'padding'?)"),
+            std::string::npos) << m;
+  EXPECT_NE(parse_error(R"([{"type":"Linear","in_features":3,"out_features":8,"biass":false}])").find("did you mean 'bias'"),
+            std::string::npos);
+  EXPECT_NE(parse_error(R"([{"type":"ReLU","alpha":1}])").find("ReLU takes inplace"), std::string::npos);
+  EXPECT_EQ(parse_error(R"([{"type":"ReLU","inplace":true},{"type":"Dropout","p":0.1,"inplace":false}])"), "");
+}
+
+TEST(ModelSpec, MisspeltTypeGetsSuggestionAndLayerName) {
+  const auto m = parse_error(R"([{"type":"MaxPool2D","name":"pool2","kernel_size":2}])");
+  EXPECT_NE(m.find("layer 0 (MaxPool2D 'pool2'): unknown layer type (did you mean MaxPool2d?)"), std::string::npos) << m;
+  try {
+    parse_model_spec(R"([{"type":"Conv2d","name":"c","in_channels":3}])", "m.json");
+  } catch (const ModelSpecError& e) {
+    EXPECT_EQ(e.layer_type, "Conv2d");
+    EXPECT_EQ(e.layer_index, 0);
+  }
+}
+
+}  // namespace
+}  // namespace ts
