@@ -81,7 +81,9 @@ std::vector<std::string> read_class_names(const std::string& dir) {
 
 void require_folder(const std::string& dir) {
   std::error_code ec;
-  if (!fs::exists(dir, ec)) throw InputError("CIFAR-10 folder " + dir + " does not exist");
+  if (!fs::exists(dir, ec))
+    throw InputError("CIFAR-10 folder " + dir + " does not exist (get the binary version, cifar-10-binary.tar.gz, from "
+                     "https://www.cs.toronto.edu/~kriz/cifar.html)");
   if (!fs::is_directory(dir, ec)) throw InputError("CIFAR-10 path " + dir + " is not a folder");
 }
 
@@ -122,7 +124,12 @@ Cifar10 load_cifar10(const std::string& dir, std::int64_t limit_train) {
   require_folder(dir);
   const std::string test_path = join(dir, "test_batch.bin");
   if (regular_file_size(test_path) < 0) {
-    throw InputError("CIFAR-10 folder " + dir + " has no test_batch.bin");
+    // The Python version names its pickles data_batch_1 ... test_batch, without .bin.
+    const bool python_version = regular_file_size(join(dir, "test_batch")) >= 0;
+    throw InputError("CIFAR-10 folder " + dir + " has no test_batch.bin" +
+                     (python_version ? std::string(": this is the Python version (pickles); TrainScope reads the binary "
+                                                   "version, cifar-10-binary.tar.gz")
+                                     : std::string()));
   }
   std::vector<std::string> train_paths, missing;
   for (int n = 1; n <= kTrainFiles; ++n) {

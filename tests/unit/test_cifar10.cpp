@@ -257,3 +257,15 @@ TEST(Cifar10Real, CountsAndFirstRecords) {
   ASSERT_EQ(c.class_names.size(), 10u);
   EXPECT_EQ(c.class_names[0], "airplane");
 }
+
+TEST(Cifar10Hints, PythonVersionFolderIsRecognised) {
+  const auto dir = std::filesystem::temp_directory_path() / "ts_cifar_python_version";
+  std::filesystem::create_directories(dir);
+  for (const char* n : {"data_batch_1", "test_batch", "batches.meta"}) std::ofstream(dir / n) << "pickle";
+  try {
+    ts::load_cifar10(dir.string());
+    FAIL() << "expected an InputError";
+  } catch (const ts::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("this is the Python version"), std::string::npos) << e.what();
+  }
+}
