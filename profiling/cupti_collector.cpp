@@ -1,0 +1,226 @@
+// CuptiCollector (see cupti_collector.h).
+#include "profiling/cupti_collector.h"
+
+#include <cupti.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "engine/host_trace.h"
+#include "engine/network.h"
+#include "profiling/cupti_parse.h"
+
+namespace ts::prof {
+namespace {
+
+constexpr std::size_t kBufferBytes = 8u << 20;  // 8 MiB: ~40k kernel records, ~100 ms of a fast run
+constexpr auto kFlushPeriod = std::chrono::milliseconds(100);
+constexpr auto kClockCheckPeriod = std::chrono::seconds(1);
+
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,          CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2,
+    CUPTI_ACTIVITY_KIND_OVERHEAD};
+
+std::string cupti_error(CUptiResult r) {
+  const char* s = nullptr;
+  cuptiGetResultString(r, &s);
+  return s ? s : "CUPTI error " + std::to_string(static_cast<int>(r));
+}
+
+std::int64_t cupti_now() {
+  std::uint64_t t = 0;
+  cuptiGetTimestamp(&t);
+  return static_cast<std::int64_t>(t);
+}
+
+}  // namespace
+
+struct CuptiCollector::Impl {
+  EventStore& store;
+  SessionClock clock;
+  int rank;
+  std::string why;
+  bool active = false;
+  std::vector<CUpti_ActivityKind> enabled;
+  std::unique_ptr<CuptiParser> parser;
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<std::pair<std::uint8_t*, std::size_t>> completed;
+  std::vector<std::uint8_t*> pool;
+  bool stopping = false;
+  std::thread thread;
+  std::int64_t start_offset = 0;
+
+  Impl(EventStore& s, std::int64_t start, int r) : store(s), clock(start, 0), rank(r) {}
+  void start();
+  void run();
+  void drain();
+  void check_clock(bool first);
+};
+
+namespace {
+std::atomic<CuptiCollector::Impl*> g_impl{nullptr};
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *max_records = 0;
+  *size = kBufferBytes;
+  *buffer = nullptr;
+  if (auto* impl = g_impl.load()) {
+    std::lock_guard lock(impl->mutex);
+    if (!impl->pool.empty()) {
+      *buffer = impl->pool.back();
+      impl->pool.pop_back();
+      return;
+    }
+  }
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));  // null: CUPTI drops and counts
+}
+
+void CUPTIAPI buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t size,
+                               std::size_t valid) {
+  auto* impl = g_impl.load();
+  if (!impl) {
+    std::free(buffer);
+    return;
+  }
+  std::size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+    impl->store.dropped_cupti.fetch_add(static_cast<std::int64_t>(dropped));
+  {
+    std::lock_guard lock(impl->mutex);
+    impl->completed.emplace_back(buffer, valid);
+  }
+  impl->cv.notify_one();
+}
+}  // namespace
+
+void CuptiCollector::Impl::check_clock(bool first) {
+  const ClockOffset o = measure_offset(trace::now_ns, cupti_now);
+  if (first) {
+    start_offset = o.offset_ns;
+    clock.set_gpu_offset(o.offset_ns);
+    store.set_meta("clock.gpu_offset_ns", std::to_string(o.offset_ns));
+    store.set_meta("clock.gpu_offset_error_ns", std::to_string(o.error_ns));
+  }
+  const std::int64_t drift = o.offset_ns - start_offset;
+  store.append(store.clock, ClockRecord{clock.from_host(o.host_ns), o.offset_ns, drift});
+  if (!first) store.set_meta("clock.last_drift_ns", std::to_string(drift));
+}
+
+void CuptiCollector::Impl::start() {
+  std::string no_gpu;
+  if (!cuda_available(&no_gpu)) {
+    why = "no GPU activity: " + no_gpu;
+    return;
+  }
+  check_clock(true);
+  parser = std::make_unique<CuptiParser>(store, clock, rank, [](std::uint32_t cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && name) {
+      std::string s(name);
+      const auto v = s.find("_v");  // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel"
+      return v == std::string::npos ? s : s.substr(0, v);
+    }
+    return "runtime cbid " + std::to_string(cbid);
+  });
+  Impl* expected = nullptr;
+  if (!g_impl.compare_exchange_strong(expected, this)) {
+    why = "no GPU activity: another TrainScope profiler is already collecting in this process";
+    return;
+  }
+  CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  for (CUpti_ActivityKind k : kKinds) {
+    if (r != CUPTI_SUCCESS) break;
+    r = cuptiActivityEnable(k);
+    if (r == CUPTI_SUCCESS) enabled.push_back(k);
+  }
+  if (r != CUPTI_SUCCESS) {
+    why = "no GPU activity: CUPTI refused (" + cupti_error(r) + ")" +
+          (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ? "; run with GPU profiling permission (NVreg_RestrictProfilingToAdminUsers=0)"
+           : r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? "; another profiler (e.g. Nsight) is attached"
+                                                                 : "");
+    for (CUpti_ActivityKind k : enabled) cuptiActivityDisable(k);
+    enabled.clear();
+    g_impl.store(nullptr);
+    return;
+  }
+  active = true;
+  thread = std::thread([this] { run(); });
+}
+
+void CuptiCollector::Impl::drain() {
+  std::deque<std::pair<std::uint8_t*, std::size_t>> batch;
+  {
+    std::lock_guard lock(mutex);
+    batch.swap(completed);
+  }
+  for (auto& [buf, valid] : batch) {
+    parser->parse_buffer(buf, valid, cuptiActivityGetNextRecord);
+    std::lock_guard lock(mutex);
+    pool.push_back(buf);
+  }
+}
+
+void CuptiCollector::Impl::run() {
+  trace::name_this_thread("cupti-collector");
+  auto last_flush = std::chrono::steady_clock::now(), last_clock = last_flush;
+  for (;;) {
+    {
+      std::unique_lock lock(mutex);
+      cv.wait_for(lock, kFlushPeriod / 2, [&] { return stopping || !completed.empty(); });
+      if (stopping) break;
+    }
+    drain();
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_flush >= kFlushPeriod) {
+      cuptiActivityFlushAll(0);  // completed buffers arrive through buffer_completed on this thread
+      last_flush = now;
+    }
+    if (now - last_clock >= kClockCheckPeriod) {
+      check_clock(false);
+      last_clock = now;
+    }
+  }
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  drain();
+  check_clock(false);
+}
+
+CuptiCollector::CuptiCollector(EventStore& store, std::int64_t start_host_ns, int rank)
+    : impl_(std::make_unique<Impl>(store, start_host_ns, rank)) {
+  impl_->start();
+}
+
+CuptiCollector::~CuptiCollector() { stop(); }
+
+bool CuptiCollector::active() const { return impl_->active; }
+const std::string& CuptiCollector::why() const { return impl_->why; }
+
+void CuptiCollector::stop() {
+  if (!impl_->active) return;
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->stopping = true;
+  }
+  impl_->cv.notify_one();
+  impl_->thread.join();
+  for (CUpti_ActivityKind k : impl_->enabled) cuptiActivityDisable(k);
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  impl_->drain();
+  impl_->active = false;
+  g_impl.store(nullptr);
+  std::lock_guard lock(impl_->mutex);
+  for (std::uint8_t* b : impl_->pool) std::free(b);
+  impl_->pool.clear();
+}
+
+bool cupti_built() { return true; }
+
+}  // namespace ts::prof

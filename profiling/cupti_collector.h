@@ -1,0 +1,46 @@
+// Live GPU activity through CUPTI's Activity API: CONCURRENT_KERNEL (never the serialising KERNEL
+// kind), MEMCPY, MEMSET, RUNTIME, SYNCHRONIZATION, MEMORY2 and OVERHEAD. CUPTI asks for buffers and
+// hands completed ones back on its own thread; the callbacks only take/return buffers from a pool
+// and queue completed ones, so nothing is parsed on CUPTI's or the trainer's threads. The
+// collector's own thread parses queued buffers into the EventStore, calls cuptiActivityFlushAll
+// every 100 ms (the bound), and checks CUPTI's clock against the host clock every second
+// (clock table: offset and drift). Dropped records are summed from cuptiActivityGetNumDroppedRecords
+// per buffer into EventStore::dropped_cupti.
+//
+// Refusals are not errors: with no GPU, CUPTI missing or refused (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES,
+// another subscriber such as Nsight attached), active() is false and why() says so; training goes on.
+// One collector at a time per process (CUPTI's buffer callbacks carry no user pointer).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "profiling/clock.h"
+#include "profiling/event_store.h"
+
+namespace ts::prof {
+
+class CuptiCollector {
+ public:
+  /// `start_host_ns`: the session's start on the steady clock. Never throws for CUPTI refusals.
+  CuptiCollector(EventStore& store, std::int64_t start_host_ns, int rank);
+  ~CuptiCollector();
+  CuptiCollector(const CuptiCollector&) = delete;
+  CuptiCollector& operator=(const CuptiCollector&) = delete;
+
+  bool active() const;
+  /// Why GPU activity is missing ("" when active).
+  const std::string& why() const;
+  /// Flushes every buffer (forced), parses it and stops the thread; idempotent.
+  void stop();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// True when this build has CUPTI collection (the CUDA backend was built).
+bool cupti_built();
+
+}  // namespace ts::prof

@@ -1,0 +1,149 @@
+// CUPTI record conversion (see cupti_parse.h).
+#include "profiling/cupti_parse.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+
+namespace ts::prof {
+
+std::string demangle(const char* mangled) {
+  if (!mangled) return {};
+  int status = 0;
+  char* out = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string s = status == 0 && out ? std::string(out) : std::string(mangled);
+  std::free(out);
+  return s;
+}
+
+CuptiParser::CuptiParser(EventStore& store, SessionClock clock, int rank, ApiNameFn api_name)
+    : store_(store), clock_(clock), rank_(rank), api_name_fn_(std::move(api_name)) {}
+
+StringId CuptiParser::kernel_name(const char* mangled) {
+  auto it = kernel_names_.find(mangled);
+  if (it != kernel_names_.end()) return it->second;
+  const StringId id = store_.strings.intern(demangle(mangled));
+  kernel_names_.emplace(mangled, id);
+  return id;
+}
+
+StringId CuptiParser::api_name(std::uint32_t cbid) {
+  auto it = api_names_.find(cbid);
+  if (it != api_names_.end()) return it->second;
+  const StringId id = store_.strings.intern(api_name_fn_ ? api_name_fn_(cbid) : "cbid " + std::to_string(cbid));
+  api_names_.emplace(cbid, id);
+  return id;
+}
+
+void CuptiParser::kernel(const CUpti_ActivityKernel10& k) {
+  KernelRecord r;
+  r.start = clock_.from_gpu(k.start);
+  r.end = clock_.from_gpu(k.end);
+  r.device = static_cast<std::int32_t>(k.deviceId);
+  r.rank = rank_;
+  r.context = k.contextId;
+  r.stream = k.streamId;
+  r.correlation = k.correlationId;
+  r.name = kernel_name(k.name);
+  r.grid[0] = k.gridX, r.grid[1] = k.gridY, r.grid[2] = k.gridZ;
+  r.block[0] = k.blockX, r.block[1] = k.blockY, r.block[2] = k.blockZ;
+  r.registers = k.registersPerThread;
+  r.static_smem = k.staticSharedMemory;
+  r.dynamic_smem = k.dynamicSharedMemory;
+  r.graph_id = k.graphId;
+  r.graph_node = k.graphNodeId;
+  if (store_.keep_gpu(r.start)) store_.append(store_.kernels, r);
+  ++counts_.kernels;
+}
+
+void CuptiParser::record(const CUpti_Activity* a) {
+  switch (a->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      kernel(*reinterpret_cast<const CUpti_ActivityKernel10*>(a));
+      return;
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(a);
+      MemcpyRecord r;
+      r.start = clock_.from_gpu(m.start), r.end = clock_.from_gpu(m.end);
+      r.device = static_cast<std::int32_t>(m.deviceId), r.rank = rank_;
+      r.context = m.contextId, r.stream = m.streamId, r.correlation = m.correlationId;
+      r.bytes = static_cast<std::int64_t>(m.bytes);
+      r.copy_kind = m.copyKind, r.src_kind = m.srcKind, r.dst_kind = m.dstKind;
+      r.graph_id = m.graphId, r.graph_node = m.graphNodeId;
+      if (store_.keep_gpu(r.start)) store_.append(store_.memcpys, r);
+      ++counts_.memcpys;
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(a);
+      MemsetRecord r;
+      r.start = clock_.from_gpu(m.start), r.end = clock_.from_gpu(m.end);
+      r.device = static_cast<std::int32_t>(m.deviceId), r.rank = rank_;
+      r.context = m.contextId, r.stream = m.streamId, r.correlation = m.correlationId;
+      r.bytes = static_cast<std::int64_t>(m.bytes), r.value = m.value, r.memory_kind = m.memoryKind;
+      r.graph_id = m.graphId, r.graph_node = m.graphNodeId;
+      if (store_.keep_gpu(r.start)) store_.append(store_.memsets, r);
+      ++counts_.memsets;
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME: {
+      const auto& m = *reinterpret_cast<const CUpti_ActivityAPI*>(a);
+      RuntimeRecord r;
+      r.start = clock_.from_gpu(m.start), r.end = clock_.from_gpu(m.end);
+      r.rank = rank_, r.thread = m.threadId, r.correlation = m.correlationId;
+      r.cbid = m.cbid, r.name = api_name(m.cbid), r.result = m.returnValue;
+      if (store_.keep_gpu(r.start)) store_.append(store_.runtime, r);
+      ++counts_.runtime;
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+      const auto& m = *reinterpret_cast<const CUpti_ActivitySynchronization2*>(a);
+      SyncRecord r;
+      r.start = clock_.from_gpu(m.start), r.end = clock_.from_gpu(m.end);
+      r.rank = rank_, r.context = m.contextId, r.stream = m.streamId, r.correlation = m.correlationId;
+      r.type = static_cast<std::uint32_t>(m.type), r.event = m.cudaEventId;
+      r.device = -1;  // not in the record; the context says which device
+      if (store_.keep_gpu(r.start)) store_.append(store_.syncs, r);
+      ++counts_.syncs;
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMORY2: {
+      const auto& m = *reinterpret_cast<const CUpti_ActivityMemory4*>(a);
+      MemoryRecord r;
+      r.time = clock_.from_gpu(m.timestamp);
+      r.device = static_cast<std::int32_t>(m.deviceId), r.rank = rank_;
+      r.context = m.contextId, r.stream = m.streamId, r.correlation = m.correlationId;
+      r.op = static_cast<std::uint8_t>(m.memoryOperationType), r.memory_kind = static_cast<std::uint16_t>(m.memoryKind);
+      r.address = m.address, r.bytes = static_cast<std::int64_t>(m.bytes);
+      if (store_.keep_gpu(r.time)) store_.append(store_.memory, r);
+      ++counts_.memory;
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+      const auto& m = *reinterpret_cast<const CUpti_ActivityOverhead3*>(a);
+      OverheadRecord r;
+      r.start = clock_.from_gpu(m.start), r.end = clock_.from_gpu(m.end), r.rank = rank_;
+      r.kind = static_cast<std::uint32_t>(m.overheadKind), r.object_kind = static_cast<std::uint32_t>(m.objectKind);
+      r.object_id = m.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m.objectId.pt.threadId : m.objectId.dcs.deviceId;
+      if (store_.keep_gpu(r.start)) store_.append(store_.overheads, r);
+      ++counts_.overheads;
+      return;
+    }
+    default:
+      ++counts_.other;
+      return;
+  }
+}
+
+std::int64_t CuptiParser::parse_buffer(std::uint8_t* buffer, std::size_t valid_bytes, NextFn next) {
+  std::int64_t n = 0;
+  CUpti_Activity* r = nullptr;
+  while (next(buffer, valid_bytes, &r) == CUPTI_SUCCESS) {
+    record(r);
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace ts::prof

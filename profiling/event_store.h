@@ -1,0 +1,87 @@
+// EventStore: the profiler's in-memory, append-only store. One table (AppendLog) per record kind,
+// interned strings, and the session's metadata. Each table has one writer thread (CUPTI's
+// processing thread for GPU records, the host collector's pump for host ranges and threads, the
+// trainer thread for steps and losses, the sampler thread for samples); readers (the session
+// writer, the GUI, analysis) read rows [0, size) at any time without blocking the writers.
+// snapshot() gives the row counts at one instant, so a reader sees a consistent prefix.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "profiling/append_log.h"
+#include "profiling/records.h"
+#include "profiling/string_table.h"
+
+namespace ts::prof {
+
+/// Row counts of every table at one instant.
+struct StoreCounts {
+  std::size_t kernels = 0, memcpys = 0, memsets = 0, runtime = 0, syncs = 0, memory = 0, overheads = 0;
+  std::size_t host_ranges = 0, threads = 0, steps = 0, losses = 0, series = 0, samples = 0, clock = 0;
+  /// Events as the size budget counts them: kernels, copies, memsets, runtime calls, sync records,
+  /// memory records and host ranges (not samples, steps or overhead records).
+  std::size_t events() const { return kernels + memcpys + memsets + runtime + syncs + memory + host_ranges; }
+};
+
+/// Records lost on the way in, by source; kept and shown, never only asserted.
+struct DroppedCounts {
+  std::int64_t cupti = 0;        // cuptiActivityGetNumDroppedRecords, summed over buffers
+  std::int64_t host_ranges = 0;  // a thread's range buffer was full
+  std::int64_t store_full = 0;   // a table reached its capacity
+};
+
+class EventStore {
+ public:
+  StringTable strings;
+  AppendLog<KernelRecord> kernels;
+  AppendLog<MemcpyRecord> memcpys;
+  AppendLog<MemsetRecord> memsets;
+  AppendLog<RuntimeRecord> runtime;
+  AppendLog<SyncRecord> syncs;
+  AppendLog<MemoryRecord> memory;
+  AppendLog<OverheadRecord> overheads;
+  AppendLog<HostRangeRecord> host_ranges;
+  AppendLog<ThreadRecord> threads;
+  AppendLog<StepRecord> steps;
+  AppendLog<LossRecord> losses;
+  AppendLog<SeriesRecord> series;
+  AppendLog<SampleRecord> samples;
+  AppendLog<ClockRecord> clock;
+
+  StoreCounts counts() const;
+
+  std::atomic<std::int64_t> dropped_cupti{0}, dropped_host_ranges{0}, dropped_store_full{0};
+  DroppedCounts dropped() const {
+    return {dropped_cupti.load(), dropped_host_ranges.load(), dropped_store_full.load()};
+  }
+
+  /// Session metadata (run config JSON, hardware, versions, clock, why GPU activity is missing):
+  /// key -> text. Guarded by a mutex (written a few times per run).
+  void set_meta(const std::string& key, const std::string& value);
+  std::map<std::string, std::string> meta() const;
+  /// Increments each time meta changes (the session writer rewrites meta when it moved).
+  std::uint64_t meta_version() const { return meta_version_.load(); }
+
+  /// The profile schedule's window: GPU records that start outside [gpu_keep_from, gpu_keep_until)
+  /// (session ns) are not kept. Default: everything.
+  std::atomic<std::int64_t> gpu_keep_from{INT64_MIN}, gpu_keep_until{INT64_MAX};
+  bool keep_gpu(std::int64_t t) const {
+    return t >= gpu_keep_from.load(std::memory_order_relaxed) && t < gpu_keep_until.load(std::memory_order_relaxed);
+  }
+
+  /// Appends, counting a full table in dropped_store_full.
+  template <class T>
+  void append(AppendLog<T>& log, const T& v) {
+    if (!log.push(v)) dropped_store_full.fetch_add(1, std::memory_order_relaxed);
+  }
+
+ private:
+  mutable std::mutex meta_mutex_;
+  std::map<std::string, std::string> meta_;
+  std::atomic<std::uint64_t> meta_version_{0};
+};
+
+}  // namespace ts::prof

@@ -1,0 +1,242 @@
+// Profiler (see profiler.h).
+#include "profiling/profiler.h"
+
+#include <sys/utsname.h>
+
+#include <atomic>
+#include <climits>
+#include <condition_variable>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "engine/errors.h"
+#include "engine/host_trace.h"
+#include "profiling/cupti_collector.h"
+#include "profiling/host_collector.h"
+#include "profiling/samplers.h"
+#include "profiling/session_file.h"
+
+namespace ts::prof {
+
+int ProfileSchedule::state(std::int64_t step) const {
+  if (!enabled) return 2;
+  const std::int64_t cycle = wait + warmup + active;
+  const std::int64_t i = step - 1;
+  if (repeat > 0 && i >= cycle * repeat) return 0;
+  const std::int64_t pos = i % cycle;
+  return pos < wait ? 0 : pos < wait + warmup ? 1 : 2;
+}
+
+ProfileSchedule parse_profile_schedule(const std::string& text) {
+  ProfileSchedule s;
+  s.enabled = true;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string part = text.substr(pos, comma - pos);
+    const std::size_t eq = part.find('=');
+    int value = -1;
+    try {
+      std::size_t used = 0;
+      if (eq != std::string::npos) value = std::stoi(part.substr(eq + 1), &used);
+      if (eq == std::string::npos || used != part.size() - eq - 1) value = -1;
+    } catch (const std::exception&) {
+      value = -1;
+    }
+    const std::string key = eq == std::string::npos ? part : part.substr(0, eq);
+    if (value < 0) throw InputError("--profile-schedule: '" + part + "' is not NAME=N with N >= 0 (wait=1,warmup=1,active=3,repeat=2)");
+    if (key == "wait") s.wait = value;
+    else if (key == "warmup") s.warmup = value;
+    else if (key == "active") s.active = value;
+    else if (key == "repeat") s.repeat = value;
+    else throw InputError("--profile-schedule: unknown '" + key + "' (wait, warmup, active, repeat)");
+    pos = comma + 1;
+  }
+  if (s.active < 1) throw InputError("--profile-schedule: active must be >= 1");
+  return s;
+}
+
+std::string default_session_path() {
+  char buf[64];
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  std::strftime(buf, sizeof(buf), "trainscope-%Y%m%d-%H%M%S.tsession", &tm);
+  return (std::filesystem::current_path() / buf).string();
+}
+
+namespace {
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+}  // namespace
+
+/// The engine's trace sink: applies the schedule, then hands on to the host collector.
+struct Profiler::Impl final : trace::Sink {
+  ProfilerOptions options;
+  EventStore store;
+  std::int64_t start_host = trace::now_ns();
+  SessionClock clock{start_host, 0};
+  std::unique_ptr<SessionWriter> writer;
+  std::unique_ptr<HostCollector> host;
+  std::unique_ptr<CuptiCollector> cupti;
+  std::unique_ptr<Samplers> samplers;
+  std::atomic<bool> recording{true};
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool stopping = false, stopped = false;
+  std::thread pump;
+  ProfilerSummary summary;
+
+  void on_range(const trace::RangeEvent& e) override {
+    if (recording.load(std::memory_order_relaxed)) host->on_range(e);
+  }
+  void on_step(const trace::StepEvent& e) override {
+    host->on_step(e);
+    if (!options.schedule.enabled) return;
+    // Decide for the next step: open the GPU window when it is the first active one, close it after the last.
+    const int now = options.schedule.state(e.global_step), next = options.schedule.state(e.global_step + 1);
+    const std::int64_t t = clock.from_host(e.end_ns);
+    if (next == 2 && now != 2) {
+      store.gpu_keep_until.store(INT64_MAX);
+      store.gpu_keep_from.store(t);
+    } else if (now == 2 && next != 2) {
+      store.gpu_keep_until.store(t);
+    }
+    recording.store(next == 2, std::memory_order_relaxed);
+  }
+  void on_losses(std::int64_t first, const float* losses, std::int64_t count) override {
+    host->on_losses(first, losses, count);
+  }
+
+  void run_pump() {
+    auto last_write = std::chrono::steady_clock::now();
+    std::unique_lock lock(mutex);
+    while (!stopping) {
+      cv.wait_for(lock, std::chrono::milliseconds(20), [&] { return stopping; });
+      lock.unlock();
+      host->pump();
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_write >= options.write_period) {
+        writer->write_batch();
+        last_write = now;
+      }
+      lock.lock();
+    }
+  }
+};
+
+Profiler::Profiler(ProfilerOptions options) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.options = std::move(options);
+  if (m.options.session_path.empty()) m.options.session_path = default_session_path();
+  m.writer = std::make_unique<SessionWriter>(m.options.session_path, m.store);  // throws SessionError
+  const int device = m.options.cuda_device;
+  m.host = std::make_unique<HostCollector>(m.store, m.clock, device, m.options.rank);
+  if (m.options.schedule.enabled) {
+    const bool first_active = m.options.schedule.state(1) == 2;
+    m.recording = first_active;
+    if (!first_active) m.store.gpu_keep_from.store(INT64_MAX);
+  }
+  if (device >= 0) {
+    m.cupti = std::make_unique<CuptiCollector>(m.store, m.start_host, m.options.rank);
+    m.summary.gpu_status = m.cupti->why();
+  } else {
+    m.summary.gpu_status = "no GPU activity: the run is on the CPU";
+  }
+  m.store.set_meta("gpu_activity", m.summary.gpu_status.empty() ? "collected (CUPTI)" : m.summary.gpu_status);
+  m.store.set_meta("session.start_unix_ns",
+                   std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch()).count()));
+  m.store.set_meta("session.schedule", m.options.schedule.enabled
+                                           ? "wait=" + std::to_string(m.options.schedule.wait) + ",warmup=" +
+                                                 std::to_string(m.options.schedule.warmup) + ",active=" +
+                                                 std::to_string(m.options.schedule.active) + ",repeat=" +
+                                                 std::to_string(m.options.schedule.repeat)
+                                           : "every step");
+  SamplerOptions so;
+  so.period = m.options.sample_period;
+  so.cuda_device = device;
+  m.samplers = std::make_unique<Samplers>(m.store, m.clock, so);
+  trace::set_nvtx_enabled(m.options.nvtx);
+  trace::set_sink(&m);
+  m.pump = std::thread([&m] {
+    trace::name_this_thread("session-writer");
+    m.run_pump();
+  });
+}
+
+Profiler::~Profiler() {
+  try {
+    stop();
+  } catch (...) {
+  }
+}
+
+void Profiler::set_meta(const std::string& key, const std::string& value) { impl_->store.set_meta(key, value); }
+
+void Profiler::set_hardware(const DeviceInfo& d) {
+  EventStore& s = impl_->store;
+  s.set_meta("device.kind", device_name(d.device));
+  s.set_meta("device.name", d.name);
+  s.set_meta("device.ordinal", std::to_string(d.ordinal));
+  s.set_meta("device.compute_capability", std::to_string(d.compute_capability_major) + "." +
+                                              std::to_string(d.compute_capability_minor));
+  s.set_meta("device.multiprocessors", std::to_string(d.multiprocessors));
+  s.set_meta("device.total_memory_bytes", std::to_string(d.total_memory_bytes));
+  s.set_meta("versions.cuda_driver", std::to_string(d.driver_version));
+  s.set_meta("versions.cuda_runtime", std::to_string(d.runtime_version));
+  s.set_meta("versions.cudnn", std::to_string(d.cudnn_version));
+  s.set_meta("versions.cublas", std::to_string(d.cublas_version));
+  s.set_meta("versions.libraries", d.library_versions);
+  s.set_meta("versions.trainscope", TRAINSCOPE_VERSION);
+  s.set_meta("host.cpu_model", cpu_model());
+  s.set_meta("host.cpu_cores", std::to_string(std::thread::hardware_concurrency()));
+  utsname u{};
+  if (uname(&u) == 0) s.set_meta("host.os", std::string(u.sysname) + " " + u.release + " " + u.machine);
+}
+
+void Profiler::set_memory_stats(std::function<MemoryStats()> fn) { impl_->samplers->set_memory_stats(std::move(fn)); }
+
+const EventStore& Profiler::store() const { return impl_->store; }
+
+ProfilerSummary Profiler::stop() {
+  Impl& m = *impl_;
+  if (m.stopped) return m.summary;
+  m.stopped = true;
+  trace::set_sink(nullptr);
+  trace::set_nvtx_enabled(false);
+  if (m.cupti) m.cupti->stop();
+  m.samplers->stop();
+  {
+    std::lock_guard lock(m.mutex);
+    m.stopping = true;
+  }
+  m.cv.notify_one();
+  m.pump.join();
+  m.host->pump();
+  m.store.set_meta("dropped.cupti", std::to_string(m.store.dropped_cupti.load()));
+  m.store.set_meta("dropped.host_ranges", std::to_string(m.store.dropped_host_ranges.load()));
+  m.writer->close();
+  ProfilerSummary& s = m.summary;
+  s.path = m.writer->path();
+  s.counts = m.store.counts();
+  s.events = m.writer->events_written();
+  s.file_bytes = session_file_bytes(s.path);
+  s.bytes_per_event = s.events ? static_cast<double>(s.file_bytes) / static_cast<double>(s.events) : 0;
+  s.steps = static_cast<std::int64_t>(s.counts.steps);
+  s.dropped = m.store.dropped();
+  s.error = m.writer->error();
+  return s;
+}
+
+}  // namespace ts::prof

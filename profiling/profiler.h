@@ -1,0 +1,84 @@
+// Profiler: one recording session. Starts the host collector (the engine's trace sink, NVTX on),
+// CUPTI collection (when the run is on a GPU and CUPTI agrees), the samplers, and a pump thread that
+// moves host ranges into the store every 20 ms and writes a batch to the session file every 250 ms
+// (the issue bounds batches at 500 ms). stop() flushes everything and closes the file; the runner
+// calls it on normal ends, on errors and after SIGINT/SIGTERM stopped the trainer.
+//
+// Schedule (the PyTorch profiler's torch.profiler.schedule): cycles of `wait` steps not recorded,
+// `warmup` steps traced but discarded, `active` steps recorded, `repeat` cycles (0 = until the end).
+// Host ranges are kept for active steps only; GPU records are kept when they start inside an active
+// window (host time from the end of the step before the window to the end of its last step), so GPU
+// work of the last active step that runs after its host end is cut. Step rows are always kept.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/memory.h"
+#include "engine/network.h"
+#include "profiling/event_store.h"
+
+namespace ts::prof {
+
+struct ProfileSchedule {
+  bool enabled = false;  // false: every step recorded
+  int wait = 0, warmup = 0, active = 1, repeat = 0;
+  /// 0 not recorded, 1 warmup, 2 active, for global step `step` (1-based).
+  int state(std::int64_t step) const;
+};
+/// Parses "wait=W,warmup=U,active=A,repeat=R" (any order, each optional except active >= 1).
+/// Throws InputError naming the bad part.
+ProfileSchedule parse_profile_schedule(const std::string& text);
+
+struct ProfilerOptions {
+  std::string session_path;
+  ProfileSchedule schedule;
+  int cuda_device = -1;  // -1: a CPU run (no CUPTI, no device memory, no NVML)
+  int rank = 0;
+  std::chrono::milliseconds write_period{250};
+  std::chrono::milliseconds sample_period{50};
+  bool nvtx = true;
+};
+
+struct ProfilerSummary {
+  std::string path;
+  std::int64_t events = 0;      // StoreCounts::events() written to the file
+  std::int64_t file_bytes = 0;
+  double bytes_per_event = 0;
+  std::int64_t steps = 0;
+  StoreCounts counts;
+  DroppedCounts dropped;
+  std::string gpu_status;       // "" when CUPTI collected, else why GPU activity is missing
+  std::string error;            // "" or why recording stopped early (disk full)
+};
+
+class Profiler {
+ public:
+  /// Creates the session file and starts collecting. Throws SessionError when the file cannot be
+  /// created; CUPTI refusals are not errors (summary().gpu_status).
+  explicit Profiler(ProfilerOptions options);
+  ~Profiler();
+  Profiler(const Profiler&) = delete;
+  Profiler& operator=(const Profiler&) = delete;
+
+  /// Session metadata (the run config, versions): key -> text, written with the next batch.
+  void set_meta(const std::string& key, const std::string& value);
+  /// Device, versions, CPU model and cores, OS into the metadata.
+  void set_hardware(const DeviceInfo& device);
+  void set_memory_stats(std::function<MemoryStats()> fn);
+  const EventStore& store() const;
+  /// Stops collection, writes the last batch, closes the file; idempotent.
+  ProfilerSummary stop();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// "<cwd>/trainscope-YYYYmmdd-HHMMSS.tsession".
+std::string default_session_path();
+
+}  // namespace ts::prof

@@ -1,0 +1,129 @@
+// The profiler's record types: plain values, one struct per event kind, as they sit in the event
+// store and in the session file's tables (docs/session-format.md). All times are int64 ns since
+// session start (one clock: profiling/clock.h). Strings are ids into the store's StringTable.
+// `device` is the CUDA ordinal (-1: the host); `rank` is the data-parallel rank (0 until multi-GPU).
+#pragma once
+#include <cstdint>
+
+namespace ts::prof {
+
+using StringId = std::uint32_t;
+constexpr StringId kNoString = 0;  // id 0 is the empty string
+
+struct KernelRecord {
+  std::int64_t start = 0, end = 0;
+  std::int32_t device = 0, rank = 0;
+  std::uint32_t context = 0, stream = 0, correlation = 0;
+  StringId name = kNoString;  // demangled
+  std::int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  std::int32_t registers = 0;            // per thread
+  std::int32_t static_smem = 0, dynamic_smem = 0;  // bytes per block
+  std::uint32_t graph_id = 0;            // 0: not launched from a CUDA graph
+  std::uint64_t graph_node = 0;
+};
+
+/// copy_kind: CUpti_ActivityMemcpyKind (1 HtoD, 2 DtoH, 8 DtoD, ...); src/dst: CUpti_ActivityMemoryKind.
+struct MemcpyRecord {
+  std::int64_t start = 0, end = 0;
+  std::int32_t device = 0, rank = 0;
+  std::uint32_t context = 0, stream = 0, correlation = 0;
+  std::int64_t bytes = 0;
+  std::uint8_t copy_kind = 0, src_kind = 0, dst_kind = 0;
+  std::uint32_t graph_id = 0;
+  std::uint64_t graph_node = 0;
+};
+
+struct MemsetRecord {
+  std::int64_t start = 0, end = 0;
+  std::int32_t device = 0, rank = 0;
+  std::uint32_t context = 0, stream = 0, correlation = 0;
+  std::int64_t bytes = 0;
+  std::uint32_t value = 0;
+  std::uint16_t memory_kind = 0;
+  std::uint32_t graph_id = 0;
+  std::uint64_t graph_node = 0;
+};
+
+/// A CUDA runtime API call (cudaLaunchKernel, cudaMemcpyAsync, ...) on a host thread.
+struct RuntimeRecord {
+  std::int64_t start = 0, end = 0;
+  std::int32_t rank = 0;
+  std::uint32_t thread = 0;   // Linux tid
+  std::uint32_t correlation = 0;
+  std::uint32_t cbid = 0;     // CUpti_runtime_api_trace_cbid
+  StringId name = kNoString;  // "cudaLaunchKernel"
+  std::uint32_t result = 0;   // cudaError_t returned
+};
+
+/// type: CUpti_ActivitySynchronizationType (1 event sync, 2 stream wait event, 3 stream sync, 4 context sync).
+struct SyncRecord {
+  std::int64_t start = 0, end = 0;
+  std::int32_t device = 0, rank = 0;
+  std::uint32_t context = 0, stream = 0, correlation = 0;
+  std::uint32_t type = 0, event = 0;
+};
+
+/// op: CUpti_ActivityMemoryOperationType (1 allocation, 2 release); memory_kind: CUpti_ActivityMemoryKind.
+struct MemoryRecord {
+  std::int64_t time = 0;
+  std::int32_t device = 0, rank = 0;
+  std::uint32_t context = 0, stream = 0, correlation = 0;
+  std::uint8_t op = 0;
+  std::uint16_t memory_kind = 0;
+  std::uint64_t address = 0;
+  std::int64_t bytes = 0;
+};
+
+/// kind: CUpti_ActivityOverheadKind; object_kind: CUpti_ActivityObjectKind; object_id: thread or device id.
+struct OverheadRecord {
+  std::int64_t start = 0, end = 0;
+  std::int32_t rank = 0;
+  std::uint32_t kind = 0, object_kind = 0, object_id = 0;
+};
+
+/// A host range (engine/host_trace.h): kind = trace::RangeKind.
+struct HostRangeRecord {
+  std::int64_t start = 0, end = 0;
+  std::int32_t device = 0, rank = 0;
+  std::uint32_t thread = 0;
+  std::uint8_t kind = 0;
+  StringId name = kNoString, layer = kNoString;
+  std::int64_t step = -1;
+};
+
+struct ThreadRecord {
+  std::uint32_t tid = 0;
+  StringId name = kNoString;
+};
+
+struct StepRecord {
+  std::int64_t global_step = 0;
+  std::int32_t epoch = 0;
+  std::int64_t step = 0;
+  std::int64_t start = 0, end = 0;
+  std::int64_t images = 0, data_wait_ns = 0;
+};
+
+struct LossRecord {
+  std::int64_t global_step = 0;
+  float loss = 0;
+};
+
+struct SeriesRecord {
+  std::uint32_t id = 0;
+  StringId name = kNoString, unit = kNoString;
+};
+
+struct SampleRecord {
+  std::int64_t time = 0;
+  std::uint32_t series = 0;
+  double value = 0;
+};
+
+/// A clock check: CUPTI timestamp minus host steady clock at `time`, and its change since the start.
+struct ClockRecord {
+  std::int64_t time = 0;
+  std::int64_t offset_ns = 0, drift_ns = 0;
+};
+
+}  // namespace ts::prof

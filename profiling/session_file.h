@@ -1,0 +1,76 @@
+// The session file (*.tsession): SQLite, written by SessionWriter in batches and read back by
+// open_session (the one reader the GUI and the tools use). Layout: docs/session-format.md.
+// Identity: PRAGMA application_id = kSessionApplicationId, PRAGMA user_version and the
+// schema_version table = kSessionSchemaVersion. Journal: WAL with synchronous=NORMAL, so every
+// committed batch survives a killed process (kill -9 loses at most the batch in progress, <= 500 ms).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/errors.h"
+#include "profiling/event_store.h"
+
+struct sqlite3;
+
+namespace ts::prof {
+
+constexpr std::int32_t kSessionApplicationId = 0x54534553;  // "TSES"
+constexpr int kSessionSchemaVersion = 1;
+
+/// A session file that cannot be opened or written: not a session, a newer schema, damaged, or an
+/// I/O failure. what() is one line for the user.
+class SessionError : public InputError {
+ public:
+  enum class Kind { not_a_session, newer_version, damaged, io };
+  SessionError(Kind kind, const std::string& message) : InputError(message), kind(kind) {}
+  Kind kind;
+};
+
+/// Writes an EventStore into a new session file, incrementally. Not thread-safe: one thread calls
+/// write_batch() (the profiler's writer thread, every <= 500 ms) and close().
+class SessionWriter {
+ public:
+  /// Creates `path` (replacing an existing file and its -wal/-shm). Throws SessionError(io).
+  SessionWriter(const std::string& path, const EventStore& store);
+  ~SessionWriter();
+  SessionWriter(const SessionWriter&) = delete;
+  SessionWriter& operator=(const SessionWriter&) = delete;
+
+  /// Writes every row added to the store since the previous call (and changed metadata) in one
+  /// transaction. Returns false, and stops recording for good, when the write failed (disk full, I/O
+  /// error): the transaction is rolled back, so the file holds every earlier batch; error() says why.
+  bool write_batch();
+  /// A final batch, then a WAL checkpoint so the file stands alone; idempotent.
+  void close();
+  const std::string& error() const { return error_; }
+  /// Rows written so far that count as events (StoreCounts::events()).
+  std::int64_t events_written() const { return events_written_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Statements;
+  void exec(const char* sql);
+  void write_rows(const StoreCounts& c);
+  void write_meta();
+  std::string path_;
+  const EventStore& store_;
+  sqlite3* db_ = nullptr;
+  std::unique_ptr<Statements> st_;
+  StoreCounts done_{};
+  std::size_t strings_done_ = 0;
+  std::uint64_t meta_version_done_ = ~0ull;
+  std::int64_t events_written_ = 0;
+  std::string error_;
+  bool failed_ = false, closed_ = false;
+};
+
+/// Reads a session file into `store` (which should be empty). Throws SessionError: not_a_session
+/// (not SQLite, or another application's database), newer_version (written by a newer TrainScope),
+/// damaged (truncated or malformed).
+void read_session(const std::string& path, EventStore& store);
+
+/// Size in bytes of the session file plus its -wal file (0 when absent).
+std::int64_t session_file_bytes(const std::string& path);
+
+}  // namespace ts::prof

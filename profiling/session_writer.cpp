@@ -1,0 +1,259 @@
+// SessionWriter (see session_file.h): creates the schema, then appends each batch of new store rows
+// in one transaction with prepared statements.
+#include <sqlite3.h>
+
+#include <array>
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+#include "engine/host_trace.h"
+#include "profiling/session_file.h"
+#include "profiling/session_schema.h"
+
+namespace ts::prof {
+namespace {
+
+struct Stmt {
+  sqlite3_stmt* s = nullptr;
+  ~Stmt() { sqlite3_finalize(s); }
+};
+
+using ConfigKey = std::tuple<StringId, int, int, int, int, int, int, int, int, int>;
+
+}  // namespace
+
+struct SessionWriter::Statements {
+  Stmt strings, threads, config, kernel, memcpy, memset, runtime, sync, memory, overhead, range, step, loss, series,
+      sample, clock, meta, dropped;
+  std::map<ConfigKey, std::int64_t> configs;
+};
+
+namespace {
+
+class Binder {
+ public:
+  explicit Binder(sqlite3_stmt* s) : s_(s) { sqlite3_reset(s_); }
+  Binder& i(std::int64_t v) {
+    sqlite3_bind_int64(s_, ++n_, v);
+    return *this;
+  }
+  Binder& d(double v) {
+    sqlite3_bind_double(s_, ++n_, v);
+    return *this;
+  }
+  Binder& t(const std::string& v) {
+    sqlite3_bind_text(s_, ++n_, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  /// Runs the statement; throws the SQLite result code on failure.
+  void run() {
+    const int rc = sqlite3_step(s_);
+    if (rc != SQLITE_DONE) throw rc;
+  }
+
+ private:
+  sqlite3_stmt* s_;
+  int n_ = 0;
+};
+
+void prepare(sqlite3* db, Stmt& st, const char* sql) {
+  if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st.s, nullptr) != SQLITE_OK)
+    throw SessionError(SessionError::Kind::io, std::string("session file: cannot prepare statement: ") +
+                                                   sqlite3_errmsg(db));
+}
+
+}  // namespace
+
+SessionWriter::SessionWriter(const std::string& path, const EventStore& store)
+    : path_(path), store_(store), st_(std::make_unique<Statements>()) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw SessionError(SessionError::Kind::io, "cannot create session file " + path + ": " + why);
+  }
+  try {
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=NORMAL");
+    exec(("PRAGMA application_id=" + std::to_string(kSessionApplicationId)).c_str());
+    exec(("PRAGMA user_version=" + std::to_string(kSessionSchemaVersion)).c_str());
+    exec("BEGIN");
+    exec(schema::kCreate);
+    exec(("INSERT INTO schema_version VALUES(" + std::to_string(kSessionSchemaVersion) + ")").c_str());
+    for (int k = 0; k < static_cast<int>(trace::RangeKind::count); ++k)
+      exec(("INSERT INTO range_kinds VALUES(" + std::to_string(k) + ",'" +
+            trace::range_kind_name(static_cast<trace::RangeKind>(k)) + "')").c_str());
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+  Statements& s = *st_;
+  prepare(db_, s.strings, "INSERT INTO strings VALUES(?,?)");
+  prepare(db_, s.threads, "INSERT INTO threads VALUES(?,?)");
+  prepare(db_, s.config, "INSERT INTO kernel_configs VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+  prepare(db_, s.kernel, "INSERT INTO kernels VALUES(?,?,?,?,?,?,?,?,?,?)");
+  prepare(db_, s.memcpy, "INSERT INTO memcpys VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  prepare(db_, s.memset, "INSERT INTO memsets VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
+  prepare(db_, s.runtime, "INSERT INTO runtime_calls VALUES(?,?,?,?,?,?,?,?)");
+  prepare(db_, s.sync, "INSERT INTO syncs VALUES(?,?,?,?,?,?,?,?,?)");
+  prepare(db_, s.memory, "INSERT INTO memory_events VALUES(?,?,?,?,?,?,?,?,?,?)");
+  prepare(db_, s.overhead, "INSERT INTO overheads VALUES(?,?,?,?,?,?)");
+  prepare(db_, s.range, "INSERT INTO host_ranges VALUES(?,?,?,?,?,?,?,?,?)");
+  prepare(db_, s.step, "INSERT OR REPLACE INTO steps VALUES(?,?,?,?,?,NULL,?,?)");
+  prepare(db_, s.loss, "UPDATE steps SET loss=? WHERE global_step=?");
+  prepare(db_, s.series, "INSERT OR REPLACE INTO sample_series VALUES(?,?,?)");
+  prepare(db_, s.sample, "INSERT INTO samples VALUES(?,?,?)");
+  prepare(db_, s.clock, "INSERT INTO clock_checks VALUES(?,?,?)");
+  prepare(db_, s.meta, "INSERT OR REPLACE INTO meta VALUES(?,?)");
+  prepare(db_, s.dropped, "INSERT OR REPLACE INTO dropped VALUES(?,?)");
+}
+
+SessionWriter::~SessionWriter() {
+  try {
+    close();
+  } catch (...) {
+  }
+}
+
+void SessionWriter::exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    const std::string why = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw SessionError(SessionError::Kind::io, "session file " + path_ + ": " + why);
+  }
+}
+
+void SessionWriter::write_meta() {
+  if (store_.meta_version() == meta_version_done_) return;
+  meta_version_done_ = store_.meta_version();
+  for (const auto& [k, v] : store_.meta()) Binder(st_->meta.s).t(k).t(v).run();
+}
+
+void SessionWriter::write_rows(const StoreCounts& c) {
+  Statements& s = *st_;
+  const EventStore& e = store_;
+  const std::size_t nstrings = e.strings.size();  // after the counts: covers every id they use
+  for (std::size_t i = strings_done_; i < nstrings; ++i) Binder(s.strings.s).i(static_cast<std::int64_t>(i)).t(e.strings.get(static_cast<StringId>(i))).run();
+  for (std::size_t i = done_.threads; i < c.threads; ++i) Binder(s.threads.s).i(e.threads[i].tid).i(e.threads[i].name).run();
+  for (std::size_t i = done_.kernels; i < c.kernels; ++i) {
+    const KernelRecord& k = e.kernels[i];
+    const ConfigKey key{k.name, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], k.registers,
+                        k.static_smem, k.dynamic_smem};
+    auto [it, fresh] = s.configs.emplace(key, static_cast<std::int64_t>(s.configs.size()));
+    if (fresh)
+      Binder(s.config.s).i(it->second).i(k.name).i(k.grid[0]).i(k.grid[1]).i(k.grid[2]).i(k.block[0]).i(k.block[1])
+          .i(k.block[2]).i(k.registers).i(k.static_smem).i(k.dynamic_smem).run();
+    Binder(s.kernel.s).i(k.start).i(k.end - k.start).i(k.device).i(k.rank).i(k.context).i(k.stream).i(k.correlation)
+        .i(it->second).i(k.graph_id).i(static_cast<std::int64_t>(k.graph_node)).run();
+  }
+  for (std::size_t i = done_.memcpys; i < c.memcpys; ++i) {
+    const MemcpyRecord& m = e.memcpys[i];
+    Binder(s.memcpy.s).i(m.start).i(m.end - m.start).i(m.device).i(m.rank).i(m.context).i(m.stream).i(m.correlation)
+        .i(m.bytes).i(m.copy_kind).i(m.src_kind).i(m.dst_kind).i(m.graph_id).i(static_cast<std::int64_t>(m.graph_node)).run();
+  }
+  for (std::size_t i = done_.memsets; i < c.memsets; ++i) {
+    const MemsetRecord& m = e.memsets[i];
+    Binder(s.memset.s).i(m.start).i(m.end - m.start).i(m.device).i(m.rank).i(m.context).i(m.stream).i(m.correlation)
+        .i(m.bytes).i(m.value).i(m.memory_kind).i(m.graph_id).i(static_cast<std::int64_t>(m.graph_node)).run();
+  }
+  for (std::size_t i = done_.runtime; i < c.runtime; ++i) {
+    const RuntimeRecord& r = e.runtime[i];
+    Binder(s.runtime.s).i(r.start).i(r.end - r.start).i(r.rank).i(r.thread).i(r.correlation).i(r.cbid).i(r.name)
+        .i(r.result).run();
+  }
+  for (std::size_t i = done_.syncs; i < c.syncs; ++i) {
+    const SyncRecord& r = e.syncs[i];
+    Binder(s.sync.s).i(r.start).i(r.end - r.start).i(r.device).i(r.rank).i(r.context).i(r.stream).i(r.correlation)
+        .i(r.type).i(r.event).run();
+  }
+  for (std::size_t i = done_.memory; i < c.memory; ++i) {
+    const MemoryRecord& m = e.memory[i];
+    Binder(s.memory.s).i(m.time).i(m.device).i(m.rank).i(m.context).i(m.stream).i(m.correlation).i(m.op)
+        .i(m.memory_kind).i(static_cast<std::int64_t>(m.address)).i(m.bytes).run();
+  }
+  for (std::size_t i = done_.overheads; i < c.overheads; ++i) {
+    const OverheadRecord& o = e.overheads[i];
+    Binder(s.overhead.s).i(o.start).i(o.end - o.start).i(o.rank).i(o.kind).i(o.object_kind).i(o.object_id).run();
+  }
+  for (std::size_t i = done_.host_ranges; i < c.host_ranges; ++i) {
+    const HostRangeRecord& h = e.host_ranges[i];
+    Binder(s.range.s).i(h.start).i(h.end - h.start).i(h.device).i(h.rank).i(h.thread).i(h.kind).i(h.name).i(h.layer)
+        .i(h.step).run();
+  }
+  for (std::size_t i = done_.steps; i < c.steps; ++i) {
+    const StepRecord& r = e.steps[i];
+    Binder(s.step.s).i(r.global_step).i(r.epoch).i(r.step).i(r.start).i(r.end).i(r.images).i(r.data_wait_ns).run();
+  }
+  const std::int64_t max_step = c.steps ? e.steps[c.steps - 1].global_step : 0;
+  std::size_t losses = done_.losses;  // a loss waits until its step row is written
+  for (; losses < c.losses && e.losses[losses].global_step <= max_step; ++losses)
+    Binder(s.loss.s).d(e.losses[losses].loss).i(e.losses[losses].global_step).run();
+  for (std::size_t i = done_.series; i < c.series; ++i)
+    Binder(s.series.s).i(e.series[i].id).t(e.strings.get(e.series[i].name)).t(e.strings.get(e.series[i].unit)).run();
+  for (std::size_t i = done_.samples; i < c.samples; ++i)
+    Binder(s.sample.s).i(e.samples[i].time).i(e.samples[i].series).d(e.samples[i].value).run();
+  for (std::size_t i = done_.clock; i < c.clock; ++i)
+    Binder(s.clock.s).i(e.clock[i].time).i(e.clock[i].offset_ns).i(e.clock[i].drift_ns).run();
+  const DroppedCounts d = e.dropped();
+  Binder(s.dropped.s).t("cupti").i(d.cupti).run();
+  Binder(s.dropped.s).t("host_ranges").i(d.host_ranges).run();
+  Binder(s.dropped.s).t("store_full").i(d.store_full).run();
+  write_meta();
+  strings_done_ = nstrings;
+  StoreCounts next = c;
+  next.losses = losses;
+  done_ = next;
+}
+
+bool SessionWriter::write_batch() {
+  if (failed_ || closed_) return !failed_;
+  // Counts first: rows published after this instant wait for the next batch.
+  const StoreCounts c = store_.counts();
+  const StoreCounts before = done_;
+  const std::size_t strings_before = strings_done_;
+  try {
+    exec("BEGIN");
+    write_rows(c);
+    exec("COMMIT");
+    events_written_ = static_cast<std::int64_t>(done_.events());
+    return true;
+  } catch (int rc) {
+    error_ = std::string(rc == SQLITE_FULL ? "disk full" : sqlite3_errstr(rc)) +
+             ": recording stopped; the session file keeps every batch written before";
+  } catch (const SessionError& e) {
+    error_ = std::string(e.what()) + ": recording stopped; the session file keeps every batch written before";
+  }
+  sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  done_ = before;
+  strings_done_ = strings_before;
+  failed_ = true;
+  return false;
+}
+
+void SessionWriter::close() {
+  if (closed_ || !db_) return;
+  write_batch();
+  closed_ = true;
+  st_.reset();
+  sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+  sqlite3_close(db_);
+  db_ = nullptr;
+}
+
+std::int64_t session_file_bytes(const std::string& path) {
+  std::error_code ec;
+  std::int64_t total = 0;
+  for (const char* suffix : {"", "-wal"}) {
+    const auto n = std::filesystem::file_size(path + suffix, ec);
+    if (!ec) total += static_cast<std::int64_t>(n);
+  }
+  return total;
+}
+
+}  // namespace ts::prof
