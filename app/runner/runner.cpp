@@ -13,6 +13,7 @@
 #include "engine/synthetic_data.h"
 #include "engine/trainer.h"
 #include "model_presets.h"
+#include "profiling/profiler.h"
 
 namespace ts {
 namespace fs = std::filesystem;
@@ -48,6 +49,11 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--cpu-threads", o.cpu_threads, "threads of the CPU backend (0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--quiet,-q", o.quiet, "print only the epoch lines and the summary");
+  app.add_flag("--profile", o.profile,
+               "record a session: host ranges, GPU activity (CUPTI), samples -> a .tsession file (SQLite)");
+  app.add_option("--session", o.session, "session file to write (implies --profile; default trainscope-<time>.tsession)");
+  app.add_option("--profile-schedule", o.profile_schedule,
+                 "record only some steps, as torch.profiler.schedule: wait=W,warmup=U,active=A,repeat=R (implies --profile)");
 }
 
 namespace {
@@ -124,6 +130,40 @@ std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const Tra
   return buf.GetString();
 }
 
+std::string run_config_json(const RunnerOptions& o, const TrainConfig& c) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key("model_name"); w.String(c.model.name.c_str());
+  w.Key("model_arg"); w.String(o.model.c_str());
+  w.Key("layers"); w.Int(static_cast<int>(c.model.layers.size()));
+  w.Key("device"); w.String(device_name(c.device));
+  w.Key("epochs"); w.Int(c.epochs);
+  w.Key("batch_size"); w.Int64(c.batch_size);
+  w.Key("num_workers"); w.Int(c.num_workers);
+  w.Key("pin_memory"); w.Bool(c.pin_memory);
+  w.Key("augment"); w.Bool(c.augment);
+  w.Key("sync_every_step"); w.Bool(c.sync_every_step);
+  w.Key("optimizer"); w.String(optimizer_name(c.optimizer.type));
+  w.Key("lr"); w.Double(c.optimizer.lr);
+  w.Key("momentum"); w.Double(c.optimizer.momentum);
+  w.Key("nesterov"); w.Bool(c.optimizer.nesterov);
+  w.Key("weight_decay"); w.Double(c.optimizer.weight_decay);
+  w.Key("seed"); w.Uint64(c.seed);
+  w.Key("log_every"); w.Int(c.log_every);
+  w.Key("cpu_threads"); w.Int(c.cpu_threads);
+  w.Key("allow_tf32"); w.Bool(c.allow_tf32);
+  w.Key("limit_train"); w.Int64(o.limit_train);
+  w.Key("data"); w.String(o.data.empty() ? "sample" : o.data.c_str());
+  w.Key("profile_schedule"); w.String(o.profile_schedule.c_str());
+  w.EndObject();
+  return buf.GetString();
+}
+
+TrainSummary train_and_report(Trainer& trainer, const TrainConfig& c, const Cifar10& data,
+                              const std::function<void(const std::string&)>& say, const std::atomic<bool>& stop);
+void report_session(const prof::ProfilerSummary& p, const std::function<void(const std::string&)>& say);
+
 }  // namespace
 
 int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
@@ -167,7 +207,39 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
                e.train_seconds, e.eval_seconds, static_cast<double>(e.data_wait_ns) * 1e-9);
     std::fflush(stdout);
   };
-  Trainer trainer(c, data, obs);
+  std::unique_ptr<prof::Profiler> profiler;
+  if (o.profile || !o.session.empty() || !o.profile_schedule.empty()) {
+    prof::ProfilerOptions po;
+    po.session_path = o.session;
+    if (!o.profile_schedule.empty()) po.schedule = prof::parse_profile_schedule(o.profile_schedule);
+    po.cuda_device = c.device == Device::cuda ? c.cuda_device : -1;
+    profiler = std::make_unique<prof::Profiler>(po);  // before the trainer: construction is recorded too
+    profiler->set_meta("run.config", run_config_json(o, c));
+    profiler->set_meta("run.model_spec", to_json(c.model));
+  }
+  std::unique_ptr<Trainer> trainer_ptr;
+  TrainSummary s;
+  try {
+    trainer_ptr = std::make_unique<Trainer>(c, data, obs);
+    if (profiler) {
+      profiler->set_hardware(trainer_ptr->network().device_info());
+      profiler->set_memory_stats([net = &trainer_ptr->network()] { return net->memory_stats(); });
+    }
+    s = train_and_report(*trainer_ptr, c, data, say, stop);
+  } catch (...) {
+    if (profiler) report_session(profiler->stop(), say);  // the session keeps what was recorded
+    throw;
+  }
+  if (profiler) report_session(profiler->stop(), say);
+  fmt::print("{}\n", summary_json(o, c, s, data.train.count()));
+  std::fflush(stdout);
+  return s.interrupted ? 130 : 0;
+}
+
+namespace {
+
+TrainSummary train_and_report(Trainer& trainer, const TrainConfig& c, const Cifar10& data,
+                              const std::function<void(const std::string&)>& say, const std::atomic<bool>& stop) {
   const DeviceInfo dev = trainer.network().device_info();
   say(fmt::format("device {} ({}), model {}, {} training / {} test images, batch size {}, num_workers {}, "
                   "pin_memory {}, {} lr {}",
@@ -176,9 +248,21 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
                   c.optimizer.lr));
   const TrainSummary s = trainer.run(stop);
   if (s.interrupted) say("stopped by signal after the current step");
-  fmt::print("{}\n", summary_json(o, c, s, data.train.count()));
-  std::fflush(stdout);
-  return s.interrupted ? 130 : 0;
+  return s;
 }
+
+void report_session(const prof::ProfilerSummary& p, const std::function<void(const std::string&)>& say) {
+  const auto& n = p.counts;
+  // Always printed (also with --quiet): where the session went and what it cost.
+  fmt::print("session {}: {} events ({} kernels, {} memcpys, {} memsets, {} runtime calls, {} syncs, {} memory, "
+             "{} host ranges), {} steps, {} bytes, {:.1f} bytes/event, dropped cupti {} host_ranges {}\n",
+             p.path, p.events, n.kernels, n.memcpys, n.memsets, n.runtime, n.syncs, n.memory, n.host_ranges, p.steps,
+             p.file_bytes, p.bytes_per_event, p.dropped.cupti, p.dropped.host_ranges);
+  if (!p.gpu_status.empty()) say("session: " + p.gpu_status);
+  if (!p.error.empty()) fmt::print(stderr, "warning: session {}: {}\n", p.path, p.error);
+  std::fflush(stdout);
+}
+
+}  // namespace
 
 }  // namespace ts

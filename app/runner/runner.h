@@ -28,6 +28,9 @@ struct RunnerOptions {
   int log_every = 100;
   int cpu_threads = 0;
   bool quiet = false;
+  bool profile = false;          // record a session (profiling/): host ranges, CUPTI, samples
+  std::string session;           // session file; empty = trainscope-<time>.tsession in the cwd
+  std::string profile_schedule;  // "wait=W,warmup=U,active=A,repeat=R"; empty = every step
 };
 
 /// Registers every option on `app` (names and defaults documented in --help).
