@@ -8,6 +8,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <unistd.h>
 
 #include "app/runner/runner.h"
 #include "engine/errors.h"
@@ -16,7 +17,15 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
-extern "C" void on_signal(int) { g_stop.store(true); }
+// First SIGINT/SIGTERM: stop after the current step and print the summary. A second one quits at
+// once (what impatient users expect from a second Ctrl-C); only async-signal-safe calls here.
+extern "C" void on_signal(int) {
+  if (g_stop.exchange(true)) {
+    static const char msg[] = "\nsecond interrupt: quitting now without a summary\n";
+    [[maybe_unused]] const auto n = write(2, msg, sizeof msg - 1);
+    _exit(130);
+  }
+}
 
 }  // namespace
 
@@ -25,11 +34,19 @@ int main(int argc, char** argv) {
   CLI::App app{"trainscope-run: train a CNN on CIFAR-10 with TrainScope's engine, headless"};
   app.set_version_flag("--version", std::string("trainscope-run ") + TRAINSCOPE_VERSION);
   ts::add_runner_options(app, opt);
+  app.footer("Exit codes: 0 success, 1 the run failed (e.g. the loss became NaN), 2 bad arguments or input, "
+             "3 device error (no GPU, out of memory), 130 stopped by Ctrl-C/SIGTERM (summary still printed).");
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    fmt::print(stderr, "error: {} (see --help)\n", e.what());
+    return 2;
   }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
