@@ -52,6 +52,9 @@ class Sink {
   virtual void on_step(const StepEvent& e) = 0;
   /// Losses of global steps first_global_step, first_global_step+1, ... (read back from the device).
   virtual void on_losses(std::int64_t first_global_step, const float* losses, std::int64_t count) = 0;
+  /// fp16 AMP: the loss scale of global steps first_global_step.. (negated: that step's optimizer
+  /// update was skipped for inf/NaN gradients; 0: a micro-batch without an update). Default: ignored.
+  virtual void on_loss_scales(std::int64_t /*first_global_step*/, const float* /*scales*/, std::int64_t /*count*/) {}
 };
 
 namespace detail {
@@ -115,6 +118,9 @@ inline void step_done(const StepEvent& e) {
 }
 inline void losses_read(std::int64_t first_global_step, const float* losses, std::int64_t count) {
   if (Sink* s = sink(); s && count > 0) s->on_losses(first_global_step, losses, count);
+}
+inline void loss_scales_read(std::int64_t first_global_step, const float* scales, std::int64_t count) {
+  if (Sink* s = sink(); s && count > 0) s->on_loss_scales(first_global_step, scales, count);
 }
 
 }  // namespace ts::trace

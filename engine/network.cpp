@@ -1,9 +1,61 @@
 // Backend dispatch: builds the network on the asked device, or says why it cannot.
 #include "engine/network.h"
 
+#include <fstream>
+
 #include "engine/errors.h"
 
 namespace ts {
+
+const char* amp_mode_name(AmpMode m) {
+  switch (m) {
+    case AmpMode::off: return "off";
+    case AmpMode::fp16: return "fp16";
+    case AmpMode::bf16: return "bf16";
+  }
+  return "?";
+}
+
+AmpMode parse_amp_mode(const std::string& s) {
+  if (s == "off" || s == "fp32") return AmpMode::off;
+  if (s == "fp16") return AmpMode::fp16;
+  if (s == "bf16") return AmpMode::bf16;
+  throw InputError("AMP mode '" + s + "' is not one of off, fp16, bf16");
+}
+
+namespace {
+/// The "flags" line of /proc/cpuinfo (empty when unreadable).
+std::string cpu_flags() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0) return " " + line.substr(line.find(':') + 1) + " ";
+  return {};
+}
+}  // namespace
+
+bool cpu_amp_support(AmpMode mode, std::string* why) {
+  auto no = [&](const std::string& reason) {
+    if (why) *why = reason;
+    return false;
+  };
+  switch (mode) {
+    case AmpMode::off: return true;
+    case AmpMode::fp16:
+      return no("fp16 AMP is a CUDA feature (oneDNN 2.6 has no fp16 training kernels for x86 CPUs); use --amp bf16 "
+                "on a CPU with AVX512-BF16/AMX, or --device cuda");
+    case AmpMode::bf16: {
+      const std::string f = cpu_flags();
+      const bool has = f.find(" avx512_bf16 ") != std::string::npos || f.find(" amx_bf16 ") != std::string::npos;
+      if (!has)
+        return no("bf16 AMP on the CPU needs AVX512-BF16 or AMX-BF16 (oneDNN's bf16 kernels), which this CPU lacks "
+                  "(no avx512_bf16/amx_bf16 in /proc/cpuinfo); train in fp32 (--amp off) or use --device cuda");
+      return no("this CPU has bf16 instructions, but TrainScope's CPU backend does not implement bf16 AMP yet; "
+                "train in fp32 (--amp off) or use --device cuda");
+    }
+  }
+  return no("unknown AMP mode");
+}
 
 #ifndef TRAINSCOPE_HAVE_CUDA
 bool cuda_available(std::string* why) {
@@ -17,6 +69,14 @@ std::unique_ptr<Network> make_network(Device device, const ModelSpec& spec, cons
   infer_shapes(spec);  // throws ModelSpecError naming the layer
   if (options.max_batch_size <= 0)
     throw InputError("batch size must be > 0, got " + std::to_string(options.max_batch_size));
+  if (options.accumulate < 1)
+    throw InputError("gradient accumulation needs at least 1 micro-batch per step, got " +
+                     std::to_string(options.accumulate));
+  if (device == Device::cpu && options.amp != AmpMode::off) {
+    std::string why;
+    if (!cpu_amp_support(options.amp, &why))
+      throw InputError(std::string("--amp ") + amp_mode_name(options.amp) + " on the CPU: " + why);
+  }
   if (device == Device::cuda) {
     std::string why;
     if (!cuda_available(&why)) throw DeviceError("no usable GPU: " + why + "; use --device cpu");

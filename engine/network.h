@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/batch.h"
+#include "engine/loss_scaler.h"
 #include "engine/memory.h"
 #include "engine/model_spec.h"
 #include "engine/optim.h"
@@ -36,15 +37,40 @@ struct DeviceInfo {
   std::string library_versions;     // free text, e.g. "oneDNN 2.6.3"
 };
 
+/// Automatic mixed precision (torch.autocast semantics): off = fp32; fp16 = convolutions and linear
+/// layers in fp16 on tensor cores with fp32 accumulation, activations in fp16, dynamic loss scaling
+/// (LossScaler / GradScaler semantics); bf16 = the same in bf16, without scaling. In both, master
+/// weights, gradients, optimizer state, softmax/loss and BatchNorm statistics stay fp32.
+enum class AmpMode : std::uint8_t { off, fp16, bf16 };
+/// "off", "fp16", "bf16".
+const char* amp_mode_name(AmpMode m);
+/// Parses "off" | "fp16" | "bf16" (also "fp32" = off); throws InputError naming the choices.
+AmpMode parse_amp_mode(const std::string& s);
+
 struct NetworkOptions {
   OptimizerConfig optimizer;
   Normalization normalization;
   std::uint64_t seed = 0;           // parameter init and dropout masks
   std::int64_t max_batch_size = 128;
   bool allow_tf32 = true;           // cuDNN convolutions may use TF32 (PyTorch's default); cuBLAS never
-  bool deterministic = false;       // deterministic algorithms only
+  bool deterministic = false;       // deterministic algorithms only (cuDNN heuristics, fixed reductions)
+  AmpMode amp = AmpMode::off;       // CUDA: off/fp16/bf16; CPU: off only (see make_cpu_network)
+  LossScalerConfig loss_scaler;     // fp16 only (enabled is ignored: fp16 always scales)
+  /// Gradient accumulation: train_step calls per optimizer update (>= 1). Each micro-batch's loss
+  /// gradient is divided by `accumulate`, the gradients are summed, and every accumulate-th call
+  /// applies the optimizer (torch's `loss / N; loss.backward()` loop).
+  int accumulate = 1;
   int cuda_device = 0;
   int cpu_threads = 0;              // 0 = the library's default
+};
+
+/// Optimizer and loss-scaler counters (checkpoints, the runner's summary, the GUI's AMP readout).
+struct TrainingCounters {
+  std::int64_t train_steps = 0;      // train_step calls (micro-batches)
+  std::int64_t optimizer_steps = 0;  // updates applied (Adam's t); < train_steps with skips/accumulation
+  float loss_scale = 1.0f;           // the fp16 loss scale the next step uses (1 otherwise)
+  std::int64_t growth_tracker = 0;   // clean steps since the scale last changed (fp16)
+  std::int64_t skipped_steps = 0;    // optimizer steps skipped for inf/NaN gradients (fp16)
 };
 
 /// Result of one evaluation pass (see begin_eval).
@@ -72,6 +98,22 @@ class Network {
   virtual float last_loss() = 0;
   /// Losses of every train_step since the previous call, in order; waits for them.
   virtual std::vector<float> drain_step_losses() = 0;
+  /// Loss scale of each step returned by the latest drain_step_losses(), same order, NEGATED for a
+  /// step whose optimizer update was skipped (inf/NaN gradients). Empty unless AMP is fp16; with
+  /// accumulation only the last micro-batch of an update carries a value (the others have 0).
+  virtual std::vector<float> drained_loss_scales() const { return {}; }
+  /// Applies the optimizer to gradients accumulated from fewer than `accumulate` micro-batches (the
+  /// trainer calls it at the end of an epoch); no-op when nothing is pending.
+  virtual void flush_accumulation() {}
+  /// Counters; on CUDA this waits for queued work (read them at log intervals, not every step).
+  virtual TrainingCounters counters() = 0;
+  /// Restores counters from a checkpoint (step counts and the loss-scaler state).
+  virtual void restore_counters(const TrainingCounters& c) = 0;
+  /// Optimizer state by name: "<param>.exp_avg", "<param>.exp_avg_sq" (Adam/AdamW),
+  /// "<param>.momentum_buffer" (SGD with momentum); PyTorch's state_dict names and layouts.
+  virtual std::vector<NamedTensor> optimizer_state() const = 0;
+  /// Replaces optimizer state by name; InputError for an unknown name or a wrong shape.
+  virtual void set_optimizer_state(const std::vector<NamedTensor>& tensors) = 0;
 
   /// Evaluation: begin_eval(), eval_batch() for each test batch (eval mode: no dropout, BatchNorm
   /// running statistics), end_eval() waits and returns the counts.
@@ -122,9 +164,15 @@ bool cuda_available(std::string* why = nullptr);
 /// Every usable CUDA device with its name, memory and versions, without creating a network; empty
 /// when there is none or the CUDA backend was not built.
 std::vector<DeviceInfo> list_cuda_devices();
-/// Builds the network on the device. Throws InputError for an invalid spec, DeviceError when the
-/// device cannot be used (no GPU: the message suggests --device cpu).
+/// Builds the network on the device. Throws InputError for an invalid spec or an option the backend
+/// cannot honour (AMP on the CPU: see cpu_amp_support), DeviceError when the device cannot be used
+/// (no GPU: the message suggests --device cpu).
 std::unique_ptr<Network> make_network(Device device, const ModelSpec& spec, const NetworkOptions& options);
+
+/// Whether the CPU backend can run `mode`; when not, `why` gets the reason. fp16 AMP is a CUDA
+/// feature; bf16 would need oneDNN's bf16 kernels (AVX512-BF16 or AMX, from /proc/cpuinfo) and is not
+/// implemented in the CPU backend yet, so it is refused with the reason in either case.
+bool cpu_amp_support(AmpMode mode, std::string* why);
 
 // Backend factories (defined only when built; make_network dispatches).
 std::unique_ptr<Network> make_cpu_network(const ModelSpec& spec, const NetworkOptions& options);

@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 
+#include "engine/checkpoint.h"
 #include "engine/errors.h"
 #include "engine/host_trace.h"
 
@@ -28,6 +30,10 @@ Trainer::Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observ
     throw InputError("batch size " + std::to_string(config_.batch_size) + " is larger than the " +
                      std::to_string(data_.train.count()) + " training images");
   if (config_.log_every <= 0) config_.log_every = 100;
+  if (config_.accumulate < 1)
+    throw InputError("--accumulate must be >= 1 micro-batch per optimizer step, got " + std::to_string(config_.accumulate));
+  if (config_.checkpoint_every < 0)
+    throw InputError("--checkpoint-every must be >= 0 epochs, got " + std::to_string(config_.checkpoint_every));
 
   NetworkOptions opt;
   opt.optimizer = config_.optimizer;
@@ -36,6 +42,9 @@ Trainer::Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observ
   opt.cpu_threads = config_.cpu_threads;
   opt.cuda_device = config_.cuda_device;
   opt.allow_tf32 = config_.allow_tf32;
+  opt.amp = config_.amp;
+  opt.accumulate = config_.accumulate;
+  opt.deterministic = config_.deterministic;
   network_ = make_network(config_.device, config_.model, opt);
 
   auto alloc = [net = network_.get()](std::size_t bytes, bool pinned) { return net->allocate_host(bytes, pinned); };
@@ -57,7 +66,7 @@ Trainer::Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observ
 
 Trainer::~Trainer() = default;
 
-void Trainer::report_losses(std::vector<float> losses, int epoch, std::int64_t step, std::int64_t global_step,
+void Trainer::report_losses(std::vector<float> losses, std::vector<float> scales, int epoch, std::int64_t step, std::int64_t global_step,
                             double images_per_s, double& loss_sum, std::int64_t& loss_count) {
   // The first non-finite loss ends the run (fp32 cannot recover), but it is reported first, with
   // the losses before it, so a front end can mark the step instead of losing it.
@@ -74,6 +83,7 @@ void Trainer::report_losses(std::vector<float> losses, int epoch, std::int64_t s
   const std::int64_t back = finite ? 0 : static_cast<std::int64_t>(losses.size() - bad - 1);
   const float bad_loss = finite ? 0.0f : losses[bad];
   if (!finite) losses.resize(bad + 1);
+  if (scales.size() > losses.size()) scales.resize(losses.size());
   if (observer_.on_step) {
     StepReport r;
     r.epoch = epoch;
@@ -81,6 +91,7 @@ void Trainer::report_losses(std::vector<float> losses, int epoch, std::int64_t s
     r.steps_in_epoch = train_loader_->batches_per_epoch();
     r.global_step = global_step - back;
     r.losses = std::move(losses);
+    r.loss_scales = std::move(scales);
     r.images_per_s = images_per_s;
     observer_.on_step(r);
   }
@@ -90,12 +101,15 @@ void Trainer::report_losses(std::vector<float> losses, int epoch, std::int64_t s
                 "); lower the learning rate (--lr) or use a smaller batch");
 }
 
-std::vector<float> Trainer::drain_traced(std::int64_t global_step) {
+std::vector<float> Trainer::drain_traced(std::int64_t global_step, std::vector<float>* scales) {
   trace::ScopedRange range(trace::RangeKind::sync, "loss drain (sync)");
   std::vector<float> losses = network_->drain_step_losses();
   range.close();
   const auto n = static_cast<std::int64_t>(losses.size());
   trace::losses_read(global_step - n + 1, losses.data(), n);
+  *scales = network_->drained_loss_scales();
+  trace::loss_scales_read(global_step - static_cast<std::int64_t>(scales->size()) + 1, scales->data(),
+                          static_cast<std::int64_t>(scales->size()));
   return losses;
 }
 
@@ -128,11 +142,15 @@ EpochResult Trainer::train_epoch(int epoch, const std::atomic<bool>& stop, std::
       trace::ScopedRange sync_range(trace::RangeKind::sync, "loss read (sync)");
       const float loss = network_->last_loss();  // a sync each step, as the seed's loss.item()
       network_->drain_step_losses();             // already complete: no further wait
+      std::vector<float> scales = network_->drained_loss_scales();
       sync_range.close();
       trace::losses_read(global_step, &loss, 1);
-      report_losses({loss}, epoch, r.steps, global_step, r.images / seconds_since(t0), loss_sum, loss_count);
+      trace::loss_scales_read(global_step, scales.data(), static_cast<std::int64_t>(scales.size()));
+      report_losses({loss}, std::move(scales), epoch, r.steps, global_step, r.images / seconds_since(t0), loss_sum, loss_count);
     } else if (log_now) {
-      report_losses(drain_traced(global_step), epoch, r.steps, global_step, r.images / seconds_since(t0),
+      std::vector<float> scales;
+      auto losses = drain_traced(global_step, &scales);
+      report_losses(std::move(losses), std::move(scales), epoch, r.steps, global_step, r.images / seconds_since(t0),
                     loss_sum, loss_count);
     }
     step_range.close();
@@ -142,9 +160,11 @@ EpochResult Trainer::train_epoch(int epoch, const std::atomic<bool>& stop, std::
     if (observer_.between_steps) observer_.between_steps();
     if (stop.load(std::memory_order_relaxed)) break;
   }
-  auto rest = drain_traced(global_step);  // also waits for the last step
+  network_->flush_accumulation();  // micro-batches left at the end of the epoch make one update
+  std::vector<float> rest_scales;
+  auto rest = drain_traced(global_step, &rest_scales);  // also waits for the last step
   if (!rest.empty())
-    report_losses(std::move(rest), epoch, r.steps, global_step, r.images / seconds_since(t0), loss_sum, loss_count);
+    report_losses(std::move(rest), std::move(rest_scales), epoch, r.steps, global_step, r.images / seconds_since(t0), loss_sum, loss_count);
   r.train_seconds = seconds_since(t0);
   r.images_per_s = r.train_seconds > 0 ? r.images / r.train_seconds : 0;
   r.train_loss = loss_count ? loss_sum / static_cast<double>(loss_count) : 0;
@@ -170,9 +190,18 @@ TrainSummary Trainer::run(const std::atomic<bool>& stop) {
   s.device = network_->device_info();
   std::int64_t global_step = 0, images = 0;
   double train_seconds = 0;
-  for (int epoch = 1; epoch <= config_.epochs; ++epoch) {
+  const int done = config_.resume_path.empty() ? 0 : resume(global_step);
+  s.first_epoch = done + 1;
+  for (int epoch = done + 1; epoch <= config_.epochs; ++epoch) {
     EpochResult r = train_epoch(epoch, stop, global_step);
     evaluate(r);
+    const TrainingCounters c = network_->counters();  // one sync per epoch
+    r.loss_scale = c.loss_scale;
+    r.skipped_steps = c.skipped_steps;
+    if (config_.checkpoint_every > 0 && epoch % config_.checkpoint_every == 0 && !stop.load()) {
+      r.checkpoint = checkpoint_file(epoch);
+      save(r.checkpoint, epoch, global_step);
+    }
     images += r.images;
     train_seconds += r.train_seconds;
     s.epochs.push_back(r);
@@ -188,7 +217,69 @@ TrainSummary Trainer::run(const std::atomic<bool>& stop) {
     s.test_accuracy = s.epochs.back().test_accuracy;
   }
   s.memory = network_->memory_stats();
+  s.counters = network_->counters();
   return s;
+}
+
+std::string Trainer::checkpoint_file(int epoch) const {
+  namespace fs = std::filesystem;
+  const std::string& p = config_.checkpoint_path;
+  std::error_code ec;
+  if ((!p.empty() && p.back() == '/') || fs::is_directory(p, ec)) {
+    fs::create_directories(p, ec);
+    return (fs::path(p) / ("checkpoint-epoch" + std::to_string(epoch) + ".tsckpt")).string();
+  }
+  return p;
+}
+
+void Trainer::save(const std::string& path, int epochs_done, std::int64_t global_step) {
+  trace::ScopedRange range(trace::RangeKind::other, "checkpoint");
+  const TrainingCounters c = network_->counters();
+  TrainingState st;
+  st.run_config_json = config_.run_config_json;
+  st.model_spec_json = to_json(config_.model);
+  st.epochs_done = epochs_done;
+  st.global_step = global_step;
+  st.optimizer_step = c.optimizer_steps;
+  st.seed = config_.seed;
+  st.loss_scale = c.loss_scale;
+  st.scaler_growth_tracker = c.growth_tracker;
+  st.scaler_skipped_steps = c.skipped_steps;
+  st.parameters = network_->parameters();
+  st.buffers = network_->buffers();
+  st.optimizer_state = network_->optimizer_state();
+  save_checkpoint(path, st);
+  if (observer_.on_message) observer_.on_message("checkpoint written: " + path);
+}
+
+int Trainer::resume(std::int64_t& global_step) {
+  const std::string& path = config_.resume_path;
+  TrainingState st = load_checkpoint(path);  // InputError naming the file for a bad one
+  if (st.model_spec_json != to_json(config_.model))
+    throw InputError(path + ": the checkpoint was written for another model (" +
+                     parse_model_spec(st.model_spec_json, path).name + "); resume with the same --model");
+  if (st.seed != config_.seed)
+    throw InputError(path + ": the checkpoint's seed is " + std::to_string(st.seed) + " but --seed is " +
+                     std::to_string(config_.seed) + "; resume with the same seed to continue the same run");
+  if (st.epochs_done >= config_.epochs)
+    throw InputError(path + ": the checkpoint already completed " + std::to_string(st.epochs_done) +
+                     " epochs; ask for more with --epochs");
+  std::vector<NamedTensor> values = std::move(st.parameters);
+  values.insert(values.end(), st.buffers.begin(), st.buffers.end());
+  network_->set_parameters(values);
+  network_->set_optimizer_state(st.optimizer_state);
+  TrainingCounters c;
+  c.train_steps = st.global_step;
+  c.optimizer_steps = st.optimizer_step;
+  c.loss_scale = st.loss_scale;
+  c.growth_tracker = st.scaler_growth_tracker;
+  c.skipped_steps = st.scaler_skipped_steps;
+  network_->restore_counters(c);
+  global_step = st.global_step;
+  if (observer_.on_message)
+    observer_.on_message("resumed from " + path + " after epoch " + std::to_string(st.epochs_done) + " (step " +
+                         std::to_string(st.global_step) + ")");
+  return static_cast<int>(st.epochs_done);
 }
 
 }  // namespace ts

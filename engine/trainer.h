@@ -2,6 +2,11 @@
 // The loss is read back every step only with sync_every_step (what the seed's loss.item() does);
 // otherwise the per-step losses stay on the device and are read once per log interval.
 // Runs on the calling thread; `stop` is polled after every step (Ctrl-C in the runner, Stop in the GUI).
+// AMP, gradient accumulation and deterministic mode are passed to the Network (NetworkOptions);
+// checkpoints (engine/checkpoint.h) are written after every checkpoint_every-th epoch's evaluation
+// and a run resumes from one with resume_path: the loader's order, augmentation and dropout are pure
+// functions of (seed, epoch, step), so a deterministic run resumed from epoch k's checkpoint repeats
+// the uninterrupted run's later losses bit for bit.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -30,6 +35,14 @@ struct TrainConfig {
   int log_every = 100;        // steps between loss read-backs (when not sync_every_step)
   int cpu_threads = 0;        // CPU backend threads, 0 = library default
   bool allow_tf32 = true;
+  AmpMode amp = AmpMode::off;
+  int accumulate = 1;         // micro-batches (of batch_size) per optimizer step
+  bool deterministic = false; // deterministic cuDNN algorithms (no autotuning), fixed reduction order
+  int checkpoint_every = 0;   // epochs between checkpoints (0 = none)
+  /// Checkpoint file, or a folder (existing, or ending in '/') that gets checkpoint-epochN.tsckpt.
+  std::string checkpoint_path = "trainscope.tsckpt";
+  std::string resume_path;    // checkpoint to continue from ("" = start fresh)
+  std::string run_config_json;  // the front end's knobs, stored in checkpoints as they are
 };
 
 /// Per-step values as the observer sees them. `loss` is NaN for steps whose loss was not read.
@@ -39,6 +52,10 @@ struct StepReport {
   std::int64_t steps_in_epoch = 0;
   std::int64_t global_step = 0;     // 1-based over the run
   std::vector<float> losses;        // losses read at this report, oldest first (ending with this step's)
+  /// fp16 AMP: the loss scale of each step in `losses` (same order), negated where the optimizer step
+  /// was skipped for inf/NaN gradients (chart marks); 0 for a micro-batch that made no update. Empty
+  /// otherwise.
+  std::vector<float> loss_scales;
   double images_per_s = 0;          // training throughput of the epoch so far
 };
 
@@ -51,6 +68,9 @@ struct EpochResult {
   double train_seconds = 0, eval_seconds = 0;
   std::int64_t images = 0, steps = 0;
   std::int64_t data_wait_ns = 0;    // trainer time blocked on the loader
+  float loss_scale = 1.0f;          // fp16 loss scale at the end of the epoch (1 otherwise)
+  std::int64_t skipped_steps = 0;   // optimizer steps skipped so far in the run (fp16)
+  std::string checkpoint;           // file written after this epoch ("" = none)
 };
 
 struct TrainSummary {
@@ -61,6 +81,8 @@ struct TrainSummary {
   double train_loss = 0;            // last epoch's
   double test_accuracy = 0;         // last epoch's
   MemoryStats memory;
+  TrainingCounters counters;        // at the end: optimizer steps, loss scale, skipped steps
+  int first_epoch = 1;              // > 1 when resumed from a checkpoint
 };
 
 struct TrainerObserver {
@@ -83,13 +105,18 @@ class Trainer {
   /// Throws Error when the loss becomes NaN or infinite (fp32: the run cannot recover); on_step
   /// has received the losses up to and including the non-finite one before the throw.
   TrainSummary run(const std::atomic<bool>& stop);
+  /// Writes a checkpoint of the current state (between epochs: `epochs_done` complete) to `path`.
+  void save(const std::string& path, int epochs_done, std::int64_t global_step);
 
  private:
+  /// Loads config.resume_path into the network; returns the epochs it had completed.
+  int resume(std::int64_t& global_step);
+  std::string checkpoint_file(int epoch) const;
   EpochResult train_epoch(int epoch, const std::atomic<bool>& stop, std::int64_t& global_step);
   void evaluate(EpochResult& r);
   /// drain_step_losses() inside a host-trace sync range; reports the losses to the trace sink.
-  std::vector<float> drain_traced(std::int64_t global_step);
-  void report_losses(std::vector<float> losses, int epoch, std::int64_t step, std::int64_t global_step,
+  std::vector<float> drain_traced(std::int64_t global_step, std::vector<float>* scales);
+  void report_losses(std::vector<float> losses, std::vector<float> scales, int epoch, std::int64_t step, std::int64_t global_step,
                      double images_per_s, double& loss_sum, std::int64_t& loss_count);
 
   TrainConfig config_;

@@ -9,6 +9,8 @@
 #include "kernels/common.cuh"
 #include "kernels/kernels.h"
 
+#include <type_traits>
+
 namespace ts::kernels {
 namespace {
 
@@ -19,35 +21,38 @@ struct RowStats {
   float max, log_sum;  // log sum exp(x - max)
 };
 
-__device__ RowStats row_stats(const float* row, std::int64_t classes, int lane) {
+template <class T>
+__device__ RowStats row_stats(const T* row, std::int64_t classes, int lane) {
   float m = -CUDART_INF_F;
-  for (std::int64_t k = lane; k < classes; k += 32) m = fmaxf(m, row[k]);
+  for (std::int64_t k = lane; k < classes; k += 32) m = fmaxf(m, to_f32(row[k]));
   m = warp_max(m);
   float s = 0.0f;
-  for (std::int64_t k = lane; k < classes; k += 32) s += expf(row[k] - m);
+  for (std::int64_t k = lane; k < classes; k += 32) s += expf(to_f32(row[k]) - m);
   s = warp_sum(s);
   return {m, logf(s)};
 }
 
-__global__ void cross_entropy_kernel(const float* __restrict__ logits, const std::int32_t* __restrict__ labels,
-                                     std::int64_t n, std::int64_t classes, float* __restrict__ grad,
-                                     float* __restrict__ loss) {
+template <class T>
+__global__ void cross_entropy_kernel(const T* __restrict__ logits, const std::int32_t* __restrict__ labels,
+                                     std::int64_t n, std::int64_t classes, T* __restrict__ grad,
+                                     float* __restrict__ loss, float grad_mult, const float* grad_scale) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const float inv_n = 1.0f / static_cast<float>(n);
+  const float gmul = inv_n * grad_mult * (grad_scale ? *grad_scale : 1.0f);
   float warp_loss = 0.0f;  // meaningful in lane 0
   for (std::int64_t r = warp; r < n; r += kCeWarps) {
-    const float* row = logits + r * classes;
+    const T* row = logits + r * classes;
     RowStats st = row_stats(row, classes, lane);
     int label = labels[r];
     bool valid = label >= 0 && label < classes;
     if (grad) {
-      float* g = grad + r * classes;
+      T* g = grad + r * classes;
       for (std::int64_t k = lane; k < classes; k += 32) {
-        float p = expf(row[k] - st.max - st.log_sum);
-        g[k] = (p - (k == label ? 1.0f : 0.0f)) * inv_n;
+        float p = expf(to_f32(row[k]) - st.max - st.log_sum);
+        g[k] = from_f32<T>((p - (k == label ? 1.0f : 0.0f)) * gmul);
       }
     }
-    if (lane == 0) warp_loss += valid ? (st.max + st.log_sum - row[label]) : CUDART_NAN_F;
+    if (lane == 0) warp_loss += valid ? (st.max + st.log_sum - to_f32(row[label])) : CUDART_NAN_F;
   }
   __shared__ float sums[kCeWarps];
   if (lane == 0) sums[warp] = warp_loss;
@@ -59,18 +64,19 @@ __global__ void cross_entropy_kernel(const float* __restrict__ logits, const std
   }
 }
 
-__global__ void eval_kernel(const float* __restrict__ logits, const std::int32_t* __restrict__ labels,
+template <class T>
+__global__ void eval_kernel(const T* __restrict__ logits, const std::int32_t* __restrict__ labels,
                             std::int64_t n, std::int64_t classes, unsigned long long* correct,
                             double* loss_sum) {
   const int lane = threadIdx.x & 31;
   const std::int64_t r = (blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x) >> 5;
   if (r >= n) return;
-  const float* row = logits + r * classes;
+  const T* row = logits + r * classes;
   // argmax: the largest value, ties to the smallest index
   float best = -CUDART_INF_F;
   std::int64_t best_k = classes;
   for (std::int64_t k = lane; k < classes; k += 32)
-    if (row[k] > best) best = row[k], best_k = k;
+    if (to_f32(row[k]) > best) best = to_f32(row[k]), best_k = k;
   for (int o = 16; o > 0; o >>= 1) {
     float ob = __shfl_xor_sync(0xffffffffu, best, o);
     std::int64_t ok = __shfl_xor_sync(0xffffffffu, best_k, o);
@@ -81,23 +87,32 @@ __global__ void eval_kernel(const float* __restrict__ logits, const std::int32_t
     int label = labels[r];
     bool valid = label >= 0 && label < classes;
     if (valid && best_k == label) atomicAdd(correct, 1ull);
-    atomicAdd(loss_sum, valid ? static_cast<double>(st.max + st.log_sum - row[label]) : CUDART_NAN);
+    atomicAdd(loss_sum, valid ? static_cast<double>(st.max + st.log_sum - to_f32(row[label])) : CUDART_NAN);
   }
 }
 
 }  // namespace
 
-void cross_entropy_forward_backward(const float* logits, const std::int32_t* labels, std::int64_t n,
-                                    std::int64_t classes, float* grad, float* loss, cudaStream_t stream) {
+void cross_entropy_forward_backward(const void* logits, ElemType t, const std::int32_t* labels, std::int64_t n,
+                                    std::int64_t classes, void* grad, float* loss, cudaStream_t stream,
+                                    float grad_mult, const float* grad_scale) {
   if (n == 0) return;
-  cross_entropy_kernel<<<1, kCeThreads, 0, stream>>>(logits, labels, n, classes, grad, loss);
+  dispatch_elem(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    cross_entropy_kernel<T><<<1, kCeThreads, 0, stream>>>(static_cast<const T*>(logits), labels, n, classes,
+                                                          static_cast<T*>(grad), loss, grad_mult, grad_scale);
+  });
   TS_KERNEL_CHECK("cross_entropy_kernel");
 }
 
-void eval_accumulate(const float* logits, const std::int32_t* labels, std::int64_t n, std::int64_t classes,
+void eval_accumulate(const void* logits, ElemType t, const std::int32_t* labels, std::int64_t n, std::int64_t classes,
                      unsigned long long* correct, double* loss_sum, cudaStream_t stream) {
   if (n == 0) return;
-  eval_kernel<<<grid_for(n * 32), kThreads, 0, stream>>>(logits, labels, n, classes, correct, loss_sum);
+  dispatch_elem(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    eval_kernel<T><<<grid_for(n * 32), kThreads, 0, stream>>>(static_cast<const T*>(logits), labels, n, classes,
+                                                              correct, loss_sum);
+  });
   TS_KERNEL_CHECK("eval_kernel");
 }
 

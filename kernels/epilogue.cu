@@ -9,6 +9,8 @@
 #include "kernels/common.cuh"
 #include "kernels/kernels.h"
 
+#include <type_traits>
+
 namespace ts::kernels {
 namespace {
 
@@ -24,35 +26,39 @@ __device__ __forceinline__ float dropout_mult(const Epilogue& e, std::int64_t i,
   return ts::dropout_uniform(e.dropout_key, static_cast<std::uint64_t>(i)) >= e.dropout_p ? scale : 0.0f;
 }
 
-__global__ void epilogue_forward_kernel(float* __restrict__ y, std::int64_t total, std::int64_t channels,
+template <class T>
+__global__ void epilogue_forward_kernel(T* __restrict__ y, std::int64_t total, std::int64_t channels,
                                         std::int64_t hw, Epilogue e, float scale) {
   for (std::int64_t i = blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x; i < total;
        i += (std::int64_t)gridDim.x * blockDim.x) {
-    float v = y[i];
+    float v = to_f32(y[i]);
     if (e.bias) v += e.bias[(i / hw) % channels];
     if (e.relu) v = fmaxf(v, 0.0f);
     if (e.dropout) v *= dropout_mult(e, i, scale);
-    y[i] = v;
+    y[i] = from_f32<T>(v);
   }
 }
 
-__device__ __forceinline__ float backward_one(float g, const float* y, std::int64_t i, const Epilogue& e,
+template <class T>
+__device__ __forceinline__ float backward_one(float g, const T* y, std::int64_t i, const Epilogue& e,
                                               float scale) {
   if (e.dropout) g *= dropout_mult(e, i, scale);
-  if (e.relu && !(y[i] > 0.0f)) g = 0.0f;
+  if (e.relu && !(to_f32(y[i]) > 0.0f)) g = 0.0f;
   return g;
 }
 
-__global__ void epilogue_backward_kernel(float* __restrict__ dy, const float* __restrict__ y, std::int64_t total,
+template <class T>
+__global__ void epilogue_backward_kernel(T* __restrict__ dy, const T* __restrict__ y, std::int64_t total,
                                          Epilogue e, float scale) {
   for (std::int64_t i = blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x; i < total;
        i += (std::int64_t)gridDim.x * blockDim.x)
-    dy[i] = backward_one(dy[i], y, i, e, scale);
+    dy[i] = from_f32<T>(backward_one(to_f32(dy[i]), y, i, e, scale));
 }
 
 // grid: (splits, channels). Block (s, c) covers elements j in [s*chunk, (s+1)*chunk) of channel c,
 // where j runs over (n, hw) and maps to the flat index (n*channels + c)*hw + j%hw.
-__global__ void epilogue_backward_bias_kernel(float* __restrict__ dy, const float* __restrict__ y, std::int64_t n,
+template <class T>
+__global__ void epilogue_backward_bias_kernel(T* __restrict__ dy, const T* __restrict__ y, std::int64_t n,
                                               std::int64_t channels, std::int64_t hw, Epilogue e, float scale,
                                               float* __restrict__ grad_bias, float* partials,
                                               unsigned* counters) {
@@ -63,8 +69,8 @@ __global__ void epilogue_backward_bias_kernel(float* __restrict__ dy, const floa
   float sum = 0.0f;
   for (std::int64_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
     std::int64_t i = ((j / hw) * channels + c) * hw + (j % hw);
-    float g = backward_one(dy[i], y, i, e, scale);
-    dy[i] = g;
+    float g = backward_one(to_f32(dy[i]), y, i, e, scale);
+    dy[i] = from_f32<T>(g);
     sum += g;
   }
   __shared__ float warp_sums[kThreads / 32];
@@ -96,15 +102,19 @@ std::int64_t epilogue_partials_count(std::int64_t n, std::int64_t channels, std:
   return channels * splits_for(n * hw);
 }
 
-void epilogue_forward(float* y, std::int64_t n, std::int64_t channels, std::int64_t hw, const Epilogue& e,
+void epilogue_forward(void* y, ElemType t, std::int64_t n, std::int64_t channels, std::int64_t hw, const Epilogue& e,
                       cudaStream_t stream) {
   std::int64_t total = n * channels * hw;
   if (total == 0 || (!e.bias && !e.relu && !e.dropout)) return;
-  epilogue_forward_kernel<<<grid_for(total), kThreads, 0, stream>>>(y, total, channels, hw, e, dropout_scale(e));
+  dispatch_elem(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    epilogue_forward_kernel<T><<<grid_for(total), kThreads, 0, stream>>>(static_cast<T*>(y), total, channels, hw, e,
+                                                                         dropout_scale(e));
+  });
   TS_KERNEL_CHECK("epilogue_forward_kernel");
 }
 
-void epilogue_backward(float* dy, const float* y, std::int64_t n, std::int64_t channels, std::int64_t hw,
+void epilogue_backward(void* dy, const void* y, ElemType t, std::int64_t n, std::int64_t channels, std::int64_t hw,
                        const Epilogue& e, float* grad_bias, float* partials, unsigned* counters,
                        cudaStream_t stream) {
   std::int64_t total = n * channels * hw;
@@ -114,13 +124,21 @@ void epilogue_backward(float* dy, const float* y, std::int64_t n, std::int64_t c
       return;
     }
     dim3 grid(static_cast<unsigned>(splits_for(n * hw)), static_cast<unsigned>(channels));
-    epilogue_backward_bias_kernel<<<grid, kThreads, 0, stream>>>(dy, y, n, channels, hw, e, dropout_scale(e),
-                                                                 grad_bias, partials, counters);
+    dispatch_elem(t, [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      epilogue_backward_bias_kernel<T><<<grid, kThreads, 0, stream>>>(
+          static_cast<T*>(dy), static_cast<const T*>(y), n, channels, hw, e, dropout_scale(e), grad_bias, partials,
+          counters);
+    });
     TS_KERNEL_CHECK("epilogue_backward_bias_kernel");
     return;
   }
   if (total == 0 || (!e.relu && !e.dropout)) return;
-  epilogue_backward_kernel<<<grid_for(total), kThreads, 0, stream>>>(dy, y, total, e, dropout_scale(e));
+  dispatch_elem(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    epilogue_backward_kernel<T><<<grid_for(total), kThreads, 0, stream>>>(static_cast<T*>(dy), static_cast<const T*>(y),
+                                                                          total, e, dropout_scale(e));
+  });
   TS_KERNEL_CHECK("epilogue_backward_kernel");
 }
 

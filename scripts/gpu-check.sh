@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs on the GPU test machine (see ../shared/GPU.md): the GPU tests, the PyTorch reference
 # check, the throughput benchmark and a CIFAR-10 training run, from a staged folder.
-#   scripts/gpu-check.sh STAGE CIFAR_DIR OUT [tests|bench|train|accuracy|all]...
+#   scripts/gpu-check.sh STAGE CIFAR_DIR OUT [tests|bench|train|accuracy|amp|all]...
+# amp: issue #8's acceptance on full CIFAR-10 (1: fp16/bf16 vs fp32 accuracy after 5 epochs;
+# 2+3: bench/amp_vs_pytorch.sh memory and speed ratios; 4: --deterministic twice, and a resume from an
+# epoch-2 checkpoint vs the uninterrupted run's epoch-3 loss).
 # STAGE holds trainscope-run, ts_gpu_tests and pytorch_seed_cnn.py (copied by scripts/stage-gpu.sh).
 set -uo pipefail
 stage=$1; cifar=$2; out=$3; shift 3
@@ -36,4 +39,29 @@ if has accuracy; then
     "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 5 --batch-size 128 --num-workers 4 --seed $s --quiet 2>&1 | tee -a "$out/accuracy_trainscope.log" | tail -1
   done
   CIFAR_DIR="$cifar" python3 "$stage/pytorch_seed_cnn.py" accuracy 2>&1 | tee "$out/accuracy_pytorch.log" | grep '"epoch": 5'
+fi
+if has amp; then
+  echo "== AMP acceptance 1: 5 epochs b128 (the seed's recipe), fp32 / fp16 / bf16, test accuracy"
+  for a in off fp16 bf16; do
+    "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 5 --batch-size 128 --num-workers 4 --amp $a --quiet 2>&1 |
+      tee "$out/amp_accuracy_$a.log" | tail -1 | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("amp", d["amp"], "test_accuracy", d["test_accuracy"], "loss_scale", d["loss_scale"], "skipped_steps", d["skipped_steps"], "img/s", round(d["images_per_s"]))'
+  done
+  echo "== AMP acceptance 2+3: memory and speed vs PyTorch autocast"
+  bash "$here/bench/amp_vs_pytorch.sh" "$stage/trainscope-run" "$cifar" "$stage/pytorch_seed_cnn.py" 4 2>&1 | tee "$out/amp_bench.log" | grep -v '^epoch '
+  echo "== AMP acceptance 4: determinism and resume (fp16, b128, 3 epochs)"
+  ck=$(mktemp -d)
+  det="--device cuda --data $cifar --batch-size 128 --num-workers 4 --amp fp16 --deterministic --seed 7 --quiet"
+  "$stage/trainscope-run" $det --epochs 3 --checkpoint-every 2 --checkpoint "$ck/" 2>&1 | tail -1 > "$out/det_a.json"
+  "$stage/trainscope-run" $det --epochs 3 2>&1 | tail -1 > "$out/det_b.json"
+  "$stage/trainscope-run" $det --epochs 3 --resume "$ck/checkpoint-epoch2.tsckpt" 2>&1 | tail -1 > "$out/det_resumed.json"
+  python3 - "$out" <<'PY'
+import json, sys
+o = sys.argv[1]
+a, b, r = (json.load(open(f"{o}/{n}.json")) for n in ("det_a", "det_b", "det_resumed"))
+print("deterministic runs: epoch train losses", a["epoch_train_loss"], "vs", b["epoch_train_loss"],
+      "IDENTICAL" if a["epoch_train_loss"] == b["epoch_train_loss"] else "DIFFERENT")
+print("resume from epoch 2: epoch-3 loss", r["epoch_train_loss"][0], "vs uninterrupted", a["epoch_train_loss"][2],
+      "EXACT" if r["epoch_train_loss"][0] == a["epoch_train_loss"][2] else "DIFFERENT",
+      "| accuracy", r["test_accuracy"], "vs", a["test_accuracy"])
+PY
 fi

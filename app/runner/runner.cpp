@@ -48,6 +48,21 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--cpu-threads", o.cpu_threads, "threads of the CPU backend (0 = all cores)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--amp", o.amp,
+                 "automatic mixed precision: off (fp32), fp16 (dynamic loss scaling, GradScaler's semantics) or "
+                 "bf16 (no scaling); CUDA only (the CPU backend refuses it with the reason)")
+      ->check(CLI::IsMember({"off", "fp16", "bf16"}))->capture_default_str();
+  app.add_option("--accumulate", o.accumulate,
+                 "gradient accumulation: micro-batches of --batch-size per optimizer step (loss divided by N)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_flag("--deterministic", o.deterministic,
+               "deterministic cuDNN algorithms (no autotuning) and fixed reduction order: same seed, same losses");
+  app.add_option("--checkpoint-every", o.checkpoint_every, "write a checkpoint every N epochs (0 = never)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--checkpoint", o.checkpoint,
+                 "checkpoint file, or a folder (existing or ending in /) for checkpoint-epochN.tsckpt files")
+      ->capture_default_str();
+  app.add_option("--resume", o.resume, "continue the run saved in this checkpoint file (same model and seed)");
   app.add_flag("--quiet,-q", o.quiet, "print only the epoch lines and the summary");
   app.add_flag("--profile", o.profile,
                "record a session: host ranges, GPU activity (CUPTI), samples -> a .tsession file (SQLite)");
@@ -110,6 +125,13 @@ std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const Tra
   w.Key("optimizer"); w.String(optimizer_name(c.optimizer.type));
   w.Key("lr"); w.Double(c.optimizer.lr);
   w.Key("seed"); w.Uint64(c.seed);
+  w.Key("amp"); w.String(amp_mode_name(c.amp));
+  w.Key("accumulate"); w.Int(c.accumulate);
+  w.Key("deterministic"); w.Bool(c.deterministic);
+  w.Key("loss_scale"); w.Double(s.counters.loss_scale);
+  w.Key("skipped_steps"); w.Int64(s.counters.skipped_steps);
+  w.Key("optimizer_steps"); w.Int64(s.counters.optimizer_steps);
+  w.Key("first_epoch"); w.Int(s.first_epoch);
   w.Key("train_images"); w.Int64(train_images);
   w.Key("test_accuracy"); w.Double(s.test_accuracy);
   w.Key("train_loss"); w.Double(s.train_loss);
@@ -119,6 +141,17 @@ std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const Tra
   for (const auto& e : s.epochs) w.Double(e.test_accuracy);
   w.EndArray();
   w.Key("peak_allocated_bytes"); w.Int64(s.memory.peak_allocated);
+  w.Key("allocated_bytes");  // by the allocator's own categories, at the end of the run
+  w.StartObject();
+  for (std::size_t k = 0; k < kMemoryCategoryCount; ++k) {
+    w.Key(memory_category_name(static_cast<MemoryCategory>(k)));
+    w.Int64(s.memory.allocated[k]);
+  }
+  w.EndObject();
+  w.Key("epoch_train_loss");
+  w.StartArray();
+  for (const auto& e : s.epochs) w.Double(e.train_loss);
+  w.EndArray();
   w.Key("interrupted"); w.Bool(s.interrupted);
   if (s.device.device == Device::cuda) {
     w.Key("cudnn_version"); w.Int64(s.device.cudnn_version);
@@ -192,19 +225,38 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
   c.optimizer.momentum = o.momentum;
   c.optimizer.nesterov = o.nesterov;
   c.optimizer.weight_decay = o.weight_decay;
+  c.amp = parse_amp_mode(o.amp);
+  c.accumulate = o.accumulate;
+  c.deterministic = o.deterministic;
+  c.checkpoint_every = o.checkpoint_every;
+  c.checkpoint_path = o.checkpoint;
+  c.resume_path = o.resume;
+  c.run_config_json = fmt::format(R"({{"batch_size":{},"num_workers":{},"amp":"{}","accumulate":{},"deterministic":{},"lr":{},"optimizer":"{}","seed":{}}})",
+                                  o.batch_size, o.num_workers, o.amp, o.accumulate, o.deterministic ? "true" : "false",
+                                  o.lr, o.optimizer, o.seed);
 
   TrainerObserver obs;
   obs.on_step = [&](const StepReport& r) {
     if (o.quiet || r.step % o.log_every != 0) return;
-    fmt::print("  epoch {} step {}/{}  loss {:.4f}  {:.0f} img/s\n", r.epoch, r.step, r.steps_in_epoch,
-               r.losses.empty() ? 0.0f : r.losses.back(), r.images_per_s);
+    std::string amp;
+    for (std::size_t i = 0; i < r.loss_scales.size(); ++i)  // an overflow never vanishes from the log
+      if (r.loss_scales[i] < 0)
+        amp += fmt::format("  [step {} skipped: inf/NaN gradients at loss scale {}]",
+                           r.global_step - static_cast<std::int64_t>(r.loss_scales.size() - 1 - i), -r.loss_scales[i]);
+    if (!r.loss_scales.empty() && r.loss_scales.back() > 0) amp += fmt::format("  scale {}", r.loss_scales.back());
+    fmt::print("  epoch {} step {}/{}  loss {:.4f}  {:.0f} img/s{}\n", r.epoch, r.step, r.steps_in_epoch,
+               r.losses.empty() ? 0.0f : r.losses.back(), r.images_per_s, amp);
     std::fflush(stdout);
   };
+  obs.on_message = [&](const std::string& m) { say(m); };
   obs.on_epoch = [&](const EpochResult& e) {
     fmt::print("epoch {}/{}  train_loss {:.4f}  test_accuracy {:.4f}  images/s {:.0f}  epoch_s {:.2f}  "
                "(train {:.2f} s, eval {:.2f} s, data wait {:.2f} s)\n",
                e.epoch, c.epochs, e.train_loss, e.test_accuracy, e.images_per_s, e.train_seconds + e.eval_seconds,
                e.train_seconds, e.eval_seconds, static_cast<double>(e.data_wait_ns) * 1e-9);
+    if (c.amp == AmpMode::fp16)
+      fmt::print("  loss scale {}  skipped steps {}\n", e.loss_scale, e.skipped_steps);
+    if (!e.checkpoint.empty()) fmt::print("  checkpoint {}\n", e.checkpoint);
     std::fflush(stdout);
   };
   std::unique_ptr<prof::Profiler> profiler;
@@ -242,10 +294,10 @@ TrainSummary train_and_report(Trainer& trainer, const TrainConfig& c, const Cifa
                               const std::function<void(const std::string&)>& say, const std::atomic<bool>& stop) {
   const DeviceInfo dev = trainer.network().device_info();
   say(fmt::format("device {} ({}), model {}, {} training / {} test images, batch size {}, num_workers {}, "
-                  "pin_memory {}, {} lr {}",
+                  "pin_memory {}, {} lr {}, amp {}, accumulate {}{}",
                   device_name(dev.device), dev.name, c.model.name, data.train.count(), data.test.count(),
                   c.batch_size, c.num_workers, c.pin_memory ? "on" : "off", optimizer_name(c.optimizer.type),
-                  c.optimizer.lr));
+                  c.optimizer.lr, amp_mode_name(c.amp), c.accumulate, c.deterministic ? ", deterministic" : ""));
   const TrainSummary s = trainer.run(stop);
   if (s.interrupted) say("stopped by signal after the current step");
   return s;

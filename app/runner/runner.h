@@ -27,6 +27,12 @@ struct RunnerOptions {
   bool sync_every_step = false;
   int log_every = 100;
   int cpu_threads = 0;
+  std::string amp = "off";      // off | fp16 | bf16
+  int accumulate = 1;
+  bool deterministic = false;
+  int checkpoint_every = 0;
+  std::string checkpoint = "trainscope.tsckpt";
+  std::string resume;
   bool quiet = false;
   bool profile = false;          // record a session (profiling/): host ranges, CUPTI, samples
   std::string session;           // session file; empty = trainscope-<time>.tsession in the cwd

@@ -34,7 +34,7 @@ struct LayerTensor {
 /// State shared by the layers of one network and set by it before each pass.
 struct RunState {
   std::uint64_t seed = 0;
-  std::int64_t step = 0;       // optimizer steps taken so far (0 before the first); keys dropout masks
+  std::int64_t step = 0;       // train steps (micro-batches) taken so far (0 before the first); keys dropout masks
   bool dropout_enabled = true;
 };
 

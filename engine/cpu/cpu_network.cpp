@@ -3,8 +3,11 @@
 // Everything is synchronous: train_step returns when the step is done, so last_loss() never waits.
 // Memory comes from make_host_allocator() with a MemoryCategory per buffer; buffers are sized for
 // max_batch_size once, primitives are created once per (layer, batch size).
-// Dropout masks are keyed by dropout_key(seed, step, layer index) with step = optimizer steps taken
-// so far (0 in the first train_step), the same key the CUDA backend uses.
+// Dropout masks are keyed by dropout_key(seed, step, layer index) with step = train steps (micro-
+// batches) taken so far (0 in the first train_step), the same key the CUDA backend uses; without
+// gradient accumulation that is also the number of optimizer steps. Gradient accumulation keeps a
+// per-parameter sum of the micro-batches' gradients (category gradients, only when accumulate > 1).
+// AMP is refused by make_network (cpu_amp_support), so everything here is fp32.
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -23,6 +26,7 @@ namespace {
 struct ParamState {
   LayerTensor* param = nullptr;
   Tensor state0, state1;
+  Tensor accum;  // sum of pending micro-batches' gradients (accumulate > 1)
 };
 
 ModelSpec with_layer_names(ModelSpec spec) {
@@ -93,15 +97,63 @@ class CpuNetwork final : public Network {
     const std::int64_t k = classes();
     trace::ScopedRange loss_range(trace::RangeKind::loss, "loss");
     const auto ce = cross_entropy(output_, batch.labels, n, k, grad_out_.data_as<float>());
+    if (options_.accumulate > 1) {  // loss / N: the gradient of each micro-batch is divided by N
+      const float inv = 1.0f / static_cast<float>(options_.accumulate);
+      float* g = grad_out_.data_as<float>();
+      for (std::int64_t i = 0; i < n * k; ++i) g[i] *= inv;
+    }
     loss_range.close();
     run_backward(n, false);
     trace::ScopedRange opt_range(trace::RangeKind::optimizer, "optimizer");
-    optimizer_step();
+    accumulate_or_step();
     opt_range.close();
     losses_.push_back(static_cast<float>(ce.loss_sum / static_cast<double>(n)));
     last_loss_ = losses_.back();
   }
   float last_loss() override { return last_loss_; }
+  void flush_accumulation() override {
+    if (pending_ == 0) return;
+    for (auto& s : opt_) std::memcpy(s.param->grad.data(), s.accum.data(), s.accum.bytes());
+    apply_update();
+  }
+  TrainingCounters counters() override {
+    TrainingCounters c;
+    c.train_steps = state_.step;
+    c.optimizer_steps = opt_steps_;
+    return c;
+  }
+  void restore_counters(const TrainingCounters& c) override {
+    state_.step = c.train_steps;
+    opt_steps_ = c.optimizer_steps;
+    pending_ = 0;
+  }
+  std::vector<NamedTensor> optimizer_state() const override {
+    std::vector<NamedTensor> out;
+    for (const auto& s : opt_)
+      for (const auto& [suffix, t] : state_tensors(s)) {
+        HostTensor h(s.param->value.shape());
+        const Shape& st = t->shape();
+        copy_layout(t->data_as<float>(), h.data.data(), s.param->transposed ? Shape{st[1], st[0]} : st,
+                    s.param->transposed);
+        out.push_back({s.param->name + suffix, std::move(h)});
+      }
+    return out;
+  }
+  void set_optimizer_state(const std::vector<NamedTensor>& tensors) override {
+    for (const auto& nt : tensors) {
+      bool found = false;
+      for (auto& s : opt_)
+        for (const auto& [suffix, t] : state_tensors(s)) {
+          if (s.param->name + suffix != nt.name) continue;
+          if (nt.tensor.shape != s.param->value.shape() || nt.tensor.data.size() != static_cast<std::size_t>(t->numel()))
+            throw InputError("optimizer state '" + nt.name + "' has shape " + shape_string(nt.tensor.shape) +
+                             " but the parameter's is " + shape_string(s.param->value.shape()));
+          copy_layout(nt.tensor.data.data(), t->data_as<float>(), s.param->value.shape(), s.param->transposed);
+          found = true;
+        }
+      if (!found) throw InputError("the optimizer has no state named '" + nt.name + "'");
+    }
+  }
   std::vector<float> drain_step_losses() override { return std::exchange(losses_, {}); }
 
   void begin_eval() override { eval_ = {}; }
@@ -167,14 +219,8 @@ class CpuNetwork final : public Network {
   }
 
   void optimizer_step() override {
-    const std::int64_t t = state_.step + 1;  // PyTorch's step count, 1 on the first update
-    for (auto& s : opt_) {
-      LayerTensor& p = *s.param;
-      optimizer_update(options_.optimizer, t, p.value.data_as<float>(), p.grad.data_as<float>(),
-                       s.state0.defined() ? s.state0.data_as<float>() : nullptr,
-                       s.state1.defined() ? s.state1.data_as<float>() : nullptr, p.value.numel());
-    }
-    state_.step = t;
+    update_parameters();
+    ++state_.step;
   }
 
   std::vector<NamedTensor> parameters() const override { return to_named(params_, false); }
@@ -218,6 +264,45 @@ class CpuNetwork final : public Network {
     }
   }
 
+  /// One optimizer update with the gradients in p.grad (Adam's t = updates so far + 1).
+  void update_parameters() {
+    const std::int64_t t = opt_steps_ + 1;  // PyTorch's step count, 1 on the first update
+    for (auto& s : opt_) {
+      LayerTensor& p = *s.param;
+      optimizer_update(options_.optimizer, t, p.value.data_as<float>(), p.grad.data_as<float>(),
+                       s.state0.defined() ? s.state0.data_as<float>() : nullptr,
+                       s.state1.defined() ? s.state1.data_as<float>() : nullptr, p.value.numel());
+    }
+    opt_steps_ = t;
+  }
+  void apply_update() {
+    update_parameters();
+    pending_ = 0;
+  }
+  /// After a micro-batch's backward: add its gradients to the sum, or (the accumulate-th) update.
+  void accumulate_or_step() {
+    ++state_.step;
+    const int n = options_.accumulate;
+    if (n <= 1) return apply_update();
+    ++pending_;
+    for (auto& s : opt_) {
+      float* acc = s.accum.data_as<float>();
+      float* g = s.param->grad.data_as<float>();
+      const std::int64_t count = s.accum.numel();
+      if (pending_ == 1) std::memcpy(acc, g, s.accum.bytes());
+      else if (pending_ < n) for (std::int64_t i = 0; i < count; ++i) acc[i] += g[i];
+      else for (std::int64_t i = 0; i < count; ++i) g[i] = acc[i] + g[i];
+    }
+    if (pending_ == n) apply_update();
+  }
+  static std::vector<std::pair<std::string, const Tensor*>> state_tensors(const ParamState& s) {
+    std::vector<std::pair<std::string, const Tensor*>> v;
+    const bool sgd = !s.state1.defined();
+    if (s.state0.defined()) v.emplace_back(sgd ? ".momentum_buffer" : ".exp_avg", &s.state0);
+    if (s.state1.defined()) v.emplace_back(".exp_avg_sq", &s.state1);
+    return v;
+  }
+
   ParamState make_state(LayerTensor* p) {
     ParamState s;
     s.param = p;
@@ -233,6 +318,7 @@ class CpuNetwork final : public Network {
       s.state0 = zeros();
       s.state1 = zeros();
     }
+    if (options_.accumulate > 1) s.accum = Tensor(*alloc_, DType::f32, p->value.shape(), MemoryCategory::gradients);
     return s;
   }
 
@@ -321,6 +407,8 @@ class CpuNetwork final : public Network {
   std::int64_t last_n_ = 0;   // batch of the last training forward (0: none)
   std::vector<float> losses_;
   float last_loss_ = 0.0f;
+  std::int64_t opt_steps_ = 0;  // optimizer updates applied (Adam's t)
+  int pending_ = 0;             // micro-batches accumulated since the last update
   EvalResult eval_;
 };
 

@@ -21,6 +21,10 @@ constexpr std::size_t kMinConvWorkspace = 8ull << 20;
 CudaNetwork::CudaNetwork(const ModelSpec& spec, const NetworkOptions& options) : spec_(spec), options_(options) {
   if (options_.max_batch_size < 1 || options_.max_batch_size > (1ll << 31))
     throw InputError("max_batch_size must be between 1 and 2^31, not " + std::to_string(options_.max_batch_size));
+  if (options_.accumulate < 1) throw InputError("accumulate must be >= 1, not " + std::to_string(options_.accumulate));
+  act_ = options_.amp == AmpMode::fp16 ? kernels::ElemType::f16
+                                       : (options_.amp == AmpMode::bf16 ? kernels::ElemType::bf16 : kernels::ElemType::f32);
+  act_bytes_ = static_cast<std::size_t>(kernels::elem_bytes(act_));
   TS_CUDA_CHECK(cudaSetDevice(options_.cuda_device));
   info_ = query_device_info(options_.cuda_device);
   alloc_ = std::make_unique<CachingAllocator>(options_.cuda_device);
@@ -36,7 +40,7 @@ CudaNetwork::CudaNetwork(const ModelSpec& spec, const NetworkOptions& options) :
   cublas_ = cb;
   TS_CUBLAS_CHECK(cublasSetStream(cb, compute_));
   TS_CUBLAS_CHECK(cublasSetMathMode(cb, CUBLAS_DEFAULT_MATH));  // no TF32 for matmul (PyTorch's default)
-  TS_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_ring_), sizeof(float) * kLossRing));
+  TS_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_ring_), 2 * sizeof(float) * kLossRing));
   TS_CUDA_CHECK(cudaMallocHost(&host_counters_, 16));
   build_plan();
   allocate_memory();
@@ -80,16 +84,30 @@ void CudaNetwork::allocate_memory() {
     if (adam) state2_ = alloc(pbytes, MemoryCategory::optimizer_state, "optimizer state");
     if (buffer_count_ > 0)
       buffers_ = alloc(sizeof(float) * buffer_count_, MemoryCategory::weights, "BatchNorm running statistics");
+    if (options_.accumulate > 1) accum_ = alloc(pbytes, MemoryCategory::gradients, "accumulated gradients");
+    if (amp()) {
+      params_lp_ = alloc(act_bytes_ * static_cast<std::size_t>(param_count_), MemoryCategory::weights,
+                         std::string(amp_mode_name(options_.amp)) + " weight copy");
+      std::int64_t max_conv_w = 0;
+      for (const ParamEntry& e : param_entries_)  // conv weights are the 4-D parameters
+        if (e.shape.size() == 4) max_conv_w = std::max(max_conv_w, numel(e.shape));
+      if (max_conv_w > 0)
+        wgrad_lp_ = alloc(act_bytes_ * static_cast<std::size_t>(max_conv_w), MemoryCategory::workspace,
+                          "convolution weight-gradient scratch");
+      amp_state_ = alloc(sizeof(kernels::AmpDeviceState), MemoryCategory::other, "loss-scaler state");
+    }
     allocate_op_buffers();
-    const std::size_t gbytes = sizeof(float) * N * static_cast<std::size_t>(max_activation_);
+    const std::size_t gbytes = act_bytes_ * N * static_cast<std::size_t>(max_activation_);
     grads_[0] = alloc(gbytes, MemoryCategory::activations, "activation gradients");
     grads_[1] = alloc(gbytes, MemoryCategory::activations, "activation gradients");
     input_f32_ = alloc(sizeof(float) * N * numel(spec_.input), MemoryCategory::activations, "normalised input");
+    input_act_ = amp() ? alloc(act_bytes_ * N * numel(spec_.input), MemoryCategory::activations, "normalised input (AMP)")
+                       : input_f32_;
     for (int s = 0; s < kInputSlots; ++s) {
       slot_images_[s] = alloc(N * numel(spec_.input), MemoryCategory::input_batches, "input batch slot");
       slot_labels_[s] = alloc(N * sizeof(std::int32_t), MemoryCategory::input_batches, "input label slot");
     }
-    loss_ring_ = alloc(sizeof(float) * kLossRing, MemoryCategory::other, "loss ring");
+    loss_ring_ = alloc(2 * sizeof(float) * kLossRing, MemoryCategory::other, "loss and loss-scale ring");
     eval_counters_ = alloc(16, MemoryCategory::other, "eval counters");
     test_loss_ = alloc(sizeof(float), MemoryCategory::other, "loss");
     cublas_workspace_ = alloc(kCublasWorkspace, MemoryCategory::workspace, "cuBLAS workspace");
@@ -97,15 +115,19 @@ void CudaNetwork::allocate_memory() {
     rethrow_oom(e);
   }
   // Padding between tensors must stay zero (its gradient is never written), state starts at zero.
-  for (auto* b : {&params_, &param_grads_, &state1_, &state2_, &buffers_})
+  for (auto* b : {&params_, &param_grads_, &state1_, &state2_, &buffers_, &accum_, &params_lp_, &loss_ring_})
     if (*b && (*b)->ptr) TS_CUDA_CHECK(cudaMemsetAsync((*b)->ptr, 0, (*b)->bytes, compute_));
+  if (amp_state_) {
+    kernels::AmpDeviceState st{options_.loss_scaler.init_scale, 0, 0u, 0, 0};
+    TS_CUDA_CHECK(cudaMemcpy(amp_state_->ptr, &st, sizeof st, cudaMemcpyHostToDevice));
+  }
   TS_CUDA_CHECK(cudaMemsetAsync(eval_counters_->ptr, 0, 16, compute_));
 }
 
 void CudaNetwork::allocate_op_buffers() {
   const std::size_t N = static_cast<std::size_t>(options_.max_batch_size);
   for (Op& op : ops_) {
-    op.out = alloc(sizeof(float) * N * numel(op.out_shape), MemoryCategory::activations, "activations of " + op.label);
+    op.out = alloc(act_bytes_ * N * numel(op.out_shape), MemoryCategory::activations, "activations of " + op.label);
     if (op.b_off >= 0) {
       std::int64_t rows = static_cast<std::int64_t>(N) * op.rows_per_sample;
       op.partials = alloc(sizeof(float) * kernels::epilogue_partials_count(rows, op.channels, op.hw), MemoryCategory::workspace,
@@ -142,8 +164,8 @@ void CudaNetwork::choose_algorithms() {
     for (std::size_t k = 0; k < ops_.size(); ++k) {
       Op& op = ops_[k];
       if (op.kind != OpKind::conv) continue;
-      ConvSearchBuffers b{k ? ops_[k - 1].out_ptr() : input_f32(), params() + op.w_off, op.out_ptr(), grad_buf(0),
-                          grads() + op.w_off, search->ptr, limit};
+      ConvSearchBuffers b{k ? ops_[k - 1].out_ptr() : input_act(), weights_lp(op.w_off), op.out_ptr(), grad_buf(0),
+                          amp() ? wgrad_lp_->ptr : static_cast<void*>(grads() + op.w_off), search->ptr, limit};
       op.conv->find_algorithms(*cudnn_, options_.max_batch_size, b);
       needed = std::max(needed, op.conv->workspace_bytes(options_.max_batch_size));
     }
@@ -158,11 +180,16 @@ void CudaNetwork::choose_algorithms() {
 
 void CudaNetwork::upload_initial_parameters() { set_parameters(initial_parameters(spec_, options_.seed)); }
 
+void CudaNetwork::refresh_weights_lp() {
+  if (amp()) kernels::cast_from_float(params(), params_lp_->ptr, act_, param_count_, compute_);
+}
+
 void CudaNetwork::rethrow_oom(const OutOfMemoryError& e) const {
   const std::int64_t N = options_.max_batch_size;
-  std::int64_t per_sample = numel(spec_.input) * (sizeof(float) + kInputSlots) + 4 * kInputSlots +
-                            2 * max_activation_ * static_cast<std::int64_t>(sizeof(float));
-  for (const Op& op : ops_) per_sample += numel(op.out_shape) * static_cast<std::int64_t>(sizeof(float));
+  const auto ab = static_cast<std::int64_t>(act_bytes_);
+  std::int64_t per_sample = numel(spec_.input) * (sizeof(float) + kInputSlots + (amp() ? ab : 0)) + 4 * kInputSlots +
+                            2 * max_activation_ * ab;
+  for (const Op& op : ops_) per_sample += numel(op.out_shape) * ab;
   int states = options_.optimizer.type != OptimizerType::sgd ? 2 : (options_.optimizer.momentum != 0 ? 1 : 0);
   std::int64_t fixed = static_cast<std::int64_t>(sizeof(float)) * ((2 + states) * param_count_ + buffer_count_) +
                        static_cast<std::int64_t>(kCublasWorkspace + kMaxConvWorkspace);

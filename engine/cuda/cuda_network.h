@@ -1,4 +1,5 @@
-// CudaNetwork: the CUDA backend of ts::Network (fp32, NCHW). Internal header of engine/cuda.
+// CudaNetwork: the CUDA backend of ts::Network (NCHW; fp32, or AMP fp16/bf16). Internal header of
+// engine/cuda.
 //
 // Plan. The spec's layers become a short list of ops; a Conv2d, Linear or BatchNorm2d absorbs the
 // ReLU and Dropout that follow it into a fused pointwise tail (kernels/epilogue.cu: bias + ReLU +
@@ -16,7 +17,18 @@
 // per-step losses and eval counters.
 //
 // Steps. The dropout mask of a training forward uses dropout_key(seed, step, layer index), where step
-// is the number of optimizer steps taken before it (0 for the first train_step); Adam's t is step+1.
+// is the number of train steps (micro-batches) taken before it (0 for the first train_step); Adam's t
+// is the number of optimizer updates + 1 (on the host, or on the device for fp16 whose skips only the
+// device knows).
+//
+// AMP (options.amp fp16/bf16, autocast's choices): activations, activation gradients and the logits
+// are half (act_ type); convolutions (cuDNN, tensor-op math, fp32 compute) and linear layers
+// (cublasGemmEx, CUBLAS_COMPUTE_32F) read a half copy of the weights (params_lp_) that the optimizer
+// launch rewrites from the fp32 master weights; weight gradients land in the fp32 gradient buffer
+// (linear: GemmEx with an fp32 C; conv: a half scratch cast to fp32), bias and BatchNorm gradients
+// are summed in fp32. fp16 scales the loss gradient by the device-resident loss scale and steps with
+// kernels::amp_optimizer_update (check + unscale + skip + update + scale update, one launch). The
+// loss ring holds, after the kLossRing losses, the scale each step used (negative: skipped).
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -30,6 +42,7 @@
 #include "engine/cuda/cudnn_layers.h"
 #include "engine/errors.h"
 #include "engine/network.h"
+#include "kernels/kernels.h"
 
 namespace ts::cuda {
 
@@ -57,7 +70,7 @@ struct Op {
   std::unique_ptr<PoolLayer> pool;
   std::unique_ptr<BatchNormLayer> bn;
   std::shared_ptr<MemoryBlock> out, partials, counters, bn_save;
-  float* out_ptr() const { return static_cast<float*>(out->ptr); }
+  void* out_ptr() const { return out->ptr; }
   bool has_tail() const { return b_off >= 0 || relu || dropout; }
 };
 
@@ -77,6 +90,12 @@ class CudaNetwork final : public Network {
   void train_step(const Batch& batch) override;
   float last_loss() override;
   std::vector<float> drain_step_losses() override;
+  std::vector<float> drained_loss_scales() const override { return drained_scales_; }
+  void flush_accumulation() override;
+  TrainingCounters counters() override;
+  void restore_counters(const TrainingCounters& c) override;
+  std::vector<NamedTensor> optimizer_state() const override;
+  void set_optimizer_state(const std::vector<NamedTensor>& tensors) override;
   void begin_eval() override;
   void eval_batch(const Batch& batch) override;
   EvalResult end_eval() override;
@@ -120,23 +139,39 @@ class CudaNetwork final : public Network {
   void check_batch(const Batch& b, const char* what) const;
   int enqueue_input(const Batch& b);
   void forward_ops(std::int64_t n, bool training);
-  void forward_op(Op& op, std::int64_t n, const float* x, bool training);
+  void forward_op(Op& op, std::int64_t n, const void* x, bool training);
   /// Backward from the gradient in grads_[cur]; returns the index of the buffer holding dL/dx.
   int backward_ops(std::int64_t n, int cur, bool input_grad);
-  void backward_op(Op& op, std::int64_t n, const float* x, float* dy, float* dx, bool need_dx);
-  void apply_optimizer();
+  void backward_op(Op& op, std::int64_t n, const void* x, void* dy, void* dx, bool need_dx);
+  void conv_backward_filter(Op& op, std::int64_t n, const void* x, const void* dy);
+  /// After a train_step's backward: accumulate the micro-batch or apply the update.
+  void accumulate_or_update();
+  /// One optimizer update from `grad` (+ `accum` when not null): one launch.
+  void apply_optimizer(const float* grad, const float* accum);
+  bool amp() const { return act_ != kernels::ElemType::f32; }
+  bool fp16() const { return act_ == kernels::ElemType::f16; }
+  /// The low-precision weight copy at a float offset of the flat buffer (the fp32 buffer when not AMP).
+  void* weights_lp(std::int64_t off) const {
+    return amp() ? static_cast<void*>(static_cast<char*>(params_lp_->ptr) + 2 * off) : static_cast<void*>(params() + off);
+  }
+  kernels::AmpDeviceState* amp_state() const { return static_cast<kernels::AmpDeviceState*>(amp_state_->ptr); }
+  void refresh_weights_lp();
   std::int64_t classes() const { return ops_.back().out_shape.empty() ? 0 : numel(ops_.back().out_shape); }
   float* input_f32() const { return static_cast<float*>(input_f32_->ptr); }
-  float* grad_buf(int i) const { return static_cast<float*>(grads_[i]->ptr); }
+  void* input_act() const { return input_act_->ptr; }
+  void* grad_buf(int i) const { return grads_[i]->ptr; }
   float* params() const { return static_cast<float*>(params_->ptr); }
   float* grads() const { return static_cast<float*>(param_grads_->ptr); }
   float* bufs() const { return buffers_ ? static_cast<float*>(buffers_->ptr) : nullptr; }
-  void linear_gemm(const Op& op, std::int64_t rows, const float* x, float* y);
-  void linear_gemm_backward(const Op& op, std::int64_t rows, const float* x, const float* dy, float* dx);
+  void linear_gemm(const Op& op, std::int64_t rows, const void* x, void* y);
+  void linear_gemm_backward(const Op& op, std::int64_t rows, const void* x, const void* dy, void* dx);
 
   // test path (cuda_network_host.cpp)
   void upload(float* dst, const std::vector<float>& src);
   std::vector<float> download(const float* src, std::int64_t count) const;
+  /// Activation-typed device data <-> fp32 host values (casts through a temporary fp32 block).
+  std::vector<float> download_act(const void* src, std::int64_t count);
+  void upload_act(void* dst, const std::vector<float>& src);
   std::vector<NamedTensor> read_entries(const std::vector<ParamEntry>& entries, const float* base) const;
 
   ModelSpec spec_;
@@ -150,8 +185,11 @@ class CudaNetwork final : public Network {
   std::vector<ParamEntry> param_entries_, buffer_entries_;
   std::int64_t param_count_ = 0, buffer_count_ = 0;  // floats, with alignment padding
   std::int64_t max_activation_ = 0;                  // floats per sample, largest op in/out
+  kernels::ElemType act_ = kernels::ElemType::f32;  // activations (fp16/bf16 under AMP)
+  std::size_t act_bytes_ = 4;
   std::shared_ptr<MemoryBlock> params_, param_grads_, state1_, state2_, buffers_;
-  std::shared_ptr<MemoryBlock> input_f32_, grads_[2], workspace_, cublas_workspace_;
+  std::shared_ptr<MemoryBlock> params_lp_, accum_, wgrad_lp_, amp_state_;  // AMP / accumulation
+  std::shared_ptr<MemoryBlock> input_f32_, input_act_, grads_[2], workspace_, cublas_workspace_;
   std::array<std::shared_ptr<MemoryBlock>, kInputSlots> slot_images_, slot_labels_;
   std::array<cudaEvent_t, kInputSlots> copied_{}, slot_free_{};
   std::shared_ptr<MemoryBlock> loss_ring_, eval_counters_, test_loss_;
@@ -160,7 +198,10 @@ class CudaNetwork final : public Network {
   std::size_t workspace_bytes_ = 0;
   int next_slot_ = 0;
   std::int64_t step_ = 0, drained_to_ = 0;  // ring holds steps [drained_to_, step_)
-  std::vector<float> undrained_;            // losses read early when the ring was about to wrap
+  std::int64_t opt_steps_ = 0;              // updates applied (not fp16: fp16's count is on the device)
+  int pending_ = 0;                         // micro-batches accumulated since the last update
+  std::vector<float> undrained_, undrained_scales_;  // read early when the ring was about to wrap
+  std::vector<float> drained_scales_;
   std::int64_t eval_total_ = 0;
   bool dropout_enabled_ = true;
   bool have_forward_ = false;

@@ -1,6 +1,7 @@
 // CudaNetwork's test path: forward / backward / loss / optimizer step on host tensors, and the
 // parameters, gradients and buffers by PyTorch name. Everything is copied through the host and
-// synchronised: correctness over speed.
+// synchronised: correctness over speed. Under AMP, inputs and outputs are cast through temporary fp32
+// blocks (fp32 on the API, half on the device); gradients() is unscaled by the fp16 loss scale.
 #include <unordered_map>
 
 #include "engine/cuda/cuda_check.h"
@@ -21,6 +22,21 @@ std::vector<float> CudaNetwork::download(const float* src, std::int64_t count) c
   return out;
 }
 
+std::vector<float> CudaNetwork::download_act(const void* src, std::int64_t count) {
+  if (!amp()) return download(static_cast<const float*>(src), count);
+  auto tmp = alloc(sizeof(float) * static_cast<std::size_t>(count), MemoryCategory::other, "test-path staging");
+  kernels::cast_to_float(src, act_, static_cast<float*>(tmp->ptr), count, compute_);
+  return download(static_cast<const float*>(tmp->ptr), count);
+}
+
+void CudaNetwork::upload_act(void* dst, const std::vector<float>& src) {
+  if (!amp()) return upload(static_cast<float*>(dst), src);
+  auto tmp = alloc(sizeof(float) * src.size(), MemoryCategory::other, "test-path staging");
+  upload(static_cast<float*>(tmp->ptr), src);
+  kernels::cast_from_float(static_cast<const float*>(tmp->ptr), dst, act_, static_cast<std::int64_t>(src.size()), compute_);
+  TS_CUDA_CHECK(cudaStreamSynchronize(compute_));
+}
+
 HostTensor CudaNetwork::forward(const HostTensor& x, bool training) {
   const std::int64_t n = x.shape.empty() ? 0 : x.shape[0];
   Shape sample(x.shape.begin() + (x.shape.empty() ? 0 : 1), x.shape.end());
@@ -28,13 +44,13 @@ HostTensor CudaNetwork::forward(const HostTensor& x, bool training) {
     throw InputError("forward: input " + shape_string(x.shape) + " is not [N, " + shape_string(spec_.input).substr(1) +
                      " with 1 <= N <= " + std::to_string(options_.max_batch_size));
   synchronize();
-  upload(input_f32(), x.data);
+  upload_act(input_act(), x.data);
   forward_ops(n, training);
   have_forward_ = training;
   last_forward_n_ = n;
   Shape out_shape{n};
   out_shape.insert(out_shape.end(), ops_.back().out_shape.begin(), ops_.back().out_shape.end());
-  return HostTensor(out_shape, download(ops_.back().out_ptr(), numel(out_shape)));
+  return HostTensor(out_shape, download_act(ops_.back().out_ptr(), numel(out_shape)));
 }
 
 HostTensor CudaNetwork::backward(const HostTensor& grad_output) {
@@ -42,11 +58,11 @@ HostTensor CudaNetwork::backward(const HostTensor& grad_output) {
   const std::int64_t n = last_forward_n_;
   if (grad_output.numel() != n * numel(ops_.back().out_shape))
     throw InputError("backward: grad_output " + shape_string(grad_output.shape) + " does not match the output");
-  upload(grad_buf(0), grad_output.data);
+  upload_act(grad_buf(0), grad_output.data);
   int cur = backward_ops(n, 0, true);
   Shape in_shape{n};
   in_shape.insert(in_shape.end(), spec_.input.begin(), spec_.input.end());
-  return HostTensor(in_shape, download(grad_buf(cur), numel(in_shape)));
+  return HostTensor(in_shape, download_act(grad_buf(cur), numel(in_shape)));
 }
 
 float CudaNetwork::forward_backward_loss(const HostTensor& x, const std::vector<std::int32_t>& labels,
@@ -58,15 +74,17 @@ float CudaNetwork::forward_backward_loss(const HostTensor& x, const std::vector<
   TS_CUDA_CHECK(cudaMemcpyAsync(slot_labels_[0]->ptr, labels.data(), sizeof(std::int32_t) * labels.size(),
                                 cudaMemcpyHostToDevice, compute_));
   float* loss = static_cast<float*>(test_loss_->ptr);
-  kernels::cross_entropy_forward_backward(ops_.back().out_ptr(), static_cast<const std::int32_t*>(slot_labels_[0]->ptr),
-                                          n, classes(), grad_buf(0), loss, compute_);
+  kernels::cross_entropy_forward_backward(ops_.back().out_ptr(), act_,
+                                          static_cast<const std::int32_t*>(slot_labels_[0]->ptr), n, classes(),
+                                          grad_buf(0), loss, compute_, 1.0f, fp16() ? &amp_state()->scale : nullptr);
   backward_ops(n, 0, true);
   if (logits) *logits = std::move(out);
   return download(loss, 1)[0];
 }
 
 void CudaNetwork::optimizer_step() {
-  apply_optimizer();
+  apply_optimizer(grads(), nullptr);
+  ++step_;
   TS_CUDA_CHECK(cudaStreamSynchronize(compute_));
 }
 
@@ -83,7 +101,16 @@ std::vector<NamedTensor> CudaNetwork::read_entries(const std::vector<ParamEntry>
 }
 
 std::vector<NamedTensor> CudaNetwork::parameters() const { return read_entries(param_entries_, params()); }
-std::vector<NamedTensor> CudaNetwork::gradients() const { return read_entries(param_entries_, grads()); }
+std::vector<NamedTensor> CudaNetwork::gradients() const {
+  auto g = read_entries(param_entries_, grads());
+  if (fp16()) {  // the gradients hold loss * scale: report d(loss)/d(param) as the API promises
+    kernels::AmpDeviceState st{};
+    TS_CUDA_CHECK(cudaMemcpy(&st, amp_state_->ptr, sizeof st, cudaMemcpyDeviceToHost));
+    for (auto& t : g)
+      for (float& v : t.tensor.data) v /= st.scale;
+  }
+  return g;
+}
 std::vector<NamedTensor> CudaNetwork::buffers() const { return read_entries(buffer_entries_, bufs()); }
 
 void CudaNetwork::set_parameters(const std::vector<NamedTensor>& tensors) {
@@ -101,6 +128,7 @@ void CudaNetwork::set_parameters(const std::vector<NamedTensor>& tensors) {
     TS_CUDA_CHECK(cudaMemcpyAsync(it->second.second + e.offset, t.tensor.data.data(), sizeof(float) * t.tensor.data.size(),
                                   cudaMemcpyHostToDevice, compute_));
   }
+  refresh_weights_lp();
   TS_CUDA_CHECK(cudaStreamSynchronize(compute_));
 }
 

@@ -77,7 +77,7 @@ void CudaNetwork::build_plan() {
         if (cs.h_out <= 0 || cs.w_out <= 0 || l.out_channels <= 0)
           fail("its output would be empty for input " + shape_string(shape));
         op.kind = OpKind::conv;
-        op.conv = std::make_unique<ConvLayer>(cs, options_.allow_tf32, options_.deterministic, true, op.label);
+        op.conv = std::make_unique<ConvLayer>(cs, options_.allow_tf32, options_.deterministic, true, op.label, act_);
         shape = {cs.c_out, cs.h_out, cs.w_out};
         op.channels = cs.c_out, op.hw = cs.h_out * cs.w_out;
         break;
@@ -98,7 +98,7 @@ void CudaNetwork::build_plan() {
           fail("num_features is " + std::to_string(l.num_features) + " but its input has " +
                std::to_string(shape[0]) + " channels");
         op.kind = OpKind::batchnorm;
-        op.bn = std::make_unique<BatchNormLayer>(shape[0], shape[1], shape[2], l.eps, l.momentum);
+        op.bn = std::make_unique<BatchNormLayer>(shape[0], shape[1], shape[2], l.eps, l.momentum, act_);
         op.channels = shape[0], op.hw = shape[1] * shape[2];
         break;
       case LayerType::MaxPool2d:
@@ -116,7 +116,7 @@ void CudaNetwork::build_plan() {
         if (ps.h_out <= 0 || ps.w_out <= 0) fail("its output would be empty for input " + shape_string(shape));
         op.kind = OpKind::pool;
         op.pool = std::make_unique<PoolLayer>(l.type == LayerType::MaxPool2d ? PoolMode::max : PoolMode::average, ps,
-                                              options_.deterministic);
+                                              options_.deterministic, act_);
         shape = {ps.c, ps.h_out, ps.w_out};
         op.out_shape = shape;
         ops_.push_back(std::move(op));

@@ -1,11 +1,8 @@
 // CudaNetwork's hot path: input copies on the copy stream into rotating device slots, then
 // normalise, forward, fused cross-entropy, backward and one optimizer launch on the compute stream,
 // with no host sync and no allocation. Also the per-op forward/backward used by the test path.
-#include <cublas_v2.h>
-
 #include <cmath>
 
-#include "engine/cuda/cublas_check.h"
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/cuda_network.h"
 #include "engine/dropout_hash.h"
@@ -13,11 +10,6 @@
 #include "kernels/kernels.h"
 
 namespace ts::cuda {
-namespace {
-const float kOne = 1.0f, kZero = 0.0f;
-int i32(std::int64_t v) { return static_cast<int>(v); }
-}  // namespace
-
 void CudaNetwork::check_batch(const Batch& b, const char* what) const {
   if (b.size < 1 || b.size > options_.max_batch_size)
     throw InputError(std::string(what) + ": batch size " + std::to_string(b.size) + " is outside 1.." +
@@ -47,8 +39,8 @@ int CudaNetwork::enqueue_input(const Batch& b) {
   TS_CUDA_CHECK(cudaStreamWaitEvent(compute_, copied_[s], 0));
   kernels::NormalizeParams np;
   for (int c = 0; c < kImageChannels; ++c) np.mean[c] = options_.normalization.mean[c], np.std[c] = options_.normalization.std[c];
-  kernels::normalize_u8(static_cast<const std::uint8_t*>(slot_images_[s]->ptr), input_f32(), b.size, kImageChannels,
-                        kImageHeight * kImageWidth, np, compute_);
+  kernels::normalize_u8(static_cast<const std::uint8_t*>(slot_images_[s]->ptr), input_act(), act_, b.size,
+                        kImageChannels, kImageHeight * kImageWidth, np, compute_);
   return s;
 }
 
@@ -56,20 +48,26 @@ void CudaNetwork::train_step(const Batch& batch) {
   check_batch(batch, "train_step");
   if (step_ - drained_to_ >= kLossRing) {  // the ring would overwrite unread losses: read them now
     auto early = drain_step_losses();
+    auto early_scales = drained_scales_;
     undrained_.insert(undrained_.end(), early.begin(), early.end());
+    undrained_scales_.insert(undrained_scales_.end(), early_scales.begin(), early_scales.end());
   }
   const std::int64_t n = batch.size;
   const int s = enqueue_input(batch);
   forward_ops(n, true);
   trace::ScopedRange loss_range(trace::RangeKind::loss, "loss");
   float* loss_slot = static_cast<float*>(loss_ring_->ptr) + step_ % kLossRing;
-  kernels::cross_entropy_forward_backward(ops_.back().out_ptr(), static_cast<const std::int32_t*>(slot_labels_[s]->ptr),
-                                          n, classes(), grad_buf(0), loss_slot, compute_);
+  // loss / accumulate, times the fp16 loss scale that lives on the device
+  kernels::cross_entropy_forward_backward(ops_.back().out_ptr(), act_, static_cast<const std::int32_t*>(slot_labels_[s]->ptr),
+                                          n, classes(), grad_buf(0), loss_slot, compute_,
+                                          1.0f / static_cast<float>(options_.accumulate),
+                                          fp16() ? &amp_state()->scale : nullptr);
   TS_CUDA_CHECK(cudaEventRecord(slot_free_[s], compute_));
   loss_range.close();
   backward_ops(n, 0, false);
   trace::ScopedRange opt_range(trace::RangeKind::optimizer, "optimizer");
-  apply_optimizer();  // increments step_
+  accumulate_or_update();
+  ++step_;
 }
 
 float CudaNetwork::last_loss() {
@@ -83,10 +81,20 @@ float CudaNetwork::last_loss() {
 std::vector<float> CudaNetwork::drain_step_losses() {
   std::vector<float> out;
   out.swap(undrained_);
-  if (step_ == drained_to_) return out;
-  TS_CUDA_CHECK(cudaMemcpyAsync(host_ring_, loss_ring_->ptr, sizeof(float) * kLossRing, cudaMemcpyDeviceToHost, compute_));
+  drained_scales_.clear();
+  drained_scales_.swap(undrained_scales_);
+  if (step_ == drained_to_) {
+    if (!fp16()) drained_scales_.clear();
+    return out;
+  }
+  // losses then scales: one copy of both halves of the ring
+  TS_CUDA_CHECK(cudaMemcpyAsync(host_ring_, loss_ring_->ptr, 2 * sizeof(float) * kLossRing, cudaMemcpyDeviceToHost,
+                                compute_));
   TS_CUDA_CHECK(cudaStreamSynchronize(compute_));
-  for (std::int64_t t = drained_to_; t < step_; ++t) out.push_back(host_ring_[t % kLossRing]);
+  for (std::int64_t t = drained_to_; t < step_; ++t) {
+    out.push_back(host_ring_[t % kLossRing]);
+    if (fp16()) drained_scales_.push_back(host_ring_[kLossRing + t % kLossRing]);
+  }
   drained_to_ = step_;
   return out;
 }
@@ -101,7 +109,7 @@ void CudaNetwork::eval_batch(const Batch& batch) {
   const int s = enqueue_input(batch);
   forward_ops(batch.size, false);
   auto* counters = static_cast<unsigned long long*>(eval_counters_->ptr);
-  kernels::eval_accumulate(ops_.back().out_ptr(), static_cast<const std::int32_t*>(slot_labels_[s]->ptr), batch.size,
+  kernels::eval_accumulate(ops_.back().out_ptr(), act_, static_cast<const std::int32_t*>(slot_labels_[s]->ptr), batch.size,
                            classes(), counters, reinterpret_cast<double*>(counters + 1), compute_);
   TS_CUDA_CHECK(cudaEventRecord(slot_free_[s], compute_));
   eval_total_ += batch.size;
@@ -119,7 +127,7 @@ EvalResult CudaNetwork::end_eval() {
 
 // ---- ops ------------------------------------------------------------------------------------------
 void CudaNetwork::forward_ops(std::int64_t n, bool training) {
-  const float* x = input_f32();
+  const void* x = input_act();
   for (Op& op : ops_) {
     trace::ScopedRange range(trace::RangeKind::forward, "forward", op.label.c_str());
     forward_op(op, n, x, training);
@@ -127,12 +135,12 @@ void CudaNetwork::forward_ops(std::int64_t n, bool training) {
   }
 }
 
-void CudaNetwork::forward_op(Op& op, std::int64_t n, const float* x, bool training) {
-  float* y = op.out_ptr();
-  float* w = op.w_off >= 0 ? params() + op.w_off : nullptr;
+void CudaNetwork::forward_op(Op& op, std::int64_t n, const void* x, bool training) {
+  void* y = op.out_ptr();
+  float* w = op.w_off >= 0 ? params() + op.w_off : nullptr;  // fp32 master (BatchNorm's gamma)
   switch (op.kind) {
     case OpKind::conv:
-      op.conv->forward(*cudnn_, n, x, w, y, workspace_ ? workspace_->ptr : nullptr, workspace_bytes_);
+      op.conv->forward(*cudnn_, n, x, weights_lp(op.w_off), y, workspace_ ? workspace_->ptr : nullptr, workspace_bytes_);
       break;
     case OpKind::linear: linear_gemm(op, n * op.rows_per_sample, x, y); break;
     case OpKind::batchnorm: {
@@ -146,7 +154,7 @@ void CudaNetwork::forward_op(Op& op, std::int64_t n, const float* x, bool traini
     }
     case OpKind::pool: op.pool->forward(*cudnn_, n, x, y); return;
     case OpKind::pointwise:
-      TS_CUDA_CHECK(cudaMemcpyAsync(y, x, sizeof(float) * n * numel(op.out_shape), cudaMemcpyDeviceToDevice, compute_));
+      TS_CUDA_CHECK(cudaMemcpyAsync(y, x, act_bytes_ * n * numel(op.out_shape), cudaMemcpyDeviceToDevice, compute_));
       break;
   }
   kernels::Epilogue e;
@@ -155,13 +163,13 @@ void CudaNetwork::forward_op(Op& op, std::int64_t n, const float* x, bool traini
   e.dropout = op.dropout && training && dropout_enabled_;
   e.dropout_p = op.dropout_p;
   e.dropout_key = e.dropout ? dropout_key(options_.seed, static_cast<std::uint64_t>(step_), op.dropout_layer) : 0;
-  kernels::epilogue_forward(y, n * op.rows_per_sample, op.channels, op.hw, e, compute_);
+  kernels::epilogue_forward(y, act_, n * op.rows_per_sample, op.channels, op.hw, e, compute_);
 }
 
 int CudaNetwork::backward_ops(std::int64_t n, int cur, bool input_grad) {
   for (std::size_t k = ops_.size(); k-- > 0;) {
     Op& op = ops_[k];
-    const float* x = k ? ops_[k - 1].out_ptr() : input_f32();
+    const void* x = k ? ops_[k - 1].out_ptr() : input_act();
     const bool need_dx = k > 0 || input_grad;
     trace::ScopedRange range(trace::RangeKind::backward, "backward", op.label.c_str());
     backward_op(op, n, x, grad_buf(cur), grad_buf(1 - cur), need_dx);
@@ -170,8 +178,8 @@ int CudaNetwork::backward_ops(std::int64_t n, int cur, bool input_grad) {
   return cur;
 }
 
-void CudaNetwork::backward_op(Op& op, std::int64_t n, const float* x, float* dy, float* dx, bool need_dx) {
-  const float* y = op.out_ptr();
+void CudaNetwork::backward_op(Op& op, std::int64_t n, const void* x, void* dy, void* dx, bool need_dx) {
+  const void* y = op.out_ptr();
   if (op.has_tail()) {
     kernels::Epilogue e;
     e.bias = op.b_off >= 0 ? params() + op.b_off : nullptr;
@@ -179,15 +187,15 @@ void CudaNetwork::backward_op(Op& op, std::int64_t n, const float* x, float* dy,
     e.dropout = op.dropout && dropout_enabled_;
     e.dropout_p = op.dropout_p;
     e.dropout_key = e.dropout ? dropout_key(options_.seed, static_cast<std::uint64_t>(step_), op.dropout_layer) : 0;
-    kernels::epilogue_backward(dy, y, n * op.rows_per_sample, op.channels, op.hw, e,
+    kernels::epilogue_backward(dy, y, act_, n * op.rows_per_sample, op.channels, op.hw, e,
                                e.bias ? grads() + op.b_off : nullptr, op.partials ? static_cast<float*>(op.partials->ptr) : nullptr,
                                op.counters ? static_cast<unsigned*>(op.counters->ptr) : nullptr, compute_);
   }
   void* ws = workspace_ ? workspace_->ptr : nullptr;
   switch (op.kind) {
     case OpKind::conv:
-      if (need_dx) op.conv->backward_data(*cudnn_, n, dy, params() + op.w_off, dx, ws, workspace_bytes_);
-      op.conv->backward_filter(*cudnn_, n, x, dy, grads() + op.w_off, ws, workspace_bytes_);
+      if (need_dx) op.conv->backward_data(*cudnn_, n, dy, weights_lp(op.w_off), dx, ws, workspace_bytes_);
+      conv_backward_filter(op, n, x, dy);
       break;
     case OpKind::linear: linear_gemm_backward(op, n * op.rows_per_sample, x, dy, need_dx ? dx : nullptr); break;
     case OpKind::batchnorm: {
@@ -201,46 +209,6 @@ void CudaNetwork::backward_op(Op& op, std::int64_t n, const float* x, float* dy,
       break;
     case OpKind::pointwise: break;
   }
-}
-
-// Row-major y[rows, out] = x[rows, in] W^T + (bias in the tail): column-major, this is
-// y^T = W(col-major [in, out])^T x^T, i.e. gemm(T, N, m=out, n=rows, k=in).
-void CudaNetwork::linear_gemm(const Op& op, std::int64_t rows, const float* x, float* y) {
-  auto h = static_cast<cublasHandle_t>(cublas_);
-  TS_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, i32(op.out_features), i32(rows), i32(op.in_features), &kOne,
-                              params() + op.w_off, i32(op.in_features), x, i32(op.in_features), &kZero, y,
-                              i32(op.out_features)));
-}
-
-// dW[out, in] = dy^T x  -> col-major dW^T[in, out] = x^T(col [in, rows]) * dy(col [out, rows])^T.
-// dx[rows, in] = dy W   -> col-major dx^T[in, rows] = W(col [in, out]) * dy^T(col [out, rows]).
-void CudaNetwork::linear_gemm_backward(const Op& op, std::int64_t rows, const float* x, const float* dy, float* dx) {
-  auto h = static_cast<cublasHandle_t>(cublas_);
-  const int in = i32(op.in_features), out = i32(op.out_features), r = i32(rows);
-  TS_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, in, out, r, &kOne, x, in, dy, out, &kZero,
-                              grads() + op.w_off, in));
-  if (dx)
-    TS_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, in, r, out, &kOne, params() + op.w_off, in, dy, out, &kZero,
-                                dx, in));
-}
-
-void CudaNetwork::apply_optimizer() {
-  const OptimizerConfig& c = options_.optimizer;
-  const std::int64_t t = step_ + 1;
-  kernels::OptimizerArgs a;
-  a.kind = c.type == OptimizerType::sgd ? kernels::OptimizerArgs::sgd
-                                        : (c.type == OptimizerType::adam ? kernels::OptimizerArgs::adam
-                                                                         : kernels::OptimizerArgs::adamw);
-  a.lr = c.lr, a.weight_decay = c.effective_weight_decay();
-  a.momentum = c.momentum, a.dampening = c.dampening, a.nesterov = c.nesterov, a.first_step = t == 1;
-  a.beta1 = c.beta1, a.beta2 = c.beta2, a.eps = c.eps;
-  const double bc1 = 1.0 - std::pow(static_cast<double>(c.beta1), static_cast<double>(t));
-  const double bc2 = 1.0 - std::pow(static_cast<double>(c.beta2), static_cast<double>(t));
-  a.step_size = static_cast<float>(c.lr / bc1);
-  a.bias_correction2_sqrt = static_cast<float>(std::sqrt(bc2));
-  kernels::optimizer_update(a, params(), grads(), state1_ ? static_cast<float*>(state1_->ptr) : nullptr,
-                            state2_ ? static_cast<float*>(state2_->ptr) : nullptr, param_count_, compute_);
-  ++step_;
 }
 
 }  // namespace ts::cuda

@@ -17,12 +17,20 @@ cudnnHandle_t H(const CudnnHandle& h) { return static_cast<cudnnHandle_t>(h.raw(
 
 int i32(std::int64_t v) { return static_cast<int>(v); }
 
-/// An NCHW fp32 tensor descriptor.
+cudnnDataType_t cudnn_type(kernels::ElemType t) {
+  switch (t) {
+    case kernels::ElemType::f16: return CUDNN_DATA_HALF;
+    case kernels::ElemType::bf16: return CUDNN_DATA_BFLOAT16;
+    default: return CUDNN_DATA_FLOAT;
+  }
+}
+
+/// An NCHW tensor descriptor.
 class TensorDesc {
  public:
-  TensorDesc(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
+  TensorDesc(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, cudnnDataType_t t = CUDNN_DATA_FLOAT) {
     TS_CUDNN_CHECK(cudnnCreateTensorDescriptor(&d_));
-    TS_CUDNN_CHECK(cudnnSetTensor4dDescriptor(d_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, i32(n), i32(c), i32(h), i32(w)));
+    TS_CUDNN_CHECK(cudnnSetTensor4dDescriptor(d_, CUDNN_TENSOR_NCHW, t, i32(n), i32(c), i32(h), i32(w)));
   }
   ~TensorDesc() { cudnnDestroyTensorDescriptor(d_); }
   TensorDesc(const TensorDesc&) = delete;
@@ -36,15 +44,16 @@ class TensorDesc {
 /// Descriptors of one per-sample shape [c, h, w] for each batch size met so far.
 class DescCache {
  public:
-  DescCache(std::int64_t c, std::int64_t h, std::int64_t w) : c_(c), h_(h), w_(w) {}
+  DescCache(std::int64_t c, std::int64_t h, std::int64_t w, cudnnDataType_t t) : c_(c), h_(h), w_(w), t_(t) {}
   cudnnTensorDescriptor_t get(std::int64_t n) {
     auto it = m_.find(n);
-    if (it == m_.end()) it = m_.emplace(n, std::make_unique<TensorDesc>(n, c_, h_, w_)).first;
+    if (it == m_.end()) it = m_.emplace(n, std::make_unique<TensorDesc>(n, c_, h_, w_, t_)).first;
     return it->second->get();
   }
 
  private:
   std::int64_t c_, h_, w_;
+  cudnnDataType_t t_;
   std::map<std::int64_t, std::unique_ptr<TensorDesc>> m_;
 };
 
@@ -82,6 +91,7 @@ struct ConvLayer::Impl {
   ConvShape s;
   bool allow_tf32, deterministic, needs_data_grad;
   std::string name;
+  cudnnDataType_t dtype;
   cudnnFilterDescriptor_t filter = nullptr;
   cudnnConvolutionDescriptor_t conv[3] = {nullptr, nullptr, nullptr};  // fwd, bwd data, bwd filter
   DescCache x_descs, y_descs;
@@ -93,13 +103,17 @@ struct ConvLayer::Impl {
     cudnnMathType_t math[3] = {CUDNN_DEFAULT_MATH, CUDNN_DEFAULT_MATH, CUDNN_DEFAULT_MATH};
   };
   std::map<std::int64_t, Algos> algos;
-  cudnnMathType_t math_type() const { return allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH; }
+  bool half() const { return dtype != CUDNN_DATA_FLOAT; }
+  // fp32: TF32 allowed or plain FMA; fp16/bf16: tensor cores (fp32 accumulation from the compute type).
+  cudnnMathType_t math_type() const {
+    return half() ? CUDNN_TENSOR_OP_MATH : (allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
+  }
 
-  Impl(const ConvShape& shape, bool tf32, bool det, bool dgrad, std::string n)
-      : s(shape), allow_tf32(tf32), deterministic(det), needs_data_grad(dgrad), name(std::move(n)),
-        x_descs(shape.c_in, shape.h, shape.w), y_descs(shape.c_out, shape.h_out, shape.w_out) {
+  Impl(const ConvShape& shape, bool tf32, bool det, bool dgrad, std::string n, cudnnDataType_t t)
+      : s(shape), allow_tf32(tf32), deterministic(det), needs_data_grad(dgrad), name(std::move(n)), dtype(t),
+        x_descs(shape.c_in, shape.h, shape.w, t), y_descs(shape.c_out, shape.h_out, shape.w_out, t) {
     TS_CUDNN_CHECK(cudnnCreateFilterDescriptor(&filter));
-    TS_CUDNN_CHECK(cudnnSetFilter4dDescriptor(filter, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, i32(s.c_out), i32(s.c_in),
+    TS_CUDNN_CHECK(cudnnSetFilter4dDescriptor(filter, t, CUDNN_TENSOR_NCHW, i32(s.c_out), i32(s.c_in),
                                               i32(s.kh), i32(s.kw)));
     for (auto& c : conv) {
       TS_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&c));
@@ -115,7 +129,7 @@ struct ConvLayer::Impl {
   // With TF32 allowed, the descriptor takes the math type the chosen algorithm was measured with
   // (as PyTorch does); with FMA_MATH every result is FMA already.
   void apply_math(int which, cudnnMathType_t m) {
-    if (allow_tf32) TS_CUDNN_CHECK(cudnnSetConvolutionMathType(conv[which], m));
+    if (allow_tf32 || half()) TS_CUDNN_CHECK(cudnnSetConvolutionMathType(conv[which], m));
   }
   Algos& heuristic(const CudnnHandle& h, std::int64_t n, std::size_t ws_limit);
   void throw_none(const char* what, std::int64_t n) const {
@@ -153,8 +167,10 @@ ConvLayer::Impl::Algos& ConvLayer::Impl::heuristic(const CudnnHandle& h, std::in
   return algos.emplace(n, a).first->second;
 }
 
-ConvLayer::ConvLayer(const ConvShape& s, bool allow_tf32, bool deterministic, bool needs_data_grad, std::string name)
-    : impl_(std::make_unique<Impl>(s, allow_tf32, deterministic, needs_data_grad, std::move(name))) {}
+ConvLayer::ConvLayer(const ConvShape& s, bool allow_tf32, bool deterministic, bool needs_data_grad, std::string name,
+                     kernels::ElemType dtype)
+    : impl_(std::make_unique<Impl>(s, allow_tf32, deterministic, needs_data_grad, std::move(name),
+                                   cudnn_type(dtype))) {}
 ConvLayer::~ConvLayer() = default;
 
 void ConvLayer::find_algorithms(const CudnnHandle& h, std::int64_t n, const ConvSearchBuffers& b) {
@@ -188,7 +204,7 @@ void ConvLayer::find_algorithms(const CudnnHandle& h, std::int64_t n, const Conv
   m.algos[n] = a;
 }
 
-void ConvLayer::forward(const CudnnHandle& h, std::int64_t n, const float* x, const float* w, float* y, void* ws,
+void ConvLayer::forward(const CudnnHandle& h, std::int64_t n, const void* x, const void* w, void* y, void* ws,
                         std::size_t ws_bytes) {
   Impl& m = *impl_;
   const auto& a = m.heuristic(h, n, ws_bytes);
@@ -197,7 +213,7 @@ void ConvLayer::forward(const CudnnHandle& h, std::int64_t n, const float* x, co
                                          a.ws[0], &kZero, m.y_descs.get(n), y));
 }
 
-void ConvLayer::backward_data(const CudnnHandle& h, std::int64_t n, const float* dy, const float* w, float* dx,
+void ConvLayer::backward_data(const CudnnHandle& h, std::int64_t n, const void* dy, const void* w, void* dx,
                               void* ws, std::size_t ws_bytes) {
   Impl& m = *impl_;
   const auto& a = m.heuristic(h, n, ws_bytes);
@@ -206,7 +222,7 @@ void ConvLayer::backward_data(const CudnnHandle& h, std::int64_t n, const float*
                                               ws, a.ws[1], &kZero, m.x_descs.get(n), dx));
 }
 
-void ConvLayer::backward_filter(const CudnnHandle& h, std::int64_t n, const float* x, const float* dy, float* dw,
+void ConvLayer::backward_filter(const CudnnHandle& h, std::int64_t n, const void* x, const void* dy, void* dw,
                                 void* ws, std::size_t ws_bytes) {
   Impl& m = *impl_;
   const auto& a = m.heuristic(h, n, ws_bytes);
@@ -237,8 +253,8 @@ std::string ConvLayer::describe(std::int64_t n) const {
 struct PoolLayer::Impl {
   cudnnPoolingDescriptor_t desc = nullptr;
   DescCache x_descs, y_descs;
-  Impl(PoolMode mode, const PoolShape& s, bool deterministic)
-      : x_descs(s.c, s.h, s.w), y_descs(s.c, s.h_out, s.w_out) {
+  Impl(PoolMode mode, const PoolShape& s, bool deterministic, cudnnDataType_t t)
+      : x_descs(s.c, s.h, s.w, t), y_descs(s.c, s.h_out, s.w_out, t) {
     cudnnPoolingMode_t m = mode == PoolMode::average
                                ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
                                : (deterministic ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX);
@@ -249,17 +265,17 @@ struct PoolLayer::Impl {
   ~Impl() { cudnnDestroyPoolingDescriptor(desc); }
 };
 
-PoolLayer::PoolLayer(PoolMode mode, const PoolShape& s, bool deterministic)
-    : impl_(std::make_unique<Impl>(mode, s, deterministic)) {}
+PoolLayer::PoolLayer(PoolMode mode, const PoolShape& s, bool deterministic, kernels::ElemType dtype)
+    : impl_(std::make_unique<Impl>(mode, s, deterministic, cudnn_type(dtype))) {}
 PoolLayer::~PoolLayer() = default;
 
-void PoolLayer::forward(const CudnnHandle& h, std::int64_t n, const float* x, float* y) {
+void PoolLayer::forward(const CudnnHandle& h, std::int64_t n, const void* x, void* y) {
   TS_CUDNN_CHECK(cudnnPoolingForward(H(h), impl_->desc, &kOne, impl_->x_descs.get(n), x, &kZero,
                                      impl_->y_descs.get(n), y));
 }
 
-void PoolLayer::backward(const CudnnHandle& h, std::int64_t n, const float* y, const float* dy, const float* x,
-                         float* dx) {
+void PoolLayer::backward(const CudnnHandle& h, std::int64_t n, const void* y, const void* dy, const void* x,
+                         void* dx) {
   auto yd = impl_->y_descs.get(n), xd = impl_->x_descs.get(n);
   TS_CUDNN_CHECK(cudnnPoolingBackward(H(h), impl_->desc, &kOne, yd, y, yd, dy, xd, x, &kZero, xd, dx));
 }
@@ -269,15 +285,16 @@ struct BatchNormLayer::Impl {
   DescCache x_descs;
   TensorDesc param;  // [1, c, 1, 1]
   double eps, momentum;
-  Impl(std::int64_t c, std::int64_t h, std::int64_t w, double e, double m)
-      : x_descs(c, h, w), param(1, c, 1, 1), eps(e < CUDNN_BN_MIN_EPSILON ? CUDNN_BN_MIN_EPSILON : e), momentum(m) {}
+  Impl(std::int64_t c, std::int64_t h, std::int64_t w, double e, double m, cudnnDataType_t t)
+      : x_descs(c, h, w, t), param(1, c, 1, 1), eps(e < CUDNN_BN_MIN_EPSILON ? CUDNN_BN_MIN_EPSILON : e), momentum(m) {}
 };
 
-BatchNormLayer::BatchNormLayer(std::int64_t c, std::int64_t h, std::int64_t w, double eps, double momentum)
-    : impl_(std::make_unique<Impl>(c, h, w, eps, momentum)) {}
+BatchNormLayer::BatchNormLayer(std::int64_t c, std::int64_t h, std::int64_t w, double eps, double momentum,
+                               kernels::ElemType dtype)
+    : impl_(std::make_unique<Impl>(c, h, w, eps, momentum, cudnn_type(dtype))) {}
 BatchNormLayer::~BatchNormLayer() = default;
 
-void BatchNormLayer::forward_train(const CudnnHandle& h, std::int64_t n, const float* x, float* y, const float* gamma,
+void BatchNormLayer::forward_train(const CudnnHandle& h, std::int64_t n, const void* x, void* y, const float* gamma,
                                    const float* beta, float* running_mean, float* running_var, float* save_mean,
                                    float* save_inv_std) {
   auto xd = impl_->x_descs.get(n);
@@ -287,7 +304,7 @@ void BatchNormLayer::forward_train(const CudnnHandle& h, std::int64_t n, const f
                                                         save_inv_std));
 }
 
-void BatchNormLayer::forward_eval(const CudnnHandle& h, std::int64_t n, const float* x, float* y, const float* gamma,
+void BatchNormLayer::forward_eval(const CudnnHandle& h, std::int64_t n, const void* x, void* y, const float* gamma,
                                   const float* beta, const float* running_mean, const float* running_var) {
   auto xd = impl_->x_descs.get(n);
   TS_CUDNN_CHECK(cudnnBatchNormalizationForwardInference(H(h), CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, xd, x, xd, y,
@@ -295,7 +312,7 @@ void BatchNormLayer::forward_eval(const CudnnHandle& h, std::int64_t n, const fl
                                                          impl_->eps));
 }
 
-void BatchNormLayer::backward(const CudnnHandle& h, std::int64_t n, const float* x, const float* dy, float* dx,
+void BatchNormLayer::backward(const CudnnHandle& h, std::int64_t n, const void* x, const void* dy, void* dx,
                               const float* gamma, float* dgamma, float* dbeta, const float* save_mean,
                               const float* save_inv_std) {
   auto xd = impl_->x_descs.get(n);

@@ -2,7 +2,9 @@
 // cached, pooling (max / average / global average) and batch normalisation. This header keeps
 // cudnn.h out of the network's translation units (it is slow to parse): descriptors live behind
 // pimpls. Every call enqueues on the handle's stream (the compute stream) and throws DeviceError
-// with cuDNN's error string on failure. Pointers are device pointers to fp32 NCHW tensors.
+// with cuDNN's error string on failure. Pointers are device pointers to NCHW tensors of the layer's
+// data type (fp32, or fp16/bf16 under AMP: cuDNN computes in fp32 - CUDNN_DATA_FLOAT compute type,
+// tensor cores for half types); BatchNorm's scale, bias and statistics are fp32 in every case.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -10,6 +12,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include "kernels/kernels.h"
 
 namespace ts::cuda {
 
@@ -37,11 +41,11 @@ struct ConvShape {
 
 /// Buffers the algorithm search may write into (they are overwritten; use it before real data).
 struct ConvSearchBuffers {
-  float* x = nullptr;
-  float* w = nullptr;
-  float* y = nullptr;
-  float* dx = nullptr;  // null when the layer needs no data gradient
-  float* dw = nullptr;
+  void* x = nullptr;
+  void* w = nullptr;
+  void* y = nullptr;
+  void* dx = nullptr;  // null when the layer needs no data gradient
+  void* dw = nullptr;
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
 };
@@ -49,20 +53,22 @@ struct ConvSearchBuffers {
 class ConvLayer {
  public:
   /// allow_tf32: CUDNN_DEFAULT_MATH (TF32 tensor cores allowed on sm_80+), else CUDNN_FMA_MATH.
-  /// deterministic: only algorithms cuDNN marks CUDNN_DETERMINISTIC.
-  ConvLayer(const ConvShape& s, bool allow_tf32, bool deterministic, bool needs_data_grad, std::string name);
+  /// deterministic: only algorithms cuDNN marks CUDNN_DETERMINISTIC. dtype: of x, w, y, dx and dw
+  /// (fp16/bf16: tensor-core math, fp32 accumulation).
+  ConvLayer(const ConvShape& s, bool allow_tf32, bool deterministic, bool needs_data_grad, std::string name,
+            kernels::ElemType dtype = kernels::ElemType::f32);
   ~ConvLayer();
   /// Benchmarks the algorithms for batch n with cudnnFind*AlgorithmEx (synchronises; call before
   /// training) and caches the fastest that fits `b.workspace_bytes`.
   void find_algorithms(const CudnnHandle& h, std::int64_t n, const ConvSearchBuffers& b);
   /// y = conv(x, w). Algorithms for a batch size not searched are taken from cuDNN's heuristics
   /// (cudnnGet*_v7, no execution, no sync) at first use and cached.
-  void forward(const CudnnHandle& h, std::int64_t n, const float* x, const float* w, float* y, void* ws,
+  void forward(const CudnnHandle& h, std::int64_t n, const void* x, const void* w, void* y, void* ws,
                std::size_t ws_bytes);
-  void backward_data(const CudnnHandle& h, std::int64_t n, const float* dy, const float* w, float* dx, void* ws,
+  void backward_data(const CudnnHandle& h, std::int64_t n, const void* dy, const void* w, void* dx, void* ws,
                      std::size_t ws_bytes);
   /// dw = conv_backward_filter(x, dy) (beta 0: overwrites dw).
-  void backward_filter(const CudnnHandle& h, std::int64_t n, const float* x, const float* dy, float* dw,
+  void backward_filter(const CudnnHandle& h, std::int64_t n, const void* x, const void* dy, void* dw,
                        void* ws, std::size_t ws_bytes);
   /// Largest workspace the cached algorithms for batch n need (after find/first use).
   std::size_t workspace_bytes(std::int64_t n) const;
@@ -84,10 +90,10 @@ class PoolLayer {
  public:
   /// Max pooling (deterministic variant when asked) or average pooling counting the padding
   /// (PyTorch's count_include_pad=True).
-  PoolLayer(PoolMode mode, const PoolShape& s, bool deterministic);
+  PoolLayer(PoolMode mode, const PoolShape& s, bool deterministic, kernels::ElemType dtype = kernels::ElemType::f32);
   ~PoolLayer();
-  void forward(const CudnnHandle& h, std::int64_t n, const float* x, float* y);
-  void backward(const CudnnHandle& h, std::int64_t n, const float* y, const float* dy, const float* x, float* dx);
+  void forward(const CudnnHandle& h, std::int64_t n, const void* x, void* y);
+  void backward(const CudnnHandle& h, std::int64_t n, const void* y, const void* dy, const void* x, void* dx);
 
  private:
   struct Impl;
@@ -96,17 +102,18 @@ class PoolLayer {
 
 class BatchNormLayer {
  public:
-  BatchNormLayer(std::int64_t c, std::int64_t h, std::int64_t w, double eps, double momentum);
+  BatchNormLayer(std::int64_t c, std::int64_t h, std::int64_t w, double eps, double momentum,
+                 kernels::ElemType dtype = kernels::ElemType::f32);
   ~BatchNormLayer();
   /// Training: batch statistics; running stats updated with factor `momentum` (unbiased variance);
   /// save_mean / save_inv_std [c] keep what the backward needs.
-  void forward_train(const CudnnHandle& h, std::int64_t n, const float* x, float* y, const float* gamma,
+  void forward_train(const CudnnHandle& h, std::int64_t n, const void* x, void* y, const float* gamma,
                      const float* beta, float* running_mean, float* running_var, float* save_mean,
                      float* save_inv_std);
-  void forward_eval(const CudnnHandle& h, std::int64_t n, const float* x, float* y, const float* gamma,
+  void forward_eval(const CudnnHandle& h, std::int64_t n, const void* x, void* y, const float* gamma,
                     const float* beta, const float* running_mean, const float* running_var);
   /// dx, and dgamma / dbeta overwritten.
-  void backward(const CudnnHandle& h, std::int64_t n, const float* x, const float* dy, float* dx,
+  void backward(const CudnnHandle& h, std::int64_t n, const void* x, const void* dy, void* dx,
                 const float* gamma, float* dgamma, float* dbeta, const float* save_mean,
                 const float* save_inv_std);
 

@@ -215,3 +215,51 @@ TEST(RunnerRealCifar, CpuOneEpochOn10kImagesAbove30Percent) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(RunnerAmp, CpuRefusesAmpWithReason) {
+  if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  const auto r = run("--device cpu --data " + sample_dir() + " --epochs 1 --amp fp16");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("error: --amp fp16 on the CPU: fp16 AMP is a CUDA feature"), std::string::npos) << r.out;
+  const auto b = run("--device cpu --data " + sample_dir() + " --epochs 1 --amp bf16");
+  EXPECT_EQ(b.code, 2) << b.out;
+  EXPECT_NE(b.out.find("error: --amp bf16 on the CPU"), std::string::npos) << b.out;
+  EXPECT_EQ(run("--amp fp8").code, 2);
+}
+
+TEST(RunnerCheckpoint, TruncatedOrForeignResumeRefused) {
+  const auto bad = (fs::temp_directory_path() / "ts_runner_bad.tsckpt").string();
+  std::ofstream(bad) << "definitely not a checkpoint";
+  const auto r = run("--device cpu --data " + sample_dir() + " --epochs 2 --resume " + bad);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("error: " + bad + ": not a TrainScope checkpoint"), std::string::npos) << r.out;
+}
+
+// Deterministic CPU run with a checkpoint after epoch 1, then a second process resumed from it: its
+// epoch-2 train loss and accuracy equal the uninterrupted run's exactly; accumulation is on as well.
+TEST(RunnerCheckpoint, ResumeReproducesUninterruptedRun) {
+  if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  const auto dir = (fs::temp_directory_path() / "ts_runner_ckpt/").string();
+  fs::remove_all(dir);
+  const std::string common = "--device cpu --data " + sample_dir() +
+                             " --limit-train 512 --batch-size 64 --accumulate 2 --num-workers 1 --seed 5 "
+                             "--deterministic --epochs 2 --quiet";
+  const auto full = run(common + " --checkpoint-every 1 --checkpoint " + dir);
+  ASSERT_EQ(full.code, 0) << full.out;
+  ASSERT_TRUE(fs::exists(dir + "checkpoint-epoch1.tsckpt")) << full.out;
+  const auto resumed = run(common + " --resume " + dir + "checkpoint-epoch1.tsckpt");
+  ASSERT_EQ(resumed.code, 0) << resumed.out;
+  const auto a = summary(full.out), b = summary(resumed.out);
+  ASSERT_TRUE(a.IsObject() && b.IsObject()) << full.out << resumed.out;
+  EXPECT_EQ(b["first_epoch"].GetInt(), 2);
+  EXPECT_EQ(a["epoch_train_loss"][1].GetDouble(), b["epoch_train_loss"][0].GetDouble());
+  EXPECT_EQ(a["test_accuracy"].GetDouble(), b["test_accuracy"].GetDouble());
+  EXPECT_EQ(a["optimizer_steps"].GetInt64(), b["optimizer_steps"].GetInt64());
+  EXPECT_EQ(a["optimizer_steps"].GetInt64(), 8);  // 2 epochs x 8 micro-batches / 2
+  EXPECT_STREQ(a["amp"].GetString(), "off");
+  EXPECT_EQ(a["skipped_steps"].GetInt64(), 0);
+}
+
+}  // namespace
