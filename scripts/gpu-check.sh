@@ -40,6 +40,10 @@ if has accuracy; then
   done
   CIFAR_DIR="$cifar" python3 "$stage/pytorch_seed_cnn.py" accuracy 2>&1 | tee "$out/accuracy_pytorch.log" | grep '"epoch": 5'
 fi
+if has profile; then
+  echo "== profiler acceptance: overhead, bytes/event, dropped, top-10 kernels"
+  bash "$here/bench/profile_overhead.sh" "$stage/trainscope-run" "$cifar" "$out" "${PROFILE_EPOCHS:-6}" 2>&1 | tee "$out/profile.log"
+fi
 if has amp; then
   echo "== AMP acceptance 1: 5 epochs b128 (the seed's recipe), fp32 / fp16 / bf16, test accuracy"
   for a in off fp16 bf16; do
