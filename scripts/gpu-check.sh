@@ -7,7 +7,11 @@
 # epoch-2 checkpoint vs the uninterrupted run's epoch-3 loss).
 # STAGE holds trainscope-run, ts_gpu_tests and pytorch_seed_cnn.py (copied by scripts/stage-gpu.sh).
 set -uo pipefail
-stage=$1; cifar=$2; out=$3; shift 3
+stage=$1; cifar=$2; final_out=$3; shift 3
+# Detailed logs and sessions go to a work folder, packed into one tarball in OUT at the end (the
+# device tool returns only a few files).
+out=$(mktemp -d /tmp/gpu-check.XXXXXX)
+trap 'tar -czf "$final_out/details.tar.gz" -C "$out" . 2>/dev/null' EXIT
 what=${*:-all}
 T=/opt/torch/.venv/lib/python3.12/site-packages/nvidia
 export LD_LIBRARY_PATH=$T/cudnn/lib:$T/cu13/lib:$T/cublas/lib:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
