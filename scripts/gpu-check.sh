@@ -11,7 +11,7 @@ stage=$1; cifar=$2; final_out=$3; shift 3
 # Detailed logs and sessions go to a work folder, packed into one tarball in OUT at the end (the
 # device tool returns only a few files).
 out=$(mktemp -d /tmp/gpu-check.XXXXXX)
-trap 'tar -czf "$final_out/details.tar.gz" -C "$out" . 2>/dev/null' EXIT
+trap 'tar -czf "$final_out/details.tar.gz" --exclude='overhead*' -C "$out" . 2>/dev/null' EXIT
 what=${*:-all}
 T=/opt/torch/.venv/lib/python3.12/site-packages/nvidia
 export LD_LIBRARY_PATH=$T/cudnn/lib:$T/cu13/lib:$T/cublas/lib:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
