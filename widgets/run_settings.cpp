@@ -1,0 +1,280 @@
+// RunSettingsPanel: the form, the dataset choice and the download controls.
+#include "widgets/run_settings.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QThread>
+#include <QVBoxLayout>
+
+#include "engine/cifar10.h"
+#include "widgets/cifar_download.h"
+
+namespace ts::gui {
+
+TrainConfig to_train_config(const RunSettings& s, const ModelSpec& model) {
+  TrainConfig c;
+  c.model = model;
+  c.device = s.device;
+  c.cuda_device = s.cuda_device;
+  c.epochs = s.epochs;
+  c.batch_size = s.batch_size;
+  c.num_workers = s.num_workers;
+  c.pin_memory = s.pin_memory;
+  c.augment = s.augment;
+  c.sync_every_step = s.sync_every_step;
+  c.seed = s.seed;
+  c.cpu_threads = s.cpu_threads;
+  c.optimizer.type = s.optimizer;
+  c.optimizer.lr = static_cast<float>(s.lr);
+  c.optimizer.momentum = static_cast<float>(s.momentum);
+  c.optimizer.weight_decay = static_cast<float>(s.weight_decay);
+  c.log_every = s.device == Device::cuda ? 25 : 1;
+  return c;
+}
+
+QString sample_data_dir() {
+  // Same rule as trainscope-run: $XDG_CACHE_HOME or ~/.cache, then trainscope/sample-data.
+  QString base = qEnvironmentVariable("XDG_CACHE_HOME");
+  if (base.isEmpty()) base = QDir::homePath() + "/.cache";
+  return base + "/trainscope/sample-data";
+}
+
+RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const QString& no_gpu_reason,
+                                   QWidget* parent)
+    : QWidget(parent), download_(new CifarDownload(this)) {
+  QString cache = qEnvironmentVariable("XDG_CACHE_HOME");
+  download_dir_ = (cache.isEmpty() ? QDir::homePath() + "/.cache" : cache) + "/trainscope/cifar10";
+  auto* form = new QFormLayout;
+  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+  device_ = new QComboBox;
+  for (const auto& d : devices)
+    device_->addItem(QString("CUDA %1: %2 (%3 GiB)")
+                         .arg(d.ordinal)
+                         .arg(QString::fromStdString(d.name))
+                         .arg(static_cast<double>(d.total_memory_bytes) / (1 << 30), 0, 'f', 0),
+                     d.ordinal);
+  device_->addItem(tr("CPU (oneDNN, %1 threads)").arg(QThread::idealThreadCount()), -1);
+  if (devices.empty()) device_->setToolTip(tr("No GPU: %1").arg(no_gpu_reason));
+  form->addRow(tr("Device"), device_);
+
+  batch_size_ = new QSpinBox;
+  batch_size_->setRange(1, 65536);
+  epochs_ = new QSpinBox;
+  epochs_->setRange(1, 1000);
+  lr_ = new QDoubleSpinBox;
+  lr_->setDecimals(6);
+  lr_->setRange(1e-6, 10.0);
+  lr_->setSingleStep(1e-4);
+  optimizer_ = new QComboBox;
+  optimizer_->addItem("SGD", static_cast<int>(OptimizerType::sgd));
+  optimizer_->addItem("Adam", static_cast<int>(OptimizerType::adam));
+  optimizer_->addItem("AdamW", static_cast<int>(OptimizerType::adamw));
+  momentum_ = new QDoubleSpinBox;
+  momentum_->setRange(0, 0.999);
+  momentum_->setDecimals(3);
+  momentum_->setSingleStep(0.1);
+  weight_decay_ = new QDoubleSpinBox;
+  weight_decay_->setRange(0, 1);
+  weight_decay_->setDecimals(5);
+  weight_decay_->setSingleStep(1e-4);
+  default_wd_ = new QCheckBox(tr("default"));
+  default_wd_->setToolTip(tr("PyTorch's default: 0, and 0.01 for AdamW"));
+  auto* wd_row = new QHBoxLayout;
+  wd_row->addWidget(weight_decay_, 1);
+  wd_row->addWidget(default_wd_);
+  num_workers_ = new QSpinBox;
+  num_workers_->setRange(0, 64);
+  num_workers_->setToolTip(tr("Data-loader worker threads (0 = the trainer thread loads)"));
+  pin_memory_ = new QCheckBox(tr("pin_memory (page-locked batch buffers)"));
+  augment_ = new QCheckBox(tr("Augmentation (random crop, padding 4, + horizontal flip)"));
+  sync_every_step_ = new QCheckBox(tr("Sync every step (read the loss each step, as loss.item() does)"));
+  seed_ = new QSpinBox;
+  seed_->setRange(0, 1 << 30);
+
+  form->addRow(tr("Batch size"), batch_size_);
+  form->addRow(tr("Epochs"), epochs_);
+  form->addRow(tr("Learning rate"), lr_);
+  form->addRow(tr("Optimizer"), optimizer_);
+  form->addRow(tr("Momentum"), momentum_);
+  form->addRow(tr("Weight decay"), wd_row);
+  form->addRow(tr("num_workers"), num_workers_);
+  form->addRow(QString(), pin_memory_);
+  form->addRow(QString(), augment_);
+  form->addRow(QString(), sync_every_step_);
+  form->addRow(tr("Seed"), seed_);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(form);
+  layout->addWidget(buildDataBox());
+  layout->addStretch(1);
+
+  connect(optimizer_, &QComboBox::currentIndexChanged, this, &RunSettingsPanel::updateOptimizerFields);
+  connect(default_wd_, &QCheckBox::toggled, this, &RunSettingsPanel::updateOptimizerFields);
+  run_controls_ = {device_, batch_size_, epochs_, lr_, optimizer_, momentum_, weight_decay_, default_wd_,
+                   num_workers_, pin_memory_, augment_, sync_every_step_, seed_, data_dir_, choose_,
+                   download_button_, sample_};
+  setSettings(RunSettings{});
+  if (!devices.empty()) device_->setCurrentIndex(0);
+}
+
+QWidget* RunSettingsPanel::buildDataBox() {
+  auto* box = new QGroupBox(tr("Dataset"));
+  auto* v = new QVBoxLayout(box);
+  data_dir_ = new QLineEdit;
+  data_dir_->setPlaceholderText(tr("CIFAR-10 binary folder (empty: the generated sample set)"));
+  connect(data_dir_, &QLineEdit::editingFinished, this, [this] { setDataDir(data_dir_->text().trimmed()); });
+  v->addWidget(data_dir_);
+  auto* buttons = new QHBoxLayout;
+  choose_ = new QPushButton(tr("Choose folder…"));
+  download_button_ = new QPushButton(tr("Download CIFAR-10"));
+  download_button_->setToolTip(tr("The official binary archive (162 MB) from cs.toronto.edu, checked by MD5"));
+  sample_ = new QPushButton(tr("Use sample set"));
+  sample_->setToolTip(tr("TrainScope's generated images in the CIFAR-10 layout (works offline; NOT CIFAR-10)"));
+  for (auto* b : {choose_, download_button_, sample_}) buttons->addWidget(b);
+  v->addLayout(buttons);
+  auto* progress_row = new QHBoxLayout;
+  download_progress_ = new QProgressBar;
+  download_progress_->setVisible(false);
+  cancel_ = new QPushButton(tr("Cancel"));
+  cancel_->setVisible(false);
+  progress_row->addWidget(download_progress_, 1);
+  progress_row->addWidget(cancel_);
+  v->addLayout(progress_row);
+  data_status_ = new QLabel;
+  data_status_->setWordWrap(true);
+  data_status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  v->addWidget(data_status_);
+
+  connect(choose_, &QPushButton::clicked, this, &RunSettingsPanel::chooseFolder);
+  connect(sample_, &QPushButton::clicked, this, [this] { setDataDir({}); });
+  connect(download_button_, &QPushButton::clicked, this, &RunSettingsPanel::startDownload);
+  connect(cancel_, &QPushButton::clicked, download_, &CifarDownload::cancel);
+  connect(download_, &CifarDownload::progress, this, [this](qint64 got, qint64 total, const QString& phase) {
+    download_progress_->setRange(0, total > 0 ? 1000 : 0);
+    if (total > 0) download_progress_->setValue(static_cast<int>(1000 * got / total));
+    download_progress_->setFormat(phase + " %p%");
+  });
+  connect(download_, &CifarDownload::finished, this, [this](const QString& dir) {
+    download_progress_->setVisible(false);
+    cancel_->setVisible(false);
+    setRunning(false);
+    setDataDir(dir);
+  });
+  connect(download_, &CifarDownload::failed, this, [this](const QString& why) {
+    download_progress_->setVisible(false);
+    cancel_->setVisible(false);
+    setRunning(false);
+    data_status_->setStyleSheet("color: #a00000;");
+    data_status_->setText(why + tr(" — choose an existing folder or use the sample set."));
+  });
+  return box;
+}
+
+void RunSettingsPanel::updateOptimizerFields() {
+  const auto t = static_cast<OptimizerType>(optimizer_->currentData().toInt());
+  momentum_->setEnabled(t == OptimizerType::sgd && device_->isEnabled());
+  weight_decay_->setEnabled(!default_wd_->isChecked() && device_->isEnabled());
+}
+
+RunSettings RunSettingsPanel::settings() const {
+  RunSettings s;
+  const int d = device_->currentData().toInt();
+  s.device = d >= 0 ? Device::cuda : Device::cpu;
+  s.cuda_device = d >= 0 ? d : 0;
+  s.epochs = epochs_->value();
+  s.batch_size = batch_size_->value();
+  s.lr = lr_->value();
+  s.optimizer = static_cast<OptimizerType>(optimizer_->currentData().toInt());
+  s.momentum = momentum_->value();
+  s.weight_decay = default_wd_->isChecked() ? -1.0 : weight_decay_->value();
+  s.num_workers = num_workers_->value();
+  s.pin_memory = pin_memory_->isChecked();
+  s.augment = augment_->isChecked();
+  s.sync_every_step = sync_every_step_->isChecked();
+  s.seed = static_cast<std::uint64_t>(seed_->value());
+  s.data_dir = data_dir_->text().trimmed();
+  s.limit_train = limit_train_;
+  return s;
+}
+
+void RunSettingsPanel::setSettings(const RunSettings& s) {
+  const int want = s.device == Device::cuda ? s.cuda_device : -1;
+  const int i = device_->findData(want);
+  if (i >= 0) device_->setCurrentIndex(i);
+  epochs_->setValue(s.epochs);
+  batch_size_->setValue(static_cast<int>(s.batch_size));
+  lr_->setValue(s.lr);
+  optimizer_->setCurrentIndex(optimizer_->findData(static_cast<int>(s.optimizer)));
+  momentum_->setValue(s.momentum);
+  default_wd_->setChecked(s.weight_decay < 0);
+  weight_decay_->setValue(s.weight_decay < 0 ? 0.0 : s.weight_decay);
+  num_workers_->setValue(s.num_workers);
+  pin_memory_->setChecked(s.pin_memory);
+  augment_->setChecked(s.augment);
+  sync_every_step_->setChecked(s.sync_every_step);
+  seed_->setValue(static_cast<int>(s.seed));
+  limit_train_ = s.limit_train;
+  setDataDir(s.data_dir);
+  updateOptimizerFields();
+}
+
+QString RunSettingsPanel::setDataDir(const QString& dir) {
+  data_dir_->setText(dir);
+  if (dir.isEmpty()) {
+    data_problem_.clear();
+    data_status_->setStyleSheet("color: #805000;");
+    data_status_->setText(tr("Sample set: TrainScope's generated images (NOT CIFAR-10), in %1. "
+                             "Choose a CIFAR-10 folder or download it for real results.")
+                              .arg(sample_data_dir()));
+  } else {
+    data_problem_ = QString::fromStdString(check_cifar10_folder(dir.toStdString()));
+    if (data_problem_.isEmpty()) {
+      data_status_->setStyleSheet("color: #006000;");
+      data_status_->setText(tr("CIFAR-10 binary layout found in %1.").arg(dir));
+    } else {
+      data_status_->setStyleSheet("color: #a00000;");
+      data_status_->setText(tr("Not a CIFAR-10 binary folder: %1. Expected data_batch_1..5.bin and "
+                               "test_batch.bin of 3073-byte records (the binary version, not the Python one).")
+                                .arg(data_problem_));
+    }
+  }
+  emit dataChanged(data_problem_.isEmpty());
+  return data_problem_;
+}
+
+void RunSettingsPanel::chooseFolder() {
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("CIFAR-10 binary folder"), data_dir_->text());
+  if (!dir.isEmpty()) setDataDir(dir);
+}
+
+void RunSettingsPanel::startDownload() {
+  download_progress_->setVisible(true);
+  download_progress_->setValue(0);
+  cancel_->setVisible(true);
+  setRunning(true);
+  cancel_->setEnabled(true);
+  data_status_->setStyleSheet({});
+  data_status_->setText(tr("Downloading %1 into %2 …").arg(download_->url().toString(), download_dir_));
+  download_->start(download_dir_);
+}
+
+void RunSettingsPanel::setRunning(bool running) {
+  for (auto* w : run_controls_) w->setEnabled(!running);
+  updateOptimizerFields();
+}
+
+}  // namespace ts::gui

@@ -1,0 +1,97 @@
+// The Run settings dock: the knobs of a training run with the field's names (device, batch size,
+// epochs, learning rate, optimizer with momentum / weight decay, num_workers, pin_memory,
+// augmentation, sync every step, seed) and the dataset: a CIFAR-10 binary folder (checked for the
+// layout: file names, sizes, record format), a download of the official archive, or TrainScope's
+// generated sample set (the default, so the first run works offline; it is NOT CIFAR-10).
+#pragma once
+#include <QString>
+#include <QWidget>
+#include <cstdint>
+#include <vector>
+
+#include "engine/network.h"
+#include "engine/optim.h"
+#include "engine/trainer.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace ts::gui {
+
+class CifarDownload;
+
+/// A run's settings as a value (crosses to the training thread by copy).
+struct RunSettings {
+  Device device = Device::cpu;
+  int cuda_device = 0;
+  int epochs = 2;
+  std::int64_t batch_size = 128;
+  double lr = 1e-3;
+  OptimizerType optimizer = OptimizerType::adam;
+  double momentum = 0.0;
+  double weight_decay = -1.0;  // < 0: the optimizer's default (0, AdamW 0.01)
+  int num_workers = 2;
+  bool pin_memory = true;
+  bool augment = false;
+  bool sync_every_step = false;
+  std::uint64_t seed = 0;
+  QString data_dir;            // CIFAR-10 binary folder; empty = the generated sample set
+  std::int64_t limit_train = 0;  // 0 = all training images
+  int cpu_threads = 0;
+};
+
+/// The engine's TrainConfig for these settings and model. log_every gives the GUI ≥ ~10 loss
+/// updates per second: every step on the CPU (~0.1 s per step), every 25 steps on CUDA.
+TrainConfig to_train_config(const RunSettings& s, const ModelSpec& model);
+
+/// Where the generated sample set lives (the same folder trainscope-run uses).
+QString sample_data_dir();
+
+class RunSettingsPanel : public QWidget {
+  Q_OBJECT
+ public:
+  /// `devices`: the CUDA GPUs (list_cuda_devices()); `no_gpu_reason` when there is none.
+  RunSettingsPanel(const std::vector<DeviceInfo>& devices, const QString& no_gpu_reason, QWidget* parent = nullptr);
+  RunSettings settings() const;
+  void setSettings(const RunSettings& s);
+  /// Sets the dataset folder ("" = sample set) and checks it; returns the problem ("" when fine).
+  QString setDataDir(const QString& dir);
+  /// "" when the dataset choice is usable, else why not.
+  QString dataProblem() const { return data_problem_; }
+  void setRunning(bool running);
+  CifarDownload* download() const { return download_; }
+  /// Where downloads go (Preferences); default ~/.cache/trainscope/cifar10.
+  void setDownloadDir(const QString& dir) { download_dir_ = dir; }
+
+ signals:
+  void dataChanged(bool usable);
+
+ private:
+  QWidget* buildDataBox();
+  void chooseFolder();
+  void startDownload();
+  void updateOptimizerFields();
+
+  QComboBox* device_;
+  QSpinBox *batch_size_, *epochs_, *num_workers_, *seed_;
+  QDoubleSpinBox *lr_, *momentum_, *weight_decay_;
+  QComboBox* optimizer_;
+  QCheckBox *pin_memory_, *augment_, *sync_every_step_, *default_wd_;
+  QLineEdit* data_dir_;
+  QLabel* data_status_;
+  QPushButton *choose_, *download_button_, *sample_, *cancel_;
+  QProgressBar* download_progress_;
+  CifarDownload* download_;
+  QString data_problem_;
+  QString download_dir_;
+  std::int64_t limit_train_ = 0;  // not in the form: set by --limit-train
+  QList<QWidget*> run_controls_;
+};
+
+}  // namespace ts::gui

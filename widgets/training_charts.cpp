@@ -1,0 +1,199 @@
+// TrainingCharts: three QCustomPlots and the progress line.
+#include "widgets/training_charts.h"
+
+#include <QGridLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QTimer>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace ts::gui {
+namespace {
+
+QCustomPlot* make_plot(const QString& title, const QString& x_label, const QString& y_label) {
+  auto* p = new QCustomPlot;
+  p->setMinimumSize(260, 170);
+  p->plotLayout()->insertRow(0);
+  auto* t = new QCPTextElement(p, title, QFont(p->font().family(), p->font().pointSize() + 1, QFont::Bold));
+  p->plotLayout()->addElement(0, 0, t);
+  p->xAxis->setLabel(x_label);
+  p->yAxis->setLabel(y_label);
+  p->setNoAntialiasingOnDrag(true);
+  return p;
+}
+
+QString eta_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "–";
+  const int s = static_cast<int>(seconds + 0.5);
+  return s >= 3600 ? QString("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60)
+         : s >= 60 ? QString("%1 min %2 s").arg(s / 60).arg(s % 60)
+                   : QString("%1 s").arg(s);
+}
+
+}  // namespace
+
+TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
+  auto* grid = new QGridLayout(this);
+  grid->setContentsMargins(4, 4, 4, 4);
+  progress_ = new QProgressBar;
+  progress_->setFormat(tr("epoch –"));
+  progress_->setValue(0);
+  eta_ = new QLabel(tr("No run yet: press Start."));
+  grid->addWidget(progress_, 0, 0);
+  grid->addWidget(eta_, 0, 1);
+
+  loss_ = make_plot(tr("Training loss"), tr("step"), tr("loss"));
+  loss_->addGraph();
+  loss_->graph(0)->setName(tr("loss per step"));
+  loss_->graph(0)->setPen(QPen(QColor(120, 170, 230), 1));
+  loss_->addGraph();
+  loss_->graph(1)->setName(tr("smoothed"));
+  loss_->graph(1)->setPen(QPen(QColor(10, 60, 160), 2));
+  loss_->legend->setVisible(true);
+  loss_->legend->setFont(QFont(font().family(), font().pointSize() - 1));
+  loss_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+
+  accuracy_ = make_plot(tr("Test accuracy"), tr("epoch"), tr("accuracy (%)"));
+  accuracy_->addGraph();
+  accuracy_->graph(0)->setPen(QPen(QColor(20, 130, 60), 2));
+  accuracy_->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
+  accuracy_->yAxis->setRange(0, 100);
+  accuracy_->xAxis->setRange(0.5, 1.5);
+  accuracy_->xAxis->ticker()->setTickCount(5);
+  QSharedPointer<QCPAxisTickerFixed> epochs(new QCPAxisTickerFixed);
+  epochs->setTickStep(1.0);
+  epochs->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+  accuracy_->xAxis->setTicker(epochs);
+
+  throughput_ = make_plot(tr("Throughput"), tr("step"), tr("images/s"));
+  throughput_->addGraph();
+  throughput_->graph(0)->setPen(QPen(QColor(170, 90, 0), 2));
+
+  grid->addWidget(loss_, 1, 0, 1, 2);
+  grid->addWidget(accuracy_, 2, 0);
+  grid->addWidget(throughput_, 2, 1);
+  grid->setRowStretch(1, 3);
+  grid->setRowStretch(2, 2);
+
+  timer_ = new QTimer(this);
+  timer_->setInterval(33);  // ≤ 30 redraws per second
+  connect(timer_, &QTimer::timeout, this, &TrainingCharts::replotIfDirty);
+  timer_->start();
+  clear();
+}
+
+void TrainingCharts::clear() {
+  for (auto* p : {loss_, accuracy_, throughput_})
+    for (int i = 0; i < p->graphCount(); ++i) p->graph(i)->data()->clear();
+  loss_->clearItems();
+  non_finite_.clear();
+  ema_ = ema_weight_ = 0;
+  last_loss_ = 0;
+  loss_->xAxis->setRange(0, 10);
+  loss_->yAxis->setRange(0, 2.5);
+  throughput_->xAxis->setRange(0, 10);
+  throughput_->yAxis->setRange(0, 100);
+  accuracy_->xAxis->setRange(0.5, 1.5);
+  progress_->setValue(0);
+  dirty_ = true;
+}
+
+void TrainingCharts::reset(const RunInfo& info) {
+  clear();
+  steps_per_epoch_ = info.steps_per_epoch;
+  total_steps_ = info.steps_per_epoch * info.epochs;
+  loss_->xAxis->setRange(0, std::max<std::int64_t>(total_steps_, 10));
+  throughput_->xAxis->setRange(0, std::max<std::int64_t>(total_steps_, 10));
+  accuracy_->xAxis->setRange(0.5, info.epochs + 0.5);
+  progress_->setRange(0, static_cast<int>(std::max<std::int64_t>(steps_per_epoch_, 1)));
+  progress_->setFormat(tr("epoch 1/%1: step %v/%m").arg(info.epochs));
+  eta_->setText(tr("starting…"));
+}
+
+void TrainingCharts::markNonFinite(std::int64_t step, float loss) {
+  non_finite_.push_back(step);
+  auto* line = new QCPItemStraightLine(loss_);
+  line->setPen(QPen(QColor(200, 0, 0), 2, Qt::DashLine));
+  line->point1->setCoords(static_cast<double>(step), 0);
+  line->point2->setCoords(static_cast<double>(step), 1);
+  auto* label = new QCPItemText(loss_);
+  label->setColor(QColor(200, 0, 0));
+  label->setText(tr("%1 loss at step %2").arg(std::isnan(loss) ? "NaN" : "infinite").arg(step));
+  label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  label->position->setCoords(static_cast<double>(step), 0.08);
+  label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+  label->setPadding(QMargins(4, 2, 4, 2));
+}
+
+void TrainingCharts::addUpdate(const TrainingUpdate& u) {
+  auto raw = loss_->graph(0)->data();
+  auto smooth = loss_->graph(1)->data();
+  for (const auto& [step, loss] : u.losses) {
+    if (!std::isfinite(loss)) {
+      markNonFinite(step, loss);
+      continue;
+    }
+    raw->add(QCPGraphData(static_cast<double>(step), loss));
+    // Debiased EMA (TensorBoard's smoothing): ema / (1 - s^n).
+    ema_ = smoothing_ * ema_ + (1 - smoothing_) * loss;
+    ema_weight_ = smoothing_ * ema_weight_ + (1 - smoothing_);
+    smooth->add(QCPGraphData(static_cast<double>(step), ema_ / ema_weight_));
+    last_loss_ = loss;
+  }
+  if (u.global_step > 0 && u.images_per_s > 0)
+    throughput_->graph(0)->addData(static_cast<double>(u.global_step), u.images_per_s);
+  if (u.steps_in_epoch > 0) {
+    progress_->setRange(0, static_cast<int>(u.steps_in_epoch));
+    progress_->setValue(static_cast<int>(u.step));
+    const int epochs = steps_per_epoch_ > 0 ? static_cast<int>(total_steps_ / steps_per_epoch_) : u.epoch;
+    progress_->setFormat(tr("epoch %1/%2: step %v/%m").arg(u.epoch).arg(epochs));
+    const double steps_left = static_cast<double>(total_steps_ - u.global_step);
+    const double per_step = u.global_step > 0 ? u.elapsed_s / static_cast<double>(u.global_step) : 0;
+    eta_->setText(tr("%1 img/s · loss %2 · ETA %3")
+                      .arg(u.images_per_s, 0, 'f', 0)
+                      .arg(last_loss_, 0, 'f', 3)
+                      .arg(eta_text(steps_left * per_step)));
+  }
+  dirty_ = true;
+}
+
+void TrainingCharts::addEpoch(const EpochResult& e) {
+  accuracy_->graph(0)->addData(e.epoch, 100.0 * e.test_accuracy);
+  dirty_ = true;
+}
+
+void TrainingCharts::finish(const RunOutcome& o) {
+  const double acc = o.summary.epochs.empty() ? 0 : 100.0 * o.summary.test_accuracy;
+  switch (o.kind) {
+    case RunOutcome::completed:
+      progress_->setValue(progress_->maximum());
+      eta_->setText(tr("done in %1 · test accuracy %2 %").arg(eta_text(o.elapsed_s)).arg(acc, 0, 'f', 2));
+      break;
+    case RunOutcome::stopped: eta_->setText(tr("stopped after %1").arg(eta_text(o.elapsed_s))); break;
+    case RunOutcome::failed: eta_->setText(tr("failed: see the message above")); break;
+  }
+  dirty_ = true;
+  replotIfDirty();
+}
+
+int TrainingCharts::lossPoints() const { return loss_->graph(0)->dataCount(); }
+int TrainingCharts::accuracyPoints() const { return accuracy_->graph(0)->dataCount(); }
+int TrainingCharts::throughputPoints() const { return throughput_->graph(0)->dataCount(); }
+
+void TrainingCharts::replotIfDirty() {
+  if (!dirty_) return;
+  dirty_ = false;
+  bool found = false;
+  const QCPRange y = loss_->graph(0)->data()->valueRange(found);
+  if (found) loss_->yAxis->setRange(std::min(0.0, y.lower), y.upper * 1.05 + 1e-6);
+  const QCPRange x = loss_->graph(0)->data()->keyRange(found);
+  if (found && x.upper > loss_->xAxis->range().upper) loss_->xAxis->setRange(0, x.upper * 1.1);
+  const QCPRange t = throughput_->graph(0)->data()->valueRange(found);
+  if (found) throughput_->yAxis->setRange(0, t.upper * 1.15);
+  if (found && throughput_->graph(0)->data()->keyRange(found).upper > throughput_->xAxis->range().upper)
+    throughput_->xAxis->setRange(0, loss_->xAxis->range().upper);
+  for (auto* p : {loss_, accuracy_, throughput_}) p->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace ts::gui

@@ -1,0 +1,54 @@
+// The Training charts dock: training loss per step (raw and smoothed; a NaN or infinite loss is
+// marked with a red line and a label, never dropped), test accuracy per epoch, images/s, and the
+// epoch progress bar with ETA. Updates are appended as they arrive; the plots redraw at most
+// 30 times per second from a timer.
+#pragma once
+#include <QWidget>
+#include <vector>
+
+#include "widgets/training_session.h"
+
+class QCustomPlot;
+class QLabel;
+class QProgressBar;
+class QTimer;
+
+namespace ts::gui {
+
+class TrainingCharts : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TrainingCharts(QWidget* parent = nullptr);
+  /// Clears the plots for a new run.
+  void reset(const RunInfo& info);
+  void clear();
+  void addUpdate(const TrainingUpdate& u);
+  void addEpoch(const EpochResult& e);
+  void finish(const RunOutcome& outcome);
+  /// EMA smoothing of the loss line (TensorBoard's: 0 = none, 0.99 = heavy); default 0.9.
+  void setSmoothing(double s) { smoothing_ = s; }
+
+  int lossPoints() const;
+  int accuracyPoints() const;
+  int throughputPoints() const;
+  const std::vector<std::int64_t>& nonFiniteSteps() const { return non_finite_; }
+  double lastLoss() const { return last_loss_; }
+  QCustomPlot* lossPlot() const { return loss_; }
+
+ private:
+  void markNonFinite(std::int64_t step, float loss);
+  void replotIfDirty();
+
+  QCustomPlot *loss_, *accuracy_, *throughput_;
+  QProgressBar* progress_;
+  QLabel* eta_;
+  QTimer* timer_;
+  bool dirty_ = false;
+  double smoothing_ = 0.9;
+  double ema_ = 0, ema_weight_ = 0;
+  double last_loss_ = 0;
+  std::int64_t steps_per_epoch_ = 0, total_steps_ = 0;
+  std::vector<std::int64_t> non_finite_;
+};
+
+}  // namespace ts::gui

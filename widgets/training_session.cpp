@@ -1,0 +1,160 @@
+// TrainingSession: the worker thread around ts::Trainer and the throttled, queued updates.
+#include "widgets/training_session.h"
+
+#include <QThread>
+
+#include "engine/errors.h"
+#include "engine/synthetic_data.h"
+
+namespace ts::gui {
+
+std::pair<QString, QString> explain_error(const std::exception& e) {
+  const QString what = QString::fromStdString(e.what());
+  if (const auto* oom = dynamic_cast<const OutOfMemoryError*>(&e)) {
+    QString fix = QObject::tr("Lower the batch size in Run settings");
+    if (oom->suggested_batch_size > 0) fix += QObject::tr(" (%1 should fit)").arg(oom->suggested_batch_size);
+    return {QObject::tr("Out of GPU memory: %1").arg(what), fix + QObject::tr(", or use a smaller model.")};
+  }
+  if (dynamic_cast<const DeviceError*>(&e))
+    return {QObject::tr("The device cannot be used: %1").arg(what),
+            QObject::tr("Choose the CPU (or another GPU) under Device in Run settings.")};
+  if (dynamic_cast<const ModelSpecError*>(&e))
+    return {QObject::tr("The model is invalid: %1").arg(what), QObject::tr("Fix the marked row in the Model dock.")};
+  if (dynamic_cast<const InputError*>(&e))
+    return {QObject::tr("Bad input: %1").arg(what),
+            QObject::tr("Check the dataset folder and the settings in Run settings, then start again.")};
+  if (what.contains("loss became"))
+    return {QObject::tr("Training diverged: %1").arg(what),
+            QObject::tr("Lower the learning rate or the batch size in Run settings, then start again.")};
+  return {what, QObject::tr("Change the settings and start again.")};
+}
+
+TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<ts::gui::RunInfo>();
+  qRegisterMetaType<ts::gui::TrainingUpdate>();
+  qRegisterMetaType<ts::gui::RunOutcome>();
+  qRegisterMetaType<ts::EpochResult>();
+}
+
+TrainingSession::~TrainingSession() {
+  if (thread_) {
+    stop();
+    thread_->wait();
+    delete thread_;
+  }
+}
+
+bool TrainingSession::start(const RunSettings& settings, const ModelSpec& model) {
+  if (thread_) return false;
+  stop_ = false;
+  paused_ = false;
+  thread_ = QThread::create([this, settings, model] { work(settings, model); });
+  thread_->setObjectName("trainer");
+  connect(thread_, &QThread::finished, this, [this] {
+    thread_->deleteLater();
+    thread_ = nullptr;
+  });
+  thread_->start();
+  return true;
+}
+
+void TrainingSession::pause() {
+  if (!thread_ || paused_) return;
+  paused_ = true;
+  emit pausedChanged(true);
+}
+
+void TrainingSession::resume() {
+  if (!paused_) return;
+  {
+    std::lock_guard lock(pause_mutex_);
+    paused_ = false;
+  }
+  pause_cv_.notify_all();
+  emit pausedChanged(false);
+}
+
+void TrainingSession::stop() {
+  {
+    std::lock_guard lock(pause_mutex_);
+    stop_ = true;
+  }
+  pause_cv_.notify_all();
+}
+
+void TrainingSession::flush(bool force) {
+  if (pending_.losses.empty()) return;  // nothing new
+  if (!force && emit_clock_.isValid() && emit_clock_.elapsed() < interval_ms_) return;
+  pending_.elapsed_s = static_cast<double>(run_clock_.elapsed()) * 1e-3;
+  emit progress(pending_);  // queued to the GUI thread: a copy travels
+  pending_.losses.clear();
+  emit_clock_.restart();
+}
+
+namespace {
+
+Cifar10 load_data(const RunSettings& s, RunInfo& info) {
+  if (!s.data_dir.isEmpty()) {
+    info.data_description = QObject::tr("CIFAR-10 in %1").arg(s.data_dir);
+    return load_cifar10(s.data_dir.toStdString(), s.limit_train);
+  }
+  const std::string dir = sample_data_dir().toStdString();
+  if (!check_cifar10_folder(dir).empty()) write_synthetic_cifar(dir, SyntheticOptions{});
+  info.data_description = QObject::tr("TrainScope sample set (generated, NOT CIFAR-10)");
+  return load_cifar10(dir, s.limit_train);
+}
+
+}  // namespace
+
+void TrainingSession::work(RunSettings settings, ModelSpec model) {
+  run_clock_.start();
+  emit_clock_.invalidate();
+  pending_ = {};
+  RunOutcome out;
+  try {
+    RunInfo info;
+    const Cifar10 data = load_data(settings, info);
+    for (const auto& w : data.warnings) info.warnings << QString::fromStdString(w);
+    TrainerObserver obs;
+    obs.on_step = [this](const StepReport& r) {
+      const auto n = static_cast<std::int64_t>(r.losses.size());
+      for (std::int64_t i = 0; i < n; ++i)
+        pending_.losses.emplace_back(r.global_step - n + 1 + i, r.losses[static_cast<std::size_t>(i)]);
+      pending_.epoch = r.epoch;
+      pending_.step = r.step;
+      pending_.steps_in_epoch = r.steps_in_epoch;
+      pending_.global_step = r.global_step;
+      pending_.images_per_s = r.images_per_s;
+      flush(false);
+    };
+    obs.on_epoch = [this](const EpochResult& e) {
+      flush(true);
+      emit epochFinished(e);
+    };
+    obs.between_steps = [this] {
+      if (!paused_.load(std::memory_order_relaxed)) return;
+      flush(true);
+      std::unique_lock lock(pause_mutex_);
+      pause_cv_.wait(lock, [this] { return !paused_ || stop_; });
+    };
+    Trainer trainer(to_train_config(settings, model), data, obs);
+    info.device = trainer.network().device_info();
+    info.train_images = data.train.count();
+    info.test_images = data.test.count();
+    info.batch_size = settings.batch_size;
+    info.steps_per_epoch = (data.train.count() + settings.batch_size - 1) / settings.batch_size;
+    info.epochs = settings.epochs;
+    info.num_workers = settings.num_workers;
+    emit started(info);
+    out.summary = trainer.run(stop_);
+    out.kind = out.summary.interrupted ? RunOutcome::stopped : RunOutcome::completed;
+  } catch (const std::exception& e) {
+    out.kind = RunOutcome::failed;
+    std::tie(out.message, out.fix) = explain_error(e);
+  }
+  flush(true);
+  out.elapsed_s = static_cast<double>(run_clock_.elapsed()) * 1e-3;
+  emit finished(out);
+}
+
+}  // namespace ts::gui

@@ -1,0 +1,100 @@
+// A training run driven from the GUI. The engine's Trainer runs on a worker thread; the GUI gets
+// value-type updates through queued signals, at most ~30 per second (losses of several read-backs
+// are coalesced into one update), and never waits for the trainer: Pause blocks the worker
+// between steps (TrainerObserver::between_steps), Stop sets the trainer's stop flag.
+// Per-step losses come from the trainer's device ring (read every log_every steps, no extra sync).
+#pragma once
+#include <QElapsedTimer>
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "engine/trainer.h"
+#include "widgets/run_settings.h"
+
+class QThread;
+
+namespace ts::gui {
+
+/// What the run trains on, sent once the data and the network are ready.
+struct RunInfo {
+  DeviceInfo device;
+  QString data_description;        // "CIFAR-10 (…)" or "sample set (NOT CIFAR-10)"
+  std::int64_t train_images = 0, test_images = 0, steps_per_epoch = 0;
+  int epochs = 0;
+  std::int64_t batch_size = 0;
+  int num_workers = 0;
+  QStringList warnings;
+};
+
+/// Coalesced step reports: (global step, loss) pairs, oldest first; NaN/inf losses included.
+struct TrainingUpdate {
+  std::vector<std::pair<std::int64_t, float>> losses;
+  int epoch = 0;
+  std::int64_t step = 0, steps_in_epoch = 0, global_step = 0;
+  double images_per_s = 0;
+  double elapsed_s = 0;
+};
+
+/// The end of a run: completed, stopped by the user, or failed (message and fix).
+struct RunOutcome {
+  enum Kind { completed, stopped, failed } kind = completed;
+  TrainSummary summary;            // epochs done so far (also when failed or stopped)
+  QString message;                 // failed: what happened
+  QString fix;                     // failed: what to change
+  double elapsed_s = 0;
+};
+
+class TrainingSession : public QObject {
+  Q_OBJECT
+ public:
+  explicit TrainingSession(QObject* parent = nullptr);
+  ~TrainingSession() override;  // stops and joins a running worker
+
+  /// Starts a run (false when one is running). Data loading happens on the worker thread.
+  bool start(const RunSettings& settings, const ModelSpec& model);
+  bool isRunning() const { return thread_ != nullptr; }
+  bool isPaused() const { return paused_.load(); }
+  /// Minimum interval between progress signals, ms (default 33: ≤ 30 Hz).
+  void setUpdateIntervalMs(int ms) { interval_ms_ = ms; }
+
+ public slots:
+  void pause();
+  void resume();
+  void stop();
+
+ signals:
+  void started(const ts::gui::RunInfo& info);
+  void progress(const ts::gui::TrainingUpdate& update);
+  void epochFinished(const ts::EpochResult& result);
+  void pausedChanged(bool paused);
+  void finished(const ts::gui::RunOutcome& outcome);
+
+ private:
+  void work(RunSettings settings, ModelSpec model);  // on the worker thread
+  void flush(bool force);
+
+  QThread* thread_ = nullptr;
+  std::atomic<bool> stop_{false}, paused_{false};
+  std::mutex pause_mutex_;
+  std::condition_variable pause_cv_;
+  int interval_ms_ = 33;
+  // Worker-thread state (touched only by the worker while it runs).
+  TrainingUpdate pending_;
+  QElapsedTimer run_clock_, emit_clock_;
+};
+
+/// The message and the fix for an engine error (out of memory, no GPU, bad dataset, NaN loss).
+std::pair<QString, QString> explain_error(const std::exception& e);
+
+}  // namespace ts::gui
+
+Q_DECLARE_METATYPE(ts::gui::RunInfo)
+Q_DECLARE_METATYPE(ts::gui::TrainingUpdate)
+Q_DECLARE_METATYPE(ts::gui::RunOutcome)
+Q_DECLARE_METATYPE(ts::EpochResult)
