@@ -1,0 +1,158 @@
+// Autorun: command-line options into Run settings, the run, stdout lines, screenshots, exit code.
+#include "app/gui/autorun.h"
+
+#include <QAction>
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QTimer>
+#include <cstdio>
+
+#include "app/gui/main_window.h"
+#include "widgets/model_builder.h"
+#include "widgets/training_charts.h"
+
+namespace ts::gui {
+
+void add_autorun_options(QCommandLineParser& p) {
+  p.addOptions({
+      {"autorun", "Start a run at once with the settings below (non-interactive use)."},
+      {"quit-when-done", "Quit when the run ends (exit code 0 on success)."},
+      {"device", "auto, cpu, cuda or cuda:N.", "device", "auto"},
+      {"data", "CIFAR-10 binary folder (default: the generated sample set, NOT CIFAR-10).", "dir"},
+      {"model", "Model preset (simple_cnn, vgg_small_bn) or spec JSON file.", "model"},
+      {"epochs", "Epochs.", "n", "2"},
+      {"batch-size", "Images per step.", "n", "128"},
+      {"num-workers", "Data-loader worker threads.", "n", "2"},
+      {"lr", "Learning rate.", "lr", "0.001"},
+      {"optimizer", "sgd, adam or adamw.", "name", "adam"},
+      {"momentum", "SGD momentum.", "m", "0"},
+      {"seed", "Seed.", "n", "0"},
+      {"limit-train", "Use only the first N training images (0 = all).", "n", "0"},
+      {"augment", "Random crop (padding 4) + horizontal flip."},
+      {"sync-every-step", "Read the loss every step (as loss.item() does)."},
+      {"no-pin-memory", "Pageable batch buffers."},
+      {"stop-after", "Press Stop after this many seconds.", "s", "0"},
+      {"screenshots", "Save before/during/after PNGs of the window into this folder.", "dir"},
+  });
+}
+
+bool parse_autorun(const QCommandLineParser& p, AutorunOptions& o, QString& error) {
+  o.autorun = p.isSet("autorun");
+  o.quit_when_done = p.isSet("quit-when-done");
+  o.device = p.value("device");
+  o.data = p.value("data");
+  o.model = p.value("model");
+  o.screenshots = p.value("screenshots");
+  bool ok = true;
+  auto number = [&](const char* name, double min) {
+    bool good = false;
+    const double v = p.value(name).toDouble(&good);
+    if (!good || v < min) {
+      error = QString("--%1: '%2' is not a number >= %3").arg(name, p.value(name)).arg(min);
+      ok = false;
+    }
+    return v;
+  };
+  RunSettings& s = o.settings;
+  s.epochs = static_cast<int>(number("epochs", 1));
+  s.batch_size = static_cast<std::int64_t>(number("batch-size", 1));
+  s.num_workers = static_cast<int>(number("num-workers", 0));
+  s.lr = number("lr", 1e-9);
+  s.momentum = number("momentum", 0);
+  s.seed = static_cast<std::uint64_t>(number("seed", 0));
+  s.limit_train = static_cast<std::int64_t>(number("limit-train", 0));
+  o.stop_after_s = number("stop-after", 0);
+  s.augment = p.isSet("augment");
+  s.sync_every_step = p.isSet("sync-every-step");
+  s.pin_memory = !p.isSet("no-pin-memory");
+  s.data_dir = o.data;
+  const QString opt = p.value("optimizer");
+  if (opt == "sgd") s.optimizer = OptimizerType::sgd;
+  else if (opt == "adam") s.optimizer = OptimizerType::adam;
+  else if (opt == "adamw") s.optimizer = OptimizerType::adamw;
+  else {
+    error = "--optimizer: expected sgd, adam or adamw, got '" + opt + "'";
+    ok = false;
+  }
+  if (!QStringList{"auto", "cpu", "cuda"}.contains(o.device) && !o.device.startsWith("cuda:")) {
+    error = "--device: expected auto, cpu, cuda or cuda:N, got '" + o.device + "'";
+    ok = false;
+  }
+  return ok;
+}
+
+Autorun::Autorun(MainWindow* window, AutorunOptions options) : QObject(window), window_(window), o_(std::move(options)) {}
+
+void Autorun::grab(const QString& name) {
+  if (o_.screenshots.isEmpty()) return;
+  QDir().mkpath(o_.screenshots);
+  const QString path = o_.screenshots + "/" + name + ".png";
+  if (window_->grab().save(path)) std::printf("screenshot %s\n", qPrintable(path));
+  std::fflush(stdout);
+}
+
+void Autorun::begin() {
+  auto fail = [](const QString& why, int code) {
+    std::fprintf(stderr, "trainscope: %s\n", qPrintable(why));
+    QCoreApplication::exit(code);
+  };
+  const auto gpus = list_cuda_devices();
+  RunSettings s = o_.settings;
+  if (o_.device == "cpu" || (o_.device == "auto" && gpus.empty())) {
+    s.device = Device::cpu;
+  } else {
+    s.device = Device::cuda;
+    s.cuda_device = o_.device.startsWith("cuda:") ? o_.device.mid(5).toInt() : 0;
+    if (s.cuda_device < 0 || s.cuda_device >= static_cast<int>(gpus.size()))
+      return fail(QString("--device %1: no such usable GPU (%2 found); use --device cpu").arg(o_.device).arg(gpus.size()), 3);
+  }
+  if (!o_.model.isEmpty() && !window_->modelBuilder()->loadPreset(o_.model)) {
+    const QString err = window_->modelBuilder()->loadFile(o_.model);
+    if (!err.isEmpty()) return fail("--model " + o_.model + ": " + err, 2);
+  }
+  window_->runSettings()->setSettings(s);
+  if (!window_->runSettings()->dataProblem().isEmpty())
+    return fail("--data " + o_.data + ": " + window_->runSettings()->dataProblem(), 2);
+
+  auto* session = window_->session();
+  connect(session, &TrainingSession::started, this, [this](const RunInfo& info) {
+    std::printf("device %s (%s), %s, %lld training / %lld test images, batch size %lld, num_workers %d\n",
+                device_name(info.device.device), info.device.name.c_str(), qPrintable(info.data_description),
+                static_cast<long long>(info.train_images), static_cast<long long>(info.test_images),
+                static_cast<long long>(info.batch_size), info.num_workers);
+    std::fflush(stdout);
+    const auto half = std::max<std::int64_t>(1, info.steps_per_epoch * info.epochs / 2);
+    connect(window_->session(), &TrainingSession::progress, this, [this, half](const TrainingUpdate& u) {
+      if (grabbed_during_ || u.global_step < half) return;
+      grabbed_during_ = true;
+      QTimer::singleShot(100, this, [this] { grab("during"); });
+    });
+  });
+  connect(session, &TrainingSession::epochFinished, this, [this](const EpochResult& e) {
+    std::printf("epoch %d/%d  train_loss %.4f  test_accuracy %.4f  images/s %.0f  epoch_s %.2f\n", e.epoch,
+                o_.settings.epochs, e.train_loss, e.test_accuracy, e.images_per_s, e.train_seconds + e.eval_seconds);
+    std::fflush(stdout);
+  });
+  connect(session, &TrainingSession::finished, this, [this](const RunOutcome& out) {
+    if (out.kind == RunOutcome::failed) std::fprintf(stderr, "trainscope: %s — %s\n", qPrintable(out.message), qPrintable(out.fix));
+    else std::printf("%s: test_accuracy %.4f (%.2f %% as the window shows), images/s %.0f, %.1f s\n",
+                     out.kind == RunOutcome::stopped ? "stopped" : "done", out.summary.test_accuracy,
+                     100.0 * out.summary.test_accuracy, out.summary.images_per_s, out.elapsed_s);
+    std::fflush(stdout);
+    const int code = out.kind == RunOutcome::failed ? 1 : 0;
+    QTimer::singleShot(400, this, [this, code] {
+      grab("after");
+      if (o_.quit_when_done) QCoreApplication::exit(code);
+    });
+  });
+  QTimer::singleShot(o_.screenshots.isEmpty() ? 0 : 800, this, [this, fail] {
+    grab("before");
+    if (!window_->startAction()->isEnabled()) return fail("cannot start: " + window_->startAction()->toolTip(), 2);
+    window_->startRun();
+    if (o_.stop_after_s > 0)
+      QTimer::singleShot(static_cast<int>(o_.stop_after_s * 1000), window_->stopAction(), &QAction::trigger);
+  });
+}
+
+}  // namespace ts::gui

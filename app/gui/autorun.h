@@ -1,0 +1,47 @@
+// Non-interactive use of the window: `trainscope --autorun ...` sets Run settings from the command
+// line, starts the run, prints one line per epoch and the final test accuracy (the number the
+// window shows) on stdout, optionally grabs screenshots before / during / after, and quits when
+// done with --quit-when-done. Used for the H200 check (QT_QPA_PLATFORM=offscreen) and by
+// scripts/screenshots.sh (Xvfb).
+#pragma once
+#include <QObject>
+#include <QString>
+
+#include "widgets/run_settings.h"
+
+class QCommandLineParser;
+
+namespace ts::gui {
+
+class MainWindow;
+
+struct AutorunOptions {
+  bool autorun = false;
+  bool quit_when_done = false;
+  QString device = "auto";      // auto | cuda | cpu | cuda:N
+  QString data;                 // empty: the sample set
+  QString model;                // preset name or spec file; empty: SimpleCNN
+  QString screenshots;          // folder for before/during/after PNGs; empty: none
+  double stop_after_s = 0;      // > 0: press Stop after this many seconds
+  RunSettings settings;
+};
+
+/// Adds the options to `parser`; parse_autorun reads them back (false + `error` on a bad value).
+void add_autorun_options(QCommandLineParser& parser);
+bool parse_autorun(const QCommandLineParser& parser, AutorunOptions& out, QString& error);
+
+/// Drives `window` as the options say; the process exit code is set through QCoreApplication::exit.
+class Autorun : public QObject {
+  Q_OBJECT
+ public:
+  Autorun(MainWindow* window, AutorunOptions options);
+  void begin();
+
+ private:
+  void grab(const QString& name);
+  MainWindow* window_;
+  AutorunOptions o_;
+  bool grabbed_during_ = false;
+};
+
+}  // namespace ts::gui

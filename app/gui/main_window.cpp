@@ -1,0 +1,270 @@
+// MainWindow: docks, actions, the run's life cycle as the GUI sees it.
+#include "app/gui/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QLabel>
+#include <QMenuBar>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTimer>
+#include <QToolBar>
+#include <QToolButton>
+
+#include "widgets/cifar_download.h"
+#include "widgets/layer_table_model.h"
+#include "widgets/model_builder.h"
+#include "widgets/run_settings.h"
+#include "widgets/training_charts.h"
+
+namespace ts::gui {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new TrainingSession(this)) {
+  setWindowTitle(tr("TrainScope"));
+  setObjectName("TrainScopeMainWindow");
+  std::string why;
+  gpus_ = list_cuda_devices();
+  if (gpus_.empty()) {
+    cuda_available(&why);
+    no_gpu_reason_ = QString::fromStdString(why.empty() ? "no CUDA device found" : why);
+  }
+  model_ = new ModelBuilder;
+  settings_ = new RunSettingsPanel(gpus_, no_gpu_reason_);
+  charts_ = new TrainingCharts;
+  buildActions();
+  buildDocks();
+  buildStatusBar();
+
+  connect(model_, &ModelBuilder::validityChanged, this, &MainWindow::updateActions);
+  connect(settings_, &RunSettingsPanel::dataChanged, this, &MainWindow::updateActions);
+  connect(settings_->download(), &CifarDownload::failed, this, &MainWindow::updateActions);
+  connect(session_, &TrainingSession::started, this, &MainWindow::onStarted);
+  connect(session_, &TrainingSession::progress, charts_, &TrainingCharts::addUpdate);
+  connect(session_, &TrainingSession::epochFinished, charts_, &TrainingCharts::addEpoch);
+  connect(session_, &TrainingSession::finished, this, &MainWindow::onFinished);
+  connect(session_, &TrainingSession::pausedChanged, this, [this](bool paused) {
+    pause_->setText(paused ? tr("Resume") : tr("Pause"));
+    statusBar()->showMessage(paused ? tr("Paused between steps") : tr("Resumed"), 3000);
+  });
+
+  resize(1400, 900);
+  default_state_ = saveState();
+  QSettings s;
+  restoreGeometry(s.value("window/geometry").toByteArray());
+  restoreState(s.value("window/state").toByteArray());
+  applyPreferences();
+  if (gpus_.empty())
+    showMessage(tr("No usable GPU (%1): runs use the CPU backend (oneDNN).").arg(no_gpu_reason_), false);
+  updateActions();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildDocks() {
+  setDockOptions(AnimatedDocks | AllowNestedDocks | AllowTabbedDocks);
+  auto dock = [this](const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);  // the key of the remembered layout
+    d->setWidget(w);
+    d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                   QDockWidget::DockWidgetClosable);
+    addDockWidget(area, d);
+    return d;
+  };
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(settings_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  auto* model_dock = dock(tr("Model"), "dock.model", model_, Qt::LeftDockWidgetArea);
+  auto* settings_dock = dock(tr("Run settings"), "dock.run_settings", scroll, Qt::LeftDockWidgetArea);
+  auto* charts_dock = dock(tr("Training charts"), "dock.training_charts", charts_, Qt::RightDockWidgetArea);
+  splitDockWidget(model_dock, charts_dock, Qt::Horizontal);
+  splitDockWidget(model_dock, settings_dock, Qt::Vertical);
+  resizeDocks({model_dock, charts_dock}, {640, 760}, Qt::Horizontal);
+  resizeDocks({model_dock, settings_dock}, {380, 500}, Qt::Vertical);
+  auto* view = menuBar()->addMenu(tr("&View"));
+  for (auto* d : {model_dock, settings_dock, charts_dock}) view->addAction(d->toggleViewAction());
+  view->addSeparator();
+  view->addAction(reset_layout_);
+  auto* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(about_);
+}
+
+void MainWindow::buildActions() {
+  auto* st = style();
+  new_run_ = new QAction(st->standardIcon(QStyle::SP_FileIcon), tr("&New run"), this);
+  new_run_->setShortcut(QKeySequence::New);
+  new_run_->setToolTip(tr("Clear the charts and the message for a new run (settings are kept)"));
+  start_ = new QAction(st->standardIcon(QStyle::SP_MediaPlay), tr("&Start"), this);
+  start_->setShortcut(Qt::CTRL | Qt::Key_R);
+  pause_ = new QAction(st->standardIcon(QStyle::SP_MediaPause), tr("Pause"), this);
+  stop_ = new QAction(st->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this);
+  stop_->setToolTip(tr("Stop after the current step"));
+  prefs_ = new QAction(tr("&Preferences…"), this);
+  prefs_->setShortcut(QKeySequence::Preferences);
+  about_ = new QAction(tr("&About TrainScope"), this);
+  quit_ = new QAction(tr("&Quit"), this);
+  quit_->setShortcut(QKeySequence::Quit);
+  reset_layout_ = new QAction(tr("Reset layout"), this);
+
+  connect(new_run_, &QAction::triggered, this, &MainWindow::newRun);
+  connect(start_, &QAction::triggered, this, &MainWindow::startRun);
+  connect(pause_, &QAction::triggered, this, [this] { session_->isPaused() ? session_->resume() : session_->pause(); });
+  connect(stop_, &QAction::triggered, this, [this] {
+    session_->stop();
+    statusBar()->showMessage(tr("Stopping after the current step…"));
+  });
+  connect(prefs_, &QAction::triggered, this, &MainWindow::showPreferences);
+  connect(about_, &QAction::triggered, this, &MainWindow::showAbout);
+  connect(quit_, &QAction::triggered, this, &QWidget::close);
+  connect(reset_layout_, &QAction::triggered, this, [this] { restoreState(default_state_); });
+
+  auto* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(new_run_);
+  file->addSeparator();
+  file->addAction(prefs_);
+  file->addSeparator();
+  file->addAction(quit_);
+  auto* run = menuBar()->addMenu(tr("&Run"));
+  for (auto* a : {start_, pause_, stop_}) run->addAction(a);
+
+  auto* bar = addToolBar(tr("Run"));
+  bar->setObjectName("toolbar.run");
+  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  for (auto* a : {new_run_, start_, pause_, stop_}) bar->addAction(a);
+
+  addToolBarBreak();
+  message_bar_ = addToolBar(tr("Messages"));
+  message_bar_->setObjectName("toolbar.messages");
+  message_bar_->setMovable(false);
+  message_label_ = new QLabel;
+  message_label_->setWordWrap(true);
+  message_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  message_label_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+  message_bar_->addWidget(message_label_);
+  auto* dismiss = new QAction(st->standardIcon(QStyle::SP_DialogCloseButton), tr("Dismiss"), this);
+  connect(dismiss, &QAction::triggered, message_bar_, &QWidget::hide);
+  message_bar_->addAction(dismiss);
+  message_bar_->toggleViewAction()->setVisible(false);
+  message_bar_->hide();
+}
+
+void MainWindow::buildStatusBar() {
+  device_label_ = new QLabel;
+  batch_label_ = new QLabel;
+  amp_label_ = new QLabel(tr("AMP off (fp32)"));
+  amp_label_->setToolTip(tr("Mixed precision joins when the engine has it"));
+  workers_label_ = new QLabel;
+  elapsed_label_ = new QLabel(tr("elapsed –"));
+  for (auto* l : {device_label_, batch_label_, amp_label_, workers_label_, elapsed_label_})
+    statusBar()->addPermanentWidget(l);
+  elapsed_timer_ = new QTimer(this);
+  elapsed_timer_->setInterval(500);
+  connect(elapsed_timer_, &QTimer::timeout, this, &MainWindow::tickElapsed);
+  const RunSettings s = settings_->settings();
+  device_label_->setText(s.device == Device::cuda ? tr("device: CUDA %1").arg(s.cuda_device) : tr("device: CPU"));
+  batch_label_->setText(tr("batch size %1").arg(s.batch_size));
+  workers_label_->setText(tr("num_workers %1").arg(s.num_workers));
+}
+
+void MainWindow::tickElapsed() {
+  const qint64 s = run_clock_.isValid() ? run_clock_.elapsed() / 1000 : 0;
+  elapsed_label_->setText(tr("elapsed %1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0')));
+}
+
+QString MainWindow::message() const { return message_bar_->isHidden() ? QString() : message_label_->text(); }
+
+void MainWindow::showMessage(const QString& text, bool error) {
+  message_label_->setText(text);
+  message_label_->setStyleSheet(error ? "QLabel { color: #8a0000; font-weight: bold; padding: 4px; }"
+                                      : "QLabel { color: #5a4000; padding: 4px; }");
+  message_bar_->setStyleSheet(error ? "QToolBar { background: #ffe0e0; }" : "QToolBar { background: #fff4d0; }");
+  message_bar_->show();
+}
+
+void MainWindow::updateActions() {
+  const bool can_start = !running_ && model_->isValid() && settings_->dataProblem().isEmpty() &&
+                         !settings_->download()->isRunning();
+  start_->setEnabled(can_start);
+  start_->setToolTip(can_start ? tr("Start training")
+                     : running_ ? tr("A run is in progress")
+                     : !model_->isValid() ? tr("The model is invalid: %1").arg(model_->model()->error())
+                                          : tr("The dataset is not usable: %1").arg(settings_->dataProblem()));
+  pause_->setEnabled(running_);
+  stop_->setEnabled(running_);
+  new_run_->setEnabled(!running_);
+  model_->setEditable(!running_);
+  settings_->setRunning(running_ || settings_->download()->isRunning());
+}
+
+void MainWindow::startRun() {
+  if (running_ || !start_->isEnabled()) return;
+  message_bar_->hide();
+  const RunSettings s = settings_->settings();
+  charts_->clear();
+  if (!session_->start(s, model_->spec())) return;
+  running_ = true;
+  run_clock_.start();
+  elapsed_timer_->start();
+  pause_->setText(tr("Pause"));
+  device_label_->setText(tr("device: loading…"));
+  batch_label_->setText(tr("batch size %1").arg(s.batch_size));
+  workers_label_->setText(tr("num_workers %1%2").arg(s.num_workers).arg(s.pin_memory ? ", pinned" : ""));
+  statusBar()->showMessage(tr("Loading the data and building the network…"));
+  updateActions();
+}
+
+void MainWindow::onStarted(const RunInfo& info) {
+  charts_->reset(info);
+  const QString dev = info.device.device == Device::cuda
+                          ? tr("CUDA %1: %2").arg(info.device.ordinal).arg(QString::fromStdString(info.device.name))
+                          : tr("CPU (%1 threads)").arg(info.device.cpu_threads);
+  device_label_->setText(tr("device: %1").arg(dev));
+  statusBar()->showMessage(tr("Training on %1: %2 training / %3 test images, %4 steps per epoch")
+                               .arg(info.data_description)
+                               .arg(info.train_images)
+                               .arg(info.test_images)
+                               .arg(info.steps_per_epoch));
+  if (!info.warnings.isEmpty()) showMessage(info.warnings.join("; "), false);
+}
+
+void MainWindow::onFinished(const RunOutcome& o) {
+  running_ = false;
+  elapsed_timer_->stop();
+  tickElapsed();
+  charts_->finish(o);
+  if (o.kind == RunOutcome::failed) {
+    showMessage(o.message + " — " + o.fix, true);
+    statusBar()->showMessage(tr("The run failed"));
+  } else if (o.kind == RunOutcome::stopped) {
+    statusBar()->showMessage(tr("Stopped by the user after %1 epoch(s)").arg(o.summary.epochs.size()));
+  } else {
+    statusBar()->showMessage(tr("Done: test accuracy %1 %, %2 img/s")
+                                 .arg(100.0 * o.summary.test_accuracy, 0, 'f', 2)
+                                 .arg(o.summary.images_per_s, 0, 'f', 0));
+  }
+  updateActions();
+}
+
+void MainWindow::newRun() {
+  if (running_) return;
+  charts_->clear();
+  message_bar_->hide();
+  run_clock_.invalidate();
+  tickElapsed();
+  statusBar()->showMessage(tr("Ready: change the model or the settings, then Start"), 5000);
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  QSettings s;
+  s.setValue("window/geometry", saveGeometry());
+  s.setValue("window/state", saveState());
+  session_->stop();
+  QMainWindow::closeEvent(e);
+}
+
+}  // namespace ts::gui
