@@ -12,13 +12,13 @@ mode=${1:-run}
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 
-# Debian packages: toolchain, Qt 6 + QCustomPlot (GUI), oneDNN (CPU backend), GoogleTest, and the
+# Debian packages: toolchain, Qt 6 + QCustomPlot + libarchive (GUI), oneDNN (CPU backend), GoogleTest, and the
 # libraries the core uses (RapidJSON, CLI11, fmt, SQLite, zstd, zlib). CUDA 13, cuDNN, cuBLAS and
 # CUPTI come from NVIDIA's toolkit under /usr/local/cuda (not from Debian).
 PACKAGES=(build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev libqt6sql6-sqlite libqcustomplot-dev libqcustomplot2.1-qt6
   libdnnl-dev libgtest-dev rapidjson-dev libcli11-dev libfmt-dev
-  libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev xvfb xauth)
+  libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev libarchive-dev xvfb xauth)
 
 install_deps() {
   local missing=()
