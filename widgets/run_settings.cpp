@@ -9,6 +9,9 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStandardItemModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -41,7 +44,34 @@ TrainConfig to_train_config(const RunSettings& s, const ModelSpec& model) {
   c.optimizer.momentum = static_cast<float>(s.momentum);
   c.optimizer.weight_decay = static_cast<float>(s.weight_decay);
   c.log_every = s.device == Device::cuda ? 25 : 1;
+  c.amp = s.amp;
+  c.accumulate = s.accumulate;
+  c.deterministic = s.deterministic;
+  c.checkpoint_every = s.checkpoint_every;
+  c.checkpoint_path = (s.checkpoint_path.isEmpty() ? default_checkpoint_dir() : s.checkpoint_path).toStdString();
+  c.resume_path = s.resume_path.toStdString();
+  const QJsonObject knobs{{"front_end", "trainscope"},
+                          {"batch_size", static_cast<qint64>(s.batch_size)},
+                          {"num_workers", s.num_workers},
+                          {"amp", amp_mode_name(s.amp)},
+                          {"accumulate", s.accumulate},
+                          {"deterministic", s.deterministic},
+                          {"lr", s.lr},
+                          {"optimizer", optimizer_name(s.optimizer)},
+                          {"seed", static_cast<qint64>(s.seed)},
+                          {"data", s.data_dir.isEmpty() ? QString("sample") : s.data_dir}};
+  c.run_config_json = QJsonDocument(knobs).toJson(QJsonDocument::Compact).toStdString();
   return c;
+}
+
+QString default_checkpoint_dir() {
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/checkpoints/";
+}
+
+QString amp_unavailable_reason(Device device, AmpMode mode) {
+  if (mode == AmpMode::off || device == Device::cuda) return {};
+  std::string why;
+  return cpu_amp_support(mode, &why) ? QString() : QString::fromStdString(why);
 }
 
 QString sample_data_dir() {
@@ -119,17 +149,108 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(form);
+  layout->addWidget(buildPrecisionBox());
+  layout->addWidget(buildCheckpointBox());
   layout->addWidget(buildDataBox());
   layout->addStretch(1);
 
   connect(optimizer_, &QComboBox::currentIndexChanged, this, &RunSettingsPanel::updateOptimizerFields);
   connect(default_wd_, &QCheckBox::toggled, this, &RunSettingsPanel::updateOptimizerFields);
+  connect(device_, &QComboBox::currentIndexChanged, this, &RunSettingsPanel::updateAmpChoices);
+  for (auto* c : {device_, optimizer_, amp_})
+    connect(c, &QComboBox::currentIndexChanged, this, &RunSettingsPanel::settingsChanged);
+  for (auto* b : {batch_size_, epochs_, num_workers_, seed_, accumulate_, checkpoint_every_})
+    connect(b, &QSpinBox::valueChanged, this, &RunSettingsPanel::settingsChanged);
+  for (auto* c : {pin_memory_, augment_, sync_every_step_, deterministic_})
+    connect(c, &QCheckBox::toggled, this, &RunSettingsPanel::settingsChanged);
   run_controls_ = {device_, batch_size_, epochs_, lr_, optimizer_, momentum_, weight_decay_, default_wd_,
-                   num_workers_, pin_memory_, augment_, sync_every_step_, seed_, data_dir_, choose_,
+                   num_workers_, pin_memory_, augment_, sync_every_step_, seed_, amp_, accumulate_,
+                   deterministic_, checkpoint_every_, checkpoint_path_, checkpoint_browse_, data_dir_, choose_,
                    download_button_, sample_};
   setSettings(RunSettings{});
   if (!devices.empty()) device_->setCurrentIndex(0);
 }
+
+QWidget* RunSettingsPanel::buildPrecisionBox() {
+  auto* box = new QGroupBox(tr("Precision and determinism"));
+  auto* form = new QFormLayout(box);
+  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  amp_ = new QComboBox;
+  amp_->setObjectName("amp");
+  amp_->addItem(tr("off (fp32)"), static_cast<int>(AmpMode::off));
+  amp_->addItem(tr("fp16 (dynamic loss scaling)"), static_cast<int>(AmpMode::fp16));
+  amp_->addItem(tr("bf16"), static_cast<int>(AmpMode::bf16));
+  amp_reason_ = new QLabel;
+  amp_reason_->setObjectName("amp_reason");
+  amp_reason_->setWordWrap(true);
+  amp_reason_->setStyleSheet("color: #805000;");
+  amp_reason_->setVisible(false);
+  accumulate_ = new QSpinBox;
+  accumulate_->setObjectName("accumulate");
+  accumulate_->setRange(1, 1024);
+  accumulate_->setSpecialValueText(tr("1 (off)"));
+  accumulate_->setToolTip(tr("Micro-batches of the batch size per optimizer step (the loss is divided by N)"));
+  deterministic_ = new QCheckBox(tr("Deterministic (same seed, same losses)"));
+  deterministic_->setToolTip(tr("Deterministic algorithms (no cuDNN autotuning) and a fixed reduction order"));
+  deterministic_->setObjectName("deterministic");
+  form->addRow(tr("AMP (autocast)"), amp_);
+  form->addRow(QString(), amp_reason_);
+  form->addRow(tr("Gradient accumulation"), accumulate_);
+  form->addRow(QString(), deterministic_);
+  return box;
+}
+
+QWidget* RunSettingsPanel::buildCheckpointBox() {
+  auto* box = new QGroupBox(tr("Checkpoints"));
+  auto* form = new QFormLayout(box);
+  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  checkpoint_every_ = new QSpinBox;
+  checkpoint_every_->setObjectName("checkpoint_every");
+  checkpoint_every_->setRange(0, 1000);
+  checkpoint_every_->setSpecialValueText(tr("never"));
+  checkpoint_every_->setPrefix(tr("every "));
+  checkpoint_every_->setSuffix(tr(" epoch(s)"));
+  checkpoint_path_ = new QLineEdit;
+  checkpoint_path_->setObjectName("checkpoint_path");
+  checkpoint_path_->setPlaceholderText(default_checkpoint_dir());
+  checkpoint_path_->setToolTip(tr("A .tsckpt file, or a folder (ending in /) for checkpoint-epochN.tsckpt files"));
+  checkpoint_browse_ = new QPushButton(tr("Folder…"));
+  auto* row = new QHBoxLayout;
+  row->addWidget(checkpoint_path_, 1);
+  row->addWidget(checkpoint_browse_);
+  form->addRow(tr("Checkpoint"), checkpoint_every_);
+  form->addRow(tr("Into"), row);
+  connect(checkpoint_browse_, &QPushButton::clicked, this, &RunSettingsPanel::chooseCheckpointPath);
+  return box;
+}
+
+void RunSettingsPanel::chooseCheckpointPath() {
+  QString start = checkpoint_path_->text().trimmed();
+  if (start.isEmpty()) start = default_checkpoint_dir();
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Checkpoint folder"), start);
+  if (!dir.isEmpty()) checkpoint_path_->setText(dir.endsWith('/') ? dir : dir + '/');
+}
+
+void RunSettingsPanel::updateAmpChoices() {
+  const Device dev = device_->currentData().toInt() >= 0 ? Device::cuda : Device::cpu;
+  auto* model = qobject_cast<QStandardItemModel*>(amp_->model());
+  QStringList reasons;
+  for (int i = 1; i < amp_->count(); ++i) {
+    const QString why = amp_unavailable_reason(dev, static_cast<AmpMode>(amp_->itemData(i).toInt()));
+    model->item(i)->setEnabled(why.isEmpty());
+    model->item(i)->setToolTip(why);
+    if (!why.isEmpty()) reasons << why;
+  }
+  if (!model->item(amp_->currentIndex())->isEnabled()) amp_->setCurrentIndex(0);
+  const bool none = reasons.size() == amp_->count() - 1;
+  reasons.removeDuplicates();
+  amp_reason_->setText(none ? tr("Not available on this device: %1").arg(reasons.join("\n")) : QString());
+  amp_reason_->setVisible(none);
+  amp_->setToolTip(none ? amp_reason_->text() : tr("Mixed precision: fp16 with dynamic loss scaling, or bf16"));
+  amp_->setEnabled(!none && device_->isEnabled());
+}
+
+QString RunSettingsPanel::ampUnavailableReason() const { return amp_reason_->isVisible() || !amp_->isEnabled() ? amp_reason_->text() : QString(); }
 
 QWidget* RunSettingsPanel::buildDataBox() {
   auto* box = new QGroupBox(tr("Dataset"));
@@ -208,6 +329,11 @@ RunSettings RunSettingsPanel::settings() const {
   s.seed = static_cast<std::uint64_t>(seed_->value());
   s.data_dir = data_dir_->text().trimmed();
   s.limit_train = limit_train_;
+  s.amp = static_cast<AmpMode>(amp_->currentData().toInt());
+  s.accumulate = accumulate_->value();
+  s.deterministic = deterministic_->isChecked();
+  s.checkpoint_every = checkpoint_every_->value();
+  s.checkpoint_path = checkpoint_path_->text().trimmed();
   return s;
 }
 
@@ -228,8 +354,15 @@ void RunSettingsPanel::setSettings(const RunSettings& s) {
   sync_every_step_->setChecked(s.sync_every_step);
   seed_->setValue(static_cast<int>(s.seed));
   limit_train_ = s.limit_train;
+  amp_->setCurrentIndex(amp_->findData(static_cast<int>(s.amp)));
+  accumulate_->setValue(s.accumulate);
+  deterministic_->setChecked(s.deterministic);
+  checkpoint_every_->setValue(s.checkpoint_every);
+  checkpoint_path_->setText(s.checkpoint_path);
   setDataDir(s.data_dir);
   updateOptimizerFields();
+  updateAmpChoices();
+  emit settingsChanged();
 }
 
 QString RunSettingsPanel::setDataDir(const QString& dir) {
@@ -275,6 +408,7 @@ void RunSettingsPanel::startDownload() {
 void RunSettingsPanel::setRunning(bool running) {
   for (auto* w : run_controls_) w->setEnabled(!running);
   updateOptimizerFields();
+  updateAmpChoices();
 }
 
 }  // namespace ts::gui

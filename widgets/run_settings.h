@@ -1,6 +1,7 @@
 // The Run settings dock: the knobs of a training run with the field's names (device, batch size,
 // epochs, learning rate, optimizer with momentum / weight decay, num_workers, pin_memory,
-// augmentation, sync every step, seed) and the dataset: a CIFAR-10 binary folder (checked for the
+// augmentation, sync every step, seed; AMP, gradient accumulation, deterministic mode; checkpoint
+// every N epochs into a file or folder) and the dataset: a CIFAR-10 binary folder (checked for the
 // layout: file names, sizes, record format), a download of the official archive, or TrainScope's
 // generated sample set (the default, so the first run works offline; it is NOT CIFAR-10).
 #pragma once
@@ -44,11 +45,23 @@ struct RunSettings {
   QString data_dir;            // CIFAR-10 binary folder; empty = the generated sample set
   std::int64_t limit_train = 0;  // 0 = all training images
   int cpu_threads = 0;
+  AmpMode amp = AmpMode::off;
+  int accumulate = 1;          // micro-batches per optimizer step (1 = off)
+  bool deterministic = false;
+  int checkpoint_every = 0;    // epochs between checkpoints (0 = none)
+  QString checkpoint_path;     // file, or folder ending in '/'; empty: default_checkpoint_dir()
+  QString resume_path;         // not in the form: Run ▸ Resume from checkpoint… / --resume
 };
 
 /// The engine's TrainConfig for these settings and model. log_every gives the GUI ≥ ~10 loss
 /// updates per second: every step on the CPU (~0.1 s per step), every 25 steps on CUDA.
 TrainConfig to_train_config(const RunSettings& s, const ModelSpec& model);
+
+/// The default checkpoint folder (ends in '/'): <app data>/checkpoints/.
+QString default_checkpoint_dir();
+
+/// Why the device cannot run `mode` ("" when it can): cpu_amp_support on the CPU; CUDA runs all.
+QString amp_unavailable_reason(Device device, AmpMode mode);
 
 /// Where the generated sample set lives (the same folder trainscope-run uses).
 QString sample_data_dir();
@@ -66,14 +79,22 @@ class RunSettingsPanel : public QWidget {
   QString dataProblem() const { return data_problem_; }
   void setRunning(bool running);
   CifarDownload* download() const { return download_; }
+  /// Why AMP cannot be chosen on the selected device ("" when fp16 or bf16 is available).
+  QString ampUnavailableReason() const;
   /// Where downloads go (Preferences); default ~/.cache/trainscope/cifar10.
   void setDownloadDir(const QString& dir) { download_dir_ = dir; }
 
  signals:
   void dataChanged(bool usable);
+  /// Any knob changed (the status bar follows the form between runs).
+  void settingsChanged();
 
  private:
   QWidget* buildDataBox();
+  QWidget* buildPrecisionBox();
+  QWidget* buildCheckpointBox();
+  void updateAmpChoices();
+  void chooseCheckpointPath();
   void chooseFolder();
   void startDownload();
   void updateOptimizerFields();
@@ -81,7 +102,12 @@ class RunSettingsPanel : public QWidget {
   QComboBox* device_;
   QSpinBox *batch_size_, *epochs_, *num_workers_, *seed_;
   QDoubleSpinBox *lr_, *momentum_, *weight_decay_;
-  QComboBox* optimizer_;
+  QComboBox *optimizer_, *amp_;
+  QSpinBox *accumulate_, *checkpoint_every_;
+  QCheckBox* deterministic_;
+  QLabel* amp_reason_;
+  QLineEdit* checkpoint_path_;
+  QPushButton* checkpoint_browse_;
   QCheckBox *pin_memory_, *augment_, *sync_every_step_, *default_wd_;
   QLineEdit* data_dir_;
   QLabel* data_status_;

@@ -50,6 +50,12 @@ TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
   loss_->addGraph();
   loss_->graph(1)->setName(tr("smoothed"));
   loss_->graph(1)->setPen(QPen(QColor(10, 60, 160), 2));
+  loss_->addGraph();
+  loss_->graph(2)->setName(tr("skipped step (fp16 overflow)"));
+  loss_->graph(2)->setLineStyle(QCPGraph::lsNone);
+  loss_->graph(2)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, QColor(230, 120, 0),
+                                                   QColor(255, 160, 40), 9));
+  loss_->graph(2)->removeFromLegend();
   loss_->legend->setVisible(true);
   loss_->legend->setFont(QFont(font().family(), font().pointSize() - 1));
   loss_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
@@ -87,7 +93,19 @@ void TrainingCharts::clear() {
   for (auto* p : {loss_, accuracy_, throughput_})
     for (int i = 0; i < p->graphCount(); ++i) p->graph(i)->data()->clear();
   loss_->clearItems();
+  amp_text_ = new QCPItemText(loss_);
+  amp_text_->setColor(QColor(170, 80, 0));
+  amp_text_->setBrush(QBrush(QColor(255, 255, 255, 200)));
+  amp_text_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  amp_text_->position->setCoords(0.99, 0.98);  // bottom right: below the falling loss curve
+  amp_text_->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+  amp_text_->setPadding(QMargins(4, 2, 4, 2));
   non_finite_.clear();
+  skipped_.clear();
+  loss_scale_ = 0;
+  first_step_ = -1;
+  loss_->graph(2)->removeFromLegend();
+  updateAmpText();
   ema_ = ema_weight_ = 0;
   last_loss_ = 0;
   loss_->xAxis->setRange(0, 10);
@@ -126,10 +144,50 @@ void TrainingCharts::markNonFinite(std::int64_t step, float loss) {
   label->setPadding(QMargins(4, 2, 4, 2));
 }
 
+void TrainingCharts::markSkipped(std::int64_t step, float loss) {
+  if (skipped_.empty()) loss_->graph(2)->addToLegend();
+  skipped_.push_back(step);
+  if (std::isfinite(loss)) loss_->graph(2)->addData(static_cast<double>(step), loss);
+  if (skipped_.size() > 200) return;  // the markers and the count keep the rest visible
+  auto* line = new QCPItemStraightLine(loss_);
+  line->setPen(QPen(QColor(230, 120, 0, 160), 1, Qt::DotLine));
+  line->point1->setCoords(static_cast<double>(step), 0);
+  line->point2->setCoords(static_cast<double>(step), 1);
+  if (skipped_.size() > 1) return;
+  auto* label = new QCPItemText(loss_);
+  label->setColor(QColor(190, 90, 0));
+  label->setText(tr("step %1 skipped (fp16 overflow)").arg(step));
+  label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  label->position->setCoords(static_cast<double>(step), 0.92);
+  label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  label->setPadding(QMargins(4, 2, 4, 2));
+}
+
+QString TrainingCharts::ampText() const {
+  if (loss_scale_ == 0 && skipped_.empty()) return {};
+  return tr("fp16 · loss scale %1 · %n skipped step(s)", nullptr, static_cast<int>(skipped_.size()))
+      .arg(static_cast<double>(loss_scale_), 0, 'g', 6);
+}
+
+QString TrainingCharts::progressText() const { return eta_->text(); }
+
+void TrainingCharts::updateAmpText() {
+  const QString t = ampText();
+  amp_text_->setText(t);
+  amp_text_->setVisible(!t.isEmpty());
+}
+
 void TrainingCharts::addUpdate(const TrainingUpdate& u) {
   auto raw = loss_->graph(0)->data();
   auto smooth = loss_->graph(1)->data();
-  for (const auto& [step, loss] : u.losses) {
+  if (first_step_ < 0 && !u.losses.empty()) first_step_ = u.losses.front().first;
+  const bool scaled = u.loss_scales.size() == u.losses.size();
+  for (std::size_t i = 0; i < u.losses.size(); ++i) {
+    const auto [step, loss] = u.losses[i];
+    if (scaled && u.loss_scales[i] != 0) {
+      loss_scale_ = std::abs(u.loss_scales[i]);
+      if (u.loss_scales[i] < 0) markSkipped(step, loss);
+    }
     if (!std::isfinite(loss)) {
       markNonFinite(step, loss);
       continue;
@@ -149,12 +207,16 @@ void TrainingCharts::addUpdate(const TrainingUpdate& u) {
     const int epochs = steps_per_epoch_ > 0 ? static_cast<int>(total_steps_ / steps_per_epoch_) : u.epoch;
     progress_->setFormat(tr("epoch %1/%2: step %v/%m").arg(u.epoch).arg(epochs));
     const double steps_left = static_cast<double>(total_steps_ - u.global_step);
-    const double per_step = u.global_step > 0 ? u.elapsed_s / static_cast<double>(u.global_step) : 0;
-    eta_->setText(tr("%1 img/s · loss %2 · ETA %3")
+    const double done = static_cast<double>(u.global_step - std::max<std::int64_t>(first_step_, 1) + 1);
+    const double per_step = done > 0 ? u.elapsed_s / done : 0;
+    const QString scale = loss_scale_ > 0 ? tr(" · scale %1").arg(static_cast<double>(loss_scale_), 0, 'g', 6) : QString();
+    eta_->setText(tr("%1 img/s · loss %2%3 · ETA %4")
                       .arg(u.images_per_s, 0, 'f', 0)
                       .arg(last_loss_, 0, 'f', 3)
+                      .arg(scale)
                       .arg(eta_text(steps_left * per_step)));
   }
+  updateAmpText();
   dirty_ = true;
 }
 

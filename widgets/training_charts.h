@@ -1,5 +1,6 @@
 // The Training charts dock: training loss per step (raw and smoothed; a NaN or infinite loss is
-// marked with a red line and a label, never dropped), test accuracy per epoch, images/s, and the
+// marked with a red line and a label, never dropped; an fp16 step skipped for inf/NaN gradients gets an
+// orange marker and dotted line, and the current loss scale and skip count stay on the chart), test accuracy per epoch, images/s, and the
 // epoch progress bar with ETA. Updates are appended as they arrive; the plots redraw at most
 // 30 times per second from a timer.
 #pragma once
@@ -9,6 +10,7 @@
 #include "widgets/training_session.h"
 
 class QCustomPlot;
+class QCPItemText;
 class QLabel;
 class QProgressBar;
 class QTimer;
@@ -33,10 +35,18 @@ class TrainingCharts : public QWidget {
   int throughputPoints() const;
   const std::vector<std::int64_t>& nonFiniteSteps() const { return non_finite_; }
   double lastLoss() const { return last_loss_; }
+  /// fp16 AMP: the skipped (overflowed) optimizer steps, and the latest loss scale (0 = none seen).
+  const std::vector<std::int64_t>& skippedSteps() const { return skipped_; }
+  float lossScale() const { return loss_scale_; }
+  /// The loss chart's AMP line ("fp16 · loss scale 32768 · 2 skipped steps"; "" without fp16).
+  QString ampText() const;
+  QString progressText() const;
   QCustomPlot* lossPlot() const { return loss_; }
 
  private:
   void markNonFinite(std::int64_t step, float loss);
+  void markSkipped(std::int64_t step, float loss);
+  void updateAmpText();
   void replotIfDirty();
 
   QCustomPlot *loss_, *accuracy_, *throughput_;
@@ -48,7 +58,10 @@ class TrainingCharts : public QWidget {
   double ema_ = 0, ema_weight_ = 0;
   double last_loss_ = 0;
   std::int64_t steps_per_epoch_ = 0, total_steps_ = 0;
-  std::vector<std::int64_t> non_finite_;
+  std::vector<std::int64_t> non_finite_, skipped_;
+  float loss_scale_ = 0;
+  std::int64_t first_step_ = -1;  // first global step of this run (> 1 when resumed)
+  QCPItemText* amp_text_ = nullptr;  // bottom right of the loss chart; recreated by clear()
 };
 
 }  // namespace ts::gui

@@ -88,6 +88,7 @@ void TrainingSession::flush(bool force) {
   pending_.elapsed_s = static_cast<double>(run_clock_.elapsed()) * 1e-3;
   emit progress(pending_);  // queued to the GUI thread: a copy travels
   pending_.losses.clear();
+  pending_.loss_scales.clear();
   emit_clock_.restart();
 }
 
@@ -106,38 +107,88 @@ Cifar10 load_data(const RunSettings& s, RunInfo& info) {
 
 }  // namespace
 
+bool TrainingSession::requestCheckpoint(const QString& path) {
+  if (!thread_ || path.isEmpty()) return false;
+  std::lock_guard lock(checkpoint_mutex_);
+  checkpoint_request_ = path;
+  return true;
+}
+
+QString TrainingSession::pendingCheckpoint() const {
+  std::lock_guard lock(checkpoint_mutex_);
+  return checkpoint_request_;
+}
+
+void TrainingSession::saveRequested(Trainer& trainer, int epoch) {
+  QString path;
+  {
+    std::lock_guard lock(checkpoint_mutex_);
+    path.swap(checkpoint_request_);
+  }
+  if (path.isEmpty()) return;
+  if (stop_.load()) {  // the epoch ended early: its state is no epoch boundary
+    emit checkpointFailed(tr("Stopped mid-epoch %1: no checkpoint written to %2").arg(epoch).arg(path));
+    return;
+  }
+  try {
+    trainer.save(path.toStdString(), epoch, last_global_step_);
+    emit checkpointSaved(path, epoch);
+  } catch (const std::exception& e) {
+    emit checkpointFailed(QString::fromStdString(e.what()));
+  }
+}
+
+TrainerObserver TrainingSession::makeObserver(Trainer*& trainer) {
+  TrainerObserver obs;
+  obs.on_step = [this](const StepReport& r) {
+    const auto n = static_cast<std::int64_t>(r.losses.size());
+    const bool scaled = r.loss_scales.size() == r.losses.size() && n > 0;
+    if (scaled || !pending_.loss_scales.empty()) pending_.loss_scales.resize(pending_.losses.size(), 0.0f);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      pending_.losses.emplace_back(r.global_step - n + 1 + i, r.losses[k]);
+      if (scaled) pending_.loss_scales.push_back(r.loss_scales[k]);
+    }
+    if (!pending_.loss_scales.empty()) pending_.loss_scales.resize(pending_.losses.size(), 0.0f);
+    pending_.epoch = r.epoch;
+    pending_.step = r.step;
+    pending_.steps_in_epoch = r.steps_in_epoch;
+    pending_.global_step = r.global_step;
+    pending_.images_per_s = r.images_per_s;
+    last_global_step_ = r.global_step;
+    flush(false);
+  };
+  obs.on_epoch = [this, &trainer](const EpochResult& e) {
+    flush(true);
+    if (!e.checkpoint.empty()) emit checkpointSaved(QString::fromStdString(e.checkpoint), e.epoch);
+    if (trainer) saveRequested(*trainer, e.epoch);
+    emit epochFinished(e);
+  };
+  obs.on_message = [this](const std::string& m) {
+    if (m.rfind("checkpoint written", 0) != 0) emit engineMessage(QString::fromStdString(m));
+  };
+  obs.between_steps = [this] {
+    if (!paused_.load(std::memory_order_relaxed)) return;
+    flush(true);
+    std::unique_lock lock(pause_mutex_);
+    pause_cv_.wait(lock, [this] { return !paused_ || stop_; });
+  };
+  return obs;
+}
+
 void TrainingSession::work(RunSettings settings, ModelSpec model) {
   run_clock_.start();
   emit_clock_.invalidate();
   pending_ = {};
+  last_global_step_ = 0;
   RunOutcome out;
   try {
     RunInfo info;
     const Cifar10 data = load_data(settings, info);
     for (const auto& w : data.warnings) info.warnings << QString::fromStdString(w);
-    TrainerObserver obs;
-    obs.on_step = [this](const StepReport& r) {
-      const auto n = static_cast<std::int64_t>(r.losses.size());
-      for (std::int64_t i = 0; i < n; ++i)
-        pending_.losses.emplace_back(r.global_step - n + 1 + i, r.losses[static_cast<std::size_t>(i)]);
-      pending_.epoch = r.epoch;
-      pending_.step = r.step;
-      pending_.steps_in_epoch = r.steps_in_epoch;
-      pending_.global_step = r.global_step;
-      pending_.images_per_s = r.images_per_s;
-      flush(false);
-    };
-    obs.on_epoch = [this](const EpochResult& e) {
-      flush(true);
-      emit epochFinished(e);
-    };
-    obs.between_steps = [this] {
-      if (!paused_.load(std::memory_order_relaxed)) return;
-      flush(true);
-      std::unique_lock lock(pause_mutex_);
-      pause_cv_.wait(lock, [this] { return !paused_ || stop_; });
-    };
-    Trainer trainer(to_train_config(settings, model), data, obs);
+    Trainer* trainer_ptr = nullptr;
+    Trainer trainer(to_train_config(settings, model), data, makeObserver(trainer_ptr));
+    trainer_ptr = &trainer;
     info.device = trainer.network().device_info();
     info.train_images = data.train.count();
     info.test_images = data.test.count();
@@ -145,12 +196,24 @@ void TrainingSession::work(RunSettings settings, ModelSpec model) {
     info.steps_per_epoch = (data.train.count() + settings.batch_size - 1) / settings.batch_size;
     info.epochs = settings.epochs;
     info.num_workers = settings.num_workers;
+    info.amp = settings.amp;
+    info.accumulate = settings.accumulate;
+    info.deterministic = settings.deterministic;
     emit started(info);
     out.summary = trainer.run(stop_);
     out.kind = out.summary.interrupted ? RunOutcome::stopped : RunOutcome::completed;
   } catch (const std::exception& e) {
     out.kind = RunOutcome::failed;
     std::tie(out.message, out.fix) = explain_error(e);
+    const QString what = QString::fromStdString(e.what());
+    if (!settings.resume_path.isEmpty() && what.startsWith(settings.resume_path)) {
+      out.message = QObject::tr("Cannot resume: %1").arg(what);
+      out.fix = QObject::tr("Choose another checkpoint (Run ▸ Resume from checkpoint…) or Start a fresh run.");
+    }
+  }
+  {
+    std::lock_guard lock(checkpoint_mutex_);
+    checkpoint_request_.clear();
   }
   flush(true);
   out.elapsed_s = static_cast<double>(run_clock_.elapsed()) * 1e-3;

@@ -29,12 +29,18 @@ struct RunInfo {
   int epochs = 0;
   std::int64_t batch_size = 0;
   int num_workers = 0;
+  AmpMode amp = AmpMode::off;
+  int accumulate = 1;
+  bool deterministic = false;
   QStringList warnings;
 };
 
 /// Coalesced step reports: (global step, loss) pairs, oldest first; NaN/inf losses included.
+/// fp16 AMP: loss_scales runs parallel to losses (StepReport::loss_scales: negative = the step was
+/// skipped for inf/NaN gradients, 0 = no update or no scale); empty without fp16.
 struct TrainingUpdate {
   std::vector<std::pair<std::int64_t, float>> losses;
+  std::vector<float> loss_scales;
   int epoch = 0;
   std::int64_t step = 0, steps_in_epoch = 0, global_step = 0;
   double images_per_s = 0;
@@ -60,6 +66,10 @@ class TrainingSession : public QObject {
   bool start(const RunSettings& settings, const ModelSpec& model);
   bool isRunning() const { return thread_ != nullptr; }
   bool isPaused() const { return paused_.load(); }
+  /// Asks the trainer thread to write a checkpoint to `path` at the end of the current epoch
+  /// (Trainer::save); checkpointSaved or checkpointFailed follows. False when no run is going.
+  bool requestCheckpoint(const QString& path);
+  QString pendingCheckpoint() const;
   /// Minimum interval between progress signals, ms (default 33: ≤ 30 Hz).
   void setUpdateIntervalMs(int ms) { interval_ms_ = ms; }
 
@@ -74,16 +84,26 @@ class TrainingSession : public QObject {
   void epochFinished(const ts::EpochResult& result);
   void pausedChanged(bool paused);
   void finished(const ts::gui::RunOutcome& outcome);
+  /// A checkpoint was written (requested or every N epochs) after `epoch`.
+  void checkpointSaved(const QString& path, int epoch);
+  void checkpointFailed(const QString& message);
+  /// The engine's informational lines ("resumed from … after epoch 1").
+  void engineMessage(const QString& text);
 
  private:
   void work(RunSettings settings, ModelSpec model);  // on the worker thread
   void flush(bool force);
+  TrainerObserver makeObserver(Trainer*& trainer);
+  void saveRequested(Trainer& trainer, int epoch);  // on the worker thread, at an epoch boundary
 
   QThread* thread_ = nullptr;
   std::atomic<bool> stop_{false}, paused_{false};
   std::mutex pause_mutex_;
   std::condition_variable pause_cv_;
   int interval_ms_ = 33;
+  mutable std::mutex checkpoint_mutex_;
+  QString checkpoint_request_;
+  std::int64_t last_global_step_ = 0;  // worker thread
   // Worker-thread state (touched only by the worker while it runs).
   TrainingUpdate pending_;
   QElapsedTimer run_clock_, emit_clock_;
