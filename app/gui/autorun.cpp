@@ -32,6 +32,12 @@ void add_autorun_options(QCommandLineParser& p) {
       {"augment", "Random crop (padding 4) + horizontal flip."},
       {"sync-every-step", "Read the loss every step (as loss.item() does)."},
       {"no-pin-memory", "Pageable batch buffers."},
+      {"amp", "Automatic mixed precision: off (fp32), fp16 (dynamic loss scaling) or bf16; CUDA only.", "mode", "off"},
+      {"accumulate", "Gradient accumulation: micro-batches per optimizer step (1 = off).", "n", "1"},
+      {"deterministic", "Deterministic algorithms and reduction order (same seed, same losses)."},
+      {"checkpoint-every", "Write a checkpoint every N epochs (0 = never).", "n", "0"},
+      {"checkpoint", "Checkpoint file, or a folder (ending in /) for checkpoint-epochN.tsckpt files.", "path"},
+      {"resume", "Continue the run saved in this checkpoint file (same model and seed).", "file"},
       {"stop-after", "Press Stop after this many seconds.", "s", "0"},
       {"screenshots", "Save before/during/after PNGs of the window into this folder.", "dir"},
   });
@@ -67,6 +73,19 @@ bool parse_autorun(const QCommandLineParser& p, AutorunOptions& o, QString& erro
   s.sync_every_step = p.isSet("sync-every-step");
   s.pin_memory = !p.isSet("no-pin-memory");
   s.data_dir = o.data;
+  s.accumulate = static_cast<int>(number("accumulate", 1));
+  s.deterministic = p.isSet("deterministic");
+  s.checkpoint_every = static_cast<int>(number("checkpoint-every", 0));
+  s.checkpoint_path = p.value("checkpoint");
+  s.resume_path = p.value("resume");
+  const QString amp = p.value("amp");
+  if (amp == "off" || amp == "fp32") s.amp = AmpMode::off;
+  else if (amp == "fp16") s.amp = AmpMode::fp16;
+  else if (amp == "bf16") s.amp = AmpMode::bf16;
+  else {
+    error = "--amp: expected off, fp16 or bf16, got '" + amp + "'";
+    ok = false;
+  }
   const QString opt = p.value("optimizer");
   if (opt == "sgd") s.optimizer = OptimizerType::sgd;
   else if (opt == "adam") s.optimizer = OptimizerType::adam;
@@ -111,6 +130,8 @@ void Autorun::begin() {
     const QString err = window_->modelBuilder()->loadFile(o_.model);
     if (!err.isEmpty()) return fail("--model " + o_.model + ": " + err, 2);
   }
+  if (const QString why = amp_unavailable_reason(s.device, s.amp); !why.isEmpty())
+    return fail(QString("--amp %1: %2").arg(amp_mode_name(s.amp), why), 2);
   window_->runSettings()->setSettings(s);
   if (!window_->runSettings()->dataProblem().isEmpty())
     return fail("--data " + o_.data + ": " + window_->runSettings()->dataProblem(), 2);
@@ -130,8 +151,12 @@ void Autorun::begin() {
     });
   });
   connect(session, &TrainingSession::epochFinished, this, [this](const EpochResult& e) {
-    std::printf("epoch %d/%d  train_loss %.4f  test_accuracy %.4f  images/s %.0f  epoch_s %.2f\n", e.epoch,
+    std::printf("epoch %d/%d  train_loss %.4f  test_accuracy %.4f  images/s %.0f  epoch_s %.2f", e.epoch,
                 o_.settings.epochs, e.train_loss, e.test_accuracy, e.images_per_s, e.train_seconds + e.eval_seconds);
+    if (e.skipped_steps > 0 || e.loss_scale != 1.0f)
+      std::printf("  loss_scale %g  skipped_steps %lld", static_cast<double>(e.loss_scale), static_cast<long long>(e.skipped_steps));
+    if (!e.checkpoint.empty()) std::printf("  checkpoint %s", e.checkpoint.c_str());
+    std::printf("\n");
     std::fflush(stdout);
   });
   connect(session, &TrainingSession::finished, this, [this](const RunOutcome& out) {
@@ -149,7 +174,8 @@ void Autorun::begin() {
   QTimer::singleShot(o_.screenshots.isEmpty() ? 0 : 800, this, [this, fail] {
     grab("before");
     if (!window_->startAction()->isEnabled()) return fail("cannot start: " + window_->startAction()->toolTip(), 2);
-    window_->startRun();
+    if (o_.settings.resume_path.isEmpty()) window_->startRun();
+    else window_->resumeFrom(o_.settings.resume_path);
     if (o_.stop_after_s > 0)
       QTimer::singleShot(static_cast<int>(o_.stop_after_s * 1000), window_->stopAction(), &QAction::trigger);
   });

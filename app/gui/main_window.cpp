@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
 #include <QScrollArea>
@@ -46,6 +47,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   connect(session_, &TrainingSession::progress, charts_, &TrainingCharts::addUpdate);
   connect(session_, &TrainingSession::epochFinished, charts_, &TrainingCharts::addEpoch);
   connect(session_, &TrainingSession::finished, this, &MainWindow::onFinished);
+  connect(settings_, &RunSettingsPanel::settingsChanged, this, &MainWindow::updateIdleStatus);
+  connectCheckpoints();
   connect(session_, &TrainingSession::pausedChanged, this, [this](bool paused) {
     pause_->setText(paused ? tr("Resume") : tr("Pause"));
     statusBar()->showMessage(paused ? tr("Paused between steps") : tr("Resumed"), 3000);
@@ -110,6 +113,9 @@ void MainWindow::buildActions() {
   quit_ = new QAction(tr("&Quit"), this);
   quit_->setShortcut(QKeySequence::Quit);
   reset_layout_ = new QAction(tr("Reset layout"), this);
+  save_checkpoint_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton), tr("Save &checkpoint…"), this);
+  resume_ = new QAction(st->standardIcon(QStyle::SP_DialogOpenButton), tr("&Resume from checkpoint…"), this);
+  resume_->setToolTip(tr("Continue a run from a .tsckpt file (same model and seed; the form's settings)"));
 
   connect(new_run_, &QAction::triggered, this, &MainWindow::newRun);
   connect(start_, &QAction::triggered, this, &MainWindow::startRun);
@@ -118,6 +124,8 @@ void MainWindow::buildActions() {
     session_->stop();
     statusBar()->showMessage(tr("Stopping after the current step…"));
   });
+  connect(save_checkpoint_, &QAction::triggered, this, &MainWindow::chooseCheckpointToSave);
+  connect(resume_, &QAction::triggered, this, &MainWindow::chooseCheckpointToResume);
   connect(prefs_, &QAction::triggered, this, &MainWindow::showPreferences);
   connect(about_, &QAction::triggered, this, &MainWindow::showAbout);
   connect(quit_, &QAction::triggered, this, &QWidget::close);
@@ -131,6 +139,9 @@ void MainWindow::buildActions() {
   file->addAction(quit_);
   auto* run = menuBar()->addMenu(tr("&Run"));
   for (auto* a : {start_, pause_, stop_}) run->addAction(a);
+  run->addSeparator();
+  run->addAction(save_checkpoint_);
+  run->addAction(resume_);
 
   auto* bar = addToolBar(tr("Run"));
   bar->setObjectName("toolbar.run");
@@ -141,11 +152,19 @@ void MainWindow::buildActions() {
   message_bar_ = addToolBar(tr("Messages"));
   message_bar_->setObjectName("toolbar.messages");
   message_bar_->setMovable(false);
+  message_bar_->setIconSize(QSize(16, 16));
+  // One compact line: the label's width is ignored inside an expanding holder, so a long message is
+  // cut at the window's edge instead of wrapping into a tall bar; the whole text is the tooltip.
+  auto* holder = new QWidget;
+  holder->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  auto* holder_layout = new QHBoxLayout(holder);
+  holder_layout->setContentsMargins(0, 0, 0, 0);
   message_label_ = new QLabel;
-  message_label_->setWordWrap(true);
+  message_label_->setWordWrap(false);
   message_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  message_label_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
-  message_bar_->addWidget(message_label_);
+  message_label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  holder_layout->addWidget(message_label_);
+  message_bar_->addWidget(holder);
   auto* dismiss = new QAction(st->standardIcon(QStyle::SP_DialogCloseButton), tr("Dismiss"), this);
   connect(dismiss, &QAction::triggered, message_bar_, &QWidget::hide);
   message_bar_->addAction(dismiss);
@@ -156,8 +175,7 @@ void MainWindow::buildActions() {
 void MainWindow::buildStatusBar() {
   device_label_ = new QLabel;
   batch_label_ = new QLabel;
-  amp_label_ = new QLabel(tr("AMP off (fp32)"));
-  amp_label_->setToolTip(tr("Mixed precision joins when the engine has it"));
+  amp_label_ = new QLabel;
   workers_label_ = new QLabel;
   elapsed_label_ = new QLabel(tr("elapsed –"));
   for (auto* l : {device_label_, batch_label_, amp_label_, workers_label_, elapsed_label_})
@@ -165,10 +183,32 @@ void MainWindow::buildStatusBar() {
   elapsed_timer_ = new QTimer(this);
   elapsed_timer_->setInterval(500);
   connect(elapsed_timer_, &QTimer::timeout, this, &MainWindow::tickElapsed);
+  updateIdleStatus();
+}
+
+namespace {
+QString amp_status(AmpMode amp, int accumulate, bool deterministic) {
+  QString t = amp == AmpMode::fp16   ? QObject::tr("AMP fp16")
+              : amp == AmpMode::bf16 ? QObject::tr("AMP bf16")
+                                     : QObject::tr("AMP off (fp32)");
+  if (accumulate > 1) t += QObject::tr(", accumulate %1").arg(accumulate);
+  if (deterministic) t += QObject::tr(", deterministic");
+  return t;
+}
+}  // namespace
+
+void MainWindow::updateIdleStatus() {
+  if (running_) return;  // during a run the labels show the run's values
   const RunSettings s = settings_->settings();
   device_label_->setText(s.device == Device::cuda ? tr("device: CUDA %1").arg(s.cuda_device) : tr("device: CPU"));
   batch_label_->setText(tr("batch size %1").arg(s.batch_size));
-  workers_label_->setText(tr("num_workers %1").arg(s.num_workers));
+  amp_label_->setText(amp_status(s.amp, s.accumulate, s.deterministic));
+  amp_label_->setToolTip(settings_->ampUnavailableReason());
+  workers_label_->setText(tr("num_workers %1%2").arg(s.num_workers).arg(s.pin_memory ? ", pinned" : ""));
+}
+
+QString MainWindow::statusText() const {
+  return QStringList{device_label_->text(), batch_label_->text(), amp_label_->text(), workers_label_->text()}.join(" | ");
 }
 
 void MainWindow::tickElapsed() {
@@ -180,9 +220,11 @@ QString MainWindow::message() const { return message_bar_->isHidden() ? QString(
 
 void MainWindow::showMessage(const QString& text, bool error) {
   message_label_->setText(text);
-  message_label_->setStyleSheet(error ? "QLabel { color: #8a0000; font-weight: bold; padding: 4px; }"
-                                      : "QLabel { color: #5a4000; padding: 4px; }");
-  message_bar_->setStyleSheet(error ? "QToolBar { background: #ffe0e0; }" : "QToolBar { background: #fff4d0; }");
+  message_label_->setToolTip(text);
+  message_label_->setStyleSheet(error ? "QLabel { color: #8a0000; font-weight: bold; padding: 1px 4px; }"
+                                      : "QLabel { color: #5a4000; padding: 1px 4px; }");
+  message_bar_->setStyleSheet(error ? "QToolBar { background: #ffe0e0; padding: 0px; spacing: 2px; }"
+                                    : "QToolBar { background: #fff4d0; padding: 0px; spacing: 2px; }");
   message_bar_->show();
 }
 
@@ -197,15 +239,25 @@ void MainWindow::updateActions() {
   pause_->setEnabled(running_);
   stop_->setEnabled(running_);
   new_run_->setEnabled(!running_);
+  save_checkpoint_->setEnabled(running_);
+  save_checkpoint_->setToolTip(running_ ? tr("Write a checkpoint at the end of the current epoch")
+                                        : tr("Available while training (the trainer writes it at an epoch boundary); "
+                                             "set Checkpoint every N epochs in Run settings to keep a run's state"));
+  resume_->setEnabled(!running_ && model_->isValid() && settings_->dataProblem().isEmpty() &&
+                      !settings_->download()->isRunning());
   model_->setEditable(!running_);
   settings_->setRunning(running_ || settings_->download()->isRunning());
 }
 
 void MainWindow::startRun() {
   if (running_ || !start_->isEnabled()) return;
+  startWith(settings_->settings());
+}
+
+void MainWindow::startWith(const RunSettings& s) {
   message_bar_->hide();
-  const RunSettings s = settings_->settings();
   charts_->clear();
+  current_epoch_ = 0;
   if (!session_->start(s, model_->spec())) return;
   running_ = true;
   run_clock_.start();
@@ -214,7 +266,8 @@ void MainWindow::startRun() {
   device_label_->setText(tr("device: loading…"));
   batch_label_->setText(tr("batch size %1").arg(s.batch_size));
   workers_label_->setText(tr("num_workers %1%2").arg(s.num_workers).arg(s.pin_memory ? ", pinned" : ""));
-  statusBar()->showMessage(tr("Loading the data and building the network…"));
+  statusBar()->showMessage(s.resume_path.isEmpty() ? tr("Loading the data and building the network…")
+                                                   : tr("Resuming from %1…").arg(s.resume_path));
   updateActions();
 }
 
@@ -224,6 +277,9 @@ void MainWindow::onStarted(const RunInfo& info) {
                           ? tr("CUDA %1: %2").arg(info.device.ordinal).arg(QString::fromStdString(info.device.name))
                           : tr("CPU (%1 threads)").arg(info.device.cpu_threads);
   device_label_->setText(tr("device: %1").arg(dev));
+  amp_text_ = amp_status(info.amp, info.accumulate, info.deterministic);
+  amp_label_->setText(amp_text_);
+  amp_label_->setToolTip(tr("The run's mixed precision (the engine's AMP mode)"));
   statusBar()->showMessage(tr("Training on %1: %2 training / %3 test images, %4 steps per epoch")
                                .arg(info.data_description)
                                .arg(info.train_images)
@@ -234,6 +290,7 @@ void MainWindow::onStarted(const RunInfo& info) {
 
 void MainWindow::onFinished(const RunOutcome& o) {
   running_ = false;
+  current_epoch_ = 0;
   elapsed_timer_->stop();
   tickElapsed();
   charts_->finish(o);

@@ -1,6 +1,7 @@
 // TrainScope's main window: docks (Model, Run settings, Training charts) whose layout QSettings
 // remembers, the File/Run/View/Help menus and toolbar, a message bar for engine errors with their
-// fix, and a status bar with device, batch size, AMP, num_workers and elapsed time.
+// fix, and a status bar with device, batch size, AMP, num_workers and elapsed time. Run ▸ Save
+// checkpoint… / Resume from checkpoint… drive the engine's checkpoints (main_window_checkpoints.cpp).
 // Sessions (open / save as / recent) join when the profiler's session file lands.
 #pragma once
 #include <QElapsedTimer>
@@ -35,11 +36,21 @@ class MainWindow : public QMainWindow {
   QAction* startAction() const { return start_; }
   QAction* pauseAction() const { return pause_; }
   QAction* stopAction() const { return stop_; }
+  QAction* saveCheckpointAction() const { return save_checkpoint_; }
+  QAction* resumeAction() const { return resume_; }
+  /// The status bar's permanent labels (tests): device, batch, AMP, num_workers.
+  QString statusText() const;
   /// The message bar's text ("" when hidden).
   QString message() const;
 
  public slots:
   void startRun();
+  /// Starts a run that continues the checkpoint at `path` (the form's settings, same model and seed).
+  void resumeFrom(const QString& path);
+  /// While training: writes a checkpoint to `path` at the end of the current epoch.
+  bool requestCheckpoint(const QString& path);
+  void chooseCheckpointToSave();
+  void chooseCheckpointToResume();
   void newRun();
   void showPreferences();
   void showAbout();
@@ -53,6 +64,9 @@ class MainWindow : public QMainWindow {
   void buildStatusBar();
   void updateActions();
   void showMessage(const QString& text, bool error);
+  void startWith(const RunSettings& s);
+  void connectCheckpoints();
+  void updateIdleStatus();
   void onStarted(const RunInfo& info);
   void onFinished(const RunOutcome& outcome);
   void applyPreferences();
@@ -67,11 +81,14 @@ class MainWindow : public QMainWindow {
   QToolBar* message_bar_;
   QLabel* message_label_;
   QAction *new_run_, *start_, *pause_, *stop_, *prefs_, *about_, *quit_, *reset_layout_;
+  QAction *save_checkpoint_, *resume_;
   QLabel *device_label_, *batch_label_, *amp_label_, *workers_label_, *elapsed_label_;
   QTimer* elapsed_timer_;
   QElapsedTimer run_clock_;
   QByteArray default_state_;
   bool running_ = false;
+  int current_epoch_ = 0;
+  QString amp_text_;  // "AMP fp16" etc. of the run
 };
 
 }  // namespace ts::gui
