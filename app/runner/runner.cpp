@@ -18,6 +18,34 @@
 namespace ts {
 namespace fs = std::filesystem;
 
+namespace {
+
+/// A numeric lower bound with a short message ("--lr: must be > 0, got 0"); CLI11's
+/// PositiveNumber prints the whole double range instead.
+CLI::Validator bound(double lo, bool inclusive) {
+  const std::string desc = std::string(inclusive ? ">= " : "> ") + fmt::format("{:g}", lo);
+  return CLI::Validator(
+      [lo, inclusive, desc](std::string& s) -> std::string {
+        double v = 0;
+        try {
+          std::size_t used = 0;
+          v = std::stod(s, &used);
+          if (used != s.size()) return "must be a number, got '" + s + "'";
+        } catch (const std::exception&) {
+          return "must be a number, got '" + s + "'";
+        }
+        return (inclusive ? v >= lo : v > lo) ? std::string() : "must be " + desc + ", got " + s;
+      },
+      desc);
+}
+const CLI::Validator kPositive = bound(0, false);
+const CLI::Validator kNonNegative = bound(0, true);
+
+/// A float as JSON with the digits it has (0.001, not 0.0010000000474974514).
+double json_float(float v) { return std::stod(fmt::format("{:.7g}", v)); }
+
+}  // namespace
+
 void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--data", o.data,
                  "CIFAR-10 binary folder (data_batch_1..5.bin, test_batch.bin); default: TrainScope's generated "
@@ -26,13 +54,13 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
       ->capture_default_str();
   app.add_option("--device", o.device, "cuda, cpu, or auto (cuda when a GPU is usable)")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
-  app.add_option("--epochs", o.epochs, "epochs to train")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--epochs", o.epochs, "epochs to train")->check(kPositive)->capture_default_str();
   app.add_option("--batch-size", o.batch_size, "images per step")->capture_default_str();
   app.add_option("--num-workers", o.num_workers, "data-loader worker threads (0 = the trainer thread loads)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(kNonNegative)->capture_default_str();
   app.add_flag("--pin-memory,!--no-pin-memory", o.pin_memory, "page-locked batch buffers (faster host-to-device copies)")
       ->capture_default_str();
-  app.add_option("--lr", o.lr, "learning rate")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--lr", o.lr, "learning rate")->check(kPositive)->capture_default_str();
   app.add_option("--optimizer", o.optimizer, "sgd, adam or adamw")
       ->check(CLI::IsMember({"sgd", "adam", "adamw"}))->capture_default_str();
   app.add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0))->capture_default_str();
@@ -40,25 +68,25 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_flag("--nesterov", o.nesterov, "Nesterov momentum (SGD)");
   app.add_option("--seed", o.seed, "seed for initialisation, shuffling, augmentation and dropout")->capture_default_str();
   app.add_option("--limit-train", o.limit_train, "use only the first N training images (0 = all)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(kNonNegative)->capture_default_str();
   app.add_flag("--augment", o.augment, "random crop (padding 4) and horizontal flip");
   app.add_flag("--sync-every-step", o.sync_every_step,
                "read the loss back every step (a device sync, what loss.item() does)");
   app.add_option("--log-every", o.log_every, "steps between loss read-backs and progress lines")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(kPositive)->capture_default_str();
   app.add_option("--cpu-threads", o.cpu_threads, "threads of the CPU backend (0 = all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   app.add_option("--amp", o.amp,
                  "automatic mixed precision: off (fp32), fp16 (dynamic loss scaling, GradScaler's semantics) or "
                  "bf16 (no scaling); CUDA only (the CPU backend refuses it with the reason)")
       ->check(CLI::IsMember({"off", "fp16", "bf16"}))->capture_default_str();
   app.add_option("--accumulate", o.accumulate,
                  "gradient accumulation: micro-batches of --batch-size per optimizer step (loss divided by N)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(kPositive)->capture_default_str();
   app.add_flag("--deterministic", o.deterministic,
                "deterministic cuDNN algorithms (no autotuning) and fixed reduction order: same seed, same losses");
   app.add_option("--checkpoint-every", o.checkpoint_every, "write a checkpoint every N epochs (0 = never)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(kNonNegative)->capture_default_str();
   app.add_option("--checkpoint", o.checkpoint,
                  "checkpoint file, or a folder (existing or ending in /) for checkpoint-epochN.tsckpt files")
       ->capture_default_str();
@@ -100,6 +128,15 @@ Cifar10 resolve_data(const RunnerOptions& o, const std::function<void(const std:
   return load_cifar10(dir, o.limit_train);
 }
 
+/// torch.optim.SGD refuses nesterov without momentum ("Nesterov momentum requires a momentum and
+/// zero dampening"); momentum and nesterov mean nothing to Adam/AdamW: say so instead of ignoring them.
+void check_optimizer_options(const OptimizerConfig& c, const std::function<void(const std::string&)>& say) {
+  if (c.type == OptimizerType::sgd && c.nesterov && (c.momentum <= 0 || c.dampening != 0))
+    throw InputError("--nesterov needs --momentum > 0 (and zero dampening), as torch.optim.SGD");
+  if (c.type != OptimizerType::sgd && (c.momentum != 0 || c.nesterov))
+    say(std::string("warning: --momentum/--nesterov apply to sgd only; ignored with ") + optimizer_name(c.type));
+}
+
 Device resolve_device(const std::string& d, const std::function<void(const std::string&)>& say) {
   if (d == "cpu") return Device::cpu;
   if (d == "cuda") return Device::cuda;
@@ -123,7 +160,7 @@ std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const Tra
   w.Key("pin_memory"); w.Bool(c.pin_memory);
   w.Key("sync_every_step"); w.Bool(c.sync_every_step);
   w.Key("optimizer"); w.String(optimizer_name(c.optimizer.type));
-  w.Key("lr"); w.Double(c.optimizer.lr);
+  w.Key("lr"); w.Double(json_float(c.optimizer.lr));
   w.Key("seed"); w.Uint64(c.seed);
   w.Key("amp"); w.String(amp_mode_name(c.amp));
   w.Key("accumulate"); w.Int(c.accumulate);
@@ -133,6 +170,9 @@ std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const Tra
   w.Key("optimizer_steps"); w.Int64(s.counters.optimizer_steps);
   w.Key("first_epoch"); w.Int(s.first_epoch);
   w.Key("train_images"); w.Int64(train_images);
+  std::int64_t images_trained = 0;
+  for (const auto& e : s.epochs) images_trained += e.images;
+  w.Key("images_trained"); w.Int64(images_trained);  // less than epochs x train_images when interrupted
   w.Key("test_accuracy"); w.Double(s.test_accuracy);
   w.Key("train_loss"); w.Double(s.train_loss);
   w.Key("images_per_s"); w.Double(s.images_per_s);
@@ -178,10 +218,10 @@ std::string run_config_json(const RunnerOptions& o, const TrainConfig& c) {
   w.Key("augment"); w.Bool(c.augment);
   w.Key("sync_every_step"); w.Bool(c.sync_every_step);
   w.Key("optimizer"); w.String(optimizer_name(c.optimizer.type));
-  w.Key("lr"); w.Double(c.optimizer.lr);
-  w.Key("momentum"); w.Double(c.optimizer.momentum);
+  w.Key("lr"); w.Double(json_float(c.optimizer.lr));
+  w.Key("momentum"); w.Double(json_float(c.optimizer.momentum));
   w.Key("nesterov"); w.Bool(c.optimizer.nesterov);
-  w.Key("weight_decay"); w.Double(c.optimizer.weight_decay);
+  w.Key("weight_decay"); w.Double(json_float(c.optimizer.weight_decay));
   w.Key("seed"); w.Uint64(c.seed);
   w.Key("log_every"); w.Int(c.log_every);
   w.Key("cpu_threads"); w.Int(c.cpu_threads);
@@ -214,7 +254,7 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
   c.epochs = o.epochs;
   c.batch_size = o.batch_size;
   c.num_workers = o.num_workers;
-  c.pin_memory = o.pin_memory;
+  c.pin_memory = o.pin_memory && c.device == Device::cuda;  // page-locking means nothing without a GPU
   c.augment = o.augment;
   c.sync_every_step = o.sync_every_step;
   c.seed = o.seed;
@@ -225,6 +265,7 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
   c.optimizer.momentum = o.momentum;
   c.optimizer.nesterov = o.nesterov;
   c.optimizer.weight_decay = o.weight_decay;
+  check_optimizer_options(c.optimizer, say);
   c.amp = parse_amp_mode(o.amp);
   c.accumulate = o.accumulate;
   c.deterministic = o.deterministic;
@@ -299,7 +340,7 @@ TrainSummary train_and_report(Trainer& trainer, const TrainConfig& c, const Cifa
                   c.batch_size, c.num_workers, c.pin_memory ? "on" : "off", optimizer_name(c.optimizer.type),
                   c.optimizer.lr, amp_mode_name(c.amp), c.accumulate, c.deterministic ? ", deterministic" : ""));
   const TrainSummary s = trainer.run(stop);
-  if (s.interrupted) say("stopped by signal after the current step");
+  if (s.interrupted) fmt::print(stderr, "stopped by signal after the current step\n");
   return s;
 }
 

@@ -14,7 +14,7 @@ bool cuda_available(std::string* why) {
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
     cudaGetLastError();
-    if (why) *why = std::string("no usable CUDA device: cudaGetDeviceCount failed with ") + cudaGetErrorName(e) + " (" +
+    if (why) *why = std::string("cudaGetDeviceCount failed with ") + cudaGetErrorName(e) + " (" +
                     cudaGetErrorString(e) + ")";
     return false;
   }

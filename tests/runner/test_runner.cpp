@@ -263,3 +263,35 @@ TEST(RunnerCheckpoint, ResumeReproducesUninterruptedRun) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(RunnerMessages, RangeErrorsAreShortAndPrefixed) {
+  for (const char* args : {"--lr 0", "--epochs -1", "--num-workers -2", "--epochs 1.5x"}) {
+    const auto r = run(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(r.out.rfind("error: ", 0), 0u) << r.out;
+    EXPECT_LT(r.out.size(), 200u) << r.out;  // not the whole double range
+  }
+  EXPECT_NE(run("--lr 0").out.find("must be > 0"), std::string::npos);
+}
+
+TEST(RunnerMessages, NesterovWithoutMomentumRefused) {
+  const auto r = run("--optimizer sgd --nesterov --data " + sample_dir() + " --device cpu");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--nesterov needs --momentum"), std::string::npos) << r.out;
+}
+
+TEST(RunnerMessages, SecondInterruptQuitsAtOnce) {
+  if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  const std::string cmd = std::string("XDG_CACHE_HOME=") + fs::temp_directory_path().string() + "/ts_runner_cache " +
+                          TRAINSCOPE_RUNNER + " --device cpu --epochs 50 --batch-size 32 --data " + sample_dir() +
+                          " > /dev/null 2>&1 & p=$!; sleep 2; kill -INT $p; kill -INT $p; wait $p; echo $?";
+  FILE* f = popen(cmd.c_str(), "r");
+  char buf[64] = {};
+  const std::size_t n = fread(buf, 1, sizeof buf - 1, f);
+  pclose(f);
+  EXPECT_EQ(std::string(buf, n), "130\n");
+}
+
+}  // namespace
