@@ -114,7 +114,8 @@ void Autorun::grab(const QString& name) {
 void Autorun::begin() {
   auto fail = [](const QString& why, int code) {
     std::fprintf(stderr, "trainscope: %s\n", qPrintable(why));
-    QCoreApplication::exit(code);
+    // Queued: begin() runs before the event loop, where exit() alone would be ignored (a hang).
+    QTimer::singleShot(0, QCoreApplication::instance(), [code] { QCoreApplication::exit(code); });
   };
   const auto gpus = list_cuda_devices();
   RunSettings s = o_.settings;
