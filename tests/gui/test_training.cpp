@@ -107,7 +107,8 @@ class TestTraining : public QObject {
     w.startRun();
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 60000);
     QCOMPARE(finished.at(0).at(0).value<RunOutcome>().kind, RunOutcome::failed);
-    QVERIFY2(w.message().contains("batch size"), qPrintable(w.message() + " / " + finished.at(0).at(0).value<RunOutcome>().message));
+    // The spy counts on the worker thread; the window's slot runs queued, so wait for the message.
+    QTRY_VERIFY2(w.message().contains("batch size"), qPrintable(w.message() + " / " + finished.at(0).at(0).value<RunOutcome>().message));
     QVERIFY(w.message().contains("Run settings"));
     QTRY_VERIFY(w.startAction()->isEnabled());
   }
