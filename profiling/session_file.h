@@ -43,6 +43,7 @@ class SessionWriter {
   bool write_batch();
   /// A final batch, then a WAL checkpoint so the file stands alone; idempotent.
   void close();
+  /// "" or one line naming the file: "session file F: disk full: recording stopped; ...".
   const std::string& error() const { return error_; }
   /// Rows written so far that count as events (StoreCounts::events()).
   std::int64_t events_written() const { return events_written_; }
@@ -53,6 +54,7 @@ class SessionWriter {
   void exec(const char* sql);
   void write_rows(const StoreCounts& c);
   void write_meta();
+  std::string why_failed(int rc) const;
   std::string path_;
   const EventStore& store_;
   sqlite3* db_ = nullptr;

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <array>
+#include <cerrno>
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -211,6 +212,16 @@ void SessionWriter::write_rows(const StoreCounts& c) {
   done_ = next;
 }
 
+std::string SessionWriter::why_failed(int rc) const {
+  // One line naming the file; a full disk or a file size limit (EFBIG) reads as such, not as "disk I/O error".
+  const int err = sqlite3_system_errno(db_), ext = sqlite3_extended_errcode(db_);
+  const std::string why = (rc & 0xff) == SQLITE_FULL || err == ENOSPC || err == EDQUOT ? "disk full"
+                          : err == EFBIG ? "file size limit reached"
+                          : ext == SQLITE_IOERR_WRITE ? "write failed (disk full or file size limit)"
+                                                      : sqlite3_errstr(rc);
+  return "session file " + path_ + ": " + why + ": recording stopped; the file keeps every batch written before";
+}
+
 bool SessionWriter::write_batch() {
   if (failed_ || closed_) return !failed_;
   // Counts first: rows published after this instant wait for the next batch.
@@ -224,10 +235,9 @@ bool SessionWriter::write_batch() {
     events_written_ = static_cast<std::int64_t>(done_.events());
     return true;
   } catch (int rc) {
-    error_ = std::string(rc == SQLITE_FULL ? "disk full" : sqlite3_errstr(rc)) +
-             ": recording stopped; the session file keeps every batch written before";
-  } catch (const SessionError& e) {
-    error_ = std::string(e.what()) + ": recording stopped; the session file keeps every batch written before";
+    error_ = why_failed(rc);
+  } catch (const SessionError&) {
+    error_ = why_failed(sqlite3_extended_errcode(db_));
   }
   sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   done_ = before;

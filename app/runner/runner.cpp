@@ -352,7 +352,7 @@ void report_session(const prof::ProfilerSummary& p, const std::function<void(con
              p.path, p.events, n.kernels, n.memcpys, n.memsets, n.runtime, n.syncs, n.memory, n.host_ranges, p.steps,
              p.file_bytes, p.bytes_per_event, p.dropped.cupti, p.dropped.host_ranges);
   if (!p.gpu_status.empty()) say("session: " + p.gpu_status);
-  if (!p.error.empty()) fmt::print(stderr, "warning: session {}: {}\n", p.path, p.error);
+  if (!p.error.empty()) fmt::print(stderr, "warning: {}\n", p.error);  // names the file
   std::fflush(stdout);
 }
 

@@ -232,36 +232,59 @@ TEST(SessionFile, KillDashNineLosesAtMostTheLastSecond) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    // Writes one kernel per 0.1 ms and a batch every 250 ms (the profiler's period), reporting each batch.
+    // A step every ~2 ms (session clock: ns since the child started), one kernel per 0.1 ms, a batch every
+    // 250 ms (the profiler's period). Reports each completed step: {global step, end, events committed}.
     close(pipefd[0]);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto session_ns = [&] {
+      return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    };
     EventStore s;
     SessionWriter w(path, s);
     auto last = std::chrono::steady_clock::now();
+    std::int64_t step = 0, step_start = 0;
     for (std::int64_t i = 0;; ++i) {
       KernelRecord k;
       k.start = i, k.end = i + 1, k.name = s.strings.intern("k");
       s.append(s.kernels, k);
       std::this_thread::sleep_for(std::chrono::microseconds(100));
+      if (i % 20 == 19) {
+        const std::int64_t end = session_ns();
+        ++step;
+        s.append(s.steps, StepRecord{step, 1, step, step_start, end, 32, 0});
+        step_start = end;
+        const std::int64_t report[3] = {step, end, w.events_written()};
+        if (write(pipefd[1], report, sizeof(report)) != sizeof(report)) _exit(1);
+      }
       if (std::chrono::steady_clock::now() - last >= std::chrono::milliseconds(250)) {
         w.write_batch();
-        const std::int64_t n = w.events_written();
-        if (write(pipefd[1], &n, sizeof(n)) != sizeof(n)) _exit(1);
         last = std::chrono::steady_clock::now();
       }
     }
   }
   close(pipefd[1]);
-  std::int64_t committed = 0, n = 0;
-  for (int batches = 0; batches < 4 && read(pipefd[0], &n, sizeof(n)) == sizeof(n); ++batches) committed = n;
-  const auto killed_at = std::chrono::steady_clock::now();
+  // Read step reports for ~1.2 s (about 4 batches), then kill at once: the last step read is the last the
+  // child reported before the kill.
+  std::int64_t report[3] = {}, last_step = 0, last_end = 0, committed = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1200);
+  while (std::chrono::steady_clock::now() < until && read(pipefd[0], report, sizeof(report)) == sizeof(report))
+    last_step = report[0], last_end = report[1], committed = report[2];
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
   close(pipefd[0]);
-  (void)killed_at;
   EventStore s;
   read_session(path, s);
   EXPECT_GE(static_cast<std::int64_t>(s.kernels.size()), committed);  // every reported batch survived
   EXPECT_GT(committed, 0);
+  ASSERT_GT(last_step, 0);
+  ASSERT_GT(s.steps.size(), 0u) << "no step row survived";
+  // The documented bound (docs/session-format.md): a kill -9 loses at most the batch in progress, so the
+  // last step row in the file ends within 1 s (session clock) of the last step the child reported.
+  const StepRecord& kept = s.steps[s.steps.size() - 1];
+  EXPECT_LE(last_end - kept.end, 1'000'000'000) << "last reported step " << last_step << " ends at " << last_end
+                                                << " ns, the file's last step " << kept.global_step << " at "
+                                                << kept.end << " ns";
+  for (std::size_t i = 0; i < s.steps.size(); ++i) EXPECT_EQ(s.steps[i].global_step, static_cast<std::int64_t>(i + 1));
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }
 
