@@ -8,6 +8,7 @@ StoreCounts EventStore::counts() const {
   // Steps before losses: a loss is applied only to a step that is already visible.
   c.steps = steps.size();
   c.losses = losses.size();
+  c.epochs = epochs.size();
   c.kernels = kernels.size();
   c.memcpys = memcpys.size();
   c.memsets = memsets.size();

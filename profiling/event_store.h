@@ -21,6 +21,7 @@ namespace ts::prof {
 struct StoreCounts {
   std::size_t kernels = 0, memcpys = 0, memsets = 0, runtime = 0, syncs = 0, memory = 0, overheads = 0;
   std::size_t host_ranges = 0, threads = 0, steps = 0, losses = 0, series = 0, samples = 0, clock = 0;
+  std::size_t epochs = 0;
   /// Events as the size budget counts them: kernels, copies, memsets, runtime calls, sync records,
   /// memory records and host ranges (not samples, steps or overhead records).
   std::size_t events() const { return kernels + memcpys + memsets + runtime + syncs + memory + host_ranges; }
@@ -47,6 +48,7 @@ class EventStore {
   AppendLog<ThreadRecord> threads;
   AppendLog<StepRecord> steps;
   AppendLog<LossRecord> losses;
+  AppendLog<EpochRecord> epochs;
   AppendLog<SeriesRecord> series;
   AppendLog<SampleRecord> samples;
   AppendLog<ClockRecord> clock;

@@ -207,6 +207,20 @@ void Profiler::set_hardware(const DeviceInfo& d) {
 
 void Profiler::set_memory_stats(std::function<MemoryStats()> fn) { impl_->samplers->set_memory_stats(std::move(fn)); }
 
+void Profiler::record_epoch(const EpochResult& e) {
+  EpochRecord r;
+  r.epoch = e.epoch;
+  r.train_loss = e.train_loss;
+  r.test_accuracy = e.test_accuracy;
+  r.test_loss = e.test_loss;
+  r.images_per_s = e.images_per_s;
+  r.train_ns = static_cast<std::int64_t>(e.train_seconds * 1e9);
+  r.eval_ns = static_cast<std::int64_t>(e.eval_seconds * 1e9);
+  r.loss_scale = e.loss_scale;
+  r.skipped_steps = e.skipped_steps;
+  impl_->store.append(impl_->store.epochs, r);
+}
+
 const EventStore& Profiler::store() const { return impl_->store; }
 
 ProfilerSummary Profiler::stop() {

@@ -18,6 +18,7 @@
 
 #include "engine/memory.h"
 #include "engine/network.h"
+#include "engine/trainer.h"
 #include "profiling/event_store.h"
 
 namespace ts::prof {
@@ -68,6 +69,9 @@ class Profiler {
   /// Device, versions, CPU model and cores, OS into the metadata.
   void set_hardware(const DeviceInfo& device);
   void set_memory_stats(std::function<MemoryStats()> fn);
+  /// A finished epoch (the trainer's on_epoch): a row of the `epochs` table, written with the next batch.
+  /// Call from one thread (the trainer's).
+  void record_epoch(const EpochResult& e);
   const EventStore& store() const;
   /// Stops collection, writes the last batch, closes the file; idempotent.
   ProfilerSummary stop();

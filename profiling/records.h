@@ -104,6 +104,15 @@ struct StepRecord {
   std::int64_t images = 0, data_wait_ns = 0;
 };
 
+/// One finished epoch as the trainer reported it (EpochResult), for the accuracy curve of a saved run.
+struct EpochRecord {
+  std::int32_t epoch = 0;  // 1-based
+  double train_loss = 0, test_accuracy = 0, test_loss = 0, images_per_s = 0;
+  std::int64_t train_ns = 0, eval_ns = 0;
+  float loss_scale = 1.0f;
+  std::int64_t skipped_steps = 0;
+};
+
 struct LossRecord {
   std::int64_t global_step = 0;
   float loss = 0;

@@ -147,6 +147,22 @@ void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int
   });
 }
 
+/// The epochs table joined format 1 before it shipped: a file without it has no epochs.
+void read_epochs(Reader& r, EventStore& s) {
+  if (r.scalar("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='epochs'") == 0) return;
+  r.query("SELECT epoch,train_loss,test_accuracy,test_loss,images_per_s,train_ns,eval_ns,loss_scale,skipped_steps "
+          "FROM epochs ORDER BY epoch",
+          [&](sqlite3_stmt* st) {
+            EpochRecord x;
+            x.epoch = static_cast<std::int32_t>(col(st, 0));
+            x.train_loss = sqlite3_column_double(st, 1), x.test_accuracy = sqlite3_column_double(st, 2);
+            x.test_loss = sqlite3_column_double(st, 3), x.images_per_s = sqlite3_column_double(st, 4);
+            x.train_ns = col(st, 5), x.eval_ns = col(st, 6);
+            x.loss_scale = static_cast<float>(sqlite3_column_double(st, 7)), x.skipped_steps = col(st, 8);
+            s.append(s.epochs, x);
+          });
+}
+
 void read_host_tables(Reader& r, EventStore& s, const std::unordered_map<std::int64_t, StringId>& sid) {
   auto str = [&](std::int64_t id) { auto it = sid.find(id); return it == sid.end() ? kNoString : it->second; };
   r.query("SELECT tid,name_id FROM threads ORDER BY rowid", [&](sqlite3_stmt* st) {
@@ -168,6 +184,7 @@ void read_host_tables(Reader& r, EventStore& s, const std::unordered_map<std::in
             if (sqlite3_column_type(st, 5) != SQLITE_NULL)
               s.append(s.losses, LossRecord{x.global_step, static_cast<float>(sqlite3_column_double(st, 5))});
           });
+  read_epochs(r, s);
   r.query("SELECT id,name,unit FROM sample_series ORDER BY id", [&](sqlite3_stmt* st) {
     auto text = [&](int i) { auto* p = sqlite3_column_text(st, i); return p ? std::string(reinterpret_cast<const char*>(p)) : std::string(); };
     s.append(s.series, SeriesRecord{static_cast<std::uint32_t>(col(st, 0)), s.strings.intern(text(1)), s.strings.intern(text(2))});

@@ -36,6 +36,8 @@ CREATE TABLE host_ranges(start INTEGER, dur INTEGER, device INTEGER, rank INTEGE
   kind INTEGER, name_id INTEGER, layer_id INTEGER, step INTEGER);
 CREATE TABLE steps(global_step INTEGER PRIMARY KEY, epoch INTEGER, step INTEGER, start INTEGER,
   "end" INTEGER, loss REAL, images INTEGER, data_wait_ns INTEGER);
+CREATE TABLE epochs(epoch INTEGER PRIMARY KEY, train_loss REAL, test_accuracy REAL, test_loss REAL,
+  images_per_s REAL, train_ns INTEGER, eval_ns INTEGER, loss_scale REAL, skipped_steps INTEGER);
 CREATE TABLE sample_series(id INTEGER PRIMARY KEY, name TEXT NOT NULL, unit TEXT NOT NULL);
 CREATE TABLE samples(time INTEGER, series_id INTEGER, value REAL);
 CREATE TABLE clock_checks(time INTEGER, offset_ns INTEGER, drift_ns INTEGER);

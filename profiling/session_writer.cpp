@@ -25,7 +25,7 @@ using ConfigKey = std::tuple<StringId, int, int, int, int, int, int, int, int, i
 }  // namespace
 
 struct SessionWriter::Statements {
-  Stmt strings, threads, config, kernel, memcpy, memset, runtime, sync, memory, overhead, range, step, loss, series,
+  Stmt strings, threads, config, kernel, memcpy, memset, runtime, sync, memory, overhead, range, step, loss, epoch, series,
       sample, clock, meta, dropped;
   std::map<ConfigKey, std::int64_t> configs;
 };
@@ -107,6 +107,7 @@ SessionWriter::SessionWriter(const std::string& path, const EventStore& store)
   prepare(db_, s.range, "INSERT INTO host_ranges VALUES(?,?,?,?,?,?,?,?,?)");
   prepare(db_, s.step, "INSERT OR REPLACE INTO steps VALUES(?,?,?,?,?,NULL,?,?)");
   prepare(db_, s.loss, "UPDATE steps SET loss=? WHERE global_step=?");
+  prepare(db_, s.epoch, "INSERT OR REPLACE INTO epochs VALUES(?,?,?,?,?,?,?,?,?)");
   prepare(db_, s.series, "INSERT OR REPLACE INTO sample_series VALUES(?,?,?)");
   prepare(db_, s.sample, "INSERT INTO samples VALUES(?,?,?)");
   prepare(db_, s.clock, "INSERT INTO clock_checks VALUES(?,?,?)");
@@ -195,6 +196,11 @@ void SessionWriter::write_rows(const StoreCounts& c) {
   std::size_t losses = done_.losses;  // a loss waits until its step row is written
   for (; losses < c.losses && e.losses[losses].global_step <= max_step; ++losses)
     Binder(s.loss.s).d(e.losses[losses].loss).i(e.losses[losses].global_step).run();
+  for (std::size_t i = done_.epochs; i < c.epochs; ++i) {
+    const EpochRecord& r = e.epochs[i];
+    Binder(s.epoch.s).i(r.epoch).d(r.train_loss).d(r.test_accuracy).d(r.test_loss).d(r.images_per_s).i(r.train_ns)
+        .i(r.eval_ns).d(r.loss_scale).i(r.skipped_steps).run();
+  }
   for (std::size_t i = done_.series; i < c.series; ++i)
     Binder(s.series.s).i(e.series[i].id).t(e.strings.get(e.series[i].name)).t(e.strings.get(e.series[i].unit)).run();
   for (std::size_t i = done_.samples; i < c.samples; ++i)

@@ -276,6 +276,7 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
                                   o.batch_size, o.num_workers, o.amp, o.accumulate, o.deterministic ? "true" : "false",
                                   o.lr, o.optimizer, o.seed);
 
+  std::unique_ptr<prof::Profiler> profiler;
   TrainerObserver obs;
   obs.on_step = [&](const StepReport& r) {
     if (o.quiet || r.step % o.log_every != 0) return;
@@ -299,8 +300,8 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
       fmt::print("  loss scale {}  skipped steps {}\n", e.loss_scale, e.skipped_steps);
     if (!e.checkpoint.empty()) fmt::print("  checkpoint {}\n", e.checkpoint);
     std::fflush(stdout);
+    if (profiler) profiler->record_epoch(e);  // the session's epochs table (accuracy curve)
   };
-  std::unique_ptr<prof::Profiler> profiler;
   if (o.profile || !o.session.empty() || !o.profile_schedule.empty()) {
     prof::ProfilerOptions po;
     po.session_path = o.session;

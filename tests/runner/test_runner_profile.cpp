@@ -123,6 +123,27 @@ std::vector<std::string> lines_with(const std::string& out, const std::string& n
   return r;
 }
 
+TEST(RunnerProfile, EpochRowsReachTheSession) {
+  if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  const std::string data = profile_sample_dir();
+  const std::string path = temp_session("epochs");
+  Child c = start({"--device", "cpu", "--session", path, "--epochs", "2", "--batch-size", "64", "--limit-train",
+                   "128", "--num-workers", "1", "--data", data, "--quiet"});
+  std::string out;
+  ASSERT_EQ(finish(c, out), 0) << out;
+  std::unique_ptr<ts::prof::EventSource> src;
+  ASSERT_NO_THROW(src = ts::prof::open_session(path)) << out;
+  const ts::prof::EventStore& s = src->store();
+  ASSERT_EQ(s.epochs.size(), 2u) << out;
+  EXPECT_EQ(s.epochs[0].epoch, 1);
+  EXPECT_EQ(s.epochs[1].epoch, 2);
+  EXPECT_GT(s.epochs[1].images_per_s, 0);
+  EXPECT_GT(s.epochs[1].train_ns, 0);
+  EXPECT_GE(s.epochs[1].test_accuracy, 0);
+  EXPECT_LE(s.epochs[1].test_accuracy, 1);
+  remove_session(path);
+}
+
 TEST(RunnerProfile, FileSizeLimitStopsRecordingNotTraining) {
   if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
   const std::string data = profile_sample_dir();
