@@ -64,6 +64,10 @@ TrainConfig to_train_config(const RunSettings& s, const ModelSpec& model) {
   return c;
 }
 
+QString default_session_dir() {
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/sessions/";
+}
+
 QString default_checkpoint_dir() {
   return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/checkpoints/";
 }
@@ -133,6 +137,10 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
   sync_every_step_ = new QCheckBox(tr("Sync every step (read the loss each step, as loss.item() does)"));
   seed_ = new QSpinBox;
   seed_->setRange(0, 1 << 30);
+  record_session_ = new QCheckBox(tr("Record session (profile)"));
+  record_session_->setObjectName("record_session");
+  record_session_->setToolTip(tr("Record the run's profile, losses and accuracy into a session file under %1 "
+                                 "(File ▸ Save session as… keeps a copy)").arg(default_session_dir()));
 
   form->addRow(tr("Batch size"), batch_size_);
   form->addRow(tr("Epochs"), epochs_);
@@ -145,6 +153,7 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
   form->addRow(QString(), augment_);
   form->addRow(QString(), sync_every_step_);
   form->addRow(tr("Seed"), seed_);
+  form->addRow(QString(), record_session_);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -161,10 +170,10 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
     connect(c, &QComboBox::currentIndexChanged, this, &RunSettingsPanel::settingsChanged);
   for (auto* b : {batch_size_, epochs_, num_workers_, seed_, accumulate_, checkpoint_every_})
     connect(b, &QSpinBox::valueChanged, this, &RunSettingsPanel::settingsChanged);
-  for (auto* c : {pin_memory_, augment_, sync_every_step_, deterministic_})
+  for (auto* c : {pin_memory_, augment_, sync_every_step_, deterministic_, record_session_})
     connect(c, &QCheckBox::toggled, this, &RunSettingsPanel::settingsChanged);
   run_controls_ = {device_, batch_size_, epochs_, lr_, optimizer_, momentum_, weight_decay_, default_wd_,
-                   num_workers_, pin_memory_, augment_, sync_every_step_, seed_, amp_, accumulate_,
+                   num_workers_, pin_memory_, augment_, sync_every_step_, seed_, record_session_, amp_, accumulate_,
                    deterministic_, checkpoint_every_, checkpoint_path_, checkpoint_browse_, data_dir_, choose_,
                    download_button_, sample_};
   setSettings(RunSettings{});
@@ -326,6 +335,7 @@ RunSettings RunSettingsPanel::settings() const {
   s.pin_memory = pin_memory_->isChecked();
   s.augment = augment_->isChecked();
   s.sync_every_step = sync_every_step_->isChecked();
+  s.record_session = record_session_->isChecked();
   s.seed = static_cast<std::uint64_t>(seed_->value());
   s.data_dir = data_dir_->text().trimmed();
   s.limit_train = limit_train_;
@@ -352,6 +362,7 @@ void RunSettingsPanel::setSettings(const RunSettings& s) {
   pin_memory_->setChecked(s.pin_memory);
   augment_->setChecked(s.augment);
   sync_every_step_->setChecked(s.sync_every_step);
+  record_session_->setChecked(s.record_session);
   seed_->setValue(static_cast<int>(s.seed));
   limit_train_ = s.limit_train;
   amp_->setCurrentIndex(amp_->findData(static_cast<int>(s.amp)));

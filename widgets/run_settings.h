@@ -1,7 +1,7 @@
 // The Run settings dock: the knobs of a training run with the field's names (device, batch size,
 // epochs, learning rate, optimizer with momentum / weight decay, num_workers, pin_memory,
 // augmentation, sync every step, seed; AMP, gradient accumulation, deterministic mode; checkpoint
-// every N epochs into a file or folder) and the dataset: a CIFAR-10 binary folder (checked for the
+// every N epochs into a file or folder; record a profiling session) and the dataset: a CIFAR-10 binary folder (checked for the
 // layout: file names, sizes, record format), a download of the official archive, or TrainScope's
 // generated sample set (the default, so the first run works offline; it is NOT CIFAR-10).
 #pragma once
@@ -51,6 +51,8 @@ struct RunSettings {
   int checkpoint_every = 0;    // epochs between checkpoints (0 = none)
   QString checkpoint_path;     // file, or folder ending in '/'; empty: default_checkpoint_dir()
   QString resume_path;         // not in the form: Run ▸ Resume from checkpoint… / --resume
+  bool record_session = true;  // record a profiling session (*.tsession) of the run
+  QString session_path;        // not in the form: the window names it (default_session_dir() + time)
 };
 
 /// The engine's TrainConfig for these settings and model. log_every gives the GUI ≥ ~10 loss
@@ -59,6 +61,9 @@ TrainConfig to_train_config(const RunSettings& s, const ModelSpec& model);
 
 /// The default checkpoint folder (ends in '/'): <app data>/checkpoints/.
 QString default_checkpoint_dir();
+
+/// Where the window records sessions (ends in '/'): <app data>/sessions/.
+QString default_session_dir();
 
 /// Why the device cannot run `mode` ("" when it can): cpu_amp_support on the CPU; CUDA runs all.
 QString amp_unavailable_reason(Device device, AmpMode mode);
@@ -108,7 +113,7 @@ class RunSettingsPanel : public QWidget {
   QLabel* amp_reason_;
   QLineEdit* checkpoint_path_;
   QPushButton* checkpoint_browse_;
-  QCheckBox *pin_memory_, *augment_, *sync_every_step_, *default_wd_;
+  QCheckBox *pin_memory_, *augment_, *sync_every_step_, *default_wd_, *record_session_;
   QLineEdit* data_dir_;
   QLabel* data_status_;
   QPushButton *choose_, *download_button_, *sample_, *cancel_;

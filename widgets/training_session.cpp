@@ -1,10 +1,15 @@
 // TrainingSession: the worker thread around ts::Trainer and the throttled, queued updates.
 #include "widgets/training_session.h"
 
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QThread>
 
 #include "engine/errors.h"
 #include "engine/synthetic_data.h"
+#include "profiling/profiler.h"
 
 namespace ts::gui {
 
@@ -105,7 +110,52 @@ Cifar10 load_data(const RunSettings& s, RunInfo& info) {
   return load_cifar10(dir, s.limit_train);
 }
 
+/// The session's run.config: every knob of the run (as trainscope-run writes it, plus the GUI's).
+std::string session_config_json(const RunSettings& s, const ModelSpec& model) {
+  const QJsonObject o{{"front_end", "trainscope"},
+                      {"model_name", QString::fromStdString(model.name)},
+                      {"layers", static_cast<int>(model.layers.size())},
+                      {"device", device_name(s.device)},
+                      {"cuda_device", s.cuda_device},
+                      {"epochs", s.epochs},
+                      {"batch_size", static_cast<qint64>(s.batch_size)},
+                      {"num_workers", s.num_workers},
+                      {"pin_memory", s.pin_memory},
+                      {"augment", s.augment},
+                      {"sync_every_step", s.sync_every_step},
+                      {"optimizer", optimizer_name(s.optimizer)},
+                      {"lr", s.lr},
+                      {"momentum", s.momentum},
+                      {"weight_decay", s.weight_decay},
+                      {"seed", static_cast<qint64>(s.seed)},
+                      {"amp", amp_mode_name(s.amp)},
+                      {"accumulate", s.accumulate},
+                      {"deterministic", s.deterministic},
+                      {"limit_train", static_cast<qint64>(s.limit_train)},
+                      {"data", s.data_dir.isEmpty() ? QStringLiteral("sample") : s.data_dir},
+                      {"resume", s.resume_path}};
+  return QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString();
+}
+
 }  // namespace
+
+std::unique_ptr<prof::Profiler> TrainingSession::startProfiler(const RunSettings& s, const ModelSpec& model,
+                                                               RunOutcome& out) {
+  if (!s.record_session || s.session_path.isEmpty()) return nullptr;
+  try {
+    QDir().mkpath(QFileInfo(s.session_path).absolutePath());
+    prof::ProfilerOptions po;
+    po.session_path = s.session_path.toStdString();
+    po.cuda_device = s.device == Device::cuda ? s.cuda_device : -1;
+    auto p = std::make_unique<prof::Profiler>(po);
+    p->set_meta("run.config", session_config_json(s, model));
+    p->set_meta("run.model_spec", to_json(model));
+    return p;
+  } catch (const std::exception& e) {
+    out.session_error = tr("No session recorded: %1").arg(QString::fromStdString(e.what()));
+    return nullptr;
+  }
+}
 
 bool TrainingSession::requestCheckpoint(const QString& path) {
   if (!thread_ || path.isEmpty()) return false;
@@ -162,6 +212,7 @@ TrainerObserver TrainingSession::makeObserver(Trainer*& trainer) {
     flush(true);
     if (!e.checkpoint.empty()) emit checkpointSaved(QString::fromStdString(e.checkpoint), e.epoch);
     if (trainer) saveRequested(*trainer, e.epoch);
+    if (profiler_) profiler_->record_epoch(e);
     emit epochFinished(e);
   };
   obs.on_message = [this](const std::string& m) {
@@ -182,6 +233,8 @@ void TrainingSession::work(RunSettings settings, ModelSpec model) {
   pending_ = {};
   last_global_step_ = 0;
   RunOutcome out;
+  const std::unique_ptr<prof::Profiler> profiler = startProfiler(settings, model, out);
+  profiler_ = profiler.get();
   try {
     RunInfo info;
     const Cifar10 data = load_data(settings, info);
@@ -189,6 +242,20 @@ void TrainingSession::work(RunSettings settings, ModelSpec model) {
     Trainer* trainer_ptr = nullptr;
     Trainer trainer(to_train_config(settings, model), data, makeObserver(trainer_ptr));
     trainer_ptr = &trainer;
+    // The samplers read the network's memory: recording stops before the trainer goes (also on errors).
+    struct StopFirst {
+      prof::Profiler* p;
+      ~StopFirst() {
+        try {
+          if (p) p->stop();
+        } catch (...) {  // the summary after the run says what went wrong
+        }
+      }
+    } stop_profiler_first{profiler.get()};
+    if (profiler) {
+      profiler->set_hardware(trainer.network().device_info());
+      profiler->set_memory_stats([net = &trainer.network()] { return net->memory_stats(); });
+    }
     info.device = trainer.network().device_info();
     info.train_images = data.train.count();
     info.test_images = data.test.count();
@@ -216,6 +283,12 @@ void TrainingSession::work(RunSettings settings, ModelSpec model) {
     checkpoint_request_.clear();
   }
   flush(true);
+  if (profiler) {
+    const prof::ProfilerSummary sum = profiler->stop();  // idempotent: the file is closed
+    out.session_path = settings.session_path;
+    if (!sum.error.empty()) out.session_error = QString::fromStdString(sum.error);
+  }
+  profiler_ = nullptr;
   out.elapsed_s = static_cast<double>(run_clock_.elapsed()) * 1e-3;
   emit finished(out);
 }

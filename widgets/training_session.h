@@ -3,6 +3,7 @@
 // are coalesced into one update), and never waits for the trainer: Pause blocks the worker
 // between steps (TrainerObserver::between_steps), Stop sets the trainer's stop flag.
 // Per-step losses come from the trainer's device ring (read every log_every steps, no extra sync).
+// With RunSettings::record_session the run is recorded into a session file by profiling's Profiler.
 #pragma once
 #include <QElapsedTimer>
 #include <QMetaType>
@@ -10,6 +11,7 @@
 #include <QString>
 #include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -18,6 +20,10 @@
 #include "widgets/run_settings.h"
 
 class QThread;
+
+namespace ts::prof {
+class Profiler;
+}
 
 namespace ts::gui {
 
@@ -54,6 +60,8 @@ struct RunOutcome {
   QString message;                 // failed: what happened
   QString fix;                     // failed: what to change
   double elapsed_s = 0;
+  QString session_path;            // the recorded session file ("" when not recorded)
+  QString session_error;           // why recording failed or stopped early ("" when fine)
 };
 
 class TrainingSession : public QObject {
@@ -95,6 +103,8 @@ class TrainingSession : public QObject {
   void flush(bool force);
   TrainerObserver makeObserver(Trainer*& trainer);
   void saveRequested(Trainer& trainer, int epoch);  // on the worker thread, at an epoch boundary
+  /// Starts recording settings.session_path (when record_session); a failure lands in out.session_error.
+  std::unique_ptr<prof::Profiler> startProfiler(const RunSettings& settings, const ModelSpec& model, RunOutcome& out);
 
   QThread* thread_ = nullptr;
   std::atomic<bool> stop_{false}, paused_{false};
@@ -104,6 +114,7 @@ class TrainingSession : public QObject {
   mutable std::mutex checkpoint_mutex_;
   QString checkpoint_request_;
   std::int64_t last_global_step_ = 0;  // worker thread
+  prof::Profiler* profiler_ = nullptr;  // worker thread: the run's session recorder, if any
   // Worker-thread state (touched only by the worker while it runs).
   TrainingUpdate pending_;
   QElapsedTimer run_clock_, emit_clock_;

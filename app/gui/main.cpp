@@ -1,4 +1,5 @@
-// trainscope: the TrainScope window. `--autorun` starts a run from the command line (see autorun.h).
+// trainscope: the TrainScope window. `--autorun` starts a run from the command line (see autorun.h);
+// `trainscope FILE.tsession` opens a recorded session.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <cstdio>
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   ts::gui::add_autorun_options(parser);
+  parser.addPositionalArgument("session", "a session file (*.tsession) to open", "[FILE.tsession]");
   parser.process(app);
   ts::gui::AutorunOptions options;
   QString error;
@@ -25,6 +27,7 @@ int main(int argc, char** argv) {
   }
   ts::gui::MainWindow window;
   window.show();
+  if (!parser.positionalArguments().isEmpty()) window.openSession(parser.positionalArguments().first());
   if (options.autorun) {
     auto* autorun = new ts::gui::Autorun(&window, options);
     autorun->begin();

@@ -4,6 +4,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDateTime>
+#include <QFileInfo>
 #include <QDockWidget>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -85,12 +87,16 @@ void MainWindow::buildDocks() {
   auto* model_dock = dock(tr("Model"), "dock.model", model_, Qt::LeftDockWidgetArea);
   auto* settings_dock = dock(tr("Run settings"), "dock.run_settings", scroll, Qt::LeftDockWidgetArea);
   auto* charts_dock = dock(tr("Training charts"), "dock.training_charts", charts_, Qt::RightDockWidgetArea);
+  session_dock_ = buildSessionDock();
+  addDockWidget(Qt::RightDockWidgetArea, session_dock_);
+  tabifyDockWidget(charts_dock, session_dock_);
+  charts_dock->raise();
   splitDockWidget(model_dock, charts_dock, Qt::Horizontal);
   splitDockWidget(model_dock, settings_dock, Qt::Vertical);
   resizeDocks({model_dock, charts_dock}, {640, 760}, Qt::Horizontal);
   resizeDocks({model_dock, settings_dock}, {380, 500}, Qt::Vertical);
   auto* view = menuBar()->addMenu(tr("&View"));
-  for (auto* d : {model_dock, settings_dock, charts_dock}) view->addAction(d->toggleViewAction());
+  for (auto* d : {model_dock, settings_dock, charts_dock, session_dock_}) view->addAction(d->toggleViewAction());
   view->addSeparator();
   view->addAction(reset_layout_);
   auto* help = menuBar()->addMenu(tr("&Help"));
@@ -131,8 +137,13 @@ void MainWindow::buildActions() {
   connect(quit_, &QAction::triggered, this, &QWidget::close);
   connect(reset_layout_, &QAction::triggered, this, [this] { restoreState(default_state_); });
 
+  buildSessionActions();
   auto* file = menuBar()->addMenu(tr("&File"));
   file->addAction(new_run_);
+  file->addSeparator();
+  file->addAction(open_session_);
+  file->addMenu(recent_);
+  file->addAction(save_session_);
   file->addSeparator();
   file->addAction(prefs_);
   file->addSeparator();
@@ -245,6 +256,12 @@ void MainWindow::updateActions() {
                                              "set Checkpoint every N epochs in Run settings to keep a run's state"));
   resume_->setEnabled(!running_ && model_->isValid() && settings_->dataProblem().isEmpty() &&
                       !settings_->download()->isRunning());
+  open_session_->setEnabled(!running_);
+  recent_->setEnabled(!running_);
+  save_session_->setEnabled(!running_ && !last_session_.isEmpty());
+  save_session_->setToolTip(!last_session_.isEmpty() ? tr("Save a copy of the last run's session (%1)").arg(last_session_)
+                                                     : tr("Available once a run has finished recording a session "
+                                                          "(Run settings ▸ Record session)"));
   model_->setEditable(!running_);
   settings_->setRunning(running_ || settings_->download()->isRunning());
 }
@@ -254,11 +271,16 @@ void MainWindow::startRun() {
   startWith(settings_->settings());
 }
 
-void MainWindow::startWith(const RunSettings& s) {
+void MainWindow::startWith(const RunSettings& settings) {
+  RunSettings s = settings;
+  if (s.record_session)
+    s.session_path = default_session_dir() + "trainscope-" +
+                     QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz") + ".tsession";
   message_bar_->hide();
   charts_->clear();
   current_epoch_ = 0;
   if (!session_->start(s, model_->spec())) return;
+  leaveShownSession();
   running_ = true;
   run_clock_.start();
   elapsed_timer_->start();
@@ -294,6 +316,8 @@ void MainWindow::onFinished(const RunOutcome& o) {
   elapsed_timer_->stop();
   tickElapsed();
   charts_->finish(o);
+  if (!o.session_path.isEmpty() && QFileInfo::exists(o.session_path)) last_session_ = o.session_path;
+  if (!o.session_error.isEmpty() && o.kind != RunOutcome::failed) showMessage(o.session_error, false);
   if (o.kind == RunOutcome::failed) {
     showMessage(o.message + " — " + o.fix, true);
     statusBar()->showMessage(tr("The run failed"));
@@ -310,6 +334,7 @@ void MainWindow::onFinished(const RunOutcome& o) {
 void MainWindow::newRun() {
   if (running_) return;
   charts_->clear();
+  leaveShownSession();
   message_bar_->hide();
   run_clock_.invalidate();
   tickElapsed();

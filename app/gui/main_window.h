@@ -2,7 +2,8 @@
 // remembers, the File/Run/View/Help menus and toolbar, a message bar for engine errors with their
 // fix, and a status bar with device, batch size, AMP, num_workers and elapsed time. Run ▸ Save
 // checkpoint… / Resume from checkpoint… drive the engine's checkpoints (main_window_checkpoints.cpp).
-// Sessions (open / save as / recent) join when the profiler's session file lands.
+// Every run records a session file (Run settings ▸ Record session); File ▸ Open session… / Recent
+// sessions / Save session as… and `trainscope FILE.tsession` replay one (main_window_sessions.cpp).
 #pragma once
 #include <QElapsedTimer>
 #include <QMainWindow>
@@ -14,6 +15,8 @@
 class QAction;
 class QDockWidget;
 class QLabel;
+class QMenu;
+class QPlainTextEdit;
 class QTimer;
 class QToolBar;
 
@@ -38,6 +41,13 @@ class MainWindow : public QMainWindow {
   QAction* stopAction() const { return stop_; }
   QAction* saveCheckpointAction() const { return save_checkpoint_; }
   QAction* resumeAction() const { return resume_; }
+  QAction* openSessionAction() const { return open_session_; }
+  QAction* saveSessionAction() const { return save_session_; }
+  QMenu* recentSessionsMenu() const { return recent_; }
+  /// The finished run's recorded session file ("" before a run finished recording).
+  QString lastSessionPath() const { return last_session_; }
+  /// The shown session's details (config, hardware, versions; "" when none is shown).
+  QString sessionDetails() const;
   /// The status bar's permanent labels (tests): device, batch, AMP, num_workers.
   QString statusText() const;
   /// The message bar's text ("" when hidden).
@@ -52,6 +62,13 @@ class MainWindow : public QMainWindow {
   void chooseCheckpointToSave();
   void chooseCheckpointToResume();
   void newRun();
+  /// Shows the session at `path` (charts replayed, details, title); false with the reader's one-line
+  /// error in the message bar.
+  bool openSession(const QString& path);
+  /// Copies the last run's session file to `path`.
+  bool saveSessionAs(const QString& path);
+  void chooseSessionToOpen();
+  void chooseSessionToSave();
   void showPreferences();
   void showAbout();
 
@@ -66,6 +83,12 @@ class MainWindow : public QMainWindow {
   void showMessage(const QString& text, bool error);
   void startWith(const RunSettings& s);
   void connectCheckpoints();
+  void buildSessionActions();
+  QDockWidget* buildSessionDock();
+  void addRecentSession(const QString& path);
+  void rebuildRecentSessions();
+  void openRecentSession(const QString& path);
+  void leaveShownSession();
   void updateIdleStatus();
   void onStarted(const RunInfo& info);
   void onFinished(const RunOutcome& outcome);
@@ -82,6 +105,11 @@ class MainWindow : public QMainWindow {
   QLabel* message_label_;
   QAction *new_run_, *start_, *pause_, *stop_, *prefs_, *about_, *quit_, *reset_layout_;
   QAction *save_checkpoint_, *resume_;
+  QAction *open_session_, *save_session_;
+  QMenu* recent_;
+  QDockWidget* session_dock_ = nullptr;
+  QPlainTextEdit* session_details_ = nullptr;
+  QString last_session_;
   QLabel *device_label_, *batch_label_, *amp_label_, *workers_label_, *elapsed_label_;
   QTimer* elapsed_timer_;
   QElapsedTimer run_clock_;

@@ -1,0 +1,104 @@
+// load_session_replay (see session_replay.h).
+#include "widgets/session_replay.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <algorithm>
+#include <map>
+
+#include "profiling/event_source.h"
+
+namespace ts::gui {
+namespace {
+
+QString meta_value(const std::map<std::string, std::string>& meta, const std::string& key) {
+  const auto it = meta.find(key);
+  return it == meta.end() ? QString() : QString::fromStdString(it->second);
+}
+
+/// The details text: the run's config knobs one per line, then device, versions and host.
+QString details_text(const std::map<std::string, std::string>& meta, const QString& path) {
+  QStringList lines{QObject::tr("Session: %1").arg(path)};
+  const QJsonObject config = QJsonDocument::fromJson(meta_value(meta, "run.config").toUtf8()).object();
+  lines << QObject::tr("Run config:");
+  for (auto it = config.begin(); it != config.end(); ++it)
+    lines << QStringLiteral("  %1: %2").arg(it.key(), it.value().toVariant().toString());
+  const QJsonObject model = QJsonDocument::fromJson(meta_value(meta, "run.model_spec").toUtf8()).object();
+  if (!model.isEmpty()) lines << QObject::tr("Model: %1").arg(model.value("name").toString());
+  lines << QObject::tr("Hardware, versions, recording:");
+  for (const auto& [k, v] : meta) {
+    if (k.rfind("run.", 0) == 0) continue;
+    lines << QStringLiteral("  %1: %2").arg(QString::fromStdString(k), QString::fromStdString(v));
+  }
+  return lines.join('\n');
+}
+
+void fill_info(SessionReplay& r, const prof::EventStore& st, const std::map<std::string, std::string>& meta) {
+  const QJsonObject config = QJsonDocument::fromJson(meta_value(meta, "run.config").toUtf8()).object();
+  std::int64_t steps_per_epoch = 0;
+  int last_epoch = 0;
+  for (std::size_t i = 0; i < st.steps.size(); ++i) {
+    steps_per_epoch = std::max(steps_per_epoch, st.steps[i].step);
+    last_epoch = std::max(last_epoch, st.steps[i].epoch);
+  }
+  r.info.steps_per_epoch = steps_per_epoch;
+  r.info.epochs = std::max({config.value("epochs").toInt(), last_epoch, static_cast<int>(st.epochs.size())});
+  r.info.batch_size = config.value("batch_size").toInteger();
+  r.info.num_workers = config.value("num_workers").toInt();
+  r.info.accumulate = std::max(1, config.value("accumulate").toInt());
+  r.info.deterministic = config.value("deterministic").toBool();
+  r.info.device.device = meta_value(meta, "device.kind") == "cuda" ? Device::cuda : Device::cpu;
+  r.info.device.name = meta_value(meta, "device.name").toStdString();
+  r.info.device.ordinal = meta_value(meta, "device.ordinal").toInt();
+  r.info.data_description = QObject::tr("session %1").arg(r.path);
+}
+
+}  // namespace
+
+SessionReplay load_session_replay(const QString& path) {
+  const auto source = prof::open_session(path.toStdString());  // throws SessionError
+  const prof::EventStore& st = source->store();
+  const auto meta = st.meta();
+  SessionReplay r;
+  r.path = path;
+  fill_info(r, st, meta);
+  std::map<std::int64_t, float> losses;
+  for (std::size_t i = 0; i < st.losses.size(); ++i) losses[st.losses[i].global_step] = st.losses[i].loss;
+  for (std::size_t i = 0; i < st.steps.size(); ++i) {
+    const prof::StepRecord& s = st.steps[i];
+    const auto loss = losses.find(s.global_step);
+    if (loss == losses.end()) continue;
+    TrainingUpdate u;
+    u.losses.emplace_back(s.global_step, loss->second);
+    u.epoch = s.epoch;
+    u.step = s.step;
+    u.steps_in_epoch = r.info.steps_per_epoch;
+    u.global_step = s.global_step;
+    const std::int64_t ns = s.end - s.start;
+    u.images_per_s = ns > 0 ? static_cast<double>(s.images) * 1e9 / static_cast<double>(ns) : 0;
+    u.elapsed_s = static_cast<double>(s.end) * 1e-9;
+    r.updates.push_back(std::move(u));
+  }
+  for (std::size_t i = 0; i < st.epochs.size(); ++i) {
+    const prof::EpochRecord& e = st.epochs[i];
+    EpochResult x;
+    x.epoch = e.epoch;
+    x.train_loss = e.train_loss;
+    x.test_accuracy = e.test_accuracy;
+    x.test_loss = e.test_loss;
+    x.images_per_s = e.images_per_s;
+    x.train_seconds = static_cast<double>(e.train_ns) * 1e-9;
+    x.eval_seconds = static_cast<double>(e.eval_ns) * 1e-9;
+    x.loss_scale = e.loss_scale;
+    x.skipped_steps = e.skipped_steps;
+    r.epochs.push_back(x);
+  }
+  r.outcome.kind = RunOutcome::completed;
+  r.outcome.summary.epochs = r.epochs;
+  if (!r.epochs.empty()) r.outcome.summary.test_accuracy = r.epochs.back().test_accuracy;
+  if (!r.updates.empty()) r.outcome.elapsed_s = r.updates.back().elapsed_s;
+  r.details = details_text(meta, path);
+  return r;
+}
+
+}  // namespace ts::gui

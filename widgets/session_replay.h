@@ -1,0 +1,26 @@
+// A recorded session (*.tsession) as the window shows it: read through profiling's reader
+// (prof::open_session; no SQL here) and turned into what the training charts take (RunInfo, per-step
+// TrainingUpdates with loss and images/s, EpochResults) plus a read-only details text (the run's
+// config, model, device, versions, host).
+#pragma once
+#include <QString>
+#include <vector>
+
+#include "widgets/training_session.h"
+
+namespace ts::gui {
+
+struct SessionReplay {
+  QString path;
+  RunInfo info;                          // epochs, steps per epoch, batch size, device from the meta
+  std::vector<TrainingUpdate> updates;   // one per recorded step with a loss (oldest first)
+  std::vector<EpochResult> epochs;       // the epochs table (empty for files written before it)
+  RunOutcome outcome;                    // completed, summary of the epochs
+  QString details;                       // "key: value" lines of the session's metadata
+};
+
+/// Opens `path` with prof::open_session. Throws prof::SessionError (one line: not a session, newer
+/// format, damaged, missing).
+SessionReplay load_session_replay(const QString& path);
+
+}  // namespace ts::gui
