@@ -1,0 +1,154 @@
+// Analysis (issue #4): why a run is slow and what to change, from an EventStore (a live profiler or
+// an opened session). Qt-free. Formulas, sources and thresholds: docs/metrics.md.
+//
+// Time model. Each training step gets a window: from its host step range's start to the later of
+// its end and the end of the GPU work it launched (by correlation id: kernel -> runtime call -> the
+// step whose host range contains the call), made disjoint from the previous window (PyTorch
+// profiler's step boundaries). Every metric is over the union of the analysed windows ("wall").
+// Absent values (a CPU run has no GPU activity) are std::nullopt / JSON null, never 0.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "profiling/event_store.h"
+
+namespace ts::prof::analysis {
+
+/// Step-time categories, in priority order: an instant covered by several counts for the first.
+enum class Category : int { kernel, memcpy, memset, runtime, data_wait, sync_wait, cpu_exec, other, count };
+constexpr int kCategoryCount = static_cast<int>(Category::count);
+/// "kernel", "memcpy", "memset", "runtime", "data_loader_wait", "sync_wait", "cpu_exec", "other".
+const char* category_name(Category c);
+
+/// ns per category; total() equals the window length exactly.
+struct Breakdown {
+  std::int64_t ns[kCategoryCount] = {};
+  std::int64_t total() const;
+  std::int64_t operator[](Category c) const { return ns[static_cast<int>(c)]; }
+  void add(const Breakdown& o);
+};
+
+/// GPU idle time (no kernel, copy or memset running) inside the windows.
+struct IdleBreakdown {
+  std::int64_t host_wait = 0;    // the op after the gap was launched after the gap began: queue empty
+  std::int64_t kernel_wait = 0;  // the op was already queued and the gap is shorter than the launch cost
+  std::int64_t other = 0;        // the op was already queued and waited longer (events, other streams)
+  std::int64_t total() const { return host_wait + kernel_wait + other; }
+  void add(const IdleBreakdown& o);
+};
+
+/// One step's (or one window's) time accounting.
+struct StepMetrics {
+  std::int64_t global_step = 0;
+  std::int64_t start = 0, end = 0;  // the window (session ns)
+  Breakdown breakdown;
+  std::int64_t data_wait_ns = 0;     // trainer thread in data wait ranges (raw, not priority-reduced)
+  std::int64_t sync_ns = 0;          // trainer thread in sync ranges / sync runtime calls (raw)
+  std::int64_t gpu_busy_ns = 0;      // union of kernels, copies, memsets
+  IdleBreakdown idle;
+  std::int64_t idle_sync_ns = 0;     // idle caused by host synchronisation (docs/metrics.md)
+  std::int64_t idle_host_launching_ns = 0;  // host-wait idle while the trainer neither waited on data nor synced
+  std::int64_t kernels = 0;
+  std::int64_t wall() const { return end - start; }
+};
+
+/// Device properties for the occupancy calculator: from session meta (device.*), defaults by
+/// compute capability otherwise (docs/metrics.md lists them and their source).
+struct DeviceProps {
+  bool known = false;  // a CUDA device with a compute capability
+  int cc_major = 0, cc_minor = 0, sms = 0;
+  int max_threads_per_sm = 0, max_threads_per_block = 1024, regs_per_sm = 0, regs_per_block = 65536;
+  int warp_size = 32, max_blocks_per_sm = 0;
+  std::int64_t smem_per_sm = 0, smem_per_block = 49152, smem_per_block_optin = 0, reserved_smem_per_block = 0;
+  std::int64_t total_memory = 0;
+  std::string source;  // "session meta" / "defaults for compute capability X.Y"
+};
+DeviceProps device_props(const std::map<std::string, std::string>& meta);
+
+/// Tensor-core kernel by name (patterns in docs/metrics.md, after the PyTorch profiler's list).
+bool is_tensor_core_kernel(const std::string& demangled_name);
+/// A GEMM / convolution kernel (what AMP would move onto tensor cores).
+bool is_matmul_kernel(const std::string& demangled_name);
+
+/// Theoretical occupancy (0..1) of one launch configuration, CUDA's occupancy calculator; nullopt
+/// when the device or the configuration is unknown, or the header was not available at build time.
+std::optional<double> theoretical_occupancy(const DeviceProps& d, int block_threads, int registers,
+                                            std::int64_t static_smem, std::int64_t dynamic_smem,
+                                            int* active_blocks_per_sm = nullptr);
+
+/// The run's configuration as recorded in meta run.config (absent fields keep these defaults).
+struct RunConfig {
+  bool known = false;
+  std::string device, amp = "off";
+  std::int64_t batch_size = 0;
+  int num_workers = -1;
+  bool pin_memory = false, augment = false, sync_every_step = false;
+};
+RunConfig run_config(const std::map<std::string, std::string>& meta);
+
+struct Verdict {
+  std::string id;        // input_bound, sync_bound, launch_bound, low_utilization, memory_pressure, ...
+  std::string severity;  // "high", "moderate", "low"
+  std::string title;     // one line
+  std::string fix;       // the concrete change, in the user's terms (runner options)
+  std::vector<std::pair<std::string, double>> evidence;  // name -> number (units in the name)
+};
+
+/// Session (or rolling-window) metrics and verdicts.
+struct Report {
+  std::int64_t steps = 0;
+  std::int64_t wall_ns = 0;
+  Breakdown breakdown;
+  std::int64_t data_wait_ns = 0, sync_ns = 0;
+  bool gpu_present = false;  // kernels or copies were recorded
+  std::string gpu_absent_reason;
+  std::optional<double> gpu_utilization;        // busy / wall
+  std::optional<double> sm_efficiency;          // duration-weighted min(1, blocks / SMs)
+  std::optional<double> theoretical_occupancy;  // duration-weighted, occupancy calculator
+  std::optional<double> achieved_occupancy_est; // duration-weighted, PyTorch profiler's estimate
+  std::optional<IdleBreakdown> idle;
+  std::optional<std::int64_t> idle_sync_ns, idle_host_launching_ns, gpu_busy_ns;
+  // Launch statistics.
+  std::optional<double> kernels_per_step;
+  std::optional<double> median_kernel_ns, median_launch_ns, share_kernels_shorter_than_launch;
+  std::int64_t launch_cost_ns = 0;              // kernel-wait threshold used
+  // Tensor cores and precision.
+  std::optional<double> tensor_core_kernel_share;  // of kernel time
+  std::optional<double> matmul_kernel_share;       // GEMM/conv kernels, of kernel time
+  // Copies and memory.
+  std::int64_t pageable_copies = 0, pageable_copy_bytes = 0, pageable_copy_ns = 0;
+  std::optional<std::int64_t> peak_device_memory_bytes;
+  std::optional<double> device_memory_fraction;
+  std::optional<std::int64_t> skipped_steps, optimizer_steps;
+  DeviceProps device;
+  RunConfig config;
+  std::vector<StepMetrics> per_step;
+  std::vector<Verdict> verdicts;
+};
+
+struct Options {
+  /// Analyse only the last N recorded steps (the rolling window); 0 = every step.
+  std::int64_t last_steps = 0;
+  bool per_step = true;  // fill Report::per_step
+  bool verdicts = true;
+};
+
+/// Analyses `store` (any thread; reads a consistent prefix of each table).
+Report analyze(const EventStore& store, const Options& options = {});
+/// The rolling window: the last `n` steps (what the GUI shows while training).
+inline Report analyze_last_steps(const EventStore& store, std::int64_t n) {
+  return analyze(store, Options{n, false, true});
+}
+
+/// Fills report.verdicts from its metrics (thresholds: verdicts.cpp, docs/metrics.md).
+void add_verdicts(Report& report);
+/// Verdicts need at least this many analysed steps.
+std::int64_t min_steps_for_verdicts();
+
+/// Human-readable text (breakdown, metrics, verdicts) and one JSON object.
+std::string to_text(const Report& r);
+std::string to_json(const Report& r);
+
+}  // namespace ts::prof::analysis

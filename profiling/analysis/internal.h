@@ -1,0 +1,58 @@
+// Internals of the analysis (not for views): the flattened timeline the sweeps run over.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "profiling/analysis/analysis.h"
+
+namespace ts::prof::analysis::detail {
+
+struct StepWindow {
+  std::int64_t global_step;
+  std::int64_t host_start, host_end;  // the host step range
+  std::int64_t start, end;            // the window (end first collects the GPU end)
+};
+struct Launch {
+  std::uint32_t correlation;
+  std::int64_t start, dur;
+  int step;  // index into Timeline::steps, -1 outside every step
+};
+struct HostIv {
+  std::int64_t start, end;
+  Category c;
+  int step;
+};
+struct GpuOp {
+  std::int64_t start, end;
+  std::int64_t launch_start;  // the launching runtime call's start; INT64_MIN unknown
+  Category c;
+  int step;
+  std::uint32_t index;  // row in its table
+};
+struct Span {
+  std::int64_t start, end;
+};
+
+struct Timeline {
+  std::vector<StepWindow> steps;
+  std::vector<std::uint32_t> trainer_tids;
+  std::vector<Launch> launches;            // every runtime call, by correlation
+  std::vector<std::int64_t> launch_durations;  // kernel launch calls
+  std::vector<HostIv> host;                // trainer thread: runtime calls, data wait, sync, CPU exec
+  std::vector<GpuOp> gpu;                  // by start
+  std::vector<Span> syncs;                 // merged: sync ranges and sync runtime calls of the trainer
+  std::vector<Span> blocked;               // merged: syncs and data waits
+  int step_at(std::int64_t t) const;
+  const Launch* launch_of(std::uint32_t corr) const;
+  bool is_trainer(std::uint32_t tid) const;
+};
+
+Timeline build_timeline(const EventStore& store, std::int64_t last_steps);
+void add_gpu_ops(const EventStore& store, Timeline& tl, std::int64_t span_lo);
+void make_windows(Timeline& tl);
+void merge(std::vector<Span>& v);
+void sweep(const Timeline& tl, std::vector<StepMetrics>& out);
+void idle_gaps(const Timeline& tl, std::int64_t launch_cost, std::vector<StepMetrics>& out);
+std::int64_t median(std::vector<std::int64_t>& v);  // nth_element; 0 when empty
+
+}  // namespace ts::prof::analysis::detail

@@ -1,0 +1,179 @@
+// analyze(): the session / rolling-window metrics from the timeline. Definitions: docs/metrics.md.
+#include <algorithm>
+#include <unordered_map>
+
+#include "profiling/analysis/analysis.h"
+#include "profiling/analysis/internal.h"
+
+namespace ts::prof::analysis {
+
+namespace detail {
+std::int64_t median(std::vector<std::int64_t>& v) {
+  if (v.empty()) return 0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  return v[mid];
+}
+}  // namespace detail
+
+namespace {
+
+/// When no kernel launch call was recorded: a typical cudaLaunchKernel cost (CUDA Best Practices
+/// Guide: launch overhead of a few microseconds).
+constexpr std::int64_t kDefaultLaunchCostNs = 5000;
+
+struct KernelStats {
+  double weight = 0, sm_eff = 0, theo = 0, theo_weight = 0, achieved = 0, tc = 0, matmul = 0;
+  std::int64_t count = 0, shorter_than_launch = 0, with_launch = 0;
+  std::vector<std::int64_t> durations;
+};
+
+/// Duration-weighted kernel metrics over the kernels that belong to a window.
+KernelStats kernel_stats(const EventStore& store, const detail::Timeline& tl, const DeviceProps& dev) {
+  KernelStats k;
+  k.durations.reserve(tl.gpu.size());
+  const std::size_t n_strings = store.strings.size();
+  std::vector<std::int8_t> tc(n_strings, -1), mm(n_strings, -1);  // per name id, classified once
+  struct Occ { std::optional<double> theo; int active = 0; };
+  std::unordered_map<std::uint64_t, Occ> occ_cache;
+  const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
+  for (const auto& g : tl.gpu) {
+    if (g.c != Category::kernel || g.end <= lo || g.start >= hi) continue;
+    const KernelRecord& r = store.kernels[g.index];
+    const std::int64_t dur = r.end - r.start;
+    const double w = static_cast<double>(dur);
+    ++k.count;
+    k.durations.push_back(dur);
+    k.weight += w;
+    if (const detail::Launch* l = tl.launch_of(r.correlation)) {
+      ++k.with_launch;
+      if (dur < l->dur) ++k.shorter_than_launch;
+    }
+    if (r.name < n_strings) {
+      if (tc[r.name] < 0) {
+        const std::string& s = store.strings.get(r.name);
+        tc[r.name] = is_tensor_core_kernel(s), mm[r.name] = is_matmul_kernel(s);
+      }
+      k.tc += tc[r.name] * w, k.matmul += mm[r.name] * w;
+    }
+    if (!dev.known) continue;
+    const double blocks = static_cast<double>(r.grid[0]) * r.grid[1] * r.grid[2];
+    const int threads = r.block[0] * r.block[1] * r.block[2];
+    const double blocks_per_sm = blocks / dev.sms;
+    k.sm_eff += std::min(1.0, blocks_per_sm) * w;
+    const std::uint64_t key = (static_cast<std::uint64_t>(threads) << 48) ^ (static_cast<std::uint64_t>(r.registers) << 40) ^
+                              (static_cast<std::uint64_t>(r.static_smem) << 20) ^ static_cast<std::uint64_t>(r.dynamic_smem);
+    auto it = occ_cache.find(key);
+    if (it == occ_cache.end()) {
+      Occ o;
+      o.theo = theoretical_occupancy(dev, threads, r.registers, r.static_smem, r.dynamic_smem, &o.active);
+      it = occ_cache.emplace(key, o).first;
+    }
+    if (it->second.theo) {
+      k.theo += *it->second.theo * w;
+      k.theo_weight += w;
+      // Kineto's estimate: min(blocks per SM, active blocks per SM) x threads per block / max threads per SM.
+      k.achieved += std::min(1.0, std::min(blocks_per_sm, static_cast<double>(it->second.active)) * threads /
+                                      dev.max_threads_per_sm) * w;
+    }
+  }
+  return k;
+}
+
+void memory_metrics(const EventStore& store, Report& r) {
+  std::uint32_t used_series = 0;
+  const std::size_t n_series = store.series.size();
+  for (std::size_t i = 0; i < n_series; ++i)
+    if (store.strings.get(store.series[i].name) == "device.memory.used") used_series = store.series[i].id;
+  if (used_series != 0 || n_series > 0) {
+    std::int64_t peak = -1;
+    const std::size_t n = store.samples.size();
+    for (std::size_t i = 0; i < n; ++i)
+      if (store.samples[i].series == used_series && used_series != 0)
+        peak = std::max(peak, static_cast<std::int64_t>(store.samples[i].value));
+    if (peak >= 0) {
+      r.peak_device_memory_bytes = peak;
+      if (r.device.total_memory > 0) r.device_memory_fraction = static_cast<double>(peak) / r.device.total_memory;
+    }
+  }
+  const std::size_t ne = store.epochs.size();
+  if (ne > 0 && r.config.amp == "fp16") {
+    r.skipped_steps = store.epochs[ne - 1].skipped_steps;
+    r.optimizer_steps = static_cast<std::int64_t>(store.steps.size());
+  }
+}
+
+void copy_metrics(const EventStore& store, const detail::Timeline& tl, Report& r) {
+  const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
+  for (const auto& g : tl.gpu) {
+    if (g.c != Category::memcpy || g.end <= lo || g.start >= hi) continue;
+    const MemcpyRecord& m = store.memcpys[g.index];
+    const bool pageable = (m.copy_kind == 1 && m.src_kind == 1) || (m.copy_kind == 2 && m.dst_kind == 1);
+    if (!pageable) continue;
+    ++r.pageable_copies;
+    r.pageable_copy_bytes += m.bytes;
+    r.pageable_copy_ns += m.end - m.start;
+  }
+}
+
+void gpu_metrics(const EventStore& store, const detail::Timeline& tl, Report& r) {
+  IdleBreakdown idle;
+  std::int64_t busy = 0, sync_idle = 0, launching = 0;
+  for (const auto& s : r.per_step)
+    idle.add(s.idle), busy += s.gpu_busy_ns, sync_idle += s.idle_sync_ns, launching += s.idle_host_launching_ns;
+  r.idle = idle, r.gpu_busy_ns = busy, r.idle_sync_ns = sync_idle, r.idle_host_launching_ns = launching;
+  if (r.wall_ns > 0) r.gpu_utilization = static_cast<double>(busy) / r.wall_ns;
+  KernelStats k = kernel_stats(store, tl, r.device);
+  if (k.count > 0) {
+    r.kernels_per_step = static_cast<double>(k.count) / r.steps;
+    r.median_kernel_ns = static_cast<double>(detail::median(k.durations));
+    r.tensor_core_kernel_share = k.tc / k.weight;
+    r.matmul_kernel_share = k.matmul / k.weight;
+    if (k.with_launch > 0) r.share_kernels_shorter_than_launch = static_cast<double>(k.shorter_than_launch) / k.with_launch;
+    if (r.device.known && k.weight > 0) r.sm_efficiency = k.sm_eff / k.weight;
+    if (k.theo_weight > 0) {
+      r.theoretical_occupancy = k.theo / k.theo_weight;
+      r.achieved_occupancy_est = k.achieved / k.theo_weight;
+    }
+  }
+  copy_metrics(store, tl, r);
+}
+
+}  // namespace
+
+Report analyze(const EventStore& store, const Options& options) {
+  Report r;
+  const auto meta = store.meta();
+  r.device = device_props(meta);
+  r.config = run_config(meta);
+  detail::Timeline tl = detail::build_timeline(store, options.last_steps);
+  r.steps = static_cast<std::int64_t>(tl.steps.size());
+  auto ga = meta.find("gpu_activity");
+  r.gpu_present = !tl.gpu.empty();
+  if (!r.gpu_present)
+    r.gpu_absent_reason = ga != meta.end() && ga->second != "collected (CUPTI)" ? ga->second : "no GPU activity recorded";
+  if (tl.steps.empty()) {
+    if (options.verdicts) add_verdicts(r);
+    return r;
+  }
+  std::vector<std::int64_t> launch_durations = tl.launch_durations;
+  r.launch_cost_ns = launch_durations.empty() ? kDefaultLaunchCostNs : detail::median(launch_durations);
+  if (!launch_durations.empty()) r.median_launch_ns = static_cast<double>(r.launch_cost_ns);
+  r.per_step.resize(tl.steps.size());
+  for (std::size_t i = 0; i < tl.steps.size(); ++i)
+    r.per_step[i].global_step = tl.steps[i].global_step, r.per_step[i].start = tl.steps[i].start,
+    r.per_step[i].end = tl.steps[i].end;
+  detail::sweep(tl, r.per_step);
+  if (r.gpu_present) detail::idle_gaps(tl, r.launch_cost_ns, r.per_step);
+  for (const auto& g : tl.gpu)
+    if (g.c == Category::kernel && g.step >= 0) ++r.per_step[static_cast<std::size_t>(g.step)].kernels;
+  for (const auto& s : r.per_step)
+    r.wall_ns += s.wall(), r.breakdown.add(s.breakdown), r.data_wait_ns += s.data_wait_ns, r.sync_ns += s.sync_ns;
+  if (r.gpu_present) gpu_metrics(store, tl, r);
+  memory_metrics(store, r);
+  if (!options.per_step) r.per_step.clear();
+  if (options.verdicts) add_verdicts(r);
+  return r;
+}
+
+}  // namespace ts::prof::analysis

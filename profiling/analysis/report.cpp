@@ -1,0 +1,139 @@
+// The analysis as text (trainscope-run --analyze) and as one JSON object (--analyze --json).
+#include <fmt/core.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "profiling/analysis/analysis.h"
+
+namespace ts::prof::analysis {
+
+namespace {
+
+std::string pct(std::optional<double> v) { return v ? fmt::format("{:.1f} %", 100 * *v) : "absent"; }
+double share(std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / b : 0; }
+
+}  // namespace
+
+std::string to_text(const Report& r) {
+  std::string o;
+  o += fmt::format("analysed {} steps, {:.3f} s of training (step windows)\n", r.steps, r.wall_ns / 1e9);
+  if (r.steps == 0) return o + "no training steps in this session: nothing to analyse\n";
+  o += "step-time breakdown (each instant counted once, by priority):\n";
+  for (int c = 0; c < kCategoryCount; ++c)
+    o += fmt::format("  {:<18} {:>10.3f} ms/step {:>6.1f} %\n", category_name(static_cast<Category>(c)),
+                     r.breakdown.ns[c] / 1e6 / r.steps, 100 * share(r.breakdown.ns[c], r.wall_ns));
+  o += fmt::format("  data-loader wait (trainer thread, raw) {:.1f} %, sync (raw) {:.1f} %\n",
+                   100 * share(r.data_wait_ns, r.wall_ns), 100 * share(r.sync_ns, r.wall_ns));
+  if (!r.gpu_present) {
+    o += "GPU metrics: absent (" + r.gpu_absent_reason + ")\n";
+  } else {
+    o += fmt::format("GPU time-utilisation {} (busy / wall)\n", pct(r.gpu_utilization));
+    o += fmt::format("estimated SM efficiency {}, theoretical occupancy {}, estimated achieved occupancy {} "
+                     "(duration-weighted; {})\n", pct(r.sm_efficiency), pct(r.theoretical_occupancy),
+                     pct(r.achieved_occupancy_est), r.device.known ? r.device.source : "device properties unknown");
+    o += fmt::format("GPU idle: host wait {:.1f} %, kernel wait {:.1f} %, other {:.1f} %; caused by host sync {:.1f} %; "
+                     "host wait while launching {:.1f} %\n",
+                     100 * share(r.idle->host_wait, r.wall_ns), 100 * share(r.idle->kernel_wait, r.wall_ns),
+                     100 * share(r.idle->other, r.wall_ns), 100 * share(*r.idle_sync_ns, r.wall_ns),
+                     100 * share(*r.idle_host_launching_ns, r.wall_ns));
+    o += fmt::format("launches: {:.1f} kernels/step, median kernel {:.1f} us, median launch call {}, "
+                     "kernels shorter than their launch {}\n", r.kernels_per_step.value_or(0),
+                     r.median_kernel_ns.value_or(0) / 1e3,
+                     r.median_launch_ns ? fmt::format("{:.1f} us", *r.median_launch_ns / 1e3) : "absent",
+                     pct(r.share_kernels_shorter_than_launch));
+    o += fmt::format("tensor-core kernels {} of kernel time, GEMM/conv kernels {}; amp {}\n",
+                     pct(r.tensor_core_kernel_share), pct(r.matmul_kernel_share), r.config.amp);
+    o += fmt::format("pageable copies {} ({:.1f} MB)\n", r.pageable_copies, r.pageable_copy_bytes / 1e6);
+  }
+  if (r.peak_device_memory_bytes)
+    o += fmt::format("peak device memory used {:.2f} GB ({} of the card)\n", *r.peak_device_memory_bytes / 1e9,
+                     pct(r.device_memory_fraction));
+  if (r.steps < min_steps_for_verdicts())
+    o += fmt::format("verdicts: none (need at least {} steps)\n", min_steps_for_verdicts());
+  else if (r.verdicts.empty())
+    o += "verdicts: none fired\n";
+  for (const auto& v : r.verdicts) {
+    o += fmt::format("verdict [{}] {}: {}\n  evidence:", v.severity, v.id, v.title);
+    for (const auto& [k, x] : v.evidence) o += fmt::format(" {}={:.4g}", k, x);
+    o += "\n  fix: " + v.fix + "\n";
+  }
+  return o;
+}
+
+namespace {
+using W = rapidjson::Writer<rapidjson::StringBuffer>;
+void opt(W& w, const char* k, std::optional<double> v) {
+  w.Key(k);
+  if (v) w.Double(*v);
+  else w.Null();
+}
+void opt_i(W& w, const char* k, std::optional<std::int64_t> v) {
+  w.Key(k);
+  if (v) w.Int64(*v);
+  else w.Null();
+}
+}  // namespace
+
+std::string to_json(const Report& r) {
+  rapidjson::StringBuffer buf;
+  W w(buf);
+  w.StartObject();
+  w.Key("steps"); w.Int64(r.steps);
+  w.Key("wall_ns"); w.Int64(r.wall_ns);
+  w.Key("breakdown_ns");
+  w.StartObject();
+  for (int c = 0; c < kCategoryCount; ++c) { w.Key(category_name(static_cast<Category>(c))); w.Int64(r.breakdown.ns[c]); }
+  w.EndObject();
+  w.Key("data_loader_wait_ns"); w.Int64(r.data_wait_ns);
+  w.Key("sync_ns"); w.Int64(r.sync_ns);
+  w.Key("gpu_present"); w.Bool(r.gpu_present);
+  w.Key("gpu_absent_reason"); w.String(r.gpu_absent_reason.c_str());
+  opt(w, "gpu_utilization", r.gpu_utilization);
+  opt(w, "sm_efficiency_est", r.sm_efficiency);
+  opt(w, "theoretical_occupancy", r.theoretical_occupancy);
+  opt(w, "achieved_occupancy_est", r.achieved_occupancy_est);
+  opt_i(w, "gpu_busy_ns", r.gpu_busy_ns);
+  w.Key("gpu_idle_ns");
+  if (r.idle) {
+    w.StartObject();
+    w.Key("host_wait"); w.Int64(r.idle->host_wait);
+    w.Key("kernel_wait"); w.Int64(r.idle->kernel_wait);
+    w.Key("other"); w.Int64(r.idle->other);
+    w.EndObject();
+  } else {
+    w.Null();
+  }
+  opt_i(w, "gpu_idle_sync_ns", r.idle_sync_ns);
+  opt_i(w, "gpu_idle_host_wait_launching_ns", r.idle_host_launching_ns);
+  opt(w, "kernels_per_step", r.kernels_per_step);
+  opt(w, "median_kernel_ns", r.median_kernel_ns);
+  opt(w, "median_launch_ns", r.median_launch_ns);
+  opt(w, "share_kernels_shorter_than_launch", r.share_kernels_shorter_than_launch);
+  opt(w, "tensor_core_kernel_share", r.tensor_core_kernel_share);
+  opt(w, "matmul_kernel_share", r.matmul_kernel_share);
+  w.Key("pageable_copies"); w.Int64(r.pageable_copies);
+  w.Key("pageable_copy_bytes"); w.Int64(r.pageable_copy_bytes);
+  opt_i(w, "peak_device_memory_bytes", r.peak_device_memory_bytes);
+  opt(w, "device_memory_fraction", r.device_memory_fraction);
+  w.Key("amp"); w.String(r.config.amp.c_str());
+  w.Key("min_steps_for_verdicts"); w.Int64(min_steps_for_verdicts());
+  w.Key("verdicts");
+  w.StartArray();
+  for (const auto& v : r.verdicts) {
+    w.StartObject();
+    w.Key("id"); w.String(v.id.c_str());
+    w.Key("severity"); w.String(v.severity.c_str());
+    w.Key("title"); w.String(v.title.c_str());
+    w.Key("fix"); w.String(v.fix.c_str());
+    w.Key("evidence");
+    w.StartObject();
+    for (const auto& [k, x] : v.evidence) { w.Key(k.c_str()); w.Double(x); }
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return buf.GetString();
+}
+
+}  // namespace ts::prof::analysis

@@ -1,0 +1,296 @@
+// analyze(): step windows, the priority sweep (step-time breakdown), GPU idle gaps and their causes.
+// One pass per table into flat vectors reserved up front, one sort each; no per-event allocation.
+// Definitions: docs/metrics.md.
+#include <algorithm>
+#include <cstring>
+
+#include "engine/host_trace.h"
+#include "profiling/analysis/analysis.h"
+#include "profiling/analysis/internal.h"
+
+namespace ts::prof::analysis {
+
+const char* category_name(Category c) {
+  static const char* const names[] = {"kernel", "memcpy", "memset", "runtime", "data_loader_wait",
+                                      "sync_wait", "cpu_exec", "other"};
+  const int i = static_cast<int>(c);
+  return i >= 0 && i < kCategoryCount ? names[i] : "?";
+}
+
+std::int64_t Breakdown::total() const {
+  std::int64_t t = 0;
+  for (auto v : ns) t += v;
+  return t;
+}
+void Breakdown::add(const Breakdown& o) {
+  for (int i = 0; i < kCategoryCount; ++i) ns[i] += o.ns[i];
+}
+void IdleBreakdown::add(const IdleBreakdown& o) {
+  host_wait += o.host_wait, kernel_wait += o.kernel_wait, other += o.other;
+}
+
+namespace detail {
+
+namespace {
+
+bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
+
+/// Host range kinds that are CPU execution of the step (not waiting).
+bool is_cpu_exec(std::uint8_t kind) {
+  using K = trace::RangeKind;
+  const auto k = static_cast<K>(kind);
+  return k == K::forward || k == K::backward || k == K::loss || k == K::optimizer || k == K::h2d_copy ||
+         k == K::other;
+}
+
+}  // namespace
+
+Timeline build_timeline(const EventStore& store, std::int64_t last_steps) {
+  Timeline tl;
+  const std::size_t n_steps = store.steps.size();
+  std::size_t lo = 0;
+  if (last_steps > 0 && static_cast<std::size_t>(last_steps) < n_steps) lo = n_steps - static_cast<std::size_t>(last_steps);
+  tl.steps.reserve(n_steps - lo);
+  for (std::size_t i = lo; i < n_steps; ++i) {
+    const StepRecord& s = store.steps[i];
+    tl.steps.push_back({s.global_step, s.start, s.end, s.start, s.end});
+  }
+  if (tl.steps.empty()) return tl;
+  // Trainer threads: those that ran step ranges (all threads when no step range was kept).
+  const std::size_t n_ranges = store.host_ranges.size();
+  for (std::size_t i = 0; i < n_ranges; ++i) {
+    const auto& r = store.host_ranges[i];
+    if (r.kind == static_cast<std::uint8_t>(trace::RangeKind::step) &&
+        std::find(tl.trainer_tids.begin(), tl.trainer_tids.end(), r.thread) == tl.trainer_tids.end())
+      tl.trainer_tids.push_back(r.thread);
+  }
+  const std::int64_t span_lo = tl.steps.front().host_start;
+  // Runtime calls: names classified once per string id.
+  const std::size_t n_strings = store.strings.size();
+  std::vector<std::uint8_t> api_class(n_strings, 0);  // 1 launch, 2 sync, 0 other
+  for (std::size_t id = 0; id < n_strings; ++id) {
+    const std::string& s = store.strings.get(static_cast<StringId>(id));
+    if (contains(s, "Launch")) api_class[id] = 1;
+    else if (contains(s, "Synchronize") || (s.rfind("cudaMemcpy", 0) == 0 && !contains(s, "Async"))) api_class[id] = 2;
+  }
+  const std::size_t n_rt = store.runtime.size();
+  tl.launches.reserve(n_rt);
+  for (std::size_t i = 0; i < n_rt; ++i) {
+    const RuntimeRecord& r = store.runtime[i];
+    if (r.end < span_lo) continue;
+    const int step = tl.step_at(r.start);
+    tl.launches.push_back({r.correlation, r.start, r.end - r.start, step});
+    const std::uint8_t cls = r.name < api_class.size() ? api_class[r.name] : 0;
+    if (cls == 1) tl.launch_durations.push_back(r.end - r.start);
+    if (tl.is_trainer(r.thread)) {
+      tl.host.push_back({r.start, r.end, Category::runtime, -1});
+      if (cls == 2) tl.syncs.push_back({r.start, r.end});
+    }
+  }
+  std::sort(tl.launches.begin(), tl.launches.end(),
+            [](const Launch& a, const Launch& b) { return a.correlation < b.correlation; });
+  // Host ranges of the trainer thread.
+  for (std::size_t i = 0; i < n_ranges; ++i) {
+    const auto& r = store.host_ranges[i];
+    if (r.end < span_lo || !tl.is_trainer(r.thread)) continue;
+    using K = trace::RangeKind;
+    if (r.kind == static_cast<std::uint8_t>(K::data_wait)) {
+      tl.host.push_back({r.start, r.end, Category::data_wait, -1});
+      tl.blocked.push_back({r.start, r.end});
+    } else if (r.kind == static_cast<std::uint8_t>(K::sync)) {
+      tl.host.push_back({r.start, r.end, Category::sync_wait, -1});
+      tl.syncs.push_back({r.start, r.end});
+    } else if (is_cpu_exec(r.kind)) {
+      tl.host.push_back({r.start, r.end, Category::cpu_exec, -1});
+    }
+  }
+  add_gpu_ops(store, tl, span_lo);
+  make_windows(tl);
+  for (const auto& s : tl.syncs) tl.blocked.push_back(s);
+  merge(tl.syncs);
+  merge(tl.blocked);
+  return tl;
+}
+
+void add_gpu_ops(const EventStore& store, Timeline& tl, std::int64_t span_lo) {
+  auto add = [&](std::int64_t start, std::int64_t end, std::uint32_t corr, Category c, std::uint32_t index) {
+    if (end < span_lo) return;
+    const Launch* l = tl.launch_of(corr);
+    tl.gpu.push_back({start, end, l ? l->start : INT64_MIN, c, l ? l->step : -1, index});
+    if (l && l->step >= 0) {
+      auto& s = tl.steps[static_cast<std::size_t>(l->step)];
+      s.end = std::max(s.end, end);
+    }
+  };
+  const std::size_t nk = store.kernels.size(), nc = store.memcpys.size(), ns = store.memsets.size();
+  tl.gpu.reserve(nk + nc + ns);
+  for (std::size_t i = 0; i < nk; ++i) {
+    const auto& k = store.kernels[i];
+    add(k.start, k.end, k.correlation, Category::kernel, static_cast<std::uint32_t>(i));
+  }
+  for (std::size_t i = 0; i < nc; ++i) {
+    const auto& m = store.memcpys[i];
+    add(m.start, m.end, m.correlation, Category::memcpy, static_cast<std::uint32_t>(i));
+  }
+  for (std::size_t i = 0; i < ns; ++i) {
+    const auto& m = store.memsets[i];
+    add(m.start, m.end, m.correlation, Category::memset, static_cast<std::uint32_t>(i));
+  }
+  std::sort(tl.gpu.begin(), tl.gpu.end(), [](const GpuOp& a, const GpuOp& b) { return a.start < b.start; });
+}
+
+/// Windows: [host start, max(host end, end of the step's GPU work)], disjoint in step order.
+void make_windows(Timeline& tl) {
+  std::int64_t prev_end = INT64_MIN;
+  for (auto& s : tl.steps) {
+    s.start = std::max(s.host_start, prev_end);
+    s.end = std::max(s.end, s.start);
+    prev_end = s.end;
+  }
+}
+
+void merge(std::vector<Span>& v) {
+  std::sort(v.begin(), v.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+  std::size_t out = 0;
+  for (const Span& s : v) {
+    if (s.end <= s.start) continue;
+    if (out > 0 && s.start <= v[out - 1].end) v[out - 1].end = std::max(v[out - 1].end, s.end);
+    else v[out++] = s;
+  }
+  v.resize(out);
+}
+
+int Timeline::step_at(std::int64_t t) const {
+  auto it = std::upper_bound(steps.begin(), steps.end(), t,
+                             [](std::int64_t v, const StepWindow& s) { return v < s.host_start; });
+  if (it == steps.begin()) return -1;
+  --it;
+  return t <= it->host_end ? static_cast<int>(it - steps.begin()) : -1;
+}
+
+const Launch* Timeline::launch_of(std::uint32_t corr) const {
+  if (corr == 0) return nullptr;
+  auto it = std::lower_bound(launches.begin(), launches.end(), corr,
+                             [](const Launch& l, std::uint32_t c) { return l.correlation < c; });
+  return it != launches.end() && it->correlation == corr ? &*it : nullptr;
+}
+
+bool Timeline::is_trainer(std::uint32_t tid) const {
+  return trainer_tids.empty() || std::find(trainer_tids.begin(), trainer_tids.end(), tid) != trainer_tids.end();
+}
+
+/// Calls fn(window index, a, b) for each piece of [a, b) inside a window; `w` is a cursor that only
+/// moves forward (callers pass increasing a).
+template <class Fn>
+void for_each_piece(const std::vector<StepWindow>& win, std::size_t& w, std::int64_t a, std::int64_t b, Fn&& fn) {
+  while (w < win.size() && win[w].end <= a) ++w;
+  for (std::size_t i = w; i < win.size() && win[i].start < b; ++i) {
+    const std::int64_t lo = std::max(a, win[i].start), hi = std::min(b, win[i].end);
+    if (hi > lo) fn(i, lo, hi);
+  }
+}
+
+struct Edge {
+  std::int64_t t;
+  std::int32_t delta;
+  Category c;
+};
+
+/// The priority sweep: each instant of a window goes to the highest-priority category active then.
+void sweep(const Timeline& tl, std::vector<StepMetrics>& out) {
+  std::vector<Edge> edges;
+  edges.reserve(2 * (tl.host.size() + tl.gpu.size()));
+  const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
+  auto push = [&](std::int64_t a, std::int64_t b, Category c) {
+    a = std::max(a, lo), b = std::min(b, hi);
+    if (b > a) edges.push_back({a, +1, c}), edges.push_back({b, -1, c});
+  };
+  for (const auto& h : tl.host) push(h.start, h.end, h.c);
+  for (const auto& g : tl.gpu) {
+    if (g.step >= 0) {  // GPU work belongs to the step that launched it
+      const auto& w = tl.steps[static_cast<std::size_t>(g.step)];
+      push(std::max(g.start, w.start), std::min(g.end, w.end), g.c);
+    } else {
+      push(g.start, g.end, g.c);
+    }
+  }
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
+  int active[kCategoryCount] = {};
+  std::size_t cursor = 0;
+  std::int64_t prev = lo;
+  for (std::size_t i = 0; i < edges.size();) {
+    const std::int64_t t = edges[i].t;
+    if (t > prev) {
+      int top = kCategoryCount - 1;  // other
+      for (int c = 0; c < kCategoryCount - 1; ++c)
+        if (active[c] > 0) { top = c; break; }
+      const bool gpu = active[0] + active[1] + active[2] > 0;
+      const bool wait = active[static_cast<int>(Category::data_wait)] > 0;
+      const bool sync = active[static_cast<int>(Category::sync_wait)] > 0;
+      for_each_piece(tl.steps, cursor, prev, t, [&](std::size_t w, std::int64_t a, std::int64_t b) {
+        auto& m = out[w];
+        if (top != kCategoryCount - 1) m.breakdown.ns[top] += b - a;
+        if (gpu) m.gpu_busy_ns += b - a;
+        if (wait) m.data_wait_ns += b - a;
+        if (sync) m.sync_ns += b - a;
+      });
+    }
+    for (; i < edges.size() && edges[i].t == t; ++i) active[static_cast<int>(edges[i].c)] += edges[i].delta;
+    prev = t;
+  }
+  for (auto& m : out) {  // what no interval covered
+    const std::int64_t covered = m.breakdown.total();
+    m.breakdown.ns[static_cast<int>(Category::other)] = m.wall() - covered;
+  }
+}
+
+/// Length of [a, b) covered by the merged list v; k is a forward-only cursor.
+std::int64_t covered(const std::vector<Span>& v, std::size_t& k, std::int64_t a, std::int64_t b) {
+  while (k < v.size() && v[k].end <= a) ++k;
+  std::int64_t sum = 0;
+  for (std::size_t i = k; i < v.size() && v[i].start < b; ++i)
+    sum += std::max<std::int64_t>(0, std::min(b, v[i].end) - std::max(a, v[i].start));
+  return sum;
+}
+
+/// GPU idle gaps inside the windows: cause (host wait / kernel wait / other), sync-caused idle, and
+/// host-wait idle while the trainer was launching.
+void idle_gaps(const Timeline& tl, std::int64_t launch_cost, std::vector<StepMetrics>& out) {
+  const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
+  std::size_t cursor = 0, ks = 0, kb = 0;
+  auto gap = [&](std::int64_t a, std::int64_t b, std::int64_t next_launch) {
+    if (b <= a) return;
+    enum { host, kernel, other } cause;
+    if (next_launch == INT64_MAX || next_launch >= a) cause = host;  // nothing was queued: the CPU was late
+    else if (b - a < launch_cost) cause = kernel;  // queued behind a dependent kernel: launch latency
+    else cause = other;                            // queued, yet waited longer (events, other streams)
+    // Sync-caused: from the first host sync overlapping the gap (or ending in it) to the gap's end.
+    while (ks < tl.syncs.size() && tl.syncs[ks].end < a) ++ks;
+    const std::int64_t sync_from =
+        ks < tl.syncs.size() && tl.syncs[ks].start < b ? std::max(a, tl.syncs[ks].start) : INT64_MAX;
+    for_each_piece(tl.steps, cursor, a, b, [&](std::size_t w, std::int64_t pa, std::int64_t pb) {
+      auto& m = out[w];
+      const std::int64_t len = pb - pa;
+      if (cause == host) {
+        m.idle.host_wait += len;
+        m.idle_host_launching_ns += len - covered(tl.blocked, kb, pa, pb);
+      } else if (cause == kernel) {
+        m.idle.kernel_wait += len;
+      } else {
+        m.idle.other += len;
+      }
+      if (sync_from < pb) m.idle_sync_ns += pb - std::max(pa, sync_from);
+    });
+  };
+  std::int64_t busy_end = lo;
+  for (const GpuOp& g : tl.gpu) {
+    if (g.end <= lo) continue;
+    if (g.start >= hi) break;
+    if (g.start > busy_end) gap(busy_end, g.start, g.launch_start);
+    busy_end = std::max(busy_end, g.end);
+  }
+  if (busy_end < hi) gap(busy_end, hi, INT64_MAX);
+}
+
+}  // namespace detail
+}  // namespace ts::prof::analysis

@@ -1,0 +1,142 @@
+// Verdicts: each with a severity, the evidence numbers and the fix in the runner's terms.
+// Every threshold is a named constant with its source; docs/metrics.md lists them.
+#include "profiling/analysis/analysis.h"
+
+namespace ts::prof::analysis {
+
+namespace {
+
+/// No verdict on fewer analysed steps: one step's warm-up (cuDNN autotuning, allocator growth)
+/// would dominate. TrainScope's choice; the PyTorch profiler's schedule records 3+ active steps.
+constexpr std::int64_t kMinSteps = 10;
+/// Input-bound: the PyTorch profiler's TensorBoard plugin recommends more DataLoader workers when
+/// DataLoader time is > 5 % of the step (DESIGN.md / issue #4: moderate >= 5 %, high >= 20 %).
+constexpr double kInputModerate = 0.05, kInputHigh = 0.20;
+/// Sync-bound: GPU idle caused by host synchronisation >= 10 % of wall time (issue #4); high at 30 %.
+constexpr double kSyncModerate = 0.10, kSyncHigh = 0.30;
+/// Launch-bound: host-wait idle while the trainer launches >= 20 % of wall (issue #4; HTA's idle-time
+/// breakdown names host wait as the launch-bound symptom); high at 40 %.
+constexpr double kLaunchModerate = 0.20, kLaunchHigh = 0.40;
+/// Low GPU utilisation: busy / wall < 50 % (issue #4); high below 25 %.
+constexpr double kLowUtilModerate = 0.50, kLowUtilHigh = 0.25;
+/// Memory pressure: device memory used > 90 % of the card (issue #4; the caching allocator starts
+/// to retry / fragment near the limit); high above 97 %.
+constexpr double kMemoryModerate = 0.90, kMemoryHigh = 0.97;
+/// AMP-eligible: fp32 run on tensor-core hardware (cc >= 7.0) where GEMM/conv kernels are >= 30 %
+/// of kernel time (AMP speeds up exactly those; TrainScope's choice).
+constexpr double kAmpMatmulShare = 0.30;
+/// Overflowed AMP steps: > 1 % of optimizer steps skipped. GradScaler's default growth_interval of
+/// 2000 steps means about one skip per 2000 steps (0.05 %) in steady state.
+constexpr double kOverflowShare = 0.01;
+/// Pageable copies: any host<->device copy from pageable memory, moderate when >= 2 % of wall time.
+constexpr double kPageableModerate = 0.02;
+
+double share(std::int64_t part, std::int64_t whole) { return whole > 0 ? static_cast<double>(part) / whole : 0; }
+
+void input_bound(Report& r) {
+  const double s = share(r.data_wait_ns, r.wall_ns);
+  if (s < kInputModerate) return;
+  r.verdicts.push_back({"input_bound", s >= kInputHigh ? "high" : "moderate",
+                        "Input-bound: the trainer waits for the next batch",
+                        "raise --num-workers (now " + std::to_string(r.config.num_workers) +
+                            "), keep --pin-memory on, move augmentation to the GPU or drop --augment, keep the "
+                            "dataset in memory",
+                        {{"data_loader_wait_pct", 100 * s},
+                         {"data_loader_wait_ms_per_step", r.data_wait_ns / 1e6 / r.steps},
+                         {"step_ms", r.wall_ns / 1e6 / r.steps},
+                         {"num_workers", r.config.num_workers}}});
+}
+
+void sync_bound(Report& r) {
+  if (!r.idle_sync_ns) return;
+  const double s = share(*r.idle_sync_ns, r.wall_ns);
+  if (s < kSyncModerate) return;
+  r.verdicts.push_back({"sync_bound", s >= kSyncHigh ? "high" : "moderate",
+                        "Sync-bound: the GPU idles while the host waits on it",
+                        "stop reading the loss every step (drop --sync-every-step; raise --log-every), accumulate "
+                        "metrics on the device, use pinned memory (--pin-memory)",
+                        {{"gpu_idle_sync_pct", 100 * s},
+                         {"host_sync_pct", 100 * share(r.sync_ns, r.wall_ns)},
+                         {"gpu_utilization_pct", 100 * r.gpu_utilization.value_or(0)}}});
+}
+
+void launch_bound(Report& r) {
+  if (!r.idle_host_launching_ns || !r.median_kernel_ns || !r.median_launch_ns) return;
+  const double s = share(*r.idle_host_launching_ns, r.wall_ns);
+  if (s < kLaunchModerate || *r.median_kernel_ns >= *r.median_launch_ns) return;
+  r.verdicts.push_back({"launch_bound", s >= kLaunchHigh ? "high" : "moderate",
+                        "Launch-bound: kernels finish faster than the CPU launches them",
+                        "use a larger --batch-size (now " + std::to_string(r.config.batch_size) +
+                            "); CUDA graphs and kernel fusion cut launches",
+                        {{"gpu_idle_host_wait_launching_pct", 100 * s},
+                         {"median_kernel_us", *r.median_kernel_ns / 1e3},
+                         {"median_launch_us", *r.median_launch_ns / 1e3},
+                         {"kernels_per_step", r.kernels_per_step.value_or(0)}}});
+}
+
+void low_utilization(Report& r) {
+  if (!r.gpu_utilization || *r.gpu_utilization >= kLowUtilModerate) return;
+  r.verdicts.push_back({"low_utilization", *r.gpu_utilization < kLowUtilHigh ? "high" : "moderate",
+                        "Low GPU utilisation: the GPU is idle much of the step",
+                        "see the idle breakdown: a larger --batch-size, more --num-workers, no --sync-every-step",
+                        {{"gpu_utilization_pct", 100 * *r.gpu_utilization},
+                         {"idle_host_wait_pct", 100 * share(r.idle->host_wait, r.wall_ns)},
+                         {"idle_kernel_wait_pct", 100 * share(r.idle->kernel_wait, r.wall_ns)},
+                         {"idle_other_pct", 100 * share(r.idle->other, r.wall_ns)}}});
+}
+
+void pageable_copies(Report& r) {
+  if (r.pageable_copies == 0) return;
+  const double s = share(r.pageable_copy_ns, r.wall_ns);
+  r.verdicts.push_back({"pageable_memcpy", s >= kPageableModerate ? "moderate" : "low",
+                        "Copies from pageable host memory (staged through a driver buffer, synchronous)",
+                        "turn on --pin-memory", {{"pageable_copies", static_cast<double>(r.pageable_copies)},
+                                                 {"pageable_copy_mb", r.pageable_copy_bytes / 1e6},
+                                                 {"pageable_copy_pct", 100 * s}}});
+}
+
+void memory_pressure(Report& r) {
+  if (!r.device_memory_fraction || *r.device_memory_fraction <= kMemoryModerate) return;
+  r.verdicts.push_back({"memory_pressure", *r.device_memory_fraction > kMemoryHigh ? "high" : "moderate",
+                        "GPU memory nearly full",
+                        "use a smaller --batch-size with --accumulate N to keep the effective batch, or --amp bf16",
+                        {{"device_memory_used_pct", 100 * *r.device_memory_fraction},
+                         {"peak_device_memory_gb", *r.peak_device_memory_bytes / 1e9}}});
+}
+
+void amp(Report& r) {
+  if (r.config.amp == "off" && r.device.known && r.matmul_kernel_share && *r.matmul_kernel_share >= kAmpMatmulShare) {
+    const bool bf16 = r.device.cc_major >= 8;  // bf16 tensor cores from Ampere (cc 8.0)
+    r.verdicts.push_back({"amp_eligible", "moderate", "fp32 run on tensor-core hardware: AMP-eligible",
+                          std::string("run with --amp ") + (bf16 ? "bf16" : "fp16"),
+                          {{"matmul_kernel_time_pct", 100 * *r.matmul_kernel_share},
+                           {"tensor_core_kernel_time_pct", 100 * r.tensor_core_kernel_share.value_or(0)},
+                           {"compute_capability", r.device.cc_major + r.device.cc_minor / 10.0}}});
+  }
+  if (r.skipped_steps && r.optimizer_steps && *r.optimizer_steps > 0) {
+    const double s = share(*r.skipped_steps, *r.optimizer_steps);
+    if (s > kOverflowShare)
+      r.verdicts.push_back({"amp_overflow", "moderate", "fp16 steps skipped for inf/NaN gradients",
+                            "use --amp bf16 (no loss scaling), or lower --lr",
+                            {{"skipped_steps", static_cast<double>(*r.skipped_steps)},
+                             {"skipped_pct", 100 * s}}});
+  }
+}
+
+}  // namespace
+
+void add_verdicts(Report& r) {
+  r.verdicts.clear();
+  if (r.steps < kMinSteps) return;
+  input_bound(r);
+  sync_bound(r);
+  launch_bound(r);
+  low_utilization(r);
+  pageable_copies(r);
+  memory_pressure(r);
+  amp(r);
+}
+
+std::int64_t min_steps_for_verdicts() { return kMinSteps; }
+
+}  // namespace ts::prof::analysis

@@ -1,0 +1,321 @@
+// Analysis (issue #4) on hand-built timelines: breakdown sums, utilisation, idle causes, occupancy,
+// each verdict firing / not firing / at its boundary, the rolling window, absent GPU metrics, speed.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "engine/host_trace.h"
+#include "profiling/analysis/analysis.h"
+
+namespace ts::prof::analysis {
+namespace {
+
+using K = trace::RangeKind;
+constexpr std::uint32_t kTid = 7;
+
+struct Builder {
+  EventStore s;
+  std::uint32_t corr = 1;
+  StringId launch = s.strings.intern("cudaLaunchKernel_v7000");
+  StringId sync_api = s.strings.intern("cudaStreamSynchronize_v3020");
+  StringId kname = s.strings.intern("void elementwise_kernel<float>()");
+  void range(K k, std::int64_t a, std::int64_t b, std::int64_t step = -1) {
+    HostRangeRecord r;
+    r.start = a, r.end = b, r.thread = kTid, r.kind = static_cast<std::uint8_t>(k), r.step = step;
+    s.append(s.host_ranges, r);
+  }
+  void step(std::int64_t gs, std::int64_t a, std::int64_t b) {
+    StepRecord r;
+    r.global_step = gs, r.start = a, r.end = b;
+    s.append(s.steps, r);
+    range(K::step, a, b, gs);
+  }
+  /// A launch call [a, b) and its kernel [ka, kb).
+  void kernel(std::int64_t a, std::int64_t b, std::int64_t ka, std::int64_t kb, int blocks = 1000, int threads = 256) {
+    RuntimeRecord rt;
+    rt.start = a, rt.end = b, rt.thread = kTid, rt.correlation = corr, rt.name = launch;
+    s.append(s.runtime, rt);
+    KernelRecord k;
+    k.start = ka, k.end = kb, k.correlation = corr++, k.name = kname;
+    k.grid[0] = blocks, k.grid[1] = k.grid[2] = 1, k.block[0] = threads, k.block[1] = k.block[2] = 1;
+    k.registers = 32;
+    s.append(s.kernels, k);
+  }
+  void sync_call(std::int64_t a, std::int64_t b) {
+    RuntimeRecord rt;
+    rt.start = a, rt.end = b, rt.thread = kTid, rt.correlation = corr++, rt.name = sync_api;
+    s.append(s.runtime, rt);
+  }
+  void h200() {
+    s.set_meta("device.kind", "cuda");
+    s.set_meta("device.compute_capability", "9.0");
+    s.set_meta("device.multiprocessors", "132");
+    s.set_meta("device.total_memory_bytes", "150000000000");
+  }
+};
+
+bool fired(const Report& r, const std::string& id, std::string* severity = nullptr) {
+  for (const auto& v : r.verdicts)
+    if (v.id == id) {
+      if (severity) *severity = v.severity;
+      return true;
+    }
+  return false;
+}
+
+TEST(Analysis, BreakdownCountsEachInstantOnceByPriority) {
+  Builder b;
+  b.step(1, 0, 1000);
+  b.range(K::data_wait, 0, 200);
+  b.range(K::forward, 200, 600);
+  b.kernel(300, 350, 340, 500);
+  b.range(K::sync, 600, 900);
+  b.sync_call(610, 890);
+  const Report r = analyze(b.s);
+  ASSERT_EQ(r.steps, 1);
+  EXPECT_EQ(r.breakdown[Category::kernel], 160);
+  EXPECT_EQ(r.breakdown[Category::runtime], 40 + 280);
+  EXPECT_EQ(r.breakdown[Category::data_wait], 200);
+  EXPECT_EQ(r.breakdown[Category::sync_wait], 20);
+  EXPECT_EQ(r.breakdown[Category::cpu_exec], 200);
+  EXPECT_EQ(r.breakdown[Category::other], 100);
+  EXPECT_EQ(r.breakdown.total(), 1000);
+  EXPECT_EQ(r.per_step[0].breakdown.total(), r.per_step[0].wall());
+  ASSERT_TRUE(r.gpu_utilization);
+  EXPECT_DOUBLE_EQ(*r.gpu_utilization, 160.0 / 1000.0);  // hand computation: one 160 ns kernel in 1000 ns
+  EXPECT_EQ(r.data_wait_ns, 200);
+}
+
+TEST(Analysis, GpuWorkBelongsToTheLaunchingStepAndExtendsItsWindow) {
+  Builder b;
+  b.step(1, 0, 100);
+  b.kernel(10, 20, 50, 300);  // runs past the host step
+  b.step(2, 150, 400);
+  b.kernel(200, 210, 310, 350);
+  const Report r = analyze(b.s);
+  ASSERT_EQ(r.per_step.size(), 2u);
+  EXPECT_EQ(r.per_step[0].end, 300);
+  EXPECT_EQ(r.per_step[1].start, 300);  // windows are disjoint
+  EXPECT_EQ(r.per_step[0].breakdown[Category::kernel], 250);
+  EXPECT_EQ(r.per_step[1].breakdown[Category::kernel], 40);
+  EXPECT_EQ(r.per_step[0].kernels, 1);
+  for (const auto& s : r.per_step) EXPECT_EQ(s.breakdown.total(), s.wall());
+  EXPECT_EQ(r.wall_ns, 400);
+  EXPECT_DOUBLE_EQ(*r.gpu_utilization, 290.0 / 400.0);
+}
+
+/// n steps of 1000 ns with data wait `wait` ns at the start of each.
+Report input_run(int n, std::int64_t wait) {
+  Builder b;
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t t = i * 1000;
+    b.step(i + 1, t, t + 1000);
+    if (wait > 0) b.range(K::data_wait, t, t + wait);
+    b.range(K::forward, t + wait, t + 1000);
+  }
+  return analyze(b.s);
+}
+
+TEST(Analysis, InputBoundFiresAtFivePercentHighAtTwenty) {
+  std::string sev;
+  EXPECT_TRUE(fired(input_run(20, 50), "input_bound", &sev));  // boundary: exactly 5 %
+  EXPECT_EQ(sev, "moderate");
+  EXPECT_FALSE(fired(input_run(20, 49), "input_bound"));
+  EXPECT_TRUE(fired(input_run(20, 200), "input_bound", &sev));
+  EXPECT_EQ(sev, "high");
+  EXPECT_FALSE(fired(input_run(20, 0), "input_bound"));
+  EXPECT_TRUE(input_run(9, 500).verdicts.empty());  // too few steps
+  const Report cpu = input_run(20, 300);
+  EXPECT_FALSE(cpu.gpu_present);  // a CPU session: GPU metrics absent, never zero
+  EXPECT_FALSE(cpu.gpu_utilization);
+  EXPECT_NE(to_json(cpu).find("\"gpu_utilization\":null"), std::string::npos);
+  EXPECT_NE(to_text(cpu).find("absent"), std::string::npos);
+}
+
+/// Per 1000 ns step: kernel [0, busy), a host sync [sync_a, sync_b), nothing else on the GPU.
+Report sync_run(std::int64_t busy, std::int64_t sync_a, std::int64_t sync_b, int n = 20) {
+  Builder b;
+  b.h200();
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t t = i * 1000;
+    b.step(i + 1, t, t + 1000);
+    b.kernel(t, t + 1, t + 1, t + busy);
+    if (sync_b > sync_a) {
+      b.range(K::sync, t + sync_a, t + sync_b);
+      b.sync_call(t + sync_a, t + sync_b);
+    }
+  }
+  return analyze(b.s);
+}
+
+TEST(Analysis, SyncBoundCountsIdleFromTheSyncToTheNextGpuWork) {
+  // Sync ends when the GPU drains (t+900): idle [900, 1001) is sync-caused = 10.1 % -> fires.
+  Report r = sync_run(900, 100, 900);
+  EXPECT_EQ(*r.idle_sync_ns, 20 * 101 - 1);  // the last step's gap ends at its window end
+  EXPECT_TRUE(fired(r, "sync_bound"));
+  // The sync call's duration while the GPU is busy is not idle: a sync inside busy time, ending
+  // before the gap, causes nothing.
+  r = sync_run(900, 100, 800);
+  EXPECT_EQ(*r.idle_sync_ns, 0);
+  EXPECT_FALSE(fired(r, "sync_bound"));
+  // Boundary: 9.x % does not fire.
+  r = sync_run(911, 100, 911);
+  EXPECT_LT(*r.idle_sync_ns, r.wall_ns / 10);
+  EXPECT_FALSE(fired(r, "sync_bound"));
+  // Queue drained before the host blocked: only the part after the sync started counts.
+  r = sync_run(500, 700, 720);
+  EXPECT_EQ(*r.idle_sync_ns, 19 * 301 + 300);
+  EXPECT_TRUE(fired(r, "sync_bound"));
+}
+
+/// Per step: `launches` launch calls of `launch_ns` back to back after `gap_ns` of CPU work each,
+/// kernels of `kernel_ns` starting 1 ns after their launch returns.
+Report launch_run(int launches, std::int64_t launch_ns, std::int64_t gap_ns, std::int64_t kernel_ns, int n = 20) {
+  Builder b;
+  b.h200();
+  const std::int64_t period = launches * (launch_ns + gap_ns);
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t t = i * period;
+    b.step(i + 1, t, t + period);
+    b.range(K::forward, t, t + period);
+    for (int k = 0; k < launches; ++k) {
+      const std::int64_t a = t + k * (launch_ns + gap_ns) + gap_ns;
+      b.kernel(a, a + launch_ns, a + launch_ns + 1, a + launch_ns + 1 + kernel_ns, 66);
+    }
+  }
+  return analyze(b.s);
+}
+
+TEST(Analysis, LaunchBoundWhenTheCpuCannotKeepTheGpuFed) {
+  Report r = launch_run(50, 2000, 1000, 500);
+  EXPECT_TRUE(fired(r, "launch_bound"));
+  EXPECT_TRUE(fired(r, "low_utilization"));
+  EXPECT_DOUBLE_EQ(*r.median_kernel_ns, 500);
+  EXPECT_DOUBLE_EQ(*r.median_launch_ns, 2000);
+  EXPECT_DOUBLE_EQ(*r.share_kernels_shorter_than_launch, 1.0);
+  EXPECT_DOUBLE_EQ(*r.kernels_per_step, 50);
+  EXPECT_DOUBLE_EQ(*r.gpu_utilization, 500.0 * 1000 / (20 * 150000 + 501));  // the last kernel ends 501 ns late
+  // Long kernels: the GPU stays busy, no launch-bound verdict.
+  r = launch_run(50, 2000, 1000, 2999);
+  EXPECT_FALSE(fired(r, "launch_bound"));
+  EXPECT_FALSE(fired(r, "low_utilization"));
+  // Idle while the trainer waits for data is not launch-bound.
+  Builder b;
+  b.h200();
+  for (int i = 0; i < 20; ++i) {
+    const std::int64_t t = i * 10000;
+    b.step(i + 1, t, t + 10000);
+    b.range(K::data_wait, t, t + 9000);
+    b.kernel(t + 9000, t + 9100, t + 9101, t + 9150, 66);
+  }
+  r = analyze(b.s);
+  EXPECT_FALSE(fired(r, "launch_bound"));
+  EXPECT_TRUE(fired(r, "input_bound"));
+}
+
+TEST(Analysis, LowUtilizationBoundary) {
+  // One kernel per 1000 ns step launched already queued: util exactly 50 % does not fire, 49.9 % does.
+  auto run = [](std::int64_t busy) {
+    Builder b;
+    for (int i = 0; i < 20; ++i) {
+      b.step(i + 1, i * 1000, i * 1000 + 1000);
+      b.kernel(i * 1000, i * 1000 + 1, i * 1000, i * 1000 + busy);
+    }
+    return analyze(b.s);
+  };
+  EXPECT_FALSE(fired(run(500), "low_utilization"));
+  EXPECT_TRUE(fired(run(499), "low_utilization"));
+}
+
+TEST(Analysis, IdleCausesHostKernelOther) {
+  Builder b;
+  b.step(1, 0, 1000);
+  b.kernel(0, 10, 10, 100);     // gap [0,10): nothing queued -> host wait
+  b.kernel(20, 30, 103, 200);   // queued at 20, gap 3 < launch cost 10 -> kernel wait
+  b.kernel(40, 50, 300, 400);   // queued, gap 100 -> other
+  b.kernel(500, 510, 520, 600); // launched after the gap began -> host wait (400..520)
+  const Report r = analyze(b.s);  // tail [600, 1000): host wait
+  EXPECT_EQ(r.idle->kernel_wait, 3);
+  EXPECT_EQ(r.idle->other, 100);
+  EXPECT_EQ(r.idle->host_wait, 10 + 120 + 400);
+  EXPECT_EQ(*r.gpu_busy_ns + r.idle->total(), r.wall_ns);
+}
+
+TEST(Analysis, OccupancyAndSmEfficiencyWithTheCalculator) {
+  Builder b;
+  b.h200();
+  b.step(1, 0, 1000);
+  b.kernel(0, 10, 10, 110, 66, 256);   // half the SMs; 8 blocks of 256 fit an SM (2048 threads)
+  b.kernel(0, 10, 110, 210, 264, 256);
+  const Report r = analyze(b.s);
+  ASSERT_TRUE(r.sm_efficiency);
+  EXPECT_DOUBLE_EQ(*r.sm_efficiency, (0.5 + 1.0) / 2);
+  ASSERT_TRUE(r.theoretical_occupancy);
+  EXPECT_DOUBLE_EQ(*r.theoretical_occupancy, 1.0);
+  // Kineto's estimate: min(blocks/SM, active blocks) x 256 / 2048.
+  EXPECT_DOUBLE_EQ(*r.achieved_occupancy_est, (0.5 * 256 / 2048 + 2.0 * 256 / 2048) / 2);
+  const auto occ = theoretical_occupancy(r.device, 1024, 64, 0, 0);
+  ASSERT_TRUE(occ);
+  EXPECT_DOUBLE_EQ(*occ, 1024.0 / 2048);  // 64 regs x 1024 threads = the whole register file
+}
+
+TEST(Analysis, TensorCoreAndAmpEligible) {
+  EXPECT_TRUE(is_tensor_core_kernel("sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc"));
+  EXPECT_TRUE(is_tensor_core_kernel("ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_nn"));
+  EXPECT_TRUE(is_tensor_core_kernel("cutlass_80_tensorop_s1688gemm_64x64_16x6_tn_align4"));
+  EXPECT_FALSE(is_tensor_core_kernel("ampere_sgemm_128x64_nn"));
+  EXPECT_TRUE(is_matmul_kernel("ampere_sgemm_128x64_nn"));
+  Builder b;
+  b.h200();
+  b.s.set_meta("run.config", R"({"amp":"off","batch_size":128,"num_workers":2})");
+  b.kname = b.s.strings.intern("ampere_sgemm_128x64_nn");
+  for (int i = 0; i < 20; ++i) {
+    b.step(i + 1, i * 1000, i * 1000 + 1000);
+    b.kernel(i * 1000, i * 1000 + 1, i * 1000 + 1, i * 1000 + 900);
+  }
+  Report r = analyze(b.s);
+  EXPECT_TRUE(fired(r, "amp_eligible"));
+  EXPECT_DOUBLE_EQ(*r.tensor_core_kernel_share, 0);
+  b.s.set_meta("run.config", R"({"amp":"bf16"})");
+  EXPECT_FALSE(fired(analyze(b.s), "amp_eligible"));
+}
+
+TEST(Analysis, RollingWindowTakesTheLastSteps) {
+  Builder b;
+  for (int i = 0; i < 30; ++i) {
+    b.step(i + 1, i * 1000, i * 1000 + 1000);
+    b.range(K::data_wait, i * 1000, i * 1000 + (i < 20 ? 0 : 500));
+  }
+  const Report all = analyze(b.s);
+  const Report last = analyze_last_steps(b.s, 10);
+  EXPECT_EQ(last.steps, 10);
+  EXPECT_EQ(last.wall_ns, 10000);
+  EXPECT_EQ(last.data_wait_ns, 5000);
+  EXPECT_EQ(all.data_wait_ns, 5000);
+  EXPECT_TRUE(fired(last, "input_bound"));
+}
+
+TEST(Analysis, MillionEventsInWellUnderASecond) {
+  Builder b;
+  b.h200();
+  const int steps = 2000, per_step = 250;  // 2000 x 250 x (launch + kernel) = 1M events
+  for (int i = 0; i < steps; ++i) {
+    const std::int64_t t = static_cast<std::int64_t>(i) * 1'000'000;
+    b.step(i + 1, t, t + 1'000'000);
+    for (int k = 0; k < per_step; ++k) {
+      const std::int64_t a = t + k * 4000;
+      b.kernel(a, a + 2000, a + 2500, a + 3500);
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const Report r = analyze(b.s);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.steps, steps);
+  EXPECT_EQ(r.breakdown.total(), r.wall_ns);
+  RecordProperty("seconds", std::to_string(s));
+  std::printf("analysis of 1M events: %.3f s\n", s);
+  EXPECT_LT(s, 1.0);
+}
+
+}  // namespace
+}  // namespace ts::prof::analysis
