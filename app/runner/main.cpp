@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   try {
+    if (!opt.analyze.empty()) return ts::run_analysis(opt);
     return ts::run_training(opt, g_stop);
   } catch (const ts::InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());

@@ -13,6 +13,8 @@
 #include "engine/synthetic_data.h"
 #include "engine/trainer.h"
 #include "model_presets.h"
+#include "profiling/analysis/analysis.h"
+#include "profiling/event_source.h"
 #include "profiling/profiler.h"
 
 namespace ts {
@@ -97,6 +99,19 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--session", o.session, "session file to write (implies --profile; default trainscope-<time>.tsession)");
   app.add_option("--profile-schedule", o.profile_schedule,
                  "record only some steps, as torch.profiler.schedule: wait=W,warmup=U,active=A,repeat=R (implies --profile)");
+  app.add_option("--analyze", o.analyze,
+                 "analyse a recorded session instead of training: step-time breakdown, GPU metrics and verdicts "
+                 "(docs/metrics.md)");
+  app.add_flag("--json", o.json, "with --analyze: print one JSON object");
+}
+
+int run_analysis(const RunnerOptions& o) {
+  auto src = prof::open_session(o.analyze);
+  const prof::analysis::Report r = prof::analysis::analyze(src->store(), {0, false, true});
+  if (o.json) fmt::print("{}\n", prof::analysis::to_json(r));
+  else fmt::print("session {}\n{}", o.analyze, prof::analysis::to_text(r));
+  std::fflush(stdout);
+  return 0;
 }
 
 namespace {
@@ -217,6 +232,8 @@ std::string run_config_json(const RunnerOptions& o, const TrainConfig& c) {
   w.Key("pin_memory"); w.Bool(c.pin_memory);
   w.Key("augment"); w.Bool(c.augment);
   w.Key("sync_every_step"); w.Bool(c.sync_every_step);
+  w.Key("amp"); w.String(amp_mode_name(c.amp));
+  w.Key("accumulate"); w.Int(c.accumulate);
   w.Key("optimizer"); w.String(optimizer_name(c.optimizer.type));
   w.Key("lr"); w.Double(json_float(c.optimizer.lr));
   w.Key("momentum"); w.Double(json_float(c.optimizer.momentum));

@@ -37,10 +37,16 @@ struct RunnerOptions {
   bool profile = false;          // record a session (profiling/): host ranges, CUPTI, samples
   std::string session;           // session file; empty = trainscope-<time>.tsession in the cwd
   std::string profile_schedule;  // "wait=W,warmup=U,active=A,repeat=R"; empty = every step
+  std::string analyze;           // --analyze SESSION: print the analysis of a recorded session, no training
+  bool json = false;             // --json: the analysis as one JSON object
 };
 
 /// Registers every option on `app` (names and defaults documented in --help).
 void add_runner_options(CLI::App& app, RunnerOptions& opt);
+
+/// --analyze: reads the session, prints the analysis (text or --json); returns the exit code.
+/// Throws prof::SessionError (an InputError) for an unreadable session.
+int run_analysis(const RunnerOptions& opt);
 
 /// Loads data and model, trains, prints per-epoch lines and the JSON summary on stdout.
 /// Returns the exit code (0, or 130 when stopped by `stop`); throws ts::Error subclasses.

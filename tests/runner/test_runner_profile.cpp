@@ -217,3 +217,33 @@ TEST(RunnerProfile, SigtermFlushesAndClosesTheSession) {
 }
 
 }  // namespace
+
+namespace {
+
+// --analyze on a real CPU session: text and one JSON object; GPU metrics absent (null), never zero.
+TEST(RunnerProfile, AnalyzeACpuSession) {
+  if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  const std::string data = profile_sample_dir();
+  const std::string path = temp_session("analyze");
+  Child c = start({"--device", "cpu", "--session", path, "--epochs", "1", "--batch-size", "16", "--limit-train",
+                   "256", "--num-workers", "0", "--augment", "--data", data, "--quiet"});
+  std::string out;
+  ASSERT_EQ(finish(c, out), 0) << out;
+  Child a = start({"--analyze", path, "--json"});
+  std::string json;
+  ASSERT_EQ(finish(a, json), 0) << json;
+  EXPECT_NE(json.find("\"steps\":16"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"gpu_utilization\":null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"verdicts\":["), std::string::npos) << json;
+  Child t = start({"--analyze", path});
+  std::string text;
+  ASSERT_EQ(finish(t, text), 0) << text;
+  EXPECT_NE(text.find("step-time breakdown"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPU metrics: absent"), std::string::npos) << text;
+  Child bad = start({"--analyze", path + ".missing"});
+  std::string err;
+  EXPECT_EQ(finish(bad, err), 2) << err;
+  remove_session(path);
+}
+
+}  // namespace
