@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs on the GPU test machine (see ../shared/GPU.md): the GPU tests, the PyTorch reference
 # check, the throughput benchmark and a CIFAR-10 training run, from a staged folder.
-#   scripts/gpu-check.sh STAGE CIFAR_DIR OUT [tests|bench|train|accuracy|amp|all]...
+#   scripts/gpu-check.sh STAGE CIFAR_DIR OUT [tests|bench|train|accuracy|amp|profile|analysis|all]...
 # amp: issue #8's acceptance on full CIFAR-10 (1: fp16/bf16 vs fp32 accuracy after 5 epochs;
 # 2+3: bench/amp_vs_pytorch.sh memory and speed ratios; 4: --deterministic twice, and a resume from an
 # epoch-2 checkpoint vs the uninterrupted run's epoch-3 loss).
+# analysis: issue #4's acceptance: six recorded scenarios (input-bound, sync-bound, launch-bound and
+# their fixed twins), each analysed with --analyze --json; one line per scenario.
 # STAGE holds trainscope-run, ts_gpu_tests and pytorch_seed_cnn.py (copied by scripts/stage-gpu.sh).
 set -uo pipefail
 stage=$1; cifar=$2; final_out=$3; shift 3
@@ -72,4 +74,46 @@ print("resume from epoch 2: epoch-3 loss", r["epoch_train_loss"][0], "vs uninter
       "EXACT" if r["epoch_train_loss"][0] == a["epoch_train_loss"][2] else "DIFFERENT",
       "| accuracy", r["test_accuracy"], "vs", a["test_accuracy"])
 PY
+fi
+if has analysis; then
+  echo "== analysis acceptance (issue #4): scenario -> key percentages, verdict fired?"
+  # name | expected verdict(s) | expect fired (yes/no) | options (real knobs only)
+  scenarios=(
+    "a_nw0_augment|input_bound|yes|--batch-size 128 --num-workers 0 --augment"
+    "a_nw4_augment|input_bound|no|--batch-size 128 --num-workers 4 --augment"
+    "b_sync_pageable|sync_bound|yes|--batch-size 128 --sync-every-step --no-pin-memory"
+    "b_nosync|sync_bound|no|--batch-size 128"
+    "c_b16|launch_bound,low_utilization|yes|--batch-size 16 --num-workers 4"
+    "c_b512|launch_bound,low_utilization|no|--batch-size 512 --num-workers 4"
+  )
+  for sc in "${scenarios[@]}"; do
+    IFS='|' read -r name ids expect opts <<< "$sc"
+    sess="$out/analysis_$name.tsession"
+    # shellcheck disable=SC2086
+    "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 1 --limit-train "${ANALYSIS_IMAGES:-20000}" $opts \
+      --session "$sess" --quiet > "$out/analysis_$name.log" 2>&1
+    "$stage/trainscope-run" --analyze "$sess" > "$out/analysis_$name.txt" 2>&1
+    "$stage/trainscope-run" --analyze "$sess" --json > "$out/analysis_$name.json" 2>>"$out/analysis_$name.log"
+    python3 - "$out/analysis_$name.json" "$name" "$ids" "$expect" <<'PY'
+import json, sys
+path, name, ids, expect = sys.argv[1:5]
+try:
+    d = json.load(open(path))
+except Exception as e:
+    print(f"{name}: no analysis ({e})"); sys.exit(0)
+w = d["wall_ns"] or 1
+b = d["breakdown_ns"]
+pct = lambda v: "absent" if v is None else f"{100 * v / w:.1f}%"
+util = d["gpu_utilization"]
+fired = sorted(v["id"] + ":" + v["severity"] for v in d["verdicts"])
+hit = any(v["id"] in ids.split(",") for v in d["verdicts"])
+ok = hit == (expect == "yes")
+print(f"{name}: steps {d['steps']} util {'absent' if util is None else f'{100*util:.1f}%'}"
+      f" data_wait {pct(d['data_loader_wait_ns'])} sync_idle {pct(d['gpu_idle_sync_ns'])}"
+      f" launch_idle {pct(d['gpu_idle_host_wait_launching_ns'])} kernel {pct(b['kernel'])}"
+      f" med_kernel_us {None if d['median_kernel_ns'] is None else round(d['median_kernel_ns']/1e3, 1)}"
+      f" med_launch_us {None if d['median_launch_ns'] is None else round(d['median_launch_ns']/1e3, 1)}"
+      f" | {ids} fired={'yes' if hit else 'no'} expected={expect} {'PASS' if ok else 'FAIL'} | verdicts {fired}")
+PY
+  done
 fi
