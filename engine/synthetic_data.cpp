@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,8 @@
 #include <numbers>
 #include <random>
 #include <system_error>
+
+#include <unistd.h>
 
 #include "engine/batch.h"
 #include "engine/errors.h"
@@ -226,13 +229,23 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
+/// A name for a temporary sibling of `path` that no other process or thread uses.
+std::string temporary_name(const std::filesystem::path& path) {
+  static std::atomic<unsigned> counter{0};
+  return path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+}
+
+/// Writes the file under a temporary name and renames it into place, so a reader (another test
+/// process, a second runner started at the same time) never sees a half-written file.
 void write_file(const std::filesystem::path& path, const void* data, std::size_t bytes) {
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.string().c_str(), "wb"));
+  const std::string tmp = temporary_name(path);
+  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(tmp.c_str(), "wb"));
   if (!file) throw InputError("synthetic data: cannot create " + path.string());
-  if (bytes > 0 && std::fwrite(data, 1, bytes, file.get()) != bytes) {
+  const bool ok = (bytes == 0 || std::fwrite(data, 1, bytes, file.get()) == bytes) & (std::fclose(file.release()) == 0);
+  if (!ok || std::rename(tmp.c_str(), path.string().c_str()) != 0) {
+    std::remove(tmp.c_str());
     throw InputError("synthetic data: write failed for " + path.string());
   }
-  if (std::fclose(file.release()) != 0) throw InputError("synthetic data: write failed for " + path.string());
 }
 
 /// Records [begin, end) of `set` in the CIFAR-10 binary layout.
@@ -301,14 +314,35 @@ Cifar10 make_synthetic_cifar(const SyntheticOptions& options) {
   return result;
 }
 
+namespace {
+void write_set_files(const std::filesystem::path& root, const Cifar10& set, const SyntheticOptions& options);
+}  // namespace
+
 void write_synthetic_cifar(const std::string& dir, const SyntheticOptions& options) {
   namespace fs = std::filesystem;
   const Cifar10 set = make_synthetic_cifar(options);
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) throw InputError("synthetic data: cannot create folder " + dir);
-  const fs::path root(dir);
+  const fs::path target(dir);
+  if (!fs::exists(target, ec)) {
+    // A new folder appears whole: written beside it, then renamed into place. When another writer
+    // got there first, the rename fails and its (identical) files are overwritten atomically below.
+    const fs::path tmp = temporary_name(target);
+    fs::create_directories(tmp, ec);
+    if (!ec) {
+      write_set_files(tmp, set, options);
+      fs::rename(tmp, target, ec);
+      if (!ec) return;
+      fs::remove_all(tmp, ec);
+    }
+  }
+  fs::create_directories(target, ec);
+  if (!fs::is_directory(target, ec)) throw InputError("synthetic data: cannot create folder " + dir);
+  write_set_files(target, set, options);
+}
 
+namespace {
+
+void write_set_files(const std::filesystem::path& root, const Cifar10& set, const SyntheticOptions& options) {
   const std::int64_t n = options.train_images, files = options.train_files;
   for (std::int64_t k = 0; k < files; ++k) {
     const auto records = encode_records(set.train, k * n / files, (k + 1) * n / files);
@@ -332,5 +366,7 @@ void write_synthetic_cifar(const std::string& dir, const SyntheticOptions& optio
       "and 3072 pixel bytes (R, G, B planes of 32x32).\n";
   write_file(root / "README.txt", readme.data(), readme.size());
 }
+
+}  // namespace
 
 }  // namespace ts

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -149,5 +151,45 @@ TEST(Synthetic, WritesCifarLayoutMetaAndReadme) {
   // A regular file where the folder should be: a clear InputError.
   std::ofstream(dir / "blocker") << "x";
   EXPECT_THROW(ts::write_synthetic_cifar((dir / "blocker").string(), o), ts::InputError);
+  fs::remove_all(dir);
+}
+
+// Several processes (parallel ctest, two runners started together) may write the sample set into the
+// same folder at once: a reader must never see a half-written file, and no temporary files remain.
+TEST(SyntheticConcurrency, ConcurrentWritersAndReaderSeeWholeFiles) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ts_synth_concurrent_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ts::SyntheticOptions o;
+  o.train_images = 600;
+  o.test_images = 100;
+  std::atomic<bool> done{false};
+  std::atomic<int> bad_loads{0}, good_loads{0};
+  std::thread reader([&] {
+    while (!done.load()) {
+      const bool existed = fs::exists(dir);  // once it exists it is whole (renamed into place)
+      try {
+        const auto set = ts::load_cifar10(dir.string());
+        if (set.train.count() == 600 && set.test.count() == 100) ++good_loads;
+        else ++bad_loads;
+      } catch (const ts::InputError& e) {
+        if (existed) ++bad_loads;  // before the folder appears, "does not exist" is right
+        (void)e;
+      }
+    }
+  });
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 4; ++w)
+    writers.emplace_back([&] { for (int k = 0; k < 3; ++k) ts::write_synthetic_cifar(dir.string(), o); });
+  for (auto& t : writers) t.join();
+  done = true;
+  reader.join();
+  EXPECT_EQ(bad_loads.load(), 0);
+  EXPECT_EQ(ts::load_cifar10(dir.string()).train.count(), 600);
+  for (const auto& e : fs::directory_iterator(dir.parent_path()))
+    EXPECT_EQ(e.path().filename().string().find("ts_synth_concurrent_" + std::to_string(::getpid()) + ".tmp"),
+              std::string::npos) << e.path();
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
   fs::remove_all(dir);
 }
