@@ -103,11 +103,17 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "analyse a recorded session instead of training: step-time breakdown, GPU metrics and verdicts "
                  "(docs/metrics.md)");
   app.add_flag("--json", o.json, "with --analyze: print one JSON object");
+  app.add_option("--analyze-warmup", o.analyze_warmup,
+                 "with --analyze: leading steps left out as warm-up (cuDNN algorithm search, first allocations)")
+      ->check(kNonNegative)->capture_default_str();
 }
 
 int run_analysis(const RunnerOptions& o) {
   auto src = prof::open_session(o.analyze);
-  const prof::analysis::Report r = prof::analysis::analyze(src->store(), {0, false, true});
+  prof::analysis::Options options;
+  options.per_step = false;
+  options.warmup_steps = o.analyze_warmup;
+  const prof::analysis::Report r = prof::analysis::analyze(src->store(), options);
   if (o.json) fmt::print("{}\n", prof::analysis::to_json(r));
   else fmt::print("session {}\n{}", o.analyze, prof::analysis::to_text(r));
   std::fflush(stdout);

@@ -39,6 +39,7 @@ struct RunnerOptions {
   std::string profile_schedule;  // "wait=W,warmup=U,active=A,repeat=R"; empty = every step
   std::string analyze;           // --analyze SESSION: print the analysis of a recorded session, no training
   bool json = false;             // --json: the analysis as one JSON object
+  std::int64_t analyze_warmup = 1;  // --analyze-warmup: leading steps left out (cuDNN search, first allocations)
 };
 
 /// Registers every option on `app` (names and defaults documented in --help).

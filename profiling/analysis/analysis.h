@@ -99,6 +99,7 @@ struct Verdict {
 /// Session (or rolling-window) metrics and verdicts.
 struct Report {
   std::int64_t steps = 0;
+  std::int64_t warmup_steps_skipped = 0;  // leading steps left out (Options::warmup_steps)
   std::int64_t wall_ns = 0;
   Breakdown breakdown;
   std::int64_t data_wait_ns = 0, sync_ns = 0;
@@ -133,6 +134,12 @@ struct Options {
   std::int64_t last_steps = 0;
   bool per_step = true;  // fill Report::per_step
   bool verdicts = true;
+  /// Leading steps of the recording left out as warm-up: the first step of a run carries cuDNN's
+  /// algorithm search, the first cuBLAS/cuDNN handle use and first-touch allocations (45 ms against
+  /// ~1 ms for the next steps at b512 on the H200), which would swamp a short recording. The same
+  /// idea as torch.profiler.schedule(wait=1, warmup=1). Never leaves fewer than one step. The
+  /// runner's --analyze leaves out 1 by default (--analyze-warmup).
+  std::int64_t warmup_steps = 0;
 };
 
 /// Analyses `store` (any thread; reads a consistent prefix of each table).

@@ -47,7 +47,9 @@ struct Timeline {
   bool is_trainer(std::uint32_t tid) const;
 };
 
-Timeline build_timeline(const EventStore& store, std::int64_t last_steps);
+/// Steps [max(warmup, n - last_steps), n) of the store (warm-up capped so one step remains).
+Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::int64_t warmup_steps,
+                        std::int64_t* skipped);
 void add_gpu_ops(const EventStore& store, Timeline& tl, std::int64_t span_lo);
 void make_windows(Timeline& tl);
 void merge(std::vector<Span>& v);

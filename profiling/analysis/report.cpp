@@ -16,7 +16,8 @@ double share(std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double
 
 std::string to_text(const Report& r) {
   std::string o;
-  o += fmt::format("analysed {} steps, {:.3f} s of training (step windows)\n", r.steps, r.wall_ns / 1e9);
+  o += fmt::format("analysed {} steps, {:.3f} s of training (step windows; {} warm-up step(s) left out)\n", r.steps,
+                   r.wall_ns / 1e9, r.warmup_steps_skipped);
   if (r.steps == 0) return o + "no training steps in this session: nothing to analyse\n";
   o += "step-time breakdown (each instant counted once, by priority):\n";
   for (int c = 0; c < kCategoryCount; ++c)
@@ -79,6 +80,7 @@ std::string to_json(const Report& r) {
   W w(buf);
   w.StartObject();
   w.Key("steps"); w.Int64(r.steps);
+  w.Key("warmup_steps_skipped"); w.Int64(r.warmup_steps_skipped);
   w.Key("wall_ns"); w.Int64(r.wall_ns);
   w.Key("breakdown_ns");
   w.StartObject();

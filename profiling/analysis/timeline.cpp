@@ -45,11 +45,15 @@ bool is_cpu_exec(std::uint8_t kind) {
 
 }  // namespace
 
-Timeline build_timeline(const EventStore& store, std::int64_t last_steps) {
+Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::int64_t warmup_steps,
+                        std::int64_t* skipped) {
   Timeline tl;
   const std::size_t n_steps = store.steps.size();
-  std::size_t lo = 0;
-  if (last_steps > 0 && static_cast<std::size_t>(last_steps) < n_steps) lo = n_steps - static_cast<std::size_t>(last_steps);
+  const std::size_t warmup = std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(warmup_steps, 0)),
+                                                   n_steps > 1 ? n_steps - 1 : 0);
+  std::size_t lo = warmup;
+  if (last_steps > 0 && static_cast<std::size_t>(last_steps) < n_steps - lo) lo = n_steps - static_cast<std::size_t>(last_steps);
+  if (skipped) *skipped = static_cast<std::int64_t>(std::min(lo, warmup));
   tl.steps.reserve(n_steps - lo);
   for (std::size_t i = lo; i < n_steps; ++i) {
     const StepRecord& s = store.steps[i];

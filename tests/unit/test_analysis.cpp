@@ -295,6 +295,25 @@ TEST(Analysis, RollingWindowTakesTheLastSteps) {
   EXPECT_TRUE(fired(last, "input_bound"));
 }
 
+TEST(Analysis, WarmupStepsAreLeftOut) {
+  Builder b;
+  b.step(1, 0, 45000);  // the first step: cuDNN's algorithm search, first allocations
+  b.range(K::data_wait, 0, 40000);
+  for (int i = 1; i < 12; ++i) b.step(i + 1, 45000 + (i - 1) * 1000, 45000 + i * 1000);
+  Options o;
+  o.warmup_steps = 1;
+  const Report r = analyze(b.s, o);
+  EXPECT_EQ(r.warmup_steps_skipped, 1);
+  EXPECT_EQ(r.steps, 11);
+  EXPECT_EQ(r.wall_ns, 11000);
+  EXPECT_EQ(r.data_wait_ns, 0);
+  EXPECT_FALSE(fired(r, "input_bound"));
+  EXPECT_EQ(analyze(b.s).steps, 12);  // the library default analyses every step
+  Builder one;
+  one.step(1, 0, 1000);
+  EXPECT_EQ(analyze(one.s, o).steps, 1);  // never leaves nothing
+}
+
 TEST(Analysis, MillionEventsInWellUnderASecond) {
   Builder b;
   b.h200();
