@@ -17,6 +17,7 @@
 
 #include "engine/network.h"
 #include "engine/synthetic_data.h"
+#include "runner_test_util.h"
 
 namespace fs = std::filesystem;
 
@@ -51,25 +52,8 @@ rapidjson::Document summary(const std::string& out) {
   return d;
 }
 
-std::string sample_dir() {
-  static const std::string dir = [] {
-    const std::string d = (fs::temp_directory_path() / "ts_runner_sample").string();
-    ts::SyntheticOptions o;
-    o.train_images = 2000;
-    o.test_images = 500;
-    ts::write_synthetic_cifar(d, o);
-    return d;
-  }();
-  return dir;
-}
-
-bool have_cpu_backend() {
-#ifdef TRAINSCOPE_HAVE_ONEDNN
-  return true;
-#else
-  return false;
-#endif
-}
+std::string sample_dir() { return ts::test::runner_sample_dir(); }
+using ts::test::have_cpu_backend;
 
 TEST(Runner, HelpAndVersion) {
   auto r = run("--help");

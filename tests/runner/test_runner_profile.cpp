@@ -16,42 +16,25 @@
 #include <vector>
 
 #include "engine/synthetic_data.h"
+#include "runner_test_util.h"
 #include "profiling/event_source.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-bool have_cpu_backend() {
-#ifdef TRAINSCOPE_HAVE_ONEDNN
-  return true;
-#else
-  return false;
-#endif
-}
+using ts::test::have_cpu_backend;
+std::string profile_sample_dir() { return ts::test::runner_sample_dir(); }
 
-// Its own folder: ctest may run this beside test_runner.cpp, which writes ts_runner_sample.
-std::string profile_sample_dir() {
-  static const std::string dir = [] {
-    const std::string d = (fs::temp_directory_path() / "ts_runner_profile_sample").string();
-    ts::SyntheticOptions o;
-    o.train_images = 2000;
-    o.test_images = 500;
-    ts::write_synthetic_cifar(d, o);
-    return d;
-  }();
-  return dir;
+void remove_session(const std::string& p) {
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(p + suffix);
 }
 
 std::string temp_session(const std::string& name) {
   const std::string p =
       (fs::temp_directory_path() / ("ts_runner_" + std::to_string(getpid()) + "_" + name + ".tsession")).string();
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(p + suffix);
+  remove_session(p);
   return p;
-}
-
-void remove_session(const std::string& p) {
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(p + suffix);
 }
 
 struct Child {
