@@ -5,6 +5,10 @@
 #include <QString>
 #include <QTcpServer>
 
+#include <cstdint>
+
+#include "widgets/run_settings.h"
+
 namespace ts::gui::test {
 
 /// Serves `body` with status 200 for any GET; counts requests.
@@ -21,6 +25,17 @@ class HttpServer : public QTcpServer {
 /// A cifar-10-binary.tar.gz look-alike: cifar-10-batches-bin/{data_batch_1..5,test_batch}.bin and
 /// batches.meta.txt of TrainScope's generated sample set (small), gzip-compressed tar.
 QByteArray make_sample_archive(const QString& work_dir);
+
+/// A short CPU run on the sample set: batch size 64, one loader worker, the first `limit_train` images.
+inline RunSettings small_cpu_run(int epochs, std::int64_t limit_train) {
+  RunSettings s;
+  s.device = Device::cpu;
+  s.epochs = epochs;
+  s.batch_size = 64;
+  s.num_workers = 1;
+  s.limit_train = limit_train;
+  return s;
+}
 
 /// QStandardPaths test mode and a fixed organisation, so tests never touch the user's settings.
 void isolate_settings();

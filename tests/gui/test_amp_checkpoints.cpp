@@ -19,15 +19,7 @@ using namespace ts;
 using namespace ts::gui;
 
 namespace {
-RunSettings small_cpu_run(int epochs, std::int64_t limit_train) {
-  RunSettings s;
-  s.device = Device::cpu;
-  s.epochs = epochs;
-  s.batch_size = 64;
-  s.num_workers = 1;
-  s.limit_train = limit_train;
-  return s;
-}
+using test::small_cpu_run;
 
 RunOutcome run_to_end(MainWindow& w, QSignalSpy& finished, int count) {
   [&] { QTRY_VERIFY_WITH_TIMEOUT(finished.count() == count, 120000); }();

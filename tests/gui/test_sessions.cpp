@@ -17,15 +17,7 @@ using namespace ts;
 using namespace ts::gui;
 
 namespace {
-RunSettings small_cpu_run() {
-  RunSettings s;
-  s.device = Device::cpu;
-  s.epochs = 2;
-  s.batch_size = 64;
-  s.num_workers = 1;
-  s.limit_train = 256;  // 4 steps per epoch
-  return s;
-}
+RunSettings small_cpu_run() { return test::small_cpu_run(2, 256); }  // 4 steps per epoch
 
 QStringList recent_entries(MainWindow& w) {
   QStringList r;

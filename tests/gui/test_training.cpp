@@ -16,15 +16,7 @@ using namespace ts;
 using namespace ts::gui;
 
 namespace {
-RunSettings small_cpu_run(int epochs, std::int64_t limit_train) {
-  RunSettings s;
-  s.device = Device::cpu;
-  s.epochs = epochs;
-  s.batch_size = 64;
-  s.num_workers = 1;
-  s.limit_train = limit_train;
-  return s;
-}
+using test::small_cpu_run;
 }  // namespace
 
 class TestTraining : public QObject {
