@@ -240,6 +240,7 @@ std::string run_config_json(const RunnerOptions& o, const TrainConfig& c) {
   w.Key("sync_every_step"); w.Bool(c.sync_every_step);
   w.Key("amp"); w.String(amp_mode_name(c.amp));
   w.Key("accumulate"); w.Int(c.accumulate);
+  w.Key("deterministic"); w.Bool(c.deterministic);
   w.Key("optimizer"); w.String(optimizer_name(c.optimizer.type));
   w.Key("lr"); w.Double(json_float(c.optimizer.lr));
   w.Key("momentum"); w.Double(json_float(c.optimizer.momentum));
@@ -295,9 +296,7 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
   c.checkpoint_every = o.checkpoint_every;
   c.checkpoint_path = o.checkpoint;
   c.resume_path = o.resume;
-  c.run_config_json = fmt::format(R"({{"batch_size":{},"num_workers":{},"amp":"{}","accumulate":{},"deterministic":{},"lr":{},"optimizer":"{}","seed":{}}})",
-                                  o.batch_size, o.num_workers, o.amp, o.accumulate, o.deterministic ? "true" : "false",
-                                  o.lr, o.optimizer, o.seed);
+  c.run_config_json = run_config_json(o, c);  // one serialisation: checkpoints and the session's run.config
 
   std::unique_ptr<prof::Profiler> profiler;
   TrainerObserver obs;
@@ -331,7 +330,7 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
     if (!o.profile_schedule.empty()) po.schedule = prof::parse_profile_schedule(o.profile_schedule);
     po.cuda_device = c.device == Device::cuda ? c.cuda_device : -1;
     profiler = std::make_unique<prof::Profiler>(po);  // before the trainer: construction is recorded too
-    profiler->set_meta("run.config", run_config_json(o, c));
+    profiler->set_meta("run.config", c.run_config_json);
     profiler->set_meta("run.model_spec", to_json(c.model));
   }
   std::unique_ptr<Trainer> trainer_ptr;
