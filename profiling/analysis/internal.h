@@ -56,5 +56,9 @@ void merge(std::vector<Span>& v);
 void sweep(const Timeline& tl, std::vector<StepMetrics>& out);
 void idle_gaps(const Timeline& tl, std::int64_t launch_cost, std::vector<StepMetrics>& out);
 std::int64_t median(std::vector<std::int64_t>& v);  // nth_element; 0 when empty
+/// A host<->device copy whose host side is pageable memory (CUpti_ActivityMemoryKind 1).
+inline bool is_pageable_copy(const MemcpyRecord& m) {
+  return (m.copy_kind == 1 && m.src_kind == 1) || (m.copy_kind == 2 && m.dst_kind == 1);
+}
 
 }  // namespace ts::prof::analysis::detail

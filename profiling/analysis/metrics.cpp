@@ -108,8 +108,7 @@ void copy_metrics(const EventStore& store, const detail::Timeline& tl, Report& r
   for (const auto& g : tl.gpu) {
     if (g.c != Category::memcpy || g.end <= lo || g.start >= hi) continue;
     const MemcpyRecord& m = store.memcpys[g.index];
-    const bool pageable = (m.copy_kind == 1 && m.src_kind == 1) || (m.copy_kind == 2 && m.dst_kind == 1);
-    if (!pageable) continue;
+    if (!detail::is_pageable_copy(m)) continue;
     ++r.pageable_copies;
     r.pageable_copy_bytes += m.bytes;
     r.pageable_copy_ns += m.end - m.start;

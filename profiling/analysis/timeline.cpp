@@ -77,6 +77,14 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
     if (contains(s, "Launch")) api_class[id] = 1;
     else if (contains(s, "Synchronize") || (s.rfind("cudaMemcpy", 0) == 0 && !contains(s, "Async"))) api_class[id] = 2;
   }
+  // Copies from/to pageable host memory: their runtime call blocks the host ("for transfers from
+  // pageable host memory to device memory, a stream sync is performed before the copy is
+  // initiated" — CUDA Runtime API, "API synchronization behavior"), so the call counts as a sync.
+  std::vector<std::uint32_t> pageable;
+  const std::size_t n_cp = store.memcpys.size();
+  for (std::size_t i = 0; i < n_cp; ++i)
+    if (is_pageable_copy(store.memcpys[i])) pageable.push_back(store.memcpys[i].correlation);
+  std::sort(pageable.begin(), pageable.end());
   const std::size_t n_rt = store.runtime.size();
   tl.launches.reserve(n_rt);
   for (std::size_t i = 0; i < n_rt; ++i) {
@@ -84,7 +92,8 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
     if (r.end < span_lo) continue;
     const int step = tl.step_at(r.start);
     tl.launches.push_back({r.correlation, r.start, r.end - r.start, step});
-    const std::uint8_t cls = r.name < api_class.size() ? api_class[r.name] : 0;
+    std::uint8_t cls = r.name < api_class.size() ? api_class[r.name] : 0;
+    if (cls == 0 && r.correlation != 0 && std::binary_search(pageable.begin(), pageable.end(), r.correlation)) cls = 2;
     if (cls == 1) tl.launch_durations.push_back(r.end - r.start);
     if (tl.is_trainer(r.thread)) {
       tl.host.push_back({r.start, r.end, Category::runtime, -1});

@@ -168,6 +168,37 @@ TEST(Analysis, SyncBoundCountsIdleFromTheSyncToTheNextGpuWork) {
   EXPECT_TRUE(fired(r, "sync_bound"));
 }
 
+TEST(Analysis, APageableCopyCallIsAHostSync) {
+  // Each step: kernel [1, 700); the next batch's H2D copy call [700, 950) from pageable memory
+  // blocks the host while the GPU has drained; its copy runs [940, 950). Idle [700, 940) and the
+  // gap after the copy until the next step's kernel are sync-caused; a pinned copy is not a sync.
+  for (std::uint8_t src_kind : {std::uint8_t{1}, std::uint8_t{4}}) {
+    Builder b;
+    b.h200();
+    const StringId memcpy_api = b.s.strings.intern("cudaMemcpyAsync_v3020");
+    for (int i = 0; i < 20; ++i) {
+      const std::int64_t t = i * 1000;
+      b.step(i + 1, t, t + 1000);
+      b.kernel(t, t + 1, t + 1, t + 700);
+      RuntimeRecord rt;
+      rt.start = t + 700, rt.end = t + 950, rt.thread = kTid, rt.correlation = b.corr, rt.name = memcpy_api;
+      b.s.append(b.s.runtime, rt);
+      MemcpyRecord m;
+      m.start = t + 940, m.end = t + 950, m.correlation = b.corr++, m.copy_kind = 1, m.src_kind = src_kind,
+      m.dst_kind = 2, m.bytes = 393216;
+      b.s.append(b.s.memcpys, m);
+    }
+    Report r = analyze(b.s);
+    if (src_kind == 1) {
+      EXPECT_EQ(*r.idle_sync_ns, 20 * 240 + 19 * 51 + 50) << "pageable";  // + the gap after each copy
+      EXPECT_TRUE(fired(r, "sync_bound"));
+    } else {
+      EXPECT_EQ(*r.idle_sync_ns, 0) << "pinned";
+      EXPECT_FALSE(fired(r, "sync_bound"));
+    }
+  }
+}
+
 /// Per step: `launches` launch calls of `launch_ns` back to back after `gap_ns` of CPU work each,
 /// kernels of `kernel_ns` starting 1 ns after their launch returns.
 Report launch_run(int launches, std::int64_t launch_ns, std::int64_t gap_ns, std::int64_t kernel_ns, int n = 20) {
