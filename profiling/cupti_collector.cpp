@@ -135,6 +135,9 @@ void CuptiCollector::Impl::start() {
     why = "no GPU activity: another TrainScope profiler is already collecting in this process";
     return;
   }
+  // Runtime records carry the Linux tid (gettid), the id the host ranges and /proc use; CUPTI's
+  // default is a pthread id that matches nothing else in the session.
+  cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   for (CUpti_ActivityKind k : kKinds) {
     if (r != CUPTI_SUCCESS) break;

@@ -7,6 +7,7 @@
 # epoch-2 checkpoint vs the uninterrupted run's epoch-3 loss).
 # analysis: issue #4's acceptance: six recorded scenarios (input-bound, sync-bound, launch-bound and
 # their fixed twins), each analysed with --analyze --json; one line per scenario.
+# fixtures: small recorded sessions for tests/data (a few thousand images each; copied to OUT).
 # STAGE holds trainscope-run, ts_gpu_tests and pytorch_seed_cnn.py (copied by scripts/stage-gpu.sh).
 set -uo pipefail
 stage=$1; cifar=$2; final_out=$3; shift 3
@@ -115,5 +116,18 @@ print(f"{name}: steps {d['steps']} util {'absent' if util is None else f'{100*ut
       f" med_launch_us {None if d['median_launch_ns'] is None else round(d['median_launch_ns']/1e3, 1)}"
       f" | {ids} fired={'yes' if hit else 'no'} expected={expect} {'PASS' if ok else 'FAIL'} | verdicts {fired}")
 PY
+  done
+fi
+
+if has fixtures; then
+  echo "== fixtures: small recorded H200 sessions for tests/data"
+  for fx in "b128_nw4|--epochs 2 --limit-train 5000 --batch-size 128 --num-workers 4" \
+            "b128_nw0_augment|--epochs 2 --limit-train 5000 --batch-size 128 --num-workers 0 --augment" \
+            "b16_nw4|--epochs 1 --limit-train 1500 --batch-size 16 --num-workers 4"; do
+    IFS='|' read -r name opts <<< "$fx"
+    # shellcheck disable=SC2086
+    "$stage/trainscope-run" --device cuda --data "$cifar" $opts \
+      --session "$final_out/gpu_$name.tsession" --quiet > "$out/fixture_$name.log" 2>&1
+    echo "gpu_$name: rc $? $(du -k "$final_out/gpu_$name.tsession" | cut -f1) KiB"
   done
 fi

@@ -2,6 +2,7 @@
 // One pass per table into flat vectors reserved up front, one sort each; no per-event allocation.
 // Definitions: docs/metrics.md.
 #include <algorithm>
+#include <map>
 #include <cstring>
 
 #include "engine/host_trace.h"
@@ -43,6 +44,28 @@ bool is_cpu_exec(std::uint8_t kind) {
          k == K::other;
 }
 
+/// Sessions recorded before CUPTI was told to report Linux tids (and imported traces whose runtime
+/// calls use another thread numbering) have runtime calls on a thread id no host range uses. Then
+/// the trainer's runtime thread is the one that made the most kernel launch calls (the trainer
+/// launches every kernel of a step).
+void trainer_runtime_thread(const EventStore& store, Timeline& tl) {
+  std::vector<bool> is_launch(store.strings.size());
+  for (std::size_t id = 0; id < is_launch.size(); ++id)
+    is_launch[id] = contains(store.strings.get(static_cast<StringId>(id)), "Launch");
+  const std::size_t n = store.runtime.size();
+  std::map<std::uint32_t, std::int64_t> launches;
+  for (std::size_t i = 0; i < n; ++i) {
+    const RuntimeRecord& r = store.runtime[i];
+    if (tl.is_trainer(r.thread)) return;  // ids agree
+    if (r.name < is_launch.size() && is_launch[r.name]) ++launches[r.thread];
+  }
+  std::uint32_t best = 0;
+  std::int64_t most = 0;
+  for (const auto& [tid, count] : launches)
+    if (count > most) best = tid, most = count;
+  if (most > 0) tl.trainer_tids.push_back(best);
+}
+
 }  // namespace
 
 Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::int64_t warmup_steps,
@@ -68,6 +91,7 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
         std::find(tl.trainer_tids.begin(), tl.trainer_tids.end(), r.thread) == tl.trainer_tids.end())
       tl.trainer_tids.push_back(r.thread);
   }
+  trainer_runtime_thread(store, tl);
   const std::int64_t span_lo = tl.steps.front().host_start;
   // Runtime calls: names classified once per string id.
   const std::size_t n_strings = store.strings.size();
