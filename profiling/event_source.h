@@ -13,6 +13,8 @@ class EventSource {
   virtual ~EventSource() = default;
   /// The events; readers may read while a live source keeps appending (EventStore's contract).
   virtual const EventStore& store() const = 0;
+  /// The same store, shared, for viewers that keep it after the source is gone.
+  virtual std::shared_ptr<const EventStore> shared_store() const = 0;
   /// "live", "session file", "PyTorch trace".
   virtual std::string kind() const = 0;
   /// Where the events come from (a path, or "live run").

@@ -83,7 +83,8 @@ std::string cpu_model() {
 /// The engine's trace sink: applies the schedule, then hands on to the host collector.
 struct Profiler::Impl final : trace::Sink {
   ProfilerOptions options;
-  EventStore store;
+  std::shared_ptr<EventStore> shared = std::make_shared<EventStore>();  // outlives the Profiler for viewers
+  EventStore& store = *shared;
   std::int64_t start_host = trace::now_ns();
   SessionClock clock{start_host, 0};
   std::unique_ptr<SessionWriter> writer;
@@ -222,6 +223,7 @@ void Profiler::record_epoch(const EpochResult& e) {
 }
 
 const EventStore& Profiler::store() const { return impl_->store; }
+std::shared_ptr<const EventStore> Profiler::shared_store() const { return impl_->shared; }
 
 ProfilerSummary Profiler::stop() {
   Impl& m = *impl_;

@@ -73,6 +73,8 @@ class Profiler {
   /// Call from one thread (the trainer's).
   void record_epoch(const EpochResult& e);
   const EventStore& store() const;
+  /// The same store, shared: viewers (the GUI's panels) keep reading it after the Profiler is gone.
+  std::shared_ptr<const EventStore> shared_store() const;
   /// Stops collection, writes the last batch, closes the file; idempotent.
   ProfilerSummary stop();
 

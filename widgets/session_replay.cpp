@@ -61,6 +61,7 @@ SessionReplay load_session_replay(const QString& path) {
   const auto meta = st.meta();
   SessionReplay r;
   r.path = path;
+  r.store = source->shared_store();
   fill_info(r, st, meta);
   std::map<std::int64_t, float> losses;
   for (std::size_t i = 0; i < st.losses.size(); ++i) losses[st.losses[i].global_step] = st.losses[i].loss;

@@ -4,6 +4,7 @@
 // config, model, device, versions, host).
 #pragma once
 #include <QString>
+#include <memory>
 #include <vector>
 
 #include "widgets/training_session.h"
@@ -17,6 +18,7 @@ struct SessionReplay {
   std::vector<EpochResult> epochs;       // the epochs table (empty for files written before it)
   RunOutcome outcome;                    // completed, summary of the epochs
   QString details;                       // "key: value" lines of the session's metadata
+  std::shared_ptr<const prof::EventStore> store;  // every event, for the analysis panels
 };
 
 /// Opens `path` with prof::open_session. Throws prof::SessionError (one line: not a session, newer

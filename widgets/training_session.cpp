@@ -39,6 +39,7 @@ TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
   qRegisterMetaType<ts::gui::TrainingUpdate>();
   qRegisterMetaType<ts::gui::RunOutcome>();
   qRegisterMetaType<ts::EpochResult>();
+  qRegisterMetaType<std::shared_ptr<const ts::prof::EventStore>>();
 }
 
 TrainingSession::~TrainingSession() {
@@ -150,6 +151,7 @@ std::unique_ptr<prof::Profiler> TrainingSession::startProfiler(const RunSettings
     auto p = std::make_unique<prof::Profiler>(po);
     p->set_meta("run.config", session_config_json(s, model));
     p->set_meta("run.model_spec", to_json(model));
+    emit recordingStarted(p->shared_store());
     return p;
   } catch (const std::exception& e) {
     out.session_error = tr("No session recorded: %1").arg(QString::fromStdString(e.what()));

@@ -22,6 +22,7 @@
 class QThread;
 
 namespace ts::prof {
+class EventStore;
 class Profiler;
 }
 
@@ -97,6 +98,9 @@ class TrainingSession : public QObject {
   void checkpointFailed(const QString& message);
   /// The engine's informational lines ("resumed from … after epoch 1").
   void engineMessage(const QString& text);
+  /// The run's profiler started: its event store, which the panels read while the run trains (and
+  /// after it ended; the store stays alive as long as someone holds it).
+  void recordingStarted(std::shared_ptr<const ts::prof::EventStore> store);
 
  private:
   void work(RunSettings settings, ModelSpec model);  // on the worker thread
@@ -129,3 +133,4 @@ Q_DECLARE_METATYPE(ts::gui::RunInfo)
 Q_DECLARE_METATYPE(ts::gui::TrainingUpdate)
 Q_DECLARE_METATYPE(ts::gui::RunOutcome)
 Q_DECLARE_METATYPE(ts::EpochResult)
+Q_DECLARE_METATYPE(std::shared_ptr<const ts::prof::EventStore>)

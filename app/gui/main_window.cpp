@@ -1,5 +1,6 @@
 // MainWindow: docks, actions, the run's life cycle as the GUI sees it.
 #include "app/gui/main_window.h"
+#include "widgets/panel_hub.h"
 
 #include <QAction>
 #include <QApplication>
@@ -26,7 +27,7 @@
 
 namespace ts::gui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new TrainingSession(this)) {
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new TrainingSession(this)), hub_(new PanelHub(this)) {
   setWindowTitle(tr("TrainScope"));
   setObjectName("TrainScopeMainWindow");
   std::string why;
@@ -40,6 +41,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   charts_ = new TrainingCharts;
   buildActions();
   buildDocks();
+  buildPanelDocks();
   buildStatusBar();
 
   connect(model_, &ModelBuilder::validityChanged, this, &MainWindow::updateActions);
@@ -49,6 +51,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   connect(session_, &TrainingSession::progress, charts_, &TrainingCharts::addUpdate);
   connect(session_, &TrainingSession::epochFinished, charts_, &TrainingCharts::addEpoch);
   connect(session_, &TrainingSession::finished, this, &MainWindow::onFinished);
+  connect(session_, &TrainingSession::recordingStarted, hub_,
+          [this](std::shared_ptr<const prof::EventStore> store) { hub_->setStore(std::move(store), true); });
+  connect(session_, &TrainingSession::finished, hub_, [this] { hub_->setLive(false); });
   connect(settings_, &RunSettingsPanel::settingsChanged, this, &MainWindow::updateIdleStatus);
   connectCheckpoints();
   connect(session_, &TrainingSession::pausedChanged, this, [this](bool paused) {

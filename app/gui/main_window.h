@@ -23,6 +23,7 @@ class QToolBar;
 namespace ts::gui {
 
 class ModelBuilder;
+class PanelHub;
 class RunSettingsPanel;
 class TrainingCharts;
 
@@ -36,6 +37,8 @@ class MainWindow : public QMainWindow {
   RunSettingsPanel* runSettings() const { return settings_; }
   TrainingCharts* charts() const { return charts_; }
   TrainingSession* session() const { return session_; }
+  /// What the analysis panels show: the live run's events, or the opened session's.
+  PanelHub* panelHub() const { return hub_; }
   QAction* startAction() const { return start_; }
   QAction* pauseAction() const { return pause_; }
   QAction* stopAction() const { return stop_; }
@@ -77,6 +80,8 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildDocks();
+  /// The analysis panels' docks (main_window_panels.cpp).
+  void buildPanelDocks();
   void buildActions();
   void buildStatusBar();
   void updateActions();
@@ -101,6 +106,7 @@ class MainWindow : public QMainWindow {
   RunSettingsPanel* settings_;
   TrainingCharts* charts_;
   TrainingSession* session_;
+  PanelHub* hub_;
   QToolBar* message_bar_;
   QLabel* message_label_;
   QAction *new_run_, *start_, *pause_, *stop_, *prefs_, *about_, *quit_, *reset_layout_;

@@ -15,6 +15,7 @@
 
 #include "app/gui/main_window.h"
 #include "widgets/run_settings.h"
+#include "widgets/panel_hub.h"
 #include "widgets/session_replay.h"
 #include "widgets/training_charts.h"
 
@@ -69,6 +70,7 @@ bool MainWindow::openSession(const QString& path) {
   for (const auto& u : r.updates) charts_->addUpdate(u);
   for (const auto& e : r.epochs) charts_->addEpoch(e);
   charts_->finish(r.outcome);
+  hub_->setStore(r.store, false);
   session_details_->setPlainText(r.details);
   session_dock_->show();
   const QString name = QFileInfo(path).fileName();

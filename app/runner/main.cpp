@@ -52,6 +52,9 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_signal);
   try {
     if (!opt.analyze.empty()) return ts::run_analysis(opt);
+    if (!opt.import_trace.empty()) return ts::run_import(opt);
+    if (!opt.compare.empty()) return ts::run_compare(opt);
+    if (!opt.export_session.empty()) return ts::run_export(opt);
     return ts::run_training(opt, g_stop);
   } catch (const ts::InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());

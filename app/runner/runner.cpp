@@ -106,6 +106,16 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--analyze-warmup", o.analyze_warmup,
                  "with --analyze: leading steps left out as warm-up (cuDNN algorithm search, first allocations)")
       ->check(kNonNegative)->capture_default_str();
+  app.add_option("--import", o.import_trace,
+                 "convert a PyTorch profiler trace (*.pt.trace.json[.gz]) or Chrome trace JSON into a session "
+                 "(--session OUT.tsession; default: the trace's name + .tsession)");
+  app.add_option("--compare", o.compare, "compare two or more sessions: config diff, throughput, accuracy, "
+                 "step-time breakdown, verdicts, kernel diff (text, or --json)")->expected(2, 64);
+  app.add_option("--export", o.export_session, "export a session (see --format, --output)");
+  app.add_option("--format", o.export_format, "with --export: chrome (JSON for ui.perfetto.dev / chrome://tracing), "
+                 "kernels-csv or steps-csv")
+      ->check(CLI::IsMember({"chrome", "kernels-csv", "steps-csv"}))->capture_default_str();
+  app.add_option("--output,-o", o.output, "with --export: the file to write (\"-\" = stdout)");
 }
 
 int run_analysis(const RunnerOptions& o) {

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace CLI { class App; }
 
@@ -40,6 +41,11 @@ struct RunnerOptions {
   std::string analyze;           // --analyze SESSION: print the analysis of a recorded session, no training
   bool json = false;             // --json: the analysis as one JSON object
   std::int64_t analyze_warmup = 1;  // --analyze-warmup: leading steps left out (cuDNN search, first allocations)
+  std::string import_trace;      // --import TRACE: a PyTorch profiler / Chrome trace JSON(.gz) -> a session
+  std::vector<std::string> compare;  // --compare A B [C...]: sessions (or traces) side by side
+  std::string export_session;    // --export SESSION: to --format, written to --output
+  std::string export_format = "chrome";  // chrome (Perfetto / chrome://tracing JSON), kernels-csv, steps-csv
+  std::string output;            // --output FILE ("-" = stdout)
 };
 
 /// Registers every option on `app` (names and defaults documented in --help).
@@ -48,6 +54,15 @@ void add_runner_options(CLI::App& app, RunnerOptions& opt);
 /// --analyze: reads the session, prints the analysis (text or --json); returns the exit code.
 /// Throws prof::SessionError (an InputError) for an unreadable session.
 int run_analysis(const RunnerOptions& opt);
+
+/// --import: converts a trace into a session file (--session, default TRACE's name + .tsession) and
+/// prints what was read (events, steps, warnings). app/runner/import_cmd.cpp.
+int run_import(const RunnerOptions& opt);
+/// --compare: config diff, throughput/accuracy, breakdowns, verdicts and kernel diff of 2+ sessions
+/// (text, or --json). app/runner/compare_cmd.cpp.
+int run_compare(const RunnerOptions& opt);
+/// --export: a session to a Chrome trace JSON or CSV. app/runner/export_cmd.cpp.
+int run_export(const RunnerOptions& opt);
 
 /// Loads data and model, trains, prints per-epoch lines and the JSON summary on stdout.
 /// Returns the exit code (0, or 130 when stopped by `stop`); throws ts::Error subclasses.
