@@ -52,7 +52,7 @@ void CuptiParser::kernel(const CUpti_ActivityKernel10& k) {
   r.dynamic_smem = k.dynamicSharedMemory;
   r.graph_id = k.graphId;
   r.graph_node = k.graphNodeId;
-  if (store_.keep_gpu(r.start)) store_.append(store_.kernels, r);
+  if (keep_device(r.correlation, r.start)) store_.append(store_.kernels, r);
   ++counts_.kernels;
 }
 
@@ -71,7 +71,7 @@ void CuptiParser::record(const CUpti_Activity* a) {
       r.bytes = static_cast<std::int64_t>(m.bytes);
       r.copy_kind = m.copyKind, r.src_kind = m.srcKind, r.dst_kind = m.dstKind;
       r.graph_id = m.graphId, r.graph_node = m.graphNodeId;
-      if (store_.keep_gpu(r.start)) store_.append(store_.memcpys, r);
+      if (keep_device(r.correlation, r.start)) store_.append(store_.memcpys, r);
       ++counts_.memcpys;
       return;
     }
@@ -83,7 +83,7 @@ void CuptiParser::record(const CUpti_Activity* a) {
       r.context = m.contextId, r.stream = m.streamId, r.correlation = m.correlationId;
       r.bytes = static_cast<std::int64_t>(m.bytes), r.value = m.value, r.memory_kind = m.memoryKind;
       r.graph_id = m.graphId, r.graph_node = m.graphNodeId;
-      if (store_.keep_gpu(r.start)) store_.append(store_.memsets, r);
+      if (keep_device(r.correlation, r.start)) store_.append(store_.memsets, r);
       ++counts_.memsets;
       return;
     }
@@ -93,7 +93,9 @@ void CuptiParser::record(const CUpti_Activity* a) {
       r.start = clock_.from_gpu(m.start), r.end = clock_.from_gpu(m.end);
       r.rank = rank_, r.thread = m.threadId, r.correlation = m.correlationId;
       r.cbid = m.cbid, r.name = api_name(m.cbid), r.result = m.returnValue;
-      if (store_.keep_gpu(r.start)) store_.append(store_.runtime, r);
+      const bool keep = store_.keep_gpu(r.start);
+      remember_launch(r.correlation, keep);
+      if (keep) store_.append(store_.runtime, r);
       ++counts_.runtime;
       return;
     }
@@ -134,6 +136,20 @@ void CuptiParser::record(const CUpti_Activity* a) {
       ++counts_.other;
       return;
   }
+}
+
+void CuptiParser::remember_launch(std::uint32_t correlation, bool keep) {
+  if (correlation == 0) return;
+  if (launch_keep_.emplace(correlation, keep).second) launch_order_.push_back(correlation);
+  while (launch_order_.size() > kLaunchMemory) {
+    launch_keep_.erase(launch_order_.front());
+    launch_order_.pop_front();
+  }
+}
+
+bool CuptiParser::keep_device(std::uint32_t correlation, std::int64_t start) const {
+  const auto it = launch_keep_.find(correlation);
+  return it != launch_keep_.end() ? it->second : store_.keep_gpu(start);
 }
 
 std::int64_t CuptiParser::parse_buffer(std::uint8_t* buffer, std::size_t valid_bytes, NextFn next) {

@@ -6,6 +6,7 @@
 #include <cupti_activity.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -39,6 +40,15 @@ class CuptiParser {
 
  private:
   void kernel(const CUpti_ActivityKernel10& k);
+  /// The profile schedule keeps a kernel, copy or memset when the runtime call that launched it was
+  /// kept (host time inside an active window): the host runs ahead of the GPU, so the GPU work of an
+  /// active step often starts after the window closed. Records whose launch was not seen (yet) fall
+  /// back to their own start time.
+  void remember_launch(std::uint32_t correlation, bool keep);
+  bool keep_device(std::uint32_t correlation, std::int64_t start) const;
+  static constexpr std::size_t kLaunchMemory = 1 << 18;  // launch decisions remembered (FIFO)
+  std::unordered_map<std::uint32_t, bool> launch_keep_;
+  std::deque<std::uint32_t> launch_order_;
   StringId kernel_name(const char* mangled);
   StringId api_name(std::uint32_t cbid);
   EventStore& store_;

@@ -5,6 +5,7 @@
 // committed batch survives a killed process (kill -9 loses at most the batch in progress, <= 500 ms).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -22,7 +23,7 @@ constexpr int kSessionSchemaVersion = 1;
 /// I/O failure. what() is one line for the user.
 class SessionError : public InputError {
  public:
-  enum class Kind { not_a_session, newer_version, damaged, io };
+  enum class Kind { not_a_session, newer_version, damaged, io, cancelled };
   SessionError(Kind kind, const std::string& message) : InputError(message), kind(kind) {}
   Kind kind;
 };
@@ -67,10 +68,20 @@ class SessionWriter {
   bool failed_ = false, closed_ = false;
 };
 
-/// Reads a session file into `store` (which should be empty). Throws SessionError: not_a_session
-/// (not SQLite, or another application's database), newer_version (written by a newer TrainScope),
-/// damaged (truncated or malformed).
-void read_session(const std::string& path, EventStore& store);
+/// Progress of read_session: `on_rows(rows_read, rows_total)` every few thousand rows (rows of every
+/// table; the total is an upper bound from the tables' largest rowids). Returning false cancels the
+/// read (SessionError kind cancelled; the store keeps the rows read so far).
+struct ReadProgress {
+  std::function<bool(std::int64_t rows_read, std::int64_t rows_total)> on_rows;
+};
+
+/// Reads a session file into `store` (which should be empty). The store may be read by other
+/// threads while it fills (EventStore's one-writer contract), so a viewer can show a large session
+/// progressively: metadata, steps, epochs and samples come first, then threads and host ranges,
+/// then the GPU tables. Throws SessionError: not_a_session (not SQLite, or another application's
+/// database), newer_version (written by a newer TrainScope), damaged (truncated or malformed),
+/// cancelled (ReadProgress said stop).
+void read_session(const std::string& path, EventStore& store, const ReadProgress& progress = {});
 
 /// Size in bytes of the session file plus its -wal file (0 when absent).
 std::int64_t session_file_bytes(const std::string& path);

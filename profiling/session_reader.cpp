@@ -23,16 +23,28 @@ class Reader {
   }
   ~Reader() { sqlite3_close(db_); }
 
-  /// Runs `sql`, calling row(stmt) per row. Maps SQLite failures to typed errors.
+  /// Runs `sql`, calling row(stmt) per row. Maps SQLite failures to typed errors; reports
+  /// progress every kProgressRows rows and stops when it is cancelled.
   template <class F>
   void query(const char* sql, F row) {
     sqlite3_stmt* st = nullptr;
     int rc = sqlite3_prepare_v2(db_, sql, -1, &st, nullptr);
+    bool cancelled = false;
     if (rc == SQLITE_OK)
-      while ((rc = sqlite3_step(st)) == SQLITE_ROW) row(st);
+      while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row(st);
+        if (++rows_ % kProgressRows == 0 && !report()) {
+          cancelled = true;
+          break;
+        }
+      }
     sqlite3_finalize(st);
+    if (cancelled) throw SessionError(SessionError::Kind::cancelled, "opening " + path_ + " was cancelled");
     if (rc != SQLITE_DONE && rc != SQLITE_OK) fail(rc);
   }
+  /// Calls the progress callback; false = cancel.
+  bool report() { return !progress_.on_rows || progress_.on_rows(rows_, std::max(rows_, total_)); }
+  void set_progress(const ReadProgress& p, std::int64_t total) { progress_ = p, total_ = total; }
   std::int64_t scalar(const char* sql) {
     std::int64_t v = 0;
     query(sql, [&](sqlite3_stmt* st) { v = sqlite3_column_int64(st, 0); });
@@ -47,8 +59,11 @@ class Reader {
   }
 
  private:
+  static constexpr std::int64_t kProgressRows = 4096;
   std::string path_;
   sqlite3* db_ = nullptr;
+  ReadProgress progress_;
+  std::int64_t rows_ = 0, total_ = 0;
 };
 
 std::int64_t col(sqlite3_stmt* st, int i) { return sqlite3_column_int64(st, i); }
@@ -165,6 +180,10 @@ void read_epochs(Reader& r, EventStore& s) {
 
 void read_host_tables(Reader& r, EventStore& s, const std::unordered_map<std::int64_t, StringId>& sid) {
   auto str = [&](std::int64_t id) { auto it = sid.find(id); return it == sid.end() ? kNoString : it->second; };
+  r.query("SELECT key,value FROM meta", [&](sqlite3_stmt* st) {
+    auto* v = sqlite3_column_text(st, 1);
+    s.set_meta(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), v ? reinterpret_cast<const char*>(v) : "");
+  });
   r.query("SELECT tid,name_id FROM threads ORDER BY rowid", [&](sqlite3_stmt* st) {
     s.append(s.threads, ThreadRecord{static_cast<std::uint32_t>(col(st, 0)), str(col(st, 1))});
   });
@@ -201,24 +220,31 @@ void read_host_tables(Reader& r, EventStore& s, const std::unordered_map<std::in
     else if (src == "host_ranges") s.dropped_host_ranges = col(st, 1);
     else if (src == "store_full") s.dropped_store_full = col(st, 1);
   });
-  r.query("SELECT key,value FROM meta", [&](sqlite3_stmt* st) {
-    auto* v = sqlite3_column_text(st, 1);
-    s.set_meta(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), v ? reinterpret_cast<const char*>(v) : "");
-  });
+}
+
+/// Upper bound of the rows read_session reads (largest rowid per table; O(log n) each).
+std::int64_t rows_total(Reader& r) {
+  std::int64_t total = 0;
+  for (const char* t : {"strings", "kernels", "memcpys", "memsets", "runtime_calls", "syncs", "memory_events",
+                        "overheads", "threads", "host_ranges", "steps", "samples", "clock_checks"})
+    total += r.scalar((std::string("SELECT COALESCE(MAX(rowid),0) FROM ") + t).c_str());
+  return total;
 }
 
 }  // namespace
 
-void read_session(const std::string& path, EventStore& store) {
+void read_session(const std::string& path, EventStore& store, const ReadProgress& progress) {
   Reader r(path);
   check_identity(r, path);
+  if (progress.on_rows) r.set_progress(progress, rows_total(r));
   std::unordered_map<std::int64_t, StringId> sid;
   r.query("SELECT id,value FROM strings", [&](sqlite3_stmt* st) {
     auto* p = sqlite3_column_text(st, 1);
     sid[col(st, 0)] = store.strings.intern(p ? reinterpret_cast<const char*>(p) : "");
   });
+  read_host_tables(r, store, sid);  // meta, steps and samples first: a viewer can draw the overview early
   read_gpu_tables(r, store, sid);
-  read_host_tables(r, store, sid);
+  if (!r.report()) throw SessionError(SessionError::Kind::cancelled, "opening " + path + " was cancelled");
 }
 
 }  // namespace ts::prof

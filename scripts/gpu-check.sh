@@ -123,11 +123,22 @@ if has fixtures; then
   echo "== fixtures: small recorded H200 sessions for tests/data"
   for fx in "b128_nw4|--epochs 2 --limit-train 5000 --batch-size 128 --num-workers 4" \
             "b128_nw0_augment|--epochs 2 --limit-train 5000 --batch-size 128 --num-workers 0 --augment" \
-            "b16_nw4|--epochs 1 --limit-train 1500 --batch-size 16 --num-workers 4"; do
+            "b16_nw4|--epochs 1 --limit-train 1500 --batch-size 16 --num-workers 4" \
+            "b128_nw4_10ep_sched|--epochs 10 --batch-size 128 --num-workers 4 --profile-schedule wait=40,warmup=1,active=4"; do
     IFS='|' read -r name opts <<< "$fx"
     # shellcheck disable=SC2086
     "$stage/trainscope-run" --device cuda --data "$cifar" $opts \
       --session "$final_out/gpu_$name.tsession" --quiet > "$out/fixture_$name.log" 2>&1
     echo "gpu_$name: rc $? $(du -k "$final_out/gpu_$name.tsession" | cut -f1) KiB"
+    # Runtime calls on the trainer's Linux tid (CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM): share of calls
+    # whose tid is a host-range tid.
+    python3 - "$final_out/gpu_$name.tsession" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+tids = {r[0] for r in db.execute("select distinct tid from host_ranges")}
+rt = db.execute("select tid, count(*) from runtime_calls group by tid").fetchall()
+matched = sum(c for t, c in rt if t in tids); total = sum(c for _, c in rt)
+print(f"  runtime calls on host-range threads: {matched}/{total}")
+PY
   done
 fi

@@ -225,6 +225,36 @@ TEST(SessionFile, RefusesWrongFilesWithTypedErrors) {
   for (const auto& p : {garbage, other, newer, cut}) std::filesystem::remove(p);
 }
 
+TEST(SessionFile, ReadsWithProgressAndCanBeCancelled) {
+  const std::string path = temp_path("progress.tsession");
+  EventStore a;
+  fill_store(a, 3000);
+  SessionWriter(path, a).close();
+  // Progress: increasing, ends at the total, every row counted.
+  std::int64_t calls = 0, last = 0, total = 0;
+  EventStore b;
+  read_session(path, b, ReadProgress{[&](std::int64_t done, std::int64_t all) {
+                 EXPECT_GE(done, last);
+                 EXPECT_LE(done, all);
+                 ++calls, last = done, total = all;
+                 return true;
+               }});
+  EXPECT_GT(calls, 1);
+  EXPECT_EQ(last, total);
+  EXPECT_EQ(b.counts().events(), a.counts().events());
+  EXPECT_FALSE(b.meta().empty());  // metadata comes first
+  // Cancel after the first report: a typed error, and the rows read so far stay.
+  EventStore c;
+  try {
+    read_session(path, c, ReadProgress{[](std::int64_t, std::int64_t) { return false; }});
+    FAIL() << "not cancelled";
+  } catch (const SessionError& e) {
+    EXPECT_EQ(e.kind, SessionError::Kind::cancelled) << e.what();
+  }
+  EXPECT_LT(c.counts().events(), a.counts().events());
+  std::filesystem::remove(path);
+}
+
 TEST(SessionFile, KillDashNineLosesAtMostTheLastSecond) {
   const std::string path = temp_path("killed.tsession");
   int pipefd[2];
@@ -424,6 +454,29 @@ TEST(CuptiParse, ScheduleWindowDropsRecordsOutsideIt) {
   }
   ASSERT_EQ(s.kernels.size(), 1u);
   EXPECT_EQ(s.kernels[0].start, 150);
+}
+
+TEST(CuptiParse, ScheduleKeepsGpuWorkByItsLaunchNotItsStart) {
+  // Window [100, 200) of host time. A call at 150 launches a kernel that runs at 400 (the host ran
+  // ahead of the GPU): kept. A call at 250 launches a kernel running at 180: not kept.
+  EventStore s;
+  s.gpu_keep_from = 100, s.gpu_keep_until = 200;
+  CuptiParser p(s, SessionClock(0, 0), 0, [](std::uint32_t) { return std::string("cudaLaunchKernel"); });
+  auto call = [&](std::uint64_t t, std::uint32_t corr) {
+    CUpti_ActivityAPI api{};
+    api.kind = CUPTI_ACTIVITY_KIND_RUNTIME, api.start = t, api.end = t + 5, api.correlationId = corr;
+    p.record(reinterpret_cast<const CUpti_Activity*>(&api));
+  };
+  auto kernel = [&](std::uint64_t t, std::uint32_t corr) {
+    CUpti_ActivityKernel10 k{};
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, k.start = t, k.end = t + 1, k.name = "k", k.correlationId = corr;
+    p.record(reinterpret_cast<const CUpti_Activity*>(&k));
+  };
+  call(150, 1), call(250, 2);
+  kernel(400, 1), kernel(180, 2);
+  ASSERT_EQ(s.kernels.size(), 1u);
+  EXPECT_EQ(s.kernels[0].correlation, 1u);
+  EXPECT_EQ(s.runtime.size(), 1u);
 }
 #endif
 
