@@ -1,0 +1,293 @@
+// TimelineView painting: step bands, the hub's highlight, lanes (headers, rows through lod_walk,
+// search dimming and matches, highlighted kernels outlined), the selection with its launch -> GPU
+// flow arrow, the range selection and the time ruler. Every loop over events goes through a
+// per-pixel skip (lod_walk or the mark walk below), so a repaint costs O(pixels · log n).
+#include <QPainter>
+#include <QPainterPath>
+#include <algorithm>
+#include <cmath>
+
+#include "widgets/timeline/categories.h"
+#include "widgets/timeline/timeline_details.h"
+#include "widgets/timeline/timeline_view.h"
+
+namespace ts::gui {
+
+using namespace timeline;
+
+namespace {
+
+/// A nice tick step (1, 2, 5 × 10^k ns) at least `min_ns` long.
+std::int64_t nice_step(double min_ns) {
+  double p = 1;
+  while (p * 10 <= min_ns) p *= 10;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (p * m >= min_ns) return static_cast<std::int64_t>(p * m);
+  return static_cast<std::int64_t>(p * 10);
+}
+
+/// Clamps a pixel span to the plot (QPainter coordinates stay small at deep zoom).
+QRectF span_rect(double x0, double x1, double y, double h, double width) {
+  x0 = std::max(x0, -4.0), x1 = std::min(x1, width + 4.0);
+  return QRectF(TimelineView::kHeaderWidth + x0, y, std::max(x1 - x0, 1.0), h);
+}
+
+}  // namespace
+
+QString TimelineView::eventLabel(const Event& e) const {
+  const prof::EventStore& s = *store_;
+  switch (e.source) {
+    case Source::kernel: {
+      const prof::StringId id = s.kernels[e.row].name;
+      if (id >= short_names_.size()) short_names_.resize(std::max<std::size_t>(id + 1, s.strings.size()));
+      if (short_names_[id].isEmpty()) short_names_[id] = short_kernel_name(s.strings.get(id));
+      return short_names_[id];
+    }
+    case Source::memcpy: return QString("%1 B").arg(s.memcpys[e.row].bytes);
+    case Source::memset: return "memset";
+    case Source::runtime: return QString::fromStdString(s.strings.get(s.runtime[e.row].name));
+    case Source::sync: return "sync";
+    case Source::host_range: {
+      const auto& h = s.host_ranges[e.row];
+      if (static_cast<Category>(e.category) == Category::step) return QString("step %1").arg(h.step);
+      const QString name = QString::fromStdString(s.strings.get(h.name));
+      return h.layer ? name + " · " + QString::fromStdString(s.strings.get(h.layer)) : name;
+    }
+  }
+  return {};
+}
+
+void TimelineView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), Qt::white);
+  newest_shown_ = 0;
+  refreshMarks();
+  const int top = kRulerHeight, bottom = height();
+  p.setClipRect(kHeaderWidth, top, width() - kHeaderWidth, bottom - top);
+  paintSteps(p, top, bottom);
+  paintHighlightBands(p, top, bottom);
+  p.setClipping(false);
+  for (const LaneGeom& g : layout())
+    if (g.y + g.height > top && g.y < bottom) paintLane(p, g);
+  p.setClipRect(kHeaderWidth, top, width() - kHeaderWidth, bottom - top);
+  paintSelection(p);
+  p.setClipping(false);
+  paintRuler(p);
+  p.setPen(QColor(200, 200, 200));
+  p.drawLine(kHeaderWidth - 1, 0, kHeaderWidth - 1, height());
+  if (!data_.eventCount()) {
+    p.setPen(QColor(90, 90, 90));
+    p.drawText(rect().adjusted(kHeaderWidth, kRulerHeight, 0, 0), Qt::AlignCenter,
+               store_ ? tr("No events recorded yet (GPU activity appears once the profiler flushes).")
+                      : tr("No session: open a session file or start a run with profiling."));
+  }
+  emit painted(newest_shown_);
+}
+
+void TimelineView::paintSteps(QPainter& p, int top, int bottom) {
+  const auto& steps = data_.steps();
+  const std::int64_t t0 = axis_.start(), t1 = axis_.end();
+  auto first = std::partition_point(steps.begin(), steps.end(), [&](const StepBand& s) { return s.end <= t0; });
+  auto last = std::partition_point(first, steps.end(), [&](const StepBand& s) { return s.start < t1; });
+  if (last - first > axis_.width() / 3) return;  // narrower than 3 px on average: bands would be noise
+  for (auto it = first; it != last; ++it) {
+    if (it->global_step % 2) continue;
+    p.fillRect(span_rect(axis_.x(it->start), axis_.x(it->end), top, bottom - top, axis_.width()), QColor(240, 242, 247));
+  }
+}
+
+void TimelineView::paintHighlightBands(QPainter& p, int top, int bottom) {
+  if (!hub_) return;
+  const auto& iv = hub_->highlight().intervals;
+  const std::int64_t t0 = axis_.start(), t1 = axis_.end();
+  auto it = std::partition_point(iv.begin(), iv.end(), [&](const TimeSpan& s) { return s.end <= t0; });
+  while (it != iv.end() && it->start < t1) {
+    const double x0 = axis_.x(it->start), x1 = std::max(axis_.x(it->end), x0 + 2);
+    p.fillRect(span_rect(x0, x1, top, bottom - top, axis_.width()), QColor(255, 176, 0, 60));
+    const std::int64_t next = axis_.t(std::floor(x1) + 1);  // one band per pixel at most
+    it = std::partition_point(it + 1, iv.end(), [&](const TimeSpan& s) { return s.start < next && s.end <= next; });
+  }
+}
+
+void TimelineView::paintLane(QPainter& p, const LaneGeom& g) {
+  const Lane& lane = data_.lanes()[static_cast<std::size_t>(g.lane)];
+  const int top = std::max(g.y, kRulerHeight);
+  // Header.
+  p.setClipRect(0, kRulerHeight, kHeaderWidth, height() - kRulerHeight);
+  p.fillRect(QRect(0, g.y, kHeaderWidth - 1, g.height), QColor(246, 246, 248));
+  p.setPen(QColor(40, 40, 40));
+  const bool collapsed = isLaneCollapsed(g.lane);
+  const QString arrow = lane.rows.size() > 1 ? (collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) : QStringLiteral("  ");
+  const QString title = fontMetrics().elidedText(arrow + data_.laneTitle(g.lane), Qt::ElideRight, kHeaderWidth - 10);
+  p.drawText(QRect(6, g.y + kLanePad, kHeaderWidth - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft, title);
+  if (!collapsed && lane.rows.size() > 1 && g.height >= 2 * kRowHeight) {
+    p.setPen(QColor(120, 120, 120));
+    p.drawText(QRect(18, g.y + kLanePad + kRowHeight, kHeaderWidth - 20, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+               tr("%1 rows").arg(lane.rows.size()));
+  }
+  // Rows.
+  p.setClipRect(QRect(kHeaderWidth, top, width() - kHeaderWidth, g.y + g.height - top));
+  const bool have_marks = g.lane < static_cast<int>(marks_.size()) && !marks_[g.lane].empty();
+  for (int r = 0; r < g.rows && r < static_cast<int>(lane.rows.size()); ++r) {
+    const int y = g.y + kLanePad + r * kRowHeight;
+    if (y + kRowHeight < kRulerHeight || y > height()) continue;
+    paintRow(p, lane.rows[static_cast<std::size_t>(r)], y,
+             have_marks && !search_.isEmpty() ? &marks_[g.lane][static_cast<std::size_t>(r)] : nullptr,
+             have_marks ? &outlined_[g.lane][static_cast<std::size_t>(r)] : nullptr);
+  }
+  p.setClipping(false);
+  p.setPen(QColor(225, 225, 230));
+  p.drawLine(0, g.y + g.height - 1, width(), g.y + g.height - 1);
+}
+
+void TimelineView::paintRow(QPainter& p, const Row& row, int y, const std::vector<std::uint32_t>* marks,
+                            const std::vector<std::uint32_t>* outlined) {
+  const double w = axis_.width();
+  const QFontMetrics fm = fontMetrics();
+  lod_walk(row, axis_, axis_.start(), axis_.end(), 1.0, [&](const LodItem& it) {
+    const Event& e = row.events[it.first];
+    const auto cat = static_cast<Category>(e.category);
+    newest_shown_ = std::max<qint64>(newest_shown_, row.events[it.last - 1].end);
+    const QRectF rc = span_rect(it.x0, it.x1, y + 1, kRowHeight - 2, w);
+    if (it.merged) {
+      // Density block: shade by the share of the block's time that is busy.
+      const double len = std::max(1.0, static_cast<double>(row.events[it.last - 1].end - e.start));
+      QColor c = category_color(cat);
+      c.setAlpha(static_cast<int>(90 + 165 * std::min(1.0, static_cast<double>(it.busy_ns) / len)));
+      p.fillRect(rc, c);
+      return;
+    }
+    p.fillRect(rc, category_color(cat));
+    if (rc.width() > 28) {
+      p.setPen(category_text_color(cat));
+      p.drawText(rc.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                 fm.elidedText(eventLabel(e), Qt::ElideRight, static_cast<int>(rc.width()) - 5));
+    }
+  });
+  if (marks) {  // search: dim the row, then redraw the matches
+    p.fillRect(QRectF(kHeaderWidth, y, w, kRowHeight), QColor(255, 255, 255, 190));
+    paintMarks(p, row, *marks, y, false);
+  }
+  if (outlined && !outlined->empty()) paintMarks(p, row, *outlined, y, true);
+}
+
+void TimelineView::paintMarks(QPainter& p, const Row& row, const std::vector<std::uint32_t>& marks, int y, bool outline) {
+  const auto& ev = row.events;
+  const std::int64_t t0 = axis_.start(), t1 = axis_.end();
+  auto it = std::partition_point(marks.begin(), marks.end(), [&](std::uint32_t i) { return ev[i].end <= t0; });
+  p.setBrush(Qt::NoBrush);
+  while (it != marks.end() && ev[*it].start < t1) {
+    const Event& e = ev[*it];
+    const double x0 = axis_.x(e.start), x1 = std::max(axis_.x(e.end), x0 + 1);
+    const QRectF rc = span_rect(x0, x1, y + 1, kRowHeight - 2, axis_.width());
+    if (outline) {
+      p.setPen(QPen(QColor(0, 0, 0), 2));
+      p.drawRect(rc.adjusted(-1, -1, 1, 1));
+    } else {
+      p.fillRect(rc, category_color(static_cast<Category>(e.category)));
+      p.setPen(QPen(QColor(20, 20, 20), 1));
+      p.drawRect(rc);
+    }
+    const std::int64_t next = axis_.t(std::floor(x1) + 1);  // the next pixel column
+    it = std::partition_point(it + 1, marks.end(), [&](std::uint32_t i) { return ev[i].start < next; });
+  }
+}
+
+void TimelineView::paintSelection(QPainter& p) {
+  const double w = axis_.width();
+  if (time_selection_) {
+    const double x0 = axis_.x(time_selection_->start), x1 = axis_.x(time_selection_->end);
+    p.fillRect(span_rect(x0, x1, kRulerHeight, height() - kRulerHeight, w), QColor(40, 110, 220, 38));
+    p.setPen(QPen(QColor(40, 110, 220), 1));
+    for (double x : {x0, x1})
+      if (x >= -1 && x <= w + 1) p.drawLine(QPointF(kHeaderWidth + x, kRulerHeight), QPointF(kHeaderWidth + x, height()));
+  }
+  if (!selected_.valid()) return;
+  auto box = [&](const EventRef& r) {
+    const Event& e = data_.event(r);
+    const int yc = rowCenterY(r.lane, r.row);
+    return yc < 0 ? QRectF() : span_rect(axis_.x(e.start), std::max(axis_.x(e.end), axis_.x(e.start) + 1), yc - kRowHeight / 2 + 1, kRowHeight - 2, w);
+  };
+  const QRectF sel = box(selected_);
+  if (!sel.isNull()) {
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(Qt::black, 2));
+    p.drawRect(sel.adjusted(-1, -1, 1, 1));
+  }
+  const EventRef partner = flowPartner();
+  if (!partner.valid()) return;
+  const QRectF other = box(partner);
+  if (sel.isNull() || other.isNull()) return;
+  // Launch -> GPU op: from the runtime call's start to the op's start.
+  const bool sel_is_launch = data_.event(selected_).source == Source::runtime;
+  const QRectF from = sel_is_launch ? sel : other, to = sel_is_launch ? other : sel;
+  const QPointF a(from.left(), from.bottom()), b(to.left(), to.top());
+  p.setRenderHint(QPainter::Antialiasing, true);
+  p.setPen(QPen(QColor(20, 20, 20), 1.5));
+  QPainterPath path(a);
+  path.cubicTo(a + QPointF(0, 30), b - QPointF(0, 30), b);
+  p.drawPath(path);
+  const QPointF tip = b, dir(0, 1);
+  QPolygonF head;
+  head << tip << tip - dir * 8 + QPointF(4, 0) << tip - dir * 8 - QPointF(4, 0);
+  p.setBrush(QColor(20, 20, 20));
+  p.drawPolygon(head);
+  p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+void TimelineView::paintRuler(QPainter& p) {
+  const double w = axis_.width();
+  p.fillRect(QRect(0, 0, width(), kRulerHeight), QColor(250, 250, 250));
+  p.setPen(QColor(200, 200, 200));
+  p.drawLine(0, kRulerHeight - 1, width(), kRulerHeight - 1);
+  const std::int64_t step = nice_step(axis_.nsPerPx() * 90);
+  const std::int64_t first = (axis_.start() / step + (axis_.start() > 0 ? 1 : 0)) * step;
+  p.setPen(QColor(60, 60, 60));
+  // Labels relative to the first tick (shown in the header), so deep zooms stay readable.
+  p.drawText(QRect(6, 0, kHeaderWidth - 8, 15), Qt::AlignVCenter | Qt::AlignLeft, tr("at %1").arg(format_ns(first)));
+  p.drawText(QRect(6, 15, kHeaderWidth - 8, 15), Qt::AlignVCenter | Qt::AlignLeft, tr("span %1").arg(format_ns(axis_.span())));
+  p.setClipRect(kHeaderWidth, 0, width() - kHeaderWidth, height());
+  for (std::int64_t t = first; t < axis_.end(); t += step) {
+    const double x = kHeaderWidth + axis_.x(t);
+    p.setPen(QColor(215, 215, 215));
+    p.drawLine(QPointF(x, 0), QPointF(x, kRulerHeight));
+    p.setPen(QColor(60, 60, 60));
+    p.drawText(QRectF(x + 3, 0, 88, 15), Qt::AlignVCenter | Qt::AlignLeft, t == first ? "0" : "+" + format_ns(t - first));
+  }
+  // Step indices.
+  const auto& steps = data_.steps();
+  auto it = std::partition_point(steps.begin(), steps.end(), [&](const StepBand& s) { return s.end <= axis_.start(); });
+  double last_right = -1e9;
+  for (; it != steps.end() && it->start < axis_.end(); ++it) {
+    const double x0 = std::max(0.0, axis_.x(it->start)), x1 = std::min(w, axis_.x(it->end));
+    const QString label = x1 - x0 > 60 ? tr("step %1").arg(it->global_step) : QString::number(it->global_step);
+    const double tw = fontMetrics().horizontalAdvance(label) + 4;
+    if (x1 - x0 < tw || x0 < last_right) {
+      if (x1 - x0 < 1) {  // many steps per pixel: jump to the next pixel column
+        const std::int64_t next = axis_.t(std::floor(axis_.x(it->end)) + 1);
+        it = std::partition_point(it, steps.end(), [&](const StepBand& s) { return s.start < next; }) - 1;
+      }
+      continue;
+    }
+    p.setPen(QColor(90, 90, 140));
+    p.drawText(QRectF(kHeaderWidth + x0, 15, x1 - x0, 15), Qt::AlignCenter, label);
+    last_right = x1;
+  }
+  if (time_selection_) {
+    const double x0 = axis_.x(time_selection_->start), x1 = axis_.x(time_selection_->end);
+    const QRectF rc = span_rect(x0, x1, 15, 14, w);
+    p.fillRect(rc, QColor(40, 110, 220, 170));
+    p.setPen(Qt::white);
+    p.drawText(rc, Qt::AlignCenter, format_ns(time_selection_->end - time_selection_->start));
+  }
+  if (hub_) {
+    for (const TimeSpan& s : hub_->highlight().intervals) {
+      if (s.end <= axis_.start() || s.start >= axis_.end()) continue;
+      p.fillRect(span_rect(axis_.x(s.start), std::max(axis_.x(s.end), axis_.x(s.start) + 2), kRulerHeight - 4, 3, w),
+                 QColor(230, 140, 0));
+    }
+  }
+  p.setClipping(false);
+}
+
+}  // namespace ts::gui

@@ -1,0 +1,95 @@
+// TimelinePanel: toolbar + view + details pane + legend (see timeline_panel.h).
+#include "widgets/timeline/timeline_panel.h"
+
+#include <QApplication>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSplitter>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "widgets/timeline/timeline_details.h"
+#include "widgets/timeline/timeline_view.h"
+
+namespace ts::gui {
+
+namespace {
+QToolButton* button(const QString& text, const QString& tip, QWidget* parent) {
+  auto* b = new QToolButton(parent);
+  b->setText(text);
+  b->setToolTip(tip);
+  b->setAutoRaise(true);
+  return b;
+}
+}  // namespace
+
+TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_(hub) {
+  view_ = new TimelineView(hub, this);
+  details_ = new DetailsPane(view_, this);
+  legend_ = new TimelineLegend(this);
+  search_ = new QLineEdit(this);
+  search_->setPlaceholderText(tr("Find kernel by name…"));
+  search_->setClearButtonEnabled(true);
+  search_->setMaximumWidth(280);
+  matches_ = new QLabel(this);
+  auto* prev = button(tr("◀"), tr("Previous match (Shift+Enter)"), this);
+  auto* next = button(tr("▶"), tr("Next match (Enter)"), this);
+  auto* zoom_sel = button(tr("Zoom to selection"), tr("Zoom to the selected range (Z); drag on the ruler to select"), this);
+  auto* fit = button(tr("Fit all"), tr("Show the whole session (F)"), this);
+  follow_ = button(tr("Follow live"), tr("Keep the newest events in view while the run trains; a pan or zoom stops it"), this);
+  follow_->setCheckable(true);
+  follow_->setChecked(hub_ && hub_->followLive());
+  follow_->setEnabled(hub_ && hub_->isLive());
+
+  auto* bar = new QHBoxLayout;
+  bar->setContentsMargins(4, 2, 4, 2);
+  bar->addWidget(search_);
+  bar->addWidget(prev);
+  bar->addWidget(next);
+  bar->addWidget(matches_);
+  bar->addStretch(1);
+  bar->addWidget(zoom_sel);
+  bar->addWidget(fit);
+  bar->addWidget(follow_);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(view_);
+  split->addWidget(details_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 0);
+  split->setSizes({900, 300});
+
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(0, 0, 0, 0);
+  lay->setSpacing(2);
+  lay->addLayout(bar);
+  lay->addWidget(split, 1);
+  lay->addWidget(legend_);
+
+  connect(search_, &QLineEdit::textChanged, view_, &TimelineView::setSearch);
+  connect(search_, &QLineEdit::returnPressed, view_, [this] {
+    if (QApplication::keyboardModifiers() & Qt::ShiftModifier) view_->prevMatch();
+    else view_->nextMatch();
+  });
+  connect(prev, &QToolButton::clicked, view_, &TimelineView::prevMatch);
+  connect(next, &QToolButton::clicked, view_, &TimelineView::nextMatch);
+  connect(view_, &TimelineView::searchChanged, this, &TimelinePanel::updateMatches);
+  connect(zoom_sel, &QToolButton::clicked, view_, &TimelineView::zoomToSelection);
+  connect(fit, &QToolButton::clicked, view_, &TimelineView::fitAll);
+  if (hub_) {
+    connect(follow_, &QToolButton::toggled, hub_, &PanelHub::setFollowLive);
+    connect(hub_, &PanelHub::followLiveChanged, follow_, &QToolButton::setChecked);
+    connect(hub_, &PanelHub::liveChanged, follow_, &QToolButton::setEnabled);
+    connect(hub_, &PanelHub::grew, this, [this] {
+      if (!search_->text().isEmpty()) updateMatches();
+    });
+  }
+  updateMatches();
+}
+
+void TimelinePanel::updateMatches() {
+  matches_->setText(search_->text().isEmpty() ? QString() : tr("%n match(es)", nullptr, view_->matchCount()));
+}
+
+}  // namespace ts::gui

@@ -1,0 +1,435 @@
+// TimelineView: hub wiring, layout, lanes, selection, search and hit-testing (painting:
+// timeline_paint.cpp; keyboard, mouse and menus: timeline_input.cpp).
+#include "widgets/timeline/timeline_view.h"
+
+#include <QResizeEvent>
+#include <algorithm>
+
+#include "widgets/timeline/categories.h"
+
+namespace ts::gui {
+
+using namespace timeline;
+
+TimelineView::TimelineView(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_(hub) {
+  setFocusPolicy(Qt::StrongFocus);
+  setMouseTracking(true);
+  setMinimumSize(400, 160);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  axis_.setWidth(std::max(1, width() - kHeaderWidth));
+  if (!hub_) return;
+  connect(hub_, &PanelHub::storeChanged, this, &TimelineView::onStoreChanged);
+  connect(hub_, &PanelHub::grew, this, &TimelineView::onGrew);
+  connect(hub_, &PanelHub::visibleRangeChanged, this, &TimelineView::onHubRange);
+  connect(hub_, &PanelHub::highlightChanged, this, &TimelineView::onHighlight);
+  onStoreChanged();
+  if (hub_->store()) onGrew();
+}
+
+void TimelineView::onStoreChanged() {
+  store_ = hub_ ? hub_->store() : nullptr;
+  data_.reset();
+  props_ = store_ ? prof::analysis::device_props(store_->meta()) : prof::analysis::DeviceProps{};
+  have_range_ = false;
+  selected_ = {};
+  time_selection_.reset();
+  name_match_.clear(), name_highlight_.clear(), short_names_.clear();
+  marks_version_ = ~0ull;
+  scroll_y_ = 0;
+  emit selectionChanged();
+  emit timeSelectionChanged();
+  update();
+}
+
+void TimelineView::pull() { onGrew(); }
+
+void TimelineView::onGrew() {
+  if (!store_ || !hub_) return;
+  const std::uint64_t v = data_.version();
+  data_.ingest(*store_, hub_->counts());
+  if (data_.version() == v) return;
+  if (selected_.valid()) selected_ = data_.find(*store_, selected_source_, selected_row_);
+  axis_.setBounds(data_.minTime(), data_.maxTime());
+  syncOrder();
+  if (!have_range_) {
+    const TimeSpan hub_range = hub_->visibleRange();
+    if (hub_range.end > hub_range.start && !hub_->isLive()) axis_.setRange(hub_range.start, hub_range.end);
+    else axis_.fitAll();
+    have_range_ = true;
+    publishRange();
+  } else if (hub_->isLive() && hub_->followLive()) {
+    const std::int64_t span = axis_.span();
+    axis_.setRange(data_.maxTime() - span + span / 50, data_.maxTime() + span / 50);
+    publishRange();
+  }
+  update();
+}
+
+void TimelineView::onHubRange(TimeSpan r) {
+  if (r.end <= r.start || (r.start == axis_.start() && r.end == axis_.end())) return;
+  axis_.setRange(r.start, r.end);
+  have_range_ = true;
+  emit rangeChanged(range());
+  update();
+}
+
+void TimelineView::publishRange() {
+  if (hub_) hub_->setVisibleRange(range());
+  emit rangeChanged(range());
+}
+
+void TimelineView::userMoved() {
+  if (hub_ && hub_->followLive()) hub_->setFollowLive(false);
+  have_range_ = true;
+  publishRange();
+  update();
+}
+
+void TimelineView::setRange(TimeSpan r) {
+  axis_.setRange(r.start, r.end);
+  have_range_ = true;
+  publishRange();
+  update();
+}
+
+void TimelineView::fitAll() {
+  axis_.fitAll();
+  userMoved();
+}
+
+bool TimelineView::zoomToSelection() {
+  if (!time_selection_ || time_selection_->end <= time_selection_->start) return false;
+  axis_.setRange(time_selection_->start, time_selection_->end);
+  userMoved();
+  return true;
+}
+
+void TimelineView::resizeEvent(QResizeEvent* e) {
+  axis_.setWidth(std::max(1, e->size().width() - kHeaderWidth));
+  axis_.clamp();
+  scroll_y_ = std::clamp(scroll_y_, 0, std::max(0, contentHeight() - (height() - kRulerHeight)));
+  QWidget::resizeEvent(e);
+}
+
+void TimelineView::onHighlight() {
+  marks_version_ = ~0ull;  // recompute outlines
+  const Highlight& h = hub_->highlight();
+  if (!h.intervals.isEmpty()) {
+    const TimeSpan first = h.intervals.front();
+    const std::int64_t len = first.end - first.start;
+    if (len * 2 > axis_.span()) axis_.setRange(first.start - len / 4, first.end + len / 4);
+    else axis_.setRange(first.start + len / 2 - axis_.span() / 2, first.start + len / 2 + axis_.span() / 2);
+    userMoved();
+  } else if (!h.kernel_name.isEmpty()) {
+    refreshMarks();
+    EventRef first;
+    std::int64_t best = INT64_MAX;
+    for (std::size_t l = 0; l < outlined_.size(); ++l)
+      for (std::size_t r = 0; r < outlined_[l].size(); ++r)
+        if (!outlined_[l][r].empty()) {
+          const EventRef e{static_cast<int>(l), static_cast<int>(r), outlined_[l][r].front()};
+          if (data_.event(e).start < best) best = data_.event(e).start, first = e;
+        }
+    if (first.valid()) centerOn(first);
+  }
+  update();
+}
+
+// --- Lanes ------------------------------------------------------------------------------------
+
+void TimelineView::syncOrder() {
+  if (custom_order_.empty()) return;
+  for (int l : data_.defaultOrder()) {
+    const std::string& key = data_.lanes()[static_cast<std::size_t>(l)].key;
+    if (std::find(custom_order_.begin(), custom_order_.end(), key) == custom_order_.end()) custom_order_.push_back(key);
+  }
+}
+
+std::vector<int> TimelineView::laneOrder() const {
+  std::vector<int> order;
+  if (custom_order_.empty()) {
+    order = data_.defaultOrder();
+  } else {
+    for (const std::string& key : custom_order_) {
+      const int l = data_.laneIndex(key);
+      if (l >= 0 && !data_.lanes()[static_cast<std::size_t>(l)].rows.empty()) order.push_back(l);
+    }
+  }
+  std::erase_if(order, [&](int l) { return hidden_.count(data_.lanes()[static_cast<std::size_t>(l)].key) > 0; });
+  return order;
+}
+
+void TimelineView::setLaneCollapsed(int lane, bool collapsed) {
+  if (lane < 0 || lane >= static_cast<int>(data_.lanes().size())) return;
+  const std::string& key = data_.lanes()[static_cast<std::size_t>(lane)].key;
+  if (collapsed) collapsed_.insert(key);
+  else collapsed_.erase(key);
+  update();
+}
+
+bool TimelineView::isLaneCollapsed(int lane) const {
+  return lane >= 0 && lane < static_cast<int>(data_.lanes().size()) &&
+         collapsed_.count(data_.lanes()[static_cast<std::size_t>(lane)].key) > 0;
+}
+
+void TimelineView::setLaneHidden(int lane, bool hidden) {
+  if (lane < 0 || lane >= static_cast<int>(data_.lanes().size())) return;
+  const std::string& key = data_.lanes()[static_cast<std::size_t>(lane)].key;
+  if (hidden) hidden_.insert(key);
+  else hidden_.erase(key);
+  update();
+}
+
+bool TimelineView::isLaneHidden(int lane) const {
+  return lane >= 0 && lane < static_cast<int>(data_.lanes().size()) &&
+         hidden_.count(data_.lanes()[static_cast<std::size_t>(lane)].key) > 0;
+}
+
+void TimelineView::moveLane(int lane, int delta) {
+  if (custom_order_.empty())
+    for (int l : data_.defaultOrder()) custom_order_.push_back(data_.lanes()[static_cast<std::size_t>(l)].key);
+  if (lane < 0 || lane >= static_cast<int>(data_.lanes().size())) return;
+  const std::string key = data_.lanes()[static_cast<std::size_t>(lane)].key;
+  auto it = std::find(custom_order_.begin(), custom_order_.end(), key);
+  if (it == custom_order_.end()) return;
+  // Step over hidden lanes: move past the next shown one.
+  auto shown = [&](const std::string& k) { return !hidden_.count(k) && data_.laneIndex(k) >= 0; };
+  std::ptrdiff_t pos = it - custom_order_.begin();
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(custom_order_.size());
+  for (int step = 0; step < std::abs(delta); ++step) {
+    std::ptrdiff_t q = pos + (delta < 0 ? -1 : 1);
+    while (q >= 0 && q < n && !shown(custom_order_[static_cast<std::size_t>(q)])) q += delta < 0 ? -1 : 1;
+    if (q < 0 || q >= n) break;
+    std::swap(custom_order_[static_cast<std::size_t>(pos)], custom_order_[static_cast<std::size_t>(q)]);
+    pos = q;
+  }
+  update();
+}
+
+void TimelineView::showAllLanes() {
+  hidden_.clear();
+  update();
+}
+
+std::vector<TimelineView::LaneGeom> TimelineView::layout() const {
+  std::vector<LaneGeom> out;
+  int y = kRulerHeight - scroll_y_;
+  for (int l : laneOrder()) {
+    const Lane& lane = data_.lanes()[static_cast<std::size_t>(l)];
+    const int rows = isLaneCollapsed(l) ? 1 : std::max<int>(1, static_cast<int>(lane.rows.size()));
+    const int h = rows * kRowHeight + 2 * kLanePad;
+    out.push_back({l, y, h, rows});
+    y += h;
+  }
+  return out;
+}
+
+int TimelineView::contentHeight() const {
+  int h = 0;
+  for (const LaneGeom& g : layout()) h += g.height;
+  return h;
+}
+
+int TimelineView::laneAt(int y) const {
+  if (y < kRulerHeight) return -1;
+  for (const LaneGeom& g : layout())
+    if (y >= g.y && y < g.y + g.height) return g.lane;
+  return -1;
+}
+
+QRect TimelineView::laneRect(int lane) const {
+  for (const LaneGeom& g : layout())
+    if (g.lane == lane) return QRect(0, g.y, width(), g.height);
+  return {};
+}
+
+int TimelineView::rowCenterY(int lane, int row) const {
+  for (const LaneGeom& g : layout())
+    if (g.lane == lane) {
+      if (row >= g.rows) row = g.rows - 1;  // collapsed: the outermost row
+      return g.y + kLanePad + row * kRowHeight + kRowHeight / 2;
+    }
+  return -1;
+}
+
+// --- Selection and hit-testing ------------------------------------------------------------------
+
+void TimelineView::selectEvent(const EventRef& e) {
+  selected_ = e.valid() ? e : EventRef{};
+  if (selected_.valid()) {
+    const Event& ev = data_.event(selected_);
+    selected_row_ = ev.row, selected_source_ = ev.source;
+  }
+  emit selectionChanged();
+  update();
+}
+
+void TimelineView::setTimeSelection(std::optional<TimeSpan> s) {
+  if (s && s->end < s->start) std::swap(s->start, s->end);
+  time_selection_ = s;
+  emit timeSelectionChanged();
+  update();
+}
+
+EventRef TimelineView::flowPartner() const {
+  if (!selected_.valid() || !store_) return {};
+  const Event& e = data_.event(selected_);
+  std::uint32_t corr = 0;
+  switch (e.source) {
+    case Source::kernel: corr = store_->kernels[e.row].correlation; break;
+    case Source::memcpy: corr = store_->memcpys[e.row].correlation; break;
+    case Source::memset: corr = store_->memsets[e.row].correlation; break;
+    case Source::runtime: {
+      const auto op = data_.gpuOpOf(store_->runtime[e.row].correlation);
+      return op ? data_.find(*store_, op->first, op->second) : EventRef{};
+    }
+    default: return {};
+  }
+  const auto rt = data_.runtimeOf(corr);
+  return rt ? data_.find(*store_, Source::runtime, *rt) : EventRef{};
+}
+
+EventRef TimelineView::eventAt(QPoint p) const {
+  if (p.x() < kHeaderWidth || p.y() < kRulerHeight) return {};
+  for (const LaneGeom& g : layout()) {
+    if (p.y() < g.y || p.y() >= g.y + g.height) continue;
+    const int row = std::clamp((p.y() - g.y - kLanePad) / kRowHeight, 0, g.rows - 1);
+    const Lane& lane = data_.lanes()[static_cast<std::size_t>(g.lane)];
+    if (row >= static_cast<int>(lane.rows.size())) return {};
+    const Row& r = lane.rows[static_cast<std::size_t>(row)];
+    const double x = p.x() - kHeaderWidth;
+    const std::int64_t t = axis_.t(x);
+    const auto tol = static_cast<std::int64_t>(2 * axis_.nsPerPx());  // 2 px either side
+    EventRef best;
+    std::int64_t best_dist = INT64_MAX;
+    for (std::size_t i = r.firstEndingAfter(t - tol); i < r.events.size() && r.events[i].start <= t + tol; ++i) {
+      const Event& e = r.events[i];
+      const std::int64_t d = t < e.start ? e.start - t : t >= e.end ? t - e.end : 0;
+      if (d < best_dist) best_dist = d, best = {g.lane, row, i};
+      if (d == 0) break;
+    }
+    return best;
+  }
+  return {};
+}
+
+void TimelineView::centerOn(const EventRef& e) {
+  if (!e.valid()) return;
+  const Event& ev = data_.event(e);
+  const std::int64_t span = std::max<std::int64_t>(axis_.span(), 1);
+  const std::int64_t mid = ev.start + ev.dur() / 2;
+  axis_.setRange(mid - span / 2, mid - span / 2 + span);
+  // Vertically: bring the lane into view.
+  const QRect lr = laneRect(e.lane);
+  if (lr.isEmpty() || lr.top() < kRulerHeight || lr.bottom() > height()) {
+    int y = 0;
+    for (int l : laneOrder()) {
+      if (l == e.lane) break;
+      y += (isLaneCollapsed(l) ? 1 : std::max<int>(1, static_cast<int>(data_.lanes()[static_cast<std::size_t>(l)].rows.size()))) *
+               kRowHeight + 2 * kLanePad;
+    }
+    scroll_y_ = std::clamp(y, 0, std::max(0, contentHeight() - (height() - kRulerHeight)));
+  }
+  userMoved();
+}
+
+// --- Search -----------------------------------------------------------------------------------
+
+void TimelineView::setSearch(const QString& text) {
+  if (text == search_) return;
+  search_ = text;
+  name_match_.clear();
+  marks_version_ = ~0ull;
+  emit searchChanged();
+  update();
+}
+
+void TimelineView::refreshMarks() {
+  const QString hl = hub_ ? hub_->highlight().kernel_name : QString();
+  if (marks_version_ == data_.version() && marks_search_ == search_ && marks_highlight_ == hl) return;
+  if (marks_highlight_ != hl) name_highlight_.clear();
+  marks_version_ = data_.version(), marks_search_ = search_, marks_highlight_ = hl;
+  const auto& lanes = data_.lanes();
+  marks_.assign(lanes.size(), {});
+  outlined_.assign(lanes.size(), {});
+  if (!store_ || (search_.isEmpty() && hl.isEmpty())) return;
+  const std::string needle = search_.toLower().toStdString(), exact = hl.toStdString();
+  auto classify = [&](std::vector<std::int8_t>& cache, prof::StringId id, bool is_exact) {
+    if (id >= cache.size()) cache.resize(std::max<std::size_t>(id + 1, store_->strings.size()), -1);
+    if (cache[id] < 0) {
+      const std::string& raw = store_->strings.get(id);
+      const std::string name = demangle(raw);
+      if (is_exact) {
+        cache[id] = !exact.empty() && (name == exact || raw == exact);
+      } else {
+        std::string lower = name;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+        cache[id] = !needle.empty() && lower.find(needle) != std::string::npos;
+      }
+    }
+    return cache[id] == 1;
+  };
+  for (std::size_t l = 0; l < lanes.size(); ++l) {
+    if (lanes[l].kind != LaneKind::stream) continue;
+    marks_[l].resize(lanes[l].rows.size());
+    outlined_[l].resize(lanes[l].rows.size());
+    for (std::size_t r = 0; r < lanes[l].rows.size(); ++r) {
+      const auto& ev = lanes[l].rows[r].events;
+      for (std::size_t i = 0; i < ev.size(); ++i) {
+        if (ev[i].source != Source::kernel) continue;
+        const prof::StringId name = store_->kernels[ev[i].row].name;
+        if (!search_.isEmpty() && classify(name_match_, name, false)) marks_[l][r].push_back(static_cast<std::uint32_t>(i));
+        if (!hl.isEmpty() && classify(name_highlight_, name, true)) outlined_[l][r].push_back(static_cast<std::uint32_t>(i));
+      }
+    }
+  }
+}
+
+int TimelineView::matchCount() {
+  refreshMarks();
+  std::size_t n = 0;
+  for (const auto& lane : marks_)
+    for (const auto& row : lane) n += row.size();
+  return static_cast<int>(n);
+}
+
+bool TimelineView::isMatch(const EventRef& e) {
+  refreshMarks();
+  if (!e.valid() || e.lane >= static_cast<int>(marks_.size()) || e.row >= static_cast<int>(marks_[e.lane].size()))
+    return false;
+  const auto& m = marks_[e.lane][e.row];
+  return std::binary_search(m.begin(), m.end(), static_cast<std::uint32_t>(e.index));
+}
+
+bool TimelineView::stepMatch(int direction) {
+  refreshMarks();
+  const std::int64_t ref = selected_.valid() ? data_.event(selected_).start
+                                             : (direction > 0 ? axis_.start() - 1 : axis_.end());
+  EventRef best;
+  std::int64_t best_t = direction > 0 ? INT64_MAX : INT64_MIN;
+  for (std::size_t l = 0; l < marks_.size(); ++l) {
+    if (isLaneHidden(static_cast<int>(l))) continue;
+    for (std::size_t r = 0; r < marks_[l].size(); ++r) {
+      const auto& m = marks_[l][r];
+      const auto& ev = data_.lanes()[l].rows[r].events;
+      // First mark starting after ref (or last before it).
+      auto it = std::partition_point(m.begin(), m.end(), [&](std::uint32_t i) { return ev[i].start <= ref; });
+      if (direction > 0 && it != m.end() && ev[*it].start < best_t)
+        best_t = ev[*it].start, best = {static_cast<int>(l), static_cast<int>(r), *it};
+      if (direction < 0) {
+        auto jt = std::partition_point(m.begin(), m.end(), [&](std::uint32_t i) { return ev[i].start < ref; });
+        if (jt != m.begin() && ev[*std::prev(jt)].start > best_t)
+          best_t = ev[*std::prev(jt)].start, best = {static_cast<int>(l), static_cast<int>(r), *std::prev(jt)};
+      }
+    }
+  }
+  if (!best.valid()) return false;
+  selectEvent(best);
+  centerOn(best);
+  return true;
+}
+
+bool TimelineView::nextMatch() { return stepMatch(+1); }
+bool TimelineView::prevMatch() { return stepMatch(-1); }
+
+}  // namespace ts::gui

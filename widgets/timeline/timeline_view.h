@@ -1,0 +1,177 @@
+// TimelineView: the custom-painted kernel timeline (issue #6). Lanes of host threads, CUDA runtime
+// calls, CUDA streams, copies, memsets and synchronisation; steps as bands with their index;
+// level-of-detail merging (lod.h) so a repaint costs O(pixels), not O(events); Perfetto's
+// navigation: W/S zoom in/out around the mouse, A/D pan, Ctrl+wheel zoom, drag to pan, Shift+drag
+// or a drag on the time ruler selects a range, Z zooms to it, F fits all, Esc clears.
+//
+// Data: a TimelineData built incrementally on the hub's grew() (rows up to hub->counts() only;
+// never blocks the trainer). Linked axis: pan/zoom sets the hub's visible range, the hub's
+// visibleRangeChanged moves this view; follow live keeps the newest events in view until the user
+// pans or zooms. The hub's highlight is drawn as shaded intervals and outlined kernels.
+// Painting lives in timeline_paint.cpp, input in timeline_input.cpp.
+#pragma once
+#include <QPointer>
+#include <QWidget>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "profiling/analysis/analysis.h"
+#include "widgets/panel_hub.h"
+#include "widgets/timeline/time_axis.h"
+#include "widgets/timeline/timeline_data.h"
+
+class QMenu;
+
+namespace ts::gui {
+
+class TimelineView : public QWidget {
+  Q_OBJECT
+ public:
+  static constexpr int kHeaderWidth = 190;  // lane titles (px)
+  static constexpr int kRulerHeight = 30;   // time ruler with step labels (px)
+  static constexpr int kRowHeight = 17;     // one row of events (px)
+  static constexpr int kLanePad = 3;        // above and below a lane's rows (px)
+  /// W/S zoom factor per key press (span × 0.8 in, ÷ 0.8 out) and A/D pan per press (10 % of the span).
+  static constexpr double kKeyZoom = 0.8, kKeyPan = 0.10;
+
+  explicit TimelineView(PanelHub* hub, QWidget* parent = nullptr);
+  PanelHub* hub() const { return hub_; }
+  const timeline::TimelineData& data() const { return data_; }
+  const timeline::TimeAxis& axis() const { return axis_; }
+  /// Visible time range (session ns).
+  TimeSpan range() const { return {axis_.start(), axis_.end()}; }
+  /// Shows [start, end) (clamped), updates the hub's range. Does not turn follow-live off.
+  void setRange(TimeSpan r);
+  void fitAll();
+  /// Zooms to the selected time range (if any); returns whether it did.
+  bool zoomToSelection();
+  /// Pulls new rows from the hub's store now (what grew() does).
+  void pull();
+
+  // Selection.
+  std::optional<TimeSpan> timeSelection() const { return time_selection_; }
+  void setTimeSelection(std::optional<TimeSpan> s);
+  timeline::EventRef selectedEvent() const { return selected_; }
+  void selectEvent(const timeline::EventRef& e);
+  /// The GPU op / runtime call at the other end of the selection's correlation id (invalid if none).
+  timeline::EventRef flowPartner() const;
+
+  // Hit-testing and geometry (widget coordinates).
+  timeline::EventRef eventAt(QPoint p) const;
+  int laneAt(int y) const;
+  /// The lane's rectangle (header + rows), empty when hidden or scrolled out.
+  QRect laneRect(int lane) const;
+  /// y centre of `row` of `lane` (-1 when not shown).
+  int rowCenterY(int lane, int row) const;
+  double plotWidth() const { return axis_.width(); }
+
+  // Lanes: order (lane indices into data().lanes(), hidden ones left out), collapse, hide, move.
+  std::vector<int> laneOrder() const;
+  void setLaneCollapsed(int lane, bool collapsed);
+  bool isLaneCollapsed(int lane) const;
+  void setLaneHidden(int lane, bool hidden);
+  bool isLaneHidden(int lane) const;
+  /// Moves the lane up (delta < 0) or down among the shown lanes.
+  void moveLane(int lane, int delta);
+  void showAllLanes();
+  int hiddenLaneCount() const { return static_cast<int>(hidden_.size()); }
+  /// The lane header's context menu (collapse, hide, move up/down, show all); caller owns it.
+  QMenu* laneMenu(int lane, QWidget* parent);
+
+  // Search: kernels whose demangled name contains `text` (case-insensitive) are highlighted,
+  // the others dimmed; next/prev select and centre the next/previous match in time.
+  void setSearch(const QString& text);
+  QString search() const { return search_; }
+  int matchCount();
+  bool nextMatch();
+  bool prevMatch();
+  /// Whether the kernel event `e` is a search match.
+  bool isMatch(const timeline::EventRef& e);
+
+  /// End (session ns) of the newest event drawn by the last paint (0 before the first).
+  qint64 newestShownEnd() const { return newest_shown_; }
+  /// The device properties used for occupancy (from the store's meta).
+  const prof::analysis::DeviceProps& deviceProps() const { return props_; }
+
+ signals:
+  /// After each paint: the newest event end drawn (the lead's ≤ 0.5 s latency check).
+  void painted(qint64 newest_event_end_ns);
+  void selectionChanged();
+  void timeSelectionChanged();
+  void rangeChanged(ts::gui::TimeSpan range);
+  void searchChanged();
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void resizeEvent(QResizeEvent*) override;
+  void keyPressEvent(QKeyEvent*) override;
+  void wheelEvent(QWheelEvent*) override;
+  void mousePressEvent(QMouseEvent*) override;
+  void mouseMoveEvent(QMouseEvent*) override;
+  void mouseReleaseEvent(QMouseEvent*) override;
+  void contextMenuEvent(QContextMenuEvent*) override;
+  bool event(QEvent*) override;
+
+ private:
+  struct LaneGeom {
+    int lane;
+    int y, height;
+    int rows;  // rows drawn (1 when collapsed)
+  };
+  std::vector<LaneGeom> layout() const;
+  int contentHeight() const;
+  void onStoreChanged();
+  void onGrew();
+  void onHubRange(TimeSpan r);
+  void onHighlight();
+  void userMoved();  // a user pan/zoom: follow live off, hub range updated
+  void publishRange();
+  void syncOrder();
+  void refreshMarks();
+  void centerOn(const timeline::EventRef& e);
+  bool stepMatch(int direction);
+  QString tooltipAt(QPoint p) const;
+  // Painting (timeline_paint.cpp).
+  void paintSteps(QPainter& p, int top, int bottom);
+  void paintHighlightBands(QPainter& p, int top, int bottom);
+  void paintLane(QPainter& p, const LaneGeom& g);
+  void paintRow(QPainter& p, const timeline::Row& row, int y, const std::vector<std::uint32_t>* marks,
+                const std::vector<std::uint32_t>* outlined);
+  void paintMarks(QPainter& p, const timeline::Row& row, const std::vector<std::uint32_t>& marks, int y, bool outline);
+  void paintSelection(QPainter& p);
+  void paintRuler(QPainter& p);
+  QString eventLabel(const timeline::Event& e) const;
+
+  PanelHub* hub_;
+  std::shared_ptr<const prof::EventStore> store_;
+  timeline::TimelineData data_;
+  timeline::TimeAxis axis_;
+  prof::analysis::DeviceProps props_;
+  bool have_range_ = false;
+  int scroll_y_ = 0;
+  // Lanes by key (keys survive a re-read of the same store).
+  std::vector<std::string> custom_order_;  // empty: default order
+  std::set<std::string> collapsed_, hidden_;
+  // Selection and interaction.
+  timeline::EventRef selected_;
+  std::uint32_t selected_row_ = 0;  // store row + source of the selection (lanes re-stack on grow)
+  timeline::Source selected_source_ = timeline::Source::kernel;
+  std::optional<TimeSpan> time_selection_;
+  enum class Drag { none, pan, select } drag_ = Drag::none;
+  QPoint press_pos_;
+  std::int64_t press_t_ = 0;
+  bool moved_ = false;
+  // Search and highlight marks: per lane, per row, indices of matching kernel events.
+  QString search_;
+  std::vector<std::int8_t> name_match_, name_highlight_;  // per string id: -1 unknown, 0/1
+  std::vector<std::vector<std::vector<std::uint32_t>>> marks_, outlined_;
+  std::uint64_t marks_version_ = ~0ull;
+  QString marks_search_, marks_highlight_;
+  qint64 newest_shown_ = 0;
+  mutable std::vector<QString> short_names_;  // per string id (kernel labels)
+};
+
+}  // namespace ts::gui
