@@ -1,0 +1,355 @@
+// MemoryGraph: stacked allocator categories, device memory used, CUPTI's cudaMalloc'd curve, peak,
+// capacity and the leak flag.
+#include "widgets/panels/memory_graph.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <limits>
+#include <qcustomplot.h>
+
+#include "engine/memory.h"
+#include "widgets/panels/panel_plot.h"
+
+namespace ts::gui {
+
+namespace {
+
+using prof::analysis::SeriesPoint;
+
+constexpr int kCategories = static_cast<int>(kMemoryCategoryCount);
+/// Rebuilds at most every 200 ms while live: memory samples come at 20 Hz.
+constexpr int kRebuildMs = 200;
+
+QString category_label(int c) {
+  return QString::fromLatin1(memory_category_name(static_cast<MemoryCategory>(c))).replace('_', ' ');
+}
+
+std::string series_name(bool allocated, int c) {
+  return std::string(allocated ? "memory.allocated." : "memory.reserved.") +
+         memory_category_name(static_cast<MemoryCategory>(c));
+}
+
+void set_points(QCPGraph* g, const std::vector<SeriesPoint>& pts) {
+  QVector<double> k, v;
+  k.reserve(static_cast<int>(pts.size())), v.reserve(static_cast<int>(pts.size()));
+  for (const auto& p : pts) k.push_back(ns_to_s(p.t)), v.push_back(p.v);
+  g->setData(k, v, true);
+}
+
+}  // namespace
+
+MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_(hub) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  auto* row = new QHBoxLayout;
+  stack_box_ = new QComboBox;
+  stack_box_->addItems({tr("Stack: allocated"), tr("Stack: reserved")});
+  stack_box_->setToolTip(tr("Allocated: bytes in live tensors. Reserved: what the caching allocator holds "
+                            "from the driver, cached blocks included."));
+  show_capacity_ = new QCheckBox(tr("Show capacity"));
+  show_capacity_->setToolTip(tr("Scale the y axis to the card's memory (device.total_memory_bytes)."));
+  status_ = new QLabel;
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  row->addWidget(stack_box_);
+  row->addWidget(show_capacity_);
+  row->addWidget(status_, 1);
+  layout->addLayout(row);
+  plot_ = new QCustomPlot;
+  plot_->setMinimumSize(320, 200);
+  plot_->setNoAntialiasingOnDrag(true);
+  layout->addWidget(plot_, 1);
+  throttle_ = new QTimer(this);
+  throttle_->setSingleShot(true);
+  connect(throttle_, &QTimer::timeout, this, &MemoryGraph::rebuild);
+  setupGraphs();
+  link_ = new TimeAxisLink(hub_, plot_, {plot_->xAxis});
+  connect(stack_box_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          [this](int i) { setStack(i == 0 ? Stack::allocated : Stack::reserved); });
+  connect(show_capacity_, &QCheckBox::toggled, this, &MemoryGraph::rebuild);
+  connect(hub_, &PanelHub::storeChanged, this, [this] {
+    series_.clear();
+    memory_rows_ = 0;
+    cupti_ = {};
+    rebuild();
+  });
+  connect(hub_, &PanelHub::grew, this, &MemoryGraph::scheduleRebuild);
+  connect(hub_, &PanelHub::liveChanged, this, [this](bool live) {
+    if (!live) rebuild();
+  });
+  rebuild();
+}
+
+void MemoryGraph::setupGraphs() {
+  plot_->xAxis->setLabel(tr("session time (s)"));
+  plot_->yAxis->setLabel(tr("device memory"));
+  plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
+  plot_->axisRect()->setRangeDrag(Qt::Horizontal);
+  plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  QCPGraph* below = nullptr;
+  for (int c = 0; c < kCategories; ++c) {
+    QCPGraph* g = plot_->addGraph();
+    QColor col = palette_color(c);
+    g->setPen(QPen(col.darker(115), 1));
+    col.setAlpha(170);
+    g->setBrush(col);
+    g->setLineStyle(QCPGraph::lsStepLeft);
+    if (below) g->setChannelFillGraph(below);
+    g->setName(category_label(c));
+    stack_graphs_.push_back(g);
+    below = g;
+  }
+  other_total_ = plot_->addGraph();
+  other_total_->setPen(QPen(QColor(60, 60, 60), 1.5, Qt::DashLine));
+  other_total_->setLineStyle(QCPGraph::lsStepLeft);
+  used_ = plot_->addGraph();
+  used_->setPen(QPen(Qt::black, 2));
+  used_->setLineStyle(QCPGraph::lsStepLeft);
+  used_->setName(tr("device memory used (cudaMemGetInfo)"));
+  cupti_graph_ = plot_->addGraph();
+  cupti_graph_->setPen(QPen(QColor(0x1f, 0x3f, 0x9f), 1.5, Qt::DotLine));
+  cupti_graph_->setLineStyle(QCPGraph::lsStepLeft);
+  cupti_graph_->setName(tr("cudaMalloc'd (CUPTI alloc/free, every event)"));
+  peak_graph_ = plot_->addGraph();
+  peak_graph_->setLineStyle(QCPGraph::lsNone);
+  peak_graph_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QColor(200, 30, 30), QColor(200, 30, 30), 9));
+  peak_graph_->setName(tr("peak"));
+  capacity_line_ = new QCPItemStraightLine(plot_);
+  capacity_line_->setPen(QPen(QColor(200, 30, 30), 1.5, Qt::DashDotLine));
+  capacity_label_ = new QCPItemText(plot_);
+  capacity_label_->setColor(QColor(200, 30, 30));
+  capacity_label_->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+  capacity_label_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  capacity_label_->position->setCoords(0.99, 0.01);
+  peak_label_ = new QCPItemText(plot_);
+  peak_label_->setColor(QColor(150, 20, 20));
+  peak_label_->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+  peak_label_->setPadding(QMargins(2, 2, 6, 4));
+  peak_label_->setBrush(QColor(255, 255, 255, 210));
+  leak_label_ = new QCPItemText(plot_);
+  leak_label_->setColor(QColor(200, 30, 30));
+  leak_label_->setBrush(QColor(255, 240, 240, 230));
+  leak_label_->setPen(QPen(QColor(200, 30, 30)));
+  leak_label_->setPadding(QMargins(4, 2, 4, 2));
+  leak_label_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  leak_label_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  leak_label_->position->setCoords(0.01, 0.01);
+  absent_ = add_center_message(plot_, plot_->axisRect());
+  // Legend under the plot, in columns, so it never hides the curves.
+  auto* sub = new QCPLayoutGrid;
+  plot_->plotLayout()->addElement(1, 0, sub);
+  plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+  sub->setMargins(QMargins(5, 0, 5, 5));
+  sub->addElement(0, 0, plot_->legend);
+  plot_->legend->setVisible(true);
+  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  plot_->legend->setWrap(4);
+  plot_->legend->setBorderPen(Qt::NoPen);
+  QFont lf = font();
+  lf.setPointSizeF(lf.pointSizeF() * 0.9);
+  plot_->legend->setFont(lf);
+  plot_->legend->setIconSize(14, 10);
+}
+
+void MemoryGraph::setStack(Stack s) {
+  if (s == stack_) return;
+  stack_ = s;
+  stack_box_->setCurrentIndex(s == Stack::allocated ? 0 : 1);
+  rebuild();
+}
+
+void MemoryGraph::scheduleRebuild() {
+  if (!throttle_->isActive()) throttle_->start(hub_->isLive() ? kRebuildMs : 0);
+}
+
+QCPGraph* MemoryGraph::graphFor(const QString& series) const {
+  const std::string s = series.toStdString();
+  for (int c = 0; c < kCategories; ++c)
+    if (s == series_name(stack_ == Stack::allocated, c))
+      return stack_graphs_[c]->data()->isEmpty() ? nullptr : stack_graphs_[c];
+  QCPGraph* g = series == "device.memory.used" ? used_ : series == "cupti.device_memory" ? cupti_graph_ : nullptr;
+  return g && !g->data()->isEmpty() ? g : nullptr;
+}
+
+std::optional<double> MemoryGraph::capacityLineBytes() const {
+  if (!capacity_ || !capacity_line_->visible()) return std::nullopt;
+  return capacity_line_->point1->coords().y();
+}
+
+void MemoryGraph::rebuild() {
+  throttle_->stop();
+  const auto store = hub_->store();
+  if (store) {
+    const prof::StoreCounts& n = hub_->counts();
+    series_.update(*store, n.series, n.samples);
+    if (n.memory != memory_rows_) cupti_ = prof::analysis::cupti_device_memory(*store, n.memory), memory_rows_ = n.memory;
+    capacity_.reset();
+    const auto meta = store->meta();
+    if (auto it = meta.find("device.total_memory_bytes"); it != meta.end()) {
+      bool ok = false;
+      const double v = QString::fromStdString(it->second).toDouble(&ok);
+      if (ok && v > 0) capacity_ = v;
+    }
+  } else {
+    capacity_.reset();
+  }
+  fillStack();
+  fillLines();
+  markPeak();
+  updateLeak();
+  double data_max = 0, lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
+  for (int i = 0; i < plot_->graphCount(); ++i) {
+    bool found = false;
+    const QCPRange v = plot_->graph(i)->data()->valueRange(found);
+    if (found) data_max = std::max(data_max, v.upper);
+    const QCPRange k = plot_->graph(i)->data()->keyRange(found);
+    if (found) lo = std::min(lo, k.lower), hi = std::max(hi, k.upper);
+  }
+  has_data_ = lo <= hi;
+  if (has_data_) link_->setDataExtent(s_to_ns(lo), s_to_ns(hi));
+  updateCapacity(data_max);
+  absent_->setText(absentMessage());
+  absent_->setVisible(!has_data_);
+  plot_->legend->setVisible(has_data_);
+  status_->setText(statusText());
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryGraph::fillStack() {
+  const bool alloc = stack_ == Stack::allocated;
+  std::vector<const std::vector<SeriesPoint>*> shown, other;
+  for (int c = 0; c < kCategories; ++c) {
+    const auto* s = series_.find(series_name(alloc, c));
+    const auto* o = series_.find(series_name(!alloc, c));
+    shown.push_back(s ? &s->points : nullptr);
+    other.push_back(o ? &o->points : nullptr);
+  }
+  std::vector<const std::vector<SeriesPoint>*> prefix;
+  for (int c = 0; c < kCategories; ++c) {
+    prefix.push_back(shown[c]);
+    QCPGraph* g = stack_graphs_[c];
+    if (!shown[c]) {
+      g->data()->clear();
+      g->removeFromLegend();
+      continue;
+    }
+    set_points(g, prof::analysis::sum_series(prefix));  // cumulative: this category on top of the ones below
+    g->addToLegend();
+  }
+  const auto total = prof::analysis::sum_series(other);
+  set_points(other_total_, total);
+  other_total_->setName(alloc ? tr("reserved total (allocator)") : tr("allocated total (allocator)"));
+  if (total.empty()) other_total_->removeFromLegend();
+  else other_total_->addToLegend();
+}
+
+void MemoryGraph::fillLines() {
+  const auto* used = series_.find("device.memory.used");
+  set_points(used_, used ? used->points : std::vector<SeriesPoint>{});
+  set_points(cupti_graph_, cupti_.points);
+  for (QCPGraph* g : {used_, cupti_graph_}) {
+    if (g->data()->isEmpty()) g->removeFromLegend();
+    else g->addToLegend();
+  }
+}
+
+void MemoryGraph::markPeak() {
+  peak_bytes_.reset();
+  peak_series_.clear();
+  const std::vector<SeriesPoint>* src = nullptr;
+  std::vector<SeriesPoint> total;
+  if (const auto* used = series_.find("device.memory.used"); used && !used->points.empty()) {
+    src = &used->points, peak_series_ = "device.memory.used";
+  } else {
+    std::vector<const std::vector<SeriesPoint>*> parts;
+    for (int c = 0; c < kCategories; ++c)
+      if (const auto* s = series_.find(series_name(true, c))) parts.push_back(&s->points);
+    total = prof::analysis::sum_series(parts);
+    if (!total.empty()) src = &total, peak_series_ = "memory.allocated (sum of categories)";
+  }
+  peak_graph_->data()->clear();
+  peak_label_->setVisible(false);
+  if (!src) {
+    peak_graph_->removeFromLegend();
+    return;
+  }
+  const auto it = std::max_element(src->begin(), src->end(), [](const SeriesPoint& a, const SeriesPoint& b) { return a.v < b.v; });
+  peak_bytes_ = it->v, peak_t_ = it->t;
+  peak_graph_->addData(ns_to_s(peak_t_), it->v);
+  peak_graph_->addToLegend();
+  peak_label_->position->setCoords(ns_to_s(peak_t_), it->v);
+  peak_label_->setText(tr("peak %1 at %2 s").arg(format_bytes(it->v)).arg(ns_to_s(peak_t_), 0, 'f', 3));
+  peak_label_->setVisible(true);
+}
+
+void MemoryGraph::updateCapacity(double data_max) {
+  capacity_line_->setVisible(capacity_.has_value());
+  capacity_label_->setVisible(capacity_.has_value() && has_data_);
+  double upper = data_max > 0 ? data_max * 1.18 : 1e9;
+  if (capacity_) {
+    capacity_line_->point1->setCoords(0, *capacity_);
+    capacity_line_->point2->setCoords(1, *capacity_);
+    // The capacity is in range when asked for or when the data come within 2/3 of it; else the
+    // curves would be a flat line at the bottom (1 GB used of a 150 GB card).
+    const bool in_range = show_capacity_->isChecked() || data_max >= *capacity_ / 1.5;
+    if (in_range) upper = std::max(upper, *capacity_ * 1.05);
+    capacity_label_->setText(in_range ? tr("card capacity %1").arg(format_bytes(*capacity_))
+                                      : tr("card capacity %1 (off scale, %2 % used at peak)")
+                                            .arg(format_bytes(*capacity_))
+                                            .arg(100.0 * peak_bytes_.value_or(data_max) / *capacity_, 0, 'f', 1));
+  }
+  plot_->yAxis->setRange(0, upper);
+}
+
+void MemoryGraph::updateLeak() {
+  leak_ = {};
+  const auto store = hub_->store();
+  std::vector<const std::vector<SeriesPoint>*> parts;
+  for (int c = 0; c < kCategories; ++c)
+    if (const auto* s = series_.find(series_name(true, c))) parts.push_back(&s->points);
+  if (store && !parts.empty()) {
+    std::vector<prof::analysis::StepEnd> ends;
+    const std::size_t n = std::min(hub_->counts().steps, store->steps.size());
+    ends.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) ends.push_back({store->steps[i].global_step, store->steps[i].end});
+    leak_ = prof::analysis::check_leak(prof::analysis::sum_series(parts), ends);
+  }
+  leak_label_->setVisible(leak_.suspected);
+  if (leak_.suspected)
+    leak_label_->setText(tr("Possible leak: allocated grows %1/step over %2 steps (steps %3-%4)")
+                             .arg(format_bytes(leak_.bytes_per_step))
+                             .arg(leak_.steps)
+                             .arg(leak_.first_step)
+                             .arg(leak_.last_step));
+}
+
+QString MemoryGraph::absentMessage() const {
+  if (has_data_) return {};
+  const auto store = hub_->store();
+  if (!store) return tr("No session: open one or start a run");
+  const auto meta = store->meta();
+  auto kind = meta.find("device.kind");
+  if (kind != meta.end() && kind->second != "cuda")
+    return tr("No device memory: a CPU run (no CUDA device)");
+  auto ga = meta.find("gpu_activity");
+  if (ga != meta.end() && ga->second != "collected (CUPTI)")
+    return tr("No device memory data: %1").arg(QString::fromStdString(ga->second));
+  return tr("No device memory samples yet");
+}
+
+QString MemoryGraph::statusText() const {
+  if (!has_data_) return {};
+  QStringList parts;
+  if (peak_bytes_) parts << tr("peak %1 at %2 s").arg(format_bytes(*peak_bytes_)).arg(ns_to_s(peak_t_), 0, 'f', 3);
+  if (capacity_ && peak_bytes_) parts << tr("%1 % of %2").arg(100.0 * *peak_bytes_ / *capacity_, 0, 'f', 1).arg(format_bytes(*capacity_));
+  if (leak_.suspected) parts << tr("<b style='color:#c62828'>possible leak</b>");
+  return parts.join(QStringLiteral(" · "));
+}
+
+}  // namespace ts::gui

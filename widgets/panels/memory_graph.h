@@ -1,0 +1,91 @@
+// MemoryGraph: device memory over session time (the Memory dock). The caching allocator's bytes
+// stacked by category (weights, gradients, optimizer state, activations, workspace, input batches,
+// other; samples memory.allocated|reserved.<category>), the other kind's total as a dashed line,
+// cudaMemGetInfo's device.memory.used, and the process's cudaMalloc'd bytes from CUPTI's alloc/free
+// records (finer in time than the 20 Hz samples). The peak of device.memory.used (else of the
+// allocator's total) is marked with value and time; the card's capacity (meta
+// device.total_memory_bytes) is a red line (off scale unless "Show capacity" or the data come near
+// it). A steadily growing allocated total across steps is flagged (analysis::check_leak; rule in
+// profiling/analysis/series.h). The x axis is the linked time axis (PanelHub's visible range).
+#pragma once
+#include <QString>
+#include <QWidget>
+#include <optional>
+
+#include "profiling/analysis/series.h"
+#include "widgets/panel_hub.h"
+
+class QCustomPlot;
+class QCPGraph;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCPItemTracer;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QTimer;
+
+namespace ts::gui {
+
+class TimeAxisLink;
+
+class MemoryGraph : public QWidget {
+  Q_OBJECT
+ public:
+  enum class Stack { allocated, reserved };
+  explicit MemoryGraph(PanelHub* hub, QWidget* parent = nullptr);
+
+  void setStack(Stack s);
+  Stack stack() const { return stack_; }
+  /// Reads the rows the hub has now and redraws (the hub's signals do it, throttled to <= 5 Hz).
+  void rebuild();
+
+  // For tests and the lead's wiring.
+  QCustomPlot* plot() const { return plot_; }
+  /// The graph of a series by its sample name ("memory.allocated.weights", "device.memory.used") or
+  /// "cupti.device_memory"; nullptr when absent.
+  QCPGraph* graphFor(const QString& series) const;
+  /// Peak marked on the graph: bytes and session ns (nullopt: nothing to mark).
+  std::optional<double> peakBytes() const { return peak_bytes_; }
+  qint64 peakTimeNs() const { return peak_t_; }
+  QString peakSeries() const { return peak_series_; }
+  /// The capacity line's value (bytes), nullopt without meta device.total_memory_bytes.
+  std::optional<double> capacityLineBytes() const;
+  const prof::analysis::LeakCheck& leak() const { return leak_; }
+  /// The absent state's message ("" when there is device memory data to show).
+  QString absentMessage() const;
+  QString statusText() const;
+
+ private:
+  void scheduleRebuild();
+  void setupGraphs();
+  void fillStack();
+  void fillLines();
+  void markPeak();
+  void updateCapacity(double data_max);
+  void updateLeak();
+
+  PanelHub* hub_;
+  QCustomPlot* plot_;
+  TimeAxisLink* link_;
+  QComboBox* stack_box_;
+  QCheckBox* show_capacity_;
+  QLabel* status_;
+  QTimer* throttle_;
+  Stack stack_ = Stack::allocated;
+  prof::analysis::SeriesSet series_;
+  std::size_t memory_rows_ = 0;
+  prof::analysis::CuptiMemory cupti_;
+  std::vector<QCPGraph*> stack_graphs_;  // one per category, cumulative
+  QCPGraph *other_total_, *used_, *cupti_graph_, *peak_graph_;
+  QCPItemStraightLine* capacity_line_;
+  QCPItemText *capacity_label_, *peak_label_, *leak_label_, *absent_;
+  std::optional<double> capacity_;
+  std::optional<double> peak_bytes_;
+  qint64 peak_t_ = 0;
+  QString peak_series_;
+  prof::analysis::LeakCheck leak_;
+  bool has_data_ = false;
+};
+
+}  // namespace ts::gui

@@ -1,0 +1,360 @@
+// UtilizationPanel: bucketed GPU activity (worker thread), sampled CPU % and NVML series.
+#include "widgets/panels/utilization_panel.h"
+
+#include <QLabel>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <chrono>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "engine/host_trace.h"
+#include "widgets/panels/panel_plot.h"
+
+namespace ts::gui {
+
+namespace {
+
+using prof::analysis::SeriesPoint;
+
+/// Re-bucketing while live: at most every 500 ms (<= 2 Hz); a moved range: 100 ms after it settles.
+constexpr int kLiveMs = 500, kRangeDebounceMs = 100;
+
+/// NVML series shown (sample name, legend label, row: 0 GPU %, 1 clock, 2 power).
+struct NvmlSeries {
+  const char* name;
+  const char* label;
+  int row;
+};
+const NvmlSeries kNvml[] = {{"gpu.utilization", "NVML GPU utilization (sampled)", 0},
+                            {"gpu.memory_utilization", "NVML memory utilization (sampled)", 0},
+                            {"gpu.sm_clock", "NVML SM clock (MHz)", 1},
+                            {"gpu.power", "NVML power (W)", 2}};
+
+QCPLegend* inset_legend(QCustomPlot* plot, QCPAxisRect* r) {
+  auto* l = new QCPLegend;
+  r->insetLayout()->addElement(l, Qt::AlignTop | Qt::AlignLeft);
+  l->setLayer("legend");
+  l->setBrush(QColor(255, 255, 255, 200));
+  l->setBorderPen(QPen(QColor(200, 200, 200)));
+  QFont f = plot->font();
+  f.setPointSizeF(f.pointSizeF() * 0.85);
+  l->setFont(f);
+  l->setIconSize(14, 8);
+  l->setRowSpacing(0);
+  l->setMargins(QMargins(4, 2, 4, 2));
+  l->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  l->setWrap(2);
+  return l;
+}
+
+void set_steps(QCPGraph* g, const std::vector<SeriesPoint>& pts) {
+  QVector<double> k, v;
+  for (const auto& p : pts) k.push_back(ns_to_s(p.t)), v.push_back(p.v);
+  g->setData(k, v, true);
+}
+
+/// Bucket values as a step line: a point at each bucket start and one closing the last bucket.
+void set_buckets(QCPGraph* g, const prof::analysis::GpuBuckets& b, const std::vector<double>& vals, double scale) {
+  QVector<double> k, v;
+  for (std::size_t i = 0; i < vals.size(); ++i)
+    k.push_back(ns_to_s(b.from + static_cast<qint64>(i) * b.bucket_ns)), v.push_back(vals[i] * scale);
+  if (!vals.empty()) k.push_back(ns_to_s(b.from + static_cast<qint64>(vals.size()) * b.bucket_ns)), v.push_back(vals.back() * scale);
+  g->setData(k, v, true);
+}
+
+}  // namespace
+
+UtilizationPanel::UtilizationPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_(hub) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  layout->addWidget(status_);
+  plot_ = new QCustomPlot;
+  plot_->setMinimumSize(320, 280);
+  plot_->setNoAntialiasingOnDrag(true);
+  layout->addWidget(plot_, 1);
+  setupRects();
+  throttle_ = new QTimer(this);
+  throttle_->setSingleShot(true);
+  connect(throttle_, &QTimer::timeout, this, &UtilizationPanel::requestBuckets);
+  range_debounce_ = new QTimer(this);
+  range_debounce_->setSingleShot(true);
+  range_debounce_->setInterval(kRangeDebounceMs);
+  connect(range_debounce_, &QTimer::timeout, this, &UtilizationPanel::requestBuckets);
+  connect(hub_, &PanelHub::storeChanged, this, [this] {
+    ++generation_;
+    series_.clear();
+    buckets_ = {};
+    trainer_known_ = false;
+    rebuild();
+  });
+  connect(hub_, &PanelHub::grew, this, [this] {
+    fillSamples();
+    if (!throttle_->isActive()) throttle_->start(hub_->isLive() ? kLiveMs : 0);
+  });
+  connect(hub_, &PanelHub::visibleRangeChanged, this, [this] { range_debounce_->start(); });
+  connect(hub_, &PanelHub::liveChanged, this, [this](bool live) {
+    if (!live) rebuild();
+  });
+  rebuild();
+}
+
+void UtilizationPanel::setupRects() {
+  plot_->plotLayout()->clear();
+  auto* margins = new QCPMarginGroup(plot_);
+  auto make = [&](const QString& y_label) {
+    auto* r = new QCPAxisRect(plot_);
+    r->axis(QCPAxis::atLeft)->setLabel(y_label);
+    r->setRangeDrag(Qt::Horizontal);
+    r->setRangeZoom(Qt::Horizontal);
+    r->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    r->axis(QCPAxis::atRight)->setVisible(false);
+    for (QCPAxis* a : r->axes()) a->setLayer("axes");
+    return r;
+  };
+  gpu_ = make(tr("GPU %"));
+  cpu_ = make(tr("CPU %"));
+  h2d_ = make(tr("H2D"));
+  nvml_ = make(tr("MHz"));
+  gpu_->axis(QCPAxis::atLeft)->setRange(0, 105);
+  h2d_->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
+  nvml_->axis(QCPAxis::atRight)->setLabel(tr("W"));
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  gpu_legend_ = inset_legend(plot_, gpu_);
+  cpu_legend_ = inset_legend(plot_, cpu_);
+  h2d_legend_ = inset_legend(plot_, h2d_);
+  nvml_legend_ = inset_legend(plot_, nvml_);
+  QColor busy = palette_color(0);
+  QCPGraph* g = addGraph(gpu_, gpu_legend_, "gpu.busy", tr("GPU busy: kernels + copies (CUPTI)"), busy);
+  busy.setAlpha(90);
+  g->setBrush(busy);
+  addGraph(gpu_, gpu_legend_, "gpu.sm_efficiency", tr("est. SM efficiency"), palette_color(1));
+  addGraph(gpu_, gpu_legend_, "gpu.achieved_occupancy", tr("est. achieved occupancy"), palette_color(4));
+  addGraph(cpu_, cpu_legend_, "cpu.trainer", tr("trainer thread"), palette_color(2));
+  addGraph(cpu_, cpu_legend_, "cpu.loaders", tr("loader workers (sum)"), palette_color(6));
+  QColor h2d = palette_color(3).darker(120);
+  g = addGraph(h2d_, h2d_legend_, "h2d", tr("H2D throughput /s (CUPTI memcpy)"), h2d);
+  h2d.setAlpha(90);
+  g->setBrush(h2d);
+  for (const auto& s : kNvml) {
+    QCPAxisRect* r = s.row == 0 ? gpu_ : nvml_;
+    QCPLegend* l = s.row == 0 ? gpu_legend_ : nvml_legend_;
+    const QColor c = s.row == 0 ? (std::string(s.name) == "gpu.utilization" ? QColor(40, 40, 40) : QColor(130, 130, 130))
+                                : s.row == 1 ? palette_color(0) : palette_color(2);
+    addGraph(r, l, s.name, tr(s.label), c, s.row == 0 ? Qt::DashLine : Qt::SolidLine, s.row == 2);
+  }
+  gpu_absent_ = add_center_message(plot_, gpu_);
+  cpu_absent_ = add_center_message(plot_, cpu_);
+  link_ = new TimeAxisLink(hub_, plot_,
+                           {gpu_->axis(QCPAxis::atBottom), cpu_->axis(QCPAxis::atBottom), h2d_->axis(QCPAxis::atBottom),
+                            nvml_->axis(QCPAxis::atBottom)});
+  arrange();
+}
+
+QCPGraph* UtilizationPanel::addGraph(QCPAxisRect* r, QCPLegend* legend, const QString& key, const QString& name,
+                                     const QColor& c, Qt::PenStyle style, bool right_axis) {
+  QCPAxis* y = r->axis(right_axis ? QCPAxis::atRight : QCPAxis::atLeft);
+  if (right_axis) y->setVisible(true);
+  QCPGraph* g = plot_->addGraph(r->axis(QCPAxis::atBottom), y);
+  g->setPen(QPen(c, style == Qt::SolidLine ? 1.6 : 1.3, style));
+  g->setLineStyle(QCPGraph::lsStepLeft);
+  g->setName(name);
+  g->removeFromLegend();  // the main legend is unused: each row has its own
+  legend->addItem(new QCPPlottableLegendItem(legend, g));
+  graphs_[key] = g;
+  return g;
+}
+
+/// The rows shown: GPU, CPU, H2D always; NVML clock/power only where NVML was sampled.
+void UtilizationPanel::arrange() {
+  const bool nvml = graphFor("gpu.sm_clock") || graphFor("gpu.power");
+  if (nvml == nvml_shown_ && plot_->plotLayout()->elementCount() > 0 && plot_->plotLayout()->element(0, 0)) return;
+  nvml_shown_ = nvml;
+  auto* grid = plot_->plotLayout();
+  for (QCPAxisRect* r : {gpu_, cpu_, h2d_, nvml_}) grid->take(r);
+  grid->simplify();
+  QList<QCPAxisRect*> rows = {gpu_, cpu_, h2d_};
+  if (nvml) rows << nvml_;
+  for (int i = 0; i < rows.size(); ++i) {
+    grid->addElement(i, 0, rows[i]);
+    QCPAxis* x = rows[i]->axis(QCPAxis::atBottom);
+    const bool last = i == rows.size() - 1;
+    x->setTickLabels(last);
+    x->setLabel(last ? tr("session time (s)") : QString());
+    rows[i]->setVisible(true);
+  }
+  grid->setRowStretchFactor(0, 1.4);
+  nvml_->setVisible(nvml);
+  for (auto* l : {nvml_legend_}) l->setVisible(nvml);
+}
+
+QCPGraph* UtilizationPanel::graphFor(const QString& key) const {
+  auto it = graphs_.find(key);
+  return it != graphs_.end() && !it->second->data()->isEmpty() ? it->second : nullptr;
+}
+
+void UtilizationPanel::rebuild() {
+  fillSamples();
+  requestBuckets();
+}
+
+void UtilizationPanel::fillSamples() {
+  const auto store = hub_->store();
+  if (store) series_.update(*store, hub_->counts().series, hub_->counts().samples);
+  if (store && !trainer_known_) {  // the trainer: the thread of the step ranges
+    const std::size_t n = std::min(hub_->counts().host_ranges, store->host_ranges.size());
+    for (std::size_t i = 0; i < n && !trainer_known_; ++i)
+      if (store->host_ranges[i].kind == static_cast<std::uint8_t>(trace::RangeKind::step))
+        trainer_tid_ = store->host_ranges[i].thread, trainer_known_ = true;
+  }
+  const auto threads = prof::analysis::cpu_by_thread(series_);
+  std::vector<SeriesPoint> trainer;
+  std::map<std::int64_t, double> loaders;  // one sampler round writes every thread at one time
+  int n_loaders = 0;
+  for (const auto& [tid, t] : threads) {
+    if (trainer_known_ ? tid == trainer_tid_ : t.comm == "trainer") trainer = t.points;
+    else if (t.comm.rfind("loader", 0) == 0) {
+      ++n_loaders;
+      for (const auto& p : t.points) loaders[p.t] += p.v;
+    }
+  }
+  set_steps(graphs_["cpu.trainer"], trainer);
+  std::vector<SeriesPoint> sum;
+  for (const auto& [t, v] : loaders) sum.push_back({t, v});
+  set_steps(graphs_["cpu.loaders"], sum);
+  graphs_["cpu.loaders"]->setName(tr("loader workers (sum of %1 threads)").arg(n_loaders));
+  double cpu_max = 100;
+  for (const auto& p : trainer) cpu_max = std::max(cpu_max, p.v);
+  for (const auto& p : sum) cpu_max = std::max(cpu_max, p.v);
+  cpu_->axis(QCPAxis::atLeft)->setRange(0, cpu_max * 1.08);
+  cpu_absent_->setText(store ? tr("No CPU samples") : QString());
+  cpu_absent_->setVisible(trainer.empty() && sum.empty());
+  double clock_max = 0, power_max = 0;
+  for (const auto& s : kNvml) {
+    const auto* ser = series_.find(s.name);
+    set_steps(graphs_[s.name], ser ? ser->points : std::vector<SeriesPoint>{});
+    if (ser)
+      for (const auto& p : ser->points) (s.row == 1 ? clock_max : power_max) = std::max(s.row == 1 ? clock_max : power_max, p.v);
+  }
+  nvml_->axis(QCPAxis::atLeft)->setRange(0, std::max(clock_max, 1.0) * 1.15);
+  nvml_->axis(QCPAxis::atRight)->setRange(0, std::max(power_max, 1.0) * 1.15);
+  arrange();
+  status_->setText(statusText());
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void UtilizationPanel::requestBuckets() {
+  if (!hub_->store()) {
+    buckets_ = {};
+    fillBuckets();
+    return;
+  }
+  if (running_) {
+    pending_ = true;
+    return;
+  }
+  startJob();
+}
+
+void UtilizationPanel::startJob() {
+  running_ = true;
+  pending_ = false;
+  const auto store = hub_->store();
+  const prof::StoreCounts counts = hub_->counts();
+  const TimeSpan vis = hub_->visibleRange();
+  const int target = target_buckets_;
+  const quint64 gen = generation_;
+  post_job<Job>(
+      this,
+      [store, counts, vis, target]() {
+        const auto t0 = std::chrono::steady_clock::now();
+        Job j;
+        qint64 lo = INT64_MAX, hi = INT64_MIN;
+        auto span = [&](qint64 a, qint64 b) { lo = std::min(lo, a), hi = std::max(hi, b); };
+        const std::size_t nk = std::min(counts.kernels, store->kernels.size());
+        const std::size_t nc = std::min(counts.memcpys, store->memcpys.size());
+        const std::size_t ns = std::min(counts.memsets, store->memsets.size());
+        const std::size_t nst = std::min(counts.steps, store->steps.size());
+        for (std::size_t i = 0; i < nk; ++i) span(store->kernels[i].start, store->kernels[i].end);
+        for (std::size_t i = 0; i < nc; ++i) span(store->memcpys[i].start, store->memcpys[i].end);
+        for (std::size_t i = 0; i < ns; ++i) span(store->memsets[i].start, store->memsets[i].end);
+        for (std::size_t i = 0; i < nst; ++i) span(store->steps[i].start, store->steps[i].end);
+        j.has_extent = lo < hi;
+        j.extent_lo = lo, j.extent_hi = hi;
+        const auto dev = prof::analysis::device_props(store->meta());
+        if (j.has_extent) {
+          const qint64 from = vis.end > vis.start ? std::max(vis.start, lo) : lo;
+          const qint64 to = vis.end > vis.start ? std::min(vis.end, hi) : hi;
+          if (to > from) {
+            const qint64 b = prof::analysis::nice_bucket_ns(to - from, target);
+            const qint64 aligned = from / b * b;  // buckets on round times: stable while panning
+            j.buckets = prof::analysis::bucket_gpu(*store, counts, aligned, to, b, dev);
+          }
+        }
+        if (j.buckets.bucket_ns == 0) j.buckets.gpu_present = nk + nc + ns > 0;
+        j.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        return j;
+      },
+      [this, gen](Job j) { jobDone(gen, std::move(j)); });
+}
+
+void UtilizationPanel::jobDone(quint64 gen, Job job) {
+  running_ = false;
+  if (gen == generation_) {
+    buckets_ = std::move(job.buckets);
+    last_job_ms_ = job.ms;
+    ++jobs_done_;
+    if (job.has_extent) link_->setDataExtent(job.extent_lo, job.extent_hi);
+    fillBuckets();
+    emit updated();
+  }
+  if (pending_ || gen != generation_) requestBuckets();
+}
+
+void UtilizationPanel::fillBuckets() {
+  const auto store = hub_->store();
+  gpu_message_.clear();
+  if (store && !buckets_.gpu_present && jobs_done_ > 0) {
+    const auto meta = store->meta();
+    auto ga = meta.find("gpu_activity");
+    const QString why = ga != meta.end() && ga->second != "collected (CUPTI)" ? QString::fromStdString(ga->second)
+                                                                             : tr("no kernels or copies in the session");
+    gpu_message_ = tr("No GPU activity recorded: %1").arg(why);
+  } else if (!store) {
+    gpu_message_ = tr("No session: open one or start a run");
+  }
+  const bool show = gpu_message_.isEmpty();
+  set_buckets(graphs_["gpu.busy"], buckets_, show ? buckets_.busy : std::vector<double>{}, 100);
+  set_buckets(graphs_["gpu.sm_efficiency"], buckets_, show ? buckets_.sm_efficiency : std::vector<double>{}, 100);
+  set_buckets(graphs_["gpu.achieved_occupancy"], buckets_, show ? buckets_.achieved_occupancy : std::vector<double>{}, 100);
+  set_buckets(graphs_["h2d"], buckets_, show ? buckets_.h2d_bytes_per_s : std::vector<double>{}, 1);
+  double h2d_max = 0;
+  for (double v : buckets_.h2d_bytes_per_s) h2d_max = std::max(h2d_max, v);
+  h2d_->axis(QCPAxis::atLeft)->setRange(0, std::max(h2d_max, 1e6) * 1.15);
+  gpu_absent_->setText(gpu_message_);
+  gpu_absent_->setVisible(!show);
+  status_->setText(statusText());
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString UtilizationPanel::statusText() const {
+  QStringList parts;
+  if (buckets_.bucket_ns > 0 && gpu_message_.isEmpty()) {
+    const double b = static_cast<double>(buckets_.bucket_ns);
+    parts << (b >= 1e9 ? tr("bucket %1 s").arg(b / 1e9) : b >= 1e6 ? tr("bucket %1 ms").arg(b / 1e6) : tr("bucket %1 µs").arg(b / 1e3));
+    double busy = 0;
+    for (double v : buckets_.busy) busy += v;
+    if (!buckets_.busy.empty()) parts << tr("GPU busy %1 % of the shown range").arg(100 * busy / buckets_.busy.size(), 0, 'f', 1);
+  }
+  if (hub_->store() && !series_.find("gpu.utilization") && !series_.find("gpu.sm_clock")) {
+    const auto meta = hub_->store()->meta();
+    auto it = meta.find("samplers.nvml");
+    parts << tr("NVML: %1").arg(it != meta.end() ? QString::fromStdString(it->second) : tr("not sampled"));
+  }
+  parts << tr("CPU: 100 % = one core");
+  return parts.join(QStringLiteral(" · "));
+}
+
+}  // namespace ts::gui

@@ -1,0 +1,98 @@
+// UtilizationPanel: what the GPU and the CPU threads did over session time (the Utilization dock),
+// on the linked time axis. Rows:
+//  - GPU (CUPTI, per time bucket): time-utilisation = union of kernels, copies and memsets / bucket
+//    length; est. SM efficiency and est. achieved occupancy, kernel-time-weighted (docs/metrics.md;
+//    analysis::bucket_gpu); NVML's sampled gpu.utilization and gpu.memory_utilization, labelled NVML.
+//  - CPU %: the trainer thread (the thread of the step ranges) and the loader workers (summed; 100 %
+//    = one core), from the cpu.percent.<name>.<tid> samples.
+//  - H2D throughput: bytes/s of host-to-device memcpy records per bucket.
+//  - NVML: SM clock (MHz) and power (W), only where NVML was sampled.
+// Buckets cover the shown range (about 200 of 1/2/5 x 10^k ns) and are recomputed off the GUI
+// thread when it moves or the store grows (<= 2 Hz live). Absent series stay absent; a store
+// without GPU activity says so instead of drawing zeros.
+#pragma once
+#include <QString>
+#include <QWidget>
+#include <map>
+
+#include "profiling/analysis/series.h"
+#include "widgets/panel_hub.h"
+
+class QCustomPlot;
+class QCPAxisRect;
+class QCPGraph;
+class QCPItemText;
+class QCPLegend;
+class QLabel;
+class QTimer;
+
+namespace ts::gui {
+
+class TimeAxisLink;
+
+class UtilizationPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit UtilizationPanel(PanelHub* hub, QWidget* parent = nullptr);
+
+  /// Target bucket count over the shown range (default 200).
+  void setTargetBuckets(int n) { target_buckets_ = n; }
+  /// Re-reads the samples and asks for new buckets (the hub's signals do it).
+  void rebuild();
+
+  QCustomPlot* plot() const { return plot_; }
+  /// Graphs by key: "gpu.busy", "gpu.sm_efficiency", "gpu.achieved_occupancy", "cpu.trainer",
+  /// "cpu.loaders", "h2d", and the NVML series by sample name ("gpu.utilization", "gpu.power", ...).
+  /// nullptr when absent (no data).
+  QCPGraph* graphFor(const QString& key) const;
+  /// The latest buckets (empty before the first result).
+  const prof::analysis::GpuBuckets& buckets() const { return buckets_; }
+  /// "" when GPU activity is shown; else the message shown in the GPU row.
+  QString gpuAbsentMessage() const { return gpu_message_; }
+  int completedJobs() const { return jobs_done_; }
+  double lastJobMs() const { return last_job_ms_; }
+  QString statusText() const;
+
+ signals:
+  void updated();
+
+ private:
+  struct Job {
+    prof::analysis::GpuBuckets buckets;
+    qint64 extent_lo = 0, extent_hi = 0;
+    bool has_extent = false;
+    double ms = 0;
+  };
+  void setupRects();
+  QCPGraph* addGraph(QCPAxisRect* r, QCPLegend* legend, const QString& key, const QString& name, const QColor& c,
+                     Qt::PenStyle style = Qt::SolidLine, bool right_axis = false);
+  void arrange();
+  void requestBuckets();
+  void startJob();
+  void jobDone(quint64 gen, Job job);
+  void fillBuckets();
+  void fillSamples();
+
+  PanelHub* hub_;
+  QCustomPlot* plot_;
+  QLabel* status_;
+  TimeAxisLink* link_ = nullptr;
+  QCPAxisRect *gpu_, *cpu_, *h2d_, *nvml_;
+  QCPLegend *gpu_legend_, *cpu_legend_, *h2d_legend_, *nvml_legend_;
+  QCPItemText *gpu_absent_, *cpu_absent_;
+  std::map<QString, QCPGraph*> graphs_;
+  QTimer *throttle_, *range_debounce_;
+  prof::analysis::SeriesSet series_;
+  prof::analysis::GpuBuckets buckets_;
+  QString gpu_message_;
+  int target_buckets_ = 200;
+  quint64 generation_ = 0;
+  bool running_ = false, pending_ = false;
+  int jobs_done_ = 0;
+  double last_job_ms_ = 0;
+  bool nvml_shown_ = true;
+  std::uint32_t trainer_tid_ = 0;
+  bool trainer_known_ = false;
+};
+
+}  // namespace ts::gui
