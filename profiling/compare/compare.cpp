@@ -1,0 +1,223 @@
+// Comparing sessions (compare.h): config diff, throughput, accuracy, step alignment, and the
+// Comparison that gathers them with each session's analysis report and the kernel diffs.
+#include "profiling/compare/compare.h"
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace ts::prof::compare {
+
+namespace {
+
+/// A JSON value as the user would write it: strings without quotes, numbers as written (integers
+/// stay integers; doubles with up to 7 significant digits, the precision of the run config's floats).
+std::string value_text(const rapidjson::Value& v) {
+  if (v.IsString()) return std::string(v.GetString(), v.GetStringLength());
+  if (v.IsBool()) return v.GetBool() ? "true" : "false";
+  if (v.IsNull()) return "null";
+  if (v.IsInt64()) return std::to_string(v.GetInt64());
+  if (v.IsUint64()) return std::to_string(v.GetUint64());
+  if (v.IsDouble()) return fmt::format("{:.7g}", v.GetDouble());
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return buf.GetString();
+}
+
+/// run.config's fields in their order; empty when absent or not a JSON object.
+std::vector<std::pair<std::string, std::string>> config_fields(const std::map<std::string, std::string>& meta) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto it = meta.find("run.config");
+  if (it == meta.end()) return out;
+  rapidjson::Document d;
+  d.Parse(it->second.c_str(), it->second.size());
+  if (d.HasParseError() || !d.IsObject()) return out;
+  for (const auto& m : d.GetObject()) out.emplace_back(m.name.GetString(), value_text(m.value));
+  return out;
+}
+
+/// The model spec by content: its name and a 32-bit FNV-1a hash of the JSON text (so two specs with
+/// the same name but other layers still differ visibly).
+std::optional<std::string> model_spec_text(const std::map<std::string, std::string>& meta) {
+  const auto it = meta.find("run.model_spec");
+  if (it == meta.end()) return std::nullopt;
+  std::uint32_t h = 2166136261u;
+  for (const unsigned char c : it->second) h = (h ^ c) * 16777619u;
+  rapidjson::Document d;
+  d.Parse(it->second.c_str(), it->second.size());
+  std::string name = "?";
+  if (!d.HasParseError() && d.IsObject() && d.HasMember("name") && d["name"].IsString()) name = d["name"].GetString();
+  return fmt::format("{} #{:08x}", name, h);
+}
+
+bool compared_meta_key(const std::string& k) {
+  return k.rfind("device.", 0) == 0 || k.rfind("versions.", 0) == 0 || k.rfind("host.", 0) == 0;
+}
+
+bool all_equal(const std::vector<std::optional<std::string>>& v) {
+  return std::all_of(v.begin(), v.end(), [&](const auto& x) { return x == v.front(); });
+}
+
+}  // namespace
+
+std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string, std::string>>& metas) {
+  std::vector<ConfigDifference> out;
+  const std::size_t n = metas.size();
+  // run.config fields: the union, in first-seen order.
+  std::vector<std::map<std::string, std::string>> fields(n);
+  std::vector<std::string> order;
+  for (std::size_t i = 0; i < n; ++i)
+    for (auto& [k, v] : config_fields(metas[i])) {
+      if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
+      fields[i][k] = v;
+    }
+  auto add = [&](const std::string& key, auto value_of) {
+    ConfigDifference d{key, {}};
+    for (std::size_t i = 0; i < n; ++i) d.values.push_back(value_of(i));
+    if (!all_equal(d.values)) out.push_back(std::move(d));
+  };
+  for (const auto& k : order)
+    add(k, [&](std::size_t i) -> std::optional<std::string> {
+      const auto it = fields[i].find(k);
+      return it == fields[i].end() ? std::nullopt : std::optional<std::string>(it->second);
+    });
+  add("model_spec", [&](std::size_t i) { return model_spec_text(metas[i]); });
+  std::vector<std::string> keys;
+  for (const auto& m : metas)
+    for (const auto& [k, v] : m)
+      if (compared_meta_key(k)) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  for (const auto& k : keys)
+    add(k, [&](std::size_t i) -> std::optional<std::string> {
+      const auto it = metas[i].find(k);
+      return it == metas[i].end() ? std::nullopt : std::optional<std::string>(it->second);
+    });
+  return out;
+}
+
+Throughput throughput(const EventStore& store, std::int64_t warmup_steps) {
+  Throughput t;
+  const std::size_t n = store.steps.size();
+  const std::size_t skip = std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(warmup_steps, 0)),
+                                                 n > 1 ? n - 1 : 0);
+  t.warmup_steps_skipped = static_cast<std::int64_t>(skip);
+  std::vector<double> rates, durations;
+  for (std::size_t i = skip; i < n; ++i) {
+    const StepRecord& s = store.steps[i];
+    const std::int64_t dur = s.end - s.start;
+    ++t.steps;
+    t.images += s.images;
+    t.step_ns += std::max<std::int64_t>(dur, 0);
+    durations.push_back(static_cast<double>(dur));
+    if (dur > 0) rates.push_back(s.images / (dur / 1e9));
+  }
+  auto median = [](std::vector<double>& v) -> std::optional<double> {
+    if (v.empty()) return std::nullopt;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  };
+  t.median_img_per_s = median(rates);
+  t.median_step_ns = median(durations);
+  if (t.step_ns > 0) t.mean_img_per_s = t.images / (t.step_ns / 1e9);
+  return t;
+}
+
+Accuracy accuracy(const EventStore& store) {
+  Accuracy a;
+  const std::size_t n = store.epochs.size();
+  a.epochs = static_cast<std::int32_t>(n);
+  if (n == 0) return a;
+  const EpochRecord* last = &store.epochs[0];
+  for (std::size_t i = 1; i < n; ++i)
+    if (store.epochs[i].epoch >= last->epoch) last = &store.epochs[i];
+  a.last_epoch = last->epoch;
+  a.test_accuracy = last->test_accuracy;
+  a.test_loss = last->test_loss;
+  a.train_loss = last->train_loss;
+  a.epoch_img_per_s = last->images_per_s;
+  return a;
+}
+
+namespace {
+const StepRecord* find_step(const EventStore& s, std::int64_t global_step) {
+  const std::size_t n = s.steps.size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (s.steps[i].global_step == global_step) return &s.steps[i];
+  return nullptr;
+}
+}  // namespace
+
+std::optional<std::int64_t> step_alignment_offset(const EventStore& a, const EventStore& b, std::int64_t global_step) {
+  const StepRecord* sa = find_step(a, global_step);
+  const StepRecord* sb = find_step(b, global_step);
+  if (!sa || !sb) return std::nullopt;
+  return sa->start - sb->start;
+}
+
+Comparison compare(const std::vector<const EventStore*>& stores, const std::vector<std::string>& labels,
+                   const Options& options) {
+  if (stores.size() < 2 || labels.size() != stores.size())
+    throw std::invalid_argument("compare: needs two or more sessions, one label each");
+  Comparison c;
+  c.options = options;
+  std::vector<std::map<std::string, std::string>> metas;
+  analysis::Options ao;
+  ao.per_step = false;
+  ao.warmup_steps = options.warmup_steps;
+  for (std::size_t i = 0; i < stores.size(); ++i) {
+    const EventStore& s = *stores[i];
+    SessionSummary x;
+    x.label = labels[i];
+    x.meta = s.meta();
+    x.throughput = throughput(s, options.warmup_steps);
+    x.accuracy = accuracy(s);
+    x.report = analysis::analyze(s, ao);
+    x.recorded_steps = static_cast<std::int64_t>(s.steps.size());
+    metas.push_back(x.meta);
+    c.sessions.push_back(std::move(x));
+  }
+  c.config = config_diff(metas);
+  // Kernels of the analysed steps (after the warm-up), totals per analysed step.
+  std::vector<std::vector<KernelTotals>> totals;
+  std::vector<std::int64_t> steps;
+  for (std::size_t i = 0; i < stores.size(); ++i) {
+    const EventStore& s = *stores[i];
+    const auto& t = c.sessions[i].throughput;
+    const bool has_steps = t.steps > 0;
+    totals.push_back(kernel_totals(s, has_steps ? s.steps[static_cast<std::size_t>(t.warmup_steps_skipped)].global_step : -1));
+    steps.push_back(t.steps);
+  }
+  for (std::size_t i = 1; i < stores.size(); ++i) {
+    KernelDiff d = diff_kernels(totals[0], steps[0], totals[i], steps[i], options.kernels);
+    d.session_a = 0, d.session_b = i;
+    c.kernel_diffs.push_back(std::move(d));
+  }
+  // Alignment: the first step after the baseline's warm-up that every session recorded.
+  std::vector<std::unordered_map<std::int64_t, std::int64_t>> starts(stores.size());
+  for (std::size_t i = 1; i < stores.size(); ++i)
+    for (std::size_t r = 0; r < stores[i]->steps.size(); ++r)
+      starts[i].emplace(stores[i]->steps[r].global_step, stores[i]->steps[r].start);
+  const EventStore& a = *stores[0];
+  for (std::size_t r = static_cast<std::size_t>(c.sessions[0].throughput.warmup_steps_skipped); r < a.steps.size(); ++r) {
+    const StepRecord& s = a.steps[r];
+    std::vector<std::int64_t> offsets{0};
+    for (std::size_t i = 1; i < stores.size(); ++i)
+      if (const auto it = starts[i].find(s.global_step); it != starts[i].end()) offsets.push_back(s.start - it->second);
+    if (offsets.size() == stores.size()) {
+      c.aligned_step = s.global_step;
+      c.alignment_offsets_ns = std::move(offsets);
+      break;
+    }
+  }
+  return c;
+}
+
+}  // namespace ts::prof::compare

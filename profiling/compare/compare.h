@@ -1,0 +1,109 @@
+// Comparing two or more sessions (issue #7): what differs in the configuration and hardware, what
+// that did to throughput, accuracy, the step-time breakdown and the verdicts, and which kernels
+// appeared, disappeared, got faster or slower. Qt-free; the runner's --compare prints it (text or
+// JSON, compare_report.cpp) and the GUI's compare view reads the same structs.
+//
+// Session 0 is the baseline: kernel diffs are "session i against session 0". Fields and units of the
+// JSON object: docs/compare.md.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "profiling/analysis/analysis.h"
+#include "profiling/compare/kernel_diff.h"
+#include "profiling/event_store.h"
+
+namespace ts::prof::compare {
+
+/// One configuration knob or hardware/version field that is not the same in every session.
+/// key: a run.config field ("batch_size", "num_workers", "augment", ...), "model_spec", or a meta key
+/// ("device.name", "versions.cudnn", "host.cpu_model"). values[i]: session i's value as text (JSON
+/// scalars as written: 128, true, "adam" without quotes; objects/arrays as compact JSON), nullopt
+/// when session i does not record it.
+struct ConfigDifference {
+  std::string key;
+  std::vector<std::optional<std::string>> values;
+};
+
+/// The fields compared: every run.config field, the model spec (by content), device.*, versions.*
+/// and host.* meta keys. Returns only those whose values are not all equal, run.config fields first
+/// (in the first session's order), then meta keys in key order. A run.config that is not a JSON
+/// object counts as absent (never throws).
+std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string, std::string>>& metas);
+
+/// Training throughput from the steps table.
+/// img/s of a step = images / (end - start) of its host step row (waiting for data through the
+/// train step and any loss read; eval and time between epochs are outside every step).
+struct Throughput {
+  std::int64_t steps = 0;             // steps used (after the warm-up steps left out)
+  std::int64_t warmup_steps_skipped = 0;
+  std::int64_t images = 0;            // sum over the steps used
+  std::int64_t step_ns = 0;           // sum of their durations
+  std::optional<double> median_img_per_s;  // median over steps of each step's img/s
+  std::optional<double> mean_img_per_s;    // images / step_ns: the time-weighted mean
+  std::optional<double> median_step_ns;
+};
+/// Leaves out the first `warmup_steps` rows (capped so one step remains), as analysis::Options does.
+Throughput throughput(const EventStore& store, std::int64_t warmup_steps);
+
+/// The last finished epoch (epochs table); absent when the session has no epoch rows.
+struct Accuracy {
+  std::int32_t epochs = 0;  // rows in the epochs table
+  std::optional<std::int32_t> last_epoch;
+  std::optional<double> test_accuracy;  // 0..1
+  std::optional<double> test_loss, train_loss;
+  std::optional<double> epoch_img_per_s;  // the trainer's figure for that epoch (eval excluded)
+};
+Accuracy accuracy(const EventStore& store);
+
+/// The offset (ns) to add to session B's times so that B's step `global_step` starts when A's does:
+/// A.start(k) - B.start(k), from the steps table. nullopt when either session lacks that step.
+/// The GUI's aligned timelines draw B at t + offset.
+std::optional<std::int64_t> step_alignment_offset(const EventStore& a, const EventStore& b,
+                                                  std::int64_t global_step);
+
+/// One session's side of the comparison.
+struct SessionSummary {
+  std::string label;  // what the user passed (a path)
+  std::map<std::string, std::string> meta;
+  Throughput throughput;
+  Accuracy accuracy;
+  analysis::Report report;  // analysed with the same options for every session (no per-step rows)
+  std::int64_t recorded_steps = 0;  // rows in the steps table
+};
+
+struct Options {
+  /// Leading steps left out of the throughput and the analysis (the runner's default, as --analyze).
+  std::int64_t warmup_steps = 1;
+  KernelDiffOptions kernels;
+};
+
+struct Comparison {
+  std::vector<SessionSummary> sessions;     // session 0 is the baseline
+  std::vector<ConfigDifference> config;     // only what differs
+  /// [i - 1]: session i against session 0. Kernels launched during the steps after the warm-up
+  /// (kernel_groups' step filter; evaluation and set-up kernels are left out); totals per step divide
+  /// by those steps. A session without steps diffs all its kernels.
+  std::vector<KernelDiff> kernel_diffs;
+  /// The first step after the warm-up that every session recorded, and the offsets (ns, per session;
+  /// 0 for the baseline) that align it; step 0 / empty when there is none.
+  std::int64_t aligned_step = 0;
+  std::vector<std::int64_t> alignment_offsets_ns;
+  Options options;
+};
+
+/// Compares `stores` (2 or more; labels[i] names stores[i]). Throws std::invalid_argument when fewer
+/// than two stores or a label count mismatch (a programming error; the runner checks its input).
+Comparison compare(const std::vector<const EventStore*>& stores, const std::vector<std::string>& labels,
+                   const Options& options = {});
+
+/// Human-readable tables (fmt) and one JSON object (fields: docs/compare.md).
+/// `max_kernel_rows`: rows of each kernel diff shown in the text (largest |Δ total per step| first;
+/// 0 = all).
+std::string to_text(const Comparison& c, std::size_t max_kernel_rows = 15);
+std::string to_json(const Comparison& c);
+
+}  // namespace ts::prof::compare

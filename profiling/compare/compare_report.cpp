@@ -1,0 +1,297 @@
+// A Comparison as text tables (trainscope-run --compare) and as one JSON object (--compare --json;
+// fields in docs/compare.md). Sessions are columns A, B, C ... in the order given; A is the baseline.
+#include <fmt/core.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+
+#include "profiling/compare/compare.h"
+
+namespace ts::prof::compare {
+
+namespace {
+
+using analysis::Category;
+using analysis::kCategoryCount;
+constexpr int kCol = 20;  // width of a session's column in the text tables
+
+std::string letter(std::size_t i) { return i < 26 ? std::string(1, static_cast<char>('A' + i)) : fmt::format("S{}", i); }
+std::string opt_num(const std::optional<double>& v, const char* f) { return v ? fmt::vformat(f, fmt::make_format_args(*v)) : "absent"; }
+double share(std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / b : 0; }
+/// Text of at most `w` characters: long values are cut with "…" so the columns stay aligned.
+std::string fit(const std::string& s, std::size_t w) {
+  if (s.size() <= w) return s;
+  return s.substr(0, w - 3) + "...";
+}
+
+void row(std::string& o, const std::string& name, const std::vector<std::string>& cells) {
+  o += fmt::format("  {:<24}", fit(name, 24));
+  for (const auto& c : cells) o += fmt::format(" {:>{}}", fit(c, kCol), kCol);
+  o += "\n";
+}
+
+void text_header(std::string& o, const Comparison& c) {
+  o += fmt::format("compare {} sessions ({} is the baseline of the kernel diff)\n", c.sessions.size(), letter(0));
+  for (std::size_t i = 0; i < c.sessions.size(); ++i) o += fmt::format("  {}  {}\n", letter(i), c.sessions[i].label);
+  std::vector<std::string> heads;
+  for (std::size_t i = 0; i < c.sessions.size(); ++i) heads.push_back(letter(i));
+  o += "\nconfiguration and hardware (only what differs)\n";
+  if (c.config.empty()) o += "  (the same in every session)\n";
+  else row(o, "", heads);
+  for (const auto& d : c.config) {
+    std::vector<std::string> cells;
+    for (const auto& v : d.values) cells.push_back(v ? *v : "-");
+    row(o, d.key, cells);
+  }
+}
+
+void text_throughput(std::string& o, const Comparison& c) {
+  std::vector<std::string> heads, steps, med, mean, stepms, acc, epochs, eps;
+  for (std::size_t i = 0; i < c.sessions.size(); ++i) {
+    const auto& s = c.sessions[i];
+    heads.push_back(letter(i));
+    steps.push_back(fmt::format("{}", s.throughput.steps));
+    med.push_back(opt_num(s.throughput.median_img_per_s, "{:.0f}"));
+    mean.push_back(opt_num(s.throughput.mean_img_per_s, "{:.0f}"));
+    stepms.push_back(s.throughput.median_step_ns ? fmt::format("{:.3f}", *s.throughput.median_step_ns / 1e6) : "absent");
+    acc.push_back(s.accuracy.test_accuracy ? fmt::format("{:.2f} %", 100 * *s.accuracy.test_accuracy) : "absent");
+    epochs.push_back(s.accuracy.last_epoch ? fmt::format("{}", *s.accuracy.last_epoch) : "absent");
+    eps.push_back(opt_num(s.accuracy.epoch_img_per_s, "{:.0f}"));
+  }
+  o += fmt::format("\nthroughput (steps table, {} warm-up step(s) left out; img/s = images / host step time)\n",
+                   c.options.warmup_steps);
+  row(o, "", heads);
+  row(o, "steps", steps);
+  row(o, "img/s, median of steps", med);
+  row(o, "img/s, mean (total)", mean);
+  row(o, "step time, median ms", stepms);
+  row(o, "last epoch", epochs);
+  row(o, "test accuracy", acc);
+  row(o, "epoch img/s (trainer)", eps);
+}
+
+void text_breakdown(std::string& o, const Comparison& c) {
+  o += "\nstep-time breakdown (ms/step and % of the step windows; docs/metrics.md)\n";
+  std::vector<std::string> heads;
+  for (std::size_t i = 0; i < c.sessions.size(); ++i) heads.push_back(letter(i));
+  row(o, "", heads);
+  for (int k = 0; k < kCategoryCount; ++k) {
+    std::vector<std::string> cells;
+    for (const auto& s : c.sessions) {
+      const auto& r = s.report;
+      if (r.steps == 0) { cells.push_back("absent"); continue; }
+      cells.push_back(fmt::format("{:.3f} {:5.1f} %", r.breakdown.ns[k] / 1e6 / r.steps, 100 * share(r.breakdown.ns[k], r.wall_ns)));
+    }
+    row(o, analysis::category_name(static_cast<Category>(k)), cells);
+  }
+  std::vector<std::string> util;
+  for (const auto& s : c.sessions)
+    util.push_back(s.report.gpu_utilization ? fmt::format("{:.1f} %", 100 * *s.report.gpu_utilization) : "absent");
+  row(o, "GPU time-utilisation", util);
+}
+
+void text_verdicts(std::string& o, const Comparison& c) {
+  std::vector<std::string> ids;
+  for (const auto& s : c.sessions)
+    for (const auto& v : s.report.verdicts)
+      if (std::find(ids.begin(), ids.end(), v.id) == ids.end()) ids.push_back(v.id);
+  o += "\nverdicts (severity; - = did not fire)\n";
+  if (ids.empty()) { o += "  none fired in any session\n"; return; }
+  std::vector<std::string> heads;
+  for (std::size_t i = 0; i < c.sessions.size(); ++i) heads.push_back(letter(i));
+  row(o, "", heads);
+  for (const auto& id : ids) {
+    std::vector<std::string> cells;
+    for (const auto& s : c.sessions) {
+      auto it = std::find_if(s.report.verdicts.begin(), s.report.verdicts.end(), [&](const auto& v) { return v.id == id; });
+      cells.push_back(it == s.report.verdicts.end() ? "-" : it->severity);
+    }
+    row(o, id, cells);
+  }
+}
+
+void text_kernels(std::string& o, const Comparison& c, const KernelDiff& d, std::size_t max_rows) {
+  const auto& a = letter(d.session_a);
+  const auto& b = letter(d.session_b);
+  o += fmt::format("\nkernel diff {} against {}: {} faster, {} slower, {} added, {} removed, {} same "
+                   "(by per-call mean; noise threshold {:.0f} % and {:.1f} us)\n",
+                   b, a, d.faster, d.slower, d.added, d.removed, d.same, 100 * d.options.relative_threshold,
+                   d.options.absolute_threshold_ns / 1e3);
+  o += fmt::format("  {:<8} {:>13} {:>21} {:>8} {:>21}  {}\n", "change", "calls", "mean us", "mean", "us/step",
+                   "kernel (largest |change of us/step| first)");
+  std::size_t shown = 0;
+  for (const auto& r : d.rows) {
+    if (max_rows && shown == max_rows) break;
+    ++shown;
+    const auto rel = r.delta_mean_relative();
+    o += fmt::format("  {:<8} {:>6}/{:<6} {:>9.2f} -> {:<9.2f} {:>8} {:>9.2f} -> {:<9.2f}  {}\n",
+                     kernel_change_name(r.change), r.calls_a, r.calls_b, r.mean_a_ns / 1e3, r.mean_b_ns / 1e3,
+                     rel ? fmt::format("{:+.1f}%", 100 * *rel) : "", r.total_per_step_a_ns / 1e3,
+                     r.total_per_step_b_ns / 1e3, fit(r.name, 100));
+  }
+  if (shown < d.rows.size()) o += fmt::format("  ... {} more (--json lists every kernel)\n", d.rows.size() - shown);
+}
+
+}  // namespace
+
+std::string to_text(const Comparison& c, std::size_t max_kernel_rows) {
+  std::string o;
+  text_header(o, c);
+  text_throughput(o, c);
+  text_breakdown(o, c);
+  text_verdicts(o, c);
+  for (const auto& d : c.kernel_diffs) text_kernels(o, c, d, max_kernel_rows);
+  if (!c.alignment_offsets_ns.empty()) {
+    o += fmt::format("\nstep alignment: step {} starts together when each session is shifted by", c.aligned_step);
+    for (std::size_t i = 0; i < c.alignment_offsets_ns.size(); ++i)
+      o += fmt::format(" {} {:+.3f} ms", letter(i), c.alignment_offsets_ns[i] / 1e6);
+    o += "\n";
+  }
+  return o;
+}
+
+namespace {
+
+using W = rapidjson::Writer<rapidjson::StringBuffer>;
+void opt(W& w, const char* k, const std::optional<double>& v) {
+  w.Key(k);
+  if (v) w.Double(*v);
+  else w.Null();
+}
+
+void json_session(W& w, const SessionSummary& s) {
+  w.StartObject();
+  w.Key("label"); w.String(s.label.c_str());
+  w.Key("recorded_steps"); w.Int64(s.recorded_steps);
+  w.Key("throughput");
+  w.StartObject();
+  w.Key("steps"); w.Int64(s.throughput.steps);
+  w.Key("warmup_steps_skipped"); w.Int64(s.throughput.warmup_steps_skipped);
+  w.Key("images"); w.Int64(s.throughput.images);
+  w.Key("step_ns"); w.Int64(s.throughput.step_ns);
+  opt(w, "median_img_per_s", s.throughput.median_img_per_s);
+  opt(w, "mean_img_per_s", s.throughput.mean_img_per_s);
+  opt(w, "median_step_ns", s.throughput.median_step_ns);
+  w.EndObject();
+  w.Key("accuracy");
+  w.StartObject();
+  w.Key("epochs"); w.Int(s.accuracy.epochs);
+  w.Key("last_epoch");
+  if (s.accuracy.last_epoch) w.Int(*s.accuracy.last_epoch);
+  else w.Null();
+  opt(w, "test_accuracy", s.accuracy.test_accuracy);
+  opt(w, "test_loss", s.accuracy.test_loss);
+  opt(w, "train_loss", s.accuracy.train_loss);
+  opt(w, "epoch_img_per_s", s.accuracy.epoch_img_per_s);
+  w.EndObject();
+  const auto& r = s.report;
+  w.Key("breakdown");
+  w.StartObject();
+  w.Key("steps"); w.Int64(r.steps);
+  w.Key("wall_ns"); w.Int64(r.wall_ns);
+  for (const char* what : {"ns", "ms_per_step", "share"}) {
+    w.Key(what);
+    w.StartObject();
+    for (int k = 0; k < kCategoryCount; ++k) {
+      w.Key(analysis::category_name(static_cast<Category>(k)));
+      const std::int64_t ns = r.breakdown.ns[k];
+      if (what[0] == 'n') w.Int64(ns);
+      else if (what[0] == 'm') w.Double(r.steps ? ns / 1e6 / r.steps : 0.0);
+      else w.Double(share(ns, r.wall_ns));
+    }
+    w.EndObject();
+  }
+  w.EndObject();
+  opt(w, "gpu_utilization", r.gpu_utilization);
+  w.Key("verdicts");
+  w.StartArray();
+  for (const auto& v : r.verdicts) {
+    w.StartObject();
+    w.Key("id"); w.String(v.id.c_str());
+    w.Key("severity"); w.String(v.severity.c_str());
+    w.Key("title"); w.String(v.title.c_str());
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void json_kernel_diff(W& w, const KernelDiff& d) {
+  w.StartObject();
+  w.Key("baseline"); w.Uint64(d.session_a);
+  w.Key("session"); w.Uint64(d.session_b);
+  w.Key("relative_threshold"); w.Double(d.options.relative_threshold);
+  w.Key("absolute_threshold_ns"); w.Double(d.options.absolute_threshold_ns);
+  w.Key("counts");
+  w.StartObject();
+  w.Key("added"); w.Int64(d.added);
+  w.Key("removed"); w.Int64(d.removed);
+  w.Key("faster"); w.Int64(d.faster);
+  w.Key("slower"); w.Int64(d.slower);
+  w.Key("same"); w.Int64(d.same);
+  w.EndObject();
+  w.Key("kernels");
+  w.StartArray();
+  for (const auto& r : d.rows) {
+    w.StartObject();
+    w.Key("name"); w.String(r.name.c_str(), static_cast<rapidjson::SizeType>(r.name.size()));
+    w.Key("change"); w.String(kernel_change_name(r.change));
+    w.Key("total_change"); w.String(kernel_change_name(r.total_change));
+    w.Key("calls"); w.StartArray(); w.Int64(r.calls_a); w.Int64(r.calls_b); w.EndArray();
+    w.Key("total_ns"); w.StartArray(); w.Int64(r.total_a_ns); w.Int64(r.total_b_ns); w.EndArray();
+    w.Key("mean_ns"); w.StartArray(); w.Double(r.mean_a_ns); w.Double(r.mean_b_ns); w.EndArray();
+    w.Key("total_per_step_ns"); w.StartArray(); w.Double(r.total_per_step_a_ns); w.Double(r.total_per_step_b_ns); w.EndArray();
+    w.Key("delta_total_ns"); w.Int64(r.delta_total_ns());
+    w.Key("delta_total_per_step_ns"); w.Double(r.delta_total_per_step_ns());
+    w.Key("delta_mean_ns"); w.Double(r.delta_mean_ns());
+    opt(w, "delta_mean_relative", r.delta_mean_relative());
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string to_json(const Comparison& c) {
+  rapidjson::StringBuffer buf;
+  W w(buf);
+  w.StartObject();
+  w.Key("warmup_steps"); w.Int64(c.options.warmup_steps);
+  w.Key("sessions");
+  w.StartArray();
+  for (const auto& s : c.sessions) json_session(w, s);
+  w.EndArray();
+  w.Key("config_diff");
+  w.StartArray();
+  for (const auto& d : c.config) {
+    w.StartObject();
+    w.Key("key"); w.String(d.key.c_str());
+    w.Key("values");
+    w.StartArray();
+    for (const auto& v : d.values) {
+      if (v) w.String(v->c_str());
+      else w.Null();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("kernel_diffs");
+  w.StartArray();
+  for (const auto& d : c.kernel_diffs) json_kernel_diff(w, d);
+  w.EndArray();
+  w.Key("step_alignment");
+  w.StartObject();
+  w.Key("global_step"); w.Int64(c.aligned_step);
+  w.Key("offsets_ns");
+  w.StartArray();
+  for (const auto o : c.alignment_offsets_ns) w.Int64(o);
+  w.EndArray();
+  w.EndObject();
+  w.EndObject();
+  return buf.GetString();
+}
+
+}  // namespace ts::prof::compare
