@@ -1,0 +1,255 @@
+// VerdictPanel and VerdictBanner: verdict rows (severity colour, evidence, fix), scope, highlight.
+#include "widgets/panels/verdict_panel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QSpinBox>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cstring>
+
+namespace ts::gui {
+
+namespace {
+
+int severity_rank(const std::string& s) { return s == "high" ? 0 : s == "moderate" ? 1 : s == "low" ? 2 : 3; }
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// What a verdict's highlight shows, for the label the timeline displays.
+QString evidence_label(const std::string& id) {
+  if (id == "input_bound") return QObject::tr("data-loader wait");
+  if (id == "sync_bound") return QObject::tr("host syncs");
+  if (id == "launch_bound") return QObject::tr("GPU idle while the CPU launches");
+  if (id == "low_utilization") return QObject::tr("GPU idle gaps");
+  if (id == "memory_pressure") return QObject::tr("device memory peak");
+  if (id == "pageable_memcpy") return QObject::tr("pageable copies");
+  if (id == "amp_eligible") return QObject::tr("GEMM/conv kernels");
+  return QObject::tr("no intervals");
+}
+
+prof::analysis::Options options_for(VerdictPanel::Scope scope, qint64 last_steps) {
+  prof::analysis::Options o;
+  o.last_steps = scope == VerdictPanel::Scope::last_steps ? last_steps : 0;
+  o.per_step = false;
+  o.verdicts = true;
+  o.warmup_steps = 1;  // as trainscope-run --analyze (--analyze-warmup 1): cuDNN's search in step 1
+  return o;
+}
+
+}  // namespace
+
+QColor severity_color(const std::string& severity) {
+  if (severity == "high") return QColor(0xc6, 0x28, 0x28);
+  if (severity == "moderate") return QColor(0xef, 0x6c, 0x00);
+  if (severity == "low") return QColor(0xf9, 0xa8, 0x25);
+  return QColor(0x75, 0x75, 0x75);
+}
+
+QString format_evidence(const std::string& name, double value) {
+  struct Unit {
+    const char* suffix;
+    const char* unit;
+    int decimals;
+  };
+  static const Unit units[] = {{"_ms_per_step", "ms/step", 3}, {"_pct", "%", 1}, {"_ms", "ms", 3}, {"_us", "µs", 2},
+                               {"_gb", "GB", 2},               {"_mb", "MB", 1}};
+  for (const auto& u : units)
+    if (ends_with(name, u.suffix)) {
+      const QString base = QString::fromStdString(name.substr(0, name.size() - std::strlen(u.suffix))).replace('_', ' ');
+      return QString("%1 %2 %3").arg(base).arg(value, 0, 'f', u.decimals).arg(QString::fromUtf8(u.unit));
+    }
+  const bool whole = value == static_cast<double>(static_cast<long long>(value));
+  return QString("%1 %2").arg(QString::fromStdString(name).replace('_', ' ')).arg(value, 0, 'f', whole ? 0 : 2);
+}
+
+VerdictPanel::VerdictPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_(hub) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  auto* row = new QHBoxLayout;
+  scope_box_ = new QComboBox;
+  scope_box_->addItems({tr("Last N steps"), tr("Whole run")});
+  scope_box_->setToolTip(tr("Last N steps: the rolling window while training. Whole run: every step but the first "
+                            "(warm-up)."));
+  steps_box_ = new QSpinBox;
+  steps_box_->setRange(10, 100000);
+  steps_box_->setValue(50);
+  steps_box_->setSuffix(tr(" steps"));
+  row->addWidget(scope_box_);
+  row->addWidget(steps_box_);
+  row->addStretch(1);
+  layout->addLayout(row);
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  layout->addWidget(status_);
+  tree_ = new QTreeWidget;
+  tree_->setColumnCount(2);
+  tree_->setHeaderLabels({tr("Severity"), tr("Verdict · evidence · fix")});
+  tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  tree_->setWordWrap(true);
+  tree_->setRootIsDecorated(true);
+  tree_->setUniformRowHeights(false);
+  layout->addWidget(tree_, 1);
+  runner_ = new AnalysisRunner(hub_, options_for(scope_, 50), true, this);
+  connect(runner_, &AnalysisRunner::resultReady, this, &VerdictPanel::showResult);
+  connect(scope_box_, qOverload<int>(&QComboBox::currentIndexChanged), this, &VerdictPanel::onScopeUi);
+  connect(steps_box_, qOverload<int>(&QSpinBox::valueChanged), this, &VerdictPanel::onScopeUi);
+  connect(tree_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item, int) {
+    while (item->parent()) item = item->parent();
+    activate(tree_->indexOfTopLevelItem(item));
+  });
+  showResult();
+}
+
+void VerdictPanel::onScopeUi() {
+  const Scope s = scope_box_->currentIndex() == 0 ? Scope::last_steps : Scope::whole_run;
+  steps_box_->setEnabled(s == Scope::last_steps);
+  scope_ = s;
+  runner_->setOptions(options_for(s, steps_box_->value()));
+  status_->setText(tr("Analysing…"));
+}
+
+void VerdictPanel::setScope(Scope scope, qint64 last_steps) {
+  const QSignalBlocker b1(scope_box_), b2(steps_box_);
+  scope_box_->setCurrentIndex(scope == Scope::last_steps ? 0 : 1);
+  steps_box_->setValue(static_cast<int>(std::clamp<qint64>(last_steps, 10, 100000)));
+  onScopeUi();
+}
+
+void VerdictPanel::showResult() {
+  const auto r = runner_->result();
+  verdicts_.clear();
+  if (r) {
+    verdicts_ = r->report.verdicts;
+    std::stable_sort(verdicts_.begin(), verdicts_.end(), [](const auto& a, const auto& b) {
+      return severity_rank(a.severity) < severity_rank(b.severity);
+    });
+  }
+  fillTree();
+  status_->setText(statusText());
+  emit verdictsChanged();
+}
+
+void VerdictPanel::fillTree() {
+  tree_->clear();
+  const QColor fix_color(0x1b, 0x5e, 0x20);
+  for (const auto& v : verdicts_) {
+    auto* top = new QTreeWidgetItem(tree_);
+    const QColor c = severity_color(v.severity);
+    top->setText(0, QString::fromStdString(v.severity));
+    top->setBackground(0, c);
+    top->setForeground(0, v.severity == "low" ? QColor(Qt::black) : QColor(Qt::white));
+    top->setTextAlignment(0, Qt::AlignCenter);
+    QFont bold = tree_->font();
+    bold.setBold(true);
+    top->setFont(0, bold);
+    top->setFont(1, bold);
+    top->setText(1, QString::fromStdString(v.title));
+    top->setToolTip(1, tr("Click: highlight the %1 on the timeline").arg(evidence_label(v.id)));
+    top->setData(0, Qt::UserRole, QString::fromStdString(v.id));
+    QStringList ev;
+    for (const auto& [name, value] : v.evidence) ev << format_evidence(name, value);
+    auto* e = new QTreeWidgetItem(top);
+    e->setFirstColumnSpanned(false);
+    e->setText(0, tr("evidence"));
+    e->setText(1, ev.join(QStringLiteral(" · ")));
+    e->setToolTip(1, ev.join('\n'));
+    auto* f = new QTreeWidgetItem(top);
+    f->setText(0, tr("fix"));
+    f->setText(1, QString::fromStdString(v.fix));
+    f->setForeground(1, fix_color);
+    f->setToolTip(1, QString::fromStdString(v.fix));
+    top->setExpanded(true);
+  }
+}
+
+void VerdictPanel::activate(int row) {
+  const auto r = runner_->result();
+  if (!r || row < 0 || row >= static_cast<int>(verdicts_.size())) return;
+  const auto& v = verdicts_[static_cast<std::size_t>(row)];
+  Highlight h;
+  h.label = QString("%1: %2").arg(QString::fromStdString(v.id), evidence_label(v.id));
+  if (auto it = r->evidence.find(v.id); it != r->evidence.end())
+    for (const auto& s : it->second) h.intervals.push_back({s.start, s.end});
+  hub_->setHighlight(h);
+  if (auto* item = tree_->topLevelItem(row)) tree_->setCurrentItem(item);
+}
+
+QString VerdictPanel::statusText() const {
+  if (!hub_->store()) return tr("No session: open one or start a run");
+  const auto r = runner_->result();
+  if (!r) return tr("Analysing…");
+  const auto& rep = r->report;
+  const QString scope = scope_ == Scope::last_steps ? tr("last %1 steps").arg(r->options.last_steps) : tr("whole run");
+  if (rep.steps < prof::analysis::min_steps_for_verdicts())
+    return tr("Verdicts need at least %1 analysed steps (%2 so far, warm-up step left out)")
+        .arg(prof::analysis::min_steps_for_verdicts())
+        .arg(rep.steps);
+  QString s = tr("%1 steps analysed (%2) in %3 ms").arg(rep.steps).arg(scope).arg(r->analysis_ms, 0, 'f', 1);
+  if (verdicts_.empty()) s += tr(" · no bottleneck found");
+  if (!rep.gpu_present) s += tr(" · no GPU activity: %1").arg(QString::fromStdString(rep.gpu_absent_reason));
+  return s;
+}
+
+VerdictBanner::VerdictBanner(VerdictPanel* panel, QWidget* parent) : QWidget(parent), panel_(panel) {
+  auto* row = new QHBoxLayout(this);
+  row->setContentsMargins(4, 1, 4, 1);
+  chip_ = new QLabel;
+  chip_->setAlignment(Qt::AlignCenter);
+  chip_->setMinimumWidth(70);
+  label_ = new QLabel;
+  label_->setTextFormat(Qt::PlainText);
+  label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  row->addWidget(chip_);
+  row->addWidget(label_, 1);
+  setCursor(Qt::PointingHandCursor);
+  connect(panel_, &VerdictPanel::verdictsChanged, this, &VerdictBanner::update_from_panel);
+  update_from_panel();
+}
+
+void VerdictBanner::update_from_panel() {
+  const auto& vs = panel_->verdicts();
+  if (vs.empty()) {
+    color_ = QColor(0x2e, 0x7d, 0x32);
+    chip_->setText(tr("OK"));
+    text_ = panel_->statusText();
+  } else {
+    const auto& v = vs.front();
+    color_ = severity_color(v.severity);
+    chip_->setText(QString::fromStdString(v.severity));
+    text_ = QString::fromStdString(v.title);
+    if (!v.evidence.empty()) text_ += QStringLiteral(" — ") + format_evidence(v.evidence[0].first, v.evidence[0].second);
+    text_ += tr(" — fix: ") + QString::fromStdString(v.fix);
+    if (vs.size() > 1) text_ += tr("  (+%1 more)").arg(vs.size() - 1);
+  }
+  const QColor fg = color_ == severity_color("low") ? QColor(Qt::black) : QColor(Qt::white);
+  chip_->setStyleSheet(QString("QLabel { background: %1; color: %2; font-weight: bold; border-radius: 3px; padding: 1px 6px; }")
+                           .arg(color_.name(), fg.name()));
+  setToolTip(text_ + tr("\nClick: highlight the evidence and show the Verdicts panel"));
+  elide();
+}
+
+void VerdictBanner::elide() {
+  label_->setText(label_->fontMetrics().elidedText(text_, Qt::ElideRight, std::max(40, label_->width())));
+}
+
+void VerdictBanner::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  elide();
+}
+
+void VerdictBanner::mousePressEvent(QMouseEvent* e) {
+  if (e->button() == Qt::LeftButton) {
+    panel_->activate(0);
+    emit detailsRequested();
+  }
+  QWidget::mousePressEvent(e);
+}
+
+}  // namespace ts::gui

@@ -1,0 +1,94 @@
+// The verdicts of prof::analysis (Report::verdicts: id, severity, title, fix, evidence) for the GUI:
+// VerdictPanel (the Verdicts dock: a row per verdict with its severity colour, the evidence numbers
+// and the fix; scope "last N steps" (the rolling window while training) or "whole run") and
+// VerdictBanner (one line for the top of the window: the most severe verdict). Clicking a verdict
+// sets the hub's highlight to its evidence intervals (analysis::verdict_evidence: input_bound ->
+// the trainer's data waits, sync_bound -> syncs, launch_bound -> host-wait idle gaps,
+// low_utilization -> GPU idle gaps, memory_pressure -> the peak, pageable_memcpy -> the copies).
+// The analysis runs on a worker thread (AnalysisRunner), <= 2 Hz while live; the first step is left
+// out as warm-up as trainscope-run --analyze does.
+#pragma once
+#include <QColor>
+#include <QWidget>
+#include <memory>
+
+#include "widgets/panel_hub.h"
+#include "widgets/panels/analysis_runner.h"
+
+class QComboBox;
+class QLabel;
+class QSpinBox;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace ts::gui {
+
+/// Severity colours: high red, moderate orange, low amber; anything else grey.
+QColor severity_color(const std::string& severity);
+/// "data loader wait 35.2 %" from ("data_loader_wait_pct", 35.2): units from the name's suffix.
+QString format_evidence(const std::string& name, double value);
+
+class VerdictPanel : public QWidget {
+  Q_OBJECT
+ public:
+  enum class Scope { last_steps, whole_run };
+  explicit VerdictPanel(PanelHub* hub, QWidget* parent = nullptr);
+
+  /// Default: the last 50 steps.
+  void setScope(Scope scope, qint64 last_steps = 50);
+  Scope scope() const { return scope_; }
+  AnalysisRunner* runner() const { return runner_; }
+
+  /// The shown verdicts, most severe first (empty before the first analysis).
+  const std::vector<prof::analysis::Verdict>& verdicts() const { return verdicts_; }
+  QTreeWidget* tree() const { return tree_; }
+  /// Highlights verdict `row`'s evidence on the hub (what a click does).
+  void activate(int row);
+  /// The status line ("50 steps analysed (steps 31-80) in 3.1 ms", "Verdicts need >= 10 steps ...").
+  QString statusText() const;
+
+ signals:
+  void verdictsChanged();
+
+ private:
+  void showResult();
+  void fillTree();
+  void onScopeUi();
+
+  PanelHub* hub_;
+  AnalysisRunner* runner_;
+  QComboBox* scope_box_;
+  QSpinBox* steps_box_;
+  QLabel* status_;
+  QTreeWidget* tree_;
+  Scope scope_ = Scope::last_steps;
+  std::vector<prof::analysis::Verdict> verdicts_;
+};
+
+class VerdictBanner : public QWidget {
+  Q_OBJECT
+ public:
+  explicit VerdictBanner(VerdictPanel* panel, QWidget* parent = nullptr);
+  /// The full line (the label shows it elided to the width).
+  QString text() const { return text_; }
+  QColor color() const { return color_; }
+
+ signals:
+  /// The banner was clicked (after highlighting the top verdict): show the Verdicts dock.
+  void detailsRequested();
+
+ protected:
+  void mousePressEvent(class QMouseEvent* e) override;
+  void resizeEvent(class QResizeEvent* e) override;
+
+ private:
+  void update_from_panel();
+  void elide();
+
+  VerdictPanel* panel_;
+  QLabel *chip_, *label_;
+  QString text_;
+  QColor color_;
+};
+
+}  // namespace ts::gui
