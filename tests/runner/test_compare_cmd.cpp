@@ -1,0 +1,157 @@
+// trainscope-run --compare and --export as a user runs them, on the H200 sessions of tests/data:
+// text and JSON of a comparison, a Chrome trace to a file and CSV to stdout ("-"), and bad input
+// (missing file, not a session, an output folder that does not exist) -> exit 2 with one line.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out, err;  // stdout, stderr
+};
+
+std::string temp(const std::string& name) {
+  return (fs::temp_directory_path() / ("ts_runner_cmp_" + std::to_string(getpid()) + "_" + name)).string();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Runs the runner with `args` (shell words); stdout and stderr captured apart.
+Result run(const std::string& args) {
+  const std::string err_file = temp("stderr.txt");
+  const std::string cmd = std::string(TRAINSCOPE_RUNNER) + " " + args + " 2>" + err_file;
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[65536];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = slurp(err_file);
+  fs::remove(err_file);
+  return r;
+}
+
+std::string data(const char* name) { return std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/" + name; }
+const std::string kNw4 = data("gpu_b128_nw4.tsession");
+const std::string kNw0 = data("gpu_b128_nw0_augment.tsession");
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(RunnerCompare, TextTables) {
+  const Result r = run("--compare " + kNw4 + " " + kNw0);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("configuration and hardware (only what differs)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("num_workers"), std::string::npos);
+  EXPECT_NE(r.out.find("augment"), std::string::npos);
+  EXPECT_EQ(r.out.find("batch_size"), std::string::npos) << "batch size is the same in both";
+  EXPECT_NE(r.out.find("img/s, median of steps"), std::string::npos);
+  EXPECT_NE(r.out.find("data_loader_wait"), std::string::npos);
+  EXPECT_NE(r.out.find("input_bound"), std::string::npos);
+  EXPECT_NE(r.out.find("kernel diff B against A"), std::string::npos);
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(RunnerCompare, OneJsonObject) {
+  const Result r = run("--compare " + kNw4 + " " + kNw0 + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(lines(r.out), 1);
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  ASSERT_FALSE(d.HasParseError()) << r.out.substr(0, 300);
+  ASSERT_EQ(d["sessions"].Size(), 2u);
+  EXPECT_EQ(std::string(d["sessions"][0]["label"].GetString()), kNw4);
+  ASSERT_EQ(d["config_diff"].Size(), 2u);
+  EXPECT_STREQ(d["config_diff"][0]["key"].GetString(), "num_workers");
+  EXPECT_STREQ(d["config_diff"][1]["key"].GetString(), "augment");
+  auto fired = [&](int i) {
+    for (const auto& v : d["sessions"][i]["verdicts"].GetArray())
+      if (std::string(v["id"].GetString()) == "input_bound") return true;
+    return false;
+  };
+  EXPECT_FALSE(fired(0));
+  EXPECT_TRUE(fired(1));
+  EXPECT_GT(d["kernel_diffs"][0]["kernels"].Size(), 20u);
+  EXPECT_EQ(d["step_alignment"]["global_step"].GetInt(), 2);
+}
+
+TEST(RunnerCompare, BadInputExitsTwoWithOneLine) {
+  const Result missing = run("--compare " + kNw4 + " /nonexistent/x.tsession");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(lines(missing.err), 1) << missing.err;
+  EXPECT_NE(missing.err.find("/nonexistent/x.tsession"), std::string::npos) << missing.err;
+  const std::string text = temp("not_a_session.tsession");
+  std::ofstream(text) << "hello, not SQLite\n";
+  const Result bad = run("--compare " + text + " " + kNw4 + " --json");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("not_a_session"), std::string::npos) << bad.err;
+  EXPECT_TRUE(bad.out.empty());
+  const Result one = run("--compare " + kNw4);
+  EXPECT_EQ(one.code, 2);
+  fs::remove(text);
+}
+
+TEST(RunnerExport, ChromeTraceToAFile) {
+  const std::string out = temp("trace.json");
+  const Result r = run("--export " + kNw4 + " --format chrome --output " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("3979 kernels"), std::string::npos) << r.err;
+  rapidjson::Document d;
+  d.Parse(slurp(out).c_str());
+  ASSERT_FALSE(d.HasParseError());
+  int kernels = 0, steps = 0;
+  for (const auto& e : d["traceEvents"].GetArray()) {
+    if (std::string(e["ph"].GetString()) != "X") continue;
+    kernels += std::string(e["cat"].GetString()) == "kernel";
+    steps += std::string(e["name"].GetString()).rfind("ProfilerStep#", 0) == 0;
+  }
+  EXPECT_EQ(kernels, 3979);
+  EXPECT_EQ(steps, 80);
+  fs::remove(out);
+}
+
+TEST(RunnerExport, CsvToStdout) {
+  const Result s = run("--export " + kNw4 + " --format steps-csv --output -");
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_EQ(s.out.rfind("global_step,epoch,step,start_ns,duration_ns,images,data_wait_ns,loss\r\n", 0), 0u) << s.out.substr(0, 200);
+  EXPECT_EQ(lines(s.out), 81);  // header + 80 steps
+  EXPECT_NE(s.out.find("\r\n1,1,1,522035285,37419327,128,803535,2.30207"), std::string::npos) << s.out.substr(0, 300);
+  const Result k = run("--export " + kNw4 + " --format kernels-csv -o -");
+  ASSERT_EQ(k.code, 0) << k.err;
+  EXPECT_EQ(k.out.rfind("name,calls,total_ns,", 0), 0u);
+  EXPECT_NE(k.out.find("\"void implicit_convolve_sgemm<float, float, 1024, 5, 5, 3, 3, 3, 1, false, false, true>"),
+            std::string::npos);  // commas in the name: quoted
+}
+
+TEST(RunnerExport, BadInputExitsTwoWithOneLine) {
+  const Result missing = run("--export /nonexistent/x.tsession --output " + temp("x.json"));
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(lines(missing.err), 1) << missing.err;
+  const Result no_dir = run("--export " + kNw4 + " --output /nonexistent-dir/x.json");
+  EXPECT_EQ(no_dir.code, 2);
+  EXPECT_EQ(lines(no_dir.err), 1) << no_dir.err;
+  EXPECT_NE(no_dir.err.find("/nonexistent-dir/x.json"), std::string::npos) << no_dir.err;
+  const Result no_output = run("--export " + kNw4);
+  EXPECT_EQ(no_output.code, 2);
+  EXPECT_NE(no_output.err.find("--output"), std::string::npos) << no_output.err;
+  const Result bad_format = run("--export " + kNw4 + " --format xml --output -");
+  EXPECT_EQ(bad_format.code, 2);
+}
+
+}  // namespace
