@@ -83,6 +83,10 @@ struct ReadProgress {
 /// cancelled (ReadProgress said stop).
 void read_session(const std::string& path, EventStore& store, const ReadProgress& progress = {});
 
+/// Checks that `path` is a session this build reads (exists, SQLite, TrainScope's application id, a
+/// known format version) without loading it; throws SessionError like read_session.
+void check_session(const std::string& path);
+
 /// Size in bytes of the session file plus its -wal file (0 when absent).
 std::int64_t session_file_bytes(const std::string& path);
 

@@ -233,6 +233,11 @@ std::int64_t rows_total(Reader& r) {
 
 }  // namespace
 
+void check_session(const std::string& path) {
+  Reader r(path);
+  check_identity(r, path);
+}
+
 void read_session(const std::string& path, EventStore& store, const ReadProgress& progress) {
   Reader r(path);
   check_identity(r, path);

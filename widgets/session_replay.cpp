@@ -2,10 +2,12 @@
 #include "widgets/session_replay.h"
 
 #include <QJsonDocument>
+#include <QFileInfo>
 #include <QJsonObject>
 #include <algorithm>
 #include <map>
 
+#include "engine/optim.h"
 #include "profiling/event_source.h"
 
 namespace ts::gui {
@@ -57,11 +59,15 @@ void fill_info(SessionReplay& r, const prof::EventStore& st, const std::map<std:
 
 SessionReplay load_session_replay(const QString& path) {
   const auto source = prof::open_session(path.toStdString());  // throws SessionError
-  const prof::EventStore& st = source->store();
+  return replay_from_store(path, source->shared_store());
+}
+
+SessionReplay replay_from_store(const QString& path, std::shared_ptr<const prof::EventStore> store) {
+  const prof::EventStore& st = *store;
   const auto meta = st.meta();
   SessionReplay r;
   r.path = path;
-  r.store = source->shared_store();
+  r.store = std::move(store);
   fill_info(r, st, meta);
   std::map<std::int64_t, float> losses;
   for (std::size_t i = 0; i < st.losses.size(); ++i) losses[st.losses[i].global_step] = st.losses[i].loss;
@@ -100,6 +106,56 @@ SessionReplay load_session_replay(const QString& path) {
   if (!r.updates.empty()) r.outcome.elapsed_s = r.updates.back().elapsed_s;
   r.details = details_text(meta, path);
   return r;
+}
+
+std::optional<RunSettings> settings_from_session(const std::map<std::string, std::string>& meta, RunSettings s) {
+  const QJsonObject c = QJsonDocument::fromJson(meta_value(meta, "run.config").toUtf8()).object();
+  if (c.isEmpty()) return std::nullopt;
+  auto integer = [&](const char* k, auto& v) {
+    if (c.contains(k) && c.value(k).isDouble()) v = static_cast<std::remove_reference_t<decltype(v)>>(c.value(k).toInteger());
+  };
+  auto real = [&](const char* k, double& v) {
+    if (c.contains(k) && c.value(k).isDouble()) v = c.value(k).toDouble();
+  };
+  auto flag = [&](const char* k, bool& v) {
+    if (c.contains(k) && c.value(k).isBool()) v = c.value(k).toBool();
+  };
+  integer("epochs", s.epochs);
+  integer("batch_size", s.batch_size);
+  integer("num_workers", s.num_workers);
+  integer("accumulate", s.accumulate);
+  integer("limit_train", s.limit_train);
+  integer("cuda_device", s.cuda_device);
+  real("lr", s.lr);
+  real("momentum", s.momentum);
+  real("weight_decay", s.weight_decay);
+  flag("pin_memory", s.pin_memory);
+  flag("augment", s.augment);
+  flag("sync_every_step", s.sync_every_step);
+  flag("deterministic", s.deterministic);
+  if (c.value("seed").isDouble()) s.seed = static_cast<std::uint64_t>(c.value("seed").toInteger());
+  const QString device = c.value("device").toString();
+  if (device == "cuda") s.device = Device::cuda;
+  else if (device == "cpu") s.device = Device::cpu;
+  try {
+    if (c.contains("optimizer")) s.optimizer = parse_optimizer(c.value("optimizer").toString().toStdString());
+    if (c.contains("amp")) s.amp = parse_amp_mode(c.value("amp").toString().toStdString());
+  } catch (const std::exception&) {  // an unknown name keeps the current choice
+  }
+  const QString data = c.value("data").toString();
+  if (data == "sample") s.data_dir.clear();
+  else if (!data.isEmpty() && QFileInfo(data).isDir()) s.data_dir = data;
+  return s;
+}
+
+std::optional<ModelSpec> model_from_session(const std::map<std::string, std::string>& meta) {
+  const auto it = meta.find("run.model_spec");
+  if (it == meta.end() || it->second.empty()) return std::nullopt;
+  try {
+    return parse_model_spec(it->second, "the session's model");
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace ts::gui

@@ -4,7 +4,9 @@
 // config, model, device, versions, host).
 #pragma once
 #include <QString>
+#include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "widgets/training_session.h"
@@ -24,5 +26,16 @@ struct SessionReplay {
 /// Opens `path` with prof::open_session. Throws prof::SessionError (one line: not a session, newer
 /// format, damaged, missing).
 SessionReplay load_session_replay(const QString& path);
+
+/// The replay of an already loaded store (an opened session, an imported trace).
+SessionReplay replay_from_store(const QString& path, std::shared_ptr<const prof::EventStore> store);
+
+/// The run settings a session was recorded with (meta run.config, written by the window or the
+/// runner), for "Run again with these settings"; nullopt when the session has no run config.
+/// Knobs the config lacks keep `base`'s values; the data folder is kept when the recorded one is
+/// absent on this machine.
+std::optional<RunSettings> settings_from_session(const std::map<std::string, std::string>& meta, RunSettings base);
+/// The model spec the session was recorded with (meta run.model_spec); nullopt when absent or invalid.
+std::optional<ModelSpec> model_from_session(const std::map<std::string, std::string>& meta);
 
 }  // namespace ts::gui

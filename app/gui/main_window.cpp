@@ -1,6 +1,7 @@
 // MainWindow: docks, actions, the run's life cycle as the GUI sees it.
 #include "app/gui/main_window.h"
 #include "widgets/panel_hub.h"
+#include "widgets/session_loader.h"
 
 #include <QAction>
 #include <QApplication>
@@ -149,6 +150,7 @@ void MainWindow::buildActions() {
   file->addAction(open_session_);
   file->addMenu(recent_);
   file->addAction(save_session_);
+  file->addAction(run_again_);
   file->addSeparator();
   file->addAction(prefs_);
   file->addSeparator();
@@ -245,11 +247,13 @@ void MainWindow::showMessage(const QString& text, bool error) {
 }
 
 void MainWindow::updateActions() {
-  const bool can_start = !running_ && model_->isValid() && settings_->dataProblem().isEmpty() &&
+  const bool loading = loader_ && loader_->isLoading();
+  const bool can_start = !running_ && !loading && model_->isValid() && settings_->dataProblem().isEmpty() &&
                          !settings_->download()->isRunning();
   start_->setEnabled(can_start);
   start_->setToolTip(can_start ? tr("Start training")
                      : running_ ? tr("A run is in progress")
+                     : loading  ? tr("A session is being opened (Cancel it in the status bar)")
                      : !model_->isValid() ? tr("The model is invalid: %1").arg(model_->model()->error())
                                           : tr("The dataset is not usable: %1").arg(settings_->dataProblem()));
   pause_->setEnabled(running_);
@@ -261,8 +265,9 @@ void MainWindow::updateActions() {
                                              "set Checkpoint every N epochs in Run settings to keep a run's state"));
   resume_->setEnabled(!running_ && model_->isValid() && settings_->dataProblem().isEmpty() &&
                       !settings_->download()->isRunning());
-  open_session_->setEnabled(!running_);
-  recent_->setEnabled(!running_);
+  open_session_->setEnabled(!running_ && !loading);
+  recent_->setEnabled(!running_ && !loading);
+  if (run_again_) run_again_->setEnabled(!running_ && !loading && !shown_meta_.empty());
   save_session_->setEnabled(!running_ && !last_session_.isEmpty());
   save_session_->setToolTip(!last_session_.isEmpty() ? tr("Save a copy of the last run's session (%1)").arg(last_session_)
                                                      : tr("Available once a run has finished recording a session "

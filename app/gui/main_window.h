@@ -7,12 +7,16 @@
 #pragma once
 #include <QElapsedTimer>
 #include <QMainWindow>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "engine/network.h"
 #include "widgets/training_session.h"
 
 class QAction;
+class QDragEnterEvent;
+class QDropEvent;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -24,6 +28,8 @@ namespace ts::gui {
 
 class ModelBuilder;
 class PanelHub;
+class SessionLoader;
+struct SessionReplay;
 class RunSettingsPanel;
 class TrainingCharts;
 
@@ -47,6 +53,9 @@ class MainWindow : public QMainWindow {
   QAction* openSessionAction() const { return open_session_; }
   QAction* saveSessionAction() const { return save_session_; }
   QMenu* recentSessionsMenu() const { return recent_; }
+  QAction* runAgainAction() const { return run_again_; }
+  /// The session load in progress, if any (tests cancel it).
+  SessionLoader* sessionLoader() const { return loader_; }
   /// The finished run's recorded session file ("" before a run finished recording).
   QString lastSessionPath() const { return last_session_; }
   /// The shown session's details (config, hardware, versions; "" when none is shown).
@@ -65,9 +74,12 @@ class MainWindow : public QMainWindow {
   void chooseCheckpointToSave();
   void chooseCheckpointToResume();
   void newRun();
-  /// Shows the session at `path` (charts replayed, details, title); false with the reader's one-line
-  /// error in the message bar.
+  /// Starts showing the session at `path`: a quick check (false with the reader's one-line error in
+  /// the message bar), then a background load with a progress bar and Cancel in the status bar; the
+  /// panels fill while it loads; sessionOpened(path) when the charts, details and title are shown.
   bool openSession(const QString& path);
+  /// Loads the shown session's model and knobs into the Model and Run settings docks.
+  bool runAgainWithSessionSettings();
   /// Copies the last run's session file to `path`.
   bool saveSessionAs(const QString& path);
   void chooseSessionToOpen();
@@ -75,8 +87,15 @@ class MainWindow : public QMainWindow {
   void showPreferences();
   void showAbout();
 
+ signals:
+  /// A session finished loading and is shown.
+  void sessionOpened(const QString& path);
+
  protected:
   void closeEvent(QCloseEvent* e) override;
+  /// Dropping a .tsession file opens it.
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
 
  private:
   void buildDocks();
@@ -94,6 +113,9 @@ class MainWindow : public QMainWindow {
   void rebuildRecentSessions();
   void openRecentSession(const QString& path);
   void leaveShownSession();
+  void showLoadedSession(const SessionReplay& r);
+  void sessionLoadFailed(const QString& message, bool cancelled);
+  void buildLoadProgress();
   void updateIdleStatus();
   void onStarted(const RunInfo& info);
   void onFinished(const RunOutcome& outcome);
@@ -113,6 +135,12 @@ class MainWindow : public QMainWindow {
   QAction *save_checkpoint_, *resume_;
   QAction *open_session_, *save_session_;
   QMenu* recent_;
+  QAction* run_again_ = nullptr;
+  SessionLoader* loader_ = nullptr;
+  QWidget* load_box_ = nullptr;     // status bar: "Opening …" + progress bar + Cancel
+  class QProgressBar* load_bar_ = nullptr;
+  QLabel* load_label_ = nullptr;
+  std::map<std::string, std::string> shown_meta_;  // the shown session's metadata
   QDockWidget* session_dock_ = nullptr;
   QPlainTextEdit* session_details_ = nullptr;
   QString last_session_;

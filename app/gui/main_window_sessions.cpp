@@ -1,7 +1,15 @@
-// MainWindow's sessions: File ▸ Open session… / Recent sessions / Save session as…, the Session
-// details dock and the replay of a recorded run into the training charts. Sessions are read only
-// through profiling's reader (load_session_replay -> prof::open_session).
+// MainWindow's sessions: File ▸ Open session… / Recent sessions / Save session as… / Run again with
+// these settings, drag and drop, the Session details dock and the replay of a recorded run into the
+// training charts. Sessions load on a worker thread (SessionLoader: progress bar, Cancel) through
+// profiling's reader; the panels read the store while it fills.
 #include <QAction>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
@@ -14,7 +22,11 @@
 #include <QToolBar>
 
 #include "app/gui/main_window.h"
+#include "profiling/session_file.h"
+#include "widgets/layer_table_model.h"
+#include "widgets/model_builder.h"
 #include "widgets/run_settings.h"
+#include "widgets/session_loader.h"
 #include "widgets/panel_hub.h"
 #include "widgets/session_replay.h"
 #include "widgets/training_charts.h"
@@ -33,7 +45,21 @@ void MainWindow::buildSessionActions() {
   save_session_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton), tr("Save session &as…"), this);
   save_session_->setShortcut(QKeySequence::SaveAs);
   recent_ = new QMenu(tr("Recent sessions"), this);
+  run_again_ = new QAction(tr("&Run again with these settings"), this);
+  run_again_->setToolTip(tr("Load the shown session's model and knobs into the Model and Run settings docks"));
+  run_again_->setEnabled(false);
+  connect(run_again_, &QAction::triggered, this, &MainWindow::runAgainWithSessionSettings);
   connect(open_session_, &QAction::triggered, this, &MainWindow::chooseSessionToOpen);
+  loader_ = new SessionLoader(this);
+  connect(loader_, &SessionLoader::storeReady, hub_,
+          [this](std::shared_ptr<const prof::EventStore> store) { hub_->setStore(std::move(store), true); });
+  connect(loader_, &SessionLoader::progress, this, [this](qint64 done, qint64 total) {
+    load_bar_->setMaximum(1000);
+    load_bar_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
+  });
+  connect(loader_, &SessionLoader::loaded, this, &MainWindow::showLoadedSession);
+  connect(loader_, &SessionLoader::failed, this, &MainWindow::sessionLoadFailed);
+  setAcceptDrops(true);
   connect(save_session_, &QAction::triggered, this, &MainWindow::chooseSessionToSave);
   rebuildRecentSessions();
 }
@@ -54,34 +80,109 @@ QString MainWindow::sessionDetails() const { return session_details_->toPlainTex
 void MainWindow::leaveShownSession() {
   setWindowTitle(tr("TrainScope"));
   session_details_->clear();
+  shown_meta_.clear();
+}
+
+void MainWindow::buildLoadProgress() {
+  load_box_ = new QWidget;
+  auto* row = new QHBoxLayout(load_box_);
+  row->setContentsMargins(0, 0, 0, 0);
+  load_label_ = new QLabel;
+  load_bar_ = new QProgressBar;
+  load_bar_->setMaximumWidth(200);
+  load_bar_->setTextVisible(true);
+  auto* cancel = new QPushButton(tr("Cancel"));
+  cancel->setToolTip(tr("Stop opening the session"));
+  connect(cancel, &QPushButton::clicked, loader_, &SessionLoader::cancel);
+  row->addWidget(load_label_);
+  row->addWidget(load_bar_);
+  row->addWidget(cancel);
+  statusBar()->addWidget(load_box_);
+  load_box_->hide();
 }
 
 bool MainWindow::openSession(const QString& path) {
-  if (running_) return false;
-  SessionReplay r;
+  if (running_ || loader_->isLoading()) return false;
   try {
-    r = load_session_replay(path);
+    prof::check_session(path.toStdString());
   } catch (const std::exception& e) {
     showMessage(QString::fromStdString(e.what()), true);  // the reader's one line (not a session, newer, damaged)
     return false;
   }
   message_bar_->hide();
+  if (!load_box_) buildLoadProgress();
+  load_label_->setText(tr("Opening %1").arg(QFileInfo(path).fileName()));
+  load_bar_->setRange(0, 0);  // busy until the first progress report
+  load_box_->show();
+  const bool started = loader_->start(path);
+  updateActions();
+  return started;
+}
+
+void MainWindow::showLoadedSession(const SessionReplay& r) {
+  load_box_->hide();
+  hub_->setLive(false);
   charts_->reset(r.info);
   for (const auto& u : r.updates) charts_->addUpdate(u);
   for (const auto& e : r.epochs) charts_->addEpoch(e);
   charts_->finish(r.outcome);
-  hub_->setStore(r.store, false);
   session_details_->setPlainText(r.details);
   session_dock_->show();
-  const QString name = QFileInfo(path).fileName();
+  shown_meta_ = r.store ? r.store->meta() : std::map<std::string, std::string>{};
+  if (!settings_from_session(shown_meta_, settings_->settings())) shown_meta_.clear();  // nothing to run again
+  const QString name = QFileInfo(r.path).fileName();
   setWindowTitle(tr("%1 — TrainScope").arg(name));
   statusBar()->showMessage(tr("Session %1: %2 steps with a loss, %3 epoch(s); Start runs a fresh run with the "
                               "current settings")
                                .arg(name)
                                .arg(r.updates.size())
                                .arg(r.epochs.size()));
-  addRecentSession(QFileInfo(path).absoluteFilePath());
+  addRecentSession(QFileInfo(r.path).absoluteFilePath());
+  updateActions();
+  emit sessionOpened(r.path);
+}
+
+void MainWindow::sessionLoadFailed(const QString& message, bool cancelled) {
+  load_box_->hide();
+  hub_->clear();
+  if (cancelled) statusBar()->showMessage(tr("Opening the session was cancelled"), 5000);
+  else showMessage(message, true);
+  updateActions();
+}
+
+bool MainWindow::runAgainWithSessionSettings() {
+  if (running_) return false;
+  const auto s = settings_from_session(shown_meta_, settings_->settings());
+  if (!s) return false;
+  if (const auto model = model_from_session(shown_meta_)) model_->model()->setSpec(*model);
+  RunSettings next = *s;
+  if (next.device == Device::cuda && gpus_.empty()) next.device = Device::cpu;  // this machine has no GPU
+  settings_->setSettings(next);
+  statusBar()->showMessage(tr("The session's model and settings are loaded: press Start to run them again"), 5000);
+  updateActions();
   return true;
+}
+
+namespace {
+/// The local session files among dropped URLs.
+QStringList dropped_sessions(const QMimeData* mime) {
+  QStringList out;
+  if (!mime || !mime->hasUrls()) return out;
+  for (const QUrl& url : mime->urls())
+    if (url.isLocalFile() && url.toLocalFile().endsWith(".tsession", Qt::CaseInsensitive)) out << url.toLocalFile();
+  return out;
+}
+}  // namespace
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (!running_ && !dropped_sessions(e->mimeData()).isEmpty()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  const QStringList files = dropped_sessions(e->mimeData());
+  if (files.isEmpty()) return;
+  e->acceptProposedAction();
+  openSession(files.front());
 }
 
 bool MainWindow::saveSessionAs(const QString& path) {

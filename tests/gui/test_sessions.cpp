@@ -1,16 +1,22 @@
 // Sessions from the window (CPU, sample set): a run records a session; Save session as copies it;
 // Open session replays its loss and accuracy points and shows the config; a garbage file gives the
 // reader's one-line error and a following Start works; Recent sessions lists the opened file and
-// drops a missing one.
+// drops a missing one. An H200 session (tests/data) opens in the background (the panels' store
+// fills, Cancel stops it), by drag and drop too, and "Run again with these settings" loads its knobs.
 #include <QAction>
 #include <QFile>
 #include <QMenu>
+#include <QMimeData>
+#include <QUrl>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "widgets/model_builder.h"
+#include "widgets/panel_hub.h"
 #include "widgets/run_settings.h"
+#include "widgets/session_loader.h"
 #include "widgets/training_charts.h"
 
 using namespace ts;
@@ -58,7 +64,9 @@ class TestSessions : public QObject {
 
     w.newRun();
     QCOMPARE(w.charts()->lossPoints(), 0);
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
     QVERIFY(w.openSession(saved));
+    QVERIFY(opened.wait(20000));
     QCOMPARE(w.charts()->lossPoints(), live_loss);
     QCOMPARE(w.charts()->accuracyPoints(), live_acc);
     QVERIFY(w.charts()->throughputPoints() > 0);
@@ -91,6 +99,70 @@ class TestSessions : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
     QCOMPARE(finished.at(0).at(0).value<RunOutcome>().kind, RunOutcome::completed);
     QCOMPARE(w.charts()->accuracyPoints(), 1);
+  }
+
+  void h200SessionOpensInTheBackgroundAndCancels() {
+    const QString path = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b16_nw4.tsession";
+    MainWindow w;
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    QSignalSpy failed(w.sessionLoader(), &SessionLoader::failed);
+    QVERIFY(w.openSession(path));
+    QVERIFY(w.panelHub()->store() != nullptr);  // the panels get the store before it is full
+    QVERIFY(!w.startAction()->isEnabled());      // no run while a session loads
+    w.sessionLoader()->cancel();
+    QTRY_VERIFY_WITH_TIMEOUT(opened.count() + failed.count() == 1, 20000);
+    if (failed.count() == 1) {  // cancelled before the end (it can also have finished first)
+      QCOMPARE(failed.at(0).at(1).toBool(), true);
+      QVERIFY(w.panelHub()->store() == nullptr);
+      QVERIFY(w.message().isEmpty());  // a cancel is not an error
+    }
+    opened.clear();
+    QVERIFY(w.openSession(path));
+    QVERIFY(opened.wait(20000));
+    QVERIFY(w.windowTitle().contains("gpu_b16_nw4.tsession"));
+    QVERIFY(!w.panelHub()->isLive());
+    QVERIFY(w.panelHub()->store()->counts().kernels > 1000);
+    QVERIFY(w.sessionDetails().contains("NVIDIA H200"));
+  }
+
+  void runAgainLoadsTheSessionsKnobs() {
+    MainWindow w;
+    QVERIFY(!w.runAgainAction()->isEnabled());
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession"));
+    QVERIFY(opened.wait(20000));
+    QVERIFY(w.runAgainAction()->isEnabled());
+    RunSettings before = w.runSettings()->settings();
+    before.batch_size = 32, before.num_workers = 3, before.augment = false;
+    w.runSettings()->setSettings(before);
+    w.runAgainAction()->trigger();
+    const RunSettings s = w.runSettings()->settings();
+    QCOMPARE(s.batch_size, std::int64_t{128});
+    QCOMPARE(s.num_workers, 0);
+    QVERIFY(s.augment);
+    QCOMPARE(w.modelBuilder()->spec().name, std::string("SimpleCNN"));
+  }
+
+  void droppingASessionOpensIt() {
+    MainWindow w;
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession")});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    enter.setAccepted(false);
+    QApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    QVERIFY(opened.wait(20000));
+    QVERIFY(w.windowTitle().contains("gpu_b128_nw4.tsession"));
+    // Other files are refused at the door.
+    QMimeData other;
+    other.setUrls({QUrl::fromLocalFile("/etc/hostname")});
+    QDragEnterEvent enter2(QPoint(10, 10), Qt::CopyAction, &other, Qt::LeftButton, Qt::NoModifier);
+    enter2.setAccepted(false);
+    QApplication::sendEvent(&w, &enter2);
+    QVERIFY(!enter2.isAccepted());
   }
 
   void recentSessionsDropsAMissingFile() {

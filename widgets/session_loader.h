@@ -1,0 +1,46 @@
+// SessionLoader: opens a recorded session (*.tsession) on a worker thread, so a large one opens
+// progressively: the store is handed out at once (storeReady: the panels draw what has arrived, the
+// window stays usable), progress is reported (rows read / total, <= ~20 Hz) and the load can be
+// cancelled. The worker only appends to the store (EventStore's one-writer contract); results reach
+// the GUI thread as queued signals.
+#pragma once
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <memory>
+#include <thread>
+
+#include "widgets/session_replay.h"
+
+namespace ts::gui {
+
+class SessionLoader : public QObject {
+  Q_OBJECT
+ public:
+  explicit SessionLoader(QObject* parent = nullptr);
+  ~SessionLoader() override;  // cancels a load in progress and joins it
+
+  /// Starts loading `path` (false while another load runs). Emits storeReady, then progress,
+  /// then exactly one of loaded / failed.
+  bool start(const QString& path);
+  /// Asks the load to stop (failed(..., true) follows).
+  void cancel() { cancel_ = true; }
+  bool isLoading() const { return loading_; }
+
+ signals:
+  void storeReady(std::shared_ptr<const ts::prof::EventStore> store);
+  void progress(qint64 rows_read, qint64 rows_total);
+  void loaded(const ts::gui::SessionReplay& replay);
+  /// One line for the user; cancelled: the user asked for it (not an error).
+  void failed(const QString& message, bool cancelled);
+
+ private:
+  void join();
+  std::thread worker_;
+  std::atomic<bool> cancel_{false};
+  bool loading_ = false;
+};
+
+}  // namespace ts::gui
+
+Q_DECLARE_METATYPE(ts::gui::SessionReplay)
