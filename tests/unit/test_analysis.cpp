@@ -172,7 +172,7 @@ TEST(Analysis, APageableCopyCallIsAHostSync) {
   // Each step: kernel [1, 700); the next batch's H2D copy call [700, 950) from pageable memory
   // blocks the host while the GPU has drained; its copy runs [940, 950). Idle [700, 940) and the
   // gap after the copy until the next step's kernel are sync-caused; a pinned copy is not a sync.
-  for (std::uint8_t src_kind : {std::uint8_t{1}, std::uint8_t{4}}) {
+  for (std::uint8_t src_kind : {std::uint8_t{1}, std::uint8_t{2}}) {  // pageable, pinned
     Builder b;
     b.h200();
     const StringId memcpy_api = b.s.strings.intern("cudaMemcpyAsync_v3020");
@@ -185,7 +185,7 @@ TEST(Analysis, APageableCopyCallIsAHostSync) {
       b.s.append(b.s.runtime, rt);
       MemcpyRecord m;
       m.start = t + 940, m.end = t + 950, m.correlation = b.corr++, m.copy_kind = 1, m.src_kind = src_kind,
-      m.dst_kind = 2, m.bytes = 393216;
+      m.dst_kind = 3, m.bytes = 393216;
       b.s.append(b.s.memcpys, m);
     }
     Report r = analyze(b.s);
