@@ -155,6 +155,9 @@ Profiler::Profiler(ProfilerOptions options) : impl_(std::make_unique<Impl>()) {
     m.summary.gpu_status = "no GPU activity: the run is on the CPU";
   }
   m.store.set_meta("gpu_activity", m.summary.gpu_status.empty() ? "collected (CUPTI)" : m.summary.gpu_status);
+  // Session ns 0 on the host's steady clock (trace::now_ns): a live viewer computes "now" in
+  // session time from it (how far behind the newest shown event is).
+  m.store.set_meta("session.start_steady_ns", std::to_string(m.start_host));
   m.store.set_meta("session.start_unix_ns",
                    std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                       std::chrono::system_clock::now().time_since_epoch()).count()));
