@@ -1,9 +1,49 @@
-// --import (being written in this session; until then it says so).
+// --import TRACE [--session OUT.tsession]: a PyTorch profiler / Chrome trace JSON(.gz) becomes a
+// session file (profiling/import, SessionWriter). Prints the session's path, then events, steps and
+// warnings one line each. Bad input: the importer's one-line InputError (main() exits 2).
+#include <fmt/core.h>
+
+#include <cstring>
+#include <filesystem>
+
 #include "app/runner/runner.h"
 #include "engine/errors.h"
+#include "profiling/import/trace_import.h"
+#include "profiling/session_file.h"
 
 namespace ts {
 
-int run_import(const RunnerOptions&) { throw InputError("--import is not available in this build yet"); }
+namespace {
+
+/// "runs/worker0.pt.trace.json.gz" -> "worker0.pt.trace.tsession" (in the current folder: the
+/// trace's own folder may be read-only).
+std::string default_session_path(const std::string& trace) {
+  std::string name = std::filesystem::path(trace).filename().string();
+  for (const char* ext : {".gz", ".json"})
+    if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::string::npos, ext) == 0)
+      name.resize(name.size() - std::strlen(ext));
+  return name + ".tsession";
+}
+
+}  // namespace
+
+int run_import(const RunnerOptions& opt) {
+  const prof::import::ImportedTrace t = prof::import::import_trace(opt.import_trace);
+  const std::string out = opt.session.empty() ? default_session_path(opt.import_trace) : opt.session;
+  prof::SessionWriter writer(out, *t.store);
+  if (!writer.write_batch()) throw InputError(writer.error());
+  writer.close();
+  if (!writer.error().empty()) throw InputError(writer.error());
+  const auto& s = t.summary;
+  const prof::StoreCounts c = t.store->counts();
+  fmt::print("imported {} ({}, {}) into {}\n", opt.import_trace, s.kind, s.format, out);
+  fmt::print("events: {} read, {} kept (kernels {}, copies {}, memsets {}, runtime calls {}, syncs {}, host ranges {}, "
+             "memory events {}, samples {}; NCCL kernels {})\n",
+             s.events_read, s.events_kept, c.kernels, c.memcpys, c.memsets, c.runtime, c.syncs, c.host_ranges,
+             c.memory, c.samples, s.communication_kernels);
+  fmt::print("steps: {}\n", s.steps);
+  fmt::print("warnings: {}{}\n", s.warning_count(), s.warnings.empty() ? "" : " (" + s.warnings_text() + ")");
+  return 0;
+}
 
 }  // namespace ts
