@@ -88,7 +88,9 @@ UtilizationPanel::UtilizationPanel(PanelHub* hub, QWidget* parent) : QWidget(par
     series_.clear();
     buckets_ = {};
     trainer_known_ = false;
-    rebuild();
+    have_buckets_ = false;
+    fillSamples();
+    fillBuckets();  // empty until the first grew (setStore ticks at once) brings rows
   });
   connect(hub_, &PanelHub::grew, this, [this] {
     fillSamples();
@@ -102,10 +104,12 @@ UtilizationPanel::UtilizationPanel(PanelHub* hub, QWidget* parent) : QWidget(par
 }
 
 void UtilizationPanel::setupRects() {
-  plot_->plotLayout()->clear();
   auto* margins = new QCPMarginGroup(plot_);
   auto make = [&](const QString& y_label) {
-    auto* r = new QCPAxisRect(plot_);
+    // The plot's own axis rect is the GPU row (removing it leaves QCustomPlot without a default rect).
+    auto* r = plot_->axisRectCount() == 1 && plot_->axisRect()->graphs().isEmpty() && !gpu_made_ ? plot_->axisRect()
+                                                                                                 : new QCPAxisRect(plot_);
+    gpu_made_ = true;
     r->axis(QCPAxis::atLeft)->setLabel(y_label);
     r->setRangeDrag(Qt::Horizontal);
     r->setRangeZoom(Qt::Horizontal);
@@ -170,10 +174,13 @@ QCPGraph* UtilizationPanel::addGraph(QCPAxisRect* r, QCPLegend* legend, const QS
 /// The rows shown: GPU, CPU, H2D always; NVML clock/power only where NVML was sampled.
 void UtilizationPanel::arrange() {
   const bool nvml = graphFor("gpu.sm_clock") || graphFor("gpu.power");
-  if (nvml == nvml_shown_ && plot_->plotLayout()->elementCount() > 0 && plot_->plotLayout()->element(0, 0)) return;
+  if (nvml == nvml_shown_ && arranged_) return;
+  arranged_ = true;
   nvml_shown_ = nvml;
   auto* grid = plot_->plotLayout();
-  for (QCPAxisRect* r : {gpu_, cpu_, h2d_, nvml_}) grid->take(r);
+  for (QCPAxisRect* r : {gpu_, cpu_, h2d_, nvml_})
+    for (int i = 0; i < grid->elementCount(); ++i)
+      if (grid->elementAt(i) == r) grid->take(r);
   grid->simplify();
   QList<QCPAxisRect*> rows = {gpu_, cpu_, h2d_};
   if (nvml) rows << nvml_;
@@ -306,6 +313,7 @@ void UtilizationPanel::jobDone(quint64 gen, Job job) {
     buckets_ = std::move(job.buckets);
     last_job_ms_ = job.ms;
     ++jobs_done_;
+    have_buckets_ = true;
     if (job.has_extent) link_->setDataExtent(job.extent_lo, job.extent_hi);
     fillBuckets();
     emit updated();
@@ -316,7 +324,9 @@ void UtilizationPanel::jobDone(quint64 gen, Job job) {
 void UtilizationPanel::fillBuckets() {
   const auto store = hub_->store();
   gpu_message_.clear();
-  if (store && !buckets_.gpu_present && jobs_done_ > 0) {
+  if (store && !have_buckets_) {
+    gpu_message_ = tr("No events yet");
+  } else if (store && !buckets_.gpu_present) {
     const auto meta = store->meta();
     auto ga = meta.find("gpu_activity");
     const QString why = ga != meta.end() && ga->second != "collected (CUPTI)" ? QString::fromStdString(ga->second)

@@ -1,0 +1,430 @@
+// The plot panels of issue #6 on the recorded H200 sessions of tests/data and on hand-built stores:
+// memory graph (series, peak = max of the data, capacity line at the meta value, CPU-only message,
+// leak rule fires / does not), utilization panel (bucket maths against a hand computation, session
+// series, NVML present, CPU-only message), step breakdown (bars sum to the step time, hover, click
+// selects the step), and the linked time axis both ways. With TS_PANEL_SHOTS=<dir> it also writes
+// screenshots of each panel for the two sessions the issue names.
+#include <QDir>
+#include <QSignalSpy>
+#include <QtTest>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "engine/host_trace.h"
+#include "profiling/analysis/series.h"
+#include "profiling/event_source.h"
+#include "widgets/panel_hub.h"
+#include "widgets/panels/breakdown_chart.h"
+#include "widgets/panels/memory_graph.h"
+#include "widgets/panels/panel_plot.h"
+#include "widgets/panels/utilization_panel.h"
+#include "widgets/panels/verdict_panel.h"
+
+using namespace ts;
+using namespace ts::gui;
+using prof::analysis::SeriesPoint;
+
+namespace {
+
+std::shared_ptr<const prof::EventStore> open_data(const QString& name) {
+  const std::string path = std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/" + name.toStdString();
+  return prof::open_session(path)->shared_store();
+}
+
+/// Max of a named series, read straight from the store (independent of the panels).
+std::optional<double> series_max(const prof::EventStore& s, const std::string& name) {
+  std::optional<std::uint32_t> id;
+  for (std::size_t i = 0; i < s.series.size(); ++i)
+    if (s.strings.get(s.series[i].name) == name) id = s.series[i].id;
+  std::optional<double> m;
+  for (std::size_t i = 0; id && i < s.samples.size(); ++i)
+    if (s.samples[i].series == *id) m = std::max(m.value_or(s.samples[i].value), s.samples[i].value);
+  return m;
+}
+
+std::uint32_t add_series(prof::EventStore& s, const std::string& name, const std::string& unit) {
+  const auto id = static_cast<std::uint32_t>(s.series.size() + 1);
+  s.append(s.series, prof::SeriesRecord{id, s.strings.intern(name), s.strings.intern(unit)});
+  return id;
+}
+
+void add_step(prof::EventStore& s, std::int64_t gs, std::int64_t a, std::int64_t b, std::uint32_t tid = 7) {
+  prof::StepRecord r;
+  r.global_step = gs, r.start = a, r.end = b;
+  s.append(s.steps, r);
+  prof::HostRangeRecord h;
+  h.start = a, h.end = b, h.thread = tid, h.kind = static_cast<std::uint8_t>(trace::RangeKind::step), h.step = gs;
+  s.append(s.host_ranges, h);
+}
+
+/// A CPU run: steps, CPU % of the trainer (tid 7) and two loaders; no device, no GPU records.
+std::shared_ptr<prof::EventStore> cpu_only_store() {
+  auto s = std::make_shared<prof::EventStore>();
+  s->set_meta("device.kind", "cpu");
+  s->set_meta("gpu_activity", "not collected: a CPU run");
+  const auto trainer = add_series(*s, "cpu.percent.trainer.7", "%");
+  const auto l0 = add_series(*s, "cpu.percent.loader-0.8", "%");
+  const auto l1 = add_series(*s, "cpu.percent.loader-1.9", "%");
+  for (int i = 0; i < 20; ++i) {
+    add_step(*s, i + 1, i * 10'000'000LL, (i + 1) * 10'000'000LL);
+    s->append(s->samples, prof::SampleRecord{i * 10'000'000LL, trainer, 95.0});
+    s->append(s->samples, prof::SampleRecord{i * 10'000'000LL, l0, 40.0});
+    s->append(s->samples, prof::SampleRecord{i * 10'000'000LL, l1, 30.0});
+  }
+  return s;
+}
+
+/// Allocated bytes per step for the leak tests: `bytes(step)`, sampled every `every` steps at the step end.
+std::shared_ptr<prof::EventStore> memory_store(int steps, int every, const std::function<double(int)>& bytes) {
+  auto s = std::make_shared<prof::EventStore>();
+  s->set_meta("device.kind", "cuda");
+  s->set_meta("device.total_memory_bytes", "8000000000");
+  std::vector<std::uint32_t> ids;
+  for (const char* c : {"weights", "gradients", "optimizer_state", "activations", "workspace", "input_batches", "other"})
+    ids.push_back(add_series(*s, std::string("memory.allocated.") + c, "bytes"));
+  for (int i = 0; i < steps; ++i) {
+    add_step(*s, i + 1, i * 1'000'000LL, (i + 1) * 1'000'000LL);
+    if (i % every == 0 || i == steps - 1)
+      for (std::size_t c = 0; c < ids.size(); ++c)
+        s->append(s->samples, prof::SampleRecord{(i + 1) * 1'000'000LL, ids[c], c == 3 ? bytes(i + 1) : 1e6});
+  }
+  return s;
+}
+
+std::vector<prof::analysis::StepEnd> ends_of(int n) {
+  std::vector<prof::analysis::StepEnd> e;
+  for (int i = 1; i <= n; ++i) e.push_back({i, i * 1000LL});
+  return e;
+}
+
+std::vector<SeriesPoint> sampled(int n, int every, const std::function<double(int)>& f) {
+  std::vector<SeriesPoint> p;
+  for (int i = 1; i <= n; ++i)
+    if (i % every == 1 || every == 1) p.push_back({i * 1000LL, f(i)});
+  return p;
+}
+
+/// Hand-built GPU activity for the bucket maths (times in ns; the buckets are 1 ms):
+/// kernel A [0, 1 ms) 66 blocks, kernel B [0.5, 1.5 ms) 264 blocks on another stream, an H2D copy of
+/// 1 MB [2.5, 3 ms), a memset [3.9, 4.1 ms). H200: 132 SMs, 2048 threads/SM; 256 threads, 32 regs.
+std::shared_ptr<prof::EventStore> bucket_store() {
+  auto s = std::make_shared<prof::EventStore>();
+  s->set_meta("device.kind", "cuda");
+  s->set_meta("device.compute_capability", "9.0");
+  s->set_meta("device.multiprocessors", "132");
+  auto kernel = [&](std::int64_t a, std::int64_t b, int blocks, std::uint32_t stream) {
+    prof::KernelRecord k;
+    k.start = a, k.end = b, k.stream = stream, k.grid[0] = blocks, k.grid[1] = k.grid[2] = 1;
+    k.block[0] = 256, k.block[1] = k.block[2] = 1, k.registers = 32;
+    s->append(s->kernels, k);
+  };
+  kernel(0, 1'000'000, 66, 7);
+  kernel(500'000, 1'500'000, 264, 13);
+  prof::MemcpyRecord m;
+  m.start = 2'500'000, m.end = 3'000'000, m.bytes = 1'000'000, m.copy_kind = 1;
+  s->append(s->memcpys, m);
+  prof::MemsetRecord z;
+  z.start = 3'900'000, z.end = 4'100'000;
+  s->append(s->memsets, z);
+  return s;
+}
+
+}  // namespace
+
+class TestPanels : public QObject {
+  Q_OBJECT
+ private slots:
+  void memoryGraphOnSessions_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("b128_nw0_augment") << "gpu_b128_nw0_augment.tsession";
+    QTest::newRow("b128_nw4") << "gpu_b128_nw4.tsession";
+    QTest::newRow("b16_nw4") << "gpu_b16_nw4.tsession";
+  }
+  void memoryGraphOnSessions() {
+    QFETCH(QString, file);
+    const auto store = open_data(file);
+    PanelHub hub;
+    MemoryGraph g(&hub);
+    hub.setStore(store, false);
+    g.rebuild();
+    for (const char* c : {"weights", "gradients", "optimizer_state", "activations", "workspace", "input_batches", "other"})
+      QVERIFY2(g.graphFor(QString("memory.allocated.") + c), c);
+    QVERIFY(g.graphFor("device.memory.used"));
+    QVERIFY(g.graphFor("cupti.device_memory"));  // the sessions carry CUPTI alloc/free records
+    QVERIFY(g.absentMessage().isEmpty());
+    // Peak: the max of device.memory.used, as the data (and analysis) have it.
+    const auto used_max = series_max(*store, "device.memory.used");
+    QVERIFY(used_max);
+    QVERIFY(g.peakBytes());
+    QCOMPARE(*g.peakBytes(), *used_max);
+    QCOMPARE(g.peakSeries(), QString("device.memory.used"));
+    const auto report = prof::analysis::analyze(*store);
+    QCOMPARE(static_cast<std::int64_t>(*g.peakBytes()), *report.peak_device_memory_bytes);
+    // Capacity line at meta device.total_memory_bytes.
+    QVERIFY(g.capacityLineBytes());
+    QCOMPARE(*g.capacityLineBytes(), std::stod(store->meta().at("device.total_memory_bytes")));
+    // The stack's top is the sum of the categories at the last sample.
+    double sum = 0;
+    for (const char* c : {"weights", "gradients", "optimizer_state", "activations", "workspace", "input_batches", "other"}) {
+      const auto* gr = g.graphFor(QString("memory.allocated.") + c);
+      Q_UNUSED(gr);
+      std::optional<double> last;
+      const std::string name = std::string("memory.allocated.") + c;
+      for (std::size_t i = 0; i < store->series.size(); ++i)
+        if (store->strings.get(store->series[i].name) == name)
+          for (std::size_t k = 0; k < store->samples.size(); ++k)
+            if (store->samples[k].series == store->series[i].id) last = store->samples[k].value;
+      sum += last.value_or(0);
+    }
+    auto top = g.graphFor("memory.allocated.other")->data();
+    QCOMPARE((top->constEnd() - 1)->value, sum);
+    QVERIFY(!g.leak().suspected);  // a steady training loop
+    g.setStack(MemoryGraph::Stack::reserved);
+    QVERIFY(g.graphFor("memory.reserved.activations"));
+    QVERIFY(!g.graphFor("memory.allocated.activations"));
+  }
+
+  void memoryGraphCpuOnlySaysSo() {
+    PanelHub hub;
+    MemoryGraph g(&hub);
+    hub.setStore(cpu_only_store(), false);
+    g.rebuild();
+    QVERIFY(!g.graphFor("device.memory.used"));
+    QVERIFY(!g.peakBytes());
+    QVERIFY2(g.absentMessage().contains("CPU run"), qPrintable(g.absentMessage()));
+  }
+
+  void leakRule() {
+    using prof::analysis::check_leak;
+    const auto ends = ends_of(60);
+    // Grows 1 MiB per step, sampled every 5 steps: fires, with the rate.
+    auto grow = check_leak(sampled(60, 5, [](int i) { return 1e8 + i * 1048576.0; }), ends);
+    QVERIFY(grow.suspected);
+    QVERIFY(std::abs(grow.bytes_per_step - 1048576.0) < 1048576.0 * 0.15);
+    // Constant: no.
+    QVERIFY(!check_leak(sampled(60, 5, [](int) { return 1e8; }), ends).suspected);
+    // One allocation that stays (a bigger workspace at step 30): no.
+    QVERIFY(!check_leak(sampled(60, 1, [](int i) { return i < 30 ? 1e8 : 3e8; }), ends).suspected);
+    // Growth below 4 KiB/step (a scalar history): no; just above: yes.
+    QVERIFY(!check_leak(sampled(60, 1, [](int i) { return 1e8 + i * 4000.0; }), ends).suspected);
+    QVERIFY(check_leak(sampled(60, 1, [](int i) { return 1e8 + i * 4200.0; }), ends).suspected);
+    // Too short a run (< 20 steps): no.
+    QVERIFY(!check_leak(sampled(15, 1, [](int i) { return 1e8 + i * 1e7; }), ends_of(15)).suspected);
+    // Sawtooth (freed every 10 steps): the growing tail is < 20 steps: no.
+    QVERIFY(!check_leak(sampled(60, 1, [](int i) { return 1e8 + (i % 10) * 1e7; }), ends).suspected);
+    // Grew early, flat since (warm-up): no rise in the second half: no.
+    QVERIFY(!check_leak(sampled(60, 1, [](int i) { return 1e8 + std::min(i, 6) * 1e7; }), ends).suspected);
+    // The graph flags it, and not on a steady store.
+    PanelHub hub;
+    MemoryGraph g(&hub);
+    hub.setStore(memory_store(60, 4, [](int i) { return 5e7 + i * 2e6; }), false);
+    g.rebuild();
+    QVERIFY(g.leak().suspected);
+    QVERIFY(g.statusText().contains("possible leak"));
+    QCOMPARE(g.leak().last_step, 60);
+    hub.setStore(memory_store(60, 4, [](int) { return 5e7; }), false);
+    g.rebuild();
+    QVERIFY(!g.leak().suspected);
+    QVERIFY(!g.statusText().contains("leak"));
+    // No device.memory.used: the peak falls back to the allocator's total.
+    QVERIFY(g.peakBytes());
+    QCOMPARE(*g.peakBytes(), 5e7 + 6 * 1e6);
+  }
+
+  void bucketMathsByHand() {
+    const auto s = bucket_store();
+    const auto dev = prof::analysis::device_props(s->meta());
+    const auto b = prof::analysis::bucket_gpu(*s, s->counts(), 0, 4'000'000, 1'000'000, dev);
+    QCOMPARE(b.count(), std::size_t{4});
+    QVERIFY(b.gpu_present);
+    // Union of busy: [0, 1.5 ms) + [2.5, 3 ms) + [3.9, 4.1 ms).
+    const double busy[] = {1.0, 0.5, 0.5, 0.1};
+    for (int i = 0; i < 4; ++i) QVERIFY2(std::abs(b.busy[i] - busy[i]) < 1e-12, qPrintable(QString::number(i)));
+    // SM efficiency: A 66/132 = 0.5 (1 ms in bucket 0), B 264/132 -> 1 (0.5 ms in 0, 0.5 ms in 1).
+    QVERIFY(std::abs(b.sm_efficiency[0] - (0.5 * 1.0 + 1.0 * 0.5) / 1.5) < 1e-12);
+    QCOMPARE(b.sm_efficiency[1], 1.0);
+    QVERIFY(std::isnan(b.sm_efficiency[2]) && std::isnan(b.sm_efficiency[3]));
+    // Achieved occupancy (Kineto): min(blocks/SM, 8 active) x 256 / 2048: A 0.0625, B 0.25.
+    QVERIFY(std::abs(b.achieved_occupancy[0] - (0.0625 * 1.0 + 0.25 * 0.5) / 1.5) < 1e-12);
+    QCOMPARE(b.achieved_occupancy[1], 0.25);
+    // H2D: 1 MB inside bucket 2 (1 ms) = 1e9 B/s; none elsewhere.
+    QCOMPARE(b.h2d_bytes_per_s[2], 1e9);
+    QCOMPARE(b.h2d_bytes_per_s[0] + b.h2d_bytes_per_s[1] + b.h2d_bytes_per_s[3], 0.0);
+    QCOMPARE(prof::analysis::nice_bucket_ns(4'000'000, 4), std::int64_t{1'000'000});
+    QCOMPARE(prof::analysis::nice_bucket_ns(4'100'000, 4), std::int64_t{2'000'000});
+
+    // The panel shows the same numbers over the hub's range.
+    PanelHub hub;
+    UtilizationPanel p(&hub);
+    p.setTargetBuckets(4);
+    hub.setStore(s, false);
+    hub.setVisibleRange({0, 4'000'000});
+    QTRY_VERIFY(p.completedJobs() >= 1 && p.buckets().bucket_ns == 1'000'000 && p.buckets().from == 0);
+    QVERIFY(p.gpuAbsentMessage().isEmpty());
+    auto busy_graph = p.graphFor("gpu.busy");
+    QVERIFY(busy_graph);
+    for (int i = 0; i < 4; ++i) QVERIFY(std::abs(busy_graph->data()->at(i)->value - 100 * busy[i]) < 1e-9);
+    QVERIFY(p.graphFor("h2d"));
+    QVERIFY(!p.graphFor("gpu.utilization"));  // no NVML samples: absent, not zero
+  }
+
+  void utilizationOnSessions_data() { memoryGraphOnSessions_data(); }
+  void utilizationOnSessions() {
+    QFETCH(QString, file);
+    const auto store = open_data(file);
+    PanelHub hub;
+    UtilizationPanel p(&hub);
+    hub.setStore(store, false);
+    QTRY_VERIFY(p.completedJobs() >= 1);
+    QVERIFY(p.gpuAbsentMessage().isEmpty());
+    for (const char* k : {"gpu.busy", "gpu.sm_efficiency", "gpu.achieved_occupancy", "cpu.trainer", "h2d",
+                          "gpu.utilization", "gpu.memory_utilization", "gpu.sm_clock", "gpu.power"})
+      QVERIFY2(p.graphFor(k), k);
+    // Loader workers only where the sampler caught them (they live one epoch; b128_nw4's were never sampled).
+    bool loaders = false;
+    for (std::size_t i = 0; i < store->series.size(); ++i)
+      loaders |= store->strings.get(store->series[i].name).rfind("cpu.percent.loader-", 0) == 0;
+    QCOMPARE(p.graphFor("cpu.loaders") != nullptr, loaders);
+    QVERIFY(!file.contains("nw0") || !loaders);
+    // Busy time over the buckets = the union of every kernel, copy and memset (independent merge).
+    std::vector<std::pair<std::int64_t, std::int64_t>> iv;
+    for (std::size_t i = 0; i < store->kernels.size(); ++i) iv.push_back({store->kernels[i].start, store->kernels[i].end});
+    for (std::size_t i = 0; i < store->memcpys.size(); ++i) iv.push_back({store->memcpys[i].start, store->memcpys[i].end});
+    for (std::size_t i = 0; i < store->memsets.size(); ++i) iv.push_back({store->memsets[i].start, store->memsets[i].end});
+    std::sort(iv.begin(), iv.end());
+    std::int64_t total = 0, a = 0, b = INT64_MIN;
+    for (const auto& [s, e] : iv) {
+      if (s > b) total += b > a ? b - a : 0, a = s, b = e;
+      else b = std::max(b, e);
+    }
+    total += b - a;
+    double busy_ns = 0;
+    for (double v : p.buckets().busy) busy_ns += v * static_cast<double>(p.buckets().bucket_ns);
+    QVERIFY2(std::abs(busy_ns - static_cast<double>(total)) < 1e-6 * static_cast<double>(total),
+             qPrintable(QString("%1 vs %2").arg(busy_ns).arg(total)));
+    qInfo("%s: %zu buckets of %lld ns in %.2f ms", qPrintable(file), p.buckets().count(),
+          static_cast<long long>(p.buckets().bucket_ns), p.lastJobMs());
+  }
+
+  void utilizationCpuOnlySaysNoGpu() {
+    PanelHub hub;
+    UtilizationPanel p(&hub);
+    hub.setStore(cpu_only_store(), false);
+    QTRY_VERIFY(p.completedJobs() >= 1);
+    QVERIFY2(p.gpuAbsentMessage().contains("No GPU activity"), qPrintable(p.gpuAbsentMessage()));
+    QVERIFY(p.gpuAbsentMessage().contains("CPU run"));
+    QVERIFY(!p.graphFor("gpu.busy"));
+    QVERIFY(!p.graphFor("h2d"));
+    QVERIFY(!p.graphFor("gpu.utilization"));
+    QVERIFY(p.graphFor("cpu.trainer"));
+    auto loaders = p.graphFor("cpu.loaders");
+    QVERIFY(loaders);
+    QCOMPARE(loaders->data()->at(0)->value, 70.0);  // 40 % + 30 %, one sampler round
+  }
+
+  void breakdownBarsSumToStepTime_data() { memoryGraphOnSessions_data(); }
+  void breakdownBarsSumToStepTime() {
+    QFETCH(QString, file);
+    const auto store = open_data(file);
+    PanelHub hub;
+    BreakdownChart c(&hub);
+    c.resize(700, 400);
+    c.show();
+    hub.setStore(store, false);
+    QTRY_VERIFY(!c.steps().empty());
+    QCOMPARE(c.steps().size(), store->steps.size());  // every step, the warm-up one too
+    for (std::size_t i = 0; i < c.steps().size(); ++i) {
+      double sum = 0;
+      for (int k = 0; k < prof::analysis::kCategoryCount; ++k) {
+        auto d = c.bars(static_cast<prof::analysis::Category>(k))->data();
+        QCOMPARE(d->at(static_cast<int>(i))->key, static_cast<double>(c.steps()[i].global_step));
+        sum += d->at(static_cast<int>(i))->value;
+      }
+      QVERIFY(std::abs(sum - c.steps()[i].wall() / 1e6) < 1e-9);
+    }
+    QVERIFY(!c.offScale().empty() && c.offScale().front() == 0);  // the warm-up step (cuDNN search)
+    QVERIFY(c.hoverText(4).startsWith(QString("step %1:").arg(c.steps()[4].global_step)));
+    QVERIFY(c.hoverText(4).contains("kernel"));
+    // A click on step 5's bar selects its window on the hub.
+    QVERIFY(QTest::qWaitForWindowExposed(&c));
+    c.plot()->replot();
+    const double x = c.plot()->xAxis->coordToPixel(static_cast<double>(c.steps()[4].global_step));
+    const double y = c.plot()->yAxis->coordToPixel(c.steps()[4].wall() / 2e6);
+    QTest::mouseClick(c.plot(), Qt::LeftButton, {}, QPoint(static_cast<int>(x), static_cast<int>(y)));
+    QCOMPARE(hub.visibleRange(), (TimeSpan{c.steps()[4].start, c.steps()[4].end}));
+    QVERIFY(!hub.followLive());
+  }
+
+  void linkedTimeAxis() {
+    const auto store = open_data("gpu_b128_nw4.tsession");
+    PanelHub hub;
+    MemoryGraph m(&hub);
+    UtilizationPanel u(&hub);
+    m.resize(600, 350), u.resize(600, 450);
+    m.show(), u.show();
+    hub.setStore(store, false);
+    m.rebuild();
+    QTRY_VERIFY(u.completedJobs() >= 1);
+    // Hub -> plots.
+    hub.setVisibleRange({500'000'000, 600'000'000});
+    QCOMPARE(m.plot()->xAxis->range().lower, 0.5);
+    QCOMPARE(m.plot()->xAxis->range().upper, 0.6);
+    for (int i = 0; i < u.plot()->axisRectCount(); ++i)
+      QCOMPARE(u.plot()->axisRect(i)->axis(QCPAxis::atBottom)->range().upper, 0.6);
+    // New buckets for the new range.
+    QTRY_VERIFY(u.buckets().from >= 490'000'000 && u.buckets().from <= 500'000'000);
+    // Plot -> hub and the other panel: a wheel zoom on the memory graph (a user action).
+    QVERIFY(QTest::qWaitForWindowExposed(&m));
+    const QPoint centre = m.plot()->axisRect()->rect().center();
+    QWheelEvent wheel(centre, m.plot()->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(m.plot(), &wheel);
+    const QCPRange r = m.plot()->xAxis->range();
+    QVERIFY(r.size() < 0.1 - 1e-6);  // zoomed in
+    QCOMPARE(hub.visibleRange(), (TimeSpan{s_to_ns(r.lower), s_to_ns(r.upper)}));
+    QVERIFY(!hub.followLive());
+    QVERIFY(std::abs(u.plot()->axisRect(0)->axis(QCPAxis::atBottom)->range().lower - r.lower) < 1e-9);
+    // A programmatic setRange on an axis counts as a user change too (the hub follows).
+    u.plot()->axisRect(1)->axis(QCPAxis::atBottom)->setRange(0.52, 0.54);
+    QCOMPARE(hub.visibleRange(), (TimeSpan{520'000'000, 540'000'000}));
+    QCOMPARE(m.plot()->xAxis->range().lower, 0.52);
+  }
+
+  void screenshots_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("b128_nw0_augment") << "gpu_b128_nw0_augment.tsession";
+    QTest::newRow("b16_nw4") << "gpu_b16_nw4.tsession";
+  }
+  void screenshots() {
+    const QString dir = qEnvironmentVariable("TS_PANEL_SHOTS");
+    if (dir.isEmpty()) QSKIP("set TS_PANEL_SHOTS=<dir> to write the panels' screenshots");
+    QFETCH(QString, file);
+    QDir().mkpath(dir);
+    PanelHub hub;
+    MemoryGraph m(&hub);
+    UtilizationPanel u(&hub);
+    BreakdownChart b(&hub);
+    VerdictPanel v(&hub);
+    VerdictBanner banner(&v);
+    v.setScope(VerdictPanel::Scope::whole_run);
+    m.resize(760, 420), u.resize(760, 560), b.resize(760, 380), v.resize(640, 420), banner.resize(900, 30);
+    for (QWidget* w : std::initializer_list<QWidget*>{&m, &u, &b, &v, &banner}) w->show();
+    hub.setStore(open_data(file), false);
+    m.rebuild();
+    QTRY_VERIFY(u.completedJobs() >= 1 && !b.steps().empty() && v.runner()->result());
+    QTest::qWait(200);
+    const QString stem = dir + "/" + QFileInfo(file).baseName();
+    for (auto [w, name] : std::initializer_list<std::pair<QWidget*, const char*>>{
+             {&m, "memory"}, {&u, "utilization"}, {&b, "breakdown"}, {&v, "verdicts"}, {&banner, "banner"}}) {
+      const QPixmap px = w->grab();
+      QVERIFY(!px.isNull());
+      QVERIFY(px.save(stem + "_" + name + ".png"));
+    }
+    v.activate(0);
+    qInfo("%s: verdict analysis %.2f ms, utilization buckets %.2f ms, breakdown analysis %.2f ms", qPrintable(file),
+          v.runner()->lastAnalysisMs(), u.lastJobMs(), b.runner()->lastAnalysisMs());
+  }
+};
+
+QTEST_MAIN(TestPanels)
+#include "test_panels.moc"
