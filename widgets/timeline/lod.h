@@ -74,18 +74,18 @@ struct LodItem {
   bool merged = false;
 };
 
-/// Calls emit(const LodItem&) for the events of `row` that overlap [t0, t1), left to right.
+/// Calls out(const LodItem&) for the events of `row` that overlap [t0, t1), left to right.
 /// Events at least `min_px` wide are boxes; runs of narrower ones merge into blocks that end at a
 /// pixel boundary (or where a wide event starts). Cost: O((width / min_px + blocks) · log n).
 template <class Emit>
-void lod_walk(const Row& row, const TimeAxis& axis, std::int64_t t0, std::int64_t t1, double min_px, Emit&& emit) {
+void lod_walk(const Row& row, const TimeAxis& axis, std::int64_t t0, std::int64_t t1, double min_px, Emit&& out) {
   const auto& ev = row.events;
   std::size_t i = row.firstEndingAfter(t0);
   const std::size_t iend = row.firstStartingAt(t1, i);
   while (i < iend) {
     const double x0 = axis.x(ev[i].start), x1 = axis.x(ev[i].end);
     if (x1 - x0 >= min_px) {
-      emit(LodItem{i, i + 1, x0, x1, ev[i].dur(), false});
+      out(LodItem{i, i + 1, x0, x1, ev[i].dur(), false});
       ++i;
       continue;
     }
@@ -96,7 +96,7 @@ void lod_walk(const Row& row, const TimeAxis& axis, std::int64_t t0, std::int64_
       j = std::clamp(j, i + 1, iend);
       const Event& last = ev[j - 1];
       const double lx0 = axis.x(last.start), lx1 = axis.x(last.end);
-      if (j - 1 > i && lx1 - lx0 >= min_px) {  // a wide event starts inside the block: stop before it
+      if (j - 1 > first && lx1 - lx0 >= min_px) {  // a wide event starts inside the block: stop before it
         i = j - 1;
         break;
       }
@@ -105,7 +105,7 @@ void lod_walk(const Row& row, const TimeAxis& axis, std::int64_t t0, std::int64_
       pe = std::max(pe + 1, std::floor(lx1) + 1);
     }
     const double bx1 = std::max(axis.x(ev[i - 1].end), x0 + 1);
-    emit(LodItem{first, i, x0, bx1, row.busySum(first, i), true});
+    out(LodItem{first, i, x0, bx1, row.busySum(first, i), true});
   }
 }
 

@@ -20,6 +20,14 @@ QString format_ns(std::int64_t ns) {
   return QString::number(ns) + " ns";
 }
 
+QString format_time(std::int64_t ns) {
+  const double a = std::abs(static_cast<double>(ns));
+  if (a >= 1e9) return QString::number(ns / 1e9, 'f', 6) + " s";
+  if (a >= 1e6) return QString::number(ns / 1e6, 'f', 3) + " ms";
+  if (a >= 1e3) return QString::number(ns / 1e3, 'f', 3) + " µs";
+  return QString::number(ns) + " ns";
+}
+
 namespace {
 
 using Rows = std::vector<std::pair<QString, QString>>;
@@ -77,7 +85,7 @@ void add_launch(const prof::EventStore& s, const TimelineData& d, std::uint32_t 
     return;
   }
   const auto& r = s.runtime[*rt];
-  rows.emplace_back("Launched by", QString("%1 at %2 (%3)").arg(str(s, r.name), format_ns(r.start), format_ns(r.end - r.start)));
+  rows.emplace_back("Launched by", QString("%1 at %2 (%3)").arg(str(s, r.name), format_time(r.start), format_ns(r.end - r.start)));
   add_context(s, d, r.thread, r.start, rows);
 }
 
@@ -86,7 +94,7 @@ void kernel_rows(const prof::EventStore& s, const TimelineData& d, const prof::a
   rows.emplace_back("Name", QString::fromStdString(demangle(s.strings.get(k.name))));
   rows.emplace_back("Category", category_label(kernel_category(demangle(s.strings.get(k.name)))));
   rows.emplace_back("Duration", format_ns(k.end - k.start));
-  rows.emplace_back("Start", format_ns(k.start));
+  rows.emplace_back("Start", format_time(k.start));
   rows.emplace_back("Grid", QString("(%1, %2, %3)").arg(k.grid[0]).arg(k.grid[1]).arg(k.grid[2]));
   rows.emplace_back("Block", QString("(%1, %2, %3)").arg(k.block[0]).arg(k.block[1]).arg(k.block[2]));
   rows.emplace_back("Registers / thread", QString::number(k.registers));
@@ -116,7 +124,7 @@ Rows event_details(const prof::EventStore& s, const TimelineData& d, const prof:
       const double dur = static_cast<double>(std::max<std::int64_t>(m.end - m.start, 1));
       rows.emplace_back("Name", "Copy " + copy_kind_name(m.copy_kind));
       rows.emplace_back("Duration", format_ns(m.end - m.start));
-      rows.emplace_back("Start", format_ns(m.start));
+      rows.emplace_back("Start", format_time(m.start));
       rows.emplace_back("Bytes", QString("%1 (%2 GB/s)").arg(m.bytes).arg(static_cast<double>(m.bytes) / dur, 0, 'f', 2));
       rows.emplace_back("Memory", memory_kind_name(m.src_kind) + " → " + memory_kind_name(m.dst_kind));
       rows.emplace_back("Stream", QString("%1 (device %2)").arg(m.stream).arg(m.device));
@@ -127,7 +135,7 @@ Rows event_details(const prof::EventStore& s, const TimelineData& d, const prof:
       const auto& m = s.memsets[e.row];
       rows.emplace_back("Name", "Memset");
       rows.emplace_back("Duration", format_ns(m.end - m.start));
-      rows.emplace_back("Start", format_ns(m.start));
+      rows.emplace_back("Start", format_time(m.start));
       rows.emplace_back("Bytes", QString("%1 (value %2)").arg(m.bytes).arg(m.value));
       rows.emplace_back("Stream", QString("%1 (device %2)").arg(m.stream).arg(m.device));
       add_launch(s, d, m.correlation, rows);
@@ -137,7 +145,7 @@ Rows event_details(const prof::EventStore& s, const TimelineData& d, const prof:
       const auto& r = s.runtime[e.row];
       rows.emplace_back("Name", str(s, r.name));
       rows.emplace_back("Duration", format_ns(r.end - r.start));
-      rows.emplace_back("Start", format_ns(r.start));
+      rows.emplace_back("Start", format_time(r.start));
       rows.emplace_back("Thread", QString::number(r.thread));
       rows.emplace_back("Correlation id", QString::number(r.correlation));
       rows.emplace_back("Result", r.result == 0 ? QString("cudaSuccess") : QString("error %1").arg(r.result));
@@ -153,7 +161,7 @@ Rows event_details(const prof::EventStore& s, const TimelineData& d, const prof:
                                     std::min<std::uint8_t>(h.kind, static_cast<std::uint8_t>(trace::RangeKind::other)))));
       if (h.layer != prof::kNoString) rows.emplace_back("Layer", str(s, h.layer));
       rows.emplace_back("Duration", format_ns(h.end - h.start));
-      rows.emplace_back("Start", format_ns(h.start));
+      rows.emplace_back("Start", format_time(h.start));
       rows.emplace_back("Thread", QString("%1 (tid %2)").arg(d.laneTitle(ref.lane)).arg(h.thread));
       if (h.step >= 0) rows.emplace_back("Step", QString::number(h.step));
       break;
@@ -164,7 +172,7 @@ Rows event_details(const prof::EventStore& s, const TimelineData& d, const prof:
                                           "context synchronize"};
       rows.emplace_back("Name", QString("Synchronization: %1").arg(types[y.type < 5 ? y.type : 0]));
       rows.emplace_back("Duration", format_ns(y.end - y.start));
-      rows.emplace_back("Start", format_ns(y.start));
+      rows.emplace_back("Start", format_time(y.start));
       rows.emplace_back("Stream", QString("%1 (device %2)").arg(y.stream).arg(y.device));
       rows.emplace_back("Correlation id", QString::number(y.correlation));
       break;
@@ -189,7 +197,7 @@ QString event_tooltip(const prof::EventStore& s, const TimelineData& d, const pr
 Rows range_details(const prof::analysis::Breakdown& b, TimeSpan range) {
   Rows rows;
   const std::int64_t len = range.end - range.start;
-  rows.emplace_back("Range", QString("%1 – %2 (%3)").arg(format_ns(range.start), format_ns(range.end), format_ns(len)));
+  rows.emplace_back("Range", QString("%1 – %2 (%3)").arg(format_time(range.start), format_time(range.end), format_ns(len)));
   for (int c = 0; c < prof::analysis::kCategoryCount; ++c) {
     const auto cat = static_cast<prof::analysis::Category>(c);
     const double pct = len > 0 ? 100.0 * static_cast<double>(b[cat]) / static_cast<double>(len) : 0;

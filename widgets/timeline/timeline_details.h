@@ -19,8 +19,10 @@ namespace ts::gui {
 
 class TimelineView;
 
-/// "1.234 ms", "12.3 µs", "850 ns", "2.50 s".
+/// A duration: "1.234 ms", "12.3 µs", "850 ns", "2.50 s" (3 significant digits or more).
 QString format_ns(std::int64_t ns);
+/// A time position since session start, to the µs: "559.707 ms", "12.345678 s", "850 ns".
+QString format_time(std::int64_t ns);
 
 /// (field, value) rows describing event `e`; the first row is ("Name", …) or ("Range", …).
 std::vector<std::pair<QString, QString>> event_details(const prof::EventStore& store, const timeline::TimelineData& data,

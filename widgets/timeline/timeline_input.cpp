@@ -20,7 +20,8 @@ namespace ts::gui {
 using namespace timeline;
 
 void TimelineView::keyPressEvent(QKeyEvent* e) {
-  const QPoint mouse = mapFromGlobal(QCursor::pos());
+  // Zoom around the mouse when it is over the plot, else around the centre.
+  const QPoint mouse = last_mouse_;
   const double anchor = rect().contains(mouse) && mouse.x() >= kHeaderWidth ? mouse.x() - kHeaderWidth : axis_.width() / 2;
   switch (e->key()) {
     case Qt::Key_W: axis_.zoom(kKeyZoom, anchor); break;
@@ -75,6 +76,7 @@ void TimelineView::mousePressEvent(QMouseEvent* e) {
 
 void TimelineView::mouseMoveEvent(QMouseEvent* e) {
   const QPoint p = e->position().toPoint();
+  last_mouse_ = p;
   if (drag_ == Drag::none) return;
   if (!moved_ && (p - press_pos_).manhattanLength() < 3) return;
   moved_ = true;
@@ -98,6 +100,11 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
   // A click: select the event under the mouse (or clear), and clear a range selection.
   if (time_selection_) setTimeSelection(std::nullopt);
   selectEvent(eventAt(e->position().toPoint()));
+}
+
+void TimelineView::leaveEvent(QEvent* e) {
+  last_mouse_ = {-1, -1};
+  QWidget::leaveEvent(e);
 }
 
 QMenu* TimelineView::laneMenu(int lane, QWidget* parent) {

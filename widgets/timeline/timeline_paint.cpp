@@ -244,7 +244,7 @@ void TimelineView::paintRuler(QPainter& p) {
   const std::int64_t first = (axis_.start() / step + (axis_.start() > 0 ? 1 : 0)) * step;
   p.setPen(QColor(60, 60, 60));
   // Labels relative to the first tick (shown in the header), so deep zooms stay readable.
-  p.drawText(QRect(6, 0, kHeaderWidth - 8, 15), Qt::AlignVCenter | Qt::AlignLeft, tr("at %1").arg(format_ns(first)));
+  p.drawText(QRect(6, 0, kHeaderWidth - 8, 15), Qt::AlignVCenter | Qt::AlignLeft, tr("at %1").arg(format_time(first)));
   p.drawText(QRect(6, 15, kHeaderWidth - 8, 15), Qt::AlignVCenter | Qt::AlignLeft, tr("span %1").arg(format_ns(axis_.span())));
   p.setClipRect(kHeaderWidth, 0, width() - kHeaderWidth, height());
   for (std::int64_t t = first; t < axis_.end(); t += step) {

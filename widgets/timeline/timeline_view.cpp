@@ -393,6 +393,14 @@ int TimelineView::matchCount() {
   return static_cast<int>(n);
 }
 
+int TimelineView::outlinedCount() {
+  refreshMarks();
+  std::size_t n = 0;
+  for (const auto& lane : outlined_)
+    for (const auto& row : lane) n += row.size();
+  return static_cast<int>(n);
+}
+
 bool TimelineView::isMatch(const EventRef& e) {
   refreshMarks();
   if (!e.valid() || e.lane >= static_cast<int>(marks_.size()) || e.row >= static_cast<int>(marks_[e.lane].size()))

@@ -90,6 +90,8 @@ class TimelineView : public QWidget {
   bool prevMatch();
   /// Whether the kernel event `e` is a search match.
   bool isMatch(const timeline::EventRef& e);
+  /// Kernels outlined for the hub's highlight().kernel_name.
+  int outlinedCount();
 
   /// End (session ns) of the newest event drawn by the last paint (0 before the first).
   qint64 newestShownEnd() const { return newest_shown_; }
@@ -113,6 +115,7 @@ class TimelineView : public QWidget {
   void mouseMoveEvent(QMouseEvent*) override;
   void mouseReleaseEvent(QMouseEvent*) override;
   void contextMenuEvent(QContextMenuEvent*) override;
+  void leaveEvent(QEvent*) override;
   bool event(QEvent*) override;
 
  private:
@@ -161,7 +164,7 @@ class TimelineView : public QWidget {
   timeline::Source selected_source_ = timeline::Source::kernel;
   std::optional<TimeSpan> time_selection_;
   enum class Drag { none, pan, select } drag_ = Drag::none;
-  QPoint press_pos_;
+  QPoint press_pos_, last_mouse_{-1, -1};
   std::int64_t press_t_ = 0;
   bool moved_ = false;
   // Search and highlight marks: per lane, per row, indices of matching kernel events.
