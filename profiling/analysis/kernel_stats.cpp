@@ -65,8 +65,13 @@ std::vector<KernelGroup> kernel_groups(const EventStore& store, const KernelStat
     if (k.start < o.from_ns || k.start >= o.to_ns) continue;
     if (step_filter) {
       auto it = std::lower_bound(launches.begin(), launches.end(), std::make_pair(k.correlation, INT64_MIN));
-      if (k.correlation == 0 || it == launches.end() || it->first != k.correlation || !in_windows(windows, it->second))
-        continue;
+      if (it == launches.end() || it->first != k.correlation) {
+        // No runtime call of its own (a driver-API launch, e.g. cuBLAS's CUTLASS kernels): the call
+        // with the next lower correlation id, made just before it (see kernel_stats.h).
+        if (k.correlation == 0 || it == launches.begin() || std::prev(it)->second > k.start) continue;
+        --it;
+      }
+      if (!in_windows(windows, it->second)) continue;
     }
     if (k.name >= acc.size()) acc.resize(static_cast<std::size_t>(k.name) + 1);
     Acc& a = acc[k.name];

@@ -8,7 +8,11 @@
 // block size, registers and shared memory with the device of the session meta (device_props).
 // Tensor cores: the kernel name against is_tensor_core_kernel's patterns (docs/metrics.md).
 // Step membership: kernel -> correlation id -> its runtime call -> the StepRecord whose
-// [start, end] holds the call's start (the same rule as analyze()'s step windows).
+// [start, end] holds the call's start (the same rule as analyze()'s step windows). A kernel launched
+// through the driver API (cuBLAS launches its CUTLASS kernels with cuLaunchKernel, which CUPTI's
+// RUNTIME activity does not record) has no runtime call of its id; CUPTI hands correlation ids out
+// in call order across runtime and driver APIs, so the runtime call with the next lower id (made
+// just before it, e.g. cuBLAS's cudaDeviceGetAttribute) stands for its launch.
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -159,7 +159,14 @@ void attribute_kernels(const EventStore& s, const StoreCounts& n, HostSide& h, c
     const std::int64_t dur = std::max<std::int64_t>(0, k.end - k.start);
     auto c = std::lower_bound(calls.begin(), calls.end(), k.correlation,
                               [](const Call& a, std::uint32_t v) { return a.correlation < v; });
-    if (k.correlation == 0 || c == calls.end() || c->correlation != k.correlation) {
+    if (k.correlation != 0 && (c == calls.end() || c->correlation != k.correlation) && c != calls.begin() &&
+        std::prev(c)->start <= k.start) {
+      // Launched through the driver API (cuBLAS's CUTLASS kernels: cuLaunchKernel, which the
+      // RUNTIME activity does not record): correlation ids are handed out in call order to runtime
+      // and driver calls alike, so the trainer's preceding runtime call was made just before it.
+      --c;
+      ++r.kernels_by_preceding_call;
+    } else if (k.correlation == 0 || c == calls.end() || c->correlation != k.correlation) {
       ++r.kernels_unmatched;
       continue;
     }

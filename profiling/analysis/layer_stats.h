@@ -6,7 +6,9 @@
 // backward, layer = "layer 3 (Conv2d conv2)"). host_ns sums those ranges: the CPU time spent
 // issuing the layer (on a GPU run, mostly launching). GPU time: a kernel belongs to the layer whose
 // host range (on the trainer thread) holds the start of the runtime call that launched it (matched
-// by correlation id); gpu_kernel_ns sums those kernels' durations (CUPTI), wherever they ran later.
+// by correlation id; a kernel launched through the driver API, which has no runtime record, by the
+// trainer's preceding runtime call: see kernels_by_preceding_call); gpu_kernel_ns sums those
+// kernels' durations (CUPTI), wherever they ran later.
 // A forward range inside an evaluation range ("evaluate") counts as eval, not forward.
 //
 // Computed from the model spec (meta run.model_spec, engine/model_spec.h), NOT measured: parameter
@@ -81,6 +83,11 @@ struct LayerReport {
   // runtime record lost).
   std::int64_t kernels_outside_layers = 0, kernel_ns_outside_layers = 0;
   std::int64_t kernels_unmatched = 0;
+  /// Kernels with no runtime call of their correlation id (launched through the driver API, as
+  /// cuBLAS launches its CUTLASS kernels), attributed by the trainer's runtime call with the next
+  /// lower correlation id (CUPTI hands ids out in call order across runtime and driver APIs), when
+  /// that call started before the kernel.
+  std::int64_t kernels_by_preceding_call = 0;
   bool runtime_thread_guessed = false;  // see the file comment
   // The memory estimate's inputs.
   bool memory_from_spec = false;

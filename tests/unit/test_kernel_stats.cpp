@@ -140,6 +140,27 @@ TEST(KernelStats, StepFilterFollowsTheLaunchingCall) {
   EXPECT_EQ(g[0].total_ns, 200 + 100 + 100 + 100);
 }
 
+TEST(KernelStats, DriverApiLaunchTakesThePrecedingCall) {
+  Store b;
+  b.step(1, 0, 1000);
+  b.step(2, 1000, 2000);
+  b.kernel("k", 10, 900, 1000);  // correlation 1, launched in step 1
+  KernelRecord driver;           // correlation 2: cuLaunchKernel, no runtime record
+  driver.start = 1100, driver.end = 1130, driver.correlation = b.corr++, driver.name = b.s.strings.intern("cutlass");
+  b.s.append(b.s.kernels, driver);
+  b.kernel("k", 1500, 1600, 1700);  // correlation 3, step 2
+  KernelStatsOptions o;
+  o.first_step = 1, o.last_step = 1;
+  const auto g = kernel_groups(b.s, o);
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0].name, "k");
+  EXPECT_EQ(g[0].calls, 1);
+  EXPECT_EQ(g[1].name, "cutlass");
+  EXPECT_EQ(g[1].total_ns, 30);
+  o.first_step = 2, o.last_step = 2;
+  EXPECT_EQ(kernel_groups(b.s, o).size(), 1u);
+}
+
 TEST(KernelStats, RowLimitReadsOnlyThatPrefix) {
   Store b;
   b.kernel("a", 0, 0, 10);

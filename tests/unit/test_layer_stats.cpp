@@ -134,6 +134,29 @@ TEST(LayerStats, UnmatchedRuntimeThreadIsTheOneWithMostLaunches) {
   EXPECT_EQ(r.kernel_ns_outside_layers, 20);
 }
 
+TEST(LayerStats, DriverApiLaunchGoesToThePrecedingCallsLayer) {
+  Store b;
+  b.corr = 5;  // a kernel with a lower correlation id than every call has no preceding call
+  b.step(1, 0, 1000);
+  b.range(K::forward, 100, 200, "layer 0 (Conv2d conv1)");
+  b.kernel(110, 100);  // correlation 5
+  auto driver = [&](std::uint32_t corr, std::int64_t start, std::int64_t dur) {
+    KernelRecord k;  // cuLaunchKernel (cuBLAS): no runtime record of its own
+    k.start = start, k.end = start + dur, k.correlation = corr, k.name = b.kname;
+    b.s.append(b.s.kernels, k);
+  };
+  driver(b.corr++, 10200, 25);  // correlation 6: follows the call of correlation 5
+  driver(1, 10300, 7);          // before every call: unmatched
+  b.range(K::forward, 200, 300, "layer 3 (Linear fc)");
+  b.kernel(210, 30);
+  const LayerReport r = layer_stats(b.s);
+  EXPECT_EQ(row(r, 0).forward.kernels, 2);
+  EXPECT_EQ(row(r, 0).forward.gpu_kernel_ns, 125);
+  EXPECT_EQ(row(r, 3).forward.gpu_kernel_ns, 30);
+  EXPECT_EQ(r.kernels_by_preceding_call, 1);
+  EXPECT_EQ(r.kernels_unmatched, 1);
+}
+
 TEST(LayerStats, StepFilter) {
   Store b;
   b.training_step(1, 0);
@@ -206,6 +229,9 @@ TEST(LayerStats, RecordedSessionEveryConvLayerHasKernelsBothWays) {
   ASSERT_TRUE(r.memory_from_spec) << r.memory_note;
   EXPECT_TRUE(r.runtime_thread_guessed);  // this recording's runtime calls carry CUPTI thread ids
   EXPECT_EQ(r.batch_size, 128);
+  // cuBLAS's CUTLASS kernels (398 here) come through the driver API: attributed by the preceding call.
+  EXPECT_EQ(r.kernels_by_preceding_call, 398);
+  EXPECT_EQ(r.kernels_unmatched, 0);
   int convs = 0;
   std::int64_t attributed = 0;
   for (const auto& l : r.layers) {
