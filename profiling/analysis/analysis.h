@@ -99,6 +99,7 @@ struct Verdict {
 /// Session (or rolling-window) metrics and verdicts.
 struct Report {
   std::int64_t steps = 0;
+  std::int64_t min_steps_for_verdicts = 10;  // the Options value it was analysed with
   std::int64_t warmup_steps_skipped = 0;  // leading steps left out (Options::warmup_steps)
   std::int64_t wall_ns = 0;
   Breakdown breakdown;
@@ -140,6 +141,11 @@ struct Options {
   /// idea as torch.profiler.schedule(wait=1, warmup=1). Never leaves fewer than one step. The
   /// runner's --analyze leaves out 1 by default (--analyze-warmup).
   std::int64_t warmup_steps = 0;
+  /// Verdicts need at least this many analysed steps (default min_steps_for_verdicts(): 10, enough
+  /// that one odd step cannot decide a verdict). An imported torch.profiler trace holds only its
+  /// schedule's active steps — customarily 3 to 6, after the profiler's own warm-up — so its
+  /// importer asks for fewer (profiling/import/trace_analysis.h).
+  std::int64_t min_steps_for_verdicts = 10;
 };
 
 /// Analyses `store` (any thread; reads a consistent prefix of each table).
@@ -149,9 +155,10 @@ inline Report analyze_last_steps(const EventStore& store, std::int64_t n) {
   return analyze(store, Options{n, false, true});
 }
 
-/// Fills report.verdicts from its metrics (thresholds: verdicts.cpp, docs/metrics.md).
+/// Fills report.verdicts from its metrics (thresholds: verdicts.cpp, docs/metrics.md); none when
+/// report.steps < report.min_steps_for_verdicts.
 void add_verdicts(Report& report);
-/// Verdicts need at least this many analysed steps.
+/// The default fewest analysed steps for verdicts (Options::min_steps_for_verdicts).
 std::int64_t min_steps_for_verdicts();
 
 /// Human-readable text (breakdown, metrics, verdicts) and one JSON object.

@@ -142,6 +142,7 @@ void gpu_metrics(const EventStore& store, const detail::Timeline& tl, Report& r)
 
 Report analyze(const EventStore& store, const Options& options) {
   Report r;
+  r.min_steps_for_verdicts = options.min_steps_for_verdicts;
   const auto meta = store.meta();
   r.device = device_props(meta);
   r.config = run_config(meta);

@@ -49,8 +49,8 @@ std::string to_text(const Report& r) {
   if (r.peak_device_memory_bytes)
     o += fmt::format("peak device memory used {:.2f} GB ({} of the card)\n", *r.peak_device_memory_bytes / 1e9,
                      pct(r.device_memory_fraction));
-  if (r.steps < min_steps_for_verdicts())
-    o += fmt::format("verdicts: none (need at least {} steps)\n", min_steps_for_verdicts());
+  if (r.steps < r.min_steps_for_verdicts)
+    o += fmt::format("verdicts: none (need at least {} steps)\n", r.min_steps_for_verdicts);
   else if (r.verdicts.empty())
     o += "verdicts: none fired\n";
   for (const auto& v : r.verdicts) {
@@ -118,7 +118,7 @@ std::string to_json(const Report& r) {
   opt_i(w, "peak_device_memory_bytes", r.peak_device_memory_bytes);
   opt(w, "device_memory_fraction", r.device_memory_fraction);
   w.Key("amp"); w.String(r.config.amp.c_str());
-  w.Key("min_steps_for_verdicts"); w.Int64(min_steps_for_verdicts());
+  w.Key("min_steps_for_verdicts"); w.Int64(r.min_steps_for_verdicts);
   w.Key("verdicts");
   w.StartArray();
   for (const auto& v : r.verdicts) {

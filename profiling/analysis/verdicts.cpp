@@ -8,7 +8,7 @@ namespace {
 
 /// No verdict on fewer analysed steps: one step's warm-up (cuDNN autotuning, allocator growth)
 /// would dominate. TrainScope's choice; the PyTorch profiler's schedule records 3+ active steps.
-constexpr std::int64_t kMinSteps = 10;
+constexpr std::int64_t kMinSteps = 10;  // Options::min_steps_for_verdicts's default (analysis.h)
 /// Input-bound: the PyTorch profiler's TensorBoard plugin recommends more DataLoader workers when
 /// DataLoader time is > 5 % of the step (DESIGN.md / issue #4: moderate >= 5 %, high >= 20 %).
 constexpr double kInputModerate = 0.05, kInputHigh = 0.20;
@@ -127,7 +127,7 @@ void amp(Report& r) {
 
 void add_verdicts(Report& r) {
   r.verdicts.clear();
-  if (r.steps < kMinSteps) return;
+  if (r.steps < std::max<std::int64_t>(1, r.min_steps_for_verdicts)) return;
   input_bound(r);
   sync_bound(r);
   launch_bound(r);

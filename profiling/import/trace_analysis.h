@@ -1,13 +1,9 @@
-// The analysis of an imported PyTorch profiler trace. analysis::analyze() is written for TrainScope's
-// own recordings; a torch.profiler trace differs in two ways that matter:
+// The analysis of an imported PyTorch profiler trace: analysis::analyze() with two settings that
+// suit torch.profiler's recordings:
 //   - it holds only the schedule's active steps: torch.profiler.schedule(wait, warmup, active)
 //     records nothing during wait and warmup, so no further warm-up step is left out;
-//   - it is short: the schedule's customary active=3..6 steps, while analysis gives verdicts only
-//     from 10 analysed steps (its guard against a first step carrying cuDNN's algorithm search,
-//     which the profiler's warmup already kept out).
-// analyze_imported() gives verdicts from kMinImportedSteps on. Until analysis::Options has a
-// min_steps of its own (the change this file stands in for), it runs add_verdicts() with the step
-// count raised to the analysis' minimum and restores the per-step evidence (see the .cpp).
+//   - it is short: the schedule's customary active=3..6 steps, so verdicts come from
+//     kMinImportedSteps steps on (TrainScope's own recordings need 10, analysis.h).
 #pragma once
 #include <cstdint>
 
