@@ -15,6 +15,8 @@
 #include "model_presets.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/event_source.h"
+#include "profiling/import/trace_analysis.h"
+#include "profiling/import/trace_import.h"
 #include "profiling/profiler.h"
 
 namespace ts {
@@ -100,8 +102,8 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--profile-schedule", o.profile_schedule,
                  "record only some steps, as torch.profiler.schedule: wait=W,warmup=U,active=A,repeat=R (implies --profile)");
   app.add_option("--analyze", o.analyze,
-                 "analyse a recorded session instead of training: step-time breakdown, GPU metrics and verdicts "
-                 "(docs/metrics.md)");
+                 "analyse a recorded session (or a PyTorch profiler trace) instead of training: step-time "
+                 "breakdown, GPU metrics and verdicts (docs/metrics.md)");
   app.add_flag("--json", o.json, "with --analyze: print one JSON object");
   app.add_option("--analyze-warmup", o.analyze_warmup,
                  "with --analyze: leading steps left out as warm-up (cuDNN algorithm search, first allocations)")
@@ -119,11 +121,17 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
 }
 
 int run_analysis(const RunnerOptions& o) {
-  auto src = prof::open_session(o.analyze);
   prof::analysis::Options options;
   options.per_step = false;
   options.warmup_steps = o.analyze_warmup;
-  const prof::analysis::Report r = prof::analysis::analyze(src->store(), options);
+  prof::analysis::Report r;
+  if (prof::import::is_trace_path(o.analyze)) {  // a PyTorch profiler / Chrome trace, analysed as imported
+    const auto src = prof::import::open_trace(o.analyze);
+    r = prof::import::analyze_imported(src->store(), options);
+  } else {
+    const auto src = prof::open_session(o.analyze);
+    r = prof::analysis::analyze(src->store(), options);
+  }
   if (o.json) fmt::print("{}\n", prof::analysis::to_json(r));
   else fmt::print("session {}\n{}", o.analyze, prof::analysis::to_text(r));
   std::fflush(stdout);

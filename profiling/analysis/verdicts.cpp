@@ -33,18 +33,27 @@ constexpr double kPageableModerate = 0.02;
 
 double share(std::int64_t part, std::int64_t whole) { return whole > 0 ? static_cast<double>(part) / whole : 0; }
 
+/// The fix in the user's terms: trainscope-run / window options for TrainScope's own recordings
+/// (meta run.config present), PyTorch's words for an imported torch.profiler trace.
+std::string fix(const Report& r, std::string trainscope, std::string pytorch) {
+  return r.config.known ? std::move(trainscope) : std::move(pytorch);
+}
+
 void input_bound(Report& r) {
   const double s = share(r.data_wait_ns, r.wall_ns);
   if (s < kInputModerate) return;
   r.verdicts.push_back({"input_bound", s >= kInputHigh ? "high" : "moderate",
                         "Input-bound: the trainer waits for the next batch",
-                        "raise --num-workers (now " + std::to_string(r.config.num_workers) +
-                            "), keep --pin-memory on, move augmentation to the GPU or drop --augment, keep the "
-                            "dataset in memory",
+                        fix(r,
+                            "raise --num-workers (now " + std::to_string(r.config.num_workers) +
+                                "), keep --pin-memory on, move augmentation to the GPU or drop --augment, keep the "
+                                "dataset in memory",
+                            "raise DataLoader(num_workers=...), set pin_memory=True (and persistent_workers=True), "
+                            "move augmentation to the GPU, keep the dataset in memory"),
                         {{"data_loader_wait_pct", 100 * s},
                          {"data_loader_wait_ms_per_step", r.data_wait_ns / 1e6 / r.steps},
-                         {"step_ms", r.wall_ns / 1e6 / r.steps},
-                         {"num_workers", r.config.num_workers}}});
+                         {"step_ms", r.wall_ns / 1e6 / r.steps}}});
+  if (r.config.num_workers >= 0) r.verdicts.back().evidence.emplace_back("num_workers", r.config.num_workers);
 }
 
 void sync_bound(Report& r) {
@@ -53,8 +62,11 @@ void sync_bound(Report& r) {
   if (s < kSyncModerate) return;
   r.verdicts.push_back({"sync_bound", s >= kSyncHigh ? "high" : "moderate",
                         "Sync-bound: the GPU idles while the host waits on it",
-                        "stop reading the loss every step (drop --sync-every-step; raise --log-every), accumulate "
-                        "metrics on the device, use pinned memory (--pin-memory)",
+                        fix(r,
+                            "stop reading the loss every step (drop --sync-every-step; raise --log-every), accumulate "
+                            "metrics on the device, use pinned memory (--pin-memory)",
+                            "stop calling loss.item() / .cpu() every step (log every N steps), accumulate metrics on "
+                            "the device, use pin_memory=True and .to(device, non_blocking=True)"),
                         {{"gpu_idle_sync_pct", 100 * s},
                          {"host_sync_pct", 100 * share(r.sync_ns, r.wall_ns)},
                          {"gpu_utilization_pct", 100 * r.gpu_utilization.value_or(0)}}});
@@ -66,8 +78,11 @@ void launch_bound(Report& r) {
   if (s < kLaunchModerate || *r.median_kernel_ns >= *r.median_launch_ns) return;
   r.verdicts.push_back({"launch_bound", s >= kLaunchHigh ? "high" : "moderate",
                         "Launch-bound: kernels finish faster than the CPU launches them",
-                        "use a larger --batch-size (now " + std::to_string(r.config.batch_size) +
-                            "); CUDA graphs and kernel fusion cut launches",
+                        fix(r,
+                            "use a larger --batch-size (now " + std::to_string(r.config.batch_size) +
+                                "); CUDA graphs and kernel fusion cut launches",
+                            "use a larger batch size; CUDA graphs (torch.cuda.graphs / torch.compile "
+                            "mode=\"reduce-overhead\") and kernel fusion (torch.compile) cut launches"),
                         {{"gpu_idle_host_wait_launching_pct", 100 * s},
                          {"median_kernel_us", *r.median_kernel_ns / 1e3},
                          {"median_launch_us", *r.median_launch_ns / 1e3},
@@ -78,7 +93,9 @@ void low_utilization(Report& r) {
   if (!r.gpu_utilization || *r.gpu_utilization >= kLowUtilModerate) return;
   r.verdicts.push_back({"low_utilization", *r.gpu_utilization < kLowUtilHigh ? "high" : "moderate",
                         "Low GPU utilisation: the GPU is idle much of the step",
-                        "see the idle breakdown: a larger --batch-size, more --num-workers, no --sync-every-step",
+                        fix(r, "see the idle breakdown: a larger --batch-size, more --num-workers, no --sync-every-step",
+                            "see the idle breakdown: a larger batch size, more DataLoader workers, no per-step "
+                            "loss.item()"),
                         {{"gpu_utilization_pct", 100 * *r.gpu_utilization},
                          {"idle_host_wait_pct", 100 * share(r.idle->host_wait, r.wall_ns)},
                          {"idle_kernel_wait_pct", 100 * share(r.idle->kernel_wait, r.wall_ns)},
@@ -90,7 +107,8 @@ void pageable_copies(Report& r) {
   const double s = share(r.pageable_copy_ns, r.wall_ns);
   r.verdicts.push_back({"pageable_memcpy", s >= kPageableModerate ? "moderate" : "low",
                         "Copies from pageable host memory (staged through a driver buffer, synchronous)",
-                        "turn on --pin-memory", {{"pageable_copies", static_cast<double>(r.pageable_copies)},
+                        fix(r, "turn on --pin-memory", "use DataLoader(pin_memory=True) / tensor.pin_memory()"),
+                        {{"pageable_copies", static_cast<double>(r.pageable_copies)},
                                                  {"pageable_copy_mb", r.pageable_copy_bytes / 1e6},
                                                  {"pageable_copy_pct", 100 * s}}});
 }
@@ -99,7 +117,8 @@ void memory_pressure(Report& r) {
   if (!r.device_memory_fraction || *r.device_memory_fraction <= kMemoryModerate) return;
   r.verdicts.push_back({"memory_pressure", *r.device_memory_fraction > kMemoryHigh ? "high" : "moderate",
                         "GPU memory nearly full",
-                        "use a smaller --batch-size with --accumulate N to keep the effective batch, or --amp bf16",
+                        fix(r, "use a smaller --batch-size with --accumulate N to keep the effective batch, or --amp bf16",
+                            "use a smaller batch size with gradient accumulation, or torch.autocast(dtype=torch.bfloat16)"),
                         {{"device_memory_used_pct", 100 * *r.device_memory_fraction},
                          {"peak_device_memory_gb", *r.peak_device_memory_bytes / 1e9}}});
 }
@@ -108,7 +127,9 @@ void amp(Report& r) {
   if (r.config.amp == "off" && r.device.known && r.matmul_kernel_share && *r.matmul_kernel_share >= kAmpMatmulShare) {
     const bool bf16 = r.device.cc_major >= 8;  // bf16 tensor cores from Ampere (cc 8.0)
     r.verdicts.push_back({"amp_eligible", "moderate", "fp32 run on tensor-core hardware: AMP-eligible",
-                          std::string("run with --amp ") + (bf16 ? "bf16" : "fp16"),
+                          fix(r, std::string("run with --amp ") + (bf16 ? "bf16" : "fp16"),
+                              std::string("use torch.autocast(\"cuda\", dtype=torch.") + (bf16 ? "bfloat16" : "float16") +
+                                  (bf16 ? ")" : ") with torch.amp.GradScaler")),
                           {{"matmul_kernel_time_pct", 100 * *r.matmul_kernel_share},
                            {"tensor_core_kernel_time_pct", 100 * r.tensor_core_kernel_share.value_or(0)},
                            {"compute_capability", r.device.cc_major + r.device.cc_minor / 10.0}}});
@@ -117,7 +138,8 @@ void amp(Report& r) {
     const double s = share(*r.skipped_steps, *r.optimizer_steps);
     if (s > kOverflowShare)
       r.verdicts.push_back({"amp_overflow", "moderate", "fp16 steps skipped for inf/NaN gradients",
-                            "use --amp bf16 (no loss scaling), or lower --lr",
+                            fix(r, "use --amp bf16 (no loss scaling), or lower --lr",
+                                "use torch.autocast(dtype=torch.bfloat16) (no loss scaling), or lower the learning rate"),
                             {{"skipped_steps", static_cast<double>(*r.skipped_steps)},
                              {"skipped_pct", 100 * s}}});
   }
