@@ -377,7 +377,7 @@ std::size_t TimelineData::bytes() const {
   std::size_t b = cap_bytes(lanes_) + cap_bytes(steps_) + cap_bytes(kernel_cat_) + cap_bytes(runtime_cat_);
   for (const Lane& l : lanes_) {
     b += cap_bytes(l.rows) + l.key.capacity();
-    for (const Row& r : l.rows) b += cap_bytes(r.events) + cap_bytes(r.busy);
+    for (const Row& r : l.rows) b += cap_bytes(r.events) + cap_bytes(r.busy) + cap_bytes(r.coarse);
   }
   b += cap_bytes(runtime_by_corr_) + cap_bytes(kernel_by_corr_) + cap_bytes(memcpy_by_corr_) + cap_bytes(memset_by_corr_);
   // Hash maps: nodes (key + value + next pointer + hash) and buckets, approximately.

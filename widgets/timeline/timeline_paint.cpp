@@ -32,6 +32,36 @@ QRectF span_rect(double x0, double x1, double y, double h, double width) {
   return QRectF(TimelineView::kHeaderWidth + x0, y, std::max(x1 - x0, 1.0), h);
 }
 
+/// Integer pixel span (fills on whole pixels are the raster engine's fast path).
+QRect pixel_rect(double x0, double x1, int y, int h, double width) {
+  x0 = std::max(x0, -4.0), x1 = std::min(x1, width + 4.0);
+  const int a = static_cast<int>(std::floor(x0)), b = std::max(a + 1, static_cast<int>(std::ceil(x1)));
+  return QRect(TimelineView::kHeaderWidth + a, y, b - a, h);
+}
+
+/// Opaque colours per category and density level (the category's colour over white at alpha
+/// 90..255 in 16 steps): merged blocks are filled without blending.
+struct Palette {
+  static constexpr int kLevels = 16;
+  QColor solid[timeline::kCategoryCount];
+  QColor density[timeline::kCategoryCount][kLevels];
+  Palette() {
+    for (int c = 0; c < timeline::kCategoryCount; ++c) {
+      const QColor k = timeline::category_color(static_cast<timeline::Category>(c));
+      solid[c] = k;
+      for (int l = 0; l < kLevels; ++l) {
+        const double a = (90 + 165.0 * l / (kLevels - 1)) / 255.0;
+        density[c][l] = QColor::fromRgbF(static_cast<float>(1 - a + a * k.redF()), static_cast<float>(1 - a + a * k.greenF()),
+                                         static_cast<float>(1 - a + a * k.blueF()));
+      }
+    }
+  }
+};
+const Palette& colours() {
+  static const Palette p;
+  return p;
+}
+
 }  // namespace
 
 QString TimelineView::eventLabel(const Event& e) const {
@@ -144,26 +174,29 @@ void TimelineView::paintRow(QPainter& p, const Row& row, int y, const std::vecto
                             const std::vector<std::uint32_t>* outlined) {
   const double w = axis_.width();
   const QFontMetrics fm = fontMetrics();
+  const Palette& pal = colours();
+  std::int64_t newest = 0;
   lod_walk(row, axis_, axis_.start(), axis_.end(), 1.0, [&](const LodItem& it) {
     const Event& e = row.events[it.first];
-    const auto cat = static_cast<Category>(e.category);
-    newest_shown_ = std::max<qint64>(newest_shown_, row.events[it.last - 1].end);
-    const QRectF rc = span_rect(it.x0, it.x1, y + 1, kRowHeight - 2, w);
+    const int cat = std::min<int>(e.category, kCategoryCount - 1);
+    const std::int64_t last_end = row.events[it.last - 1].end;
+    newest = std::max(newest, last_end);
+    const QRect rc = pixel_rect(it.x0, it.x1, y + 1, kRowHeight - 2, w);
     if (it.merged) {
       // Density block: shade by the share of the block's time that is busy.
-      const double len = std::max(1.0, static_cast<double>(row.events[it.last - 1].end - e.start));
-      QColor c = category_color(cat);
-      c.setAlpha(static_cast<int>(90 + 165 * std::min(1.0, static_cast<double>(it.busy_ns) / len)));
-      p.fillRect(rc, c);
+      const double len = std::max(1.0, static_cast<double>(last_end - e.start));
+      const double busy = std::min(1.0, static_cast<double>(it.busy_ns) / len);
+      p.fillRect(rc, pal.density[cat][static_cast<int>(busy * (Palette::kLevels - 1) + 0.5)]);
       return;
     }
-    p.fillRect(rc, category_color(cat));
+    p.fillRect(rc, pal.solid[cat]);
     if (rc.width() > 28) {
-      p.setPen(category_text_color(cat));
+      p.setPen(category_text_color(static_cast<Category>(cat)));
       p.drawText(rc.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                 fm.elidedText(eventLabel(e), Qt::ElideRight, static_cast<int>(rc.width()) - 5));
+                 fm.elidedText(eventLabel(e), Qt::ElideRight, rc.width() - 5));
     }
   });
+  newest_shown_ = std::max<qint64>(newest_shown_, newest);
   if (marks) {  // search: dim the row, then redraw the matches
     p.fillRect(QRectF(kHeaderWidth, y, w, kRowHeight), QColor(255, 255, 255, 190));
     paintMarks(p, row, *marks, y, false);

@@ -1,0 +1,221 @@
+// timeline_bench: repaint cost of the timeline at 5 million real events (issue #6's budget: median
+// <= 16 ms per 1920x1080 repaint on the 2-core CI machine, <= 64 bytes per event in the GUI's
+// structures). The events of the tests/data sessions (H200 recordings) are replicated and shifted in
+// time, one copy after the other, into one store of >= 5M events (kernels, copies, memsets, runtime
+// calls, syncs, host ranges; string ids remapped). The view renders offscreen (QWidget::render into a
+// QImage) through a fixed path of fit-all, zooms and pans; it prints the median/p90/max ms per
+// repaint, the build time and the bytes per event.
+//   timeline_bench [--events N] [--frames N] [--shots DIR]
+// --shots writes the panel with gpu_b128_nw4.tsession at fit-all and zoomed into one step.
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QLineEdit>
+#include <QPainter>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <vector>
+
+#include "profiling/event_source.h"
+#include "widgets/panel_hub.h"
+#include "widgets/timeline/timeline_details.h"
+#include "widgets/timeline/timeline_panel.h"
+#include "widgets/timeline/timeline_view.h"
+
+using namespace ts;
+
+namespace {
+
+const char* const kSessions[] = {"gpu_b128_nw4.tsession", "gpu_b128_nw0_augment.tsession", "gpu_b16_nw4.tsession"};
+
+std::string data_path(const char* name) { return std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/" + name; }
+
+/// Appends a copy of `src` shifted by `dt` ns into `dst`; `ids` maps src string ids to dst ids.
+void append_copy(const prof::EventStore& src, prof::EventStore& dst, std::vector<prof::StringId>& ids, std::int64_t dt,
+                 std::int64_t step_offset) {
+  if (ids.empty()) {
+    ids.resize(src.strings.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = dst.strings.intern(src.strings.get(static_cast<prof::StringId>(i)));
+  }
+  auto id = [&](prof::StringId s) { return s < ids.size() ? ids[s] : prof::kNoString; };
+  for (std::size_t i = 0; i < src.kernels.size(); ++i) {
+    auto k = src.kernels[i];
+    k.start += dt, k.end += dt, k.name = id(k.name), k.correlation += static_cast<std::uint32_t>(step_offset * 1000);
+    dst.kernels.push(k);
+  }
+  for (std::size_t i = 0; i < src.memcpys.size(); ++i) {
+    auto m = src.memcpys[i];
+    m.start += dt, m.end += dt, m.correlation += static_cast<std::uint32_t>(step_offset * 1000);
+    dst.memcpys.push(m);
+  }
+  for (std::size_t i = 0; i < src.memsets.size(); ++i) {
+    auto m = src.memsets[i];
+    m.start += dt, m.end += dt, m.correlation += static_cast<std::uint32_t>(step_offset * 1000);
+    dst.memsets.push(m);
+  }
+  for (std::size_t i = 0; i < src.runtime.size(); ++i) {
+    auto r = src.runtime[i];
+    r.start += dt, r.end += dt, r.name = id(r.name), r.correlation += static_cast<std::uint32_t>(step_offset * 1000);
+    dst.runtime.push(r);
+  }
+  for (std::size_t i = 0; i < src.syncs.size(); ++i) {
+    auto s = src.syncs[i];
+    s.start += dt, s.end += dt;
+    dst.syncs.push(s);
+  }
+  for (std::size_t i = 0; i < src.host_ranges.size(); ++i) {
+    auto h = src.host_ranges[i];
+    h.start += dt, h.end += dt, h.name = id(h.name), h.layer = id(h.layer);
+    if (h.step >= 0) h.step += step_offset;
+    dst.host_ranges.push(h);
+  }
+  for (std::size_t i = 0; i < src.threads.size(); ++i) {
+    auto t = src.threads[i];
+    t.name = id(t.name);
+    dst.threads.push(t);
+  }
+  for (std::size_t i = 0; i < src.steps.size(); ++i) {
+    auto s = src.steps[i];
+    s.start += dt, s.end += dt, s.global_step += step_offset;
+    dst.steps.push(s);
+  }
+}
+
+std::shared_ptr<prof::EventStore> replicated_store(std::size_t target_events) {
+  std::vector<std::shared_ptr<const prof::EventStore>> srcs;
+  for (const char* s : kSessions) srcs.push_back(prof::open_session(data_path(s))->shared_store());
+  auto dst = std::make_shared<prof::EventStore>();
+  for (const auto& [k, v] : srcs[0]->meta()) dst->set_meta(k, v);
+  std::vector<std::vector<prof::StringId>> ids(srcs.size());
+  std::int64_t t = 0, step_offset = 0;
+  while (dst->counts().events() < target_events) {
+    for (std::size_t s = 0; s < srcs.size() && dst->counts().events() < target_events; ++s) {
+      const prof::EventStore& src = *srcs[s];
+      std::int64_t lo = INT64_MAX, hi = INT64_MIN;
+      for (std::size_t i = 0; i < src.host_ranges.size(); ++i)
+        lo = std::min(lo, src.host_ranges[i].start), hi = std::max(hi, src.host_ranges[i].end);
+      for (std::size_t i = 0; i < src.kernels.size(); ++i)
+        lo = std::min(lo, src.kernels[i].start), hi = std::max(hi, src.kernels[i].end);
+      append_copy(src, *dst, ids[s], t - lo, step_offset);
+      t += hi - lo + 1'000'000;  // 1 ms between copies
+      step_offset += static_cast<std::int64_t>(src.steps.size());
+    }
+  }
+  return dst;
+}
+
+/// CPU time of this thread, ms (a repaint's own cost, unaffected by other processes on a busy machine).
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
+}
+
+int shots(const QString& dir) {
+  QDir().mkpath(dir);
+  gui::PanelHub hub;
+  hub.setStore(prof::open_session(data_path("gpu_b128_nw4.tsession"))->shared_store(), false);
+  gui::TimelinePanel panel(&hub);
+  panel.resize(1600, 900);
+  panel.show();
+  QApplication::processEvents();
+  gui::TimelineView* v = panel.view();
+  v->fitAll();
+  panel.grab().save(dir + "/timeline_fit_all.png");
+  const auto& steps = v->data().steps();
+  const auto& s = steps[std::min<std::size_t>(10, steps.size() - 1)];
+  v->setRange({s.start - (s.end - s.start) / 20, s.end + (s.end - s.start) / 20});
+  // Select the longest kernel of the step so the details pane and the flow arrow show.
+  const auto& lanes = v->data().lanes();
+  gui::timeline::EventRef best;
+  std::int64_t longest = 0;
+  for (std::size_t l = 0; l < lanes.size(); ++l)
+    for (std::size_t r = 0; r < lanes[l].rows.size(); ++r)
+      for (std::size_t i = 0; i < lanes[l].rows[r].events.size(); ++i) {
+        const auto& e = lanes[l].rows[r].events[i];
+        if (e.source == gui::timeline::Source::kernel && e.start >= s.start && e.end <= s.end && e.dur() > longest)
+          longest = e.dur(), best = {static_cast<int>(l), static_cast<int>(r), i};
+      }
+  v->selectEvent(best);
+  QApplication::processEvents();
+  panel.grab().save(dir + "/timeline_step.png");
+  v->setTimeSelection(gui::TimeSpan{s.start, s.end});
+  v->selectEvent({});
+  QApplication::processEvents();
+  panel.grab().save(dir + "/timeline_range.png");
+  panel.searchBox()->setText("sgemm");
+  QApplication::processEvents();
+  panel.grab().save(dir + "/timeline_search.png");
+  std::printf("screenshots in %s\n", qPrintable(dir));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  QApplication app(argc, argv);
+  std::size_t target = 5'000'000;
+  int frames = 40;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--events") && i + 1 < argc) target = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) frames = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--shots") && i + 1 < argc) return shots(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: timeline_bench [--events N] [--frames N] [--shots DIR]\n");
+      return 2;
+    }
+  }
+  QElapsedTimer clock;
+  clock.start();
+  auto store = replicated_store(target);
+  const double make_s = clock.nsecsElapsed() / 1e9;
+  gui::PanelHub hub;
+  gui::TimelineView view(&hub);
+  view.resize(1920, 1080);
+  clock.restart();
+  hub.setStore(store, false);  // grew -> the view builds its lanes from every row
+  const double build_s = clock.nsecsElapsed() / 1e9;
+  const auto& data = view.data();
+  std::printf("store: %zu events (%zu kernels, %zu runtime calls, %zu host ranges), made in %.2f s\n", data.eventCount(),
+              store->kernels.size(), store->runtime.size(), store->host_ranges.size(), make_s);
+  std::printf("timeline build (one ingest of every row): %.2f s; %zu bytes = %.1f bytes/event\n", build_s, data.bytes(),
+              static_cast<double>(data.bytes()) / static_cast<double>(data.eventCount()));
+  QImage img(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+  std::vector<double> ms, cpu_ms;
+  view.fitAll();
+  view.render(&img);  // warm-up (fonts, caches)
+  for (int f = 0; f < frames; ++f) {
+    // Path: fit all, then zoom in around varying points down to a few steps, pans at each level.
+    if (f % 10 == 0) view.fitAll();
+    const gui::TimeSpan r = view.range();
+    const std::int64_t span = r.end - r.start;
+    if (f % 2 == 0) {
+      const std::int64_t mid = r.start + span * ((f * 37) % 100) / 100;
+      const std::int64_t ns = span * 4 / 10;
+      view.setRange({mid - ns / 2, mid + ns / 2});
+    } else {
+      view.setRange({r.start + span / 7, r.end + span / 7});
+    }
+    const double cpu0 = thread_cpu_ms();
+    clock.restart();
+    view.render(&img);
+    ms.push_back(clock.nsecsElapsed() / 1e6);
+    cpu_ms.push_back(thread_cpu_ms() - cpu0);
+  }
+  std::printf("repaint 1920x1080, %d frames of pan/zoom: median %.2f ms, p90 %.2f ms, max %.2f ms (budget: median <= 16 ms)\n",
+              frames, percentile(ms, 0.5), percentile(ms, 0.9), percentile(ms, 1.0));
+  std::printf("repaint thread CPU time: median %.2f ms, p90 %.2f ms, max %.2f ms\n", percentile(cpu_ms, 0.5),
+              percentile(cpu_ms, 0.9), percentile(cpu_ms, 1.0));
+  std::printf("newest event end drawn by the last frame: %lld ns\n", static_cast<long long>(view.newestShownEnd()));
+  return 0;
+}
