@@ -4,6 +4,7 @@
 #include <QElapsedTimer>
 #include <QMetaObject>
 
+#include "profiling/import/trace_import.h"
 #include "profiling/session_file.h"
 
 namespace ts::gui {
@@ -24,6 +25,10 @@ bool SessionLoader::start(const QString& path) {
   join();
   loading_ = true;
   cancel_ = false;
+  if (prof::import::is_trace_path(path.toStdString())) {
+    startTrace(path);
+    return true;
+  }
   auto store = std::make_shared<prof::EventStore>();
   emit storeReady(store);
   worker_ = std::thread([this, path, store] {
@@ -54,6 +59,45 @@ bool SessionLoader::start(const QString& path) {
     }
   });
   return true;
+}
+
+void SessionLoader::startTrace(const QString& path) {
+  worker_ = std::thread([this, path] {
+    QElapsedTimer since_report;
+    since_report.start();
+    prof::import::ImportOptions options;
+    options.cancel = &cancel_;
+    options.progress = [this, &since_report](std::int64_t done, std::int64_t total) {
+      if (since_report.elapsed() < 50) return;
+      since_report.restart();
+      QMetaObject::invokeMethod(this, [this, done, total] { emit this->progress(done, total); }, Qt::QueuedConnection);
+    };
+    try {
+      prof::import::ImportedTrace t = prof::import::import_trace(path.toStdString(), options);
+      std::shared_ptr<const prof::EventStore> store = t.store;
+      SessionReplay replay = replay_from_store(path, store);
+      const QString warnings = QString::fromStdString(t.summary.warnings_text());
+      replay.details = QObject::tr("%1 (%2): %3 events read, %4 kept, %5 steps; warnings: %6\n")
+                           .arg(QString::fromStdString(t.summary.kind), QString::fromStdString(t.summary.format))
+                           .arg(t.summary.events_read)
+                           .arg(t.summary.events_kept)
+                           .arg(t.summary.steps)
+                           .arg(warnings) +
+                       replay.details;
+      QMetaObject::invokeMethod(this, [this, store, replay = std::move(replay)] {
+        loading_ = false;
+        emit storeReady(store);  // an import fills its store at the end: the panels get it whole
+        emit loaded(replay);
+      }, Qt::QueuedConnection);
+    } catch (const std::exception& e) {
+      const bool cancelled = dynamic_cast<const prof::import::ImportCancelled*>(&e) != nullptr;
+      const QString message = cancelled ? QObject::tr("opening %1 was cancelled").arg(path) : QString::fromStdString(e.what());
+      QMetaObject::invokeMethod(this, [this, message, cancelled] {
+        loading_ = false;
+        emit failed(message, cancelled);
+      }, Qt::QueuedConnection);
+    }
+  });
 }
 
 }  // namespace ts::gui

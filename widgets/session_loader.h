@@ -1,5 +1,5 @@
-// SessionLoader: opens a recorded session (*.tsession) on a worker thread, so a large one opens
-// progressively: the store is handed out at once (storeReady: the panels draw what has arrived, the
+// SessionLoader: opens a recorded session (*.tsession) or a PyTorch profiler / Chrome trace
+// (*.json, *.json.gz: imported by profiling/import) on a worker thread. A session opens progressively: the store is handed out at once (storeReady: the panels draw what has arrived, the
 // window stays usable), progress is reported (rows read / total, <= ~20 Hz) and the load can be
 // cancelled. The worker only appends to the store (EventStore's one-writer contract); results reach
 // the GUI thread as queued signals.
@@ -21,7 +21,8 @@ class SessionLoader : public QObject {
   ~SessionLoader() override;  // cancels a load in progress and joins it
 
   /// Starts loading `path` (false while another load runs). Emits storeReady, then progress,
-  /// then exactly one of loaded / failed.
+  /// then exactly one of loaded / failed. A trace's store is complete when it comes (storeReady
+  /// right before loaded; progress counts file bytes).
   bool start(const QString& path);
   /// Asks the load to stop (failed(..., true) follows).
   void cancel() { cancel_ = true; }
@@ -36,6 +37,7 @@ class SessionLoader : public QObject {
 
  private:
   void join();
+  void startTrace(const QString& path);
   std::thread worker_;
   std::atomic<bool> cancel_{false};
   bool loading_ = false;

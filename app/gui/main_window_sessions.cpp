@@ -22,6 +22,8 @@
 #include <QToolBar>
 
 #include "app/gui/main_window.h"
+#include "engine/errors.h"
+#include "profiling/import/trace_import.h"
 #include "profiling/session_file.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/model_builder.h"
@@ -41,7 +43,7 @@ void MainWindow::buildSessionActions() {
   auto* st = style();
   open_session_ = new QAction(st->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open session…"), this);
   open_session_->setShortcut(QKeySequence::Open);
-  open_session_->setToolTip(tr("Show a recorded run (*.tsession): its charts, config and hardware"));
+  open_session_->setToolTip(tr("Show a recorded run (*.tsession) or a PyTorch profiler trace (*.json, *.json.gz): its charts, panels, config and hardware"));
   save_session_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton), tr("Save session &as…"), this);
   save_session_->setShortcut(QKeySequence::SaveAs);
   recent_ = new QMenu(tr("Recent sessions"), this);
@@ -104,7 +106,12 @@ void MainWindow::buildLoadProgress() {
 bool MainWindow::openSession(const QString& path) {
   if (running_ || loader_->isLoading()) return false;
   try {
-    prof::check_session(path.toStdString());
+    if (prof::import::is_trace_path(path.toStdString())) {
+      if (!QFileInfo(path).isFile() || !QFileInfo(path).isReadable())
+        throw InputError(path.toStdString() + " does not exist or cannot be read");
+    } else {
+      prof::check_session(path.toStdString());
+    }
   } catch (const std::exception& e) {
     showMessage(QString::fromStdString(e.what()), true);  // the reader's one line (not a session, newer, damaged)
     return false;
@@ -164,12 +171,14 @@ bool MainWindow::runAgainWithSessionSettings() {
 }
 
 namespace {
-/// The local session files among dropped URLs.
+/// The local session and trace files among dropped URLs.
 QStringList dropped_sessions(const QMimeData* mime) {
   QStringList out;
   if (!mime || !mime->hasUrls()) return out;
   for (const QUrl& url : mime->urls())
-    if (url.isLocalFile() && url.toLocalFile().endsWith(".tsession", Qt::CaseInsensitive)) out << url.toLocalFile();
+    if (url.isLocalFile() && (url.toLocalFile().endsWith(".tsession", Qt::CaseInsensitive) ||
+                              prof::import::is_trace_path(url.toLocalFile().toStdString())))
+      out << url.toLocalFile();
   return out;
 }
 }  // namespace
@@ -203,7 +212,8 @@ bool MainWindow::saveSessionAs(const QString& path) {
 
 void MainWindow::chooseSessionToOpen() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), default_session_dir(),
-                                                    tr("TrainScope sessions (*.tsession);;All files (*)"));
+                                                    tr("Sessions and traces (*.tsession *.json *.json.gz);;TrainScope sessions (*.tsession);;"
+                                                       "PyTorch profiler / Chrome traces (*.json *.json.gz);;All files (*)"));
   if (!path.isEmpty()) openSession(path);
 }
 

@@ -165,6 +165,21 @@ class TestSessions : public QObject {
     QVERIFY(!enter2.isAccepted());
   }
 
+  void pytorchTracesOpenToo() {
+    MainWindow w;
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/kineto_small.json"));
+    QVERIFY(opened.wait(20000));
+    QVERIFY(w.panelHub()->store()->counts().kernels > 0);
+    QVERIFY2(w.sessionDetails().contains("PyTorch trace"), qPrintable(w.sessionDetails()));
+    // Not JSON: the importer's one line (file and byte offset), and the window stays usable.
+    QSignalSpy failed(w.sessionLoader(), &SessionLoader::failed);
+    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
+    QVERIFY(failed.wait(20000));
+    QVERIFY2(w.message().contains("not_json.json") && !w.message().contains('\n'), qPrintable(w.message()));
+    QVERIFY(w.openSessionAction()->isEnabled());
+  }
+
   void recentSessionsDropsAMissingFile() {
     QTemporaryDir dir;
     const QString gone = dir.path() + "/gone.tsession";
