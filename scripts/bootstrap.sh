@@ -5,6 +5,11 @@
 #                               runner on TrainScope's generated sample set)
 #   scripts/bootstrap.sh test   install packages, build everything, run all tests (ctest)
 #   scripts/bootstrap.sh deps   install packages only
+#   scripts/bootstrap.sh fuzz [SECONDS]
+#                               install clang and its libFuzzer runtime, configure and build the `fuzz`
+#                               preset (build-fuzz/), run the trace importer's fuzzer for SECONDS
+#                               (default 600) under ASan, seeded with tests/data/traces; prints its
+#                               last status line (executions count); crashes land in build-fuzz/artifacts/
 # Environment: BUILD_DIR (default build), TRAINSCOPE_CMAKE_ARGS (extra -D options), JOBS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +38,46 @@ install_deps() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# The fuzz mode's extra packages: clang and its runtime libraries (libclang_rt.fuzzer, ASan).
+FUZZ_PACKAGES=(clang libclang-rt-dev)
+
+install_packages() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  echo "bootstrap: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+run_fuzzer() {
+  local seconds=${1:-600}
+  install_deps
+  install_packages "${FUZZ_PACKAGES[@]}"
+  cmake --preset fuzz
+  cmake --build --preset fuzz -j "$JOBS"
+  local corpus=build-fuzz/corpus artifacts=build-fuzz/artifacts/
+  mkdir -p "$corpus" "$artifacts"
+  cp -n tests/data/traces/*.json "$corpus"/ 2>/dev/null || true
+  echo "bootstrap: fuzzing the trace importer for ${seconds} s (log: build-fuzz/fuzz.log)"
+  set +e
+  build-fuzz/ts_import_fuzzer -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=25 \
+    -dict=profiling/fuzz/import.dict -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" \
+    >build-fuzz/fuzz.log 2>&1
+  local rc=$?
+  set -e
+  grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE)" build-fuzz/fuzz.log | tail -n 1
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" build-fuzz/fuzz.log || true
+  if [ $rc -ne 0 ]; then
+    echo "bootstrap: the fuzzer stopped with exit code $rc (see build-fuzz/fuzz.log and $artifacts)" >&2
+    return $rc
+  fi
+}
+
 configure_and_build() {
   # shellcheck disable=SC2086
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release ${TRAINSCOPE_CMAKE_ARGS:-}
@@ -56,5 +101,6 @@ case "$mode" in
     cd "$BUILD_DIR"
     ctest --output-on-failure -j "$JOBS" --timeout 900
     ;;
-  *) echo "usage: $0 run|test|deps" >&2; exit 2 ;;
+  fuzz) run_fuzzer "${2:-600}" ;;
+  *) echo "usage: $0 run|test|deps|fuzz [SECONDS]" >&2; exit 2 ;;
 esac
