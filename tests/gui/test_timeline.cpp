@@ -194,7 +194,7 @@ class TestTimeline : public QObject {
     const auto order = once.defaultOrder();
     QCOMPARE(once.laneTitle(order.front()), QString("trainer"));
     QVERIFY(once.lanes()[static_cast<std::size_t>(order.front())].rows.size() >= 2);
-    QCOMPARE(once.laneTitle(order[1]), QString("CUDA runtime · trainer (most launches)"));
+    QCOMPARE(once.laneTitle(order[1]), QString("CUDA API · trainer"));
     int loaders = 0, streams = 0;
     for (int l : order) {
       loaders += once.laneTitle(l).startsWith("loader-");

@@ -288,12 +288,12 @@ QString TimelineData::laneTitle(int index) const {
       return l.key.rfind("thread:", 0) == 0 ? QString::fromStdString(l.key.substr(7)) : QString("thread %1").arg(l.id);
     case LaneKind::runtime: {
       if (auto it = host_lane_of_tid_.find(l.id); it != host_lane_of_tid_.end())
-        return "CUDA runtime · " + laneTitle(it->second);
+        return "CUDA API · " + laneTitle(it->second);
       // Older sessions: CUPTI's thread ids match no host range; the most launches marks the trainer.
       bool most = l.launches > 0;
       for (const Lane& o : lanes_)
         if (o.kind == LaneKind::runtime && o.launches > l.launches) most = false;
-      return most ? QString("CUDA runtime · trainer (most launches)") : QString("CUDA runtime · thread %1").arg(l.id);
+      return most ? QString("CUDA API · trainer") : QString("CUDA API · thread %1").arg(l.id);
     }
     case LaneKind::stream:
       return l.device > 0 ? QString("GPU %1 · stream %2").arg(l.device).arg(l.id) : QString("Stream %1").arg(l.id);

@@ -66,7 +66,8 @@ class TimelineData {
   /// Default order: trainer thread, runtime threads (most launches first), other host threads,
   /// streams, copies H2D, D2H, other, memsets, syncs; lanes without events left out.
   std::vector<int> defaultOrder() const;
-  /// "trainer", "loader-0", "CUDA runtime · trainer", "Stream 13", "Copies H2D", ...
+  /// "trainer", "loader-0", "CUDA API · trainer" (runtime calls; "trainer" also when the thread
+  /// made the most kernel launches but matches no host thread), "Stream 13", "Copies H2D", ...
   QString laneTitle(int lane) const;
   const Event& event(const EventRef& r) const { return lanes_[r.lane].rows[r.row].events[r.index]; }
 
@@ -75,6 +76,8 @@ class TimelineData {
   /// The host lane whose ranges a runtime call of thread `tid` nests in: that thread's lane, else
   /// the trainer's (older sessions' runtime calls carry a CUPTI thread id no host range uses).
   int hostLaneForRuntimeThread(std::uint32_t tid) const;
+  /// Whether a host thread lane holds ranges of thread `tid`.
+  bool hasHostThread(std::uint32_t tid) const { return host_lane_of_tid_.count(tid) > 0; }
   /// Events of `lane` that contain time t, innermost first.
   std::vector<EventRef> eventsAt(int lane, std::int64_t t) const;
   /// The event of (source, row): its lane from the record, then its start. Invalid if not ingested.

@@ -136,10 +136,17 @@ QString TimelineView::tooltipAt(QPoint p) const {
   const EventRef r = eventAt(p);
   if (r.valid()) return event_tooltip(*store_, data_, props_, r);
   const int lane = laneAt(p.y());
-  if (lane >= 0 && p.x() < kHeaderWidth)
-    return tr("%1 — %2 events. Click: collapse/expand; right-click: hide, move, show all")
-        .arg(data_.laneTitle(lane))
-        .arg(data_.lanes()[static_cast<std::size_t>(lane)].events());
+  if (lane >= 0 && p.x() < kHeaderWidth) {
+    const Lane& l = data_.lanes()[static_cast<std::size_t>(lane)];
+    QString what = data_.laneTitle(lane);
+    if (l.kind == LaneKind::runtime)
+      what += tr(" (CUDA runtime calls of thread %1%2)")
+                  .arg(l.id)
+                  .arg(data_.hasHostThread(l.id) ? QString()
+                                                 : tr("; no host range uses this id (older CUPTI thread ids): the "
+                                                      "thread with the most kernel launches is the trainer's"));
+    return tr("%1 — %2 events. Click: collapse/expand; right-click: hide, move, show all").arg(what).arg(l.events());
+  }
   return {};
 }
 

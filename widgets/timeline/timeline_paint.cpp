@@ -45,10 +45,13 @@ struct Palette {
   static constexpr int kLevels = 16;
   QColor solid[timeline::kCategoryCount];
   QColor density[timeline::kCategoryCount][kLevels];
+  QColor dim[timeline::kCategoryCount];  // search active: what does not match (25 % over white)
   Palette() {
     for (int c = 0; c < timeline::kCategoryCount; ++c) {
       const QColor k = timeline::category_color(static_cast<timeline::Category>(c));
       solid[c] = k;
+      dim[c] = QColor::fromRgbF(static_cast<float>(0.75 + 0.25 * k.redF()), static_cast<float>(0.75 + 0.25 * k.greenF()),
+                                static_cast<float>(0.75 + 0.25 * k.blueF()));
       for (int l = 0; l < kLevels; ++l) {
         const double a = (90 + 165.0 * l / (kLevels - 1)) / 255.0;
         density[c][l] = QColor::fromRgbF(static_cast<float>(1 - a + a * k.redF()), static_cast<float>(1 - a + a * k.greenF()),
@@ -176,6 +179,7 @@ void TimelineView::paintRow(QPainter& p, const Row& row, int y, const std::vecto
   const QFontMetrics fm = fontMetrics();
   const Palette& pal = colours();
   std::int64_t newest = 0;
+  const bool dimmed = marks != nullptr;
   lod_walk(row, axis_, axis_.start(), axis_.end(), 1.0, [&](const LodItem& it) {
     const Event& e = row.events[it.first];
     const int cat = std::min<int>(e.category, kCategoryCount - 1);
@@ -186,21 +190,18 @@ void TimelineView::paintRow(QPainter& p, const Row& row, int y, const std::vecto
       // Density block: shade by the share of the block's time that is busy.
       const double len = std::max(1.0, static_cast<double>(last_end - e.start));
       const double busy = std::min(1.0, static_cast<double>(it.busy_ns) / len);
-      p.fillRect(rc, pal.density[cat][static_cast<int>(busy * (Palette::kLevels - 1) + 0.5)]);
+      p.fillRect(rc, dimmed ? pal.dim[cat] : pal.density[cat][static_cast<int>(busy * (Palette::kLevels - 1) + 0.5)]);
       return;
     }
-    p.fillRect(rc, pal.solid[cat]);
+    p.fillRect(rc, dimmed ? pal.dim[cat] : pal.solid[cat]);
     if (rc.width() > 28) {
-      p.setPen(category_text_color(static_cast<Category>(cat)));
+      p.setPen(dimmed ? QColor(150, 150, 150) : category_text_color(static_cast<Category>(cat)));
       p.drawText(rc.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
                  fm.elidedText(eventLabel(e), Qt::ElideRight, rc.width() - 5));
     }
   });
   newest_shown_ = std::max<qint64>(newest_shown_, newest);
-  if (marks) {  // search: dim the row, then redraw the matches
-    p.fillRect(QRectF(kHeaderWidth, y, w, kRowHeight), QColor(255, 255, 255, 190));
-    paintMarks(p, row, *marks, y, false);
-  }
+  if (marks) paintMarks(p, row, *marks, y, false);  // search: the row was dimmed; matches in full colour
   if (outlined && !outlined->empty()) paintMarks(p, row, *outlined, y, true);
 }
 
@@ -217,9 +218,15 @@ void TimelineView::paintMarks(QPainter& p, const Row& row, const std::vector<std
       p.setPen(QPen(QColor(0, 0, 0), 2));
       p.drawRect(rc.adjusted(-1, -1, 1, 1));
     } else {
-      p.fillRect(rc, category_color(static_cast<Category>(e.category)));
+      const auto cat = static_cast<Category>(e.category);
+      p.fillRect(rc, category_color(cat));
       p.setPen(QPen(QColor(20, 20, 20), 1));
       p.drawRect(rc);
+      if (rc.width() > 28) {
+        p.setPen(category_text_color(cat));
+        p.drawText(rc.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                   fontMetrics().elidedText(eventLabel(e), Qt::ElideRight, static_cast<int>(rc.width()) - 5));
+      }
     }
     const std::int64_t next = axis_.t(std::floor(x1) + 1);  // the next pixel column
     it = std::partition_point(it + 1, marks.end(), [&](std::uint32_t i) { return ev[i].start < next; });

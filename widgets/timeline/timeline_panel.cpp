@@ -31,7 +31,8 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
   search_ = new QLineEdit(this);
   search_->setPlaceholderText(tr("Find kernel by name…"));
   search_->setClearButtonEnabled(true);
-  search_->setMaximumWidth(280);
+  search_->setMinimumWidth(220);
+  search_->setMaximumWidth(320);
   matches_ = new QLabel(this);
   auto* prev = button(tr("◀"), tr("Previous match (Shift+Enter)"), this);
   auto* next = button(tr("▶"), tr("Next match (Enter)"), this);
