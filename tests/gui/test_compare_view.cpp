@@ -1,0 +1,352 @@
+// The compare view (widgets/compare) on the H200 sessions of tests/data: gpu_b128_nw4 (A) against
+// gpu_b128_nw0_augment (B, input-bound). Config diff rows are exactly num_workers and augment;
+// input_bound fires in B only; the step-time bars share one y axis and stack to each session's
+// ms/step; the kernel diff model passes QAbstractItemModelTester, sorts numerically and filters;
+// timelines aligned at step 5 start at each session's step 5, and panning or zooming one moves the
+// other by the same amount; a bad file among the inputs gives one error line and the others show;
+// the b16 session as a third adds a second diff and a third timeline. With TS_SHOTS_DIR set, each
+// tab is grabbed as a PNG there (for looking at; not part of the checks).
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QHeaderView>
+#include <QProgressBar>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+#include <qcustomplot.h>
+
+#include "widgets/compare/aligned_timelines.h"
+#include "widgets/compare/compare_charts.h"
+#include "widgets/compare/compare_tables.h"
+#include "widgets/compare/compare_view.h"
+#include "widgets/compare/kernel_diff_model.h"
+#include "widgets/plot_export.h"
+#include "widgets/timeline/timeline_view.h"
+
+using namespace ts;
+using namespace ts::gui;
+namespace pa = prof::analysis;
+namespace pc = prof::compare;
+
+namespace {
+
+QString data_file(const char* name) { return QStringLiteral(TRAINSCOPE_SOURCE_DIR "/tests/data/") + name; }
+
+const prof::StepRecord* step_row(const prof::EventStore& s, qint64 k) {
+  for (std::size_t i = 0; i < s.steps.size(); ++i)
+    if (s.steps[i].global_step == k) return &s.steps[i];
+  return nullptr;
+}
+
+bool load(CompareView& v, const QStringList& paths) {
+  QSignalSpy ready(&v, &CompareView::ready);
+  QSignalSpy failed(&v, &CompareView::failed);
+  v.openSessions(paths);
+  return QTest::qWaitFor([&] { return ready.count() + failed.count() > 0; }, 60000) && ready.count() == 1;
+}
+
+QStringList row_labels(QTableWidget* t) {
+  QStringList r;
+  for (int i = 0; i < t->rowCount(); ++i) r << t->verticalHeaderItem(i)->text();
+  return r;
+}
+
+QStringList verdict_ids(QTreeWidget* t, int session) {
+  QStringList ids;
+  QTreeWidgetItem* top = t->topLevelItem(session);
+  for (int i = 0; top && i < top->childCount(); ++i) ids << top->child(i)->data(0, Qt::UserRole).toString();
+  return ids;
+}
+
+void shots(CompareView& v, const QString& prefix) {
+  const QString dir = qEnvironmentVariable("TS_SHOTS_DIR");
+  if (dir.isEmpty()) return;
+  QDir().mkpath(dir);
+  for (int i = 0; i < v.tabs()->count(); ++i) {
+    v.tabs()->setCurrentIndex(i);
+    QTest::qWait(150);
+    QVERIFY(v.grab().save(dir + QStringLiteral("/%1_%2.png").arg(prefix).arg(i)));
+  }
+}
+
+}  // namespace
+
+class TestCompareView : public QObject {
+  Q_OBJECT
+  const QString a_ = data_file("gpu_b128_nw4.tsession");
+  const QString b_ = data_file("gpu_b128_nw0_augment.tsession");
+  const QString c_ = data_file("gpu_b16_nw4.tsession");
+
+ private slots:
+  void configThroughputVerdicts() {
+    CompareView v;
+    QSignalSpy progress(&v, &CompareView::loadProgress);
+    QVERIFY(load(v, {a_, b_}));
+    QCOMPARE(v.state(), CompareView::State::ready);
+    QVERIFY(progress.count() >= 1);
+    QCOMPARE(progress.last().at(0).toInt(), 100);
+    QVERIFY(v.errorText().isEmpty());
+    QVERIFY(v.tabs()->isEnabled());
+    // Configuration: only num_workers and augment differ.
+    QCOMPARE(row_labels(v.configTable()), QStringList({"num_workers", "augment"}));
+    QCOMPARE(v.configTable()->item(0, 0)->text(), QString("4"));
+    QCOMPARE(v.configTable()->item(0, 1)->text(), QString("0"));
+    QCOMPARE(v.configTable()->item(1, 0)->text(), QString("false"));
+    QCOMPARE(v.configTable()->item(1, 1)->text(), QString("true"));
+    QVERIFY(v.configTable()->horizontalHeaderItem(1)->text().contains("gpu_b128_nw0_augment"));
+    // Throughput: the library's numbers, B slower than A (input-bound), change shown against A.
+    const pc::Comparison& c = *v.comparison();
+    const double med_a = *c.sessions[0].throughput.median_img_per_s, med_b = *c.sessions[1].throughput.median_img_per_s;
+    QVERIFY(med_b < med_a);
+    QTableWidget* t = v.throughputTable();
+    const int med_row = static_cast<int>(ThroughputRow::median_img_s);
+    QCOMPARE(t->item(med_row, 0)->text(), QLocale(QLocale::English).toString(med_a, 'f', 0));
+    QVERIFY2(t->item(med_row, 1)->text().contains(QStringLiteral("(−")), qPrintable(t->item(med_row, 1)->text()));
+    QVERIFY(t->item(static_cast<int>(ThroughputRow::mean_img_s), 0)->text() !=
+            t->item(med_row, 0)->text());  // median of steps vs time-weighted mean
+    QVERIFY(t->item(static_cast<int>(ThroughputRow::test_accuracy), 0)->text().endsWith("%"));
+    QCOMPARE(v.throughputChart()->medianBars()->data()->size(), 2);
+    QCOMPARE(v.throughputChart()->meanBars()->data()->at(1)->value, *c.sessions[1].throughput.mean_img_per_s);
+    // Verdicts: input_bound in B only (matrix and details).
+    QVERIFY(!verdict_ids(v.verdictTree(), 0).contains("input_bound"));
+    QVERIFY(verdict_ids(v.verdictTree(), 1).contains("input_bound"));
+    const int row = row_labels(v.verdictMatrix()).indexOf("input_bound");
+    QVERIFY(row >= 0);
+    QCOMPARE(v.verdictMatrix()->item(row, 0)->text(), QStringLiteral("–"));
+    QCOMPARE(v.verdictMatrix()->item(row, 1)->text(), QString("high"));
+    // Each verdict carries its evidence and fix rows.
+    QTreeWidgetItem* ib = v.verdictTree()->topLevelItem(1)->child(verdict_ids(v.verdictTree(), 1).indexOf("input_bound"));
+    QCOMPARE(ib->childCount(), 2);
+    QVERIFY(ib->child(0)->text(0).startsWith("evidence: "));
+    QVERIFY(ib->child(1)->text(0).startsWith("fix: "));
+  }
+
+  void breakdownSharesOneScale() {
+    CompareView v;
+    QVERIFY(load(v, {a_, b_}));
+    CompareBreakdownChart* chart = v.breakdownChart();
+    const pc::Comparison& c = *v.comparison();
+    double top = 0;
+    for (int k = 0; k < pa::kCategoryCount; ++k) {
+      QCPBars* bars = chart->bars(static_cast<pa::Category>(k));
+      QCOMPARE(bars->valueAxis(), chart->valueAxis());  // one y scale for every session
+      QCOMPARE(bars->data()->size(), 2);
+      QCOMPARE(bars->name(), QString::fromLatin1(pa::category_name(static_cast<pa::Category>(k))).replace('_', ' '));
+      if (k > 0) QCOMPARE(bars->barBelow(), chart->bars(static_cast<pa::Category>(k - 1)));
+    }
+    for (int i = 0; i < 2; ++i) {
+      const pa::Report& r = c.sessions[static_cast<std::size_t>(i)].report;
+      double stacked = 0;
+      for (int k = 0; k < pa::kCategoryCount; ++k) {
+        const double ms = chart->bars(static_cast<pa::Category>(k))->data()->at(i)->value;
+        QVERIFY(std::abs(ms - r.breakdown.ns[k] / 1e6 / r.steps) < 1e-12);
+        stacked += ms;
+      }
+      QVERIFY(std::abs(stacked - chart->totalMsPerStep(i)) < 1e-9);
+      top = std::max(top, stacked);
+      QVERIFY(chart->hoverText(i).contains("data loader wait"));
+    }
+    QVERIFY(chart->valueAxis()->range().upper >= top);
+    QVERIFY(chart->valueAxis()->range().upper <= top * 1.2);
+    QCOMPARE(chart->valueAxis()->range().lower, 0.0);
+    // B waits for data longer than A (the input-bound session).
+    QVERIFY(chart->bars(pa::Category::data_wait)->data()->at(1)->value >
+            5 * chart->bars(pa::Category::data_wait)->data()->at(0)->value);
+    QVERIFY(v.breakdownTable()->item(pa::kCategoryCount, 0)->text().contains("ms"));
+    // Every plot of the view has the export menu.
+    QCOMPARE(chart->plot()->contextMenuPolicy(), Qt::CustomContextMenu);
+    QCOMPARE(v.throughputChart()->plot()->contextMenuPolicy(), Qt::CustomContextMenu);
+  }
+
+  void kernelDiffModel() {
+    CompareView v;
+    QVERIFY(load(v, {a_, b_}));
+    KernelDiffPanel* p = v.kernelPanel();
+    KernelDiffModel* m = p->model();
+    QAbstractItemModelTester tm(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester tp(p->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const pc::KernelDiff& d = v.comparison()->kernel_diffs[0];
+    QCOMPARE(m->rowCount(), static_cast<int>(d.rows.size()));
+    QCOMPARE(d.removed, 3);
+    QCOMPARE(d.slower, 2);
+    QVERIFY(p->summaryText().contains("2 slower"));
+    QVERIFY(p->summaryText().contains("3 removed"));
+    QCOMPARE(m->headerData(KernelDiffModel::kCallsB, Qt::Horizontal).toString(), QString("calls B"));
+    // Unsorted: the library's order (largest |Δ µs/step| first).
+    QCOMPARE(p->proxy()->index(0, 0).data().toString(), QString::fromStdString(d.rows[0].name));
+    // Numeric sort: calls B ascending (as text "154" < "79"), Δ µs/step descending.
+    auto column_values = [&](int col) {
+      std::vector<double> v;
+      for (int r = 0; r < p->proxy()->rowCount(); ++r) v.push_back(p->proxy()->index(r, col).data(KernelDiffModel::SortRole).toDouble());
+      return v;
+    };
+    p->table()->sortByColumn(KernelDiffModel::kCallsB, Qt::AscendingOrder);
+    auto calls = column_values(KernelDiffModel::kCallsB);
+    QVERIFY(std::is_sorted(calls.begin(), calls.end()));
+    QVERIFY(calls.front() < 10 && calls.back() > 100);  // removed kernels (0 calls) first
+    QCOMPARE(p->proxy()->index(0, KernelDiffModel::kCallsB).data().toString(), QString("0"));
+    p->table()->sortByColumn(KernelDiffModel::kDeltaPerStep, Qt::DescendingOrder);
+    auto delta = column_values(KernelDiffModel::kDeltaPerStep);
+    QVERIFY(std::is_sorted(delta.rbegin(), delta.rend()));
+    QVERIFY(delta.front() > 50);   // dgrad_engine: +71 µs/step
+    QVERIFY(delta.back() < -5);    // winograd forward data removed: −9.2 µs/step
+    QVERIFY(p->proxy()->index(0, 0).data().toString().contains("dgrad_engine"));
+    // Filters: by change class and by name.
+    p->changeBox()->setCurrentIndex(p->changeBox()->findData(static_cast<int>(pc::KernelChange::removed)));
+    QCOMPARE(p->proxy()->rowCount(), 3);
+    for (int r = 0; r < 3; ++r) QCOMPARE(p->proxy()->index(r, KernelDiffModel::kChange).data().toString(), QString("removed"));
+    p->changeBox()->setCurrentIndex(0);
+    p->nameFilter()->setText("WINOGRAD");
+    QVERIFY(p->proxy()->rowCount() >= 3);
+    for (int r = 0; r < p->proxy()->rowCount(); ++r)
+      QVERIFY(p->proxy()->index(r, 0).data().toString().contains("winograd"));
+    p->nameFilter()->clear();
+    QCOMPARE(p->proxy()->rowCount(), m->rowCount());
+    // Added/removed have no relative change; they sort beyond every finite one.
+    const QModelIndex removed = m->index(static_cast<int>(std::find_if(d.rows.begin(), d.rows.end(), [](const auto& r) {
+                                                             return r.change == pc::KernelChange::removed;
+                                                           }) - d.rows.begin()), KernelDiffModel::kDeltaMeanPct);
+    QCOMPARE(removed.data().toString(), QStringLiteral("–"));
+    QVERIFY(std::isinf(removed.data(KernelDiffModel::SortRole).toDouble()));
+  }
+
+  void alignedTimelines() {
+    CompareView v;
+    v.resize(1400, 900);
+    v.show();
+    QVERIFY(load(v, {a_, b_}));
+    v.tabs()->setCurrentWidget(v.timelines());
+    QCoreApplication::processEvents();
+    AlignedTimelines* tl = v.timelines();
+    QCOMPARE(tl->count(), 2);
+    const prof::EventStore& sa = *v.stores()[0];
+    const prof::EventStore& sb = *v.stores()[1];
+    QCOMPARE(tl->alignedStep(), v.comparison()->aligned_step);
+    tl->stepBox()->setValue(5);
+    QCOMPARE(tl->alignedStep(), qint64(5));
+    const qint64 a5 = step_row(sa, 5)->start, b5 = step_row(sb, 5)->start;
+    QCOMPARE(tl->view(0)->range().start, a5);
+    QCOMPARE(tl->view(1)->range().start, b5);
+    QCOMPARE(tl->hub(1)->visibleRange().start, b5);
+    QCOMPARE(tl->offsetNs(1), a5 - b5);
+    const qint64 span = tl->view(0)->range().end - a5;
+    QCOMPARE(tl->view(1)->range().end - b5, span);  // the same time scale
+    QVERIFY(span >= step_row(sa, 5)->end - a5 && span >= step_row(sb, 5)->end - b5);
+    QCOMPARE(tl->view(0)->plotWidth(), tl->view(1)->plotWidth());
+    // Panning A (D: 10 % of the span later) pans B by the same ns.
+    tl->view(0)->setFocus();
+    QTest::keyClick(tl->view(0), Qt::Key_D);
+    const qint64 moved = tl->view(0)->range().start - a5;
+    QVERIFY(moved > 0);
+    QCOMPARE(tl->view(1)->range().start, b5 + moved);
+    QCOMPARE(tl->view(1)->range().end - tl->view(1)->range().start, tl->view(0)->range().end - tl->view(0)->range().start);
+    // Zooming B (W) zooms A the same way, in aligned time.
+    QTest::keyClick(tl->view(1), Qt::Key_W);
+    const TimeSpan rb = tl->view(1)->range(), ra = tl->view(0)->range();
+    QVERIFY(rb.end - rb.start < span);
+    QCOMPARE(ra.start, rb.start + tl->offsetNs(1));
+    QCOMPARE(ra.end, rb.end + tl->offsetNs(1));
+    // Choosing another step re-aligns; a step beyond the sessions is refused by the spin box.
+    tl->stepBox()->setValue(20);
+    QCOMPARE(tl->view(0)->range().start, step_row(sa, 20)->start);
+    QCOMPARE(tl->view(1)->range().start, step_row(sb, 20)->start);
+    QVERIFY(!tl->alignAt(100000));
+    QCOMPARE(tl->alignedStep(), qint64(20));
+    QVERIFY(tl->infoText().contains("missing"));
+  }
+
+  void badFileAmongInputs() {
+    QTemporaryDir dir;
+    const QString bad = dir.filePath("broken.tsession");
+    {
+      QFile f(bad);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("this is not a session\n");
+    }
+    CompareView v;
+    QVERIFY(load(v, {a_, bad, b_}));
+    QVERIFY(!v.errorText().isEmpty());
+    QVERIFY(!v.errorText().contains('\n'));
+    QVERIFY(v.errorText().contains("broken.tsession"));
+    QVERIFY(v.errorText().contains("1 of 3"));
+    QCOMPARE(v.comparison()->sessions.size(), std::size_t(2));  // the two good ones, still compared
+    QCOMPARE(row_labels(v.configTable()), QStringList({"num_workers", "augment"}));
+    QCOMPARE(v.timelines()->count(), 2);
+    // One good file and a missing one: the good one is shown alone.
+    CompareView one;
+    QVERIFY(load(one, {dir.filePath("missing.tsession"), a_}));
+    QVERIFY(one.errorText().contains("missing.tsession"));
+    QCOMPARE(one.comparison()->sessions.size(), std::size_t(1));
+    QCOMPARE(one.kernelPanel()->model()->rowCount(), 0);
+    QCOMPARE(one.timelines()->count(), 1);
+    QVERIFY(one.breakdownChart()->totalMsPerStep(0) > 0);
+    // Nothing opens: failed with the error line.
+    CompareView none;
+    QSignalSpy failed(&none, &CompareView::failed);
+    none.openSessions({bad});
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
+    QCOMPARE(none.state(), CompareView::State::failed);
+    QVERIFY(failed.at(0).at(0).toString().contains("broken.tsession"));
+    QVERIFY(!none.tabs()->isEnabled());
+  }
+
+  void storesAndThirdSession() {
+    CompareView v;
+    v.resize(1400, 900);
+    v.show();
+    QVERIFY(load(v, {a_, b_, c_}));
+    QCOMPARE(v.comparison()->sessions.size(), std::size_t(3));
+    QCOMPARE(v.kernelPanel()->diffBox()->count(), 2);
+    v.kernelPanel()->diffBox()->setCurrentIndex(1);
+    QCOMPARE(v.kernelPanel()->model()->diff().session_b, std::size_t(2));
+    QCOMPARE(v.kernelPanel()->model()->headerData(KernelDiffModel::kCallsB, Qt::Horizontal).toString(), QString("calls C"));
+    QVERIFY(verdict_ids(v.verdictTree(), 2).contains("launch_bound"));
+    QVERIFY(row_labels(v.configTable()).contains("batch_size"));
+    QCOMPARE(v.timelines()->count(), 3);
+    QCOMPARE(v.timelines()->view(2)->range().start, step_row(*v.stores()[2], v.timelines()->alignedStep())->start);
+    shots(v, "three");
+    // Already loaded stores are compared as they are (no loading).
+    CompareView s;
+    QSignalSpy ready(&s, &CompareView::ready);
+    s.setInputs({{"first", "", v.stores()[0]}, {"second", "", v.stores()[1]}});
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+    QCOMPARE(s.configTable()->rowCount(), 2);
+    QVERIFY(s.configTable()->horizontalHeaderItem(0)->text().contains("first"));
+  }
+
+  void cancelAndReplace() {
+    CompareView v;
+    QSignalSpy ready(&v, &CompareView::ready);
+    v.openSessions({a_, b_});
+    QCOMPARE(v.state(), CompareView::State::loading);
+    QVERIFY(v.progressBar()->isVisibleTo(&v));
+    v.openSessions({a_, c_});  // replaces the first request: only its result shows
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+    QTest::qWait(200);
+    QCOMPARE(ready.count(), 1);
+    QVERIFY(QString::fromStdString(v.comparison()->sessions[1].label).endsWith("gpu_b16_nw4.tsession"));
+    QSignalSpy failed(&v, &CompareView::failed);
+    v.openSessions({a_, b_});
+    v.cancel();
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count() + failed.count(), 2, 60000);
+    // A cancel that arrives after both loads finished changes nothing; otherwise it says so.
+    if (failed.count() == 1) QCOMPARE(v.statusText(), QString("Loading cancelled."));
+  }
+
+  void screenshotsTwoSessions() {
+    if (qEnvironmentVariable("TS_SHOTS_DIR").isEmpty()) QSKIP("TS_SHOTS_DIR not set");
+    CompareView v;
+    v.resize(1400, 860);
+    v.show();
+    QVERIFY(load(v, {a_, b_}));
+    v.timelines()->stepBox()->setValue(5);
+    shots(v, "two");
+  }
+};
+
+QTEST_MAIN(TestCompareView)
+#include "test_compare_view.moc"

@@ -1,0 +1,244 @@
+// The compare view's tables (see compare_tables.h).
+#include "widgets/compare/compare_tables.h"
+
+#include <QBrush>
+#include <QHeaderView>
+#include <QLocale>
+#include <QPainter>
+#include <QPixmap>
+#include <QTableWidget>
+#include <QTreeWidget>
+#include <algorithm>
+#include <set>
+
+#include "widgets/compare/compare_view.h"
+#include "widgets/panels/verdict_panel.h"
+
+namespace ts::gui {
+
+namespace pc = prof::compare;
+namespace pa = prof::analysis;
+
+namespace {
+
+const QString kAbsent = QStringLiteral("–");
+
+QString grouped(double v, int decimals = 0) { return QLocale(QLocale::English).toString(v, 'f', decimals); }
+
+/// " (+12.3 %)" of b against a; "" when either is absent or a is 0.
+QString relative(std::optional<double> a, std::optional<double> b) {
+  if (!a || !b || *a == 0) return {};
+  const double r = (*b - *a) / *a * 100;
+  return QStringLiteral(" (%1%2 %)").arg(r >= 0 ? "+" : "−").arg(std::abs(r), 0, 'f', 1);
+}
+
+void set_cell(QTableWidget* t, int row, int col, const QString& text, Qt::Alignment align = Qt::AlignRight) {
+  auto* item = new QTableWidgetItem(text);
+  item->setTextAlignment(align | Qt::AlignVCenter);
+  item->setToolTip(text);
+  t->setItem(row, col, item);
+}
+
+void set_session_columns(QTableWidget* t, const pc::Comparison& c, int rows) {
+  t->clear();
+  t->setRowCount(rows);
+  t->setColumnCount(static_cast<int>(c.sessions.size()));
+  QStringList headers;
+  for (int i = 0; i < static_cast<int>(c.sessions.size()); ++i) headers << session_header(c, i);
+  t->setHorizontalHeaderLabels(headers);
+  for (int i = 0; i < t->columnCount(); ++i)
+    t->horizontalHeaderItem(i)->setToolTip(QString::fromStdString(c.sessions[static_cast<std::size_t>(i)].label));
+}
+
+int severity_rank(const std::string& s) { return s == "high" ? 0 : s == "moderate" ? 1 : s == "low" ? 2 : 3; }
+
+QIcon severity_icon(const std::string& severity) {
+  QPixmap pm(12, 12);
+  pm.fill(Qt::transparent);
+  QPainter p(&pm);
+  p.setRenderHint(QPainter::Antialiasing);
+  p.setBrush(severity_color(severity));
+  p.setPen(Qt::NoPen);
+  p.drawRoundedRect(QRectF(1, 1, 10, 10), 2, 2);
+  return QIcon(pm);
+}
+
+}  // namespace
+
+QTableWidget* make_compare_table(QWidget* parent) {
+  auto* t = new QTableWidget(parent);
+  t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  t->setAlternatingRowColors(true);
+  t->setSelectionMode(QAbstractItemView::ContiguousSelection);
+  t->setWordWrap(false);
+  t->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  t->horizontalHeader()->setMinimumSectionSize(120);
+  t->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  t->verticalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  return t;
+}
+
+QString session_header(const pc::Comparison& c, int i) {
+  return QStringLiteral("%1 · %2").arg(session_letter(i),
+                                       short_session_label(QString::fromStdString(c.sessions[static_cast<std::size_t>(i)].label)));
+}
+
+void fill_config_table(QTableWidget* t, const pc::Comparison& c) {
+  set_session_columns(t, c, static_cast<int>(c.config.size()));
+  QStringList keys;
+  for (int r = 0; r < static_cast<int>(c.config.size()); ++r) {
+    const pc::ConfigDifference& d = c.config[static_cast<std::size_t>(r)];
+    keys << QString::fromStdString(d.key);
+    for (int i = 0; i < static_cast<int>(d.values.size()) && i < t->columnCount(); ++i) {
+      const auto& v = d.values[static_cast<std::size_t>(i)];
+      set_cell(t, r, i, v ? QString::fromStdString(*v) : kAbsent, Qt::AlignLeft);
+      // Values that differ from the baseline in bold.
+      if (i > 0 && v != d.values[0]) {
+        QFont f = t->item(r, i)->font();
+        f.setBold(true);
+        t->item(r, i)->setFont(f);
+      }
+    }
+  }
+  t->setVerticalHeaderLabels(keys);
+}
+
+void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
+  const int n = static_cast<int>(c.sessions.size());
+  set_session_columns(t, c, static_cast<int>(ThroughputRow::count));
+  t->setVerticalHeaderLabels({QObject::tr("steps used"), QObject::tr("img/s, median of steps"),
+                              QObject::tr("img/s, time-weighted mean"), QObject::tr("step time, median"),
+                              QObject::tr("GPU time-utilisation"), QObject::tr("last epoch"),
+                              QObject::tr("test accuracy"), QObject::tr("test loss"), QObject::tr("train loss"),
+                              QObject::tr("epoch img/s (trainer, eval excluded)")});
+  t->verticalHeaderItem(static_cast<int>(ThroughputRow::median_img_s))
+      ->setToolTip(QObject::tr("Median over the steps of images / host step time (docs/compare.md)."));
+  t->verticalHeaderItem(static_cast<int>(ThroughputRow::mean_img_s))
+      ->setToolTip(QObject::tr("Total images / total step time of the same steps: what a run of them achieves."));
+  const pc::SessionSummary& a = c.sessions[0];
+  auto ms = [](std::optional<double> ns) { return ns ? std::optional<double>(*ns / 1e6) : std::nullopt; };
+  for (int i = 0; i < n; ++i) {
+    const pc::SessionSummary& s = c.sessions[static_cast<std::size_t>(i)];
+    const bool base = i == 0;
+    auto cell = [&](ThroughputRow row, const QString& text) { set_cell(t, static_cast<int>(row), i, text); };
+    const auto& tp = s.throughput;
+    cell(ThroughputRow::steps, tp.steps > 0 ? QObject::tr("%1 (%2 warm-up left out)").arg(tp.steps).arg(tp.warmup_steps_skipped)
+                                            : kAbsent);
+    auto rate = [&](std::optional<double> v, std::optional<double> va) {
+      return v ? grouped(*v) + (base ? QString() : relative(va, v)) : kAbsent;
+    };
+    cell(ThroughputRow::median_img_s, rate(tp.median_img_per_s, a.throughput.median_img_per_s));
+    cell(ThroughputRow::mean_img_s, rate(tp.mean_img_per_s, a.throughput.mean_img_per_s));
+    const auto step_ms = ms(tp.median_step_ns);
+    cell(ThroughputRow::median_step_ms, step_ms ? QStringLiteral("%1 ms").arg(*step_ms, 0, 'f', 3) +
+                                                      (base ? QString() : relative(ms(a.throughput.median_step_ns), step_ms))
+                                                : kAbsent);
+    const auto& u = s.report.gpu_utilization;
+    cell(ThroughputRow::gpu_util, u ? QStringLiteral("%1 %").arg(*u * 100, 0, 'f', 1) : kAbsent);
+    const auto& acc = s.accuracy;
+    cell(ThroughputRow::last_epoch, acc.last_epoch ? QObject::tr("%1 of %2 rows").arg(*acc.last_epoch).arg(acc.epochs)
+                                                   : kAbsent);
+    QString test_acc = kAbsent;
+    if (acc.test_accuracy) {
+      test_acc = QStringLiteral("%1 %").arg(*acc.test_accuracy * 100, 0, 'f', 2);
+      if (!base && a.accuracy.test_accuracy) {
+        const double d = (*acc.test_accuracy - *a.accuracy.test_accuracy) * 100;
+        test_acc += QStringLiteral(" (%1%2 points)").arg(d >= 0 ? "+" : "−").arg(std::abs(d), 0, 'f', 2);
+      }
+    }
+    cell(ThroughputRow::test_accuracy, test_acc);
+    cell(ThroughputRow::test_loss, acc.test_loss ? QString::number(*acc.test_loss, 'f', 4) : kAbsent);
+    cell(ThroughputRow::train_loss, acc.train_loss ? QString::number(*acc.train_loss, 'f', 4) : kAbsent);
+    cell(ThroughputRow::epoch_img_s, rate(acc.epoch_img_per_s, a.accuracy.epoch_img_per_s));
+  }
+}
+
+void fill_breakdown_table(QTableWidget* t, const pc::Comparison& c) {
+  const int n = static_cast<int>(c.sessions.size());
+  set_session_columns(t, c, pa::kCategoryCount + 1);
+  QStringList rows;
+  for (int k = 0; k < pa::kCategoryCount; ++k)
+    rows << QString::fromLatin1(pa::category_name(static_cast<pa::Category>(k))).replace('_', ' ');
+  rows << QObject::tr("total (step window)");
+  t->setVerticalHeaderLabels(rows);
+  for (int i = 0; i < n; ++i) {
+    const pa::Report& r = c.sessions[static_cast<std::size_t>(i)].report;
+    const double total = static_cast<double>(r.breakdown.total());
+    for (int k = 0; k <= pa::kCategoryCount; ++k) {
+      if (r.steps <= 0 || total <= 0) {
+        set_cell(t, k, i, kAbsent);
+        continue;
+      }
+      const double ns = k < pa::kCategoryCount ? static_cast<double>(r.breakdown.ns[k]) : total;
+      set_cell(t, k, i, QStringLiteral("%1 ms · %2 %").arg(ns / r.steps / 1e6, 0, 'f', 3).arg(ns / total * 100, 5, 'f', 1));
+    }
+  }
+}
+
+void fill_verdict_matrix(QTableWidget* t, const pc::Comparison& c) {
+  // Verdict ids in order of their highest severity anywhere, then id.
+  std::map<std::string, int> best;
+  for (const auto& s : c.sessions)
+    for (const auto& v : s.report.verdicts) {
+      auto [it, fresh] = best.emplace(v.id, severity_rank(v.severity));
+      if (!fresh) it->second = std::min(it->second, severity_rank(v.severity));
+    }
+  std::vector<std::string> ids;
+  for (const auto& [id, rank] : best) ids.push_back(id);
+  std::stable_sort(ids.begin(), ids.end(), [&](const auto& x, const auto& y) { return best[x] < best[y]; });
+  set_session_columns(t, c, static_cast<int>(ids.size()));
+  QStringList labels;
+  for (int r = 0; r < static_cast<int>(ids.size()); ++r) {
+    labels << QString::fromStdString(ids[static_cast<std::size_t>(r)]);
+    for (int i = 0; i < static_cast<int>(c.sessions.size()); ++i) {
+      const auto& vs = c.sessions[static_cast<std::size_t>(i)].report.verdicts;
+      const auto it = std::find_if(vs.begin(), vs.end(), [&](const auto& v) { return v.id == ids[static_cast<std::size_t>(r)]; });
+      set_cell(t, r, i, it == vs.end() ? kAbsent : QString::fromStdString(it->severity), Qt::AlignCenter);
+      if (it != vs.end()) {
+        t->item(r, i)->setIcon(severity_icon(it->severity));
+        t->item(r, i)->setToolTip(QString::fromStdString(it->title));
+      }
+    }
+  }
+  t->setVerticalHeaderLabels(labels);
+}
+
+void fill_verdict_tree(QTreeWidget* t, const pc::Comparison& c) {
+  t->clear();
+  t->setColumnCount(1);
+  t->setHeaderHidden(true);
+  QFont bold = t->font();
+  bold.setBold(true);
+  for (int i = 0; i < static_cast<int>(c.sessions.size()); ++i) {
+    const pc::SessionSummary& s = c.sessions[static_cast<std::size_t>(i)];
+    std::vector<pa::Verdict> vs = s.report.verdicts;
+    std::stable_sort(vs.begin(), vs.end(),
+                     [](const auto& x, const auto& y) { return severity_rank(x.severity) < severity_rank(y.severity); });
+    auto* top = new QTreeWidgetItem(t);
+    QString count = vs.empty() ? QObject::tr("no verdicts") : QObject::tr("%n verdict(s)", nullptr, static_cast<int>(vs.size()));
+    if (s.report.steps < pa::min_steps_for_verdicts())
+      count = QObject::tr("verdicts need ≥ %1 analysed steps (%2 here)").arg(pa::min_steps_for_verdicts()).arg(s.report.steps);
+    top->setText(0, QStringLiteral("%1 — %2").arg(session_header(c, i), count));
+    top->setFont(0, bold);
+    top->setData(0, Qt::UserRole, i);
+    for (const pa::Verdict& v : vs) {
+      auto* item = new QTreeWidgetItem(top);
+      item->setIcon(0, severity_icon(v.severity));
+      item->setText(0, QStringLiteral("%1 · %2: %3").arg(QString::fromStdString(v.severity), QString::fromStdString(v.id),
+                                                          QString::fromStdString(v.title)));
+      item->setData(0, Qt::UserRole, QString::fromStdString(v.id));
+      item->setToolTip(0, item->text(0));
+      QStringList ev;
+      for (const auto& [name, value] : v.evidence) ev << format_evidence(name, value);
+      auto* e = new QTreeWidgetItem(item);
+      e->setText(0, QObject::tr("evidence: %1").arg(ev.join(QStringLiteral(" · "))));
+      e->setToolTip(0, ev.join('\n'));
+      auto* f = new QTreeWidgetItem(item);
+      f->setText(0, QObject::tr("fix: %1").arg(QString::fromStdString(v.fix)));
+      f->setToolTip(0, QString::fromStdString(v.fix));
+    }
+  }
+  t->expandAll();
+}
+
+}  // namespace ts::gui

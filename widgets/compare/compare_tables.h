@@ -1,0 +1,42 @@
+// The compare view's tables (compare_view.h): configuration diff, throughput and accuracy, the
+// step-time numbers, the verdict matrix and the verdict details. Each fill_* function replaces the
+// widget's content from a prof::compare::Comparison; columns are the sessions ("A · name"), the
+// first being the baseline. Numbers: img/s, ms, % as compare.h and docs/compare.md define them.
+#pragma once
+#include <QString>
+
+#include "profiling/compare/compare.h"
+
+class QTableWidget;
+class QTreeWidget;
+class QWidget;
+
+namespace ts::gui {
+
+/// A read-only table with the compare view's look (alternating rows, no edit, selectable text).
+QTableWidget* make_compare_table(QWidget* parent = nullptr);
+/// "A · gpu_b128_nw4" for session `i` of `c`.
+QString session_header(const prof::compare::Comparison& c, int i);
+
+/// Rows: the ConfigDifference keys (only what differs); columns: sessions. An absent value shows "–".
+void fill_config_table(QTableWidget* t, const prof::compare::Comparison& c);
+
+/// Rows: steps used, img/s (median of steps, time-weighted mean), median step time, GPU
+/// time-utilisation, last epoch, test accuracy, test/train loss, the trainer's epoch img/s. Sessions
+/// after A show their change against A in parentheses for img/s, step time and accuracy.
+void fill_throughput_table(QTableWidget* t, const prof::compare::Comparison& c);
+/// The rows of fill_throughput_table, in order (tests and the lead's exports look rows up by these).
+enum class ThroughputRow { steps, median_img_s, mean_img_s, median_step_ms, gpu_util, last_epoch,
+                           test_accuracy, test_loss, train_loss, epoch_img_s, count };
+
+/// Rows: the analysis categories (analysis order) and the total; cells "0.455 ms · 74.2 %"
+/// (ms per analysed step and share of the step windows).
+void fill_breakdown_table(QTableWidget* t, const prof::compare::Comparison& c);
+
+/// Rows: every verdict id that fired in any session; cells: its severity there, or "–".
+void fill_verdict_matrix(QTableWidget* t, const prof::compare::Comparison& c);
+/// One top-level item per session ("A · name — 2 verdicts"), a child per verdict (severity, id,
+/// title) with evidence and fix below it; all expanded.
+void fill_verdict_tree(QTreeWidget* t, const prof::compare::Comparison& c);
+
+}  // namespace ts::gui
