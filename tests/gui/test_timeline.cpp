@@ -232,6 +232,12 @@ class TestTimeline : public QObject {
     QCOMPARE(d["Launched by"], QString("cudaLaunchKernel at 559.707 ms (%1)").arg(format_ns(store->runtime[*data.runtimeOf(6298)].end - 559706880)));
     QCOMPARE(d["Layer"], QString("layer 0 (Conv2d conv1) · forward"));
     QCOMPARE(d["Step"], QString("2 (epoch 1, step 2)"));
+    // The hover tooltip: the name, then the telling fields.
+    const QString tip = event_tooltip(*store, data, props, ref);
+    QVERIFY(tip.startsWith("void implicit_convolve_sgemm<"));
+    QVERIFY2(tip.contains("\nDuration: 23.87 µs\n") && tip.contains("\nGrid: (4096, 1, 1)\n") &&
+                 tip.contains("\nStep: 2 (epoch 1, step 2)"),
+             qPrintable(tip));
     // Mangled names are demangled.
     QCOMPARE(QString::fromStdString(demangle("_ZN2ts7kernels3fooEv")), QString("ts::kernels::foo()"));
     QCOMPARE(short_kernel_name("void ts::kernels::(anonymous namespace)::adam_kernel<float>(ts::kernels::OptimizerArgs)"),
