@@ -187,9 +187,9 @@ QString VerdictPanel::statusText() const {
   if (!r) return tr("Analysing…");
   const auto& rep = r->report;
   const QString scope = scope_ == Scope::last_steps ? tr("last %1 steps").arg(r->options.last_steps) : tr("whole run");
-  if (rep.steps < prof::analysis::min_steps_for_verdicts())
+  if (rep.steps < rep.min_steps_for_verdicts)
     return tr("Verdicts need at least %1 analysed steps (%2 so far, warm-up step left out)")
-        .arg(prof::analysis::min_steps_for_verdicts())
+        .arg(rep.min_steps_for_verdicts)
         .arg(rep.steps);
   QString s = tr("%1 steps analysed (%2) in %3 ms").arg(rep.steps).arg(scope).arg(r->analysis_ms, 0, 'f', 1);
   if (verdicts_.empty()) s += tr(" · no bottleneck found");
