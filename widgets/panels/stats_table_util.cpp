@@ -1,0 +1,162 @@
+// Cell formats, CSV export and the throttled refresh of the kernel and layer tables.
+#include "widgets/panels/stats_table_util.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QPointer>
+#include <QSaveFile>
+#include <QThreadPool>
+#include <cmath>
+
+namespace ts::gui {
+
+namespace {
+/// v in [1, 1000): three significant digits.
+QString three_digits(double v, const char* unit) {
+  const int decimals = v < 10 ? 2 : v < 100 ? 1 : 0;
+  return QString::number(v, 'f', decimals) + QLatin1Char(' ') + QString::fromUtf8(unit);
+}
+}  // namespace
+
+QString format_ns(double ns) {
+  const double a = std::fabs(ns);
+  if (a < 999.5) return QString::number(std::llround(ns)) + QStringLiteral(" ns");
+  if (a < 999.5e3) return three_digits(ns / 1e3, "µs");
+  if (a < 999.5e6) return three_digits(ns / 1e6, "ms");
+  return three_digits(ns / 1e9, "s");
+}
+
+QString format_bytes_si(double bytes) {
+  const double a = std::fabs(bytes);
+  if (a < 999.5) return QString::number(std::llround(bytes)) + QStringLiteral(" B");
+  if (a < 999.5e3) return three_digits(bytes / 1e3, "kB");
+  if (a < 999.5e6) return three_digits(bytes / 1e6, "MB");
+  return three_digits(bytes / 1e9, "GB");
+}
+
+QString format_fraction(double fraction) { return QString::number(fraction * 100.0, 'f', 1) + QStringLiteral(" %"); }
+
+QString csv_field(const QString& s) {
+  const bool quote = s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')) ||
+                     s.contains(QLatin1Char('\r')) || (!s.isEmpty() && (s.front().isSpace() || s.back().isSpace()));
+  if (!quote) return s;
+  QString q = s;
+  q.replace(QLatin1Char('"'), QStringLiteral("\"\""));
+  return QLatin1Char('"') + q + QLatin1Char('"');
+}
+
+QString table_csv(const QAbstractItemModel& model) {
+  auto cell = [](const QVariant& raw, const QVariant& shown) {
+    const QVariant& v = raw.isValid() ? raw : shown;
+    if (v.typeId() == QMetaType::Double) return QString::number(v.toDouble(), 'g', 17);
+    return v.toString();
+  };
+  QString out;
+  const int cols = model.columnCount(), rows = model.rowCount();
+  for (int c = 0; c < cols; ++c) {
+    if (c) out += QLatin1Char(',');
+    out += csv_field(cell(model.headerData(c, Qt::Horizontal, kExportRole), model.headerData(c, Qt::Horizontal)));
+  }
+  out += QStringLiteral("\r\n");
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      const QModelIndex i = model.index(r, c);
+      if (c) out += QLatin1Char(',');
+      out += csv_field(cell(model.data(i, kExportRole), model.data(i, Qt::DisplayRole)));
+    }
+    out += QStringLiteral("\r\n");
+  }
+  return out;
+}
+
+bool write_table_csv(const QAbstractItemModel& model, const QString& path, QString* error) {
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) {
+    if (error) *error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
+    return false;
+  }
+  f.write(table_csv(model).toUtf8());
+  if (!f.commit()) {
+    if (error) *error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
+    return false;
+  }
+  return true;
+}
+
+// ---- ThrottledRefresh ---------------------------------------------------------------------------
+
+ThrottledRefresh::ThrottledRefresh(PanelHub* hub, Prepare prepare, QObject* parent)
+    : QObject(parent), hub_(hub), prepare_(std::move(prepare)) {
+  delay_.setSingleShot(true);
+  connect(&delay_, &QTimer::timeout, this, &ThrottledRefresh::startJob);
+  connect(hub_, &PanelHub::grew, this, &ThrottledRefresh::onGrew);
+  connect(hub_, &PanelHub::storeChanged, this, [this] {
+    ++generation_;
+    running_ = pending_ = false;
+    delay_.stop();
+  });
+}
+
+void ThrottledRefresh::setMinIntervalMs(int ms) { interval_ms_ = std::max(ms, 0); }
+
+void ThrottledRefresh::refreshNow() {
+  ++generation_;
+  running_ = pending_ = false;
+  delay_.stop();
+  const auto store = hub_->store();
+  if (!store) return;
+  since_start_.start();
+  if (auto apply = prepare_()(*store, hub_->counts())) apply();
+  emit applied();
+}
+
+void ThrottledRefresh::invalidate() {
+  if (!hub_->isLive()) {
+    refreshNow();
+    return;
+  }
+  ++generation_;
+  running_ = false;
+  request();
+}
+
+void ThrottledRefresh::onGrew() {
+  if (hub_->isLive()) request();
+  else refreshNow();
+}
+
+void ThrottledRefresh::request() {
+  if (running_) {
+    pending_ = true;
+    return;
+  }
+  if (delay_.isActive()) return;
+  const qint64 since = since_start_.isValid() ? since_start_.elapsed() : interval_ms_;
+  if (since >= interval_ms_) startJob();
+  else delay_.start(static_cast<int>(interval_ms_ - since));
+}
+
+void ThrottledRefresh::startJob() {
+  const auto store = hub_->store();
+  if (!store) return;
+  running_ = true;
+  pending_ = false;
+  ++background_runs_;
+  since_start_.start();
+  const quint64 gen = generation_;
+  const prof::StoreCounts counts = hub_->counts();
+  QPointer<ThrottledRefresh> self(this);
+  Work work = prepare_();
+  QThreadPool::globalInstance()->start([self, store, counts, gen, work] {
+    std::function<void()> apply = work(*store, counts);
+    QMetaObject::invokeMethod(QCoreApplication::instance(), [self, gen, apply = std::move(apply)] {
+      if (!self || gen != self->generation_) return;  // a newer store or options: dropped
+      self->running_ = false;
+      if (apply) apply();
+      emit self->applied();
+      if (self->pending_) self->request();
+    }, Qt::QueuedConnection);
+  });
+}
+
+}  // namespace ts::gui

@@ -1,0 +1,84 @@
+// What the kernel table and the layer time table share: the number formats of their cells, the
+// item roles a QSortFilterProxyModel sorts by and a CSV export reads, CSV export of any table model
+// (RFC 4180 quoting), and the throttled background refresh that recomputes a table from the
+// PanelHub's store (at most ~2 Hz while a run is live; at once for an opened session).
+#pragma once
+#include <QAbstractItemModel>
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+#include <functional>
+
+#include "widgets/panel_hub.h"
+
+namespace ts::gui {
+
+/// The numeric value of a cell (qlonglong / double; a QString for text columns): what the proxy
+/// models sort by, so "9 µs" sorts below "10 µs".
+constexpr int kSortRole = Qt::UserRole + 1;
+/// The raw value of a cell for CSV export (ns as integers, fractions 0..1, bytes); headerData with
+/// this role gives the CSV column name ("total_ns").
+constexpr int kExportRole = Qt::UserRole + 2;
+
+/// "812 ns", "12.4 µs", "3.21 ms", "1.20 s" (three significant digits).
+QString format_ns(double ns);
+/// "896 B", "3.58 kB", "16.8 MB", "1.06 GB" (decimal units, three significant digits).
+QString format_bytes_si(double bytes);
+/// 0.1234 -> "12.3 %".
+QString format_fraction(double fraction);
+
+/// One CSV field: quoted (with inner quotes doubled) when it holds a comma, a quote, a line break
+/// or leading/trailing spaces (RFC 4180).
+QString csv_field(const QString& s);
+/// The model's rows as CSV in the model's row order (a proxy: as shown, sorted and filtered): a
+/// header line from headerData(kExportRole) (DisplayRole where absent), then each row's
+/// data(kExportRole) (DisplayRole where absent). Lines end with "\r\n" (RFC 4180).
+QString table_csv(const QAbstractItemModel& model);
+/// Writes table_csv(model) to `path` (UTF-8). False with *error set ("cannot write FILE: reason").
+bool write_table_csv(const QAbstractItemModel& model, const QString& path, QString* error);
+
+/// Recomputes a panel's table from the hub's store. An opened session (not live): at once on the
+/// GUI thread when the hub grows. A live run: on a pool thread, at most once per interval (default
+/// 500 ms, ~2 Hz), one job at a time; a grew during a job schedules one more run after it. Results
+/// of jobs started before storeChanged() or invalidate() are dropped.
+class ThrottledRefresh : public QObject {
+  Q_OBJECT
+ public:
+  /// Work runs (on any thread) over the store, reading rows up to `counts`; it returns the closure
+  /// that applies its result to the panel (called on the GUI thread).
+  using Work = std::function<std::function<void()>(const prof::EventStore& store, const prof::StoreCounts& counts)>;
+  /// Called on the GUI thread when a run starts: takes the panel's options by value into the Work.
+  using Prepare = std::function<Work()>;
+  ThrottledRefresh(PanelHub* hub, Prepare prepare, QObject* parent = nullptr);
+
+  void setMinIntervalMs(int ms);
+  int minIntervalMs() const { return interval_ms_; }
+  /// Computes and applies now, on the GUI thread (drops a job in flight).
+  void refreshNow();
+  /// The panel's options changed: drop a job in flight and recompute (now when not live,
+  /// throttled in the background when live).
+  void invalidate();
+  /// Background runs started so far (tests check the throttle).
+  int backgroundRuns() const { return background_runs_; }
+
+ signals:
+  /// A result was applied.
+  void applied();
+
+ private:
+  void onGrew();
+  void request();
+  void startJob();
+
+  PanelHub* hub_;
+  Prepare prepare_;
+  int interval_ms_ = 500;
+  quint64 generation_ = 0;
+  bool running_ = false, pending_ = false;
+  int background_runs_ = 0;
+  QElapsedTimer since_start_;
+  QTimer delay_;
+};
+
+}  // namespace ts::gui
