@@ -259,5 +259,19 @@ TEST(LayerStats, RecordedSessionEveryConvLayerHasKernelsBothWays) {
   EXPECT_GT(attributed, all / 2);
 }
 
+TEST(LayerStats, EveryRecordedSessionAttributesEveryKernel) {
+  for (const char* name : {"gpu_b128_nw4", "gpu_b128_nw0_augment", "gpu_b16_nw4"}) {
+    const auto src = open_session(std::string(TRAINSCOPE_SOURCE_DIR "/tests/data/") + name + ".tsession");
+    const LayerReport r = layer_stats(src->store());
+    EXPECT_EQ(r.kernels_unmatched, 0) << name;
+    ASSERT_EQ(r.layers.size(), 6u) << name;
+    for (const auto& l : r.layers) {
+      if (l.type != "Conv2d" && l.type != "Linear") continue;
+      EXPECT_GT(l.forward.gpu_kernel_ns, 0) << name << " " << l.label;
+      EXPECT_GT(l.backward.gpu_kernel_ns, 0) << name << " " << l.label;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ts::prof::analysis
