@@ -147,6 +147,10 @@ class TestTimeline : public QObject {
     QCOMPARE(lane.rows[0].events.size(), std::size_t{1});
     QCOMPARE(lane.rows[0].events[0].row, 3u);
     QCOMPARE(lane.rows[1].events.size(), std::size_t{2});
+    // Back-to-back events (one ends when the next starts) share a row.
+    Lane chain;
+    merge_into_lane(chain, {Event{0, 10, 1}, Event{10, 20, 2}, Event{20, 30, 4}});
+    QCOMPARE(chain.rows.size(), std::size_t{1});
     // Overlapping (not nested) events still never share a row.
     merge_into_lane(lane, {Event{95, 150, 4, Source::host_range}});
     for (const Row& r : lane.rows)
