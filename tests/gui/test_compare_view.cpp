@@ -98,6 +98,14 @@ class TestCompareView : public QObject {
     QCOMPARE(v.configTable()->item(1, 0)->text(), QString("false"));
     QCOMPARE(v.configTable()->item(1, 1)->text(), QString("true"));
     QVERIFY(v.configTable()->horizontalHeaderItem(1)->text().contains("gpu_b128_nw0_augment"));
+    // The sessions' facts below the diff (equal or not).
+    QTableWidget* facts = v.sessionsTable();
+    const int device = row_labels(facts).indexOf("device"), workers = row_labels(facts).indexOf("num_workers");
+    QVERIFY(device >= 0 && workers >= 0);
+    QCOMPARE(facts->item(device, 0)->text(), QString("NVIDIA H200"));
+    QCOMPARE(facts->item(device, 1)->text(), QString("NVIDIA H200"));
+    QCOMPARE(facts->item(workers, 1)->text(), QString("0"));
+    QCOMPARE(facts->item(row_labels(facts).indexOf("steps recorded"), 0)->text(), QString::number(v.stores()[0]->steps.size()));
     // Throughput: the library's numbers, B slower than A (input-bound), change shown against A.
     const pc::Comparison& c = *v.comparison();
     const double med_a = *c.sessions[0].throughput.median_img_per_s, med_b = *c.sessions[1].throughput.median_img_per_s;
@@ -177,7 +185,16 @@ class TestCompareView : public QObject {
     QVERIFY(p->summaryText().contains("3 removed"));
     QCOMPARE(m->headerData(KernelDiffModel::kCallsB, Qt::Horizontal).toString(), QString("calls B"));
     // Unsorted: the library's order (largest |Δ µs/step| first).
-    QCOMPARE(p->proxy()->index(0, 0).data().toString(), QString::fromStdString(d.rows[0].name));
+    QCOMPARE(p->proxy()->index(0, 0).data().toString(), short_kernel_name(d.rows[0].name));
+    QCOMPARE(p->proxy()->index(0, 0).data(Qt::ToolTipRole).toString(), QString::fromStdString(d.rows[0].name));
+    QCOMPARE(short_kernel_name("void cudnn::detail::dgrad_engine<float, 512, 6>(int, float const*, int (*)(int))"),
+             QString("cudnn::detail::dgrad_engine<float, 512, 6>"));
+    QCOMPARE(short_kernel_name("sm80_xmma_gemm_f32f32_tn_n"), QString("sm80_xmma_gemm_f32f32_tn_n"));
+    // Total ms columns hidden at first, shown on request.
+    QVERIFY(p->table()->isColumnHidden(KernelDiffModel::kTotalA));
+    QVERIFY(!p->table()->isColumnHidden(KernelDiffModel::kDeltaPerStep));
+    p->setColumnShown(KernelDiffModel::kTotalA, true);
+    QVERIFY(!p->table()->isColumnHidden(KernelDiffModel::kTotalA));
     // Numeric sort: calls B ascending (as text "154" < "79"), Δ µs/step descending.
     auto column_values = [&](int col) {
       std::vector<double> v;
@@ -203,7 +220,7 @@ class TestCompareView : public QObject {
     p->nameFilter()->setText("WINOGRAD");
     QVERIFY(p->proxy()->rowCount() >= 3);
     for (int r = 0; r < p->proxy()->rowCount(); ++r)
-      QVERIFY(p->proxy()->index(r, 0).data().toString().contains("winograd"));
+      QVERIFY(p->proxy()->index(r, 0).data(Qt::ToolTipRole).toString().contains("winograd"));
     p->nameFilter()->clear();
     QCOMPARE(p->proxy()->rowCount(), m->rowCount());
     // Added/removed have no relative change; they sort beyond every finite one.
@@ -305,6 +322,14 @@ class TestCompareView : public QObject {
     QCOMPARE(v.kernelPanel()->model()->diff().session_b, std::size_t(2));
     QCOMPARE(v.kernelPanel()->model()->headerData(KernelDiffModel::kCallsB, Qt::Horizontal).toString(), QString("calls C"));
     QVERIFY(verdict_ids(v.verdictTree(), 2).contains("launch_bound"));
+    QCOMPARE(row_labels(v.verdictMatrix()).size(), 3);  // input_bound, launch_bound, amp_eligible
+    // Fitted tables show every row without scrolling.
+    for (QTableWidget* t : {v.verdictMatrix(), v.throughputTable(), v.breakdownTable(), v.configTable()}) {
+      v.tabs()->setCurrentWidget(t->parentWidget());  // the tab page holding the table
+      QCoreApplication::processEvents();
+      QVERIFY2(t->viewport()->height() >= t->rowCount() * t->verticalHeader()->defaultSectionSize(),
+               qPrintable(QString("%1 < %2 rows").arg(t->viewport()->height()).arg(t->rowCount())));
+    }
     QVERIFY(row_labels(v.configTable()).contains("batch_size"));
     QCOMPARE(v.timelines()->count(), 3);
     QCOMPARE(v.timelines()->view(2)->range().start, step_row(*v.stores()[2], v.timelines()->alignedStep())->start);

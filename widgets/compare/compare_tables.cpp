@@ -2,7 +2,10 @@
 #include "widgets/compare/compare_tables.h"
 
 #include <QBrush>
+#include <QDateTime>
 #include <QHeaderView>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLocale>
 #include <QPainter>
 #include <QPixmap>
@@ -32,7 +35,7 @@ QString relative(std::optional<double> a, std::optional<double> b) {
   return QStringLiteral(" (%1%2 %)").arg(r >= 0 ? "+" : "−").arg(std::abs(r), 0, 'f', 1);
 }
 
-void set_cell(QTableWidget* t, int row, int col, const QString& text, Qt::Alignment align = Qt::AlignRight) {
+void set_cell(QTableWidget* t, int row, int col, const QString& text, Qt::Alignment align = Qt::AlignHCenter) {
   auto* item = new QTableWidgetItem(text);
   item->setTextAlignment(align | Qt::AlignVCenter);
   item->setToolTip(text);
@@ -73,9 +76,52 @@ QTableWidget* make_compare_table(QWidget* parent) {
   t->setWordWrap(false);
   t->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   t->horizontalHeader()->setMinimumSectionSize(120);
-  t->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // One line per row, fixed: fit_table_height() then knows the height before the table is shown.
+  t->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
   t->verticalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   return t;
+}
+
+void fit_table_height(QTableWidget* t) {
+  int h = t->horizontalHeader()->isHidden() ? 0 : t->horizontalHeader()->sizeHint().height();
+  h += t->rowCount() * t->verticalHeader()->defaultSectionSize();
+  h += 2 * t->frameWidth();
+  t->setFixedHeight(h + 2);
+}
+
+void fill_sessions_table(QTableWidget* t, const pc::Comparison& c) {
+  const QStringList rows = {QObject::tr("file"),        QObject::tr("recorded"),     QObject::tr("device"),
+                            QObject::tr("model"),       QObject::tr("batch size"),   QObject::tr("num_workers"),
+                            QObject::tr("AMP"),         QObject::tr("steps recorded"), QObject::tr("dropped CUPTI records")};
+  set_session_columns(t, c, static_cast<int>(rows.size()));
+  t->setVerticalHeaderLabels(rows);
+  for (int i = 0; i < static_cast<int>(c.sessions.size()); ++i) {
+    const pc::SessionSummary& s = c.sessions[static_cast<std::size_t>(i)];
+    auto meta = [&](const char* key) {
+      const auto it = s.meta.find(key);
+      return it == s.meta.end() ? kAbsent : QString::fromStdString(it->second);
+    };
+    const pa::RunConfig& rc = s.report.config;
+    QString recorded = kAbsent;
+    if (const auto it = s.meta.find("session.start_unix_ns"); it != s.meta.end()) {
+      bool ok = false;
+      const qint64 ns = QString::fromStdString(it->second).toLongLong(&ok);
+      if (ok) recorded = QDateTime::fromMSecsSinceEpoch(ns / 1'000'000).toString("yyyy-MM-dd HH:mm:ss");
+    }
+    QString model = kAbsent;
+    if (const auto it = s.meta.find("run.config"); it != s.meta.end()) {
+      const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(it->second)).object();
+      if (o.contains("model_name")) model = o.value("model_name").toString();
+    }
+    const QStringList values = {
+        QString::fromStdString(s.label), recorded, meta("device.name"), model,
+        rc.known && rc.batch_size > 0 ? QString::number(rc.batch_size) : kAbsent,
+        rc.known && rc.num_workers >= 0 ? QString::number(rc.num_workers) : kAbsent,
+        rc.known ? QString::fromStdString(rc.amp) : kAbsent, QString::number(s.recorded_steps), meta("dropped.cupti")};
+    for (int r = 0; r < static_cast<int>(values.size()); ++r) set_cell(t, r, i, values[r]);
+    t->item(0, i)->setTextAlignment(Qt::AlignLeft | Qt::AlignVCenter);  // a path: its start matters
+  }
 }
 
 QString session_header(const pc::Comparison& c, int i) {
@@ -91,7 +137,7 @@ void fill_config_table(QTableWidget* t, const pc::Comparison& c) {
     keys << QString::fromStdString(d.key);
     for (int i = 0; i < static_cast<int>(d.values.size()) && i < t->columnCount(); ++i) {
       const auto& v = d.values[static_cast<std::size_t>(i)];
-      set_cell(t, r, i, v ? QString::fromStdString(*v) : kAbsent, Qt::AlignLeft);
+      set_cell(t, r, i, v ? QString::fromStdString(*v) : kAbsent);
       // Values that differ from the baseline in bold.
       if (i > 0 && v != d.values[0]) {
         QFont f = t->item(r, i)->font();
@@ -193,7 +239,7 @@ void fill_verdict_matrix(QTableWidget* t, const pc::Comparison& c) {
     for (int i = 0; i < static_cast<int>(c.sessions.size()); ++i) {
       const auto& vs = c.sessions[static_cast<std::size_t>(i)].report.verdicts;
       const auto it = std::find_if(vs.begin(), vs.end(), [&](const auto& v) { return v.id == ids[static_cast<std::size_t>(r)]; });
-      set_cell(t, r, i, it == vs.end() ? kAbsent : QString::fromStdString(it->severity), Qt::AlignCenter);
+      set_cell(t, r, i, it == vs.end() ? kAbsent : QString::fromStdString(it->severity));
       if (it != vs.end()) {
         t->item(r, i)->setIcon(severity_icon(it->severity));
         t->item(r, i)->setToolTip(QString::fromStdString(it->title));
@@ -215,7 +261,7 @@ void fill_verdict_tree(QTreeWidget* t, const pc::Comparison& c) {
     std::stable_sort(vs.begin(), vs.end(),
                      [](const auto& x, const auto& y) { return severity_rank(x.severity) < severity_rank(y.severity); });
     auto* top = new QTreeWidgetItem(t);
-    QString count = vs.empty() ? QObject::tr("no verdicts") : QObject::tr("%n verdict(s)", nullptr, static_cast<int>(vs.size()));
+    QString count = vs.empty() ? QObject::tr("no verdicts") : (vs.size() == 1 ? QObject::tr("1 verdict") : QObject::tr("%1 verdicts").arg(vs.size()));
     if (s.report.steps < pa::min_steps_for_verdicts())
       count = QObject::tr("verdicts need ≥ %1 analysed steps (%2 here)").arg(pa::min_steps_for_verdicts()).arg(s.report.steps);
     top->setText(0, QStringLiteral("%1 — %2").arg(session_header(c, i), count));

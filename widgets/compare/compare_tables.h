@@ -18,6 +18,14 @@ QTableWidget* make_compare_table(QWidget* parent = nullptr);
 /// "A · gpu_b128_nw4" for session `i` of `c`.
 QString session_header(const prof::compare::Comparison& c, int i);
 
+/// Fixes the table's height to its header and rows (no empty area below the last row), so a
+/// splitter or layout gives the rest of the space to what follows.
+void fit_table_height(QTableWidget* t);
+
+/// Rows: what each session is (file, start time, device, model, the main knobs, steps recorded,
+/// dropped CUPTI records), equal or not, for context under the diff.
+void fill_sessions_table(QTableWidget* t, const prof::compare::Comparison& c);
+
 /// Rows: the ConfigDifference keys (only what differs); columns: sessions. An absent value shows "–".
 void fill_config_table(QTableWidget* t, const prof::compare::Comparison& c);
 

@@ -7,7 +7,6 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTreeWidget>
@@ -75,22 +74,31 @@ struct CompareResult {
   QString error;
 };
 
+/// `top` above `bottom` in one page; the stretch factors share the height left after fixed-height
+/// widgets (the fitted tables).
 QWidget* vertical_split(QWidget* top, QWidget* bottom, int top_stretch, int bottom_stretch) {
-  auto* s = new QSplitter(Qt::Vertical);
-  s->addWidget(top);
-  s->addWidget(bottom);
-  s->setStretchFactor(0, top_stretch);
-  s->setStretchFactor(1, bottom_stretch);
-  s->setChildrenCollapsible(false);
-  return s;
+  auto* w = new QWidget;
+  auto* l = new QVBoxLayout(w);
+  l->addWidget(top, top_stretch);
+  l->addWidget(bottom, bottom_stretch);
+  return w;
 }
 
-QWidget* with_note(QLabel* note, QWidget* content) {
+/// The configuration tab: the note, the diff, then the sessions' facts; empty space stays at the end.
+QWidget* config_page(QLabel* note, QTableWidget* diff, QTableWidget* sessions) {
   auto* w = new QWidget;
   auto* l = new QVBoxLayout(w);
   note->setWordWrap(true);
   l->addWidget(note);
-  l->addWidget(content, 1);
+  l->addWidget(diff);
+  auto* title = new QLabel(QObject::tr("The sessions"));
+  QFont f = title->font();
+  f.setBold(true);
+  title->setFont(f);
+  l->addSpacing(8);
+  l->addWidget(title);
+  l->addWidget(sessions);
+  l->addStretch(1);
   return w;
 }
 
@@ -123,7 +131,9 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   tabs_ = new QTabWidget;
   config_ = make_compare_table();
   config_note_ = new QLabel;
-  tabs_->addTab(with_note(config_note_, config_), tr("Configuration"));
+  sessions_ = make_compare_table();
+  sessions_->setTextElideMode(Qt::ElideMiddle);
+  tabs_->addTab(config_page(config_note_, config_, sessions_), tr("Configuration"));
   throughput_ = make_compare_table();
   throughput_->horizontalHeader()->setMinimumSectionSize(180);
   throughput_chart_ = new CompareThroughputChart;
@@ -202,7 +212,7 @@ void CompareView::startLoads() {
     onOneFinished();
     return;
   }
-  setState(State::loading, tr("Loading %n session(s)…", nullptr, loading));
+  setState(State::loading, loading == 1 ? tr("Loading 1 session…") : tr("Loading %1 sessions…").arg(loading));
   onLoadProgress();
 }
 
@@ -250,7 +260,7 @@ void CompareView::startCompare() {
     emit failed(error_.isEmpty() ? status_text_ : error_);
     return;
   }
-  setState(State::comparing, tr("Comparing %n session(s)…", nullptr, static_cast<int>(stores.size())));
+  setState(State::comparing, stores.size() == 1 ? tr("Reading 1 session…") : tr("Comparing %1 sessions…").arg(stores.size()));
   const int generation = generation_;
   post_job<CompareResult>(
       this,
@@ -296,18 +306,21 @@ void CompareView::showComparison(std::shared_ptr<pc::Comparison> c,
   header_->setToolTip(paths.join('\n'));
 
   fill_config_table(config_, cmp);
+  fill_sessions_table(sessions_, cmp);
+  config_->setVisible(config_->rowCount() > 0);
   config_note_->setText(n < 2 ? tr("One session: nothing to compare the configuration with.")
                         : cmp.config.empty()
                             ? tr("The configuration, model, device, versions and host are the same in every session.")
-                            : tr("Only what differs (%n field(s)) of run.config, the model spec and the device, versions "
-                                 "and host; values that differ from A in bold.",
-                                 nullptr, static_cast<int>(cmp.config.size())));
+                            : tr("Only what differs (%1) of run.config, the model spec and the device, versions and host; "
+                                 "values that differ from A in bold.")
+                                  .arg(cmp.config.size() == 1 ? tr("1 field") : tr("%1 fields").arg(cmp.config.size())));
   fill_throughput_table(throughput_, cmp);
   throughput_chart_->setComparison(cmp);
   breakdown_->setComparison(cmp);
   fill_breakdown_table(breakdown_table_, cmp);
   fill_verdict_matrix(verdict_matrix_, cmp);
   fill_verdict_tree(verdict_tree_, cmp);
+  for (QTableWidget* t : {config_, sessions_, throughput_, breakdown_table_, verdict_matrix_}) fit_table_height(t);
   kernels_->setComparison(cmp);
   timelines_->setSessions(stores_, headers, cmp.aligned_step);
   tabs_->setEnabled(true);

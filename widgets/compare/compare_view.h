@@ -1,7 +1,8 @@
 // CompareView: two or more recorded sessions side by side (issue #7, the GUI's compare view). It
 // loads each session in the background (SessionLoader: one worker thread per file, a progress bar,
 // Cancel), runs prof::compare::compare() on a worker thread, and shows tabs:
-//   Configuration  only the run.config fields, model spec and device/versions/host keys that differ
+//   Configuration  only the run.config fields, model spec and device/versions/host keys that differ,
+//                  then what each session is (file, device, model, main knobs, steps)
 //   Throughput     img/s (median of steps and time-weighted mean, as compare.h defines them) and
 //                  accuracy, per session, with the change against the baseline (session A)
 //   Step time      ms/step per analysis category as stacked bars on one y scale, and the numbers
@@ -75,6 +76,7 @@ class CompareView : public QWidget {
 
   QTabWidget* tabs() const { return tabs_; }
   QTableWidget* configTable() const { return config_; }
+  QTableWidget* sessionsTable() const { return sessions_; }
   QTableWidget* throughputTable() const { return throughput_; }
   CompareThroughputChart* throughputChart() const { return throughput_chart_; }
   CompareBreakdownChart* breakdownChart() const { return breakdown_; }
@@ -112,6 +114,7 @@ class CompareView : public QWidget {
   QTabWidget* tabs_;
   QTableWidget* config_;
   QLabel* config_note_;
+  QTableWidget* sessions_;
   QTableWidget* throughput_;
   CompareThroughputChart* throughput_chart_;
   CompareBreakdownChart* breakdown_;

@@ -6,8 +6,10 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -38,6 +40,23 @@ QColor change_color(pc::KernelChange c) {
 
 }  // namespace
 
+QString short_kernel_name(const std::string& demangled) {
+  QString s = QString::fromStdString(demangled);
+  if (s.startsWith("void ")) s.remove(0, 5);
+  // The parameter list: the last top-level "(...)" that ends the name.
+  if (s.endsWith(')')) {
+    int depth = 0;
+    for (int i = s.size() - 1; i >= 0; --i) {
+      if (s[i] == ')') ++depth;
+      else if (s[i] == '(' && --depth == 0) {
+        if (i > 0) s.truncate(i);
+        break;
+      }
+    }
+  }
+  return s;
+}
+
 KernelDiffModel::KernelDiffModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void KernelDiffModel::setDiff(const pc::KernelDiff& diff, const QString& letter_a, const QString& letter_b) {
@@ -57,7 +76,7 @@ int KernelDiffModel::columnCount(const QModelIndex& parent) const { return paren
 QVariant KernelDiffModel::display(const pc::KernelDiffRow& r, int column) const {
   const bool in_a = r.calls_a > 0, in_b = r.calls_b > 0;
   switch (column) {
-    case kName: return QString::fromStdString(r.name);
+    case kName: return short_kernel_name(r.name);
     case kChange: return QString::fromLatin1(pc::kernel_change_name(r.change));
     case kTotalChange: return QString::fromLatin1(pc::kernel_change_name(r.total_change));
     case kCallsA: return QString::number(r.calls_a);
@@ -217,21 +236,44 @@ KernelDiffPanel::KernelDiffPanel(QWidget* parent) : QWidget(parent) {
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setWordWrap(false);
   table_->setTextElideMode(Qt::ElideMiddle);
+  table_->horizontalHeader()->setToolTip(tr("Right-click: show or hide columns"));
   table_->verticalHeader()->setVisible(false);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->horizontalHeader()->setSortIndicator(-1, Qt::DescendingOrder);  // the library's order first
   table_->setSortingEnabled(true);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-  table_->horizontalHeader()->setStretchLastSection(false);
-  table_->setColumnWidth(KernelDiffModel::kName, 420);
-  for (int c = 1; c < KernelDiffModel::kColumnCount; ++c) table_->setColumnWidth(c, 86);
+  // The numbers as wide as their header (at least "−1234.56"), the kernel name takes the rest.
+  QHeaderView* header = table_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::Interactive);
+  header->setSectionResizeMode(KernelDiffModel::kName, QHeaderView::Stretch);
+  header->setMinimumSectionSize(40);
+  const QFontMetrics fm(header->font());
+  for (int c = 1; c < KernelDiffModel::kColumnCount; ++c)
+    table_->setColumnWidth(c, std::max(fm.horizontalAdvance(model_->headerData(c, Qt::Horizontal).toString() + "  "),
+                                       fm.horizontalAdvance(QStringLiteral("−1234.56"))) + 20);
   layout->addWidget(table_, 1);
+  header->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(header, &QHeaderView::customContextMenuRequested, this, [this, header](const QPoint& pos) {
+    QMenu menu(this);
+    for (int c = 1; c < KernelDiffModel::kColumnCount; ++c) {
+      QAction* a = menu.addAction(model_->headerData(c, Qt::Horizontal).toString());
+      a->setCheckable(true);
+      a->setChecked(!table_->isColumnHidden(c));
+      connect(a, &QAction::toggled, this, [this, c](bool on) { setColumnShown(c, on); });
+    }
+    menu.exec(header->mapToGlobal(pos));
+  });
+  setColumnShown(KernelDiffModel::kTotalA, false);
+  setColumnShown(KernelDiffModel::kTotalB, false);
   connect(diff_box_, qOverload<int>(&QComboBox::currentIndexChanged), this, &KernelDiffPanel::showDiff);
   connect(change_box_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
     const QVariant v = change_box_->itemData(i);
     proxy_->setChangeFilter(v.isValid() ? std::optional(static_cast<pc::KernelChange>(v.toInt())) : std::nullopt);
   });
   connect(name_, &QLineEdit::textChanged, proxy_, &KernelDiffFilter::setNameFilter);
+}
+
+void KernelDiffPanel::setColumnShown(int column, bool shown) {
+  if (column > 0 && column < KernelDiffModel::kColumnCount) table_->setColumnHidden(column, !shown);
 }
 
 void KernelDiffPanel::setComparison(const pc::Comparison& c) {

@@ -18,6 +18,10 @@ class QTableView;
 
 namespace ts::gui {
 
+/// A kernel's name as the table shows it: without a leading "void " and the parameter list (the
+/// template arguments stay: they tell instantiations apart). The full name is the tooltip.
+QString short_kernel_name(const std::string& demangled);
+
 class KernelDiffModel : public QAbstractTableModel {
   Q_OBJECT
  public:
@@ -79,6 +83,8 @@ class KernelDiffPanel : public QWidget {
   QComboBox* diffBox() const { return diff_box_; }
   QComboBox* changeBox() const { return change_box_; }
   QLineEdit* nameFilter() const { return name_; }
+  /// Shows or hides a column (the header's context menu does it; "total ms" are hidden at first).
+  void setColumnShown(int column, bool shown);
   /// "B against A: 0 faster, 2 slower, 0 added, 3 removed, 28 same …"
   QString summaryText() const;
 
