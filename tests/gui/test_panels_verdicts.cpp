@@ -133,9 +133,10 @@ class TestPanelsVerdicts : public QObject {
     QCOMPARE(it->text(0), QString("high"));
     QCOMPARE(it->background(0).color(), severity_color("high"));
     QVERIFY(it->text(1).contains("Input-bound"));
-    QCOMPARE(it->childCount(), 2);
+    QCOMPARE(it->childCount(), 5);  // four numbers (wait %, ms/step, step ms, num_workers), one per row, then the fix
+    QCOMPARE(it->child(3)->text(1), QString("num workers 2"));
     QVERIFY2(it->child(0)->text(1).contains("data loader wait 30.0 %"), qPrintable(it->child(0)->text(1)));
-    QVERIFY(it->child(1)->text(1).contains("--num-workers"));
+    QVERIFY(it->child(4)->text(1).contains("--num-workers"));
     QCOMPARE(click(p, hub, "input_bound"), expected);
     QVERIFY(hub.highlight().label.startsWith("input_bound"));
     QVERIFY(p.statusText().contains("19 steps analysed"));
@@ -166,7 +167,7 @@ class TestPanelsVerdicts : public QObject {
     QCOMPARE(it->text(0), QString("moderate"));
     QCOMPARE(it->background(0).color(), severity_color("moderate"));
     QVERIFY(it->child(0)->text(1).contains("gpu idle sync"));
-    QVERIFY(it->child(1)->text(1).contains("--sync-every-step"));
+    QVERIFY(it->child(it->childCount() - 1)->text(1).contains("--sync-every-step"));
     QCOMPARE(click(p, hub, "sync_bound"), expected);
     QVERIFY(!row(p, "low_utilization"));  // 90 % busy
   }
@@ -206,7 +207,7 @@ class TestPanelsVerdicts : public QObject {
     const Spans host_gaps = idle_gaps(b.s, period, 20 * period + 501, true);
     QCOMPARE(host_gaps.size(), gaps.size() - 1);
     QCOMPARE(click(p, hub, "launch_bound"), host_gaps);
-    QVERIFY(lb->child(0)->text(1).contains("median kernel 0.50 µs"));
+    QVERIFY(lb->child(1)->text(1).contains("median kernel 0.50 µs"));
   }
 
   void lowUtilizationAlone() {

@@ -111,11 +111,11 @@ void MemoryGraph::setupGraphs() {
   used_ = plot_->addGraph();
   used_->setPen(QPen(Qt::black, 2));
   used_->setLineStyle(QCPGraph::lsStepLeft);
-  used_->setName(tr("device memory used (cudaMemGetInfo)"));
+  used_->setName(tr("device used (cudaMemGetInfo)"));
   cupti_graph_ = plot_->addGraph();
   cupti_graph_->setPen(QPen(QColor(0x1f, 0x3f, 0x9f), 1.5, Qt::DotLine));
   cupti_graph_->setLineStyle(QCPGraph::lsStepLeft);
-  cupti_graph_->setName(tr("cudaMalloc'd (CUPTI alloc/free, every event)"));
+  cupti_graph_->setName(tr("cudaMalloc'd (CUPTI alloc/free)"));
   peak_graph_ = plot_->addGraph();
   peak_graph_->setLineStyle(QCPGraph::lsNone);
   peak_graph_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QColor(200, 30, 30), QColor(200, 30, 30), 9));
@@ -149,7 +149,7 @@ void MemoryGraph::setupGraphs() {
   sub->addElement(0, 0, plot_->legend);
   plot_->legend->setVisible(true);
   plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  plot_->legend->setWrap(4);
+  plot_->legend->setWrap(3);
   plot_->legend->setBorderPen(Qt::NoPen);
   QFont lf = font();
   lf.setPointSizeF(lf.pointSizeF() * 0.9);
@@ -244,7 +244,7 @@ void MemoryGraph::fillStack() {
   }
   const auto total = prof::analysis::sum_series(other);
   set_points(other_total_, total);
-  other_total_->setName(alloc ? tr("reserved total (allocator)") : tr("allocated total (allocator)"));
+  other_total_->setName(alloc ? tr("reserved total") : tr("allocated total"));
   if (total.empty()) other_total_->removeFromLegend();
   else other_total_->addToLegend();
 }

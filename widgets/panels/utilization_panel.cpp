@@ -31,12 +31,11 @@ const NvmlSeries kNvml[] = {{"gpu.utilization", "NVML GPU utilization (sampled)"
                             {"gpu.sm_clock", "NVML SM clock (MHz)", 1},
                             {"gpu.power", "NVML power (W)", 2}};
 
-QCPLegend* inset_legend(QCustomPlot* plot, QCPAxisRect* r) {
+/// A row legend: it sits in the plot layout above its axis rect (arrange()), so it never hides data.
+QCPLegend* row_legend(QCustomPlot* plot) {
   auto* l = new QCPLegend;
-  r->insetLayout()->addElement(l, Qt::AlignTop | Qt::AlignLeft);
-  l->setLayer("legend");
-  l->setBrush(QColor(255, 255, 255, 200));
-  l->setBorderPen(QPen(QColor(200, 200, 200)));
+  l->setBorderPen(Qt::NoPen);
+  l->setBrush(Qt::NoBrush);
   QFont f = plot->font();
   f.setPointSizeF(f.pointSizeF() * 0.85);
   l->setFont(f);
@@ -44,8 +43,16 @@ QCPLegend* inset_legend(QCustomPlot* plot, QCPAxisRect* r) {
   l->setRowSpacing(0);
   l->setMargins(QMargins(4, 2, 4, 2));
   l->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  l->setWrap(2);
+  l->setWrap(3);
   return l;
+}
+
+/// A row's legend lists its graphs that have data, in the order they were added (absent series stay
+/// out of the legend too).
+void sync_legend(QCPLegend* l, const std::vector<QCPGraph*>& graphs) {
+  l->clearItems();
+  for (QCPGraph* g : graphs)
+    if (!g->data()->isEmpty()) l->addItem(new QCPPlottableLegendItem(l, g));
 }
 
 void set_steps(QCPGraph* g, const std::vector<SeriesPoint>& pts) {
@@ -126,10 +133,10 @@ void UtilizationPanel::setupRects() {
   h2d_->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
   nvml_->axis(QCPAxis::atRight)->setLabel(tr("W"));
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  gpu_legend_ = inset_legend(plot_, gpu_);
-  cpu_legend_ = inset_legend(plot_, cpu_);
-  h2d_legend_ = inset_legend(plot_, h2d_);
-  nvml_legend_ = inset_legend(plot_, nvml_);
+  gpu_legend_ = row_legend(plot_);
+  cpu_legend_ = row_legend(plot_);
+  h2d_legend_ = row_legend(plot_);
+  nvml_legend_ = row_legend(plot_);
   QColor busy = palette_color(0);
   QCPGraph* g = addGraph(gpu_, gpu_legend_, "gpu.busy", tr("GPU busy: kernels + copies (CUPTI)"), busy);
   busy.setAlpha(90);
@@ -151,6 +158,10 @@ void UtilizationPanel::setupRects() {
   }
   gpu_absent_ = add_center_message(plot_, gpu_);
   cpu_absent_ = add_center_message(plot_, cpu_);
+  // Every legend and row in the layout once, so each has its parent plot before arrange() picks rows.
+  int at = plot_->plotLayout()->rowCount();
+  for (QCPLegend* l : {gpu_legend_, cpu_legend_, h2d_legend_, nvml_legend_}) plot_->plotLayout()->addElement(at++, 0, l);
+  for (QCPAxisRect* r : {cpu_, h2d_, nvml_}) plot_->plotLayout()->addElement(at++, 0, r);
   link_ = new TimeAxisLink(hub_, plot_,
                            {gpu_->axis(QCPAxis::atBottom), cpu_->axis(QCPAxis::atBottom), h2d_->axis(QCPAxis::atBottom),
                             nvml_->axis(QCPAxis::atBottom)});
@@ -166,7 +177,7 @@ QCPGraph* UtilizationPanel::addGraph(QCPAxisRect* r, QCPLegend* legend, const QS
   g->setLineStyle(QCPGraph::lsStepLeft);
   g->setName(name);
   g->removeFromLegend();  // the main legend is unused: each row has its own
-  legend->addItem(new QCPPlottableLegendItem(legend, g));
+  legend_graphs_[legend].push_back(g);
   graphs_[key] = g;
   return g;
 }
@@ -178,23 +189,27 @@ void UtilizationPanel::arrange() {
   arranged_ = true;
   nvml_shown_ = nvml;
   auto* grid = plot_->plotLayout();
-  for (QCPAxisRect* r : {gpu_, cpu_, h2d_, nvml_})
+  for (QCPLayoutElement* e : std::initializer_list<QCPLayoutElement*>{gpu_, cpu_, h2d_, nvml_, gpu_legend_, cpu_legend_,
+                                                                       h2d_legend_, nvml_legend_})
     for (int i = 0; i < grid->elementCount(); ++i)
-      if (grid->elementAt(i) == r) grid->take(r);
+      if (grid->elementAt(i) == e) grid->take(e);
   grid->simplify();
   QList<QCPAxisRect*> rows = {gpu_, cpu_, h2d_};
-  if (nvml) rows << nvml_;
+  QList<QCPLegend*> legends = {gpu_legend_, cpu_legend_, h2d_legend_};
+  if (nvml) rows << nvml_, legends << nvml_legend_;
   for (int i = 0; i < rows.size(); ++i) {
-    grid->addElement(i, 0, rows[i]);
+    grid->addElement(2 * i, 0, legends[i]);
+    grid->setRowStretchFactor(2 * i, 0.001);
+    grid->addElement(2 * i + 1, 0, rows[i]);
     QCPAxis* x = rows[i]->axis(QCPAxis::atBottom);
     const bool last = i == rows.size() - 1;
     x->setTickLabels(last);
     x->setLabel(last ? tr("session time (s)") : QString());
     rows[i]->setVisible(true);
   }
-  grid->setRowStretchFactor(0, 1.4);
+  grid->setRowStretchFactor(1, 1.4);
   nvml_->setVisible(nvml);
-  for (auto* l : {nvml_legend_}) l->setVisible(nvml);
+  nvml_legend_->setVisible(nvml);
 }
 
 QCPGraph* UtilizationPanel::graphFor(const QString& key) const {
@@ -247,6 +262,7 @@ void UtilizationPanel::fillSamples() {
   }
   nvml_->axis(QCPAxis::atLeft)->setRange(0, std::max(clock_max, 1.0) * 1.15);
   nvml_->axis(QCPAxis::atRight)->setRange(0, std::max(power_max, 1.0) * 1.15);
+  for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
   arrange();
   status_->setText(statusText());
   plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -343,6 +359,7 @@ void UtilizationPanel::fillBuckets() {
   double h2d_max = 0;
   for (double v : buckets_.h2d_bytes_per_s) h2d_max = std::max(h2d_max, v);
   h2d_->axis(QCPAxis::atLeft)->setRange(0, std::max(h2d_max, 1e6) * 1.15);
+  for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
   gpu_absent_->setText(gpu_message_);
   gpu_absent_->setVisible(!show);
   status_->setText(statusText());

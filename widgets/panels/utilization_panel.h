@@ -14,6 +14,7 @@
 #include <QString>
 #include <QWidget>
 #include <map>
+#include <vector>
 
 #include "profiling/analysis/series.h"
 #include "widgets/panel_hub.h"
@@ -81,6 +82,7 @@ class UtilizationPanel : public QWidget {
   QCPLegend *gpu_legend_, *cpu_legend_, *h2d_legend_, *nvml_legend_;
   QCPItemText *gpu_absent_, *cpu_absent_;
   std::map<QString, QCPGraph*> graphs_;
+  std::map<QCPLegend*, std::vector<QCPGraph*>> legend_graphs_;  // creation order
   QTimer *throttle_, *range_debounce_;
   prof::analysis::SeriesSet series_;
   prof::analysis::GpuBuckets buckets_;

@@ -153,13 +153,13 @@ void VerdictPanel::fillTree() {
     top->setText(1, QString::fromStdString(v.title));
     top->setToolTip(1, tr("Click: highlight the %1 on the timeline").arg(evidence_label(v.id)));
     top->setData(0, Qt::UserRole, QString::fromStdString(v.id));
-    QStringList ev;
-    for (const auto& [name, value] : v.evidence) ev << format_evidence(name, value);
-    auto* e = new QTreeWidgetItem(top);
-    e->setFirstColumnSpanned(false);
-    e->setText(0, tr("evidence"));
-    e->setText(1, ev.join(QStringLiteral(" · ")));
-    e->setToolTip(1, ev.join('\n'));
+    bool first = true;
+    for (const auto& [name, value] : v.evidence) {  // one number per row: nothing elided
+      auto* e = new QTreeWidgetItem(top);
+      e->setText(0, first ? tr("evidence") : QString());
+      e->setText(1, format_evidence(name, value));
+      first = false;
+    }
     auto* f = new QTreeWidgetItem(top);
     f->setText(0, tr("fix"));
     f->setText(1, QString::fromStdString(v.fix));
