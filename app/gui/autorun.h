@@ -6,6 +6,7 @@
 #pragma once
 #include <QObject>
 #include <QString>
+#include <vector>
 
 #include "widgets/run_settings.h"
 
@@ -23,6 +24,7 @@ struct AutorunOptions {
   QString model;                // preset name or spec file; empty: SimpleCNN
   QString screenshots;          // folder for before/during/after PNGs; empty: none
   double stop_after_s = 0;      // > 0: press Stop after this many seconds
+  bool live_latency = false;    // print how long after a kernel ends the timeline first shows it
   RunSettings settings;
 };
 
@@ -39,9 +41,13 @@ class Autorun : public QObject {
 
  private:
   void grab(const QString& name);
+  void measureLiveLatency();
+  void printLiveLatency();
   MainWindow* window_;
   AutorunOptions o_;
   bool grabbed_during_ = false;
+  std::vector<double> latencies_ms_;  // --live-latency samples
+  qint64 newest_seen_ = 0;
 };
 
 }  // namespace ts::gui

@@ -2,6 +2,8 @@
 // `trainscope FILE.tsession` opens a recorded session.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
+#include <QTimer>
 #include <cstdio>
 
 #include "app/gui/autorun.h"
@@ -17,7 +19,8 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   ts::gui::add_autorun_options(parser);
-  parser.addPositionalArgument("session", "a session file (*.tsession) to open", "[FILE.tsession]");
+  parser.addPositionalArgument("session", "a session file (*.tsession) or a PyTorch profiler trace (*.json, *.json.gz) to open",
+                               "[FILE]");
   parser.process(app);
   ts::gui::AutorunOptions options;
   QString error;
@@ -27,7 +30,21 @@ int main(int argc, char** argv) {
   }
   ts::gui::MainWindow window;
   window.show();
-  if (!parser.positionalArguments().isEmpty()) window.openSession(parser.positionalArguments().first());
+  if (!parser.positionalArguments().isEmpty()) {
+    // --screenshots without --autorun: a picture of the opened session ("session.png"), then quit
+    // with --quit-when-done (scripts/screenshots.sh, the README's screenshots).
+    if (!options.autorun && !options.screenshots.isEmpty())
+      QObject::connect(&window, &ts::gui::MainWindow::sessionOpened, &window, [&window, options] {
+        QTimer::singleShot(1500, &window, [&window, options] {
+          QDir().mkpath(options.screenshots);
+          const QString path = options.screenshots + "/session.png";
+          if (window.grab().save(path)) std::printf("screenshot %s\n", qPrintable(path));
+          std::fflush(stdout);
+          if (options.quit_when_done) QApplication::exit(0);
+        });
+      });
+    if (!window.openSession(parser.positionalArguments().first()) && options.quit_when_done) return 2;
+  }
   if (options.autorun) {
     auto* autorun = new ts::gui::Autorun(&window, options);
     autorun->begin();

@@ -42,7 +42,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   charts_ = new TrainingCharts;
   buildActions();
   buildDocks();
-  buildPanelDocks();
   buildStatusBar();
 
   connect(model_, &ModelBuilder::validityChanged, this, &MainWindow::updateActions);
@@ -62,7 +61,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     statusBar()->showMessage(paused ? tr("Paused between steps") : tr("Resumed"), 3000);
   });
 
-  resize(1400, 900);
+  resize(1600, 1000);
   default_state_ = saveState();
   QSettings s;
   restoreGeometry(s.value("window/geometry").toByteArray());
@@ -101,8 +100,11 @@ void MainWindow::buildDocks() {
   splitDockWidget(model_dock, settings_dock, Qt::Vertical);
   resizeDocks({model_dock, charts_dock}, {640, 760}, Qt::Horizontal);
   resizeDocks({model_dock, settings_dock}, {380, 500}, Qt::Vertical);
+  const std::vector<QDockWidget*> panels = buildPanelDocks(charts_dock);
   auto* view = menuBar()->addMenu(tr("&View"));
   for (auto* d : {model_dock, settings_dock, charts_dock, session_dock_}) view->addAction(d->toggleViewAction());
+  view->addSeparator();
+  for (auto* d : panels) view->addAction(d->toggleViewAction());
   view->addSeparator();
   view->addAction(reset_layout_);
   auto* help = menuBar()->addMenu(tr("&Help"));

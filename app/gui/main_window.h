@@ -28,6 +28,9 @@ namespace ts::gui {
 
 class ModelBuilder;
 class PanelHub;
+class TimelinePanel;
+class VerdictBanner;
+class VerdictPanel;
 class SessionLoader;
 struct SessionReplay;
 class RunSettingsPanel;
@@ -45,6 +48,9 @@ class MainWindow : public QMainWindow {
   TrainingSession* session() const { return session_; }
   /// What the analysis panels show: the live run's events, or the opened session's.
   PanelHub* panelHub() const { return hub_; }
+  TimelinePanel* timelinePanel() const { return timeline_; }
+  VerdictPanel* verdictPanel() const { return verdicts_; }
+  VerdictBanner* verdictBanner() const { return banner_; }
   QAction* startAction() const { return start_; }
   QAction* pauseAction() const { return pause_; }
   QAction* stopAction() const { return stop_; }
@@ -99,8 +105,8 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildDocks();
-  /// The analysis panels' docks (main_window_panels.cpp).
-  void buildPanelDocks();
+  /// The analysis panels' docks (main_window_panels.cpp), tabbed with `charts_dock` or along the bottom.
+  std::vector<QDockWidget*> buildPanelDocks(QDockWidget* charts_dock);
   void buildActions();
   void buildStatusBar();
   void updateActions();
@@ -129,6 +135,9 @@ class MainWindow : public QMainWindow {
   TrainingCharts* charts_;
   TrainingSession* session_;
   PanelHub* hub_;
+  TimelinePanel* timeline_ = nullptr;
+  VerdictPanel* verdicts_ = nullptr;
+  VerdictBanner* banner_ = nullptr;
   QToolBar* message_bar_;
   QLabel* message_label_;
   QAction *new_run_, *start_, *pause_, *stop_, *prefs_, *about_, *quit_, *reset_layout_;

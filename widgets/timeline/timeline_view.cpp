@@ -22,6 +22,15 @@ TimelineView::TimelineView(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
   connect(hub_, &PanelHub::grew, this, &TimelineView::onGrew);
   connect(hub_, &PanelHub::visibleRangeChanged, this, &TimelineView::onHubRange);
   connect(hub_, &PanelHub::highlightChanged, this, &TimelineView::onHighlight);
+  // The run ended (or an opened session finished loading): show all of it, unless the user has
+  // moved the view meanwhile (which turned follow live off).
+  connect(hub_, &PanelHub::liveChanged, this, [this](bool live) {
+    if (live || !hub_->followLive() || !store_) return;
+    onGrew();
+    axis_.fitAll();
+    publishRange();
+    update();
+  });
   onStoreChanged();
   if (hub_->store()) onGrew();
 }
@@ -58,11 +67,23 @@ void TimelineView::onGrew() {
     have_range_ = true;
     publishRange();
   } else if (hub_->isLive() && hub_->followLive()) {
-    const std::int64_t span = axis_.span();
+    const std::int64_t span = followSpan();
     axis_.setRange(data_.maxTime() - span + span / 50, data_.maxTime() + span / 50);
     publishRange();
   }
   update();
+}
+
+std::int64_t TimelineView::followSpan() const {
+  // The last kFollowSteps steps (one step of a CPU run is ~100 ms, of an H200 run ~1 ms: a fixed
+  // time window would show either a sliver or a blur), kFollowDefaultNs before the first steps.
+  std::int64_t span = kFollowDefaultNs;
+  const std::size_t n = std::min<std::size_t>(store_->steps.size(), hub_->counts().steps);
+  if (n > 0) {
+    const std::size_t first = n > kFollowSteps ? n - kFollowSteps : 0;
+    span = std::max<std::int64_t>(data_.maxTime() - store_->steps[first].start, 1000);
+  }
+  return std::min(span, std::max<std::int64_t>(data_.maxTime() - data_.minTime(), 1000));
 }
 
 void TimelineView::onHubRange(TimeSpan r) {

@@ -131,6 +131,10 @@ class TimelineView : public QWidget {
   void onHubRange(TimeSpan r);
   void onHighlight();
   void userMoved();  // a user pan/zoom: follow live off, hub range updated
+  /// The span shown while following a live run: its last kFollowSteps steps.
+  std::int64_t followSpan() const;
+  static constexpr std::size_t kFollowSteps = 4;
+  static constexpr std::int64_t kFollowDefaultNs = 2'000'000'000;
   void publishRange();
   void syncOrder();
   void refreshMarks();
