@@ -153,6 +153,7 @@ void MainWindow::buildActions() {
   file->addMenu(recent_);
   file->addAction(save_session_);
   file->addAction(run_again_);
+  file->addAction(compare_action_);
   file->addSeparator();
   file->addAction(prefs_);
   file->addSeparator();

@@ -27,6 +27,7 @@ class QToolBar;
 namespace ts::gui {
 
 class ModelBuilder;
+class CompareView;
 class PanelHub;
 class TimelinePanel;
 class VerdictBanner;
@@ -60,6 +61,9 @@ class MainWindow : public QMainWindow {
   QAction* saveSessionAction() const { return save_session_; }
   QMenu* recentSessionsMenu() const { return recent_; }
   QAction* runAgainAction() const { return run_again_; }
+  QAction* compareAction() const { return compare_action_; }
+  /// The Compare window (nullptr until sessions were compared).
+  CompareView* compareView() const { return compare_; }
   /// The session load in progress, if any (tests cancel it).
   SessionLoader* sessionLoader() const { return loader_; }
   /// The finished run's recorded session file ("" before a run finished recording).
@@ -86,6 +90,10 @@ class MainWindow : public QMainWindow {
   bool openSession(const QString& path);
   /// Loads the shown session's model and knobs into the Model and Run settings docks.
   bool runAgainWithSessionSettings();
+  /// Opens the Compare window on two or more sessions or traces (File ▸ Compare sessions…, or
+  /// dropping several files).
+  void compareSessions(const QStringList& paths);
+  void chooseSessionsToCompare();
   /// Copies the last run's session file to `path`.
   bool saveSessionAs(const QString& path);
   void chooseSessionToOpen();
@@ -145,6 +153,8 @@ class MainWindow : public QMainWindow {
   QAction *open_session_, *save_session_;
   QMenu* recent_;
   QAction* run_again_ = nullptr;
+  QAction* compare_action_ = nullptr;
+  CompareView* compare_ = nullptr;
   SessionLoader* loader_ = nullptr;
   QWidget* load_box_ = nullptr;     // status bar: "Opening …" + progress bar + Cancel
   class QProgressBar* load_bar_ = nullptr;

@@ -25,6 +25,7 @@
 #include "engine/errors.h"
 #include "profiling/import/trace_import.h"
 #include "profiling/session_file.h"
+#include "widgets/compare/compare_view.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/model_builder.h"
 #include "widgets/run_settings.h"
@@ -51,6 +52,10 @@ void MainWindow::buildSessionActions() {
   run_again_->setToolTip(tr("Load the shown session's model and knobs into the Model and Run settings docks"));
   run_again_->setEnabled(false);
   connect(run_again_, &QAction::triggered, this, &MainWindow::runAgainWithSessionSettings);
+  compare_action_ = new QAction(tr("&Compare sessions…"), this);
+  compare_action_->setToolTip(tr("Two or more sessions or traces side by side: config diff, throughput, accuracy, "
+                                 "step-time breakdown, verdicts, kernel diff, aligned timelines"));
+  connect(compare_action_, &QAction::triggered, this, &MainWindow::chooseSessionsToCompare);
   connect(open_session_, &QAction::triggered, this, &MainWindow::chooseSessionToOpen);
   loader_ = new SessionLoader(this);
   connect(loader_, &SessionLoader::storeReady, hub_,
@@ -191,7 +196,28 @@ void MainWindow::dropEvent(QDropEvent* e) {
   const QStringList files = dropped_sessions(e->mimeData());
   if (files.isEmpty()) return;
   e->acceptProposedAction();
-  openSession(files.front());
+  if (files.size() >= 2) compareSessions(files);  // several files: side by side
+  else openSession(files.front());
+}
+
+void MainWindow::compareSessions(const QStringList& paths) {
+  if (!compare_) {
+    compare_ = new CompareView(this);
+    compare_->setWindowFlag(Qt::Window);
+    compare_->setWindowTitle(tr("Compare sessions — TrainScope"));
+    compare_->resize(1400, 900);
+  }
+  compare_->openSessions(paths);
+  compare_->show();
+  compare_->raise();
+}
+
+void MainWindow::chooseSessionsToCompare() {
+  const QStringList paths = QFileDialog::getOpenFileNames(
+      this, tr("Compare sessions (choose two or more)"), default_session_dir(),
+      tr("Sessions and traces (*.tsession *.json *.json.gz);;All files (*)"));
+  if (paths.size() >= 2) compareSessions(paths);
+  else if (paths.size() == 1) showMessage(tr("Choose two or more sessions to compare (Ctrl+click to pick several)"), false);
 }
 
 bool MainWindow::saveSessionAs(const QString& path) {

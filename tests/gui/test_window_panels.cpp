@@ -1,13 +1,17 @@
 // The analysis panels in the window (issue #6): an opened H200 session reaches every dock through
 // the PanelHub — the timeline's lanes, the kernel table's rows, the verdict banner — and a live CPU
-// run feeds them while it trains; the View menu toggles each dock.
+// run feeds them while it trains; the View menu toggles each dock. Dropping two sessions opens the
+// Compare window on them.
 #include <QAction>
 #include <QDockWidget>
 #include <QMenuBar>
+#include <QMimeData>
+#include <QUrl>
 #include <QtTest>
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "widgets/compare/compare_view.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/kernel_table.h"
 #include "widgets/panels/verdict_panel.h"
@@ -42,6 +46,23 @@ class TestWindowPanels : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(kernels->model()->rowCount() > 10, 10000);
     // The banner names the input-bound verdict of this num_workers=0 + augment run.
     QTRY_VERIFY_WITH_TIMEOUT(w.verdictBanner()->text().contains("Input-bound"), 10000);
+  }
+
+  void droppingTwoSessionsComparesThem() {
+    MainWindow w;
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession"),
+                  QUrl::fromLocalFile(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession")});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    enter.setAccepted(false);
+    QApplication::sendEvent(&w, &enter);  // Qt sends the drop to the widget that accepted the enter
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    QVERIFY(w.compareView() != nullptr);
+    QVERIFY(w.compareView()->isVisible());
+    QSignalSpy ready(w.compareView(), &CompareView::ready);
+    QVERIFY(ready.count() == 1 || ready.wait(30000));
   }
 
   void liveCpuRunFeedsThePanels() {
