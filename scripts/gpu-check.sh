@@ -7,6 +7,10 @@
 # epoch-2 checkpoint vs the uninterrupted run's epoch-3 loss).
 # analysis: issue #4's acceptance: six recorded scenarios (input-bound, sync-bound, launch-bound and
 # their fixed twins), each analysed with --analyze --json; one line per scenario.
+# syncrepeat: scenario (b) of issue #4 five times (the sync-caused idle sits near its 10 % threshold).
+# gui: the window on the GPU (offscreen): a 3-epoch run with --live-latency and screenshots; needs
+#   GUI_STAGE (trainscope + qt.tar.xz from ../shared/tools/pack-qt-runtime.sh).
+# tools: --compare and --export on sessions recorded here, and --import of the exported trace.
 # fixtures: small recorded sessions for tests/data (a few thousand images each; copied to OUT).
 # STAGE holds trainscope-run, ts_gpu_tests and pytorch_seed_cnn.py (copied by scripts/stage-gpu.sh).
 set -uo pipefail
@@ -141,4 +145,38 @@ matched = sum(c for t, c in rt if t in tids); total = sum(c for _, c in rt)
 print(f"  runtime calls on host-range threads: {matched}/{total}")
 PY
   done
+fi
+
+if has syncrepeat; then
+  echo "== scenario (b) x5: --batch-size 128 --sync-every-step --no-pin-memory"
+  for i in 1 2 3 4 5; do
+    sess="$out/sync_repeat_$i.tsession"
+    "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 1 --limit-train 20000 --batch-size 128 \
+      --sync-every-step --no-pin-memory --session "$sess" --quiet > /dev/null 2>&1
+    "$stage/trainscope-run" --analyze "$sess" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin); w = d["wall_ns"] or 1
+ids = sorted(v["id"] + ":" + v["severity"] for v in d["verdicts"])
+print(f"run {sys.argv[1]}: sync_idle {100 * d[\"gpu_idle_sync_ns\"] / w:.1f}% util {100 * d[\"gpu_utilization\"]:.1f}% verdicts {ids}")' "$i"
+  done
+fi
+
+if has tools; then
+  echo "== --compare / --export / --import on H200 sessions"
+  "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 1 --limit-train 5000 --num-workers 4 --session "$out/t_nw4.tsession" --quiet > /dev/null 2>&1
+  "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 1 --limit-train 5000 --num-workers 0 --augment --session "$out/t_nw0.tsession" --quiet > /dev/null 2>&1
+  "$stage/trainscope-run" --compare "$out/t_nw4.tsession" "$out/t_nw0.tsession" 2>&1 | head -40
+  "$stage/trainscope-run" --export "$out/t_nw4.tsession" --format chrome --output "$out/t_nw4.json.gz" 2>&1 | tail -2
+  "$stage/trainscope-run" --import "$out/t_nw4.json.gz" --session "$out/t_nw4_reimported.tsession" 2>&1 | tail -3
+  "$stage/trainscope-run" --analyze "$out/t_nw4_reimported.tsession" 2>&1 | sed -n 1,4p
+fi
+
+if has gui; then
+  echo "== the window on the H200 (offscreen): live latency, screenshots"
+  mkdir -p /tmp/qt && tar -xJf "$GUI_STAGE/qt.tar.xz" -C /tmp/qt
+  mkdir -p "$final_out/gui"
+  LD_LIBRARY_PATH=/tmp/qt/lib:$LD_LIBRARY_PATH QT_PLUGIN_PATH=/tmp/qt/plugins QT_QPA_PLATFORM=offscreen \
+    FONTCONFIG_FILE=/tmp/qt/fonts.conf XDG_RUNTIME_DIR=/tmp timeout 300 "$GUI_STAGE/trainscope" --autorun --device cuda \
+    --data "$cifar" --epochs "${GUI_EPOCHS:-3}" --num-workers 4 --live-latency --screenshots "$final_out/gui" --quit-when-done 2>&1 \
+    | grep -v "^QStandardPaths" | tail -12
 fi

@@ -101,6 +101,7 @@ struct Report {
   std::int64_t steps = 0;
   std::int64_t min_steps_for_verdicts = 10;  // the Options value it was analysed with
   std::int64_t warmup_steps_skipped = 0;  // leading steps left out (Options::warmup_steps)
+  std::int64_t pending_steps_skipped = 0; // trailing steps left out, GPU records not in yet (Options::live)
   std::int64_t wall_ns = 0;
   Breakdown breakdown;
   std::int64_t data_wait_ns = 0, sync_ns = 0;
@@ -146,6 +147,11 @@ struct Options {
   /// schedule's active steps — customarily 3 to 6, after the profiler's own warm-up — so its
   /// importer asks for fewer (profiling/import/trace_analysis.h).
   std::int64_t min_steps_for_verdicts = 10;
+  /// A live store: CUPTI hands GPU records over in buffers (flushed every ~100 ms), so the newest
+  /// steps' kernels may not be in the store yet. With live on, trailing steps that end after the
+  /// newest GPU record are left out of the window (a GPU run only: the session meta says CUPTI
+  /// collected), instead of being analysed as if their GPU had been idle.
+  bool live = false;
 };
 
 /// Analyses `store` (any thread; reads a consistent prefix of each table).

@@ -117,7 +117,7 @@ std::map<std::string, std::vector<EvidenceSpan>> verdict_evidence(const EventSto
                                                                   const Options& options) {
   std::map<std::string, std::vector<EvidenceSpan>> out;
   if (ids.empty()) return out;
-  const detail::Timeline tl = detail::build_timeline(store, options.last_steps, options.warmup_steps, nullptr);
+  const detail::Timeline tl = detail::build_timeline(store, options.last_steps, options.warmup_steps, nullptr, options.live);
   for (const auto& id : ids) {
     if (tl.steps.empty() && id != "memory_pressure") out[id] = {};
     else out[id] = for_id(store, tl, id);

@@ -48,8 +48,9 @@ struct Timeline {
 };
 
 /// Steps [max(warmup, n - last_steps), n) of the store (warm-up capped so one step remains).
+/// live: leave out trailing steps ending after the newest GPU record (counted in *pending).
 Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::int64_t warmup_steps,
-                        std::int64_t* skipped);
+                        std::int64_t* skipped, bool live = false, std::int64_t* pending = nullptr);
 void add_gpu_ops(const EventStore& store, Timeline& tl, std::int64_t span_lo);
 void make_windows(Timeline& tl);
 void merge(std::vector<Span>& v);

@@ -146,7 +146,8 @@ Report analyze(const EventStore& store, const Options& options) {
   const auto meta = store.meta();
   r.device = device_props(meta);
   r.config = run_config(meta);
-  detail::Timeline tl = detail::build_timeline(store, options.last_steps, options.warmup_steps, &r.warmup_steps_skipped);
+  detail::Timeline tl = detail::build_timeline(store, options.last_steps, options.warmup_steps, &r.warmup_steps_skipped,
+                                               options.live, &r.pending_steps_skipped);
   r.steps = static_cast<std::int64_t>(tl.steps.size());
   auto ga = meta.find("gpu_activity");
   r.gpu_present = !tl.gpu.empty();

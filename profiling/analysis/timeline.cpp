@@ -68,10 +68,33 @@ void trainer_runtime_thread(const EventStore& store, Timeline& tl) {
 
 }  // namespace
 
+/// End of the newest GPU record (kernel, copy or memset) in the store; INT64_MIN when none.
+std::int64_t gpu_horizon(const EventStore& store) {
+  std::int64_t h = INT64_MIN;
+  auto last = [&h](const auto& log) {  // rows arrive about in end order: look at the last few
+    const std::size_t n = log.size();
+    for (std::size_t i = n > 64 ? n - 64 : 0; i < n; ++i) h = std::max(h, log[i].end);
+  };
+  last(store.kernels), last(store.memcpys), last(store.memsets);
+  return h;
+}
+
 Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::int64_t warmup_steps,
-                        std::int64_t* skipped) {
+                        std::int64_t* skipped, bool live, std::int64_t* pending) {
   Timeline tl;
-  const std::size_t n_steps = store.steps.size();
+  std::size_t n_steps = store.steps.size();
+  if (pending) *pending = 0;
+  if (live) {
+    const auto meta = store.meta();
+    const auto ga = meta.find("gpu_activity");
+    if (ga != meta.end() && ga->second == "collected (CUPTI)") {
+      const std::int64_t horizon = gpu_horizon(store);
+      std::size_t keep = n_steps;
+      while (keep > 0 && store.steps[keep - 1].end > horizon) --keep;
+      if (pending) *pending = static_cast<std::int64_t>(n_steps - keep);
+      n_steps = keep;
+    }
+  }
   const std::size_t warmup = std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(warmup_steps, 0)),
                                                    n_steps > 1 ? n_steps - 1 : 0);
   std::size_t lo = warmup;

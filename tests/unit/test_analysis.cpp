@@ -168,6 +168,32 @@ TEST(Analysis, SyncBoundCountsIdleFromTheSyncToTheNextGpuWork) {
   EXPECT_TRUE(fired(r, "sync_bound"));
 }
 
+TEST(Analysis, LiveLeavesOutStepsWhoseGpuRecordsAreNotInYet) {
+  // 20 steps recorded by the host; CUPTI has delivered the kernels of the first 15 only.
+  Builder b;
+  b.h200();
+  b.s.set_meta("gpu_activity", "collected (CUPTI)");
+  for (int i = 0; i < 20; ++i) {
+    const std::int64_t t = i * 1000;
+    b.step(i + 1, t, t + 1000);
+    if (i < 15) b.kernel(t, t + 1, t + 1, t + 900);
+  }
+  Options o;
+  o.live = true;
+  Report r = analyze(b.s, o);
+  EXPECT_EQ(r.steps, 14);  // step 15 ends at 15000, after the newest kernel's end (14900)
+  EXPECT_EQ(r.pending_steps_skipped, 6);
+  EXPECT_GT(*r.gpu_utilization, 0.85);  // kernels cover 899 of each 1000 ns
+  // Not live (a saved session): every step, the missing kernels count as idle GPU.
+  r = analyze(b.s);
+  EXPECT_EQ(r.steps, 20);
+  EXPECT_EQ(r.pending_steps_skipped, 0);
+  EXPECT_LT(*r.gpu_utilization, 0.7);
+  // A CPU run (no CUPTI): live changes nothing.
+  b.s.set_meta("gpu_activity", "no GPU activity: the run is on the CPU");
+  EXPECT_EQ(analyze(b.s, o).steps, 20);
+}
+
 TEST(Analysis, APageableCopyCallIsAHostSync) {
   // Each step: kernel [1, 700); the next batch's H2D copy call [700, 950) from pageable memory
   // blocks the host while the GPU has drained; its copy runs [940, 950). Idle [700, 940) and the

@@ -23,7 +23,12 @@ AnalysisRunner::AnalysisRunner(PanelHub* hub, const prof::analysis::Options& opt
     if (counts_grew(last_counts_, hub_->counts())) dirty_ = true;
     request();
   });
-  connect(hub_, &PanelHub::liveChanged, this, [this](bool) { request(); });
+  connect(hub_, &PanelHub::liveChanged, this, [this](bool) {
+    // The run ended (its last GPU records are in now): analyse at once, not after the throttle.
+    dirty_ = true;
+    since_start_.invalidate();
+    request();
+  });
   if (hub_->store()) request();
 }
 
@@ -57,7 +62,8 @@ void AnalysisRunner::start() {
   last_counts_ = hub_->counts();
   const quint64 gen = generation_;
   std::shared_ptr<const prof::EventStore> store = hub_->store();
-  const prof::analysis::Options opts = options_;
+  prof::analysis::Options opts = options_;
+  opts.live = hub_->isLive();  // leave out the newest steps whose GPU records are not in yet
   const bool evidence = with_evidence_;
   using Ptr = std::shared_ptr<const AnalysisResult>;
   post_job<Ptr>(
