@@ -153,11 +153,13 @@ if has syncrepeat; then
     sess="$out/sync_repeat_$i.tsession"
     "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 1 --limit-train 20000 --batch-size 128 \
       --sync-every-step --no-pin-memory --session "$sess" --quiet > /dev/null 2>&1
-    "$stage/trainscope-run" --analyze "$sess" --json | python3 -c '
+    "$stage/trainscope-run" --analyze "$sess" --json > "$out/sync_repeat_$i.json"
+    python3 - "$out/sync_repeat_$i.json" "$i" <<'PY'
 import json, sys
-d = json.load(sys.stdin); w = d["wall_ns"] or 1
+d = json.load(open(sys.argv[1])); w = d["wall_ns"] or 1
 ids = sorted(v["id"] + ":" + v["severity"] for v in d["verdicts"])
-print(f"run {sys.argv[1]}: sync_idle {100 * d[\"gpu_idle_sync_ns\"] / w:.1f}% util {100 * d[\"gpu_utilization\"]:.1f}% verdicts {ids}")' "$i"
+print(f"run {sys.argv[2]}: sync_idle {100 * d['gpu_idle_sync_ns'] / w:.1f}% util {100 * d['gpu_utilization']:.1f}% verdicts {ids}")
+PY
   done
 fi
 
