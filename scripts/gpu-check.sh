@@ -179,6 +179,6 @@ if has gui; then
   mkdir -p "$final_out/gui"
   LD_LIBRARY_PATH=/tmp/qt/lib:$LD_LIBRARY_PATH QT_PLUGIN_PATH=/tmp/qt/plugins QT_QPA_PLATFORM=offscreen \
     FONTCONFIG_FILE=/tmp/qt/fonts.conf XDG_RUNTIME_DIR=/tmp timeout 300 "$GUI_STAGE/trainscope" --autorun --device cuda \
-    --data "$cifar" --epochs "${GUI_EPOCHS:-3}" --num-workers 4 --live-latency --screenshots "$final_out/gui" --quit-when-done 2>&1 \
+    --data "$cifar" --epochs "${GUI_EPOCHS:-3}" --num-workers 4 ${GUI_ARGS:-} --live-latency --screenshots "$final_out/gui" --quit-when-done 2>&1 \
     | grep -v "^QStandardPaths" | tail -12
 fi
