@@ -77,13 +77,15 @@ void TimelineView::onGrew() {
 std::int64_t TimelineView::followSpan() const {
   // The last kFollowSteps steps (one step of a CPU run is ~100 ms, of an H200 run ~1 ms: a fixed
   // time window would show either a sliver or a blur), kFollowDefaultNs before the first steps.
+  // The span of those steps (host time); the GPU's records of the newest steps can lag behind
+  // the host's by a CUPTI flush (~100 ms), so the span is not measured up to the newest event.
   std::int64_t span = kFollowDefaultNs;
   const std::size_t n = std::min<std::size_t>(store_->steps.size(), hub_->counts().steps);
   if (n > 0) {
     const std::size_t first = n > kFollowSteps ? n - kFollowSteps : 0;
-    span = std::max<std::int64_t>(data_.maxTime() - store_->steps[first].start, 1000);
+    span = std::max<std::int64_t>(store_->steps[n - 1].end - store_->steps[first].start, kFollowMinNs);
   }
-  return std::min(span, std::max<std::int64_t>(data_.maxTime() - data_.minTime(), 1000));
+  return std::min(span, std::max<std::int64_t>(data_.maxTime() - data_.minTime(), kFollowMinNs));
 }
 
 void TimelineView::onHubRange(TimeSpan r) {

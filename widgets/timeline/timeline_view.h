@@ -135,6 +135,7 @@ class TimelineView : public QWidget {
   std::int64_t followSpan() const;
   static constexpr std::size_t kFollowSteps = 4;
   static constexpr std::int64_t kFollowDefaultNs = 2'000'000'000;
+  static constexpr std::int64_t kFollowMinNs = 100'000;  // 100 us: a few kernels even at b16 on an H200
   void publishRange();
   void syncOrder();
   void refreshMarks();
