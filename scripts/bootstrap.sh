@@ -25,22 +25,10 @@ PACKAGES=(build-essential cmake ninja-build ccache pkg-config
   libdnnl-dev libgtest-dev rapidjson-dev libcli11-dev libfmt-dev
   libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev libarchive-dev xvfb xauth)
 
-install_deps() {
-  local missing=()
-  for p in "${PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  local sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo=sudo
-  echo "bootstrap: installing ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-}
-
 # The fuzz mode's extra packages: clang and its runtime libraries (libclang_rt.fuzzer, ASan).
 FUZZ_PACKAGES=(clang libclang-rt-dev)
 
+# Installs the given Debian packages that are not installed yet (apt-get update only when needed).
 install_packages() {
   local missing=()
   for p in "$@"; do
@@ -53,6 +41,8 @@ install_packages() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
+
+install_deps() { install_packages "${PACKAGES[@]}"; }
 
 run_fuzzer() {
   local seconds=${1:-600}
