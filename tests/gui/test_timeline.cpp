@@ -248,6 +248,20 @@ class TestTimeline : public QObject {
              QString("adam_kernel"));
   }
 
+  void runtimeLaneOfANamedThreadWithoutRanges() {
+    // The profiler's sampler calls cudaMemGetInfo: its runtime lane carries the thread's name.
+    prof::EventStore s;
+    s.threads.push({474, s.strings.intern("sampler")});
+    prof::RuntimeRecord r;
+    r.start = 10, r.end = 20, r.thread = 474, r.correlation = 1, r.name = s.strings.intern("cudaMemGetInfo");
+    s.runtime.push(r);
+    TimelineData d;
+    d.ingest(s, s.counts());
+    QStringList titles;
+    for (std::size_t i = 0; i < d.lanes().size(); ++i) titles << d.laneTitle(static_cast<int>(i));
+    QVERIFY2(titles.contains("CUDA API · sampler"), qPrintable(titles.join(", ")));
+  }
+
   void kernelFamilies() {
     QCOMPARE(kernel_category("void implicit_convolve_sgemm<float>(int)"), Category::gemm_conv);
     QCOMPARE(kernel_category("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8"), Category::gemm_conv);

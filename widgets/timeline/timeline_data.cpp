@@ -289,6 +289,9 @@ QString TimelineData::laneTitle(int index) const {
     case LaneKind::runtime: {
       if (auto it = host_lane_of_tid_.find(l.id); it != host_lane_of_tid_.end())
         return "CUDA API · " + laneTitle(it->second);
+      // A named thread without host ranges (the profiler's sampler calls cudaMemGetInfo).
+      if (auto it = thread_name_.find(l.id); it != thread_name_.end())
+        return "CUDA API · " + QString::fromStdString(it->second);
       // Older sessions: CUPTI's thread ids match no host range; the most launches marks the trainer.
       bool most = l.launches > 0;
       for (const Lane& o : lanes_)
