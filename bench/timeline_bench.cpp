@@ -5,8 +5,12 @@
 // calls, syncs, host ranges; string ids remapped). The view renders offscreen (QWidget::render into a
 // QImage) through a fixed path of fit-all, zooms and pans; it prints the median/p90/max ms per
 // repaint, the build time and the bytes per event.
-//   timeline_bench [--events N] [--frames N] [--shots DIR]
+//   timeline_bench [--events N] [--frames N] [--shots DIR] [--open-session N]
 // --shots writes the panel with gpu_b128_nw4.tsession at fit-all and zoomed into one step.
+// --open-session N (issue #7's budget: first paint of the whole overview of a 1M-event session
+// <= 0.5 s, median of 5, and <= 64 bytes per event of process growth): writes N replicated events
+// to a session file, then 5 times reads it (read_session), builds the timeline and paints it at fit
+// all, printing the seconds and the growth of the resident set per event.
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "profiling/event_source.h"
+#include "profiling/session_file.h"
 #include "widgets/panel_hub.h"
 #include "widgets/timeline/timeline_details.h"
 #include "widgets/timeline/timeline_panel.h"
@@ -161,6 +166,53 @@ int shots(const QString& dir) {
 
 }  // namespace
 
+/// Resident set size of this process, bytes (/proc/self/statm).
+std::int64_t rss_bytes() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<std::int64_t>(resident) * 4096;
+}
+
+int open_session_bench(std::size_t target) {
+  const std::string path = (QDir::tempPath() + "/ts_open_bench.tsession").toStdString();
+  {
+    auto store = replicated_store(target);
+    prof::SessionWriter w(path, *store);
+    w.close();
+    std::printf("session: %lld events, %.1f MB\n", static_cast<long long>(store->counts().events()),
+                prof::session_file_bytes(path) / 1e6);
+  }
+  std::vector<double> seconds, per_event;
+  for (int run = 0; run < 5; ++run) {
+    const std::int64_t rss0 = rss_bytes();
+    QElapsedTimer clock;
+    clock.start();
+    auto store = std::make_shared<prof::EventStore>();
+    prof::read_session(path, *store);
+    const double read_s = clock.nsecsElapsed() / 1e9;
+    gui::PanelHub hub;
+    gui::TimelineView view(&hub);
+    view.resize(1920, 1080);
+    hub.setStore(store, false);
+    view.fitAll();
+    QImage img(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+    view.render(&img);
+    seconds.push_back(clock.nsecsElapsed() / 1e9);
+    const double events = static_cast<double>(store->counts().events());
+    per_event.push_back(static_cast<double>(rss_bytes() - rss0) / events);
+    std::printf("run %d: read %.2f s, first overview paint %.2f s, +%.0f bytes/event resident\n", run + 1, read_s,
+                seconds.back(), per_event.back());
+  }
+  std::printf("open %zu-event session to first overview paint: median %.2f s (budget 0.5 s); growth median %.0f "
+              "bytes/event (budget 64)\n",
+              target, percentile(seconds, 0.5), percentile(per_event, 0.5));
+  std::remove(path.c_str());
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
   QApplication app(argc, argv);
@@ -170,8 +222,9 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--events") && i + 1 < argc) target = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) frames = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--shots") && i + 1 < argc) return shots(argv[++i]);
+    else if (!std::strcmp(argv[i], "--open-session") && i + 1 < argc) return open_session_bench(std::strtoull(argv[++i], nullptr, 10));
     else {
-      std::fprintf(stderr, "usage: timeline_bench [--events N] [--frames N] [--shots DIR]\n");
+      std::fprintf(stderr, "usage: timeline_bench [--events N] [--frames N] [--shots DIR] [--open-session N]\n");
       return 2;
     }
   }
