@@ -69,6 +69,11 @@ TEST(RunnerImport, WritesASessionAndPrintsEventsStepsWarnings) {
   EXPECT_EQ(s.memory.size(), 3u);
   EXPECT_EQ(s.meta().at("device.compute_capability"), "9.0");
   EXPECT_EQ(s.meta().at("import.kind"), "PyTorch trace");
+  // The converted session is analysed as the trace would be: no warm-up step, verdicts from 3 steps.
+  const Result a = run_import("--analyze " + out.string() + " --json");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.out.find("\"min_steps_for_verdicts\":3"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("\"steps\":2"), std::string::npos) << a.out;
   fs::remove(out);
 }
 

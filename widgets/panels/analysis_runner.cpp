@@ -1,6 +1,8 @@
 // AnalysisRunner: throttled analyze() on the thread pool; results back on the GUI thread.
 #include "widgets/panels/analysis_runner.h"
 
+#include "profiling/import/trace_analysis.h"
+
 #include <chrono>
 
 #include "widgets/panels/panel_plot.h"
@@ -64,6 +66,10 @@ void AnalysisRunner::start() {
   std::shared_ptr<const prof::EventStore> store = hub_->store();
   prof::analysis::Options opts = options_;
   opts.live = hub_->isLive();  // leave out the newest steps whose GPU records are not in yet
+  if (store->meta().count("import.format")) {  // a PyTorch trace: only its profiler's active steps
+    opts.warmup_steps = 0;
+    opts.min_steps_for_verdicts = prof::import::kMinImportedSteps;
+  }
   const bool evidence = with_evidence_;
   using Ptr = std::shared_ptr<const AnalysisResult>;
   post_job<Ptr>(

@@ -193,7 +193,11 @@ QString VerdictPanel::statusText() const {
         .arg(rep.steps);
   QString s = tr("%1 steps analysed (%2) in %3 ms").arg(rep.steps).arg(scope).arg(r->analysis_ms, 0, 'f', 1);
   if (verdicts_.empty()) s += tr(" · no bottleneck found");
-  if (!rep.gpu_present) s += tr(" · no GPU activity: %1").arg(QString::fromStdString(rep.gpu_absent_reason));
+  if (!rep.gpu_present) {
+    QString why = QString::fromStdString(rep.gpu_absent_reason);  // often "no GPU activity: <why>" already
+    if (!why.startsWith("no GPU activity")) why = tr("no GPU activity: %1").arg(why);
+    s += " · " + why;
+  }
   return s;
 }
 
