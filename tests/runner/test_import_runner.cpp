@@ -2,6 +2,7 @@
 // with the session reader and holds what the trace held; bad input exits 2 with one line naming
 // the file and the byte.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -22,7 +23,8 @@ struct Result {
 
 /// Runs `cd CWD && trainscope-run ARGS` (CWD empty: here); stdout and stderr apart.
 Result run_import(const std::string& args, const std::string& cwd = "") {
-  const fs::path err = fs::temp_directory_path() / "ts_import_runner.err";
+  // One stderr file per test process: ctest runs these tests in parallel (-j).
+  const fs::path err = fs::temp_directory_path() / ("ts_import_runner." + std::to_string(getpid()) + ".err");
   const std::string cmd = (cwd.empty() ? "" : "cd " + cwd + " && ") + std::string(TRAINSCOPE_RUNNER) + " " + args +
                           " 2>" + err.string();
   Result r;
@@ -38,6 +40,7 @@ Result run_import(const std::string& args, const std::string& cwd = "") {
     if (n == 0) break;
   }
   if (e) std::fclose(e);
+  fs::remove(err);
   return r;
 }
 
