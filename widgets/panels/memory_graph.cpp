@@ -141,20 +141,7 @@ void MemoryGraph::setupGraphs() {
   leak_label_->position->setType(QCPItemPosition::ptAxisRectRatio);
   leak_label_->position->setCoords(0.01, 0.01);
   absent_ = add_center_message(plot_, plot_->axisRect());
-  // Legend under the plot, in columns, so it never hides the curves.
-  auto* sub = new QCPLayoutGrid;
-  plot_->plotLayout()->addElement(1, 0, sub);
-  plot_->plotLayout()->setRowStretchFactor(1, 0.001);
-  sub->setMargins(QMargins(5, 0, 5, 5));
-  sub->addElement(0, 0, plot_->legend);
-  plot_->legend->setVisible(true);
-  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  plot_->legend->setWrap(3);
-  plot_->legend->setBorderPen(Qt::NoPen);
-  QFont lf = font();
-  lf.setPointSizeF(lf.pointSizeF() * 0.9);
-  plot_->legend->setFont(lf);
-  plot_->legend->setIconSize(14, 10);
+  legend_below(plot_, 3);  // under the plot, in columns: it never hides the curves
 }
 
 void MemoryGraph::setStack(Stack s) {

@@ -83,6 +83,22 @@ void add_plot_title(QCustomPlot* plot, const QString& title) {
   plot->plotLayout()->addElement(0, 0, t);
 }
 
+void legend_below(QCustomPlot* plot, int columns) {
+  auto* sub = new QCPLayoutGrid;
+  plot->plotLayout()->addElement(1, 0, sub);
+  plot->plotLayout()->setRowStretchFactor(1, 0.001);
+  sub->setMargins(QMargins(5, 0, 5, 5));
+  sub->addElement(0, 0, plot->legend);
+  plot->legend->setVisible(true);
+  plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  plot->legend->setWrap(columns);
+  plot->legend->setBorderPen(Qt::NoPen);
+  QFont lf = plot->font();
+  lf.setPointSizeF(lf.pointSizeF() * 0.9);
+  plot->legend->setFont(lf);
+  plot->legend->setIconSize(14, 10);
+}
+
 QCPItemText* add_center_message(QCustomPlot* plot, QCPAxisRect* rect) {
   auto* t = new QCPItemText(plot);
   t->setClipToAxisRect(false);

@@ -81,6 +81,9 @@ void post_job(QObject* owner, std::function<R()> work, std::function<void(R)> do
 void add_plot_title(QCustomPlot* plot, const QString& title);
 /// A centred grey message over an axis rect (the absent state: "No GPU activity recorded ...").
 QCPItemText* add_center_message(QCustomPlot* plot, QCPAxisRect* rect);
+/// Puts the plot's legend in a row under the axis rect, `columns` entries per line (so it never
+/// hides the data), borderless, in a slightly smaller font.
+void legend_below(QCustomPlot* plot, int columns);
 
 /// Tableau 10, the panels' category colours.
 QColor palette_color(int i);
