@@ -1,7 +1,13 @@
-// Helpers shared by the runner tests: the generated sample set they train on and whether the CPU
-// backend was built.
+// Helpers shared by the runner tests: the generated sample set they train on, whether the CPU
+// backend was built, and running trainscope-run with stdout and stderr apart.
 #pragma once
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "engine/synthetic_data.h"
@@ -28,6 +34,32 @@ inline bool have_cpu_backend() {
 #else
   return false;
 #endif
+}
+
+/// What a trainscope-run process printed and returned.
+struct RunnerResult {
+  int code = -1;         // exit status (-1: killed by a signal)
+  std::string out, err;  // stdout, stderr
+};
+
+/// Runs `[cd CWD &&] trainscope-run ARGS` (shell words) with stdout and stderr apart. Stderr goes
+/// through a file named after this process: ctest -j runs several test processes at once.
+inline RunnerResult run_runner_split(const std::string& args, const std::string& cwd = "") {
+  const auto err_file = std::filesystem::temp_directory_path() / ("ts_runner_test." + std::to_string(getpid()) + ".err");
+  const std::string cmd = (cwd.empty() ? "" : "cd " + cwd + " && ") + std::string(TRAINSCOPE_RUNNER) + " " + args +
+                          " 2>" + err_file.string();
+  RunnerResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[65536];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  std::filesystem::remove(err_file);
+  return r;
 }
 
 }  // namespace ts::test

@@ -3,7 +3,6 @@
 // (missing file, not a session, an output folder that does not exist) -> exit 2 with one line.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,14 +10,13 @@
 #include <sstream>
 #include <string>
 
+#include "runner_test_util.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out, err;  // stdout, stderr
-};
+using Result = ts::test::RunnerResult;
 
 std::string temp(const std::string& name) {
   return (fs::temp_directory_path() / ("ts_runner_cmp_" + std::to_string(getpid()) + "_" + name)).string();
@@ -32,19 +30,7 @@ std::string slurp(const std::string& path) {
 }
 
 /// Runs the runner with `args` (shell words); stdout and stderr captured apart.
-Result run(const std::string& args) {
-  const std::string err_file = temp("stderr.txt");
-  const std::string cmd = std::string(TRAINSCOPE_RUNNER) + " " + args + " 2>" + err_file;
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[65536];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = slurp(err_file);
-  fs::remove(err_file);
-  return r;
-}
+Result run(const std::string& args) { return ts::test::run_runner_split(args); }
 
 std::string data(const char* name) { return std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/" + name; }
 const std::string kNw4 = data("gpu_b128_nw4.tsession");

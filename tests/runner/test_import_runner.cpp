@@ -2,8 +2,6 @@
 // with the session reader and holds what the trace held; bad input exits 2 with one line naming
 // the file and the byte.
 #include <gtest/gtest.h>
-#include <unistd.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -11,38 +9,16 @@
 #include <string>
 
 #include "profiling/event_source.h"
+#include "runner_test_util.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
+using Result = ts::test::RunnerResult;
 
 /// Runs `cd CWD && trainscope-run ARGS` (CWD empty: here); stdout and stderr apart.
-Result run_import(const std::string& args, const std::string& cwd = "") {
-  // One stderr file per test process: ctest runs these tests in parallel (-j).
-  const fs::path err = fs::temp_directory_path() / ("ts_import_runner." + std::to_string(getpid()) + ".err");
-  const std::string cmd = (cwd.empty() ? "" : "cd " + cwd + " && ") + std::string(TRAINSCOPE_RUNNER) + " " + args +
-                          " 2>" + err.string();
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  FILE* e = std::fopen(err.c_str(), "r");
-  while (e && !std::feof(e)) {
-    const std::size_t n = std::fread(buf, 1, sizeof buf, e);
-    r.err.append(buf, n);
-    if (n == 0) break;
-  }
-  if (e) std::fclose(e);
-  fs::remove(err);
-  return r;
-}
+Result run_import(const std::string& args, const std::string& cwd = "") { return ts::test::run_runner_split(args, cwd); }
 
 std::string line_starting(const std::string& text, const std::string& prefix) {
   std::istringstream in(text);
