@@ -3,6 +3,8 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdlib>
 
 namespace ts::prof {
@@ -45,11 +47,13 @@ void CuptiParser::kernel(const CUpti_ActivityKernel10& k) {
   r.stream = k.streamId;
   r.correlation = k.correlationId;
   r.name = kernel_name(k.name);
-  r.grid[0] = k.gridX, r.grid[1] = k.gridY, r.grid[2] = k.gridZ;
-  r.block[0] = k.blockX, r.block[1] = k.blockY, r.block[2] = k.blockZ;
-  r.registers = k.registersPerThread;
-  r.static_smem = k.staticSharedMemory;
-  r.dynamic_smem = k.dynamicSharedMemory;
+  KernelConfig c;
+  c.grid[0] = k.gridX, c.grid[1] = k.gridY, c.grid[2] = k.gridZ;
+  c.block[0] = k.blockX, c.block[1] = k.blockY, c.block[2] = k.blockZ;
+  c.registers = k.registersPerThread;
+  c.static_smem = static_cast<std::int32_t>(k.staticSharedMemory);
+  c.dynamic_smem = static_cast<std::int32_t>(k.dynamicSharedMemory);
+  r.config = store_.intern_config(c);
   r.graph_id = k.graphId;
   r.graph_node = k.graphNodeId;
   if (keep_device(r.correlation, r.start)) store_.append(store_.kernels, r);
@@ -91,8 +95,9 @@ void CuptiParser::record(const CUpti_Activity* a) {
       const auto& m = *reinterpret_cast<const CUpti_ActivityAPI*>(a);
       RuntimeRecord r;
       r.start = clock_.from_gpu(m.start), r.end = clock_.from_gpu(m.end);
-      r.rank = rank_, r.thread = m.threadId, r.correlation = m.correlationId;
-      r.cbid = m.cbid, r.name = api_name(m.cbid), r.result = m.returnValue;
+      r.thread = m.threadId, r.correlation = m.correlationId;
+      r.cbid = static_cast<std::uint16_t>(m.cbid), r.name = api_name(m.cbid);
+      r.result = static_cast<std::uint16_t>(std::min<std::uint32_t>(m.returnValue, UINT16_MAX));
       const bool keep = store_.keep_gpu(r.start);
       remember_launch(r.correlation, keep);
       if (keep) store_.append(store_.runtime, r);

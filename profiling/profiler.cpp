@@ -142,6 +142,7 @@ Profiler::Profiler(ProfilerOptions options) : impl_(std::make_unique<Impl>()) {
   if (m.options.session_path.empty()) m.options.session_path = default_session_path();
   m.writer = std::make_unique<SessionWriter>(m.options.session_path, m.store);  // throws SessionError
   const int device = m.options.cuda_device;
+  m.store.process_rank = m.options.rank;
   m.host = std::make_unique<HostCollector>(m.store, m.clock, device, m.options.rank);
   if (m.options.schedule.enabled) {
     const bool first_active = m.options.schedule.state(1) == 2;

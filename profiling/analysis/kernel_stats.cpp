@@ -62,6 +62,7 @@ std::vector<KernelGroup> kernel_groups(const EventStore& store, const KernelStat
   std::vector<Acc> acc;  // by name id
   for (std::size_t i = 0; i < nk; ++i) {
     const KernelRecord& k = store.kernels[i];
+    const KernelConfig& kc = store.config(k);
     if (k.start < o.from_ns || k.start >= o.to_ns) continue;
     if (step_filter) {
       auto it = std::lower_bound(launches.begin(), launches.end(), std::make_pair(k.correlation, INT64_MIN));
@@ -78,11 +79,11 @@ std::vector<KernelGroup> kernel_groups(const EventStore& store, const KernelStat
     const std::int64_t dur = std::max<std::int64_t>(0, k.end - k.start);
     ++a.calls, a.total += dur, a.min = std::min(a.min, dur), a.max = std::max(a.max, dur);
     if (!dev.known) continue;
-    const int threads = k.block[0] * k.block[1] * k.block[2];
-    const auto key = std::make_tuple(threads, k.registers, std::int64_t{k.static_smem}, std::int64_t{k.dynamic_smem});
+    const int threads = kc.block[0] * kc.block[1] * kc.block[2];
+    const auto key = std::make_tuple(threads, kc.registers, std::int64_t{kc.static_smem}, std::int64_t{kc.dynamic_smem});
     auto c = occ_cache.find(key);
     if (c == occ_cache.end())
-      c = occ_cache.emplace(key, theoretical_occupancy(dev, threads, k.registers, k.static_smem, k.dynamic_smem)).first;
+      c = occ_cache.emplace(key, theoretical_occupancy(dev, threads, kc.registers, kc.static_smem, kc.dynamic_smem)).first;
     if (c->second) a.occ += *c->second * static_cast<double>(dur), a.occ_weight += static_cast<double>(dur);
   }
   std::vector<KernelGroup> out;

@@ -40,6 +40,7 @@ KernelStats kernel_stats(const EventStore& store, const detail::Timeline& tl, co
   for (const auto& g : tl.gpu) {
     if (g.c != Category::kernel || g.end <= lo || g.start >= hi) continue;
     const KernelRecord& r = store.kernels[g.index];
+    const KernelConfig& rc = store.config(r);
     const std::int64_t dur = r.end - r.start;
     const double w = static_cast<double>(dur);
     ++k.count;
@@ -57,16 +58,16 @@ KernelStats kernel_stats(const EventStore& store, const detail::Timeline& tl, co
       k.tc += tc[r.name] * w, k.matmul += mm[r.name] * w;
     }
     if (!dev.known) continue;
-    const double blocks = static_cast<double>(r.grid[0]) * r.grid[1] * r.grid[2];
-    const int threads = r.block[0] * r.block[1] * r.block[2];
+    const double blocks = static_cast<double>(rc.grid[0]) * rc.grid[1] * rc.grid[2];
+    const int threads = rc.block[0] * rc.block[1] * rc.block[2];
     const double blocks_per_sm = blocks / dev.sms;
     k.sm_eff += std::min(1.0, blocks_per_sm) * w;
-    const std::uint64_t key = (static_cast<std::uint64_t>(threads) << 48) ^ (static_cast<std::uint64_t>(r.registers) << 40) ^
-                              (static_cast<std::uint64_t>(r.static_smem) << 20) ^ static_cast<std::uint64_t>(r.dynamic_smem);
+    const std::uint64_t key = (static_cast<std::uint64_t>(threads) << 48) ^ (static_cast<std::uint64_t>(rc.registers) << 40) ^
+                              (static_cast<std::uint64_t>(rc.static_smem) << 20) ^ static_cast<std::uint64_t>(rc.dynamic_smem);
     auto it = occ_cache.find(key);
     if (it == occ_cache.end()) {
       Occ o;
-      o.theo = theoretical_occupancy(dev, threads, r.registers, r.static_smem, r.dynamic_smem, &o.active);
+      o.theo = theoretical_occupancy(dev, threads, rc.registers, rc.static_smem, rc.dynamic_smem, &o.active);
       it = occ_cache.emplace(key, o).first;
     }
     if (it->second.theo) {

@@ -130,15 +130,16 @@ void kernel_buckets(const EventStore& store, std::size_t nk, const DeviceProps& 
   const std::int64_t to = g.from + static_cast<std::int64_t>(n) * g.bucket_ns;
   for (std::size_t i = 0; i < nk; ++i) {
     const KernelRecord& k = store.kernels[i];
+    const KernelConfig& kc = store.config(k);
     if (k.end <= g.from || k.start >= to || k.end <= k.start) continue;
-    const double blocks_per_sm = static_cast<double>(k.grid[0]) * k.grid[1] * k.grid[2] / dev.sms;
-    const int threads = k.block[0] * k.block[1] * k.block[2];
-    const std::uint64_t key = (static_cast<std::uint64_t>(threads) << 48) ^ (static_cast<std::uint64_t>(k.registers) << 40) ^
-                              (static_cast<std::uint64_t>(k.static_smem) << 20) ^ static_cast<std::uint64_t>(k.dynamic_smem);
+    const double blocks_per_sm = static_cast<double>(kc.grid[0]) * kc.grid[1] * kc.grid[2] / dev.sms;
+    const int threads = kc.block[0] * kc.block[1] * kc.block[2];
+    const std::uint64_t key = (static_cast<std::uint64_t>(threads) << 48) ^ (static_cast<std::uint64_t>(kc.registers) << 40) ^
+                              (static_cast<std::uint64_t>(kc.static_smem) << 20) ^ static_cast<std::uint64_t>(kc.dynamic_smem);
     auto it = cache.find(key);
     if (it == cache.end()) {
       Occ o;
-      o.ok = theoretical_occupancy(dev, threads, k.registers, k.static_smem, k.dynamic_smem, &o.active).has_value();
+      o.ok = theoretical_occupancy(dev, threads, kc.registers, kc.static_smem, kc.dynamic_smem, &o.active).has_value();
       it = cache.emplace(key, o).first;
     }
     const double eff = std::min(1.0, blocks_per_sm);

@@ -244,28 +244,29 @@ class ChromeWriter {
 
   void kernel(const detail::Lane& l, const Ev& e) {
     const KernelRecord& r = s_.kernels[e.index];
+    const KernelConfig& rc = s_.config(r);
     x_begin(l, e, "kernel", s_.strings.get(r.name));
     gpu_common(r.device, r.context, r.stream, r.correlation);
-    key_int("registers per thread", r.registers);
-    key_int("shared memory", static_cast<std::int64_t>(r.static_smem) + r.dynamic_smem);
-    key_int("static shared memory", r.static_smem);
-    key_int("dynamic shared memory", r.dynamic_smem);
-    const double blocks = static_cast<double>(r.grid[0]) * r.grid[1] * r.grid[2];
-    const int threads = r.block[0] * r.block[1] * r.block[2];
+    key_int("registers per thread", rc.registers);
+    key_int("shared memory", static_cast<std::int64_t>(rc.static_smem) + rc.dynamic_smem);
+    key_int("static shared memory", rc.static_smem);
+    key_int("dynamic shared memory", rc.dynamic_smem);
+    const double blocks = static_cast<double>(rc.grid[0]) * rc.grid[1] * rc.grid[2];
+    const int threads = rc.block[0] * rc.block[1] * rc.block[2];
     if (dev_.known && dev_.sms > 0) {
       w_.Key("blocks per SM");
       w_.Double(blocks / dev_.sms);
       w_.Key("warps per SM");
       w_.Double(blocks * ((threads + dev_.warp_size - 1) / dev_.warp_size) / dev_.sms);
-      if (const auto occ = achieved_occupancy(r, blocks / dev_.sms, threads)) key_int("est. achieved occupancy %", *occ);
+      if (const auto occ = achieved_occupancy(rc, blocks / dev_.sms, threads)) key_int("est. achieved occupancy %", *occ);
     }
     w_.Key("grid");
     w_.StartArray();
-    for (const int g : r.grid) w_.Int(g);
+    for (const int g : rc.grid) w_.Int(g);
     w_.EndArray();
     w_.Key("block");
     w_.StartArray();
-    for (const int b : r.block) w_.Int(b);
+    for (const int b : rc.block) w_.Int(b);
     w_.EndArray();
     if (r.graph_id) key_int("graph id", r.graph_id);
     launch_args(r.correlation);
@@ -275,13 +276,13 @@ class ChromeWriter {
 
   /// Kineto's estimate (analysis/metrics.cpp): min(blocks/SM, active blocks/SM) x threads / max
   /// threads per SM, in % rounded; the occupancy calculator's answer cached per configuration.
-  std::optional<std::int64_t> achieved_occupancy(const KernelRecord& r, double blocks_per_sm, int threads) {
-    const std::uint64_t key = (static_cast<std::uint64_t>(threads) << 48) ^ (static_cast<std::uint64_t>(r.registers) << 40) ^
-                              (static_cast<std::uint64_t>(r.static_smem) << 20) ^ static_cast<std::uint64_t>(r.dynamic_smem);
+  std::optional<std::int64_t> achieved_occupancy(const KernelConfig& rc, double blocks_per_sm, int threads) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(threads) << 48) ^ (static_cast<std::uint64_t>(rc.registers) << 40) ^
+                              (static_cast<std::uint64_t>(rc.static_smem) << 20) ^ static_cast<std::uint64_t>(rc.dynamic_smem);
     auto it = occupancy_.find(key);
     if (it == occupancy_.end()) {
       int active = 0;
-      const bool ok = analysis::theoretical_occupancy(dev_, threads, r.registers, r.static_smem, r.dynamic_smem, &active).has_value();
+      const bool ok = analysis::theoretical_occupancy(dev_, threads, rc.registers, rc.static_smem, rc.dynamic_smem, &active).has_value();
       it = occupancy_.emplace(key, ok ? active : -1).first;
     }
     if (it->second < 0 || dev_.max_threads_per_sm <= 0) return std::nullopt;

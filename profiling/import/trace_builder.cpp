@@ -6,6 +6,7 @@
 #include "profiling/import/trace_builder.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 
@@ -331,11 +332,13 @@ void TraceBuilder::kernel(const RawEvent& ev, std::int64_t start, std::int64_t e
   k.correlation = u32_arg(ev, Arg::correlation, 0);
   if (k.correlation == 0) ++gpu_without_correlation_;
   k.name = name_id(ev.name);
-  if (ev.has_grid) std::copy(ev.grid, ev.grid + 3, k.grid);
-  if (ev.has_block) std::copy(ev.block, ev.block + 3, k.block);
-  k.registers = static_cast<std::int32_t>(std::clamp<std::int64_t>(i64_arg(ev, Arg::registers, 0), 0, INT32_MAX));
+  KernelConfig c;
+  if (ev.has_grid) std::copy(ev.grid, ev.grid + 3, c.grid);
+  if (ev.has_block) std::copy(ev.block, ev.block + 3, c.block);
+  c.registers = static_cast<std::int32_t>(std::clamp<std::int64_t>(i64_arg(ev, Arg::registers, 0), 0, INT32_MAX));
   // Kineto's "shared memory" is static + dynamic shared memory per block (bytes).
-  k.static_smem = static_cast<std::int32_t>(std::clamp<std::int64_t>(i64_arg(ev, Arg::shared_memory, 0), 0, INT32_MAX));
+  c.static_smem = static_cast<std::int32_t>(std::clamp<std::int64_t>(i64_arg(ev, Arg::shared_memory, 0), 0, INT32_MAX));
+  k.config = store_.intern_config(c);
   if (k.name >= comm_kernel_.size()) comm_kernel_.resize(k.name + 1, -1);
   if (comm_kernel_[k.name] < 0) comm_kernel_[k.name] = is_communication_kernel(store_.strings.get(k.name));
   comm_kernels_ += comm_kernel_[k.name];
@@ -376,7 +379,7 @@ void TraceBuilder::runtime_call(const RawEvent& ev, std::int64_t start, std::int
   r.start = start, r.end = end;
   r.thread = lane(ev.pid, ev.tid);
   r.correlation = u32_arg(ev, Arg::correlation, 0);
-  r.cbid = u32_arg(ev, Arg::cbid, 0);
+  r.cbid = static_cast<std::uint16_t>(std::min<std::uint32_t>(u32_arg(ev, Arg::cbid, 0), UINT16_MAX));
   r.name = name_id(ev.name);
   runtime_.push_back(r);
   lane_names_.try_emplace(r.thread, std::string());

@@ -124,6 +124,7 @@ void TraceBuilder::assign_steps() {
 }
 
 void TraceBuilder::write_tables(std::int64_t origin, std::int32_t rank) {
+  store_.process_rank = rank;
   move_into(store_, store_.kernels, kernels_, origin, rank);
   move_into(store_, store_.memcpys, memcpys_, origin, rank);
   move_into(store_, store_.memsets, memsets_, origin, rank);

@@ -57,9 +57,9 @@ TEST(ProfilerGpu, KnownKernelsCopiesMemsetsAndAGraph) {
   for (std::size_t i = 0; i < st.kernels.size(); ++i) {
     const KernelRecord& k = st.kernels[i];
     if (st.strings.get(k.name) != "ts_test_scale(float*, int)") continue;
-    EXPECT_EQ(k.grid[0], (n + 127) / 128);
-    EXPECT_EQ(k.block[0], 128);
-    EXPECT_GT(k.registers, 0);
+    EXPECT_EQ(st.config(k).grid[0], (n + 127) / 128);
+    EXPECT_EQ(st.config(k).block[0], 128);
+    EXPECT_GT(st.config(k).registers, 0);
     EXPECT_GT(k.end, k.start);
     if (k.graph_id) {
       ++graph;

@@ -114,8 +114,10 @@ std::shared_ptr<prof::EventStore> bucket_store() {
   s->set_meta("device.multiprocessors", "132");
   auto kernel = [&](std::int64_t a, std::int64_t b, int blocks, std::uint32_t stream) {
     prof::KernelRecord k;
-    k.start = a, k.end = b, k.stream = stream, k.grid[0] = blocks, k.grid[1] = k.grid[2] = 1;
-    k.block[0] = 256, k.block[1] = k.block[2] = 1, k.registers = 32;
+    prof::KernelConfig c;
+    k.start = a, k.end = b, k.stream = stream, c.grid[0] = blocks, c.grid[1] = c.grid[2] = 1;
+    c.block[0] = 256, c.block[1] = c.block[2] = 1, c.registers = 32;
+    k.config = s->intern_config(c);
     s->append(s->kernels, k);
   };
   kernel(0, 1'000'000, 66, 7);

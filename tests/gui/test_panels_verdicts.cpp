@@ -48,7 +48,9 @@ struct Builder {
     s.append(s.runtime, rt);
     prof::KernelRecord k;
     k.start = ka, k.end = kb, k.correlation = corr++, k.name = kname;
-    k.grid[0] = blocks, k.grid[1] = k.grid[2] = 1, k.block[0] = 256, k.block[1] = k.block[2] = 1, k.registers = 32;
+    prof::KernelConfig c;
+    c.grid[0] = blocks, c.grid[1] = c.grid[2] = 1, c.block[0] = 256, c.block[1] = c.block[2] = 1, c.registers = 32;
+    k.config = s.intern_config(c);
     s.append(s.kernels, k);
   }
   void sync_call(std::int64_t a, std::int64_t b) {

@@ -113,9 +113,11 @@ struct Session {
   }
   void kernel(std::int64_t a, std::int64_t b, std::uint32_t corr, StringId name) {
     KernelRecord k;
-    k.start = a, k.end = b, k.stream = 7, k.correlation = corr, k.name = name, k.registers = 40, k.static_smem = 1024,
-    k.dynamic_smem = 2048;
-    k.grid[0] = 264, k.grid[1] = k.grid[2] = 1, k.block[0] = 256, k.block[1] = k.block[2] = 1;
+    KernelConfig c;
+    k.start = a, k.end = b, k.stream = 7, k.correlation = corr, k.name = name, c.registers = 40, c.static_smem = 1024,
+    c.dynamic_smem = 2048;
+    c.grid[0] = 264, c.grid[1] = c.grid[2] = 1, c.block[0] = 256, c.block[1] = c.block[2] = 1;
+    k.config = s.intern_config(c);
     s.append(s.kernels, k);
   }
 };

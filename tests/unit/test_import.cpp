@@ -91,11 +91,12 @@ TEST(Import, KinetoObjectFormMapsEveryCategory) {
   EXPECT_EQ(k.end, 70'500);  // dur 20.5 µs
   EXPECT_EQ(k.stream, 7u);
   EXPECT_EQ(k.correlation, 500u);
-  EXPECT_EQ(k.grid[0], 264);
-  EXPECT_EQ(k.grid[1], 2);
-  EXPECT_EQ(k.block[0], 128);
-  EXPECT_EQ(k.registers, 64);
-  EXPECT_EQ(k.static_smem, 4096);
+  const auto& kc = s.config(k);
+  EXPECT_EQ(kc.grid[0], 264);
+  EXPECT_EQ(kc.grid[1], 2);
+  EXPECT_EQ(kc.block[0], 128);
+  EXPECT_EQ(kc.registers, 64);
+  EXPECT_EQ(kc.static_smem, 4096);
   EXPECT_EQ(k.rank, 3);  // distributedInfo.rank
   ASSERT_EQ(s.memcpys.size(), 1u);
   EXPECT_EQ(s.memcpys[0].copy_kind, 1);  // HtoD
@@ -287,7 +288,7 @@ TEST(Import, IntegersBeyondTheFieldsAreOutOfRangeNotACrash) {
   ASSERT_EQ(s.kernels.size(), 2u);
   EXPECT_EQ(s.kernels[0].correlation, 0u);
   EXPECT_EQ(s.kernels[1].correlation, 0u);
-  EXPECT_EQ(s.kernels[0].registers, 0);
+  EXPECT_EQ(s.config(s.kernels[0]).registers, 0);
   ASSERT_EQ(s.memory.size(), 1u);
   EXPECT_EQ(s.memory[0].address, UINT64_MAX);
   EXPECT_EQ(warning_count(t.summary, "out of range"), 4);

@@ -23,8 +23,10 @@ struct Store {
     s.append(s.runtime, rt);
     KernelRecord k;
     k.start = a, k.end = b, k.correlation = corr++, k.name = s.strings.intern(name);
-    k.grid[0] = 100, k.grid[1] = k.grid[2] = 1, k.block[0] = threads, k.block[1] = k.block[2] = 1;
-    k.registers = regs;
+    KernelConfig c;
+    c.grid[0] = 100, c.grid[1] = c.grid[2] = 1, c.block[0] = threads, c.block[1] = c.block[2] = 1;
+    c.registers = regs;
+    k.config = s.intern_config(c);
     s.append(s.kernels, k);
   }
   void step(std::int64_t gs, std::int64_t a, std::int64_t b) {

@@ -85,13 +85,15 @@ void fill_store(EventStore& s, int n) {
     KernelRecord k;
     k.start = 1000 * i, k.end = k.start + 500, k.stream = 7, k.correlation = static_cast<std::uint32_t>(i + 1);
     k.name = s.strings.intern(i % 2 ? "void gemm<128>(float*)" : "relu_kernel");
-    k.grid[0] = 64, k.block[0] = 256, k.registers = 32, k.static_smem = 1024, k.dynamic_smem = 16;
+    KernelConfig c;
+    c.grid[0] = 64, c.block[0] = 256, c.registers = 32 + i % 2, c.static_smem = 1024, c.dynamic_smem = 16;
+    k.config = s.intern_config(c);
     k.graph_id = i % 3 == 0 ? 5 : 0, k.graph_node = i % 3 == 0 ? 0x123456789ull : 0;
     s.append(s.kernels, k);
     s.append(s.memcpys, MemcpyRecord{1000 * i, 1000 * i + 10, 0, 0, 1, 8, static_cast<std::uint32_t>(i), 393216, 1, 3, 2, 0, 0});
     s.append(s.memsets, MemsetRecord{1000 * i, 1000 * i + 5, 0, 0, 1, 7, 9, 16, 0, 2, 0, 0});
-    s.append(s.runtime, RuntimeRecord{1000 * i - 100, 1000 * i - 90, 0, 42, static_cast<std::uint32_t>(i + 1), 211,
-                                      s.strings.intern("cudaLaunchKernel"), 0});
+    s.append(s.runtime, RuntimeRecord{1000 * i - 100, 1000 * i - 90, 42, static_cast<std::uint32_t>(i + 1),
+                                      s.strings.intern("cudaLaunchKernel"), 211, 0});
     s.append(s.syncs, SyncRecord{1000 * i, 1000 * i + 300, -1, 0, 1, 7, 3, 3, 0});
     s.append(s.memory, MemoryRecord{1000 * i, 0, 0, 1, 7, 4, 1, 2, 0xdead0000ull + static_cast<unsigned>(i), 4096});
     s.append(s.overheads, OverheadRecord{1000 * i, 1000 * i + 20, 0, 1, 1, 42});
@@ -127,10 +129,8 @@ TEST(SessionFile, RoundTripsEveryTable) {
     EXPECT_EQ(x.start, y.start);
     EXPECT_EQ(x.end, y.end);
     EXPECT_EQ(a.strings.get(x.name), b.strings.get(y.name));
-    EXPECT_EQ(x.grid[0], y.grid[0]);
-    EXPECT_EQ(x.block[0], y.block[0]);
-    EXPECT_EQ(x.registers, y.registers);
-    EXPECT_EQ(x.dynamic_smem, y.dynamic_smem);
+    EXPECT_EQ(a.config(x), b.config(y));
+    EXPECT_EQ(b.config(y).registers, 32 + static_cast<int>(i % 2));
     EXPECT_EQ(x.graph_node, y.graph_node);
     EXPECT_EQ(x.correlation, y.correlation);
   }
@@ -423,11 +423,12 @@ TEST(CuptiParse, ConvertsEveryKindOfASyntheticBuffer) {
   EXPECT_EQ(r.start, 2'000'500 - offset - 500);
   EXPECT_EQ(r.end - r.start, 1000);
   EXPECT_EQ(s.strings.get(r.name), "relu_fwd(float*, int)");
-  EXPECT_EQ(r.grid[1], 2);
-  EXPECT_EQ(r.block[0], 256);
-  EXPECT_EQ(r.registers, 40);
-  EXPECT_EQ(r.static_smem, 2048);
-  EXPECT_EQ(r.dynamic_smem, 64);
+  const KernelConfig& rc = s.config(r);
+  EXPECT_EQ(rc.grid[1], 2);
+  EXPECT_EQ(rc.block[0], 256);
+  EXPECT_EQ(rc.registers, 40);
+  EXPECT_EQ(rc.static_smem, 2048);
+  EXPECT_EQ(rc.dynamic_smem, 64);
   EXPECT_EQ(r.graph_id, 3u);
   EXPECT_EQ(r.graph_node, 99u);
   ASSERT_EQ(s.runtime.size(), 1u);
