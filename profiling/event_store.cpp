@@ -24,6 +24,19 @@ StoreCounts EventStore::counts() const {
   return c;
 }
 
+EventStore::EventStore() { intern_config(KernelConfig{}); }
+
+std::uint32_t EventStore::intern_config(const KernelConfig& c) {
+  const std::array<std::int32_t, 9> key{c.grid[0],  c.grid[1],  c.grid[2],     c.block[0],     c.block[1],
+                                        c.block[2], c.registers, c.static_smem, c.dynamic_smem};
+  auto [it, added] = config_ids_.try_emplace(key, static_cast<std::uint32_t>(kernel_configs.size()));
+  if (added && !kernel_configs.push(c)) {
+    config_ids_.erase(it);
+    return 0;
+  }
+  return it->second;
+}
+
 void EventStore::set_meta(const std::string& key, const std::string& value) {
   std::lock_guard lock(meta_mutex_);
   meta_[key] = value;
@@ -33,6 +46,16 @@ void EventStore::set_meta(const std::string& key, const std::string& value) {
 std::map<std::string, std::string> EventStore::meta() const {
   std::lock_guard lock(meta_mutex_);
   return meta_;
+}
+
+void EventStore::set_overview(std::shared_ptr<const SessionOverview> overview) {
+  std::lock_guard lock(meta_mutex_);
+  overview_ = std::move(overview);
+}
+
+std::shared_ptr<const SessionOverview> EventStore::overview() const {
+  std::lock_guard lock(meta_mutex_);
+  return overview_;
 }
 
 }  // namespace ts::prof

@@ -5,9 +5,11 @@
 // writer, the GUI, analysis) read rows [0, size) at any time without blocking the writers.
 // snapshot() gives the row counts at one instant, so a reader sees a consistent prefix.
 #pragma once
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -16,6 +18,8 @@
 #include "profiling/string_table.h"
 
 namespace ts::prof {
+
+struct SessionOverview;
 
 /// Row counts of every table at one instant.
 struct StoreCounts {
@@ -38,6 +42,7 @@ class EventStore {
  public:
   StringTable strings;
   AppendLog<KernelRecord> kernels;
+  AppendLog<KernelConfig> kernel_configs;  // row 0: the all-zero configuration
   AppendLog<MemcpyRecord> memcpys;
   AppendLog<MemsetRecord> memsets;
   AppendLog<RuntimeRecord> runtime;
@@ -53,9 +58,20 @@ class EventStore {
   AppendLog<SampleRecord> samples;
   AppendLog<ClockRecord> clock;
 
+  EventStore();
   StoreCounts counts() const;
 
+  /// The row of `c` in kernel_configs, appended when new. The kernels' writer thread only.
+  std::uint32_t intern_config(const KernelConfig& c);
+  /// The launch configuration of `k` (any thread; the all-zero one for an unknown row).
+  const KernelConfig& config(const KernelRecord& k) const {
+    return k.config < kernel_configs.size() ? kernel_configs[k.config] : kernel_configs[0];
+  }
+
   std::atomic<std::int64_t> dropped_cupti{0}, dropped_host_ranges{0}, dropped_store_full{0};
+  /// The data-parallel rank of the process whose events these are (the rank of its runtime calls;
+  /// the other records also carry it per row).
+  std::atomic<std::int32_t> process_rank{0};
   DroppedCounts dropped() const {
     return {dropped_cupti.load(), dropped_host_ranges.load(), dropped_store_full.load()};
   }
@@ -66,6 +82,12 @@ class EventStore {
   std::map<std::string, std::string> meta() const;
   /// Increments each time meta changes (the session writer rewrites meta when it moved).
   std::uint64_t meta_version() const { return meta_version_.load(); }
+
+  /// The timeline's whole-session overview (profiling/overview.h) of an opened session file: set by
+  /// read_session before it reads any event, so a viewer can paint every lane while the events load.
+  /// Null for a live run and an imported trace. Guarded by the meta mutex.
+  void set_overview(std::shared_ptr<const SessionOverview> overview);
+  std::shared_ptr<const SessionOverview> overview() const;
 
   /// The profile schedule's window: GPU records that start outside [gpu_keep_from, gpu_keep_until)
   /// (session ns) are not kept. Default: everything.
@@ -83,6 +105,8 @@ class EventStore {
  private:
   mutable std::mutex meta_mutex_;
   std::map<std::string, std::string> meta_;
+  std::shared_ptr<const SessionOverview> overview_;
+  std::map<std::array<std::int32_t, 9>, std::uint32_t> config_ids_;  // intern_config's (writer thread)
   std::atomic<std::uint64_t> meta_version_{0};
 };
 

@@ -17,7 +17,9 @@ struct sqlite3;
 namespace ts::prof {
 
 constexpr std::int32_t kSessionApplicationId = 0x54534553;  // "TSES"
-constexpr int kSessionSchemaVersion = 1;
+/// Format versions: 1 (the first), 2 (adds the whole-session timeline overview, `overview_lanes`).
+/// read_session reads every version up to this one; older files are migrated in memory.
+constexpr int kSessionSchemaVersion = 2;
 
 /// A session file that cannot be opened or written: not a session, a newer schema, damaged, or an
 /// I/O failure. what() is one line for the user.
@@ -55,6 +57,7 @@ class SessionWriter {
   void exec(const char* sql);
   void write_rows(const StoreCounts& c);
   void write_meta();
+  void write_overview();
   std::string why_failed(int rc) const;
   std::string path_;
   const EventStore& store_;
@@ -77,8 +80,11 @@ struct ReadProgress {
 
 /// Reads a session file into `store` (which should be empty). The store may be read by other
 /// threads while it fills (EventStore's one-writer contract), so a viewer can show a large session
-/// progressively: metadata, steps, epochs and samples come first, then threads and host ranges,
-/// then the GPU tables. Throws SessionError: not_a_session (not SQLite, or another application's
+/// progressively: metadata, threads, steps, epochs and samples come first, then the timeline
+/// overview (EventStore::overview(): format 2; before any event), then host ranges, then the GPU
+/// tables. Format 1 files (and files whose recording was killed before it closed) have no overview:
+/// it is built from the events once they are read (the in-memory migration); a damaged overview is
+/// rebuilt the same way (the file's events are the truth; the overview only summarises them). Throws SessionError: not_a_session (not SQLite, or another application's
 /// database), newer_version (written by a newer TrainScope), damaged (truncated or malformed),
 /// cancelled (ReadProgress said stop).
 void read_session(const std::string& path, EventStore& store, const ReadProgress& progress = {});

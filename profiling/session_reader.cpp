@@ -2,9 +2,13 @@
 // EventStore. Strings are re-interned, so ids in the store may differ from the file's.
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <unordered_map>
 
+#include "profiling/overview.h"
 #include "profiling/session_file.h"
 
 namespace ts::prof {
@@ -68,7 +72,8 @@ class Reader {
 
 std::int64_t col(sqlite3_stmt* st, int i) { return sqlite3_column_int64(st, i); }
 
-void check_identity(Reader& r, const std::string& path) {
+/// The file's format version (1 .. kSessionSchemaVersion); throws SessionError otherwise.
+int check_identity(Reader& r, const std::string& path) {
   const std::int64_t app = r.scalar("PRAGMA application_id");
   if (app != kSessionApplicationId)
     throw SessionError(SessionError::Kind::not_a_session,
@@ -80,6 +85,7 @@ void check_identity(Reader& r, const std::string& path) {
                            ", this build reads up to " + std::to_string(kSessionSchemaVersion) + ")");
   if (version < 1)
     throw SessionError(SessionError::Kind::damaged, path + " has no session format version");
+  return static_cast<int>(version);
 }
 
 void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int64_t, StringId>& sid) {
@@ -89,10 +95,12 @@ void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int
           [&](sqlite3_stmt* st) {
             KernelRecord k;
             k.name = str(col(st, 1));
-            for (int i = 0; i < 3; ++i) k.grid[i] = static_cast<int>(col(st, 2 + i)), k.block[i] = static_cast<int>(col(st, 5 + i));
-            k.registers = static_cast<int>(col(st, 8));
-            k.static_smem = static_cast<int>(col(st, 9));
-            k.dynamic_smem = static_cast<int>(col(st, 10));
+            KernelConfig c;
+            for (int i = 0; i < 3; ++i) c.grid[i] = static_cast<int>(col(st, 2 + i)), c.block[i] = static_cast<int>(col(st, 5 + i));
+            c.registers = static_cast<int>(col(st, 8));
+            c.static_smem = static_cast<int>(col(st, 9));
+            c.dynamic_smem = static_cast<int>(col(st, 10));
+            k.config = s.intern_config(c);
             configs[col(st, 0)] = k;
           });
   r.query("SELECT start,dur,device,rank,context,stream,correlation,config_id,graph_id,graph_node FROM kernels ORDER BY rowid",
@@ -130,9 +138,11 @@ void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int
           });
   r.query("SELECT start,dur,rank,tid,correlation,cbid,name_id,result FROM runtime_calls ORDER BY rowid", [&](sqlite3_stmt* st) {
     RuntimeRecord x;
-    x.start = col(st, 0), x.end = x.start + col(st, 1), x.rank = static_cast<int>(col(st, 2));
+    x.start = col(st, 0), x.end = x.start + col(st, 1);
+    if (s.runtime.size() == 0) s.process_rank = static_cast<std::int32_t>(col(st, 2));  // one process per file
     x.thread = static_cast<std::uint32_t>(col(st, 3)), x.correlation = static_cast<std::uint32_t>(col(st, 4));
-    x.cbid = static_cast<std::uint32_t>(col(st, 5)), x.name = str(col(st, 6)), x.result = static_cast<std::uint32_t>(col(st, 7));
+    x.cbid = static_cast<std::uint16_t>(col(st, 5)), x.name = str(col(st, 6));
+    x.result = static_cast<std::uint16_t>(std::clamp<std::int64_t>(col(st, 7), 0, UINT16_MAX));
     s.append(s.runtime, x);
   });
   r.query("SELECT start,dur,device,rank,context,stream,correlation,type,event FROM syncs ORDER BY rowid", [&](sqlite3_stmt* st) {
@@ -178,6 +188,56 @@ void read_epochs(Reader& r, EventStore& s) {
           });
 }
 
+void read_host_ranges(Reader& r, EventStore& s, const std::unordered_map<std::int64_t, StringId>& sid) {
+  auto str = [&](std::int64_t id) { auto it = sid.find(id); return it == sid.end() ? kNoString : it->second; };
+  r.query("SELECT start,dur,device,rank,tid,kind,name_id,layer_id,step FROM host_ranges ORDER BY rowid", [&](sqlite3_stmt* st) {
+    HostRangeRecord h;
+    h.start = col(st, 0), h.end = h.start + col(st, 1), h.device = static_cast<int>(col(st, 2));
+    h.rank = static_cast<int>(col(st, 3)), h.thread = static_cast<std::uint32_t>(col(st, 4));
+    h.kind = static_cast<std::uint8_t>(col(st, 5)), h.name = str(col(st, 6)), h.layer = str(col(st, 7)), h.step = col(st, 8);
+    s.append(s.host_ranges, h);
+  });
+}
+
+/// Format 2's overview (one row per lane), or null when the file has none or it does not decode.
+std::shared_ptr<SessionOverview> read_overview(Reader& r, int version) {
+  if (version < 2 || r.scalar("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='overview_lanes'") == 0)
+    return nullptr;
+  auto o = std::make_shared<SessionOverview>();
+  bool bad = false;
+  r.query("SELECT kind,key,id,device,has_steps,launches,events,tids,t0,t1,bins,total_events,raw_bytes,rows "
+          "FROM overview_lanes ORDER BY lane",
+          [&](sqlite3_stmt* st) {
+            if (bad) return;
+            const auto kind = col(st, 0);
+            o->t0 = col(st, 8), o->t1 = col(st, 9), o->bins = static_cast<std::uint32_t>(col(st, 10)), o->events = col(st, 11);
+            if (kind < 0 || kind > static_cast<int>(timeline::LaneKind::sync) || col(st, 10) <= 0 || col(st, 10) > 1 << 20)
+              return void(bad = true);
+            OverviewLane l;
+            l.kind = static_cast<timeline::LaneKind>(kind);
+            auto* key = sqlite3_column_text(st, 1);
+            l.key = key ? reinterpret_cast<const char*>(key) : "";
+            l.id = static_cast<std::uint32_t>(col(st, 2)), l.device = static_cast<std::int32_t>(col(st, 3));
+            l.has_steps = col(st, 4) != 0, l.launches = col(st, 5), l.events = col(st, 6);
+            if (auto* t = sqlite3_column_text(st, 7))
+              for (const char* p = reinterpret_cast<const char*>(t); *p;) {
+                char* end = nullptr;
+                const unsigned long tid = std::strtoul(p, &end, 10);
+                if (end == p) return void(bad = true);
+                l.tids.push_back(static_cast<std::uint32_t>(tid));
+                p = *end == ',' ? end + 1 : end;
+              }
+            try {
+              l.rows = decode_overview_rows(sqlite3_column_blob(st, 13), static_cast<std::size_t>(sqlite3_column_bytes(st, 13)),
+                                            col(st, 12), o->bins, o->bin_ns());
+            } catch (const std::exception&) {
+              bad = true;
+            }
+            o->lanes.push_back(std::move(l));
+          });
+  return bad || o->lanes.empty() ? nullptr : o;
+}
+
 void read_host_tables(Reader& r, EventStore& s, const std::unordered_map<std::int64_t, StringId>& sid) {
   auto str = [&](std::int64_t id) { auto it = sid.find(id); return it == sid.end() ? kNoString : it->second; };
   r.query("SELECT key,value FROM meta", [&](sqlite3_stmt* st) {
@@ -186,13 +246,6 @@ void read_host_tables(Reader& r, EventStore& s, const std::unordered_map<std::in
   });
   r.query("SELECT tid,name_id FROM threads ORDER BY rowid", [&](sqlite3_stmt* st) {
     s.append(s.threads, ThreadRecord{static_cast<std::uint32_t>(col(st, 0)), str(col(st, 1))});
-  });
-  r.query("SELECT start,dur,device,rank,tid,kind,name_id,layer_id,step FROM host_ranges ORDER BY rowid", [&](sqlite3_stmt* st) {
-    HostRangeRecord h;
-    h.start = col(st, 0), h.end = h.start + col(st, 1), h.device = static_cast<int>(col(st, 2));
-    h.rank = static_cast<int>(col(st, 3)), h.thread = static_cast<std::uint32_t>(col(st, 4));
-    h.kind = static_cast<std::uint8_t>(col(st, 5)), h.name = str(col(st, 6)), h.layer = str(col(st, 7)), h.step = col(st, 8);
-    s.append(s.host_ranges, h);
   });
   r.query("SELECT global_step,epoch,step,start,\"end\",loss,images,data_wait_ns FROM steps ORDER BY global_step",
           [&](sqlite3_stmt* st) {
@@ -240,16 +293,21 @@ void check_session(const std::string& path) {
 
 void read_session(const std::string& path, EventStore& store, const ReadProgress& progress) {
   Reader r(path);
-  check_identity(r, path);
+  const int version = check_identity(r, path);
   if (progress.on_rows) r.set_progress(progress, rows_total(r));
   std::unordered_map<std::int64_t, StringId> sid;
   r.query("SELECT id,value FROM strings", [&](sqlite3_stmt* st) {
     auto* p = sqlite3_column_text(st, 1);
     sid[col(st, 0)] = store.strings.intern(p ? reinterpret_cast<const char*>(p) : "");
   });
-  read_host_tables(r, store, sid);  // meta, steps and samples first: a viewer can draw the overview early
+  read_host_tables(r, store, sid);  // meta, threads, steps, epochs and samples first
+  std::shared_ptr<SessionOverview> overview = read_overview(r, version);
+  if (overview) store.set_overview(overview);  // before any event: a viewer paints the overview now
+  read_host_ranges(r, store, sid);
   read_gpu_tables(r, store, sid);
   if (!r.report()) throw SessionError(SessionError::Kind::cancelled, "opening " + path + " was cancelled");
+  // Migration of format 1 (and of a file whose recording never closed): the overview from the events.
+  if (!overview) store.set_overview(std::make_shared<SessionOverview>(build_overview(store)));
 }
 
 }  // namespace ts::prof

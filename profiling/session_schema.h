@@ -3,6 +3,8 @@
 // ends (a view adds "end"), names are ids into `strings`, a kernel's launch configuration (name, grid,
 // block, registers, shared memory) is stored once per distinct configuration in `kernel_configs`.
 // No indexes: they would double the bytes per event; the views and queries scan.
+// Format 2 added `overview_lanes` (profiling/overview.h), written when the recording closes; format 1
+// files have none, and read_session builds it from their events (the in-memory migration).
 #pragma once
 
 namespace ts::prof::schema {
@@ -42,6 +44,9 @@ CREATE TABLE sample_series(id INTEGER PRIMARY KEY, name TEXT NOT NULL, unit TEXT
 CREATE TABLE samples(time INTEGER, series_id INTEGER, value REAL);
 CREATE TABLE clock_checks(time INTEGER, offset_ns INTEGER, drift_ns INTEGER);
 CREATE TABLE dropped(source TEXT PRIMARY KEY, count INTEGER) WITHOUT ROWID;
+CREATE TABLE overview_lanes(lane INTEGER PRIMARY KEY, kind INTEGER, key TEXT NOT NULL, id INTEGER,
+  device INTEGER, has_steps INTEGER, launches INTEGER, events INTEGER, tids TEXT, t0 INTEGER, t1 INTEGER,
+  bins INTEGER, total_events INTEGER, raw_bytes INTEGER, rows BLOB);
 CREATE VIEW kernel_view AS SELECT k.start, k.start + k.dur AS "end", k.dur, s.value AS name, k.device,
   k.rank, k.stream, k.correlation, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z,
   c.registers, c.static_smem, c.dynamic_smem, k.graph_id, k.graph_node

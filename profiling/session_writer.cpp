@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "engine/host_trace.h"
+#include "profiling/overview.h"
 #include "profiling/session_file.h"
 #include "profiling/session_schema.h"
 
@@ -45,6 +46,10 @@ class Binder {
   }
   Binder& t(const std::string& v) {
     sqlite3_bind_text(s_, ++n_, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Binder& blob(const std::string& v) {
+    sqlite3_bind_blob(s_, ++n_, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     return *this;
   }
   /// Runs the statement; throws the SQLite result code on failure.
@@ -145,12 +150,13 @@ void SessionWriter::write_rows(const StoreCounts& c) {
   for (std::size_t i = done_.threads; i < c.threads; ++i) Binder(s.threads.s).i(e.threads[i].tid).i(e.threads[i].name).run();
   for (std::size_t i = done_.kernels; i < c.kernels; ++i) {
     const KernelRecord& k = e.kernels[i];
-    const ConfigKey key{k.name, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], k.registers,
-                        k.static_smem, k.dynamic_smem};
+    const KernelConfig& kc = e.config(k);
+    const ConfigKey key{k.name, kc.grid[0], kc.grid[1], kc.grid[2], kc.block[0], kc.block[1], kc.block[2], kc.registers,
+                        kc.static_smem, kc.dynamic_smem};
     auto [it, fresh] = s.configs.emplace(key, static_cast<std::int64_t>(s.configs.size()));
     if (fresh)
-      Binder(s.config.s).i(it->second).i(k.name).i(k.grid[0]).i(k.grid[1]).i(k.grid[2]).i(k.block[0]).i(k.block[1])
-          .i(k.block[2]).i(k.registers).i(k.static_smem).i(k.dynamic_smem).run();
+      Binder(s.config.s).i(it->second).i(k.name).i(kc.grid[0]).i(kc.grid[1]).i(kc.grid[2]).i(kc.block[0]).i(kc.block[1])
+          .i(kc.block[2]).i(kc.registers).i(kc.static_smem).i(kc.dynamic_smem).run();
     Binder(s.kernel.s).i(k.start).i(k.end - k.start).i(k.device).i(k.rank).i(k.context).i(k.stream).i(k.correlation)
         .i(it->second).i(k.graph_id).i(static_cast<std::int64_t>(k.graph_node)).run();
   }
@@ -166,7 +172,7 @@ void SessionWriter::write_rows(const StoreCounts& c) {
   }
   for (std::size_t i = done_.runtime; i < c.runtime; ++i) {
     const RuntimeRecord& r = e.runtime[i];
-    Binder(s.runtime.s).i(r.start).i(r.end - r.start).i(r.rank).i(r.thread).i(r.correlation).i(r.cbid).i(r.name)
+    Binder(s.runtime.s).i(r.start).i(r.end - r.start).i(e.process_rank.load()).i(r.thread).i(r.correlation).i(r.cbid).i(r.name)
         .i(r.result).run();
   }
   for (std::size_t i = done_.syncs; i < c.syncs; ++i) {
@@ -252,9 +258,36 @@ bool SessionWriter::write_batch() {
   return false;
 }
 
+void SessionWriter::write_overview() {
+  const SessionOverview o = build_overview(store_);
+  Stmt st;
+  prepare(db_, st, "INSERT INTO overview_lanes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  exec("BEGIN");
+  for (std::size_t l = 0; l < o.lanes.size(); ++l) {
+    const OverviewLane& lane = o.lanes[l];
+    std::string tids;
+    for (std::uint32_t t : lane.tids) tids += (tids.empty() ? "" : ",") + std::to_string(t);
+    std::int64_t raw = 0;
+    const std::string rows = encode_overview_rows(lane.rows, &raw);
+    Binder(st.s).i(static_cast<std::int64_t>(l)).i(static_cast<int>(lane.kind)).t(lane.key).i(lane.id).i(lane.device)
+        .i(lane.has_steps).i(lane.launches).i(lane.events).t(tids).i(o.t0).i(o.t1).i(o.bins).i(o.events).i(raw)
+        .blob(rows).run();
+  }
+  exec("COMMIT");
+}
+
 void SessionWriter::close() {
   if (closed_ || !db_) return;
   write_batch();
+  if (!failed_) {
+    // The overview is a summary of what is in the file: a file that lacks it (a failed write, a killed
+    // run) gets one built by the reader, so a failure here only costs the reader that work.
+    try {
+      write_overview();
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+  }
   closed_ = true;
   st_.reset();
   sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
