@@ -29,7 +29,7 @@ std::vector<std::tuple<int, std::int64_t, std::int64_t, int, std::uint32_t, int>
   std::vector<std::tuple<int, std::int64_t, std::int64_t, int, std::uint32_t, int>> out;
   for (std::size_t r = 0; r < l.rows.size(); ++r)
     for (const Event& e : l.rows[r].events)
-      out.emplace_back(static_cast<int>(r), e.start, e.end, static_cast<int>(e.source), e.row, e.category);
+      out.emplace_back(static_cast<int>(r), e.start, e.end(), static_cast<int>(e.source), static_cast<std::uint32_t>(e.row), static_cast<std::uint8_t>(e.category));
   return out;
 }
 
@@ -47,7 +47,7 @@ void check_walk(const Row& row, const TimeAxis& axis, std::size_t* items_out = n
       QVERIFY(it.x1 - it.x0 >= 1.0);
     } else {
       for (std::size_t i = it.first; i < it.last; ++i)  // merged events are narrower than a pixel
-        QVERIFY(axis.x(row.events[i].end) - axis.x(row.events[i].start) < 1.0 || it.last - it.first == 1);
+        QVERIFY(axis.x(row.events[i].end()) - axis.x(row.events[i].start) < 1.0 || it.last - it.first == 1);
     }
     busy += it.busy_ns;
     expect_first = it.last;
@@ -125,7 +125,7 @@ class TestTimeline : public QObject {
       a.zoom(f, 700);
       check_walk(row, a);
     }
-    a.setRange(row.events[1000].start + 10, row.events[1500].end - 10);
+    a.setRange(row.events[1000].start + 10, row.events[1500].end() - 10);
     check_walk(row, a);
     // Everything visible and wide: one box per event.
     Row few;
@@ -154,7 +154,7 @@ class TestTimeline : public QObject {
     // Overlapping (not nested) events still never share a row.
     merge_into_lane(lane, {Event{95, 150, 4, Source::host_range}});
     for (const Row& r : lane.rows)
-      for (std::size_t i = 1; i < r.events.size(); ++i) QVERIFY(r.events[i - 1].end <= r.events[i].start);
+      for (std::size_t i = 1; i < r.events.size(); ++i) QVERIFY(r.events[i - 1].end() <= r.events[i].start);
   }
 
   void incrementalBuildEqualsOneRead() {
@@ -189,7 +189,7 @@ class TestTimeline : public QObject {
     for (const Lane& l : once.lanes()) {
       in_lanes += l.events();
       for (const Row& r : l.rows)
-        for (std::size_t i = 1; i < r.events.size(); ++i) QVERIFY(r.events[i - 1].end <= r.events[i].start);
+        for (std::size_t i = 1; i < r.events.size(); ++i) QVERIFY(r.events[i - 1].end() <= r.events[i].start);
     }
     QCOMPARE(in_lanes, expect);
     // The budget: at most 64 bytes per event in the GUI's structures.
@@ -233,7 +233,7 @@ class TestTimeline : public QObject {
     QVERIFY2(d["Theoretical occupancy"].startsWith("50.0 % (16 blocks/SM"), qPrintable(d["Theoretical occupancy"]));
     QCOMPARE(d["Stream"], QString("13 (device 0)"));
     QCOMPARE(d["Correlation id"], QString("6298"));
-    QCOMPARE(d["Launched by"], QString("cudaLaunchKernel at 559.707 ms (%1)").arg(format_ns(store->runtime[*data.runtimeOf(6298)].end - 559706880)));
+    QCOMPARE(d["Launched by"], QString("cudaLaunchKernel at 559.707 ms (%1)").arg(format_ns(store->runtime[*data.runtimeOf(*store, 6298)].end - 559706880)));
     QCOMPARE(d["Layer"], QString("layer 0 (Conv2d conv1) · forward"));
     QCOMPARE(d["Step"], QString("2 (epoch 1, step 2)"));
     // The hover tooltip: the name, then the telling fields.

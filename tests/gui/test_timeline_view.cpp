@@ -8,6 +8,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QtTest>
+#include <map>
 
 #include "engine/host_trace.h"
 #include "profiling/event_source.h"
@@ -38,7 +39,7 @@ std::uint32_t kernel_row_at(const prof::EventStore& s, std::int64_t start) {
 /// A point on event `e` of the view (middle of its visible part).
 QPoint point_on(const TimelineView& v, const EventRef& r) {
   const Event& e = v.data().event(r);
-  const double x0 = std::max(0.0, v.axis().x(e.start)), x1 = std::min(v.plotWidth(), v.axis().x(e.end));
+  const double x0 = std::max(0.0, v.axis().x(e.start)), x1 = std::min(v.plotWidth(), v.axis().x(e.end()));
   return QPoint(H + static_cast<int>((x0 + x1) / 2), v.rowCenterY(r.lane, r.row));
 }
 
@@ -257,7 +258,7 @@ class TestTimelineView : public QObject {
     const EventRef m2 = view->selectedEvent();
     QVERIFY(view->data().event(m2).start > view->data().event(m1).start);
     const Event& e2 = view->data().event(m2);
-    QVERIFY(view->range().start <= e2.start && view->range().end >= e2.end);  // centred on it
+    QVERIFY(view->range().start <= e2.start && view->range().end >= e2.end());  // centred on it
     QVERIFY(view->prevMatch());
     QCOMPARE(view->selectedEvent(), m1);
     view->setSearch("no such kernel");
@@ -345,6 +346,45 @@ class TestTimelineView : public QObject {
     QCOMPARE(panel.matchLabel()->text(), QString("80 match(es)"));
     QTest::keyClick(panel.searchBox(), Qt::Key_Return);
     QVERIFY(panel.view()->isMatch(panel.view()->selectedEvent()));
+  }
+
+  // Issue #7: while an opened session loads, the view paints the file's overview in the lanes the
+  // events will fill (same keys, titles, rows), with nothing to hover or select; when the load ends
+  // the events replace it.
+  void overviewWhileLoadingThenEvents() {
+    const auto& full = *session();
+    QVERIFY(full.overview());  // format 1 file: migrated in memory
+    auto partial = std::make_shared<prof::EventStore>();  // as read_session leaves it before the events
+    for (std::size_t i = 0; i < full.threads.size(); ++i) {
+      prof::ThreadRecord t = full.threads[i];
+      t.name = partial->strings.intern(full.strings.get(t.name));
+      partial->threads.push(t);
+    }
+    for (std::size_t i = 0; i < full.steps.size(); ++i) partial->steps.push(full.steps[i]);
+    partial->set_overview(full.overview());
+    PanelHub loading;
+    TimelineView v(&loading);
+    v.resize(1400, 700);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    loading.setStore(partial, true);
+    QVERIFY(v.data().isOverview());
+    QCOMPARE(v.data().eventCount(), view->data().eventCount());  // the file's count, before any event
+    QCOMPARE(v.data().steps().size(), view->data().steps().size());
+    std::map<std::string, std::pair<QString, std::size_t>> shown, loaded;
+    for (int i : v.data().defaultOrder()) shown[v.data().lanes()[i].key] = {v.data().laneTitle(i), v.data().lanes()[i].rows.size()};
+    for (int i : view->data().defaultOrder())
+      loaded[view->data().lanes()[i].key] = {view->data().laneTitle(i), view->data().lanes()[i].rows.size()};
+    QVERIFY(shown == loaded);
+    QCOMPARE(v.range().start, full.overview()->t0);
+    QVERIFY(!v.eventAt(QPoint(H + 300, 60)).valid());  // overview bins are not events
+    v.grab();                                          // paints without labels or store lookups
+    // The load ends: the events replace the overview.
+    loading.setStore(session(), true);
+    QVERIFY(!v.data().isOverview() || v.data().eventCount() == view->data().eventCount());
+    loading.setLive(false);
+    QVERIFY(!v.data().isOverview());
+    QCOMPARE(v.data().eventCount(), view->data().eventCount());
   }
 };
 

@@ -19,41 +19,30 @@
 #include <cstdint>
 #include <string>
 
+#include "profiling/lanes.h"
+
 namespace ts::gui::timeline {
 
-enum class Category : std::uint8_t {
-  gemm_conv, elementwise, reduction_loss, optimizer, pooling, batchnorm, other_kernel,
-  copy_h2d, copy_d2h, copy_other, memset, sync, data_wait, host_forward, host_backward, host_other,
-  runtime, step, count
-};
-constexpr int kCategoryCount = static_cast<int>(Category::count);
+// The categories themselves and the classification by name are Qt-free (profiling/lanes.h): the
+// session writer's overview uses them too.
+using prof::timeline::Category;
+using prof::timeline::copy_category;
+using prof::timeline::demangle;
+using prof::timeline::host_range_category;
+using prof::timeline::is_kernel_category;
+using prof::timeline::kCategoryCount;
+using prof::timeline::kernel_category;
+using prof::timeline::runtime_category;
 
 /// Legend text ("GEMM / conv kernel", "Copy H2D", ...).
 QString category_label(Category c);
 QColor category_color(Category c);
 /// Black or white, whichever reads better on the category's colour (WCAG relative luminance > 0.45 -> black).
 QColor category_text_color(Category c);
-bool is_kernel_category(Category c);
-
-/// Kernel family of a demangled kernel name, by substrings (case-insensitive; first match wins):
-/// optimizer (adam, sgd, momentum, optimizer, lamb), BatchNorm (batch_norm, batchnorm, bn_fw, bn_bw),
-/// pooling (pool), GEMM/conv (prof::analysis::is_matmul_kernel, sgemm, winograd, fft, gemv,
-/// splitkreduce, implicit, cudnn::cnn), reduction/loss (reduce, cross_entropy, loss, softmax, nll,
-/// eval_kernel, argmax), elementwise/epilogue (elementwise, epilogue, normalize, relu, dropout,
-/// scale, cast, add, mul, copy, fill, transform, nchwtonhwc, nhwctonchw, pointwise, unscale), else other.
-Category kernel_category(const std::string& demangled_name);
-/// CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, else other.
-Category copy_category(std::uint8_t copy_kind);
-/// trace::RangeKind of a host range.
-Category host_range_category(std::uint8_t range_kind);
-/// Runtime call by name: *Synchronize* -> sync, else runtime.
-Category runtime_category(const std::string& api_name);
 
 /// A readable short kernel name for labels: the demangled name without "void ", return type,
 /// namespaces, template arguments and parameters ("implicit_convolve_sgemm"). Mangled names
 /// (_Z...) are demangled first (abi::__cxa_demangle).
 QString short_kernel_name(const std::string& name);
-/// The demangled form of `name` (itself when it is not a mangled C++ name).
-std::string demangle(const std::string& name);
 
 }  // namespace ts::gui::timeline

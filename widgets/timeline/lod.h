@@ -10,57 +10,98 @@
 #include <cstdint>
 #include <vector>
 
+#include "profiling/lanes.h"
 #include "widgets/timeline/time_axis.h"
 
 namespace ts::gui::timeline {
 
-/// Which store table an event's row index refers to.
-enum class Source : std::uint8_t { kernel, memcpy, memset, runtime, host_range, sync };
+using prof::timeline::Source;
 
-/// One event as the timeline keeps it: 24 bytes; details are looked up in the store by `row`.
+/// One event as the timeline keeps it: 16 bytes (issue #7: <= 64 bytes per event for the whole
+/// process); details are looked up in the store by `row`. Packing: `start` has 56 bits (+-416 days
+/// of session ns); the duration is exact below 2^35 ns (34.4 s) and longer ones are kept in units
+/// of 2^16 ns (65.5 us), rounded up — the store keeps the exact value, which the details pane
+/// shows; `row` has 28 bits, the capacity of a store table (AppendLog: 2^28 records).
 struct Event {
-  std::int64_t start = 0, end = 0;  // session ns
-  std::uint32_t row = 0;            // row in the store table `source`
-  Source source = Source::kernel;
-  std::uint8_t category = 0;        // timeline::Category
-  std::int64_t dur() const { return end - start; }
+  static constexpr std::uint64_t kExactDur = std::uint64_t{1} << 35;
+  static constexpr int kCoarseShift = 16;
+  std::int64_t start : 56;
+  Source source : 3;
+  std::uint64_t category : 5;  // timeline::Category
+  std::uint64_t dur_code : 36;
+  std::uint64_t row : 28;      // row in the store table `source`
+
+  Event() : start(0), source(Source::kernel), category(0), dur_code(0), row(0) {}
+  Event(std::int64_t s, std::int64_t e, std::uint32_t r, Source src = Source::kernel, std::uint8_t cat = 0)
+      : start(s), source(src), category(cat), dur_code(encode(e - s)), row(r) {}
+  std::int64_t dur() const {
+    return dur_code < kExactDur ? static_cast<std::int64_t>(dur_code)
+                                : static_cast<std::int64_t>((dur_code - kExactDur) << kCoarseShift);
+  }
+  std::int64_t end() const { return start + dur(); }
+  static std::uint64_t encode(std::int64_t d) {
+    if (d <= 0) return 0;
+    const auto u = static_cast<std::uint64_t>(d);
+    if (u < kExactDur) return u;
+    const std::uint64_t units = (u + (std::uint64_t{1} << kCoarseShift) - 1) >> kCoarseShift;
+    return kExactDur + std::min(units, kExactDur - 1);
+  }
 };
-static_assert(sizeof(Event) == 24);
+static_assert(sizeof(Event) == 16);
 
 /// Total order used everywhere (stacking, incremental merge): start, longer first, source, row.
 inline bool event_before(const Event& a, const Event& b) {
   if (a.start != b.start) return a.start < b.start;
-  if (a.end != b.end) return a.end > b.end;
+  if (a.dur_code != b.dur_code) return a.dur_code > b.dur_code;
   if (a.source != b.source) return a.source < b.source;
   return a.row < b.row;
 }
 
 struct Row {
-  /// One start time per kCoarse events: the first level of the searches (a row of 3M events has a
-  /// 1.5 MB coarse array that stays in cache, where probing the 72 MB event array misses each time).
+  /// One start time and one running busy sum per kCoarse events: the first level of the searches
+  /// (a row of 3M events has a 1.5 MB coarse array that stays in cache, where probing the 48 MB event
+  /// array misses each time) and of busySum (at most kCoarse - 1 durations added on each side).
   static constexpr std::size_t kCoarse = 16;
-  std::vector<Event> events;         // non-overlapping, sorted by event_before
-  std::vector<std::int64_t> busy;    // busy[i] = sum of durations of events[0..i]
-  std::vector<std::int64_t> coarse;  // coarse[k] = events[k * kCoarse].start
+  std::vector<Event> events;              // non-overlapping, sorted by event_before
+  std::vector<std::int64_t> coarse;       // coarse[k] = events[k * kCoarse].start
+  std::vector<std::int64_t> coarse_busy;  // coarse_busy[k] = sum of durations of events[0, k * kCoarse)
+  std::int64_t total_busy = 0;            // sum of durations of every event
   void push(const Event& e) {
-    if (events.size() % kCoarse == 0) coarse.push_back(e.start);
-    busy.push_back((busy.empty() ? 0 : busy.back()) + e.dur());
+    if (events.size() % kCoarse == 0) coarse.push_back(e.start), coarse_busy.push_back(total_busy);
+    total_busy += e.dur();
     events.push_back(e);
   }
   void truncate(std::size_t n) {
+    if (n >= events.size()) return;
     events.resize(n);
-    busy.resize(n);
-    coarse.resize((n + kCoarse - 1) / kCoarse);
+    const std::size_t blocks = (n + kCoarse - 1) / kCoarse;
+    coarse.resize(blocks);
+    coarse_busy.resize(blocks);
+    total_busy = n ? prefixBusy(n) : 0;
+  }
+  /// Capacity exactly the size (a loaded session's rows never grow again).
+  void shrink() {
+    events.shrink_to_fit();
+    coarse.shrink_to_fit();
+    coarse_busy.shrink_to_fit();
+  }
+  /// Sum of durations of events [0, i), i <= size.
+  std::int64_t prefixBusy(std::size_t i) const {
+    if (i >= events.size()) return total_busy;
+    const std::size_t k = i / kCoarse;
+    std::int64_t s = coarse_busy[k];
+    for (std::size_t j = k * kCoarse; j < i; ++j) s += events[j].dur();
+    return s;
   }
   /// Sum of durations of events [a, b).
   std::int64_t busySum(std::size_t a, std::size_t b) const {
     if (b <= a) return 0;
-    return busy[b - 1] - (a ? busy[a - 1] : 0);
+    return prefixBusy(b) - prefixBusy(a);
   }
   /// Index of the first event with end > t (ends are sorted).
   std::size_t firstEndingAfter(std::int64_t t) const {
     return static_cast<std::size_t>(std::partition_point(events.begin(), events.end(),
-                                                         [t](const Event& e) { return e.end <= t; }) -
+                                                         [t](const Event& e) { return e.end() <= t; }) -
                                     events.begin());
   }
   /// Index (>= from) of the first event with start >= t. Gallops over the coarse starts from
@@ -111,7 +152,7 @@ void lod_walk(const Row& row, const TimeAxis& axis, std::int64_t t0, std::int64_
   std::size_t i = row.firstEndingAfter(t0);
   const std::size_t iend = row.firstStartingAt(t1, i);
   while (i < iend) {
-    const double x0 = axis.x(ev[i].start), x1 = axis.x(ev[i].end);
+    const double x0 = axis.x(ev[i].start), x1 = axis.x(ev[i].end());
     if (x1 - x0 >= min_px) {
       out(LodItem{i, i + 1, x0, x1, ev[i].dur(), false});
       ++i;
@@ -123,7 +164,7 @@ void lod_walk(const Row& row, const TimeAxis& axis, std::int64_t t0, std::int64_
       std::size_t j = row.nextStartingAt(axis.t(pe), i);
       j = std::clamp(j, i + 1, iend);
       const Event& last = ev[j - 1];
-      const double lx0 = axis.x(last.start), lx1 = axis.x(last.end);
+      const double lx0 = axis.x(last.start), lx1 = axis.x(last.end());
       if (j - 1 > first && lx1 - lx0 >= min_px) {  // a wide event starts inside the block: stop before it
         i = j - 1;
         break;
@@ -132,7 +173,7 @@ void lod_walk(const Row& row, const TimeAxis& axis, std::int64_t t0, std::int64_
       if (i >= iend || lx1 <= pe) break;
       pe = std::max(pe + 1, std::floor(lx1) + 1);
     }
-    const double bx1 = std::max(axis.x(ev[i - 1].end), x0 + 1);
+    const double bx1 = std::max(axis.x(ev[i - 1].end()), x0 + 1);
     out(LodItem{first, i, x0, bx1, row.busySum(first, i), true});
   }
 }

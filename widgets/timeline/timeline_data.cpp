@@ -11,21 +11,6 @@ namespace ts::gui::timeline {
 
 namespace {
 
-using CorrIndex = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
-
-/// Sorts the entries appended since `old_size` and merges them into the sorted prefix.
-void sort_tail(CorrIndex& v, std::size_t old_size) {
-  std::sort(v.begin() + static_cast<std::ptrdiff_t>(old_size), v.end());
-  std::inplace_merge(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(old_size), v.end());
-}
-
-std::optional<std::uint32_t> lookup(const CorrIndex& v, std::uint32_t corr) {
-  if (corr == 0) return std::nullopt;
-  auto it = std::lower_bound(v.begin(), v.end(), std::make_pair(corr, std::uint32_t{0}));
-  if (it == v.end() || it->first != corr) return std::nullopt;
-  return it->second;
-}
-
 template <class T>
 std::size_t cap_bytes(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
@@ -79,14 +64,30 @@ void merge_into_lane(Lane& lane, std::vector<Event> batch) {
     tail.insert(tail.end(), batch.begin(), batch.end());
     std::sort(tail.begin(), tail.end(), event_before);
   }
-  std::vector<std::int64_t> open;  // ends of the events still open, innermost last
-  for (const Event& e : tail) {
+  // Depths first (ends of the events still open, innermost last), so each row grows once.
+  std::vector<std::int64_t> open;
+  std::vector<std::uint16_t> depth(tail.size());
+  std::vector<std::size_t> count;
+  for (std::size_t i = 0; i < tail.size(); ++i) {
+    const Event& e = tail[i];
     while (!open.empty() && open.back() <= e.start) open.pop_back();
-    const std::size_t depth = open.size();
-    if (lane.rows.size() <= depth) lane.rows.resize(depth + 1);
-    lane.rows[depth].push(e);
-    open.push_back(e.end);
+    depth[i] = static_cast<std::uint16_t>(std::min<std::size_t>(open.size(), UINT16_MAX));
+    if (count.size() <= depth[i]) count.resize(depth[i] + 1u, 0);
+    ++count[depth[i]];
+    open.push_back(e.end());
   }
+  if (lane.rows.size() < count.size()) lane.rows.resize(count.size());
+  for (std::size_t d = 0; d < count.size(); ++d) {
+    Row& r = lane.rows[d];
+    const std::size_t need = r.events.size() + count[d];
+    if (need > r.events.capacity()) {
+      const std::size_t cap = r.events.empty() ? need : std::max(need, r.events.size() + r.events.size() / 2);
+      r.events.reserve(cap);
+      r.coarse.reserve(cap / Row::kCoarse + 1);
+      r.coarse_busy.reserve(cap / Row::kCoarse + 1);
+    }
+  }
+  for (std::size_t i = 0; i < tail.size(); ++i) lane.rows[depth[i]].push(tail[i]);
   while (!lane.rows.empty() && lane.rows.back().events.empty()) lane.rows.pop_back();
 }
 
@@ -110,9 +111,8 @@ int TimelineData::laneFor(LaneKind kind, const std::string& key, std::uint32_t i
 int TimelineData::hostLane(std::uint32_t tid) {
   if (auto it = host_lane_of_tid_.find(tid); it != host_lane_of_tid_.end()) return it->second;
   auto name = thread_name_.find(tid);
-  const int lane = name != thread_name_.end()
-                       ? laneFor(LaneKind::host_thread, "thread:" + name->second, tid, -1)
-                       : laneFor(LaneKind::host_thread, "tid:" + std::to_string(tid), tid, -1);
+  const int lane = laneFor(LaneKind::host_thread,
+                           prof::timeline::host_lane_key(tid, name != thread_name_.end() ? name->second : std::string()), tid, -1);
   host_lane_of_tid_[tid] = lane;
   return lane;
 }
@@ -152,7 +152,7 @@ std::uint8_t TimelineData::runtimeCategory(const prof::EventStore& store, prof::
   if (runtime_cat_[name] == 255) {
     const std::string& s = store.strings.get(name);
     const auto c = static_cast<std::uint8_t>(runtime_category(s));
-    runtime_cat_[name] = static_cast<std::uint8_t>(c | (s.find("Launch") != std::string::npos ? 0x80 : 0));
+    runtime_cat_[name] = static_cast<std::uint8_t>(c | (prof::timeline::is_launch_call(s) ? 0x80 : 0));
   }
   *launch = (runtime_cat_[name] & 0x80) != 0;
   return runtime_cat_[name] & 0x7f;
@@ -162,37 +162,34 @@ void TimelineData::add(std::vector<std::vector<Event>>& batch, int lane, const E
   if (batch.size() < lanes_.size()) batch.resize(lanes_.size());
   batch[static_cast<std::size_t>(lane)].push_back(e);
   min_t_ = events_ ? std::min(min_t_, e.start) : e.start;
-  max_t_ = events_ ? std::max(max_t_, e.end) : e.end;
+  max_t_ = events_ ? std::max(max_t_, e.end()) : e.end();
   ++events_;
 }
 
 void TimelineData::ingestGpu(const prof::EventStore& store, const prof::StoreCounts& c,
                              std::vector<std::vector<Event>>& batch) {
-  const std::size_t k0 = kernel_by_corr_.size(), c0 = memcpy_by_corr_.size(), s0 = memset_by_corr_.size();
   for (std::size_t i = seen_.kernels; i < c.kernels; ++i) {
     const prof::KernelRecord& k = store.kernels[i];
-    const int lane = laneFor(LaneKind::stream, "stream:" + std::to_string(k.device) + ":" + std::to_string(k.stream),
-                             k.stream, k.device);
+    const int lane = laneFor(LaneKind::stream, prof::timeline::stream_lane_key(k.device, k.stream), k.stream, k.device);
     const auto row = static_cast<std::uint32_t>(i);
     add(batch, lane, {k.start, std::max(k.end, k.start), row, Source::kernel, kernelCategory(store, k.name)});
-    if (k.correlation) kernel_by_corr_.emplace_back(k.correlation, row);
+    kernel_corr_.add(k.correlation);
   }
   for (std::size_t i = seen_.memcpys; i < c.memcpys; ++i) {
     const prof::MemcpyRecord& m = store.memcpys[i];
     const Category cat = copy_category(m.copy_kind);
-    const int lane = cat == Category::copy_h2d   ? laneFor(LaneKind::copy_h2d, "copy:h2d", 0, m.device)
-                     : cat == Category::copy_d2h ? laneFor(LaneKind::copy_d2h, "copy:d2h", 0, m.device)
-                                                 : laneFor(LaneKind::copy_other, "copy:other", 0, m.device);
+    const LaneKind kind = prof::timeline::copy_lane_kind(m.copy_kind);
+    const int lane = laneFor(kind, prof::timeline::copy_lane_key(kind), 0, m.device);
     const auto row = static_cast<std::uint32_t>(i);
     add(batch, lane, {m.start, std::max(m.end, m.start), row, Source::memcpy, static_cast<std::uint8_t>(cat)});
-    if (m.correlation) memcpy_by_corr_.emplace_back(m.correlation, row);
+    memcpy_corr_.add(m.correlation);
   }
   for (std::size_t i = seen_.memsets; i < c.memsets; ++i) {
     const prof::MemsetRecord& m = store.memsets[i];
     const int lane = laneFor(LaneKind::memset, "memset", 0, m.device);
     const auto row = static_cast<std::uint32_t>(i);
     add(batch, lane, {m.start, std::max(m.end, m.start), row, Source::memset, static_cast<std::uint8_t>(Category::memset)});
-    if (m.correlation) memset_by_corr_.emplace_back(m.correlation, row);
+    memset_corr_.add(m.correlation);
   }
   for (std::size_t i = seen_.syncs; i < c.syncs; ++i) {
     const prof::SyncRecord& s = store.syncs[i];
@@ -200,25 +197,20 @@ void TimelineData::ingestGpu(const prof::EventStore& store, const prof::StoreCou
     add(batch, lane, {s.start, std::max(s.end, s.start), static_cast<std::uint32_t>(i), Source::sync,
                       static_cast<std::uint8_t>(Category::sync)});
   }
-  sort_tail(kernel_by_corr_, k0);
-  sort_tail(memcpy_by_corr_, c0);
-  sort_tail(memset_by_corr_, s0);
 }
 
 void TimelineData::ingestHost(const prof::EventStore& store, const prof::StoreCounts& c,
                               std::vector<std::vector<Event>>& batch) {
-  const std::size_t r0 = runtime_by_corr_.size();
   for (std::size_t i = seen_.runtime; i < c.runtime; ++i) {
     const prof::RuntimeRecord& r = store.runtime[i];
-    const int lane = laneFor(LaneKind::runtime, "runtime:" + std::to_string(r.thread), r.thread, -1);
+    const int lane = laneFor(LaneKind::runtime, prof::timeline::runtime_lane_key(r.thread), r.thread, -1);
     bool launch = false;
     const std::uint8_t cat = runtimeCategory(store, r.name, &launch);
     if (launch) ++lanes_[static_cast<std::size_t>(lane)].launches;
     const auto row = static_cast<std::uint32_t>(i);
     add(batch, lane, {r.start, std::max(r.end, r.start), row, Source::runtime, cat});
-    if (r.correlation) runtime_by_corr_.emplace_back(r.correlation, row);
+    runtime_corr_.add(r.correlation);
   }
-  sort_tail(runtime_by_corr_, r0);
   for (std::size_t i = seen_.host_ranges; i < c.host_ranges; ++i) {
     const prof::HostRangeRecord& h = store.host_ranges[i];
     const int lane = hostLane(h.thread);
@@ -226,15 +218,10 @@ void TimelineData::ingestHost(const prof::EventStore& store, const prof::StoreCo
     add(batch, lane, {h.start, std::max(h.end, h.start), static_cast<std::uint32_t>(i), Source::host_range,
                       static_cast<std::uint8_t>(host_range_category(h.kind))});
   }
-  for (std::size_t i = seen_.steps; i < c.steps; ++i) {
-    const prof::StepRecord& s = store.steps[i];
-    steps_.push_back({s.global_step, s.epoch, s.step, s.start, std::max(s.end, s.start)});
-  }
-  if (c.steps > seen_.steps)
-    std::sort(steps_.begin(), steps_.end(), [](const StepBand& a, const StepBand& b) { return a.start < b.start; });
 }
 
 void TimelineData::ingest(const prof::EventStore& store, const prof::StoreCounts& counts) {
+  if (overview_) return;
   prof::StoreCounts c = counts;
   // Never read past what the store has published (a hub's counts come from this store).
   const prof::StoreCounts have = store.counts();
@@ -247,6 +234,7 @@ void TimelineData::ingest(const prof::EventStore& store, const prof::StoreCounts
   std::vector<std::vector<Event>> batch;
   ingestGpu(store, c, batch);
   ingestHost(store, c, batch);
+  ingestSteps(store, c.steps);
   for (std::size_t l = 0; l < batch.size(); ++l)
     if (!batch[l].empty()) merge_into_lane(lanes_[l], std::move(batch[l]));
   seen_.kernels = std::max(seen_.kernels, c.kernels), seen_.memcpys = std::max(seen_.memcpys, c.memcpys);
@@ -254,6 +242,51 @@ void TimelineData::ingest(const prof::EventStore& store, const prof::StoreCounts
   seen_.syncs = std::max(seen_.syncs, c.syncs), seen_.host_ranges = std::max(seen_.host_ranges, c.host_ranges);
   seen_.threads = std::max(seen_.threads, c.threads), seen_.steps = std::max(seen_.steps, c.steps);
   if (events_ != before || steps_.size() != steps_before || thread_name_.size() != threads_before) ++version_;
+}
+
+void TimelineData::ingestSteps(const prof::EventStore& store, std::size_t count) {
+  for (std::size_t i = seen_.steps; i < count; ++i) {
+    const prof::StepRecord& s = store.steps[i];
+    steps_.push_back({s.global_step, s.epoch, s.step, s.start, std::max(s.end, s.start)});
+  }
+  if (count > seen_.steps)
+    std::sort(steps_.begin(), steps_.end(), [](const StepBand& a, const StepBand& b) { return a.start < b.start; });
+  seen_.steps = std::max(seen_.steps, count);
+}
+
+void TimelineData::setOverview(const prof::EventStore& store, const prof::SessionOverview& o) {
+  reset();
+  prof::StoreCounts c{};
+  c.threads = store.threads.size();
+  ingestThreads(store, c);
+  seen_.threads = c.threads;
+  ingestSteps(store, store.steps.size());
+  for (const prof::OverviewLane& ol : o.lanes) {
+    const int index = laneFor(ol.kind, ol.key, ol.id, ol.device);
+    Lane& lane = lanes_[static_cast<std::size_t>(index)];
+    lane.has_steps = ol.has_steps, lane.launches = ol.launches;
+    for (std::uint32_t tid : ol.tids) host_lane_of_tid_[tid] = index;
+    const Source source = prof::timeline::lane_source(ol.kind);
+    lane.rows.resize(ol.rows.size());
+    for (std::size_t r = 0; r < ol.rows.size(); ++r) {
+      const prof::OverviewRow& bins = ol.rows[r];
+      lane.rows[r].events.reserve(bins.bin.size());
+      for (std::size_t i = 0; i < bins.bin.size(); ++i) {
+        const std::int64_t t = o.bin_start(bins.bin[i]);
+        lane.rows[r].push(Event(t, t + bins.busy_ns[i], 0, source, bins.category[i]));
+      }
+    }
+  }
+  events_ = static_cast<std::size_t>(std::max<std::int64_t>(o.events, 0));
+  min_t_ = o.t0, max_t_ = std::max(o.t0, o.t1);
+  overview_ = true;
+  ++version_;
+}
+
+void TimelineData::compact() {
+  for (Lane& l : lanes_)
+    for (Row& r : l.rows) r.shrink();
+  steps_.shrink_to_fit();
 }
 
 std::vector<int> TimelineData::defaultOrder() const {
@@ -322,24 +355,24 @@ std::vector<EventRef> TimelineData::eventsAt(int lane, std::int64_t t) const {
 }
 
 EventRef TimelineData::find(const prof::EventStore& store, Source source, std::uint32_t row) const {
+  if (overview_) return {};
   std::string key;
   std::int64_t start = 0;
   switch (source) {
     case Source::kernel: {
       const auto& k = store.kernels[row];
-      key = "stream:" + std::to_string(k.device) + ":" + std::to_string(k.stream), start = k.start;
+      key = prof::timeline::stream_lane_key(k.device, k.stream), start = k.start;
       break;
     }
     case Source::memcpy: {
       const auto& m = store.memcpys[row];
-      const Category c = copy_category(m.copy_kind);
-      key = c == Category::copy_h2d ? "copy:h2d" : c == Category::copy_d2h ? "copy:d2h" : "copy:other", start = m.start;
+      key = prof::timeline::copy_lane_key(prof::timeline::copy_lane_kind(m.copy_kind)), start = m.start;
       break;
     }
     case Source::memset: key = "memset", start = store.memsets[row].start; break;
     case Source::sync: key = "sync", start = store.syncs[row].start; break;
     case Source::runtime:
-      key = "runtime:" + std::to_string(store.runtime[row].thread), start = store.runtime[row].start;
+      key = prof::timeline::runtime_lane_key(store.runtime[row].thread), start = store.runtime[row].start;
       break;
     case Source::host_range: {
       const auto& h = store.host_ranges[row];
@@ -360,12 +393,17 @@ EventRef TimelineData::find(const prof::EventStore& store, Source source, std::u
   return {};
 }
 
-std::optional<std::uint32_t> TimelineData::runtimeOf(std::uint32_t corr) const { return lookup(runtime_by_corr_, corr); }
+std::optional<std::uint32_t> TimelineData::runtimeOf(const prof::EventStore& store, std::uint32_t corr) const {
+  return runtime_corr_.find(corr, [&](std::size_t r) { return store.runtime[r].correlation; });
+}
 
-std::optional<std::pair<Source, std::uint32_t>> TimelineData::gpuOpOf(std::uint32_t corr) const {
-  if (auto r = lookup(kernel_by_corr_, corr)) return std::make_pair(Source::kernel, *r);
-  if (auto r = lookup(memcpy_by_corr_, corr)) return std::make_pair(Source::memcpy, *r);
-  if (auto r = lookup(memset_by_corr_, corr)) return std::make_pair(Source::memset, *r);
+std::optional<std::pair<Source, std::uint32_t>> TimelineData::gpuOpOf(const prof::EventStore& store, std::uint32_t corr) const {
+  if (auto r = kernel_corr_.find(corr, [&](std::size_t i) { return store.kernels[i].correlation; }))
+    return std::make_pair(Source::kernel, *r);
+  if (auto r = memcpy_corr_.find(corr, [&](std::size_t i) { return store.memcpys[i].correlation; }))
+    return std::make_pair(Source::memcpy, *r);
+  if (auto r = memset_corr_.find(corr, [&](std::size_t i) { return store.memsets[i].correlation; }))
+    return std::make_pair(Source::memset, *r);
   return std::nullopt;
 }
 
@@ -380,9 +418,9 @@ std::size_t TimelineData::bytes() const {
   std::size_t b = cap_bytes(lanes_) + cap_bytes(steps_) + cap_bytes(kernel_cat_) + cap_bytes(runtime_cat_);
   for (const Lane& l : lanes_) {
     b += cap_bytes(l.rows) + l.key.capacity();
-    for (const Row& r : l.rows) b += cap_bytes(r.events) + cap_bytes(r.busy) + cap_bytes(r.coarse);
+    for (const Row& r : l.rows) b += cap_bytes(r.events) + cap_bytes(r.coarse_busy) + cap_bytes(r.coarse);
   }
-  b += cap_bytes(runtime_by_corr_) + cap_bytes(kernel_by_corr_) + cap_bytes(memcpy_by_corr_) + cap_bytes(memset_by_corr_);
+  b += runtime_corr_.bytes() + kernel_corr_.bytes() + memcpy_corr_.bytes() + memset_corr_.bytes();
   // Hash maps: nodes (key + value + next pointer + hash) and buckets, approximately.
   b += lane_of_key_.size() * (sizeof(std::string) + 32) + lane_of_key_.bucket_count() * sizeof(void*);
   b += (host_lane_of_tid_.size() + thread_name_.size()) * 64;

@@ -1,7 +1,10 @@
 // TimelineData: the timeline's compact per-lane view of an EventStore, built incrementally. Each
 // ingest() reads only the rows appended since the last one (up to the hub's counts), never copies
-// the store: an event keeps its times, its table row and its colour category (24 bytes, lod.h);
-// names, launch configurations and the rest are looked up in the store by row when needed.
+// the store: an event keeps its times, its table row and its colour category (16 bytes, lod.h);
+// names, launch configurations and the rest are looked up in the store by row when needed, and the
+// launch <-> GPU op links by correlation id through a block index (CorrBlocks, 0.125 bytes per row).
+// Before the events of an opened session are read, setOverview() shows the file's whole-session
+// overview (profiling/overview.h) in the same lanes.
 //
 // Lanes: one per host thread (named threads share a lane: the loader's workers are recreated each
 // epoch with new tids but the same names), one per thread of CUDA runtime calls, one per CUDA stream
@@ -15,17 +18,52 @@
 #pragma once
 #include <QString>
 #include <cstdint>
+#include <algorithm>
+#include <climits>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "profiling/event_store.h"
+#include "profiling/lanes.h"
+#include "profiling/overview.h"
 #include "widgets/timeline/lod.h"
 
 namespace ts::gui::timeline {
 
-enum class LaneKind : std::uint8_t { host_thread, runtime, stream, copy_h2d, copy_d2h, copy_other, memset, sync };
+using prof::timeline::LaneKind;
+
+/// Rows of one store table by correlation id without an entry per row: the smallest and largest
+/// correlation id of each block of kBlock rows. CUPTI delivers records nearly in correlation order
+/// (ids are handed out at API entry, records written at exit), so a lookup scans the few blocks
+/// whose range holds the id: O(rows / kBlock) comparisons plus kBlock rows per candidate block.
+class CorrBlocks {
+ public:
+  static constexpr std::size_t kBlock = 64;
+  /// The next row's correlation id (0: none).
+  void add(std::uint32_t corr) {
+    if (rows_ % kBlock == 0) lo_.push_back(UINT32_MAX), hi_.push_back(0);
+    if (corr) lo_.back() = std::min(lo_.back(), corr), hi_.back() = std::max(hi_.back(), corr);
+    ++rows_;
+  }
+  /// The first row whose corr_of(row) == corr.
+  template <class CorrOf>
+  std::optional<std::uint32_t> find(std::uint32_t corr, CorrOf&& corr_of) const {
+    if (corr == 0) return std::nullopt;
+    for (std::size_t b = 0; b < lo_.size(); ++b) {
+      if (corr < lo_[b] || corr > hi_[b]) continue;
+      for (std::size_t r = b * kBlock, end = std::min(rows_, r + kBlock); r < end; ++r)
+        if (corr_of(r) == corr) return static_cast<std::uint32_t>(r);
+    }
+    return std::nullopt;
+  }
+  std::size_t bytes() const { return (lo_.capacity() + hi_.capacity()) * sizeof(std::uint32_t); }
+
+ private:
+  std::vector<std::uint32_t> lo_, hi_;
+  std::size_t rows_ = 0;
+};
 
 struct Lane {
   LaneKind kind = LaneKind::host_thread;
@@ -56,7 +94,16 @@ class TimelineData {
   /// Drops everything (a new store).
   void reset();
   /// Reads rows [seen(), counts) of each table of `store` (counts: the hub's counts of this tick).
+  /// Not in overview mode (reset() first).
   void ingest(const prof::EventStore& store, const prof::StoreCounts& counts);
+  /// Overview mode: the lanes of `o` (same keys, kinds and rows as ingest() would build), each row's
+  /// non-empty bins as events (start = the bin's start, duration = its busy ns, no store row, the
+  /// bin's category), the steps and thread names `store` has so far. For an opened session while
+  /// its events load; reset() leaves the mode.
+  void setOverview(const prof::EventStore& store, const prof::SessionOverview& o);
+  bool isOverview() const { return overview_; }
+  /// Releases spare capacity (a loaded session's rows do not grow again).
+  void compact();
   const prof::StoreCounts& seen() const { return seen_; }
   /// Increments on each ingest that added something.
   std::uint64_t version() const { return version_; }
@@ -82,10 +129,10 @@ class TimelineData {
   std::vector<EventRef> eventsAt(int lane, std::int64_t t) const;
   /// The event of (source, row): its lane from the record, then its start. Invalid if not ingested.
   EventRef find(const prof::EventStore& store, Source source, std::uint32_t row) const;
-  /// Runtime call (its runtime table row) with correlation id `corr`.
-  std::optional<std::uint32_t> runtimeOf(std::uint32_t corr) const;
-  /// GPU op (kernel, memcpy or memset) launched with correlation id `corr`.
-  std::optional<std::pair<Source, std::uint32_t>> gpuOpOf(std::uint32_t corr) const;
+  /// Runtime call (its runtime table row) with correlation id `corr`, among the ingested rows.
+  std::optional<std::uint32_t> runtimeOf(const prof::EventStore& store, std::uint32_t corr) const;
+  /// GPU op (kernel, memcpy or memset) launched with correlation id `corr`, among the ingested rows.
+  std::optional<std::pair<Source, std::uint32_t>> gpuOpOf(const prof::EventStore& store, std::uint32_t corr) const;
 
   const std::vector<StepBand>& steps() const { return steps_; }
   /// Index into steps() of the step whose [start, end] contains t, -1 if none.
@@ -107,23 +154,25 @@ class TimelineData {
   void ingestGpu(const prof::EventStore& store, const prof::StoreCounts& c, std::vector<std::vector<Event>>& batch);
   void ingestHost(const prof::EventStore& store, const prof::StoreCounts& c, std::vector<std::vector<Event>>& batch);
   void add(std::vector<std::vector<Event>>& batch, int lane, const Event& e);
+  void ingestSteps(const prof::EventStore& store, std::size_t count);
   std::uint8_t runtimeCategory(const prof::EventStore& store, prof::StringId name, bool* launch);
 
   std::vector<Lane> lanes_;
   std::unordered_map<std::string, int> lane_of_key_;
   std::unordered_map<std::uint32_t, int> host_lane_of_tid_;
   std::unordered_map<std::uint32_t, std::string> thread_name_;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> runtime_by_corr_;  // (correlation, row), sorted
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> kernel_by_corr_, memcpy_by_corr_, memset_by_corr_;
+  CorrBlocks runtime_corr_, kernel_corr_, memcpy_corr_, memset_corr_;
   std::vector<std::uint8_t> kernel_cat_, runtime_cat_;  // per string id; 255 = not yet classified
   std::vector<StepBand> steps_;
   prof::StoreCounts seen_{};
   std::uint64_t version_ = 0;
   std::size_t events_ = 0;
   std::int64_t min_t_ = 0, max_t_ = 0;
+  bool overview_ = false;
 };
 
-/// Adds `batch` to `lane` and re-stacks from the last depth-0 event starting before the batch.
+/// Adds `batch` to `lane` and re-stacks from the last depth-0 event starting before the batch. Rows
+/// grow by at least half their size when they must grow (live runs add a little each tick).
 void merge_into_lane(Lane& lane, std::vector<Event> batch);
 
 }  // namespace ts::gui::timeline

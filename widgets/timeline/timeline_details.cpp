@@ -79,7 +79,7 @@ void add_context(const prof::EventStore& s, const TimelineData& d, std::uint32_t
 /// The launching runtime call of a GPU op and its layer/step.
 void add_launch(const prof::EventStore& s, const TimelineData& d, std::uint32_t corr, Rows& rows) {
   rows.emplace_back("Correlation id", QString::number(corr));
-  const auto rt = d.runtimeOf(corr);
+  const auto rt = d.runtimeOf(s, corr);
   if (!rt) {
     rows.emplace_back("Launched by", "— (no runtime call with this correlation id)");
     return;
@@ -91,17 +91,18 @@ void add_launch(const prof::EventStore& s, const TimelineData& d, std::uint32_t 
 
 void kernel_rows(const prof::EventStore& s, const TimelineData& d, const prof::analysis::DeviceProps& props,
                  const prof::KernelRecord& k, Rows& rows) {
+  const prof::KernelConfig& kc = s.config(k);
   rows.emplace_back("Name", QString::fromStdString(demangle(s.strings.get(k.name))));
   rows.emplace_back("Category", category_label(kernel_category(demangle(s.strings.get(k.name)))));
   rows.emplace_back("Duration", format_ns(k.end - k.start));
   rows.emplace_back("Start", format_time(k.start));
-  rows.emplace_back("Grid", QString("(%1, %2, %3)").arg(k.grid[0]).arg(k.grid[1]).arg(k.grid[2]));
-  rows.emplace_back("Block", QString("(%1, %2, %3)").arg(k.block[0]).arg(k.block[1]).arg(k.block[2]));
-  rows.emplace_back("Registers / thread", QString::number(k.registers));
-  rows.emplace_back("Shared memory", QString("%1 B static + %2 B dynamic").arg(k.static_smem).arg(k.dynamic_smem));
-  const int threads = k.block[0] * k.block[1] * k.block[2];
+  rows.emplace_back("Grid", QString("(%1, %2, %3)").arg(kc.grid[0]).arg(kc.grid[1]).arg(kc.grid[2]));
+  rows.emplace_back("Block", QString("(%1, %2, %3)").arg(kc.block[0]).arg(kc.block[1]).arg(kc.block[2]));
+  rows.emplace_back("Registers / thread", QString::number(kc.registers));
+  rows.emplace_back("Shared memory", QString("%1 B static + %2 B dynamic").arg(kc.static_smem).arg(kc.dynamic_smem));
+  const int threads = kc.block[0] * kc.block[1] * kc.block[2];
   int blocks = 0;
-  const auto occ = prof::analysis::theoretical_occupancy(props, threads, k.registers, k.static_smem, k.dynamic_smem, &blocks);
+  const auto occ = prof::analysis::theoretical_occupancy(props, threads, kc.registers, kc.static_smem, kc.dynamic_smem, &blocks);
   rows.emplace_back("Theoretical occupancy",
                     occ ? QString("%1 % (%2 blocks/SM, %3)").arg(*occ * 100, 0, 'f', 1).arg(blocks).arg(QString::fromStdString(props.source))
                         : QString("unknown (no device properties)"));
@@ -149,7 +150,7 @@ Rows event_details(const prof::EventStore& s, const TimelineData& d, const prof:
       rows.emplace_back("Thread", QString::number(r.thread));
       rows.emplace_back("Correlation id", QString::number(r.correlation));
       rows.emplace_back("Result", r.result == 0 ? QString("cudaSuccess") : QString("error %1").arg(r.result));
-      if (const auto op = d.gpuOpOf(r.correlation); op && op->first == Source::kernel)
+      if (const auto op = d.gpuOpOf(s, r.correlation); op && op->first == Source::kernel)
         rows.emplace_back("Launched", QString::fromStdString(demangle(s.strings.get(s.kernels[op->second].name))));
       add_context(s, d, r.thread, r.start, rows);
       break;

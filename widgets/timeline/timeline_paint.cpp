@@ -68,6 +68,7 @@ const Palette& colours() {
 }  // namespace
 
 QString TimelineView::eventLabel(const Event& e) const {
+  if (data_.isOverview()) return {};  // an overview bin, not an event
   const prof::EventStore& s = *store_;
   switch (e.source) {
     case Source::kernel: {
@@ -183,7 +184,7 @@ void TimelineView::paintRow(QPainter& p, const Row& row, int y, const std::vecto
   lod_walk(row, axis_, axis_.start(), axis_.end(), 1.0, [&](const LodItem& it) {
     const Event& e = row.events[it.first];
     const int cat = std::min<int>(e.category, kCategoryCount - 1);
-    const std::int64_t last_end = row.events[it.last - 1].end;
+    const std::int64_t last_end = row.events[it.last - 1].end();
     newest = std::max(newest, last_end);
     const QRect rc = pixel_rect(it.x0, it.x1, y + 1, kRowHeight - 2, w);
     if (it.merged) {
@@ -208,11 +209,11 @@ void TimelineView::paintRow(QPainter& p, const Row& row, int y, const std::vecto
 void TimelineView::paintMarks(QPainter& p, const Row& row, const std::vector<std::uint32_t>& marks, int y, bool outline) {
   const auto& ev = row.events;
   const std::int64_t t0 = axis_.start(), t1 = axis_.end();
-  auto it = std::partition_point(marks.begin(), marks.end(), [&](std::uint32_t i) { return ev[i].end <= t0; });
+  auto it = std::partition_point(marks.begin(), marks.end(), [&](std::uint32_t i) { return ev[i].end() <= t0; });
   p.setBrush(Qt::NoBrush);
   while (it != marks.end() && ev[*it].start < t1) {
     const Event& e = ev[*it];
-    const double x0 = axis_.x(e.start), x1 = std::max(axis_.x(e.end), x0 + 1);
+    const double x0 = axis_.x(e.start), x1 = std::max(axis_.x(e.end()), x0 + 1);
     const QRectF rc = span_rect(x0, x1, y + 1, kRowHeight - 2, axis_.width());
     if (outline) {
       p.setPen(QPen(QColor(0, 0, 0), 2));
@@ -246,7 +247,7 @@ void TimelineView::paintSelection(QPainter& p) {
   auto box = [&](const EventRef& r) {
     const Event& e = data_.event(r);
     const int yc = rowCenterY(r.lane, r.row);
-    return yc < 0 ? QRectF() : span_rect(axis_.x(e.start), std::max(axis_.x(e.end), axis_.x(e.start) + 1), yc - kRowHeight / 2 + 1, kRowHeight - 2, w);
+    return yc < 0 ? QRectF() : span_rect(axis_.x(e.start), std::max(axis_.x(e.end()), axis_.x(e.start) + 1), yc - kRowHeight / 2 + 1, kRowHeight - 2, w);
   };
   const QRectF sel = box(selected_);
   if (!sel.isNull()) {

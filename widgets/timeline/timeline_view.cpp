@@ -2,6 +2,10 @@
 // timeline_paint.cpp; keyboard, mouse and menus: timeline_input.cpp).
 #include "widgets/timeline/timeline_view.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <QResizeEvent>
 #include <algorithm>
 
@@ -52,10 +56,39 @@ void TimelineView::onStoreChanged() {
 
 void TimelineView::pull() { onGrew(); }
 
+bool TimelineView::showOverview() {
+  // An opened session that is still loading and has an overview (read before its events): paint
+  // the overview, every lane over the whole session, and ingest the events once, when the load
+  // ends (liveChanged(false)).
+  if (!hub_->isLive() || (!data_.isOverview() && data_.eventCount() > 0)) return false;
+  const auto o = store_->overview();
+  if (!o) return false;
+  if (data_.isOverview() && data_.steps().size() == std::min(store_->steps.size(), hub_->counts().steps)) return true;
+  data_.setOverview(*store_, *o);
+  axis_.setBounds(data_.minTime(), data_.maxTime());
+  syncOrder();
+  if (!have_range_) axis_.fitAll(), have_range_ = true, publishRange();
+  update();
+  return true;
+}
+
 void TimelineView::onGrew() {
   if (!store_ || !hub_) return;
+  if (showOverview()) return;
+  if (data_.isOverview()) {  // the load ended: the events replace the overview
+    data_.reset();
+    partner_for_ = {};
+  }
   const std::uint64_t v = data_.version();
   data_.ingest(*store_, hub_->counts());
+  if (!hub_->isLive() && data_.version() != v) {
+    data_.compact();
+#ifdef __GLIBC__
+    // The load's transient buffers (SQLite's page cache on the loader thread, the ingest's batches)
+    // were freed; hand the pages back so the process keeps only what the session needs.
+    malloc_trim(0);
+#endif
+  }
   if (data_.version() == v) return;
   if (selected_.valid()) selected_ = data_.find(*store_, selected_source_, selected_row_);
   axis_.setBounds(data_.minTime(), data_.maxTime());
@@ -296,6 +329,14 @@ void TimelineView::setTimeSelection(std::optional<TimeSpan> s) {
 
 EventRef TimelineView::flowPartner() const {
   if (!selected_.valid() || !store_) return {};
+  // Painting asks on every frame; the lookup scans the correlation blocks, so keep the answer.
+  if (partner_for_ == selected_ && partner_version_ == data_.version()) return partner_;
+  partner_for_ = selected_, partner_version_ = data_.version();
+  partner_ = findFlowPartner();
+  return partner_;
+}
+
+EventRef TimelineView::findFlowPartner() const {
   const Event& e = data_.event(selected_);
   std::uint32_t corr = 0;
   switch (e.source) {
@@ -303,17 +344,17 @@ EventRef TimelineView::flowPartner() const {
     case Source::memcpy: corr = store_->memcpys[e.row].correlation; break;
     case Source::memset: corr = store_->memsets[e.row].correlation; break;
     case Source::runtime: {
-      const auto op = data_.gpuOpOf(store_->runtime[e.row].correlation);
+      const auto op = data_.gpuOpOf(*store_, store_->runtime[e.row].correlation);
       return op ? data_.find(*store_, op->first, op->second) : EventRef{};
     }
     default: return {};
   }
-  const auto rt = data_.runtimeOf(corr);
+  const auto rt = data_.runtimeOf(*store_, corr);
   return rt ? data_.find(*store_, Source::runtime, *rt) : EventRef{};
 }
 
 EventRef TimelineView::eventAt(QPoint p) const {
-  if (p.x() < kHeaderWidth || p.y() < kRulerHeight) return {};
+  if (p.x() < kHeaderWidth || p.y() < kRulerHeight || data_.isOverview()) return {};
   for (const LaneGeom& g : layout()) {
     if (p.y() < g.y || p.y() >= g.y + g.height) continue;
     const int row = std::clamp((p.y() - g.y - kLanePad) / kRowHeight, 0, g.rows - 1);
@@ -327,7 +368,7 @@ EventRef TimelineView::eventAt(QPoint p) const {
     std::int64_t best_dist = INT64_MAX;
     for (std::size_t i = r.firstEndingAfter(t - tol); i < r.events.size() && r.events[i].start <= t + tol; ++i) {
       const Event& e = r.events[i];
-      const std::int64_t d = t < e.start ? e.start - t : t >= e.end ? t - e.end : 0;
+      const std::int64_t d = t < e.start ? e.start - t : t >= e.end() ? t - e.end() : 0;
       if (d < best_dist) best_dist = d, best = {g.lane, row, i};
       if (d == 0) break;
     }
@@ -375,7 +416,7 @@ void TimelineView::refreshMarks() {
   const auto& lanes = data_.lanes();
   marks_.assign(lanes.size(), {});
   outlined_.assign(lanes.size(), {});
-  if (!store_ || (search_.isEmpty() && hl.isEmpty())) return;
+  if (!store_ || data_.isOverview() || (search_.isEmpty() && hl.isEmpty())) return;
   const std::string needle = search_.toLower().toStdString(), exact = hl.toStdString();
   auto classify = [&](std::vector<std::int8_t>& cache, prof::StringId id, bool is_exact) {
     if (id >= cache.size()) cache.resize(std::max<std::size_t>(id + 1, store_->strings.size()), -1);

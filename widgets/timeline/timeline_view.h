@@ -128,6 +128,9 @@ class TimelineView : public QWidget {
   int contentHeight() const;
   void onStoreChanged();
   void onGrew();
+  /// Overview mode while an opened session with an overview loads; true when it is shown.
+  bool showOverview();
+  timeline::EventRef findFlowPartner() const;
   void onHubRange(TimeSpan r);
   void onHighlight();
   void userMoved();  // a user pan/zoom: follow live off, hub range updated
@@ -165,6 +168,8 @@ class TimelineView : public QWidget {
   std::set<std::string> collapsed_, hidden_;
   // Selection and interaction.
   timeline::EventRef selected_;
+  mutable timeline::EventRef partner_for_, partner_;  // flowPartner()'s last answer
+  mutable std::uint64_t partner_version_ = 0;
   std::uint32_t selected_row_ = 0;  // store row + source of the selection (lanes re-stack on grow)
   timeline::Source selected_source_ = timeline::Source::kernel;
   std::optional<TimeSpan> time_selection_;
