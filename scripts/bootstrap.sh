@@ -13,6 +13,8 @@
 # Environment: BUILD_DIR (default build), TRAINSCOPE_CMAKE_ARGS (extra -D options), JOBS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache keys on paths relative to the checkout, so a clone in another folder (CI's) reuses the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 mode=${1:-run}
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
