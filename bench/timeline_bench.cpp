@@ -57,6 +57,7 @@ void append_copy(const prof::EventStore& src, prof::EventStore& dst, std::vector
   for (std::size_t i = 0; i < src.kernels.size(); ++i) {
     auto k = src.kernels[i];
     k.start += dt, k.end += dt, k.name = id(k.name), k.correlation += static_cast<std::uint32_t>(step_offset * 1000);
+    k.config = dst.intern_config(src.config(k));  // config ids are per store
     dst.kernels.push(k);
   }
   for (std::size_t i = 0; i < src.memcpys.size(); ++i) {
