@@ -6,7 +6,8 @@
 // QImage) through a fixed path of fit-all, zooms and pans; it prints the median/p90/max ms per
 // repaint, the build time and the bytes per event.
 //   timeline_bench [--events N] [--frames N] [--shots DIR] [--open-session N]
-// --shots writes the panel with gpu_b128_nw4.tsession at fit-all and zoomed into one step.
+// --shots writes the panel with gpu_b128_nw4.tsession at fit-all and zoomed into one step, and the
+// panel as it looks while that session loads (its overview only).
 // --open-session N (issue #7's budget: first paint of the whole overview of a 1M-event session
 // <= 0.5 s, median of 5, and <= 64 bytes per event of process growth): writes N replicated events
 // to a session file (with its overview, format 2), then 5 times opens it as the window does
@@ -168,6 +169,23 @@ int shots(const QString& dir) {
   panel.searchBox()->setText("sgemm");
   QApplication::processEvents();
   panel.grab().save(dir + "/timeline_search.png");
+  // The same session while it loads: only its overview (and threads, steps) is there yet.
+  auto full = hub.store();
+  auto partial = std::make_shared<prof::EventStore>();
+  for (std::size_t i = 0; i < full->threads.size(); ++i) {
+    prof::ThreadRecord t = full->threads[i];
+    t.name = partial->strings.intern(full->strings.get(t.name));
+    partial->threads.push(t);
+  }
+  for (std::size_t i = 0; i < full->steps.size(); ++i) partial->steps.push(full->steps[i]);
+  partial->set_overview(full->overview());
+  gui::PanelHub loading;
+  gui::TimelinePanel overview(&loading);
+  overview.resize(1600, 900);
+  overview.show();
+  loading.setStore(partial, true);
+  QApplication::processEvents();
+  overview.grab().save(dir + "/timeline_overview_while_loading.png");
   std::printf("screenshots in %s\n", qPrintable(dir));
   return 0;
 }

@@ -46,8 +46,16 @@ void check_walk(const Row& row, const TimeAxis& axis, std::size_t* items_out = n
       QCOMPARE(it.last, it.first + 1);
       QVERIFY(it.x1 - it.x0 >= 1.0);
     } else {
-      for (std::size_t i = it.first; i < it.last; ++i)  // merged events are narrower than a pixel
+      for (std::size_t i = it.first; i < it.last; ++i) {  // merged events are narrower than a pixel
         QVERIFY(axis.x(row.events[i].end()) - axis.x(row.events[i].start) < 1.0 || it.last - it.first == 1);
+        // ... and a block spans no empty pixel: each event starts in the pixel where the one before
+        // it ended (or earlier).
+        if (i > it.first)
+          QVERIFY2(axis.x(row.events[i].start) < std::floor(axis.x(row.events[i - 1].end())) + 1.0 + 1e-9,
+                   qPrintable(QString("event %1 starts %2 px after the previous end")
+                                  .arg(i)
+                                  .arg(axis.x(row.events[i].start) - axis.x(row.events[i - 1].end()))));
+      }
     }
     busy += it.busy_ns;
     expect_first = it.last;
@@ -135,6 +143,22 @@ class TestTimeline : public QObject {
     int boxes = 0;
     lod_walk(few, a, a.start(), a.end(), 1.0, [&](const LodItem& it) { boxes += it.merged ? 0 : 1; });
     QCOMPARE(boxes, 10);
+    // Sparse narrow events that each cross a pixel edge stay apart (they chained into one block).
+    Row sparse;
+    for (int i = 0; i < 7; ++i) {  // 350 ns per pixel: each event is 30 ns (0.09 px) across a pixel edge
+      const std::int64_t edge = (i * 143 + 3) * 350;
+      sparse.push(Event{edge - 10, edge + 20, static_cast<std::uint32_t>(i)});
+    }
+    a.setWidth(1000);
+    a.setBounds(0, 350'000);
+    a.setRange(0, 350'000);
+    int blocks = 0;
+    lod_walk(sparse, a, a.start(), a.end(), 1.0, [&](const LodItem& it) {
+      ++blocks;
+      QCOMPARE(it.last - it.first, std::size_t{1});
+    });
+    QCOMPARE(blocks, 7);
+    check_walk(sparse, a);
   }
 
   void hostRangesNestIntoRows() {

@@ -172,6 +172,10 @@ void lod_walk(const Row& row, const TimeAxis& axis, std::int64_t t0, std::int64_
       i = j;
       if (i >= iend || lx1 <= pe) break;
       pe = std::max(pe + 1, std::floor(lx1) + 1);
+      // The last event ran into a later pixel; the block takes in the next event only if that one
+      // starts inside that pixel too (else sparse events that each cross a pixel edge chained into
+      // one block over the empty pixels between them).
+      if (ev[i].start >= axis.t(pe)) break;
     }
     const double bx1 = std::max(axis.x(ev[i - 1].end()), x0 + 1);
     out(LodItem{first, i, x0, bx1, row.busySum(first, i), true});

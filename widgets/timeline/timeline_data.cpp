@@ -280,6 +280,7 @@ void TimelineData::setOverview(const prof::EventStore& store, const prof::Sessio
   events_ = static_cast<std::size_t>(std::max<std::int64_t>(o.events, 0));
   min_t_ = o.t0, max_t_ = std::max(o.t0, o.t1);
   overview_ = true;
+  overview_bin_ns_ = o.bin_ns();
   ++version_;
 }
 

@@ -102,6 +102,8 @@ class TimelineData {
   /// its events load; reset() leaves the mode.
   void setOverview(const prof::EventStore& store, const prof::SessionOverview& o);
   bool isOverview() const { return overview_; }
+  /// Overview mode: the width of a bin, ns.
+  std::int64_t overviewBinNs() const { return overview_bin_ns_; }
   /// Releases spare capacity (a loaded session's rows do not grow again).
   void compact();
   const prof::StoreCounts& seen() const { return seen_; }
@@ -169,6 +171,7 @@ class TimelineData {
   std::size_t events_ = 0;
   std::int64_t min_t_ = 0, max_t_ = 0;
   bool overview_ = false;
+  std::int64_t overview_bin_ns_ = 1;
 };
 
 /// Adds `batch` to `lane` and re-stacks from the last depth-0 event starting before the batch. Rows

@@ -174,8 +174,34 @@ void TimelineView::paintLane(QPainter& p, const LaneGeom& g) {
   p.drawLine(0, g.y + g.height - 1, width(), g.y + g.height - 1);
 }
 
+void TimelineView::paintOverviewRow(QPainter& p, const Row& row, int y) {
+  // One fill per pixel column (or per bin where a bin is wider): the busy share of the bins in it, in
+  // the colour of its first bin — what the file's overview says, without the event walk's chaining
+  // of contiguous sub-pixel items into one block.
+  const Palette& pal = colours();
+  const auto& ev = row.events;
+  const std::int64_t bin = data_.overviewBinNs();
+  std::size_t i = row.firstEndingAfter(axis_.start());
+  const std::size_t end = row.firstStartingAt(axis_.end(), i);
+  while (i < end) {
+    const double x0 = axis_.x(ev[i].start);
+    const double x1 = std::max(std::floor(x0) + 1, axis_.x(ev[i].start + bin));
+    const std::int64_t t1 = axis_.t(x1);
+    std::int64_t busy = 0;
+    std::size_t j = i;
+    for (; j < end && ev[j].start < t1; ++j) busy += ev[j].dur();
+    const double span = std::max(1.0, static_cast<double>(t1 - ev[i].start));
+    const double share = std::min(1.0, static_cast<double>(busy) / span);
+    const int cat = std::min<int>(ev[i].category, kCategoryCount - 1);
+    p.fillRect(pixel_rect(x0, x1, y + 1, kRowHeight - 2, axis_.width()),
+               pal.density[cat][static_cast<int>(share * (Palette::kLevels - 1) + 0.5)]);
+    i = std::max(j, i + 1);
+  }
+}
+
 void TimelineView::paintRow(QPainter& p, const Row& row, int y, const std::vector<std::uint32_t>* marks,
                             const std::vector<std::uint32_t>* outlined) {
+  if (data_.isOverview()) return paintOverviewRow(p, row, y);
   const double w = axis_.width();
   const QFontMetrics fm = fontMetrics();
   const Palette& pal = colours();

@@ -131,6 +131,7 @@ class TimelineView : public QWidget {
   /// Overview mode while an opened session with an overview loads; true when it is shown.
   bool showOverview();
   timeline::EventRef findFlowPartner() const;
+  void paintOverviewRow(QPainter& p, const timeline::Row& row, int y);
   void onHubRange(TimeSpan r);
   void onHighlight();
   void userMoved();  // a user pan/zoom: follow live off, hub range updated
