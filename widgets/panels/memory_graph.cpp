@@ -124,9 +124,11 @@ void MemoryGraph::setupGraphs() {
   capacity_line_->setPen(QPen(QColor(200, 30, 30), 1.5, Qt::DashDotLine));
   capacity_label_ = new QCPItemText(plot_);
   capacity_label_->setColor(QColor(200, 30, 30));
-  capacity_label_->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
-  capacity_label_->position->setType(QCPItemPosition::ptAxisRectRatio);
-  capacity_label_->position->setCoords(0.99, 0.01);
+  // On the capacity line, at the left (the peak's label sits at the peak, right-aligned, below it).
+  capacity_label_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  capacity_label_->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+  capacity_label_->position->setTypeY(QCPItemPosition::ptPlotCoords);
+  capacity_label_->position->setCoords(0.01, 0);
   peak_label_ = new QCPItemText(plot_);
   peak_label_->setColor(QColor(150, 20, 20));
   peak_label_->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
@@ -277,7 +279,7 @@ void MemoryGraph::markPeak() {
 
 void MemoryGraph::updateCapacity(double data_max) {
   capacity_line_->setVisible(capacity_.has_value());
-  capacity_label_->setVisible(capacity_.has_value() && has_data_);
+  capacity_label_->setVisible(false);
   double upper = data_max > 0 ? data_max * 1.18 : 1e9;
   if (capacity_) {
     capacity_line_->point1->setCoords(0, *capacity_);
@@ -286,10 +288,11 @@ void MemoryGraph::updateCapacity(double data_max) {
     // curves would be a flat line at the bottom (1 GB used of a 150 GB card).
     const bool in_range = show_capacity_->isChecked() || data_max >= *capacity_ / 1.5;
     if (in_range) upper = std::max(upper, *capacity_ * 1.05);
-    capacity_label_->setText(in_range ? tr("card capacity %1").arg(format_bytes(*capacity_))
-                                      : tr("card capacity %1 (off scale, %2 % used at peak)")
-                                            .arg(format_bytes(*capacity_))
-                                            .arg(100.0 * peak_bytes_.value_or(data_max) / *capacity_, 0, 'f', 1));
+    // Off scale, the line is not drawn and the header row says "x % of <capacity>": no label in the
+    // plot (it sat in the top corner, under the peak's label when the peak was near the top).
+    capacity_label_->setText(tr("card capacity %1").arg(format_bytes(*capacity_)));
+    capacity_label_->position->setCoords(0.01, *capacity_);
+    capacity_label_->setVisible(in_range && has_data_);
   }
   plot_->yAxis->setRange(0, upper);
 }
