@@ -131,8 +131,7 @@ int run_analysis(const RunnerOptions& o) {
   } else {
     const auto src = prof::open_session(o.analyze);
     // A session converted from a trace (--import) holds only the profiler's active steps.
-    const bool imported = src->store().meta().count("import.format") > 0;
-    r = imported ? prof::import::analyze_imported(src->store(), options) : prof::analysis::analyze(src->store(), options);
+    r = prof::import::analyze_session(src->store(), options);
   }
   if (o.json) fmt::print("{}\n", prof::analysis::to_json(r));
   else fmt::print("session {}\n{}", o.analyze, prof::analysis::to_text(r));

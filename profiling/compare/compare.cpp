@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "profiling/import/trace_analysis.h"
+
 namespace ts::prof::compare {
 
 namespace {
@@ -179,7 +181,7 @@ Comparison compare(const std::vector<const EventStore*>& stores, const std::vect
     x.meta = s.meta();
     x.throughput = throughput(s, options.warmup_steps);
     x.accuracy = accuracy(s);
-    x.report = analysis::analyze(s, ao);
+    x.report = import::analyze_session(s, ao);  // a session from a trace: as --analyze reads it
     x.recorded_steps = static_cast<std::int64_t>(s.steps.size());
     metas.push_back(x.meta);
     c.sessions.push_back(std::move(x));

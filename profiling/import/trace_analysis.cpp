@@ -10,4 +10,10 @@ analysis::Report analyze_imported(const EventStore& store, analysis::Options opt
   return analysis::analyze(store, options);
 }
 
+bool is_imported(const EventStore& store) { return store.meta().count("import.format") > 0; }
+
+analysis::Report analyze_session(const EventStore& store, analysis::Options options) {
+  return is_imported(store) ? analyze_imported(store, options) : analysis::analyze(store, options);
+}
+
 }  // namespace ts::prof::import

@@ -18,4 +18,11 @@ constexpr std::int64_t kMinImportedSteps = 3;
 /// analysis::analyze with options.warmup_steps = 0 and verdicts from kMinImportedSteps steps.
 analysis::Report analyze_imported(const EventStore& store, analysis::Options options = {});
 
+/// Whether `store` holds an imported trace or a session converted from one (meta "import.format").
+bool is_imported(const EventStore& store);
+/// The analysis a store's origin calls for: analyze_imported for an imported trace (its profiler
+/// recorded only active steps), else analysis::analyze. What --analyze, --compare and the Compare
+/// window use, so the same file gets the same verdicts in each.
+analysis::Report analyze_session(const EventStore& store, analysis::Options options = {});
+
 }  // namespace ts::prof::import

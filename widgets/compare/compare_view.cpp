@@ -12,6 +12,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "profiling/import/trace_analysis.h"
 #include "widgets/compare/aligned_timelines.h"
 #include "widgets/compare/compare_charts.h"
 #include "widgets/compare/compare_tables.h"
@@ -59,7 +60,7 @@ pc::Comparison single_session(const prof::EventStore& s, const std::string& labe
   prof::analysis::Options ao;
   ao.per_step = false;
   ao.warmup_steps = options.warmup_steps;
-  x.report = prof::analysis::analyze(s, ao);
+  x.report = prof::import::analyze_session(s, ao);  // a session from a trace: as --analyze reads it
   x.recorded_steps = static_cast<std::int64_t>(s.steps.size());
   if (x.throughput.steps > 0) {
     c.aligned_step = s.steps[static_cast<std::size_t>(x.throughput.warmup_steps_skipped)].global_step;
