@@ -221,17 +221,22 @@ CuptiMemory cupti_device_memory(const EventStore& store, std::size_t n_memory) {
   for (const auto& r : recs) {
     if (r.op == 1) {
       ++out.allocations;
-      live[r.address] = r.bytes;
+      if (r.address) live[r.address] = r.bytes;
       total += static_cast<double>(r.bytes);
     } else {
       ++out.releases;
-      auto it = live.find(r.address);
-      if (it == live.end()) {
+      // By address; a record without one (address 0: the PyTorch profiler's old [memory] events,
+      // Bytes < 0) by its own size: every free after the first went unmatched there and the curve
+      // climbed past the card's capacity.
+      auto it = r.address ? live.find(r.address) : live.end();
+      const bool known = it != live.end();
+      const std::int64_t freed = known ? it->second : r.address == 0 && r.bytes > 0 ? r.bytes : -1;
+      if (known) live.erase(it);
+      if (freed < 0) {
         ++out.unmatched_releases;
         continue;
       }
-      total -= static_cast<double>(it->second);
-      live.erase(it);
+      total -= static_cast<double>(freed);
     }
     out.points.push_back({r.time, total});
   }

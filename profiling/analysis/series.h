@@ -86,7 +86,8 @@ std::int64_t nice_bucket_ns(std::int64_t span_ns, int target);
 /// The device memory the process holds through CUDA, from CUPTI memory records (MEMORY2): the running
 /// sum of allocations minus releases of memory kind device (CUpti_ActivityMemoryKind 3), one point
 /// per record. A release of an address allocated before the recording started is not subtracted
-/// (it is counted in unmatched_releases). What cudaMalloc handed out (the caching allocator's
+/// (it is counted in unmatched_releases); a record without an address (address 0: old PyTorch
+/// profiler traces) is subtracted by its own size. What cudaMalloc handed out (the caching allocator's
 /// reserved segments, cuDNN/cuBLAS workspaces), finer in time than the 20 Hz samples.
 struct CuptiMemory {
   std::vector<SeriesPoint> points;

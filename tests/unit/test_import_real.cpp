@@ -7,6 +7,8 @@
 #include <filesystem>
 
 #include "engine/host_trace.h"
+#include "profiling/analysis/series.h"
+#include "profiling/compare/compare.h"
 #include "profiling/import/trace_analysis.h"
 #include "profiling/import/trace_import.h"
 
@@ -107,6 +109,23 @@ TEST(ImportReal, ResNet50DataLoaderBottleneckOnNw0NotNw4) {
     if (v.id == "input_bound")
       for (const auto& [name, value] : v.evidence)
         if (name == "step_ms") EXPECT_NEAR(value, ra.wall_ns / 1e6 / ra.steps, 1e-6);  // per real step
+  // The comparison of the pair gives the verdicts --analyze gives (it analysed them as sessions of
+  // its own: 10 steps needed, a warm-up step left out, so nothing fired).
+  const auto c = ts::prof::compare::compare({a.store.get(), b.store.get()}, {"nw0", "nw4"});
+  EXPECT_TRUE(has_verdict(c.sessions[0].report, "input_bound"));
+  EXPECT_FALSE(has_verdict(c.sessions[1].report, "input_bound"));
+  // The memory curve: these traces' [memory] events have no addresses; frees are subtracted by
+  // their size (the curve climbed to ~35 GB, past the 34 GB card). Peak 2.79 GB, back near 0.
+  const auto mem = ts::prof::analysis::cupti_device_memory(*a.store, a.store->memory.size());
+  ASSERT_FALSE(mem.points.empty());
+  double peak = 0;
+  for (const auto& p : mem.points) peak = std::max(peak, p.v);
+  std::printf("  nw0 device memory curve: peak %.2f GB, last %.2f GB, %lld unmatched releases\n", peak / 1e9,
+              mem.points.back().v / 1e9, static_cast<long long>(mem.unmatched_releases));
+  EXPECT_GT(peak, 2.0e9);
+  EXPECT_LT(peak, 3.5e9);
+  EXPECT_LT(mem.points.back().v, 0.5e9);
+  EXPECT_EQ(mem.unmatched_releases, 0);
 }
 
 TEST(ImportReal, HtaCudaGraphFanOutNcclAndRank) {

@@ -1,7 +1,8 @@
 // Session format 2 and its timeline overview (issue #7): the overview summarises every timeline event
 // (busy time per row conserved, every event counted once), it is written at close and read before the
 // events, format 1 files are migrated in memory (the overview built from their events), a damaged
-// overview falls back to that, and the blob codec refuses malformed input with a message.
+// overview falls back to that, and the blob codec refuses malformed input with a message. Also the
+// compact records (kernel configs interned) and the memory curve's release rules.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -10,6 +11,7 @@
 #include <map>
 #include <numeric>
 
+#include "profiling/analysis/series.h"
 #include "profiling/event_source.h"
 #include "profiling/overview.h"
 #include "profiling/session_file.h"
@@ -218,4 +220,27 @@ TEST(EventStore, InternsKernelConfigsOnceAndKeepsRecordsSmall) {
   EXPECT_EQ(s.config(k), b);
   k.config = 999;  // unknown row: the all-zero configuration, never out of bounds
   EXPECT_EQ(s.config(k), KernelConfig{});
+}
+
+TEST(CuptiMemoryCurve, FreesByAddressOrByTheirOwnSizeWithoutOne) {
+  EventStore s;
+  auto rec = [&](std::int64_t t, std::uint8_t op, std::uint64_t addr, std::int64_t bytes) {
+    MemoryRecord m;
+    m.time = t, m.op = op, m.address = addr, m.bytes = bytes, m.memory_kind = 3;
+    s.memory.push(m);
+  };
+  rec(1, 1, 0xA0, 100);  // CUPTI: by address
+  rec(2, 2, 0xA0, 0);
+  rec(3, 2, 0xB0, 50);   // allocated before the recording: not subtracted, counted
+  rec(4, 1, 0, 300);     // old PyTorch [memory] events: no address
+  rec(5, 1, 0, 200);
+  rec(6, 2, 0, 300);
+  rec(7, 2, 0, 200);
+  const auto c = analysis::cupti_device_memory(s, s.memory.size());
+  std::vector<double> v;
+  for (const auto& p : c.points) v.push_back(p.v);
+  EXPECT_EQ(v, (std::vector<double>{100, 0, 300, 500, 200, 0}));
+  EXPECT_EQ(c.allocations, 3);
+  EXPECT_EQ(c.releases, 4);
+  EXPECT_EQ(c.unmatched_releases, 1);
 }
