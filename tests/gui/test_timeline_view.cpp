@@ -7,6 +7,7 @@
 #include <QAction>
 #include <QLineEdit>
 #include <QMenu>
+#include <QScrollBar>
 #include <QtTest>
 #include <map>
 
@@ -346,6 +347,24 @@ class TestTimelineView : public QObject {
     QCOMPARE(panel.matchLabel()->text(), QString("80 match(es)"));
     QTest::keyClick(panel.searchBox(), Qt::Key_Return);
     QVERIFY(panel.view()->isMatch(panel.view()->selectedEvent()));
+  }
+
+  // The lanes' scroll bar: shown when the lanes do not fit, moving it scrolls the view, and the
+  // view's own scrolling (wheel) moves it; hidden when everything fits.
+  void laneScrollBar() {
+    TimelinePanel panel(hub);
+    panel.resize(1200, 260);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTRY_VERIFY(panel.laneScrollBar()->isVisible());
+    QVERIFY(panel.view()->maxScrollY() > 0);
+    QCOMPARE(panel.laneScrollBar()->maximum(), panel.view()->maxScrollY());
+    panel.laneScrollBar()->setValue(panel.laneScrollBar()->maximum());
+    QCOMPARE(panel.view()->scrollY(), panel.view()->maxScrollY());
+    panel.view()->setScrollY(0);
+    QTRY_COMPARE(panel.laneScrollBar()->value(), 0);
+    panel.resize(1200, 1400);
+    QTRY_VERIFY(!panel.laneScrollBar()->isVisible());
   }
 
   // Issue #7: while an opened session loads, the view paints the file's overview in the lanes the

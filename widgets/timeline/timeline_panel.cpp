@@ -5,6 +5,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollBar>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -54,8 +56,20 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
   bar->addWidget(fit);
   bar->addWidget(follow_);
 
+  // The lanes scroll (wheel, drag); the bar shows that there are more below (an imported trace's
+  // python thread of 8 rows hid its kernel lanes) and moves them.
+  scroll_ = new QScrollBar(Qt::Vertical, this);
+  scroll_->setToolTip(tr("More lanes below: scroll (or use the mouse wheel over the lanes)"));
+  auto* lanes = new QWidget(this);
+  auto* lanes_row = new QHBoxLayout(lanes);
+  lanes_row->setContentsMargins(0, 0, 0, 0);
+  lanes_row->setSpacing(0);
+  lanes_row->addWidget(view_, 1);
+  lanes_row->addWidget(scroll_);
+  connect(scroll_, &QScrollBar::valueChanged, view_, &TimelineView::setScrollY);
+  connect(view_, &TimelineView::painted, this, &TimelinePanel::syncScrollBar);
   auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(view_);
+  split->addWidget(lanes);
   split->addWidget(details_);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 0);
@@ -91,6 +105,16 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
 
 void TimelinePanel::updateMatches() {
   matches_->setText(search_->text().isEmpty() ? QString() : tr("%n match(es)", nullptr, view_->matchCount()));
+}
+
+void TimelinePanel::syncScrollBar() {
+  const QSignalBlocker block(scroll_);
+  const int max = view_->maxScrollY();
+  scroll_->setRange(0, max);
+  scroll_->setPageStep(std::max(1, view_->height() - TimelineView::kRulerHeight));
+  scroll_->setSingleStep(TimelineView::kRowHeight);
+  scroll_->setValue(view_->scrollY());
+  scroll_->setVisible(max > 0);
 }
 
 }  // namespace ts::gui

@@ -1,6 +1,7 @@
 // TimelinePanel: the Timeline dock's content. A toolbar (kernel search with next/previous match and
-// a match count, zoom to selection, fit all, follow live), the TimelineView, the details pane for
-// the selection (an event's fields or a range's breakdown) and the colour legend.
+// a match count, zoom to selection, fit all, follow live), the TimelineView with a vertical scroll
+// bar for its lanes, the details pane for the selection (an event's fields or a range's breakdown)
+// and the colour legend.
 #pragma once
 #include <QWidget>
 
@@ -8,6 +9,7 @@
 
 class QLineEdit;
 class QLabel;
+class QScrollBar;
 class QToolButton;
 
 namespace ts::gui {
@@ -25,9 +27,12 @@ class TimelinePanel : public QWidget {
   QLineEdit* searchBox() const { return search_; }
   QToolButton* followButton() const { return follow_; }
   QLabel* matchLabel() const { return matches_; }
+  /// The lanes' vertical scroll bar (hidden when every lane fits).
+  QScrollBar* laneScrollBar() const { return scroll_; }
 
  private:
   void updateMatches();
+  void syncScrollBar();
   PanelHub* hub_;
   TimelineView* view_;
   DetailsPane* details_;
@@ -35,6 +40,7 @@ class TimelinePanel : public QWidget {
   QLineEdit* search_;
   QLabel* matches_;
   QToolButton* follow_;
+  QScrollBar* scroll_;
 };
 
 }  // namespace ts::gui

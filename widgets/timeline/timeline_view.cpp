@@ -160,6 +160,15 @@ bool TimelineView::zoomToSelection() {
   return true;
 }
 
+int TimelineView::maxScrollY() const { return std::max(0, contentHeight() - (height() - kRulerHeight)); }
+
+void TimelineView::setScrollY(int y) {
+  y = std::clamp(y, 0, maxScrollY());
+  if (y == scroll_y_) return;
+  scroll_y_ = y;
+  update();
+}
+
 void TimelineView::resizeEvent(QResizeEvent* e) {
   axis_.setWidth(std::max(1, e->size().width() - kHeaderWidth));
   axis_.clamp();

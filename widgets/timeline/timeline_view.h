@@ -98,6 +98,11 @@ class TimelineView : public QWidget {
   /// The device properties used for occupancy (from the store's meta).
   const prof::analysis::DeviceProps& deviceProps() const { return props_; }
 
+  /// Vertical scrolling of the lanes, px: [0, maxScrollY()] (the panel's scroll bar drives it).
+  int scrollY() const { return scroll_y_; }
+  int maxScrollY() const;
+  void setScrollY(int y);
+
  signals:
   /// After each paint: the newest event end drawn (the lead's ≤ 0.5 s latency check).
   void painted(qint64 newest_event_end_ns);
