@@ -3,6 +3,7 @@
 // Identity: PRAGMA application_id = kSessionApplicationId, PRAGMA user_version and the
 // schema_version table = kSessionSchemaVersion. Journal: WAL with synchronous=NORMAL, so every
 // committed batch survives a killed process (kill -9 loses at most the batch in progress, <= 500 ms).
+// A closed file is switched back to the rollback journal, so reading it leaves no -wal/-shm files.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -19,6 +19,8 @@ class Reader {
   Reader(const std::string& path) : path_(path) {
     if (!std::filesystem::is_regular_file(path))
       throw SessionError(SessionError::Kind::io, "session file " + path + " does not exist or is not a file");
+    if (std::filesystem::file_size(path) == 0)
+      throw SessionError(SessionError::Kind::not_a_session, path + " is empty (0 bytes): not a TrainScope session");
     if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
       const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);

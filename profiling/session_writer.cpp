@@ -266,7 +266,10 @@ void SessionWriter::write_overview() {
   for (std::size_t l = 0; l < o.lanes.size(); ++l) {
     const OverviewLane& lane = o.lanes[l];
     std::string tids;
-    for (std::uint32_t t : lane.tids) tids += (tids.empty() ? "" : ",") + std::to_string(t);
+    for (std::uint32_t t : lane.tids) {
+      if (!tids.empty()) tids += ',';
+      tids += std::to_string(t);
+    }
     std::int64_t raw = 0;
     const std::string rows = encode_overview_rows(lane.rows, &raw);
     Binder(st.s).i(static_cast<std::int64_t>(l)).i(static_cast<int>(lane.kind)).t(lane.key).i(lane.id).i(lane.device)
@@ -291,6 +294,10 @@ void SessionWriter::close() {
   closed_ = true;
   st_.reset();
   sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+  // A finished file leaves WAL mode: readers of a WAL file create -wal and -shm files beside it
+  // that a read-only connection cannot remove (every --analyze left two). A killed run never gets
+  // here and stays in WAL mode, its batches in the -wal file.
+  sqlite3_exec(db_, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
   sqlite3_close(db_);
   db_ = nullptr;
 }

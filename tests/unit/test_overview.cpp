@@ -122,6 +122,12 @@ TEST(Overview, FormatTwoStoresItAndReadsItBeforeTheEvents) {
     w.close();
   }
   EXPECT_EQ(sql_int(path, "SELECT MAX(version) FROM schema_version"), kSessionSchemaVersion);
+  {  // a closed file is not in WAL mode: reading it leaves nothing beside it
+    EventStore probe;
+    read_session(path, probe);
+    EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+    EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+  }
   EXPECT_EQ(sql_int(path, "PRAGMA user_version"), 2);
   const std::int64_t lanes = sql_int(path, "SELECT COUNT(*) FROM overview_lanes");
   EXPECT_GE(lanes, 5);

@@ -191,6 +191,16 @@ TEST(SessionFile, RefusesWrongFilesWithTypedErrors) {
   } catch (const SessionError& e) {
     EXPECT_EQ(e.kind, SessionError::Kind::not_a_session) << e.what();
   }
+  // An empty file says so (it read "SQLite application_id 0").
+  const std::string empty = temp_path("empty.tsession");
+  std::ofstream(empty).close();
+  try {
+    read_session(empty, s);
+    FAIL() << "empty file accepted";
+  } catch (const SessionError& e) {
+    EXPECT_EQ(e.kind, SessionError::Kind::not_a_session);
+    EXPECT_NE(std::string(e.what()).find("is empty (0 bytes)"), std::string::npos) << e.what();
+  }
   // Another application's SQLite database.
   const std::string other = temp_path("other.db");
   std::filesystem::remove(other);
