@@ -126,8 +126,12 @@ int run_analysis(const RunnerOptions& o) {
   options.warmup_steps = o.analyze_warmup;
   prof::analysis::Report r;
   if (prof::import::is_trace_path(o.analyze)) {  // a PyTorch profiler / Chrome trace, analysed as imported
-    const auto src = prof::import::open_trace(o.analyze);
-    r = prof::import::analyze_imported(src->store(), options);
+    const prof::import::ImportedTrace t = prof::import::import_trace(o.analyze);
+    // What the import tolerated (a cut gzip stream, events out of order...) qualifies the analysis.
+    if (!t.summary.warnings.empty())
+      fmt::print(stderr, "warning: {}: {} event(s) with problems ({})\n", o.analyze, t.summary.warning_count(),
+                 t.summary.warnings_text());
+    r = prof::import::analyze_imported(*t.store, options);
   } else {
     const auto src = prof::open_session(o.analyze);
     // A session converted from a trace (--import) holds only the profiler's active steps.

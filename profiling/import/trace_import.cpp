@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
+#include <fstream>
 
 #include "profiling/import/json_input.h"
 #include "profiling/import/trace_builder.h"
@@ -74,6 +76,13 @@ ImportedTrace run_import(ByteSource& src, const std::string& name, const ImportO
 }  // namespace
 
 ImportedTrace import_trace(const std::string& path, const ImportOptions& options) {
+  // A session file handed to the importer: say what it is instead of "not valid JSON at byte 0".
+  if (std::ifstream f(path, std::ios::binary); f) {
+    char magic[16] = {};
+    if (f.read(magic, sizeof magic) && std::memcmp(magic, "SQLite format 3", 16) == 0)
+      throw InputError("trace " + path + ": a SQLite file (a TrainScope session?), not a trace: open it as a session "
+                              "(trainscope-run --analyze, or the window)");
+  }
   auto src = open_file_source(path);
   return run_import(*src, path, options);
 }

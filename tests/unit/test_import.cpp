@@ -353,6 +353,13 @@ TEST(Import, WrongTopLevelTypesAreErrors) {
     EXPECT_THROW(imp::import_trace_bytes(text.data(), text.size(), "mem.json"), ts::InputError) << text;
   }
   EXPECT_THROW(imp::import_trace("/nonexistent/trace.json"), ts::InputError);
+  // A session file given as a trace: named as such, not "not valid JSON at byte 0".
+  try {
+    imp::import_trace(std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/gpu_b16_nw4.tsession");
+    ADD_FAILURE() << "a session imported as a trace";
+  } catch (const ts::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a trace: open it as a session"), std::string::npos) << e.what();
+  }
   const std::string empty_ok = "{\"traceEvents\": []}";
   EXPECT_EQ(imp::import_trace_bytes(empty_ok.data(), empty_ok.size(), "m").store->counts().events(), 0u);
 }
