@@ -205,7 +205,9 @@ void TrainingCharts::addUpdate(const TrainingUpdate& u) {
     progress_->setRange(0, static_cast<int>(u.steps_in_epoch));
     progress_->setValue(static_cast<int>(u.step));
     const int epochs = steps_per_epoch_ > 0 ? static_cast<int>(total_steps_ / steps_per_epoch_) : u.epoch;
-    progress_->setFormat(tr("epoch %1/%2: step %v/%m").arg(u.epoch).arg(epochs));
+    // An imported trace knows its steps but not how many epochs the run had.
+    progress_->setFormat(epochs >= u.epoch ? tr("epoch %1/%2: step %v/%m").arg(u.epoch).arg(epochs)
+                                           : tr("epoch %1: step %v/%m").arg(u.epoch));
     const double steps_left = static_cast<double>(total_steps_ - u.global_step);
     const double done = static_cast<double>(u.global_step - std::max<std::int64_t>(first_step_, 1) + 1);
     const double per_step = done > 0 ? u.elapsed_s / done : 0;
@@ -230,7 +232,9 @@ void TrainingCharts::finish(const RunOutcome& o) {
   switch (o.kind) {
     case RunOutcome::completed:
       progress_->setValue(progress_->maximum());
-      eta_->setText(tr("done in %1 · test accuracy %2 %").arg(eta_text(o.elapsed_s)).arg(acc, 0, 'f', 2));
+      eta_->setText(o.summary.epochs.empty()
+                        ? tr("done in %1 · no test accuracy recorded").arg(eta_text(o.elapsed_s))
+                        : tr("done in %1 · test accuracy %2 %").arg(eta_text(o.elapsed_s)).arg(acc, 0, 'f', 2));
       break;
     case RunOutcome::stopped: eta_->setText(tr("stopped after %1").arg(eta_text(o.elapsed_s))); break;
     case RunOutcome::failed: eta_->setText(tr("failed: see the message above")); break;

@@ -43,7 +43,17 @@ int main(int argc, char** argv) {
           if (options.quit_when_done) QApplication::exit(0);
         });
       });
-    if (!window.openSession(parser.positionalArguments().first()) && options.quit_when_done) return 2;
+    // With --quit-when-done a file that cannot be opened says why on stderr and exits 2, whether the
+    // check before the load refuses it or the load fails later.
+    if (options.quit_when_done)
+      QObject::connect(&window, &ts::gui::MainWindow::sessionFailed, &window, [](const QString& message, bool) {
+        std::fprintf(stderr, "trainscope: %s\n", qPrintable(message));
+        QApplication::exit(2);
+      });
+    if (!window.openSession(parser.positionalArguments().first()) && options.quit_when_done) {
+      std::fprintf(stderr, "trainscope: %s\n", qPrintable(window.message()));
+      return 2;
+    }
   }
   if (options.autorun) {
     auto* autorun = new ts::gui::Autorun(&window, options);

@@ -104,6 +104,9 @@ class MainWindow : public QMainWindow {
  signals:
   /// A session finished loading and is shown.
   void sessionOpened(const QString& path);
+  /// Opening a session failed while it loaded (`message`: the one line shown in the message bar) or
+  /// was cancelled.
+  void sessionFailed(const QString& message, bool cancelled);
 
  protected:
   void closeEvent(QCloseEvent* e) override;

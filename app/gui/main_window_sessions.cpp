@@ -160,6 +160,7 @@ void MainWindow::sessionLoadFailed(const QString& message, bool cancelled) {
   if (cancelled) statusBar()->showMessage(tr("Opening the session was cancelled"), 5000);
   else showMessage(message, true);
   updateActions();
+  emit sessionFailed(message, cancelled);
 }
 
 bool MainWindow::runAgainWithSessionSettings() {
