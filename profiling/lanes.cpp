@@ -110,4 +110,15 @@ const char* copy_lane_key(LaneKind copy_kind) {
   return copy_kind == LaneKind::copy_h2d ? "copy:h2d" : copy_kind == LaneKind::copy_d2h ? "copy:d2h" : "copy:other";
 }
 
+LaneId lane_of(const KernelRecord& k) { return {LaneKind::stream, stream_lane_key(k.device, k.stream), k.stream, k.device}; }
+
+LaneId lane_of(const MemcpyRecord& m) {
+  const LaneKind kind = copy_lane_kind(m.copy_kind);
+  return {kind, copy_lane_key(kind), 0, m.device};
+}
+
+LaneId lane_of(const MemsetRecord& m) { return {LaneKind::memset, "memset", 0, m.device}; }
+LaneId lane_of(const SyncRecord& s) { return {LaneKind::sync, "sync", 0, s.device}; }
+LaneId lane_of(const RuntimeRecord& r) { return {LaneKind::runtime, runtime_lane_key(r.thread), r.thread, -1}; }
+
 }  // namespace ts::prof::timeline

@@ -4,8 +4,10 @@
 // from the same functions, so an overview painted before the events are loaded shows the lanes the
 // full timeline will show. Colours and labels of the categories stay in widgets/timeline/categories.h.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "profiling/records.h"
 
@@ -55,5 +57,51 @@ std::string host_lane_key(std::uint32_t tid, const std::string& thread_name);
 /// The copy lane of a memcpy (by its copy kind).
 LaneKind copy_lane_kind(std::uint8_t copy_kind);
 const char* copy_lane_key(LaneKind copy_kind);
+
+/// The lane a GPU record or runtime call goes to (host ranges go by their thread's name:
+/// host_lane_key). `id`: stream id or tid; `device`: -1 for host lanes.
+struct LaneId {
+  LaneKind kind = LaneKind::host_thread;
+  std::string key;
+  std::uint32_t id = 0;
+  std::int32_t device = 0;
+};
+LaneId lane_of(const KernelRecord& k);
+LaneId lane_of(const MemcpyRecord& m);
+LaneId lane_of(const MemsetRecord& m);
+LaneId lane_of(const SyncRecord& s);
+LaneId lane_of(const RuntimeRecord& r);
+
+/// Colour categories of kernel and runtime API names, classified once per string id of one store
+/// (the timeline and the overview classify the same names millions of times).
+class NameCategories {
+ public:
+  /// kernel_category of the demangled name `name` (a string of `strings`).
+  template <class Strings>
+  Category kernel(const Strings& strings, StringId name) {
+    std::uint8_t& c = slot(kernel_, name, strings.size());
+    if (c == kUnknown) c = static_cast<std::uint8_t>(kernel_category(demangle(strings.get(name))));
+    return static_cast<Category>(c);
+  }
+  /// runtime_category of an API name; *launch: whether it launches a kernel (is_launch_call).
+  template <class Strings>
+  Category runtime(const Strings& strings, StringId name, bool* launch) {
+    std::uint8_t& c = slot(runtime_, name, strings.size());
+    if (c == kUnknown) {
+      const std::string& s = strings.get(name);
+      c = static_cast<std::uint8_t>(static_cast<int>(runtime_category(s)) | (is_launch_call(s) ? kLaunch : 0));
+    }
+    *launch = (c & kLaunch) != 0;
+    return static_cast<Category>(c & ~kLaunch);
+  }
+
+ private:
+  static constexpr std::uint8_t kUnknown = 255, kLaunch = 0x80;
+  static std::uint8_t& slot(std::vector<std::uint8_t>& v, StringId id, std::size_t n) {
+    if (id >= v.size()) v.resize(std::max<std::size_t>(id + 1, n), kUnknown);
+    return v[id];
+  }
+  std::vector<std::uint8_t> kernel_, runtime_;
+};
 
 }  // namespace ts::prof::timeline

@@ -37,11 +37,11 @@ class LaneSet {
  public:
   std::vector<OverviewLane> lanes;
   std::vector<std::vector<Item>> items;
-  std::size_t lane(LaneKind kind, const std::string& key, std::uint32_t id, std::int32_t device) {
-    auto [it, added] = index_.try_emplace(key, lanes.size());
+  std::size_t lane(const timeline::LaneId& id) {
+    auto [it, added] = index_.try_emplace(id.key, lanes.size());
     if (added) {
       OverviewLane l;
-      l.kind = kind, l.key = key, l.id = id, l.device = device;
+      l.kind = id.kind, l.key = id.key, l.id = id.id, l.device = id.device;
       lanes.push_back(std::move(l));
       items.emplace_back();
     }
@@ -56,54 +56,26 @@ class LaneSet {
   std::unordered_map<std::string, std::size_t> index_;
 };
 
-/// Category (and launch flag, bit 7) per string id, classified once.
-class NameClasses {
- public:
-  explicit NameClasses(const EventStore& s) : s_(s), kernel_(s.strings.size(), 255), runtime_(s.strings.size(), 255) {}
-  Category kernel(StringId id) {
-    if (id >= kernel_.size()) return Category::other_kernel;
-    if (kernel_[id] == 255)
-      kernel_[id] = static_cast<std::uint8_t>(timeline::kernel_category(timeline::demangle(s_.strings.get(id))));
-    return static_cast<Category>(kernel_[id]);
-  }
-  Category runtime(StringId id, bool* launch) {
-    if (id >= runtime_.size()) return *launch = false, Category::runtime;
-    if (runtime_[id] == 255) {
-      const std::string& n = s_.strings.get(id);
-      runtime_[id] = static_cast<std::uint8_t>(static_cast<int>(timeline::runtime_category(n)) |
-                                               (timeline::is_launch_call(n) ? 0x80 : 0));
-    }
-    *launch = (runtime_[id] & 0x80) != 0;
-    return static_cast<Category>(runtime_[id] & 0x7f);
-  }
-
- private:
-  const EventStore& s_;
-  std::vector<std::uint8_t> kernel_, runtime_;
-};
-
-void add_gpu(const EventStore& s, LaneSet& ls, NameClasses& names) {
+void add_gpu(const EventStore& s, LaneSet& ls, timeline::NameCategories& names) {
   for (std::size_t i = 0, n = s.kernels.size(); i < n; ++i) {
     const KernelRecord& k = s.kernels[i];
-    const std::size_t l = ls.lane(LaneKind::stream, timeline::stream_lane_key(k.device, k.stream), k.stream, k.device);
-    ls.add(l, k.start, k.end, i, names.kernel(k.name));
+    ls.add(ls.lane(timeline::lane_of(k)), k.start, k.end, i, names.kernel(s.strings, k.name));
   }
   for (std::size_t i = 0, n = s.memcpys.size(); i < n; ++i) {
     const MemcpyRecord& m = s.memcpys[i];
-    const LaneKind kind = timeline::copy_lane_kind(m.copy_kind);
-    ls.add(ls.lane(kind, timeline::copy_lane_key(kind), 0, m.device), m.start, m.end, i, timeline::copy_category(m.copy_kind));
+    ls.add(ls.lane(timeline::lane_of(m)), m.start, m.end, i, timeline::copy_category(m.copy_kind));
   }
   for (std::size_t i = 0, n = s.memsets.size(); i < n; ++i) {
     const MemsetRecord& m = s.memsets[i];
-    ls.add(ls.lane(LaneKind::memset, "memset", 0, m.device), m.start, m.end, i, Category::memset);
+    ls.add(ls.lane(timeline::lane_of(m)), m.start, m.end, i, Category::memset);
   }
   for (std::size_t i = 0, n = s.syncs.size(); i < n; ++i) {
     const SyncRecord& y = s.syncs[i];
-    ls.add(ls.lane(LaneKind::sync, "sync", 0, y.device), y.start, y.end, i, Category::sync);
+    ls.add(ls.lane(timeline::lane_of(y)), y.start, y.end, i, Category::sync);
   }
 }
 
-void add_host(const EventStore& s, LaneSet& ls, NameClasses& names) {
+void add_host(const EventStore& s, LaneSet& ls, timeline::NameCategories& names) {
   std::map<std::uint32_t, std::string> thread_name;  // the first non-empty name of each tid wins
   for (std::size_t i = 0, n = s.threads.size(); i < n; ++i) {
     const std::string& name = s.strings.get(s.threads[i].name);
@@ -111,9 +83,9 @@ void add_host(const EventStore& s, LaneSet& ls, NameClasses& names) {
   }
   for (std::size_t i = 0, n = s.runtime.size(); i < n; ++i) {
     const RuntimeRecord& r = s.runtime[i];
-    const std::size_t l = ls.lane(LaneKind::runtime, timeline::runtime_lane_key(r.thread), r.thread, -1);
+    const std::size_t l = ls.lane(timeline::lane_of(r));
     bool launch = false;
-    const Category c = names.runtime(r.name, &launch);
+    const Category c = names.runtime(s.strings, r.name, &launch);
     if (launch) ++ls.lanes[l].launches;
     ls.add(l, r.start, r.end, i, c);
   }
@@ -124,7 +96,7 @@ void add_host(const EventStore& s, LaneSet& ls, NameClasses& names) {
     if (it == lane_of_tid.end()) {
       auto name = thread_name.find(h.thread);
       const std::string key = timeline::host_lane_key(h.thread, name == thread_name.end() ? std::string() : name->second);
-      it = lane_of_tid.emplace(h.thread, ls.lane(LaneKind::host_thread, key, h.thread, -1)).first;
+      it = lane_of_tid.emplace(h.thread, ls.lane({LaneKind::host_thread, key, h.thread, -1})).first;
       ls.lanes[it->second].tids.push_back(h.thread);
     }
     if (h.kind == static_cast<std::uint8_t>(trace::RangeKind::step)) ls.lanes[it->second].has_steps = true;
@@ -191,7 +163,7 @@ T get(const std::string& in, std::size_t& at) {
 
 SessionOverview build_overview(const EventStore& store, std::uint32_t bins) {
   LaneSet ls;
-  NameClasses names(store);
+  timeline::NameCategories names;
   add_gpu(store, ls, names);
   add_host(store, ls, names);
   SessionOverview o;

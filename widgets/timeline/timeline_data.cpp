@@ -66,12 +66,12 @@ void merge_into_lane(Lane& lane, std::vector<Event> batch) {
   }
   // Depths first (ends of the events still open, innermost last), so each row grows once.
   std::vector<std::int64_t> open;
-  std::vector<std::uint16_t> depth(tail.size());
+  std::vector<std::uint32_t> depth(tail.size());
   std::vector<std::size_t> count;
   for (std::size_t i = 0; i < tail.size(); ++i) {
     const Event& e = tail[i];
     while (!open.empty() && open.back() <= e.start) open.pop_back();
-    depth[i] = static_cast<std::uint16_t>(std::min<std::size_t>(open.size(), UINT16_MAX));
+    depth[i] = static_cast<std::uint32_t>(open.size());
     if (count.size() <= depth[i]) count.resize(depth[i] + 1u, 0);
     ++count[depth[i]];
     open.push_back(e.end());
@@ -97,6 +97,8 @@ int TimelineData::laneIndex(const std::string& key) const {
   auto it = lane_of_key_.find(key);
   return it == lane_of_key_.end() ? -1 : it->second;
 }
+
+int TimelineData::laneFor(const prof::timeline::LaneId& l) { return laneFor(l.kind, l.key, l.id, l.device); }
 
 int TimelineData::laneFor(LaneKind kind, const std::string& key, std::uint32_t id, std::int32_t device) {
   if (auto it = lane_of_key_.find(key); it != lane_of_key_.end()) return it->second;
@@ -140,24 +142,6 @@ void TimelineData::ingestThreads(const prof::EventStore& store, const prof::Stor
   }
 }
 
-std::uint8_t TimelineData::kernelCategory(const prof::EventStore& store, prof::StringId name) {
-  if (name >= kernel_cat_.size()) kernel_cat_.resize(std::max<std::size_t>(name + 1, store.strings.size()), 255);
-  if (kernel_cat_[name] == 255)
-    kernel_cat_[name] = static_cast<std::uint8_t>(kernel_category(demangle(store.strings.get(name))));
-  return kernel_cat_[name];
-}
-
-std::uint8_t TimelineData::runtimeCategory(const prof::EventStore& store, prof::StringId name, bool* launch) {
-  if (name >= runtime_cat_.size()) runtime_cat_.resize(std::max<std::size_t>(name + 1, store.strings.size()), 255);
-  if (runtime_cat_[name] == 255) {
-    const std::string& s = store.strings.get(name);
-    const auto c = static_cast<std::uint8_t>(runtime_category(s));
-    runtime_cat_[name] = static_cast<std::uint8_t>(c | (prof::timeline::is_launch_call(s) ? 0x80 : 0));
-  }
-  *launch = (runtime_cat_[name] & 0x80) != 0;
-  return runtime_cat_[name] & 0x7f;
-}
-
 void TimelineData::add(std::vector<std::vector<Event>>& batch, int lane, const Event& e) {
   if (batch.size() < lanes_.size()) batch.resize(lanes_.size());
   batch[static_cast<std::size_t>(lane)].push_back(e);
@@ -170,30 +154,30 @@ void TimelineData::ingestGpu(const prof::EventStore& store, const prof::StoreCou
                              std::vector<std::vector<Event>>& batch) {
   for (std::size_t i = seen_.kernels; i < c.kernels; ++i) {
     const prof::KernelRecord& k = store.kernels[i];
-    const int lane = laneFor(LaneKind::stream, prof::timeline::stream_lane_key(k.device, k.stream), k.stream, k.device);
+    const int lane = laneFor(prof::timeline::lane_of(k));
     const auto row = static_cast<std::uint32_t>(i);
-    add(batch, lane, {k.start, std::max(k.end, k.start), row, Source::kernel, kernelCategory(store, k.name)});
+    add(batch, lane, {k.start, std::max(k.end, k.start), row, Source::kernel,
+                      static_cast<std::uint8_t>(names_.kernel(store.strings, k.name))});
     kernel_corr_.add(k.correlation);
   }
   for (std::size_t i = seen_.memcpys; i < c.memcpys; ++i) {
     const prof::MemcpyRecord& m = store.memcpys[i];
     const Category cat = copy_category(m.copy_kind);
-    const LaneKind kind = prof::timeline::copy_lane_kind(m.copy_kind);
-    const int lane = laneFor(kind, prof::timeline::copy_lane_key(kind), 0, m.device);
+    const int lane = laneFor(prof::timeline::lane_of(m));
     const auto row = static_cast<std::uint32_t>(i);
     add(batch, lane, {m.start, std::max(m.end, m.start), row, Source::memcpy, static_cast<std::uint8_t>(cat)});
     memcpy_corr_.add(m.correlation);
   }
   for (std::size_t i = seen_.memsets; i < c.memsets; ++i) {
     const prof::MemsetRecord& m = store.memsets[i];
-    const int lane = laneFor(LaneKind::memset, "memset", 0, m.device);
+    const int lane = laneFor(prof::timeline::lane_of(m));
     const auto row = static_cast<std::uint32_t>(i);
     add(batch, lane, {m.start, std::max(m.end, m.start), row, Source::memset, static_cast<std::uint8_t>(Category::memset)});
     memset_corr_.add(m.correlation);
   }
   for (std::size_t i = seen_.syncs; i < c.syncs; ++i) {
     const prof::SyncRecord& s = store.syncs[i];
-    const int lane = laneFor(LaneKind::sync, "sync", 0, s.device);
+    const int lane = laneFor(prof::timeline::lane_of(s));
     add(batch, lane, {s.start, std::max(s.end, s.start), static_cast<std::uint32_t>(i), Source::sync,
                       static_cast<std::uint8_t>(Category::sync)});
   }
@@ -203,9 +187,9 @@ void TimelineData::ingestHost(const prof::EventStore& store, const prof::StoreCo
                               std::vector<std::vector<Event>>& batch) {
   for (std::size_t i = seen_.runtime; i < c.runtime; ++i) {
     const prof::RuntimeRecord& r = store.runtime[i];
-    const int lane = laneFor(LaneKind::runtime, prof::timeline::runtime_lane_key(r.thread), r.thread, -1);
+    const int lane = laneFor(prof::timeline::lane_of(r));
     bool launch = false;
-    const std::uint8_t cat = runtimeCategory(store, r.name, &launch);
+    const auto cat = static_cast<std::uint8_t>(names_.runtime(store.strings, r.name, &launch));
     if (launch) ++lanes_[static_cast<std::size_t>(lane)].launches;
     const auto row = static_cast<std::uint32_t>(i);
     add(batch, lane, {r.start, std::max(r.end, r.start), row, Source::runtime, cat});
@@ -360,21 +344,11 @@ EventRef TimelineData::find(const prof::EventStore& store, Source source, std::u
   std::string key;
   std::int64_t start = 0;
   switch (source) {
-    case Source::kernel: {
-      const auto& k = store.kernels[row];
-      key = prof::timeline::stream_lane_key(k.device, k.stream), start = k.start;
-      break;
-    }
-    case Source::memcpy: {
-      const auto& m = store.memcpys[row];
-      key = prof::timeline::copy_lane_key(prof::timeline::copy_lane_kind(m.copy_kind)), start = m.start;
-      break;
-    }
-    case Source::memset: key = "memset", start = store.memsets[row].start; break;
-    case Source::sync: key = "sync", start = store.syncs[row].start; break;
-    case Source::runtime:
-      key = prof::timeline::runtime_lane_key(store.runtime[row].thread), start = store.runtime[row].start;
-      break;
+    case Source::kernel: key = prof::timeline::lane_of(store.kernels[row]).key, start = store.kernels[row].start; break;
+    case Source::memcpy: key = prof::timeline::lane_of(store.memcpys[row]).key, start = store.memcpys[row].start; break;
+    case Source::memset: key = prof::timeline::lane_of(store.memsets[row]).key, start = store.memsets[row].start; break;
+    case Source::sync: key = prof::timeline::lane_of(store.syncs[row]).key, start = store.syncs[row].start; break;
+    case Source::runtime: key = prof::timeline::lane_of(store.runtime[row]).key, start = store.runtime[row].start; break;
     case Source::host_range: {
       const auto& h = store.host_ranges[row];
       auto it = host_lane_of_tid_.find(h.thread);
@@ -416,7 +390,7 @@ int TimelineData::stepAt(std::int64_t t) const {
 }
 
 std::size_t TimelineData::bytes() const {
-  std::size_t b = cap_bytes(lanes_) + cap_bytes(steps_) + cap_bytes(kernel_cat_) + cap_bytes(runtime_cat_);
+  std::size_t b = cap_bytes(lanes_) + cap_bytes(steps_);
   for (const Lane& l : lanes_) {
     b += cap_bytes(l.rows) + l.key.capacity();
     for (const Row& r : l.rows) b += cap_bytes(r.events) + cap_bytes(r.coarse_busy) + cap_bytes(r.coarse);

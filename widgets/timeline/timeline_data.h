@@ -146,25 +146,23 @@ class TimelineData {
   std::size_t eventCount() const { return events_; }
   /// Heap bytes of these structures (vector capacities, indices, maps; not the store).
   std::size_t bytes() const;
-  /// Colour category of a kernel name / runtime API name string id (cached per id).
-  std::uint8_t kernelCategory(const prof::EventStore& store, prof::StringId name);
 
  private:
   int laneFor(LaneKind kind, const std::string& key, std::uint32_t id, std::int32_t device);
+  int laneFor(const prof::timeline::LaneId& lane);
   int hostLane(std::uint32_t tid);
   void ingestThreads(const prof::EventStore& store, const prof::StoreCounts& c);
   void ingestGpu(const prof::EventStore& store, const prof::StoreCounts& c, std::vector<std::vector<Event>>& batch);
   void ingestHost(const prof::EventStore& store, const prof::StoreCounts& c, std::vector<std::vector<Event>>& batch);
   void add(std::vector<std::vector<Event>>& batch, int lane, const Event& e);
   void ingestSteps(const prof::EventStore& store, std::size_t count);
-  std::uint8_t runtimeCategory(const prof::EventStore& store, prof::StringId name, bool* launch);
 
   std::vector<Lane> lanes_;
   std::unordered_map<std::string, int> lane_of_key_;
   std::unordered_map<std::uint32_t, int> host_lane_of_tid_;
   std::unordered_map<std::uint32_t, std::string> thread_name_;
   CorrBlocks runtime_corr_, kernel_corr_, memcpy_corr_, memset_corr_;
-  std::vector<std::uint8_t> kernel_cat_, runtime_cat_;  // per string id; 255 = not yet classified
+  prof::timeline::NameCategories names_;
   std::vector<StepBand> steps_;
   prof::StoreCounts seen_{};
   std::uint64_t version_ = 0;
