@@ -74,6 +74,12 @@ class Reader {
 
 std::int64_t col(sqlite3_stmt* st, int i) { return sqlite3_column_int64(st, i); }
 
+/// Whether the file has table `name` (tables added by later format versions or while format 1 was
+/// young). `name` is one of this file's literals.
+bool has_table(Reader& r, const std::string& name) {
+  return r.scalar(("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='" + name + "'").c_str()) > 0;
+}
+
 /// The file's format version (1 .. kSessionSchemaVersion); throws SessionError otherwise.
 int check_identity(Reader& r, const std::string& path) {
   const std::int64_t app = r.scalar("PRAGMA application_id");
@@ -176,7 +182,7 @@ void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int
 
 /// The epochs table joined format 1 before it shipped: a file without it has no epochs.
 void read_epochs(Reader& r, EventStore& s) {
-  if (r.scalar("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='epochs'") == 0) return;
+  if (!has_table(r, "epochs")) return;
   r.query("SELECT epoch,train_loss,test_accuracy,test_loss,images_per_s,train_ns,eval_ns,loss_scale,skipped_steps "
           "FROM epochs ORDER BY epoch",
           [&](sqlite3_stmt* st) {
@@ -203,7 +209,7 @@ void read_host_ranges(Reader& r, EventStore& s, const std::unordered_map<std::in
 
 /// Format 2's overview (one row per lane), or null when the file has none or it does not decode.
 std::shared_ptr<SessionOverview> read_overview(Reader& r, int version) {
-  if (version < 2 || r.scalar("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='overview_lanes'") == 0)
+  if (version < 2 || !has_table(r, "overview_lanes"))
     return nullptr;
   auto o = std::make_shared<SessionOverview>();
   bool bad = false;

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <map>
-#include <tuple>
+#include <utility>
 
 #include "engine/host_trace.h"
 #include "profiling/overview.h"
@@ -21,7 +21,9 @@ struct Stmt {
   ~Stmt() { sqlite3_finalize(s); }
 };
 
-using ConfigKey = std::tuple<StringId, int, int, int, int, int, int, int, int, int>;
+/// A row of the file's kernel_configs: a kernel name with one of the store's interned launch
+/// configurations (EventStore::kernel_configs).
+using ConfigKey = std::pair<StringId, std::uint32_t>;
 
 }  // namespace
 
@@ -150,10 +152,8 @@ void SessionWriter::write_rows(const StoreCounts& c) {
   for (std::size_t i = done_.threads; i < c.threads; ++i) Binder(s.threads.s).i(e.threads[i].tid).i(e.threads[i].name).run();
   for (std::size_t i = done_.kernels; i < c.kernels; ++i) {
     const KernelRecord& k = e.kernels[i];
+    auto [it, fresh] = s.configs.emplace(ConfigKey{k.name, k.config}, static_cast<std::int64_t>(s.configs.size()));
     const KernelConfig& kc = e.config(k);
-    const ConfigKey key{k.name, kc.grid[0], kc.grid[1], kc.grid[2], kc.block[0], kc.block[1], kc.block[2], kc.registers,
-                        kc.static_smem, kc.dynamic_smem};
-    auto [it, fresh] = s.configs.emplace(key, static_cast<std::int64_t>(s.configs.size()));
     if (fresh)
       Binder(s.config.s).i(it->second).i(k.name).i(kc.grid[0]).i(kc.grid[1]).i(kc.grid[2]).i(kc.block[0]).i(kc.block[1])
           .i(kc.block[2]).i(kc.registers).i(kc.static_smem).i(kc.dynamic_smem).run();

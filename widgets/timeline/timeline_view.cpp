@@ -63,7 +63,7 @@ bool TimelineView::showOverview() {
   if (!hub_->isLive() || (!data_.isOverview() && data_.eventCount() > 0)) return false;
   const auto o = store_->overview();
   if (!o) return false;
-  if (data_.isOverview() && data_.steps().size() == std::min(store_->steps.size(), hub_->counts().steps)) return true;
+  if (data_.isOverview()) return true;  // shown; the steps and threads were read before it
   data_.setOverview(*store_, *o);
   axis_.setBounds(data_.minTime(), data_.maxTime());
   syncOrder();
