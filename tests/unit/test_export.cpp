@@ -255,12 +255,18 @@ TEST(ExportChrome, TracksEventsFlowsCountersUnits) {
   }
   ASSERT_EQ(flows[11].size(), 2u);
   for (const auto* e : flows[11]) {
-    if (std::string((*e)["ph"].GetString()) == "s") EXPECT_DOUBLE_EQ((*e)["ts"].GetDouble(), 1002.0);
-    else EXPECT_DOUBLE_EQ((*e)["ts"].GetDouble(), 1005.0);
+    if (std::string((*e)["ph"].GetString()) == "s") {
+      EXPECT_DOUBLE_EQ((*e)["ts"].GetDouble(), 1002.0);
+    } else {
+      EXPECT_DOUBLE_EQ((*e)["ts"].GetDouble(), 1005.0);
+    }
   }
   ASSERT_EQ(flows[50].size(), 2u);
-  for (const auto* e : flows[50])
-    if (std::string((*e)["ph"].GetString()) == "s") EXPECT_EQ((*e)["tid"].GetInt64(), 99);
+  for (const auto* e : flows[50]) {
+    if (std::string((*e)["ph"].GetString()) == "s") {
+      EXPECT_EQ((*e)["tid"].GetInt64(), 99);
+    }
+  }
   // Counters: 3 samples (the unit names the arg) + 2 CUPTI memory records (bytes held).
   EXPECT_EQ(by_ph["C"], 5);
   EXPECT_EQ(st.counter_events, 5);
@@ -268,7 +274,9 @@ TEST(ExportChrome, TracksEventsFlowsCountersUnits) {
   for (const auto& e : ev.GetArray()) {
     if (std::string(e["ph"].GetString()) != "C") continue;
     const std::string name = e["name"].GetString();
-    if (name == "gpu.power") EXPECT_TRUE(e["args"].HasMember("W"));
+    if (name == "gpu.power") {
+      EXPECT_TRUE(e["args"].HasMember("W"));
+    }
     if (name == "cpu.percent.trainer.7") {
       EXPECT_EQ(e["pid"].GetInt64(), kHostPid);
       EXPECT_DOUBLE_EQ(e["args"]["%"].GetDouble(), 99);

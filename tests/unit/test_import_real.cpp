@@ -105,10 +105,14 @@ TEST(ImportReal, ResNet50DataLoaderBottleneckOnNw0NotNw4) {
   EXPECT_LT(wb, 0.02);  // README: 1.4 ms of a 142.8 ms step
   EXPECT_TRUE(has_verdict(ra, "input_bound"));
   EXPECT_FALSE(has_verdict(rb, "input_bound"));
-  for (const auto& v : ra.verdicts)
-    if (v.id == "input_bound")
-      for (const auto& [name, value] : v.evidence)
-        if (name == "step_ms") EXPECT_NEAR(value, ra.wall_ns / 1e6 / ra.steps, 1e-6);  // per real step
+  for (const auto& v : ra.verdicts) {
+    if (v.id != "input_bound") continue;
+    for (const auto& [name, value] : v.evidence) {
+      if (name == "step_ms") {
+        EXPECT_NEAR(value, ra.wall_ns / 1e6 / ra.steps, 1e-6);  // per real step
+      }
+    }
+  }
   // The comparison of the pair gives the verdicts --analyze gives (it analysed them as sessions of
   // its own: 10 steps needed, a warm-up step left out, so nothing fired).
   const auto c = ts::prof::compare::compare({a.store.get(), b.store.get()}, {"nw0", "nw4"});

@@ -66,7 +66,9 @@ TEST(Overview, SummarisesEveryEventOfARealSession) {
       ASSERT_EQ(r.bin.size(), r.busy_ns.size());
       for (std::size_t i = 0; i < r.bin.size(); ++i) {
         EXPECT_LT(r.bin[i], o.bins);
-        if (i) EXPECT_LT(r.bin[i - 1], r.bin[i]);
+        if (i) {
+          EXPECT_LT(r.bin[i - 1], r.bin[i]);
+        }
         EXPECT_GE(r.busy_ns[i], 0);
         EXPECT_LE(r.busy_ns[i], o.bin_ns());
       }
