@@ -42,6 +42,7 @@ TimelineView::TimelineView(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
 void TimelineView::onStoreChanged() {
   store_ = hub_ ? hub_->store() : nullptr;
   data_.reset();
+  loading_.reset();
   props_ = store_ ? prof::analysis::device_props(store_->meta()) : prof::analysis::DeviceProps{};
   have_range_ = false;
   selected_ = {};
@@ -58,8 +59,8 @@ void TimelineView::pull() { onGrew(); }
 
 bool TimelineView::showOverview() {
   // An opened session that is still loading and has an overview (read before its events): paint
-  // the overview, every lane over the whole session, and ingest the events once, when the load
-  // ends (liveChanged(false)).
+  // the overview, every lane over the whole session, while the events arrive into loading_ a tick
+  // at a time; the end of the load (liveChanged(false)) swaps them in.
   if (!hub_->isLive() || (!data_.isOverview() && data_.eventCount() > 0)) return false;
   const auto o = store_->overview();
   if (!o) return false;
@@ -74,14 +75,20 @@ bool TimelineView::showOverview() {
 
 void TimelineView::onGrew() {
   if (!store_ || !hub_) return;
-  if (showOverview()) return;
-  if (data_.isOverview()) {  // the load ended: the events replace the overview
-    data_.reset();
+  if (showOverview()) {
+    loading_.ingest(*store_, hub_->counts());  // what this tick brought, as a live run's (bounded per tick)
+    return;
+  }
+  const bool swapped = data_.isOverview();
+  if (swapped) {  // the load ended: the events replace the overview
+    data_ = std::move(loading_);
+    loading_.reset();
     partner_for_ = {};
   }
   const std::uint64_t v = data_.version();
   data_.ingest(*store_, hub_->counts());
-  if (!hub_->isLive() && data_.version() != v) {
+  const bool changed = swapped || data_.version() != v;
+  if (!hub_->isLive() && changed) {
     data_.compact();
 #ifdef __GLIBC__
     // The load's transient buffers (SQLite's page cache on the loader thread, the ingest's batches)
@@ -89,7 +96,7 @@ void TimelineView::onGrew() {
     malloc_trim(0);
 #endif
   }
-  if (data_.version() == v) return;
+  if (!changed) return;
   if (selected_.valid()) selected_ = data_.find(*store_, selected_source_, selected_row_);
   axis_.setBounds(data_.minTime(), data_.maxTime());
   syncOrder();

@@ -165,6 +165,7 @@ class TimelineView : public QWidget {
   PanelHub* hub_;
   std::shared_ptr<const prof::EventStore> store_;
   timeline::TimelineData data_;
+  timeline::TimelineData loading_;  // while data_ shows an opened session's overview: its events so far
   timeline::TimeAxis axis_;
   prof::analysis::DeviceProps props_;
   bool have_range_ = false;
