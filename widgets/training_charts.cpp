@@ -117,6 +117,15 @@ void TrainingCharts::clear() {
   dirty_ = true;
 }
 
+namespace {
+/// The epoch progress bar's text; `epochs` < `epoch` when the run's epoch count is unknown (an
+/// imported trace knows its steps, not how many epochs the run had).
+QString progress_format(std::int64_t epoch, std::int64_t epochs) {
+  return epochs >= epoch ? QObject::tr("epoch %1/%2: step %v/%m").arg(epoch).arg(epochs)
+                         : QObject::tr("epoch %1: step %v/%m").arg(epoch);
+}
+}  // namespace
+
 void TrainingCharts::reset(const RunInfo& info) {
   clear();
   steps_per_epoch_ = info.steps_per_epoch;
@@ -125,7 +134,7 @@ void TrainingCharts::reset(const RunInfo& info) {
   throughput_->xAxis->setRange(0, std::max<std::int64_t>(total_steps_, 10));
   accuracy_->xAxis->setRange(0.5, info.epochs + 0.5);
   progress_->setRange(0, static_cast<int>(std::max<std::int64_t>(steps_per_epoch_, 1)));
-  progress_->setFormat(tr("epoch 1/%1: step %v/%m").arg(info.epochs));
+  progress_->setFormat(progress_format(1, info.epochs));
   eta_->setText(tr("starting…"));
 }
 
@@ -170,6 +179,7 @@ QString TrainingCharts::ampText() const {
 }
 
 QString TrainingCharts::progressText() const { return eta_->text(); }
+QString TrainingCharts::progressFormat() const { return progress_->format(); }
 
 void TrainingCharts::updateAmpText() {
   const QString t = ampText();
@@ -205,9 +215,7 @@ void TrainingCharts::addUpdate(const TrainingUpdate& u) {
     progress_->setRange(0, static_cast<int>(u.steps_in_epoch));
     progress_->setValue(static_cast<int>(u.step));
     const int epochs = steps_per_epoch_ > 0 ? static_cast<int>(total_steps_ / steps_per_epoch_) : u.epoch;
-    // An imported trace knows its steps but not how many epochs the run had.
-    progress_->setFormat(epochs >= u.epoch ? tr("epoch %1/%2: step %v/%m").arg(u.epoch).arg(epochs)
-                                           : tr("epoch %1: step %v/%m").arg(u.epoch));
+    progress_->setFormat(progress_format(u.epoch, epochs));
     const double steps_left = static_cast<double>(total_steps_ - u.global_step);
     const double done = static_cast<double>(u.global_step - std::max<std::int64_t>(first_step_, 1) + 1);
     const double per_step = done > 0 ? u.elapsed_s / done : 0;

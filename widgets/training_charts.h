@@ -41,6 +41,8 @@ class TrainingCharts : public QWidget {
   /// The loss chart's AMP line ("fp16 · loss scale 32768 · 2 skipped steps"; "" without fp16).
   QString ampText() const;
   QString progressText() const;
+  /// The epoch progress bar's text ("epoch 2/5: step %v/%m").
+  QString progressFormat() const;
   QCustomPlot* lossPlot() const { return loss_; }
 
  private:

@@ -172,6 +172,9 @@ class TestSessions : public QObject {
     QVERIFY(opened.wait(20000));
     QVERIFY(w.panelHub()->store()->counts().kernels > 0);
     QVERIFY2(w.sessionDetails().contains("PyTorch trace"), qPrintable(w.sessionDetails()));
+    // A trace has steps but no epochs or test accuracy: the charts claim neither.
+    QCOMPARE(w.charts()->progressFormat(), QString("epoch 1: step %v/%m"));
+    QVERIFY2(w.charts()->progressText().contains("no test accuracy recorded"), qPrintable(w.charts()->progressText()));
     // Not JSON: the importer's one line (file and byte offset), and the window stays usable.
     QSignalSpy failed(w.sessionLoader(), &SessionLoader::failed);
     QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
