@@ -66,8 +66,10 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
   lanes_row->setSpacing(0);
   lanes_row->addWidget(view_, 1);
   lanes_row->addWidget(scroll_);
+  scroll_->hide();  // shown by syncScrollBar when the lanes do not fit
   connect(scroll_, &QScrollBar::valueChanged, view_, &TimelineView::setScrollY);
-  connect(view_, &TimelineView::painted, this, &TimelinePanel::syncScrollBar);
+  // After the paint, not inside it: showing or hiding the bar re-lays out the view.
+  connect(view_, &TimelineView::painted, this, &TimelinePanel::syncScrollBar, Qt::QueuedConnection);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(lanes);
   split->addWidget(details_);
