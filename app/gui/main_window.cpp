@@ -8,11 +8,11 @@
 #include <QCloseEvent>
 #include <QDateTime>
 #include <QFileInfo>
-#include <QDockWidget>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
-#include <QScrollArea>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
@@ -25,6 +25,8 @@
 #include "widgets/model_builder.h"
 #include "widgets/run_settings.h"
 #include "widgets/training_charts.h"
+#include "widgets/workspaces/train_workspace.h"
+#include "widgets/workspaces/workspaces.h"
 
 namespace ts::gui {
 
@@ -41,7 +43,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   settings_ = new RunSettingsPanel(gpus_, no_gpu_reason_);
   charts_ = new TrainingCharts;
   buildActions();
-  buildDocks();
+  buildWorkspaces();
   buildStatusBar();
 
   connect(model_, &ModelBuilder::validityChanged, this, &MainWindow::updateActions);
@@ -61,11 +63,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     statusBar()->showMessage(paused ? tr("Paused between steps") : tr("Resumed"), 3000);
   });
 
-  resize(1600, 1000);
-  default_state_ = saveState();
   QSettings s;
-  restoreGeometry(s.value("window/geometry").toByteArray());
-  restoreState(s.value("window/state").toByteArray());
+  const bool restored = restoreGeometry(s.value("window/geometry").toByteArray());
+  restoreState(s.value("window/state").toByteArray());  // the toolbars
+  workspaces_->restoreSettings();
+  fitToScreen(!restored);
   applyPreferences();
   if (gpus_.empty())
     showMessage(tr("No usable GPU (%1): runs use the CPU backend (oneDNN).").arg(no_gpu_reason_), false);
@@ -74,41 +76,30 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::buildDocks() {
-  setDockOptions(AnimatedDocks | AllowNestedDocks | AllowTabbedDocks);
-  auto dock = [this](const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
-    auto* d = new QDockWidget(title, this);
-    d->setObjectName(name);  // the key of the remembered layout
-    d->setWidget(w);
-    d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
-                   QDockWidget::DockWidgetClosable);
-    addDockWidget(area, d);
-    return d;
-  };
-  auto* scroll = new QScrollArea;
-  scroll->setWidget(settings_);
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  auto* model_dock = dock(tr("Model"), "dock.model", model_, Qt::LeftDockWidgetArea);
-  auto* settings_dock = dock(tr("Run settings"), "dock.run_settings", scroll, Qt::LeftDockWidgetArea);
-  auto* charts_dock = dock(tr("Training charts"), "dock.training_charts", charts_, Qt::RightDockWidgetArea);
-  session_dock_ = buildSessionDock();
-  addDockWidget(Qt::RightDockWidgetArea, session_dock_);
-  tabifyDockWidget(charts_dock, session_dock_);
-  charts_dock->raise();
-  splitDockWidget(model_dock, charts_dock, Qt::Horizontal);
-  splitDockWidget(model_dock, settings_dock, Qt::Vertical);
-  resizeDocks({model_dock, charts_dock}, {640, 760}, Qt::Horizontal);
-  resizeDocks({model_dock, settings_dock}, {380, 500}, Qt::Vertical);
-  const std::vector<QDockWidget*> panels = buildPanelDocks(charts_dock);
-  auto* view = menuBar()->addMenu(tr("&View"));
-  for (auto* d : {model_dock, settings_dock, charts_dock, session_dock_}) view->addAction(d->toggleViewAction());
-  view->addSeparator();
-  for (auto* d : panels) view->addAction(d->toggleViewAction());
-  view->addSeparator();
-  view->addAction(reset_layout_);
+void MainWindow::buildWorkspaces() {
+  auto* train = new TrainWorkspace(model_, settings_, charts_);
+  workspaces_ = new Workspaces(train, buildProfileWorkspace(), this);
+  setCentralWidget(workspaces_);
+  buildViewMenu();
+  // The workspace switch leads the first toolbar row (Qt Creator's mode selector, as a row).
+  auto* bar = new QToolBar(tr("Workspace"), this);
+  bar->setObjectName("toolbar.workspace");
+  bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  for (QAction* a : workspaces_->modeActions()) bar->addAction(a);
+  insertToolBar(findChild<QToolBar*>("toolbar.run"), bar);
   auto* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(about_);
+}
+
+void MainWindow::fitToScreen(bool first_run) {
+  const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
+  if (!scr) return;
+  const QRect avail = scr->availableGeometry();
+  // First run: 1600x1000 where it fits, else the whole available area (a laptop, a 1280x720 projector).
+  const QSize want = (first_run ? QSize(1600, 1000) : size()).boundedTo(avail.size());
+  resize(want.expandedTo(minimumSizeHint()).boundedTo(avail.size()));
+  if (first_run || !avail.intersects(frameGeometry()))
+    move(avail.topLeft() + QPoint((avail.width() - width()) / 2, (avail.height() - height()) / 2));
 }
 
 void MainWindow::buildActions() {
@@ -143,7 +134,7 @@ void MainWindow::buildActions() {
   connect(prefs_, &QAction::triggered, this, &MainWindow::showPreferences);
   connect(about_, &QAction::triggered, this, &MainWindow::showAbout);
   connect(quit_, &QAction::triggered, this, &QWidget::close);
-  connect(reset_layout_, &QAction::triggered, this, [this] { restoreState(default_state_); });
+  connect(reset_layout_, &QAction::triggered, this, [this] { workspaces_->resetLayout(); });
 
   buildSessionActions();
   auto* file = menuBar()->addMenu(tr("&File"));
@@ -167,6 +158,7 @@ void MainWindow::buildActions() {
   auto* bar = addToolBar(tr("Run"));
   bar->setObjectName("toolbar.run");
   bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  bar->setIconSize(QSize(16, 16));  // a row of ~30 px: height the lanes need on a small screen
   for (auto* a : {new_run_, start_, pause_, stop_}) bar->addAction(a);
 
   addToolBarBreak();
@@ -358,6 +350,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
   QSettings s;
   s.setValue("window/geometry", saveGeometry());
   s.setValue("window/state", saveState());
+  workspaces_->saveSettings();
   session_->stop();
   QMainWindow::closeEvent(e);
 }

@@ -1,5 +1,8 @@
-// TrainScope's main window: docks (Model, Run settings, Training charts) whose layout QSettings
-// remembers, the File/Run/View/Help menus and toolbar, a message bar for engine errors with their
+// TrainScope's main window: two workspaces (widgets/workspaces: Train with the model, run settings and
+// training charts; Profile with the timeline, its memory and utilization tracks and the analysis
+// tabs), shown one at a time or side by side, whose layouts QSettings remembers; the window fits
+// the screen it opens on (clamped to the available geometry, minimum size <= 1280x680); the
+// File/Run/View/Help menus and toolbar, a message bar for engine errors with their
 // fix, and a status bar with device, batch size, AMP, num_workers and elapsed time. Run ▸ Save
 // checkpoint… / Resume from checkpoint… drive the engine's checkpoints (main_window_checkpoints.cpp).
 // Every run records a session file (Run settings ▸ Record session); File ▸ Open session… / Recent
@@ -17,7 +20,6 @@
 class QAction;
 class QDragEnterEvent;
 class QDropEvent;
-class QDockWidget;
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
@@ -36,6 +38,7 @@ class SessionLoader;
 struct SessionReplay;
 class RunSettingsPanel;
 class TrainingCharts;
+class Workspaces;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -62,6 +65,8 @@ class MainWindow : public QMainWindow {
   QMenu* recentSessionsMenu() const { return recent_; }
   QAction* runAgainAction() const { return run_again_; }
   QAction* compareAction() const { return compare_action_; }
+  /// The central area: the Train and Profile workspaces and the mode shown.
+  Workspaces* workspaces() const { return workspaces_; }
   /// The Compare window (nullptr until sessions were compared).
   CompareView* compareView() const { return compare_; }
   /// The session load in progress, if any (tests cancel it).
@@ -115,9 +120,13 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* e) override;
 
  private:
-  void buildDocks();
-  /// The analysis panels' docks (main_window_panels.cpp), tabbed with `charts_dock` or along the bottom.
-  std::vector<QDockWidget*> buildPanelDocks(QDockWidget* charts_dock);
+  void buildWorkspaces();
+  /// The Profile workspace and its panels (main_window_panels.cpp); the verdict banner row.
+  class ProfileWorkspace* buildProfileWorkspace();
+  void buildViewMenu();
+  /// Clamps the window to the available geometry of its screen (the first run's 1600x1000, or a
+  /// remembered size from a larger screen).
+  void fitToScreen(bool first_run);
   void buildActions();
   void buildStatusBar();
   void updateActions();
@@ -125,7 +134,7 @@ class MainWindow : public QMainWindow {
   void startWith(const RunSettings& s);
   void connectCheckpoints();
   void buildSessionActions();
-  QDockWidget* buildSessionDock();
+  QWidget* buildSessionDetails();
   void addRecentSession(const QString& path);
   void rebuildRecentSessions();
   void openRecentSession(const QString& path);
@@ -163,13 +172,12 @@ class MainWindow : public QMainWindow {
   class QProgressBar* load_bar_ = nullptr;
   QLabel* load_label_ = nullptr;
   std::map<std::string, std::string> shown_meta_;  // the shown session's metadata
-  QDockWidget* session_dock_ = nullptr;
+  Workspaces* workspaces_ = nullptr;
   QPlainTextEdit* session_details_ = nullptr;
   QString last_session_;
   QLabel *device_label_, *batch_label_, *amp_label_, *workers_label_, *elapsed_label_;
   QTimer* elapsed_timer_;
   QElapsedTimer run_clock_;
-  QByteArray default_state_;
   bool running_ = false;
   int current_epoch_ = 0;
   QString amp_text_;  // "AMP fp16" etc. of the run

@@ -1,9 +1,11 @@
-// The analysis panels' docks (issue #6): Timeline and Memory / Utilization along the bottom (one
-// linked time axis through the PanelHub), Verdicts, Step breakdown, Kernels and Layers tabbed with
-// the training charts, and the verdict banner as a toolbar row. Every panel reads the PanelHub: the
-// live run's events, or the opened session's; the layout is part of the window state QSettings keeps.
-#include <QDockWidget>
+// The Profile workspace's panels (issues #6, #13): the timeline with the memory graph and
+// utilization as tracks under its lanes (one linked time axis through the PanelHub, plot areas
+// aligned), the analysis tabs (Verdicts, Step breakdown, Kernels, Layers, Session details) below it,
+// the verdict banner as a toolbar row, and the View menu (workspaces, what the Profile workspace
+// shows, Reset layout). Every panel reads the PanelHub: the live run's events, or the opened session's.
+#include <QMenuBar>
 #include <QToolBar>
+#include <QToolButton>
 
 #include "app/gui/main_window.h"
 #include "widgets/panel_hub.h"
@@ -14,34 +16,25 @@
 #include "widgets/panels/utilization_panel.h"
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/timeline/timeline_panel.h"
+#include "widgets/timeline/timeline_view.h"
+#include "widgets/workspaces/profile_workspace.h"
+#include "widgets/workspaces/workspaces.h"
 
 namespace ts::gui {
 
-std::vector<QDockWidget*> MainWindow::buildPanelDocks(QDockWidget* charts_dock) {
-  auto dock = [this](const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
-    auto* d = new QDockWidget(title, this);
-    d->setObjectName(name);
-    d->setWidget(w);
-    d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
-    addDockWidget(area, d);
-    return d;
-  };
+ProfileWorkspace* MainWindow::buildProfileWorkspace() {
   timeline_ = new TimelinePanel(hub_);
   verdicts_ = new VerdictPanel(hub_);
-  auto* timeline = dock(tr("Timeline"), "dock.timeline", timeline_, Qt::BottomDockWidgetArea);
-  auto* memory = dock(tr("Memory"), "dock.memory", new MemoryGraph(hub_), Qt::BottomDockWidgetArea);
-  auto* utilization = dock(tr("Utilization"), "dock.utilization", new UtilizationPanel(hub_), Qt::BottomDockWidgetArea);
-  auto* verdicts = dock(tr("Verdicts"), "dock.verdicts", verdicts_, Qt::RightDockWidgetArea);
-  auto* breakdown = dock(tr("Step breakdown"), "dock.step_breakdown", new BreakdownChart(hub_), Qt::RightDockWidgetArea);
-  auto* kernels = dock(tr("Kernels"), "dock.kernels", new KernelTable(hub_), Qt::RightDockWidgetArea);
-  auto* layers = dock(tr("Layers"), "dock.layers", new LayerTimeTable(hub_), Qt::RightDockWidgetArea);
-  for (auto* d : {verdicts, breakdown, kernels, layers, session_dock_}) tabifyDockWidget(charts_dock, d);
-  charts_dock->raise();
-  splitDockWidget(timeline, memory, Qt::Horizontal);
-  tabifyDockWidget(memory, utilization);
-  memory->raise();
-  resizeDocks({timeline, memory}, {900, 500}, Qt::Horizontal);
-  resizeDocks({timeline}, {330}, Qt::Vertical);
+  auto* memory = new MemoryGraph(hub_);
+  memory->setTrackMode(TimelineView::kHeaderWidth);
+  auto* utilization = new UtilizationPanel(hub_);
+  utilization->setTrackMode(TimelineView::kHeaderWidth);
+  auto* profile = new ProfileWorkspace(timeline_, memory, utilization);
+  profile->addTab(verdicts_, tr("Verdicts"), true);
+  profile->addTab(new BreakdownChart(hub_), tr("Step breakdown"), true);
+  profile->addTab(new KernelTable(hub_), tr("Kernels"));
+  profile->addTab(new LayerTimeTable(hub_), tr("Layers"));
+  profile->addTab(buildSessionDetails(), tr("Session details"));
 
   auto* bar = new QToolBar(tr("Verdict"), this);
   bar->setObjectName("toolbar.verdict");
@@ -50,11 +43,38 @@ std::vector<QDockWidget*> MainWindow::buildPanelDocks(QDockWidget* charts_dock) 
   bar->addWidget(banner_);
   addToolBarBreak();
   addToolBar(bar);
-  connect(banner_, &VerdictBanner::detailsRequested, this, [verdicts] {
-    verdicts->show();
-    verdicts->raise();
+  connect(banner_, &VerdictBanner::detailsRequested, this, [this, profile] {
+    if (workspaces_->mode() == Workspaces::Mode::train) workspaces_->setMode(Workspaces::Mode::profile);
+    profile->showTab(verdicts_);
   });
-  return {timeline, memory, utilization, verdicts, breakdown, kernels, layers};
+  return profile;
+}
+
+void MainWindow::buildViewMenu() {
+  auto* view = menuBar()->addMenu(tr("&View"));
+  for (QAction* a : workspaces_->modeActions()) view->addAction(a);
+  view->addSeparator();
+  ProfileWorkspace* profile = workspaces_->profile();
+  auto toggle = [this, view](const QString& text, bool on, auto apply) {
+    auto* a = view->addAction(text);
+    a->setCheckable(true);
+    a->setChecked(on);
+    connect(a, &QAction::toggled, this, apply);
+    return a;
+  };
+  QAction* details = toggle(tr("Details pane"), true, [this](bool on) { timeline_->setDetailsVisible(on); });
+  connect(timeline_->detailsButton(), &QToolButton::toggled, details, &QAction::setChecked);
+  QAction* tabs = toggle(tr("Analysis tabs"), true, [profile](bool on) { profile->setTabsCollapsed(!on); });
+  connect(profile, &ProfileWorkspace::tabsCollapsedChanged, tabs, [tabs](bool c) { tabs->setChecked(!c); });
+  toggle(tr("Memory track"), true, [profile](bool on) { profile->memoryTrack()->setVisible(on); });
+  toggle(tr("Utilization track"), true, [profile](bool on) { profile->utilizationTrack()->setVisible(on); });
+  // Keep the checks true to what is shown after a restored layout.
+  connect(workspaces_, &Workspaces::modeChanged, this, [this, details, tabs, profile] {
+    details->setChecked(timeline_->detailsVisible());
+    tabs->setChecked(!profile->tabsCollapsed());
+  });
+  view->addSeparator();
+  view->addAction(reset_layout_);
 }
 
 }  // namespace ts::gui

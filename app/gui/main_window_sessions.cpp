@@ -1,5 +1,5 @@
 // MainWindow's sessions: File ▸ Open session… / Recent sessions / Save session as… / Run again with
-// these settings, drag and drop, the Session details dock and the replay of a recorded run into the
+// these settings, drag and drop, the Session details tab and the replay of a recorded run into the
 // training charts. Sessions load on a worker thread (SessionLoader: progress bar, Cancel) through
 // profiling's reader; the panels read the store while it fills.
 #include <QAction>
@@ -10,7 +10,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QDockWidget>
+#include <QScreen>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -33,6 +33,7 @@
 #include "widgets/panel_hub.h"
 #include "widgets/session_replay.h"
 #include "widgets/training_charts.h"
+#include "widgets/workspaces/workspaces.h"
 
 namespace ts::gui {
 namespace {
@@ -71,15 +72,12 @@ void MainWindow::buildSessionActions() {
   rebuildRecentSessions();
 }
 
-QDockWidget* MainWindow::buildSessionDock() {
-  auto* d = new QDockWidget(tr("Session details"), this);
-  d->setObjectName("dock.session_details");
+QWidget* MainWindow::buildSessionDetails() {
   session_details_ = new QPlainTextEdit;
+  session_details_->setObjectName("profile.session_details");
   session_details_->setReadOnly(true);
   session_details_->setPlaceholderText(tr("Open a session (File ▸ Open session…) to see its config and hardware."));
-  d->setWidget(session_details_);
-  d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
-  return d;
+  return session_details_;
 }
 
 QString MainWindow::sessionDetails() const { return session_details_->toPlainText(); }
@@ -122,6 +120,8 @@ bool MainWindow::openSession(const QString& path) {
     return false;
   }
   message_bar_->hide();
+  // Opening a session or a trace shows it in the Profile workspace (side by side stays as it is).
+  if (workspaces_->mode() == Workspaces::Mode::train) workspaces_->setMode(Workspaces::Mode::profile);
   if (!load_box_) buildLoadProgress();
   load_label_->setText(tr("Opening %1").arg(QFileInfo(path).fileName()));
   load_bar_->setRange(0, 0);  // busy until the first progress report
@@ -139,7 +139,6 @@ void MainWindow::showLoadedSession(const SessionReplay& r) {
   for (const auto& e : r.epochs) charts_->addEpoch(e);
   charts_->finish(r.outcome);
   session_details_->setPlainText(r.details);
-  session_dock_->show();
   shown_meta_ = r.store ? r.store->meta() : std::map<std::string, std::string>{};
   if (!settings_from_session(shown_meta_, settings_->settings())) shown_meta_.clear();  // nothing to run again
   const QString name = QFileInfo(r.path).fileName();
@@ -206,7 +205,8 @@ void MainWindow::compareSessions(const QStringList& paths) {
     compare_ = new CompareView(this);
     compare_->setWindowFlag(Qt::Window);
     compare_->setWindowTitle(tr("Compare sessions — TrainScope"));
-    compare_->resize(1400, 900);
+    const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
+    compare_->resize(QSize(1400, 900).boundedTo(avail.size()).expandedTo(compare_->minimumSizeHint()).boundedTo(avail.size()));
   }
   compare_->openSessions(paths);
   compare_->show();

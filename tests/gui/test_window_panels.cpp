@@ -1,9 +1,9 @@
-// The analysis panels in the window (issue #6): an opened H200 session reaches every dock through
-// the PanelHub — the timeline's lanes, the kernel table's rows, the verdict banner — and a live CPU
-// run feeds them while it trains; the View menu toggles each dock. Dropping two sessions opens the
-// Compare window on them.
+// The analysis panels in the window (issues #6, #13): an opened H200 session reaches every panel of
+// the Profile workspace through the PanelHub — the timeline's lanes, its memory and utilization
+// tracks, the kernel table's rows, the verdict banner — and a live CPU run feeds them while it
+// trains. Dropping two sessions opens the Compare window on them.
 #include <QAction>
-#include <QDockWidget>
+#include <QTabWidget>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QUrl>
@@ -17,6 +17,10 @@
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
+#include "widgets/panels/memory_graph.h"
+#include "widgets/panels/utilization_panel.h"
+#include "widgets/workspaces/profile_workspace.h"
+#include "widgets/workspaces/workspaces.h"
 
 using namespace ts;
 using namespace ts::gui;
@@ -32,11 +36,16 @@ class TestWindowPanels : public QObject {
     QSignalSpy opened(&w, &MainWindow::sessionOpened);
     QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession"));
     QVERIFY(opened.wait(20000));
-    // Every dock of the panels exists, and the View menu lists it.
+    // Opening a session goes to the Profile workspace: every analysis tab exists, and the memory
+    // graph and utilization are tracks of the timeline.
+    QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::profile);
     QStringList titles;
-    for (auto* d : w.findChildren<QDockWidget*>()) titles << d->windowTitle();
-    for (const char* t : {"Timeline", "Memory", "Utilization", "Verdicts", "Step breakdown", "Kernels", "Layers"})
+    QTabWidget* tabs = w.workspaces()->profile()->tabs();
+    for (int i = 0; i < tabs->count(); ++i) titles << tabs->tabText(i);
+    for (const char* t : {"Verdicts", "Step breakdown", "Kernels", "Layers", "Session details"})
       QVERIFY2(titles.contains(t), t);
+    QVERIFY(w.timelinePanel()->findChild<MemoryGraph*>());
+    QVERIFY(w.timelinePanel()->findChild<UtilizationPanel*>());
     // Timeline: lanes built from the store, kernels in it.
     TimelineView* view = w.timelinePanel()->view();
     QTRY_VERIFY_WITH_TIMEOUT(!view->laneOrder().empty(), 10000);

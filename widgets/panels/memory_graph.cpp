@@ -3,6 +3,7 @@
 #include "widgets/panels/memory_graph.h"
 
 #include <QCheckBox>
+#include <QBoxLayout>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QHBoxLayout>
@@ -144,6 +145,24 @@ void MemoryGraph::setupGraphs() {
   leak_label_->position->setCoords(0.01, 0.01);
   absent_ = add_center_message(plot_, plot_->axisRect());
   legend_below(plot_, 3);  // under the plot, in columns: it never hides the curves
+  keep_readable(plot_, {{plot_->legend}, {{absent_, plot_->axisRect()}}});
+}
+
+void MemoryGraph::setTrackMode(int left_px) {
+  layout()->setContentsMargins(0, 0, 0, 0);
+  // The track's name where the lanes have theirs; the rotated axis label does not fit a short track.
+  auto* title = new QLabel(tr("<b>Memory</b>"));
+  title->setFixedWidth(left_px - 6);
+  title->setContentsMargins(6, 0, 0, 0);
+  static_cast<QBoxLayout*>(layout()->itemAt(0)->layout())->insertWidget(0, title);
+  plot_->yAxis->setLabel(QString());
+  plot_->axisRect()->setMinimumSize(50, 30);
+  track_mode_ = true;  // the header row says the peak; no label over the short plot
+  align_rect_left(plot_->axisRect(), left_px);
+  plot_->xAxis->setTickLabels(false);
+  plot_->xAxis->setLabel(QString());
+  plot_->setMinimumSize(left_px + 200, 110);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MemoryGraph::setStack(Stack s) {
@@ -274,7 +293,7 @@ void MemoryGraph::markPeak() {
   peak_graph_->addToLegend();
   peak_label_->position->setCoords(ns_to_s(peak_t_), it->v);
   peak_label_->setText(tr("peak %1 at %2 s").arg(format_bytes(it->v)).arg(ns_to_s(peak_t_), 0, 'f', 3));
-  peak_label_->setVisible(true);
+  peak_label_->setVisible(!track_mode_);
 }
 
 void MemoryGraph::updateCapacity(double data_max) {

@@ -35,6 +35,11 @@ class MemoryGraph : public QWidget {
   enum class Stack { allocated, reserved };
   explicit MemoryGraph(PanelHub* hub, QWidget* parent = nullptr);
 
+  /// As a track under the timeline's lanes (the Profile workspace): the plot area starts `left_px`
+  /// from the left edge and ends at the right edge (the timeline's plot area), no x tick labels
+  /// (the timeline's ruler says the time), a smaller minimum height.
+  void setTrackMode(int left_px);
+
   void setStack(Stack s);
   Stack stack() const { return stack_; }
   /// Reads the rows the hub has now and redraws (the hub's signals do it, throttled to <= 5 Hz).
@@ -73,6 +78,7 @@ class MemoryGraph : public QWidget {
   QLabel* status_;
   QTimer* throttle_;
   Stack stack_ = Stack::allocated;
+  bool track_mode_ = false;
   prof::analysis::SeriesSet series_;
   std::size_t memory_rows_ = 0;
   prof::analysis::CuptiMemory cupti_;

@@ -115,11 +115,88 @@ QCPItemText* add_center_message(QCustomPlot* plot, QCPAxisRect* rect) {
 }
 
 QColor palette_color(int i) {
-  static const QColor c[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0xe1, 0x57, 0x59),
-                             QColor(0x76, 0xb7, 0xb2), QColor(0x59, 0xa1, 0x4f), QColor(0xed, 0xc9, 0x48),
-                             QColor(0xb0, 0x7a, 0xa1), QColor(0xff, 0x9d, 0xa7), QColor(0x9c, 0x75, 0x5f),
-                             QColor(0xba, 0xb0, 0xac)};
+  static const QColor c[] = {QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x00), QColor(0x00, 0x9e, 0x73),
+                             QColor(0xcc, 0x79, 0xa7), QColor(0x56, 0xb4, 0xe9), QColor(0xd5, 0x5e, 0x00),
+                             QColor(0xf0, 0xe4, 0x42), QColor(0x55, 0x55, 0x55), QColor(0x00, 0x45, 0x6b),
+                             QColor(0x8c, 0x68, 0x00)};
   return c[((i % 10) + 10) % 10];
+}
+
+void align_rect_left(QCPAxisRect* rect, int left_px) {
+  rect->setAutoMargins(QCP::msTop | QCP::msBottom);
+  rect->setMargins(QMargins(left_px, 0, 0, 0));
+  rect->setMinimumMargins(QMargins(left_px, 0, 0, 0));
+}
+
+int legend_columns_for(const QCPLegend* legend, int width_px) {
+  auto* l = const_cast<QCPLegend*>(legend);
+  const int n = l->itemCount();
+  if (n == 0) return 1;
+  const QFontMetrics fm(l->font());
+  QVector<int> w(n);
+  for (int i = 0; i < n; ++i) {
+    auto* item = qobject_cast<QCPPlottableLegendItem*>(l->item(i));
+    const QString name = item ? item->plottable()->name() : QString();
+    w[i] = fm.horizontalAdvance(name) + l->iconSize().width() + l->iconTextPadding() + 10;
+  }
+  const int avail = width_px - l->margins().left() - l->margins().right();
+  // Filled columns first (item i in column i % cols), each column as wide as its widest item: the
+  // most columns whose widths and spacing fit.
+  for (int cols = n; cols > 1; --cols) {
+    QVector<int> colw(cols, 0);
+    for (int i = 0; i < n; ++i) colw[i % cols] = std::max(colw[i % cols], w[i]);
+    int total = (cols - 1) * l->columnSpacing();
+    for (int c : colw) total += c;
+    if (total <= avail) return cols;
+  }
+  return 1;
+}
+
+QString wrap_to_width(const QString& text, const QFont& font, int width_px) {
+  const QFontMetrics fm(font);
+  const QStringList words = QString(text).replace('\n', ' ').split(' ', Qt::SkipEmptyParts);
+  QString out, line;
+  for (const QString& w : words) {
+    const QString next = line.isEmpty() ? w : line + ' ' + w;
+    if (!line.isEmpty() && fm.horizontalAdvance(next) > width_px) {
+      out += (out.isEmpty() ? "" : "\n") + line;
+      line = w;
+    } else {
+      line = next;
+    }
+  }
+  if (!line.isEmpty()) out += (out.isEmpty() ? "" : "\n") + line;
+  return out;
+}
+
+void keep_readable(QCustomPlot* plot, const Readability& r) {
+  QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot, r] {
+    bool changed = false;
+    for (QCPAxisRect* rect : plot->axisRects()) {
+      if (rect->height() <= 1 || rect->width() <= 1) continue;
+      const int ny = std::max(2, rect->height() / Readability::kTickSpacingYPx);
+      const int nx = std::max(2, rect->width() / Readability::kTickSpacingXPx);
+      for (QCPAxis* a : rect->axes()) {
+        const int n = a->orientation() == Qt::Vertical ? ny : nx;
+        if (a->ticker() && a->ticker()->tickCount() != n) a->ticker()->setTickCount(n), changed = true;
+      }
+    }
+    for (QCPLegend* l : r.legends) {
+      if (plot->width() < 100) continue;  // not laid out yet
+      const int cols = legend_columns_for(l, plot->width());
+      if (l->wrap() == cols) continue;
+      l->setWrap(cols);
+      l->setFillOrder(l->fillOrder(), true);  // re-flows the items already there
+      changed = true;
+    }
+    for (const auto& [t, rect] : r.messages) {
+      if (rect->width() <= 1) continue;
+      const QString wrapped = wrap_to_width(t->text(), t->font(), rect->width() - 16);
+      if (wrapped != t->text()) t->setText(wrapped), changed = true;
+    }
+    // Ticks and wraps take effect at the next layout pass: one more replot shows them.
+    if (changed) plot->replot(QCustomPlot::rpQueuedReplot);
+  });
 }
 
 }  // namespace ts::gui

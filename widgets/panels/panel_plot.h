@@ -85,7 +85,31 @@ QCPItemText* add_center_message(QCustomPlot* plot, QCPAxisRect* rect);
 /// hides the data), borderless, in a slightly smaller font.
 void legend_below(QCustomPlot* plot, int columns);
 
-/// Tableau 10, the panels' category colours.
+/// The panels' category colours: Okabe & Ito's colour-blind-safe palette ("Color Universal Design",
+/// jfly.uni-koeln.de/color, 2008: told apart with protanopia, deuteranopia and tritanopia), its
+/// eight colours first (black replaced by a dark grey), then two darker variants of the first two.
 QColor palette_color(int i);
+
+/// Track layout (the Profile workspace's metric tracks under the timeline's lanes): the axis rect's
+/// left edge sits `left_px` from the plot widget's left edge (the timeline's lane header width) and
+/// its right edge at the widget's right edge, so its x axis lines up pixel for pixel with the
+/// timeline's plot area above it. Top and bottom margins stay automatic.
+void align_rect_left(QCPAxisRect* rect, int left_px);
+
+/// Keeps a plot readable at any size, before every replot: each axis rect's value axes get one tick
+/// per ~kTickSpacingYPx of height (at least 2) and each key axis one per ~kTickSpacingXPx of width, so
+/// tick labels never overlap in a short track; each `legends` entry wraps into as many columns as its
+/// widest item allows in the plot's width; each `messages` text (an empty state) is word-wrapped to
+/// its axis rect's width so it is never clipped.
+struct Readability {
+  static constexpr int kTickSpacingYPx = 26, kTickSpacingXPx = 90;
+  QList<QCPLegend*> legends;
+  QList<QPair<QCPItemText*, QCPAxisRect*>> messages;
+};
+void keep_readable(QCustomPlot* plot, const Readability& r);
+/// Columns that fit `width_px` for `legend`'s widest item (1 .. item count).
+int legend_columns_for(const QCPLegend* legend, int width_px);
+/// `text` with spaces turned into line breaks so that no line is wider than `width_px` in `font`.
+QString wrap_to_width(const QString& text, const QFont& font, int width_px);
 
 }  // namespace ts::gui

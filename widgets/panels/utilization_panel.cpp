@@ -1,6 +1,8 @@
 // UtilizationPanel: bucketed GPU activity (worker thread), sampled CPU % and NVML series.
 #include "widgets/panels/utilization_panel.h"
 
+#include <QCheckBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -20,7 +22,8 @@ using prof::analysis::SeriesPoint;
 /// Re-bucketing while live: at most every 500 ms (<= 2 Hz); a moved range: 100 ms after it settles.
 constexpr int kLiveMs = 500, kRangeDebounceMs = 100;
 
-/// NVML series shown (sample name, legend label, row: 0 GPU %, 1 clock, 2 power).
+/// NVML series shown (sample name, legend label, row: 0 GPU %, 1 clock, 2 power; clock and power
+/// have a row each so that their axes never share one strip).
 struct NvmlSeries {
   const char* name;
   const char* label;
@@ -77,7 +80,20 @@ UtilizationPanel::UtilizationPanel(PanelHub* hub, QWidget* parent) : QWidget(par
   layout->setContentsMargins(2, 2, 2, 2);
   status_ = new QLabel;
   status_->setWordWrap(true);
-  layout->addWidget(status_);
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  nvml_box_ = new QCheckBox(tr("SM clock && power (NVML)"));
+  nvml_box_->setToolTip(tr("Show NVML's sampled SM clock (MHz) and board power (W), a row each"));
+  nvml_box_->setChecked(true);
+  nvml_box_->setVisible(false);  // only where NVML sampled them
+  connect(nvml_box_, &QCheckBox::toggled, this, [this] {
+    arranged_ = false;
+    arrange();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+  });
+  header_ = new QHBoxLayout;
+  header_->addWidget(status_, 1);
+  header_->addWidget(nvml_box_);
+  layout->addLayout(header_);
   plot_ = new QCustomPlot;
   plot_->setMinimumSize(320, 280);
   plot_->setNoAntialiasingOnDrag(true);
@@ -129,50 +145,70 @@ void UtilizationPanel::setupRects() {
   cpu_ = make(tr("CPU %"));
   h2d_ = make(tr("H2D"));
   nvml_ = make(tr("MHz"));
+  power_ = make(tr("W"));
   gpu_->axis(QCPAxis::atLeft)->setRange(0, 105);
   h2d_->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
-  nvml_->axis(QCPAxis::atRight)->setLabel(tr("W"));
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   gpu_legend_ = row_legend(plot_);
   cpu_legend_ = row_legend(plot_);
   h2d_legend_ = row_legend(plot_);
   nvml_legend_ = row_legend(plot_);
+  power_legend_ = row_legend(plot_);
   QColor busy = palette_color(0);
   QCPGraph* g = addGraph(gpu_, gpu_legend_, "gpu.busy", tr("GPU busy: kernels + copies (CUPTI)"), busy);
   busy.setAlpha(90);
   g->setBrush(busy);
   addGraph(gpu_, gpu_legend_, "gpu.sm_efficiency", tr("est. SM efficiency"), palette_color(1));
   addGraph(gpu_, gpu_legend_, "gpu.achieved_occupancy", tr("est. achieved occupancy"), palette_color(4));
-  addGraph(cpu_, cpu_legend_, "cpu.trainer", tr("trainer thread"), palette_color(2));
-  addGraph(cpu_, cpu_legend_, "cpu.loaders", tr("loader workers (sum)"), palette_color(6));
-  QColor h2d = palette_color(3).darker(120);
+  addGraph(cpu_, cpu_legend_, "cpu.trainer", tr("trainer thread"), palette_color(0));
+  addGraph(cpu_, cpu_legend_, "cpu.loaders", tr("loader workers (sum)"), palette_color(5), Qt::DashLine);
+  QColor h2d = palette_color(2);
   g = addGraph(h2d_, h2d_legend_, "h2d", tr("H2D throughput /s (CUPTI memcpy)"), h2d);
   h2d.setAlpha(90);
   g->setBrush(h2d);
   for (const auto& s : kNvml) {
-    QCPAxisRect* r = s.row == 0 ? gpu_ : nvml_;
-    QCPLegend* l = s.row == 0 ? gpu_legend_ : nvml_legend_;
+    QCPAxisRect* r = s.row == 0 ? gpu_ : s.row == 1 ? nvml_ : power_;
+    QCPLegend* l = s.row == 0 ? gpu_legend_ : s.row == 1 ? nvml_legend_ : power_legend_;
     const QColor c = s.row == 0 ? (std::string(s.name) == "gpu.utilization" ? QColor(40, 40, 40) : QColor(130, 130, 130))
-                                : s.row == 1 ? palette_color(0) : palette_color(2);
-    addGraph(r, l, s.name, tr(s.label), c, s.row == 0 ? Qt::DashLine : Qt::SolidLine, s.row == 2);
+                                : s.row == 1 ? palette_color(0) : palette_color(5);
+    addGraph(r, l, s.name, tr(s.label), c, s.row == 0 ? Qt::DashLine : Qt::SolidLine);
   }
   gpu_absent_ = add_center_message(plot_, gpu_);
   cpu_absent_ = add_center_message(plot_, cpu_);
   // Every legend and row in the layout once, so each has its parent plot before arrange() picks rows.
   int at = plot_->plotLayout()->rowCount();
-  for (QCPLegend* l : {gpu_legend_, cpu_legend_, h2d_legend_, nvml_legend_}) plot_->plotLayout()->addElement(at++, 0, l);
-  for (QCPAxisRect* r : {cpu_, h2d_, nvml_}) plot_->plotLayout()->addElement(at++, 0, r);
+  for (QCPLegend* l : {gpu_legend_, cpu_legend_, h2d_legend_, nvml_legend_, power_legend_})
+    plot_->plotLayout()->addElement(at++, 0, l);
+  for (QCPAxisRect* r : {cpu_, h2d_, nvml_, power_}) plot_->plotLayout()->addElement(at++, 0, r);
   link_ = new TimeAxisLink(hub_, plot_,
                            {gpu_->axis(QCPAxis::atBottom), cpu_->axis(QCPAxis::atBottom), h2d_->axis(QCPAxis::atBottom),
-                            nvml_->axis(QCPAxis::atBottom)});
+                            nvml_->axis(QCPAxis::atBottom), power_->axis(QCPAxis::atBottom)});
+  keep_readable(plot_, {{gpu_legend_, cpu_legend_, h2d_legend_, nvml_legend_, power_legend_},
+                        {{gpu_absent_, gpu_}, {cpu_absent_, cpu_}}});
   arrange();
 }
 
+void UtilizationPanel::setTrackMode(int left_px) {
+  layout()->setContentsMargins(0, 0, 0, 0);
+  auto* title = new QLabel(tr("<b>Utilization</b>"));
+  title->setFixedWidth(left_px - 6);
+  title->setContentsMargins(6, 0, 0, 0);
+  header_->insertWidget(0, title);
+  for (QCPAxisRect* r : {gpu_, cpu_, h2d_, nvml_, power_}) {
+    align_rect_left(r, left_px);
+    r->setMinimumSize(50, 28);  // QCustomPlot's 50 px default would squeeze the legends of a short track
+  }
+  plot_->setMinimumSize(left_px + 200, 150);
+  track_mode_ = true;
+  nvml_box_->setChecked(false);  // a short track: clock and power rows on demand
+  arranged_ = false;
+  arrange();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 QCPGraph* UtilizationPanel::addGraph(QCPAxisRect* r, QCPLegend* legend, const QString& key, const QString& name,
-                                     const QColor& c, Qt::PenStyle style, bool right_axis) {
-  QCPAxis* y = r->axis(right_axis ? QCPAxis::atRight : QCPAxis::atLeft);
-  if (right_axis) y->setVisible(true);
-  QCPGraph* g = plot_->addGraph(r->axis(QCPAxis::atBottom), y);
+                                     const QColor& c, Qt::PenStyle style) {
+  QCPGraph* g = plot_->addGraph(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
   g->setPen(QPen(c, style == Qt::SolidLine ? 1.6 : 1.3, style));
   g->setLineStyle(QCPGraph::lsStepLeft);
   g->setName(name);
@@ -184,19 +220,21 @@ QCPGraph* UtilizationPanel::addGraph(QCPAxisRect* r, QCPLegend* legend, const QS
 
 /// The rows shown: GPU, CPU, H2D always; NVML clock/power only where NVML was sampled.
 void UtilizationPanel::arrange() {
-  const bool nvml = graphFor("gpu.sm_clock") || graphFor("gpu.power");
+  const bool sampled = graphFor("gpu.sm_clock") || graphFor("gpu.power");
+  nvml_box_->setVisible(sampled);
+  const bool nvml = sampled && nvml_box_->isChecked();
   if (nvml == nvml_shown_ && arranged_) return;
   arranged_ = true;
   nvml_shown_ = nvml;
   auto* grid = plot_->plotLayout();
-  for (QCPLayoutElement* e : std::initializer_list<QCPLayoutElement*>{gpu_, cpu_, h2d_, nvml_, gpu_legend_, cpu_legend_,
-                                                                       h2d_legend_, nvml_legend_})
+  for (QCPLayoutElement* e : std::initializer_list<QCPLayoutElement*>{gpu_, cpu_, h2d_, nvml_, power_, gpu_legend_,
+                                                                       cpu_legend_, h2d_legend_, nvml_legend_, power_legend_})
     for (int i = 0; i < grid->elementCount(); ++i)
       if (grid->elementAt(i) == e) grid->take(e);
   grid->simplify();
   QList<QCPAxisRect*> rows = {gpu_, cpu_, h2d_};
   QList<QCPLegend*> legends = {gpu_legend_, cpu_legend_, h2d_legend_};
-  if (nvml) rows << nvml_, legends << nvml_legend_;
+  if (nvml) rows << nvml_ << power_, legends << nvml_legend_ << power_legend_;
   for (int i = 0; i < rows.size(); ++i) {
     grid->addElement(2 * i, 0, legends[i]);
     grid->setRowStretchFactor(2 * i, 0.001);
@@ -204,12 +242,12 @@ void UtilizationPanel::arrange() {
     QCPAxis* x = rows[i]->axis(QCPAxis::atBottom);
     const bool last = i == rows.size() - 1;
     x->setTickLabels(last);
-    x->setLabel(last ? tr("session time (s)") : QString());
+    x->setLabel(last && !track_mode_ ? tr("session time (s)") : QString());
     rows[i]->setVisible(true);
   }
   grid->setRowStretchFactor(1, 1.4);
-  nvml_->setVisible(nvml);
-  nvml_legend_->setVisible(nvml);
+  for (QCPLayoutElement* e : std::initializer_list<QCPLayoutElement*>{nvml_, power_, nvml_legend_, power_legend_})
+    e->setVisible(nvml);
 }
 
 QCPGraph* UtilizationPanel::graphFor(const QString& key) const {
@@ -234,19 +272,22 @@ void UtilizationPanel::fillSamples() {
   const auto threads = prof::analysis::cpu_by_thread(series_);
   std::vector<SeriesPoint> trainer;
   std::map<std::int64_t, double> loaders;  // one sampler round writes every thread at one time
-  int n_loaders = 0;
+  std::map<std::int64_t, int> alive;       // loader threads sampled in that round
   for (const auto& [tid, t] : threads) {
     if (trainer_known_ ? tid == trainer_tid_ : t.comm == "trainer") trainer = t.points;
     else if (t.comm.rfind("loader", 0) == 0) {
-      ++n_loaders;
-      for (const auto& p : t.points) loaders[p.t] += p.v;
+      for (const auto& p : t.points) loaders[p.t] += p.v, ++alive[p.t];
     }
   }
   set_steps(graphs_["cpu.trainer"], trainer);
   std::vector<SeriesPoint> sum;
   for (const auto& [t, v] : loaders) sum.push_back({t, v});
   set_steps(graphs_["cpu.loaders"], sum);
-  graphs_["cpu.loaders"]->setName(tr("loader workers (sum of %1 threads)").arg(n_loaders));
+  // The label counts the workers alive at once (num_workers), not every thread id seen: each epoch
+  // starts new loader threads, so a 2-worker run of 3 epochs has 6 ids but never more than 2 at a time.
+  int at_once = 0;
+  for (const auto& [t, n] : alive) at_once = std::max(at_once, n);
+  graphs_["cpu.loaders"]->setName(tr("loader workers: sum of %n thread(s)", nullptr, at_once));
   double cpu_max = 100;
   for (const auto& p : trainer) cpu_max = std::max(cpu_max, p.v);
   for (const auto& p : sum) cpu_max = std::max(cpu_max, p.v);
@@ -261,7 +302,7 @@ void UtilizationPanel::fillSamples() {
       for (const auto& p : ser->points) (s.row == 1 ? clock_max : power_max) = std::max(s.row == 1 ? clock_max : power_max, p.v);
   }
   nvml_->axis(QCPAxis::atLeft)->setRange(0, std::max(clock_max, 1.0) * 1.15);
-  nvml_->axis(QCPAxis::atRight)->setRange(0, std::max(power_max, 1.0) * 1.15);
+  power_->axis(QCPAxis::atLeft)->setRange(0, std::max(power_max, 1.0) * 1.15);
   for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
   arrange();
   status_->setText(statusText());

@@ -6,7 +6,7 @@
 //  - CPU %: the trainer thread (the thread of the step ranges) and the loader workers (summed; 100 %
 //    = one core), from the cpu.percent.<name>.<tid> samples.
 //  - H2D throughput: bytes/s of host-to-device memcpy records per bucket.
-//  - NVML: SM clock (MHz) and power (W), only where NVML was sampled.
+//  - NVML: SM clock (MHz) and power (W), a row each, only where NVML was sampled.
 // Buckets cover the shown range (about 200 of 1/2/5 x 10^k ns) and are recomputed off the GUI
 // thread when it moves or the store grows (<= 2 Hz live). Absent series stay absent; a store
 // without GPU activity says so instead of drawing zeros.
@@ -24,6 +24,8 @@ class QCPAxisRect;
 class QCPGraph;
 class QCPItemText;
 class QCPLegend;
+class QCheckBox;
+class QHBoxLayout;
 class QLabel;
 class QTimer;
 
@@ -35,6 +37,11 @@ class UtilizationPanel : public QWidget {
   Q_OBJECT
  public:
   explicit UtilizationPanel(PanelHub* hub, QWidget* parent = nullptr);
+
+  /// As a track under the timeline's lanes (the Profile workspace): every row's plot area starts
+  /// `left_px` from the left edge and ends at the right edge (the timeline's plot area); only the
+  /// last row has x tick labels; smaller minimum height.
+  void setTrackMode(int left_px);
 
   /// Target bucket count over the shown range (default 200).
   void setTargetBuckets(int n) { target_buckets_ = n; }
@@ -53,6 +60,8 @@ class UtilizationPanel : public QWidget {
   int completedJobs() const { return jobs_done_; }
   double lastJobMs() const { return last_job_ms_; }
   QString statusText() const;
+  /// The "SM clock & power (NVML)" check box (shown where NVML sampled them; off in track mode).
+  QCheckBox* nvmlRowsBox() const { return nvml_box_; }
 
  signals:
   void updated();
@@ -66,7 +75,7 @@ class UtilizationPanel : public QWidget {
   };
   void setupRects();
   QCPGraph* addGraph(QCPAxisRect* r, QCPLegend* legend, const QString& key, const QString& name, const QColor& c,
-                     Qt::PenStyle style = Qt::SolidLine, bool right_axis = false);
+                     Qt::PenStyle style = Qt::SolidLine);
   void arrange();
   void requestBuckets();
   void startJob();
@@ -77,9 +86,11 @@ class UtilizationPanel : public QWidget {
   PanelHub* hub_;
   QCustomPlot* plot_;
   QLabel* status_;
+  QCheckBox* nvml_box_;
+  QHBoxLayout* header_;
   TimeAxisLink* link_ = nullptr;
-  QCPAxisRect *gpu_, *cpu_, *h2d_, *nvml_;
-  QCPLegend *gpu_legend_, *cpu_legend_, *h2d_legend_, *nvml_legend_;
+  QCPAxisRect *gpu_, *cpu_, *h2d_, *nvml_, *power_;
+  QCPLegend *gpu_legend_, *cpu_legend_, *h2d_legend_, *nvml_legend_, *power_legend_;
   QCPItemText *gpu_absent_, *cpu_absent_;
   std::map<QString, QCPGraph*> graphs_;
   std::map<QCPLegend*, std::vector<QCPGraph*>> legend_graphs_;  // creation order
@@ -92,7 +103,7 @@ class UtilizationPanel : public QWidget {
   bool running_ = false, pending_ = false;
   int jobs_done_ = 0;
   double last_job_ms_ = 0;
-  bool nvml_shown_ = true, arranged_ = false, gpu_made_ = false, have_buckets_ = false;
+  bool nvml_shown_ = true, arranged_ = false, gpu_made_ = false, have_buckets_ = false, track_mode_ = false;
   std::uint32_t trainer_tid_ = 0;
   bool trainer_known_ = false;
 };

@@ -1,6 +1,7 @@
 // Event details, tooltips, range breakdown rows, the details pane and the legend.
 #include "widgets/timeline/timeline_details.h"
 
+#include <QPainter>
 #include <cmath>
 
 #include "engine/host_trace.h"
@@ -240,18 +241,62 @@ void DetailsPane::refresh() {
   setHtml(html + "</table>");
 }
 
-TimelineLegend::TimelineLegend(QWidget* parent) : QLabel(parent) {
-  setWordWrap(true);
-  setTextFormat(Qt::RichText);
-  QString html;
+namespace {
+constexpr int kSwatch = 10, kSwatchGap = 4, kEntryGap = 12, kLineGap = 2;
+}  // namespace
+
+TimelineLegend::TimelineLegend(QWidget* parent) : QWidget(parent) {
   for (int c = 0; c < kCategoryCount; ++c) {
     const auto cat = static_cast<Category>(c);
-    html += QString("<span style='white-space:nowrap'><span style='color:%1;font-size:large'>&#9632;</span>&nbsp;%2</span> &nbsp; ")
-                .arg(category_color(cat).name(), category_label(cat).toHtmlEscaped());
+    entries_.emplace_back(category_color(cat), category_label(cat));
   }
-  setText(html);
+  QSizePolicy p(QSizePolicy::Preferred, QSizePolicy::Preferred);
+  p.setHeightForWidth(true);
+  setSizePolicy(p);
   setToolTip(tr("Colours: Paul Tol's muted scheme (kernels) and Okabe–Ito (copies, waits, host ranges); "
                 "both colour-blind safe. Faded blocks: events narrower than a pixel, merged (shade = busy share)."));
+}
+
+std::vector<QRect> TimelineLegend::entryRects(int w) const {
+  const QFontMetrics fm(font());
+  const int h = fm.height();
+  std::vector<QRect> out;
+  int x = 0, y = 0;
+  for (const auto& [color, label] : entries_) {
+    const int ew = kSwatch + kSwatchGap + fm.horizontalAdvance(label);
+    if (x > 0 && x + ew > w) x = 0, y += h + kLineGap;  // wrap before an entry that does not fit
+    out.emplace_back(x, y, std::min(ew, std::max(w, 1)), h);
+    x += ew + kEntryGap;
+  }
+  return out;
+}
+
+int TimelineLegend::heightForWidth(int w) const {
+  const auto r = entryRects(w);
+  return r.empty() ? 0 : r.back().bottom() + 1 + 2;
+}
+
+QSize TimelineLegend::sizeHint() const { return {400, heightForWidth(400)}; }
+
+QSize TimelineLegend::minimumSizeHint() const {
+  const QFontMetrics fm(font());
+  int widest = 0;
+  for (const auto& e : entries_) widest = std::max(widest, kSwatch + kSwatchGap + fm.horizontalAdvance(e.second));
+  return {std::min(widest, 160), fm.height()};
+}
+
+void TimelineLegend::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  const auto rects = entryRects(width());
+  const QFontMetrics fm(font());
+  for (std::size_t i = 0; i < rects.size(); ++i) {
+    const QRect& r = rects[i];
+    const int sy = r.top() + (r.height() - kSwatch) / 2;
+    p.fillRect(QRect(r.left(), sy, kSwatch, kSwatch), entries_[i].first);
+    p.setPen(palette().color(QPalette::WindowText));
+    const QRect text(r.left() + kSwatch + kSwatchGap, r.top(), r.width() - kSwatch - kSwatchGap, r.height());
+    p.drawText(text, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(entries_[i].second, Qt::ElideRight, text.width()));
+  }
 }
 
 }  // namespace ts::gui

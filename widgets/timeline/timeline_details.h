@@ -48,11 +48,25 @@ class DetailsPane : public QTextBrowser {
   std::vector<std::pair<QString, QString>> rows_;
 };
 
-/// The legend: a swatch and a label per colour category (wraps to the width).
-class TimelineLegend : public QLabel {
+/// The legend: a swatch and a label per colour category, laid out in lines that wrap to the
+/// widget's width (heightForWidth), painted by itself (a rich-text QLabel did not wrap its
+/// no-break entries to a narrow column and ran past its right edge).
+class TimelineLegend : public QWidget {
   Q_OBJECT
  public:
   explicit TimelineLegend(QWidget* parent = nullptr);
+  bool hasHeightForWidth() const override { return true; }
+  int heightForWidth(int w) const override;
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
+  /// Each entry's rectangle at width `w` (tests: none past the right edge).
+  std::vector<QRect> entryRects(int w) const;
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+
+ private:
+  std::vector<std::pair<QColor, QString>> entries_;
 };
 
 }  // namespace ts::gui

@@ -70,19 +70,44 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
   connect(scroll_, &QScrollBar::valueChanged, view_, &TimelineView::setScrollY);
   // After the paint, not inside it: showing or hiding the bar re-lays out the view.
   connect(view_, &TimelineView::painted, this, &TimelinePanel::syncScrollBar, Qt::QueuedConnection);
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(lanes);
-  split->addWidget(details_);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 0);
-  split->setSizes({900, 300});
+  column_ = new QSplitter(Qt::Vertical, this);
+  column_->setObjectName("timeline.tracks");
+  column_->setChildrenCollapsible(false);
+  column_->addWidget(lanes);
+  column_->setStretchFactor(0, 1);
+  split_ = new QSplitter(Qt::Horizontal, this);
+  split_->setObjectName("timeline.details");
+  split_->addWidget(column_);
+  // The details pane and, under it, the colour legend: beside the lanes and tracks rather than a
+  // row under them (two lines of height the lanes need on a 720-line screen).
+  side_ = new QWidget(this);
+  auto* side = new QVBoxLayout(side_);
+  side->setContentsMargins(0, 0, 0, 0);
+  side->setSpacing(4);
+  side->addWidget(details_, 1);
+  side->addWidget(legend_);
+  split_->addWidget(side_);
+  split_->setStretchFactor(0, 1);
+  split_->setStretchFactor(1, 0);
+  split_->setCollapsible(0, false);
+  split_->setSizes({900, 300});
+  details_button_ = button(tr("Details"), tr("Show or hide the details pane (the selected event or range)"), this);
+  details_button_->setCheckable(true);
+  details_button_->setChecked(true);
+  bar->addWidget(details_button_);
+  connect(details_button_, &QToolButton::toggled, this, &TimelinePanel::setDetailsVisible);
+  // A drag that collapses the pane unchecks the button.
+  connect(split_, &QSplitter::splitterMoved, this, [this] {
+    details_on_ = split_->sizes().value(1) > 0;
+    const QSignalBlocker b(details_button_);
+    details_button_->setChecked(details_on_);
+  });
 
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(0, 0, 0, 0);
   lay->setSpacing(2);
   lay->addLayout(bar);
-  lay->addWidget(split, 1);
-  lay->addWidget(legend_);
+  lay->addWidget(split_, 1);
 
   connect(search_, &QLineEdit::textChanged, view_, &TimelineView::setSearch);
   connect(search_, &QLineEdit::returnPressed, view_, [this] {
@@ -105,6 +130,38 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
   updateMatches();
 }
 
+QWidget* TimelinePanel::addTrack(QWidget* track) {
+  auto* row = new QWidget(this);
+  auto* h = new QHBoxLayout(row);
+  h->setContentsMargins(0, 0, 0, 0);
+  h->setSpacing(0);
+  h->addWidget(track, 1);
+  auto* spacer = new QWidget(row);
+  spacer->setFixedWidth(scroll_->sizeHint().width());
+  spacer->setVisible(!scroll_->isHidden());
+  h->addWidget(spacer);
+  track_spacers_.push_back(spacer);
+  column_->addWidget(row);
+  column_->setStretchFactor(column_->count() - 1, 0);
+  return row;
+}
+
+void TimelinePanel::setDetailsVisible(bool visible) {
+  {
+    const QSignalBlocker b(details_button_);
+    details_button_->setChecked(visible);
+  }
+  if (visible == details_on_) return;
+  details_on_ = visible;
+  const QList<int> sizes = split_->sizes();
+  const int total = std::max(sizes.value(0) + sizes.value(1), width());
+  const int pane = std::min(std::max(details_->minimumSizeHint().width(), 300), std::max(total / 3, 1));
+  side_->setVisible(visible);
+  if (visible) split_->setSizes({total - pane, pane});
+}
+
+bool TimelinePanel::detailsVisible() const { return details_on_; }
+
 void TimelinePanel::updateMatches() {
   matches_->setText(search_->text().isEmpty() ? QString() : tr("%n match(es)", nullptr, view_->matchCount()));
 }
@@ -117,6 +174,7 @@ void TimelinePanel::syncScrollBar() {
   scroll_->setSingleStep(TimelineView::kRowHeight);
   scroll_->setValue(view_->scrollY());
   scroll_->setVisible(max > 0);
+  for (QWidget* s : track_spacers_) s->setVisible(max > 0);  // tracks end where the lanes end
 }
 
 }  // namespace ts::gui

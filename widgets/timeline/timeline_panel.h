@@ -1,15 +1,19 @@
-// TimelinePanel: the Timeline dock's content. A toolbar (kernel search with next/previous match and
-// a match count, zoom to selection, fit all, follow live), the TimelineView with a vertical scroll
-// bar for its lanes, the details pane for the selection (an event's fields or a range's breakdown)
-// and the colour legend.
+// TimelinePanel: the Profile workspace's timeline. A toolbar (kernel search with next/previous match
+// and a match count, zoom to selection, fit all, follow live, show/hide details), the TimelineView
+// with a vertical scroll bar for its lanes, metric tracks under the lanes (addTrack: the memory graph
+// and utilization, drawn on the same time axis and aligned with the lanes' plot area, as Perfetto and
+// Nsight Systems draw counter tracks), and to the right of lanes and tracks the collapsible details
+// pane for the selection (an event's fields or a range's breakdown) above the colour legend.
 #pragma once
 #include <QWidget>
+#include <vector>
 
 #include "widgets/panel_hub.h"
 
 class QLineEdit;
 class QLabel;
 class QScrollBar;
+class QSplitter;
 class QToolButton;
 
 namespace ts::gui {
@@ -29,6 +33,18 @@ class TimelinePanel : public QWidget {
   QLabel* matchLabel() const { return matches_; }
   /// The lanes' vertical scroll bar (hidden when every lane fits).
   QScrollBar* laneScrollBar() const { return scroll_; }
+  /// Adds `track` under the lanes (and the tracks added before). Its content must start its plot
+  /// area TimelineView::kHeaderWidth px from its left edge; the panel keeps its right edge at the
+  /// lanes' right edge (left of the lanes' scroll bar when that shows). Returns the track's row.
+  QWidget* addTrack(QWidget* track);
+  /// The vertical splitter of lanes (index 0) and tracks (for the workspace's saved layout).
+  QSplitter* trackSplitter() const { return column_; }
+  /// The horizontal splitter of lanes+tracks (0) and the details pane with the colour legend (1).
+  QSplitter* detailsSplitter() const { return split_; }
+  /// Shows or collapses the details pane (the toolbar's Details button does the same).
+  void setDetailsVisible(bool visible);
+  bool detailsVisible() const;
+  QToolButton* detailsButton() const { return details_button_; }
 
  private:
   void updateMatches();
@@ -41,6 +57,12 @@ class TimelinePanel : public QWidget {
   QLabel* matches_;
   QToolButton* follow_;
   QScrollBar* scroll_;
+  QSplitter* column_;
+  QSplitter* split_;
+  QWidget* side_;  // details pane + legend
+  QToolButton* details_button_;
+  std::vector<QWidget*> track_spacers_;
+  bool details_on_ = true;  // one per track: the width of the lanes' scroll bar
 };
 
 }  // namespace ts::gui

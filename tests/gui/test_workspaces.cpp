@@ -1,0 +1,214 @@
+// The window's workspaces (issue #13): Train and Profile, each with its own layout kept while the
+// user switches and across restarts; minimum sizes that fit a 1280x720 screen (at most 1280x680)
+// with a session open, the Compare window too; the first-run window clamped to the screen; the
+// memory and utilization tracks on the timeline's visible range, their plot areas aligned with the
+// lanes' plot area; plots that stay readable (legend columns that fit, wrapped empty states, the
+// timeline legend inside its column).
+#include <QAction>
+#include <QScreen>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QtTest>
+#include <qcustomplot.h>
+
+#include "app/gui/main_window.h"
+#include "gui/gui_test_util.h"
+#include "widgets/compare/compare_view.h"
+#include "widgets/panel_hub.h"
+#include "widgets/panels/memory_graph.h"
+#include "widgets/panels/panel_plot.h"
+#include "widgets/panels/utilization_panel.h"
+#include "widgets/timeline/timeline_details.h"
+#include "widgets/timeline/timeline_panel.h"
+#include "widgets/timeline/timeline_view.h"
+#include "widgets/workspaces/profile_workspace.h"
+#include "widgets/workspaces/train_workspace.h"
+#include "widgets/workspaces/workspaces.h"
+
+using namespace ts;
+using namespace ts::gui;
+
+namespace {
+const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
+constexpr int kMaxW = 1280, kMaxH = 680;  // a 1280x720 screen less a title bar and a panel
+
+bool open_session(MainWindow& w, const QString& path) {
+  QSignalSpy opened(&w, &MainWindow::sessionOpened);
+  return w.openSession(path) && opened.wait(20000);
+}
+
+QString size_text(QSize s) { return QString("%1x%2").arg(s.width()).arg(s.height()); }
+}  // namespace
+
+class TestWorkspaces : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { test::isolate_settings(); }
+  void init() { QSettings().clear(); }
+
+  void minimumSizesFitA720LineScreen() {
+    MainWindow w;
+    w.show();
+    QVERIFY(open_session(w, kSession));
+    for (auto m : {Workspaces::Mode::profile, Workspaces::Mode::train}) {
+      w.workspaces()->setMode(m);
+      QApplication::processEvents();
+      const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
+      QVERIFY2(min.width() <= kMaxW && min.height() <= kMaxH,
+               qPrintable(mode_name(m) + " workspace minimum " + size_text(min)));
+      // And at that size nothing is pushed past the window: the central area keeps its minimum.
+      w.resize(kMaxW, kMaxH);
+      QApplication::processEvents();
+      QVERIFY(w.workspaces()->width() <= kMaxW);
+    }
+    w.compareSessions({kSession, TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession"});
+    QSignalSpy ready(w.compareView(), &CompareView::ready);
+    QVERIFY(ready.count() == 1 || ready.wait(30000));
+    const QSize cmin = w.compareView()->minimumSizeHint().expandedTo(w.compareView()->minimumSize());
+    QVERIFY2(cmin.width() <= kMaxW && cmin.height() <= kMaxH, qPrintable("Compare minimum " + size_text(cmin)));
+  }
+
+  void firstRunWindowIsClampedToTheScreen() {
+    MainWindow w;
+    const QRect avail = w.screen()->availableGeometry();
+    QVERIFY2(w.width() <= avail.width() && w.height() <= avail.height(),
+             qPrintable(size_text(w.size()) + " on " + size_text(avail.size())));
+  }
+
+  void switchingWorkspacesKeepsEachLayout() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(open_session(w, kSession));
+    Workspaces* ws = w.workspaces();
+    ProfileWorkspace* profile = ws->profile();
+    QSplitter* tracks = w.timelinePanel()->trackSplitter();
+    tracks->setSizes({300, 180, 200});
+    profile->setTabsCollapsed(true);
+    w.timelinePanel()->setDetailsVisible(false);
+    QApplication::processEvents();
+    const QList<int> profile_sizes = tracks->sizes();
+    ws->setMode(Workspaces::Mode::train);
+    QVERIFY(ws->train()->isVisible() && !profile->isVisible());
+    ws->train()->mainSplitter()->setSizes({500, 900});
+    QApplication::processEvents();
+    const QList<int> train_sizes = ws->train()->mainSplitter()->sizes();
+    ws->setMode(Workspaces::Mode::profile);
+    QApplication::processEvents();
+    QCOMPARE(tracks->sizes(), profile_sizes);
+    QVERIFY(profile->tabsCollapsed());
+    QVERIFY(!w.timelinePanel()->detailsVisible());
+    ws->setMode(Workspaces::Mode::train);
+    QApplication::processEvents();
+    QCOMPARE(ws->train()->mainSplitter()->sizes(), train_sizes);
+    // Side by side shows both.
+    ws->setMode(Workspaces::Mode::both);
+    QVERIFY(ws->train()->isVisible() && profile->isVisible());
+
+    // A new window restores both layouts and the mode (the close saved them).
+    ws->setMode(Workspaces::Mode::profile);
+    w.close();
+    MainWindow w2;
+    w2.resize(1400, 900);
+    w2.show();
+    QApplication::processEvents();
+    QCOMPARE(w2.workspaces()->mode(), Workspaces::Mode::profile);
+    QVERIFY(w2.workspaces()->profile()->tabsCollapsed());
+    QVERIFY(!w2.timelinePanel()->detailsVisible());
+    // The tracks keep their heights; the lanes (the stretching part) take what the new window has.
+    const QList<int> restored = w2.timelinePanel()->trackSplitter()->sizes();
+    QCOMPARE(restored.mid(1), profile_sizes.mid(1));
+
+    // View ▸ Reset layout: the tabs open again (on a tall window), the details pane shows.
+    w2.resize(1600, 1050);
+    QApplication::processEvents();
+    w2.workspaces()->resetLayout();
+    QVERIFY(!w2.workspaces()->profile()->tabsCollapsed());
+    QVERIFY(w2.timelinePanel()->detailsVisible());
+  }
+
+  void aDamagedSavedLayoutIsIgnored() {
+    QSettings().setValue("workspaces/profile", QByteArray("not a layout"));
+    QSettings().setValue("workspaces/mode", "nonsense");
+    MainWindow w;
+    w.show();
+    QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::train);
+    QVERIFY(!w.workspaces()->profile()->restoreLayout(QByteArray("\x54\x53\x57\x53", 4)));
+  }
+
+  void tracksShareTheTimelinesRangeAndPlotArea() {
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(open_session(w, kSession));
+    TimelineView* view = w.timelinePanel()->view();
+    auto* memory = w.timelinePanel()->findChild<MemoryGraph*>();
+    auto* util = w.timelinePanel()->findChild<UtilizationPanel*>();
+    QVERIFY(memory && util);
+    QTRY_VERIFY_WITH_TIMEOUT(!view->laneOrder().empty(), 10000);
+    view->setRange({300'000'000, 500'000'000});
+    QApplication::processEvents();
+    for (QCustomPlot* plot : {memory->plot(), util->plot()}) {
+      QTRY_COMPARE(plot->axisRect()->axis(QCPAxis::atBottom)->range().lower, 0.3);
+      QCOMPARE(plot->axisRect()->axis(QCPAxis::atBottom)->range().upper, 0.5);
+      plot->replot();
+      // Plot areas line up with the lanes' plot area, to the pixel (global x).
+      const int lanes_left = view->mapToGlobal(QPoint(TimelineView::kHeaderWidth, 0)).x();
+      const int lanes_right = view->mapToGlobal(QPoint(view->width(), 0)).x();
+      for (QCPAxisRect* r : plot->axisRects()) {
+        if (!r->visible()) continue;
+        QCOMPARE(plot->mapToGlobal(QPoint(r->left(), 0)).x(), lanes_left);
+        QVERIFY2(std::abs(plot->mapToGlobal(QPoint(r->right() + 1, 0)).x() - lanes_right) <= 1,
+                 qPrintable(QString("track right %1, lanes right %2")
+                                .arg(plot->mapToGlobal(QPoint(r->right() + 1, 0)).x())
+                                .arg(lanes_right)));
+      }
+    }
+    // A drag on a track moves the timeline (the range is shared both ways).
+    memory->plot()->xAxis->setRange(0.35, 0.45);
+    QCOMPARE(view->range().start, 350'000'000);
+    QCOMPARE(view->range().end, 450'000'000);
+  }
+
+  void plotsStayReadable() {
+    // Legend columns: as many as fit, never fewer than one.
+    QCustomPlot plot;
+    plot.resize(900, 300);
+    for (int i = 0; i < 6; ++i) plot.addGraph()->setName(QString("series number %1").arg(i));
+    plot.legend->setVisible(true);
+    const int wide = legend_columns_for(plot.legend, 900), narrow = legend_columns_for(plot.legend, 200);
+    QVERIFY(wide >= 3 && wide <= 6);
+    QCOMPARE(narrow, 1);
+    // An empty state wraps to its rect instead of running past it.
+    QFont f;
+    const QString msg = "No GPU activity recorded: a CPU run has no kernels or copies to show";
+    const QString wrapped = wrap_to_width(msg, f, 200);
+    QVERIFY(wrapped.contains('\n'));
+    for (const QString& line : wrapped.split('\n')) QVERIFY(QFontMetrics(f).horizontalAdvance(line) <= 200);
+    QCOMPARE(QString(wrapped).replace('\n', ' '), msg);
+    // The timeline's colour legend stays inside its width.
+    TimelineLegend legend;
+    for (int w : {180, 300, 1200})
+      for (const QRect& r : legend.entryRects(w)) QVERIFY2(r.right() < w, qPrintable(QString::number(w)));
+    QVERIFY(legend.heightForWidth(180) > legend.heightForWidth(1200));
+  }
+
+  void shortTracksGetFewTicks() {
+    MainWindow w;
+    w.resize(1280, 680);
+    w.show();
+    QVERIFY(open_session(w, kSession));
+    auto* util = w.timelinePanel()->findChild<UtilizationPanel*>();
+    util->plot()->replot();
+    util->plot()->replot();
+    for (QCPAxisRect* r : util->plot()->axisRects()) {
+      if (!r->visible()) continue;
+      const int n = r->axis(QCPAxis::atLeft)->ticker()->tickCount();
+      QVERIFY2(n >= 2 && n * Readability::kTickSpacingYPx <= std::max(r->height(), 2 * Readability::kTickSpacingYPx),
+               qPrintable(QString("%1 ticks in %2 px").arg(n).arg(r->height())));
+    }
+  }
+};
+
+QTEST_MAIN(TestWorkspaces)
+#include "test_workspaces.moc"

@@ -1,0 +1,96 @@
+// Workspaces: Train / Profile / side by side, layouts kept per workspace.
+#include "widgets/workspaces/workspaces.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QHBoxLayout>
+#include <QSettings>
+#include <QSplitter>
+
+#include "widgets/workspaces/profile_workspace.h"
+#include "widgets/workspaces/train_workspace.h"
+
+namespace ts::gui {
+
+QString mode_name(Workspaces::Mode m) {
+  return m == Workspaces::Mode::train ? "train" : m == Workspaces::Mode::profile ? "profile" : "both";
+}
+
+bool mode_from_name(const QString& name, Workspaces::Mode& out) {
+  for (auto m : {Workspaces::Mode::train, Workspaces::Mode::profile, Workspaces::Mode::both})
+    if (name == mode_name(m)) return out = m, true;
+  return false;
+}
+
+Workspaces::Workspaces(TrainWorkspace* train, ProfileWorkspace* profile, QWidget* parent)
+    : QWidget(parent), train_(train), profile_(profile) {
+  setObjectName("workspaces");
+  split_ = new QSplitter(Qt::Horizontal);
+  split_->setObjectName("workspaces.split");
+  split_->addWidget(train_);
+  split_->addWidget(profile_);
+  split_->setChildrenCollapsible(false);
+  auto* lay = new QHBoxLayout(this);
+  lay->setContentsMargins(0, 0, 0, 0);
+  lay->addWidget(split_);
+  group_ = new QActionGroup(this);
+  group_->setExclusive(true);
+  auto make = [this](const QString& text, const QString& tip, QKeySequence key, Mode m) {
+    auto* a = new QAction(text, this);
+    a->setCheckable(true);
+    a->setShortcut(key);
+    a->setToolTip(tip + " (" + key.toString(QKeySequence::NativeText) + ")");
+    group_->addAction(a);
+    connect(a, &QAction::triggered, this, [this, m] { setMode(m); });
+    return a;
+  };
+  train_action_ = make(tr("&Train"), tr("Set up a run and watch it train: model, run settings, training charts"),
+                       QKeySequence(Qt::CTRL | Qt::Key_1), Mode::train);
+  profile_action_ = make(tr("&Profile"), tr("Read a profile: timeline with memory and utilization tracks, verdicts, tables"),
+                         QKeySequence(Qt::CTRL | Qt::Key_2), Mode::profile);
+  both_action_ = make(tr("&Side by side"), tr("Train and Profile side by side (a wide screen)"),
+                      QKeySequence(Qt::CTRL | Qt::Key_3), Mode::both);
+  mode_ = Mode::profile;  // so that setMode applies the first mode
+  setMode(Mode::train);
+}
+
+QList<QAction*> Workspaces::modeActions() const { return {train_action_, profile_action_, both_action_}; }
+
+void Workspaces::setMode(Mode m) {
+  train_action_->setChecked(m == Mode::train);
+  profile_action_->setChecked(m == Mode::profile);
+  both_action_->setChecked(m == Mode::both);
+  if (m == mode_) return;
+  mode_ = m;
+  train_->setVisible(m != Mode::profile);
+  profile_->setVisible(m != Mode::train);
+  emit modeChanged(m);
+}
+
+void Workspaces::resetLayout() {
+  if (mode_ == Mode::both) split_->setSizes({split_->width() * 4 / 10, split_->width() * 6 / 10});
+  if (mode_ != Mode::profile) train_->resetLayout();
+  if (mode_ != Mode::train) profile_->resetLayout();
+}
+
+void Workspaces::saveSettings() const {
+  QSettings s;
+  s.setValue("workspaces/mode", mode_name(mode_));
+  s.setValue("workspaces/train", train_->saveLayout());
+  s.setValue("workspaces/profile", profile_->saveLayout());
+  s.setValue("workspaces/split", split_->saveState());
+}
+
+bool Workspaces::restoreSettings() {
+  QSettings s;
+  bool any = train_->restoreLayout(s.value("workspaces/train").toByteArray());
+  any = profile_->restoreLayout(s.value("workspaces/profile").toByteArray()) || any;
+  split_->restoreState(s.value("workspaces/split").toByteArray());
+  Mode m = mode_;
+  if (mode_from_name(s.value("workspaces/mode").toString(), m)) any = true;
+  mode_ = m == Mode::train ? Mode::profile : Mode::train;  // re-applies the visibility the splitter state may have changed
+  setMode(m);
+  return any;
+}
+
+}  // namespace ts::gui
