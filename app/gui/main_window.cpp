@@ -191,8 +191,13 @@ void MainWindow::buildStatusBar() {
   amp_label_ = new QLabel;
   workers_label_ = new QLabel;
   elapsed_label_ = new QLabel(tr("elapsed –"));
-  for (auto* l : {device_label_, batch_label_, amp_label_, workers_label_, elapsed_label_})
+  for (auto* l : {device_label_, batch_label_, amp_label_, workers_label_, elapsed_label_}) {
+    // QStatusBar draws a long temporary message without clipping it at the permanent widgets:
+    // filled labels cover the overflow instead of being written over.
+    l->setAutoFillBackground(true);
+    l->setContentsMargins(6, 0, 0, 0);
     statusBar()->addPermanentWidget(l);
+  }
   elapsed_timer_ = new QTimer(this);
   elapsed_timer_->setInterval(500);
   connect(elapsed_timer_, &QTimer::timeout, this, &MainWindow::tickElapsed);

@@ -143,11 +143,10 @@ void MainWindow::showLoadedSession(const SessionReplay& r) {
   if (!settings_from_session(shown_meta_, settings_->settings())) shown_meta_.clear();  // nothing to run again
   const QString name = QFileInfo(r.path).fileName();
   setWindowTitle(tr("%1 — TrainScope").arg(name));
-  statusBar()->showMessage(tr("Session %1: %2 steps with a loss, %3 epoch(s); Start runs a fresh run with the "
-                              "current settings")
-                               .arg(name)
-                               .arg(r.updates.size())
-                               .arg(r.epochs.size()));
+  // Short: the status bar's permanent labels sit to its right and a long message ran under them.
+  statusBar()->showMessage(r.updates.empty() && r.epochs.empty()
+                               ? tr("Opened %1").arg(name)
+                               : tr("Session %1: %2 steps with a loss, %3 epoch(s)").arg(name).arg(r.updates.size()).arg(r.epochs.size()));
   addRecentSession(QFileInfo(r.path).absoluteFilePath());
   updateActions();
   emit sessionOpened(r.path);

@@ -136,21 +136,35 @@ class TestWorkspaces : public QObject {
     QVERIFY(!w.workspaces()->profile()->restoreLayout(QByteArray("\x54\x53\x57\x53", 4)));
   }
 
+  void tracksShareTheTimelinesRangeAndPlotArea_data() {
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<qint64>("from");
+    QTest::newRow("H200 session") << QString(kSession) << qint64(300'000'000);
+    // A PyTorch trace: no CPU samples (an empty legend once narrowed the utilization rows).
+    QTest::newRow("PyTorch trace") << QString(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/kineto_small.json") << qint64(0);
+  }
+
   void tracksShareTheTimelinesRangeAndPlotArea() {
+    QFETCH(QString, path);
+    QFETCH(qint64, from);
     MainWindow w;
     w.resize(1600, 1000);
     w.show();
-    QVERIFY(open_session(w, kSession));
+    QVERIFY(open_session(w, path));
     TimelineView* view = w.timelinePanel()->view();
     auto* memory = w.timelinePanel()->findChild<MemoryGraph*>();
     auto* util = w.timelinePanel()->findChild<UtilizationPanel*>();
     QVERIFY(memory && util);
     QTRY_VERIFY_WITH_TIMEOUT(!view->laneOrder().empty(), 10000);
-    view->setRange({300'000'000, 500'000'000});
+    view->setRange({from, from + 200'000});
     QApplication::processEvents();
+    const qint64 lo = view->range().start, hi = view->range().end;  // as the view clamped it
+    QTRY_COMPARE_WITH_TIMEOUT(util->completedJobs() > 0, true, 10000);
+    QTest::qWait(300);  // the utilization's re-bucketing after the range settles
     for (QCustomPlot* plot : {memory->plot(), util->plot()}) {
-      QTRY_COMPARE(plot->axisRect()->axis(QCPAxis::atBottom)->range().lower, 0.3);
-      QCOMPARE(plot->axisRect()->axis(QCPAxis::atBottom)->range().upper, 0.5);
+      QTRY_COMPARE(plot->axisRect()->axis(QCPAxis::atBottom)->range().lower, lo / 1e9);
+      QCOMPARE(plot->axisRect()->axis(QCPAxis::atBottom)->range().upper, hi / 1e9);
+      plot->replot();
       plot->replot();
       // Plot areas line up with the lanes' plot area, to the pixel (global x).
       const int lanes_left = view->mapToGlobal(QPoint(TimelineView::kHeaderWidth, 0)).x();
@@ -158,16 +172,15 @@ class TestWorkspaces : public QObject {
       for (QCPAxisRect* r : plot->axisRects()) {
         if (!r->visible()) continue;
         QCOMPARE(plot->mapToGlobal(QPoint(r->left(), 0)).x(), lanes_left);
-        QVERIFY2(std::abs(plot->mapToGlobal(QPoint(r->right() + 1, 0)).x() - lanes_right) <= 1,
-                 qPrintable(QString("track right %1, lanes right %2")
-                                .arg(plot->mapToGlobal(QPoint(r->right() + 1, 0)).x())
-                                .arg(lanes_right)));
+        const int right = plot->mapToGlobal(QPoint(r->right() + 1, 0)).x();
+        QVERIFY2(std::abs(right - lanes_right) <= 1, qPrintable(QString("track right %1, lanes right %2").arg(right).arg(lanes_right)));
       }
     }
     // A drag on a track moves the timeline (the range is shared both ways).
-    memory->plot()->xAxis->setRange(0.35, 0.45);
-    QCOMPARE(view->range().start, 350'000'000);
-    QCOMPARE(view->range().end, 450'000'000);
+    const qint64 mid = (lo + hi) / 2, quarter = (hi - lo) / 4;
+    memory->plot()->xAxis->setRange((mid - quarter) / 1e9, (mid + quarter) / 1e9);
+    QVERIFY(std::abs(view->range().start - (mid - quarter)) <= 1);
+    QVERIFY(std::abs(view->range().end - (mid + quarter)) <= 1);
   }
 
   void plotsStayReadable() {
@@ -204,7 +217,7 @@ class TestWorkspaces : public QObject {
     for (QCPAxisRect* r : util->plot()->axisRects()) {
       if (!r->visible()) continue;
       const int n = r->axis(QCPAxis::atLeft)->ticker()->tickCount();
-      QVERIFY2(n >= 2 && n * Readability::kTickSpacingYPx <= std::max(r->height(), 2 * Readability::kTickSpacingYPx),
+      QVERIFY2(n >= 1 && n * Readability::kTickSpacingYPx <= std::max(r->height(), Readability::kTickSpacingYPx),
                qPrintable(QString("%1 ticks in %2 px").arg(n).arg(r->height())));
     }
   }

@@ -174,11 +174,16 @@ void keep_readable(QCustomPlot* plot, const Readability& r) {
     bool changed = false;
     for (QCPAxisRect* rect : plot->axisRects()) {
       if (rect->height() <= 1 || rect->width() <= 1) continue;
-      const int ny = std::max(2, rect->height() / Readability::kTickSpacingYPx);
+      // QCustomPlot's tick count is a count of steps: n steps draw about n + 1 labels.
+      const int ny = std::max(1, rect->height() / Readability::kTickSpacingYPx);
       const int nx = std::max(2, rect->width() / Readability::kTickSpacingXPx);
       for (QCPAxis* a : rect->axes()) {
-        const int n = a->orientation() == Qt::Vertical ? ny : nx;
-        if (a->ticker() && a->ticker()->tickCount() != n) a->ticker()->setTickCount(n), changed = true;
+        const bool vertical = a->orientation() == Qt::Vertical;
+        const int n = vertical ? ny : nx;
+        if (!a->ticker() || a->ticker()->tickCount() == n) continue;
+        a->ticker()->setTickCount(n);
+        if (vertical) a->setSubTicks(n > 2);  // a short strip: no sub-ticks to crowd it
+        changed = true;
       }
     }
     for (QCPLegend* l : r.legends) {

@@ -97,7 +97,7 @@ QColor palette_color(int i);
 void align_rect_left(QCPAxisRect* rect, int left_px);
 
 /// Keeps a plot readable at any size, before every replot: each axis rect's value axes get one tick
-/// per ~kTickSpacingYPx of height (at least 2) and each key axis one per ~kTickSpacingXPx of width, so
+/// step per ~kTickSpacingYPx of height (at least one: two labels) and each key axis one per ~kTickSpacingXPx of width, so
 /// tick labels never overlap in a short track; each `legends` entry wraps into as many columns as its
 /// widest item allows in the plot's width; each `messages` text (an empty state) is word-wrapped to
 /// its axis rect's width so it is never clipped.

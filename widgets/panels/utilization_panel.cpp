@@ -44,7 +44,7 @@ QCPLegend* row_legend(QCustomPlot* plot) {
   l->setFont(f);
   l->setIconSize(14, 8);
   l->setRowSpacing(0);
-  l->setMargins(QMargins(4, 2, 4, 2));
+  l->setMargins(QMargins(4, 1, 4, 5));  // room under the text: the rect below starts right after
   l->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   l->setWrap(3);
   return l;
@@ -196,7 +196,7 @@ void UtilizationPanel::setTrackMode(int left_px) {
   header_->insertWidget(0, title);
   for (QCPAxisRect* r : {gpu_, cpu_, h2d_, nvml_, power_}) {
     align_rect_left(r, left_px);
-    r->setMinimumSize(50, 28);  // QCustomPlot's 50 px default would squeeze the legends of a short track
+    r->setMinimumSize(50, 24);  // QCustomPlot's 50 px default would squeeze the legends of a short track
   }
   plot_->setMinimumSize(left_px + 200, 150);
   track_mode_ = true;
@@ -223,9 +223,18 @@ void UtilizationPanel::arrange() {
   const bool sampled = graphFor("gpu.sm_clock") || graphFor("gpu.power");
   nvml_box_->setVisible(sampled);
   const bool nvml = sampled && nvml_box_->isChecked();
-  if (nvml == nvml_shown_ && arranged_) return;
+  // An empty legend stays out of the layout: QCustomPlot takes an empty grid's maximum size as
+  // its column's, and the rows shrank to a part of the track's width (an imported trace without
+  // CPU samples).
+  unsigned legends_shown = 0, bit = 1;
+  for (QCPLegend* l : {gpu_legend_, cpu_legend_, h2d_legend_, nvml_legend_, power_legend_}) {
+    if (l->itemCount() > 0) legends_shown |= bit;
+    bit <<= 1;
+  }
+  if (nvml == nvml_shown_ && arranged_ && legends_shown == legends_shown_) return;
   arranged_ = true;
   nvml_shown_ = nvml;
+  legends_shown_ = legends_shown;
   auto* grid = plot_->plotLayout();
   for (QCPLayoutElement* e : std::initializer_list<QCPLayoutElement*>{gpu_, cpu_, h2d_, nvml_, power_, gpu_legend_,
                                                                        cpu_legend_, h2d_legend_, nvml_legend_, power_legend_})
@@ -235,19 +244,24 @@ void UtilizationPanel::arrange() {
   QList<QCPAxisRect*> rows = {gpu_, cpu_, h2d_};
   QList<QCPLegend*> legends = {gpu_legend_, cpu_legend_, h2d_legend_};
   if (nvml) rows << nvml_ << power_, legends << nvml_legend_ << power_legend_;
+  int at = 0;
   for (int i = 0; i < rows.size(); ++i) {
-    grid->addElement(2 * i, 0, legends[i]);
-    grid->setRowStretchFactor(2 * i, 0.001);
-    grid->addElement(2 * i + 1, 0, rows[i]);
+    legends[i]->setVisible(legends[i]->itemCount() > 0);
+    if (legends[i]->itemCount() > 0) {
+      grid->addElement(at, 0, legends[i]);
+      grid->setRowStretchFactor(at++, 0.001);
+    }
+    grid->addElement(at, 0, rows[i]);
+    grid->setRowStretchFactor(at++, i == 0 ? 1.4 : 1.0);
     QCPAxis* x = rows[i]->axis(QCPAxis::atBottom);
     const bool last = i == rows.size() - 1;
-    x->setTickLabels(last);
+    x->setTickLabels(last && !track_mode_);  // a track: the timeline's ruler above is the time axis
     x->setLabel(last && !track_mode_ ? tr("session time (s)") : QString());
     rows[i]->setVisible(true);
   }
-  grid->setRowStretchFactor(1, 1.4);
-  for (QCPLayoutElement* e : std::initializer_list<QCPLayoutElement*>{nvml_, power_, nvml_legend_, power_legend_})
+  for (QCPLayoutElement* e : std::initializer_list<QCPLayoutElement*>{nvml_, power_})
     e->setVisible(nvml);
+  if (!nvml) nvml_legend_->setVisible(false), power_legend_->setVisible(false);
 }
 
 QCPGraph* UtilizationPanel::graphFor(const QString& key) const {
@@ -401,6 +415,7 @@ void UtilizationPanel::fillBuckets() {
   for (double v : buckets_.h2d_bytes_per_s) h2d_max = std::max(h2d_max, v);
   h2d_->axis(QCPAxis::atLeft)->setRange(0, std::max(h2d_max, 1e6) * 1.15);
   for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
+  arrange();
   gpu_absent_->setText(gpu_message_);
   gpu_absent_->setVisible(!show);
   status_->setText(statusText());

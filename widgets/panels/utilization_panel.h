@@ -103,6 +103,7 @@ class UtilizationPanel : public QWidget {
   bool running_ = false, pending_ = false;
   int jobs_done_ = 0;
   double last_job_ms_ = 0;
+  unsigned legends_shown_ = 0;  // bit per row legend in the layout (arrange())
   bool nvml_shown_ = true, arranged_ = false, gpu_made_ = false, have_buckets_ = false, track_mode_ = false;
   std::uint32_t trainer_tid_ = 0;
   bool trainer_known_ = false;

@@ -258,12 +258,12 @@ TimelineLegend::TimelineLegend(QWidget* parent) : QWidget(parent) {
 }
 
 std::vector<QRect> TimelineLegend::entryRects(int w) const {
-  const QFontMetrics fm(font());
+  const QFontMetrics fm = fontMetrics();  // the widget's device: what the paint uses
   const int h = fm.height();
   std::vector<QRect> out;
   int x = 0, y = 0;
   for (const auto& [color, label] : entries_) {
-    const int ew = kSwatch + kSwatchGap + fm.horizontalAdvance(label);
+    const int ew = kSwatch + kSwatchGap + fm.horizontalAdvance(label) + 2;
     if (x > 0 && x + ew > w) x = 0, y += h + kLineGap;  // wrap before an entry that does not fit
     out.emplace_back(x, y, std::min(ew, std::max(w, 1)), h);
     x += ew + kEntryGap;
@@ -279,7 +279,7 @@ int TimelineLegend::heightForWidth(int w) const {
 QSize TimelineLegend::sizeHint() const { return {400, heightForWidth(400)}; }
 
 QSize TimelineLegend::minimumSizeHint() const {
-  const QFontMetrics fm(font());
+  const QFontMetrics fm = fontMetrics();
   int widest = 0;
   for (const auto& e : entries_) widest = std::max(widest, kSwatch + kSwatchGap + fm.horizontalAdvance(e.second));
   return {std::min(widest, 160), fm.height()};
@@ -288,7 +288,7 @@ QSize TimelineLegend::minimumSizeHint() const {
 void TimelineLegend::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const auto rects = entryRects(width());
-  const QFontMetrics fm(font());
+  const QFontMetrics fm = p.fontMetrics();
   for (std::size_t i = 0; i < rects.size(); ++i) {
     const QRect& r = rects[i];
     const int sy = r.top() + (r.height() - kSwatch) / 2;
