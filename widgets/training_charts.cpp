@@ -13,7 +13,7 @@ namespace {
 
 QCustomPlot* make_plot(const QString& title, const QString& x_label, const QString& y_label) {
   auto* p = new QCustomPlot;
-  p->setMinimumSize(260, 170);
+  p->setMinimumSize(200, 150);
   p->plotLayout()->insertRow(0);
   auto* t = new QCPTextElement(p, title, QFont(p->font().family(), p->font().pointSize() + 1, QFont::Bold));
   p->plotLayout()->addElement(0, 0, t);

@@ -5,6 +5,7 @@
 // lanes' plot area; plots that stay readable (legend columns that fit, wrapped empty states, the
 // timeline legend inside its column).
 #include <QAction>
+#include <QDir>
 #include <QScreen>
 #include <QSplitter>
 #include <QTabWidget>
@@ -14,6 +15,8 @@
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
 #include "widgets/compare/compare_view.h"
+#include "widgets/model_builder.h"
+#include "widgets/training_charts.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/memory_graph.h"
 #include "widgets/panels/panel_plot.h"
@@ -66,6 +69,27 @@ class TestWorkspaces : public QObject {
     QVERIFY(ready.count() == 1 || ready.wait(30000));
     const QSize cmin = w.compareView()->minimumSizeHint().expandedTo(w.compareView()->minimumSize());
     QVERIFY2(cmin.width() <= kMaxW && cmin.height() <= kMaxH, qPrintable("Compare minimum " + size_text(cmin)));
+  }
+
+  void eightLanesOnAMaximized1366x768Window() {
+    // Maximized on a 1366x768 laptop: the screen less a 30 px panel and a 30 px title bar.
+    MainWindow w;
+    w.resize(1366, 708);
+    w.show();
+    QVERIFY(open_session(w, kSession));
+    TimelineView* view = w.timelinePanel()->view();
+    QTRY_VERIFY_WITH_TIMEOUT(view->laneOrder().size() >= 8, 10000);
+    QApplication::processEvents();
+    int whole = 0;
+    for (int lane : view->laneOrder()) {
+      const QRect r = view->laneRect(lane);
+      if (!r.isEmpty() && r.bottom() < view->height()) ++whole;
+    }
+    QVERIFY2(whole >= 8, qPrintable(QString("%1 lanes in view (view %2 px high)").arg(whole).arg(view->height())));
+    // ... with both tracks shown under them.
+    QVERIFY(w.workspaces()->profile()->memoryTrack()->isVisible());
+    QVERIFY(w.workspaces()->profile()->utilizationTrack()->isVisible());
+    QVERIFY(w.workspaces()->profile()->utilizationTrack()->height() >= 120);
   }
 
   void firstRunWindowIsClampedToTheScreen() {
@@ -204,6 +228,27 @@ class TestWorkspaces : public QObject {
     for (int w : {180, 300, 1200})
       for (const QRect& r : legend.entryRects(w)) QVERIFY2(r.right() < w, qPrintable(QString::number(w)));
     QVERIFY(legend.heightForWidth(180) > legend.heightForWidth(1200));
+  }
+
+  // Pictures to look at (not a check): TS_SCREENSHOTS=DIR saves the Compare window at 1280x680 and
+  // the side-by-side mode at 1920x1040 with a session open.
+  void screenshotsWhenAsked() {
+    const QString dir = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
+    QDir().mkpath(dir);
+    MainWindow w;
+    w.resize(1920, 1040);
+    w.show();
+    QVERIFY(open_session(w, kSession));
+    w.workspaces()->setMode(Workspaces::Mode::both);
+    QTest::qWait(1500);
+    QVERIFY(w.grab().save(dir + "/side_by_side_1920.png"));
+    w.compareSessions({kSession, TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession"});
+    QSignalSpy ready(w.compareView(), &CompareView::ready);
+    QVERIFY(ready.count() == 1 || ready.wait(30000));
+    w.compareView()->resize(1280, 680);
+    QTest::qWait(1000);
+    QVERIFY(w.compareView()->grab().save(dir + "/compare_1280x680.png"));
   }
 
   void shortTracksGetFewTicks() {

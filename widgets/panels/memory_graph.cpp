@@ -57,6 +57,8 @@ MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_
   show_capacity_->setToolTip(tr("Scale the y axis to the card's memory (device.total_memory_bytes)."));
   status_ = new QLabel;
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // Cut at the panel's edge rather than setting its minimum width (the whole text is the tooltip).
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   row->addWidget(stack_box_);
   row->addWidget(show_capacity_);
   row->addWidget(status_, 1);
@@ -161,7 +163,7 @@ void MemoryGraph::setTrackMode(int left_px) {
   align_rect_left(plot_->axisRect(), left_px);
   plot_->xAxis->setTickLabels(false);
   plot_->xAxis->setLabel(QString());
-  plot_->setMinimumSize(left_px + 200, 110);
+  plot_->setMinimumSize(left_px + 200, 80);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -226,6 +228,7 @@ void MemoryGraph::rebuild() {
   absent_->setVisible(!has_data_);
   plot_->legend->setVisible(has_data_);
   status_->setText(statusText());
+  status_->setToolTip(statusText());
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -198,7 +198,7 @@ void UtilizationPanel::setTrackMode(int left_px) {
     align_rect_left(r, left_px);
     r->setMinimumSize(50, 24);  // QCustomPlot's 50 px default would squeeze the legends of a short track
   }
-  plot_->setMinimumSize(left_px + 200, 150);
+  plot_->setMinimumSize(left_px + 200, 120);
   track_mode_ = true;
   nvml_box_->setChecked(false);  // a short track: clock and power rows on demand
   arranged_ = false;

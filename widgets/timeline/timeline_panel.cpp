@@ -33,7 +33,7 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
   search_ = new QLineEdit(this);
   search_->setPlaceholderText(tr("Find kernel by name…"));
   search_->setClearButtonEnabled(true);
-  search_->setMinimumWidth(220);
+  search_->setMinimumWidth(150);
   search_->setMaximumWidth(320);
   matches_ = new QLabel(this);
   auto* prev = button(tr("◀"), tr("Previous match (Shift+Enter)"), this);

@@ -7,6 +7,7 @@
 #include <QSplitter>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -109,14 +110,18 @@ void ProfileWorkspace::setTabsCollapsed(bool collapsed) {
 
 void ProfileWorkspace::showEvent(QShowEvent* e) {
   QWidget::showEvent(e);
-  if (!sized_) resetLayout();
+  // After the window's layout has settled: the sizes are computed from the real heights.
+  if (!sized_) {
+    sized_ = true;
+    QTimer::singleShot(0, this, &ProfileWorkspace::resetLayout);
+  }
 }
 
 void ProfileWorkspace::resetLayout() {
   sized_ = true;
   const int h = std::max(height(), 400);
   QSplitter* column = timeline_->trackSplitter();
-  const int col = std::max(column->height(), h - 120);
+  const int col = column->height() > 100 ? column->height() : h - 120;
   // The lanes first: at least 8 lanes of one row (and a lane of two) above the tracks; the tracks
   // share what is left in the ratio of their default heights.
   const int lanes_min = TimelineView::kRulerHeight + 9 * (TimelineView::kRowHeight + 2 * TimelineView::kLanePad) + 4;

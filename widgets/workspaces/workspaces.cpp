@@ -64,6 +64,11 @@ void Workspaces::setMode(Mode m) {
   mode_ = m;
   train_->setVisible(m != Mode::profile);
   profile_->setVisible(m != Mode::train);
+  if (m == Mode::both && !both_sized_) {  // the first time: the timeline gets the larger share
+    both_sized_ = true;
+    const int w = std::max(split_->width(), 1200);
+    split_->setSizes({w * 45 / 100, w - w * 45 / 100});
+  }
   emit modeChanged(m);
 }
 
@@ -85,7 +90,7 @@ bool Workspaces::restoreSettings() {
   QSettings s;
   bool any = train_->restoreLayout(s.value("workspaces/train").toByteArray());
   any = profile_->restoreLayout(s.value("workspaces/profile").toByteArray()) || any;
-  split_->restoreState(s.value("workspaces/split").toByteArray());
+  if (split_->restoreState(s.value("workspaces/split").toByteArray())) both_sized_ = true;
   Mode m = mode_;
   if (mode_from_name(s.value("workspaces/mode").toString(), m)) any = true;
   mode_ = m == Mode::train ? Mode::profile : Mode::train;  // re-applies the visibility the splitter state may have changed

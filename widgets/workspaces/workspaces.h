@@ -45,6 +45,7 @@ class Workspaces : public QWidget {
   QActionGroup* group_;
   QAction *train_action_, *profile_action_, *both_action_;
   Mode mode_ = Mode::train;
+  bool both_sized_ = false;
 };
 
 /// "train" / "profile" / "both" and back (unknown: nullopt-like false).
