@@ -120,19 +120,30 @@ void ProfileWorkspace::showEvent(QShowEvent* e) {
 void ProfileWorkspace::resetLayout() {
   sized_ = true;
   const int h = std::max(height(), 400);
-  QSplitter* column = timeline_->trackSplitter();
-  const int col = column->height() > 100 ? column->height() : h - 120;
-  // The lanes first: at least 8 lanes of one row (and a lane of two) above the tracks; the tracks
-  // share what is left in the ratio of their default heights.
-  const int lanes_min = TimelineView::kRulerHeight + 9 * (TimelineView::kRowHeight + 2 * TimelineView::kLanePad) + 4;
-  const int tracks = std::min(kMemoryTrackPx + kUtilTrackPx, std::max(col - lanes_min, 0));
-  const int memory = tracks * kMemoryTrackPx / (kMemoryTrackPx + kUtilTrackPx);
-  column->setSizes({col - tracks, memory, tracks - memory});
-  timeline_->setDetailsVisible(true);
+  // The tabs first (open, or collapsed on a short screen), then the column's final height from it,
+  // so the lanes and tracks are sized for what they will really get.
+  const bool collapse = h < kTabsOpenMinHeight;
   expanded_height_ = h * 30 / 100;
-  if (collapsed_) setTabsCollapsed(false);
-  split_->setSizes({h - expanded_height_, expanded_height_});
-  if (h < kTabsOpenMinHeight) setTabsCollapsed(true);
+  if (collapsed_ != collapse) setTabsCollapsed(collapse);
+  const int tabs_h = collapse ? collapsedHeight() : expanded_height_;
+  split_->setSizes({h - tabs_h, tabs_h});
+  sizeTracks();
+  // Once more when the tabs' change has reached the column: sized for what it really got.
+  QTimer::singleShot(0, this, &ProfileWorkspace::sizeTracks);
+  timeline_->setDetailsVisible(true);
+}
+
+void ProfileWorkspace::sizeTracks() {
+  QSplitter* column = timeline_->trackSplitter();
+  const int col = std::max(column->height() - (column->count() - 1) * column->handleWidth(), 200);
+  // The lanes first: at least 8 lanes (two of them of two rows, as the trainer's and the first
+  // stream's are) above the tracks; the tracks share what is left in the ratio of their default
+  // heights, each at least its minimum.
+  const int lanes_min = TimelineView::kRulerHeight + 8 * 2 * TimelineView::kLanePad + 10 * TimelineView::kRowHeight + 4;
+  const int tracks = std::min(kMemoryTrackPx + kUtilTrackPx, std::max(col - lanes_min, 0));
+  const int memory = std::max(tracks * kMemoryTrackPx / (kMemoryTrackPx + kUtilTrackPx), memory_row_->minimumSizeHint().height());
+  const int util = std::max(tracks - memory, util_row_->minimumSizeHint().height());
+  column->setSizes({col - memory - util, memory, util});
 }
 
 QByteArray ProfileWorkspace::saveLayout() const {

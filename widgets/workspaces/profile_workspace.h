@@ -49,6 +49,8 @@ class ProfileWorkspace : public QWidget {
  private:
   void onTabClicked(int index);
   int collapsedHeight() const;
+  /// Lanes and tracks in the column's current height (resetLayout()).
+  void sizeTracks();
 
   TimelinePanel* timeline_;
   QWidget* memory_row_;
