@@ -157,6 +157,7 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(buildSessionNote());
   layout->addLayout(form);
   layout->addWidget(buildPrecisionBox());
   layout->addWidget(buildCheckpointBox());
@@ -417,7 +418,8 @@ void RunSettingsPanel::startDownload() {
 }
 
 void RunSettingsPanel::setRunning(bool running) {
-  for (auto* w : run_controls_) w->setEnabled(!running);
+  running_ = running;
+  for (auto* w : run_controls_) w->setEnabled(!running && !showing_);
   updateOptimizerFields();
   updateAmpChoices();
 }

@@ -89,7 +89,27 @@ class RunSettingsPanel : public QWidget {
   /// Where downloads go (Preferences); default ~/.cache/trainscope/cifar10.
   void setDownloadDir(const QString& dir) { download_dir_ = dir; }
 
+  // An opened session's settings (run_settings_session.cpp, issue #14). While a session is shown,
+  // the form shows what it was recorded with, read only, under a note naming the session (its
+  // device as recorded, also when this machine lacks it); the user's own settings come back with
+  // showOwn(). A trace records no TrainScope settings: the note says so and the form stays the
+  // user's, editable.
+  /// Shows `s` (the session `name`'s recorded settings; `device_text` as the session names its
+  /// device, e.g. "CUDA 0: NVIDIA H200") read only.
+  void showSession(const RunSettings& s, const QString& name, const QString& device_text);
+  /// A shown file that records no run settings (`why`: "a PyTorch trace records no TrainScope run
+  /// settings"): the note says so; the form keeps the user's settings, editable.
+  void showNoSessionSettings(const QString& name, const QString& why);
+  /// The user's own settings again, editable (no note).
+  void showOwn();
+  bool showingSession() const { return showing_; }
+  /// The note over the form ("" when hidden).
+  QString sessionNote() const;
+
  signals:
+  /// The note's "Run again with these settings" / "Use my settings" buttons.
+  void runAgainRequested();
+  void ownSettingsRequested();
   void dataChanged(bool usable);
   /// Any knob changed (the status bar follows the form between runs).
   void settingsChanged();
@@ -123,6 +143,16 @@ class RunSettingsPanel : public QWidget {
   QString download_dir_;
   std::int64_t limit_train_ = 0;  // not in the form: set by --limit-train
   QList<QWidget*> run_controls_;
+  QWidget* buildSessionNote();
+  void setFormEnabled(bool enabled);
+  void showOwnDevice();  // removes the session's device item
+  QWidget* note_box_ = nullptr;
+  QLabel* note_ = nullptr;
+  QPushButton* note_run_again_ = nullptr;
+  RunSettings own_;          // the user's settings while a session's are shown
+  bool showing_ = false;     // the form shows a session's settings (read only)
+  bool running_ = false;
+  int session_device_item_ = -1;  // the combo item added for a device this machine lacks
 };
 
 }  // namespace ts::gui

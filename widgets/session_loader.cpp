@@ -77,6 +77,9 @@ void SessionLoader::startTrace(const QString& path) {
       std::shared_ptr<const prof::EventStore> store = t.store;
       SessionReplay replay = replay_from_store(path, store);
       const QString warnings = QString::fromStdString(t.summary.warnings_text());
+      replay.warning_count = static_cast<int>(t.summary.warning_count());
+      replay.incomplete = t.summary.truncated;
+      if (replay.warning_count > 0) replay.warnings = warnings;
       replay.details = QObject::tr("%1 (%2): %3 events read, %4 kept, %5 steps; warnings: %6\n")
                            .arg(QString::fromStdString(t.summary.kind), QString::fromStdString(t.summary.format))
                            .arg(t.summary.events_read)

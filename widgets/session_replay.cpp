@@ -148,6 +148,10 @@ std::optional<RunSettings> settings_from_session(const std::map<std::string, std
   return s;
 }
 
+QString recorded_data(const std::map<std::string, std::string>& meta) {
+  return QJsonDocument::fromJson(meta_value(meta, "run.config").toUtf8()).object().value("data").toString();
+}
+
 std::optional<ModelSpec> model_from_session(const std::map<std::string, std::string>& meta) {
   const auto it = meta.find("run.model_spec");
   if (it == meta.end() || it->second.empty()) return std::nullopt;

@@ -20,6 +20,13 @@ struct SessionReplay {
   std::vector<EpochResult> epochs;       // the epochs table (empty for files written before it)
   RunOutcome outcome;                    // completed, summary of the epochs
   QString details;                       // "key: value" lines of the session's metadata
+  /// What the importer tolerated ("" when nothing): count and the first byte offset of each class,
+  /// e.g. "the file ends early (at byte 1234): the events before it are kept".
+  QString warnings;
+  int warning_count = 0;
+  /// The file ended early (a cut JSON or gzip stream): everything shown, verdicts included, comes
+  /// from the part that was read.
+  bool incomplete = false;
   std::shared_ptr<const prof::EventStore> store;  // every event, for the analysis panels
 };
 
@@ -35,6 +42,9 @@ SessionReplay replay_from_store(const QString& path, std::shared_ptr<const prof:
 /// Knobs the config lacks keep `base`'s values; the data folder is kept when the recorded one is
 /// absent on this machine.
 std::optional<RunSettings> settings_from_session(const std::map<std::string, std::string>& meta, RunSettings base);
+/// The dataset the session was recorded with, as run.config names it ("sample", a folder of the
+/// recording machine, or "" when not recorded).
+QString recorded_data(const std::map<std::string, std::string>& meta);
 /// The model spec the session was recorded with (meta run.model_spec); nullopt when absent or invalid.
 std::optional<ModelSpec> model_from_session(const std::map<std::string, std::string>& meta);
 

@@ -24,6 +24,7 @@
 #include "widgets/layer_table_model.h"
 #include "widgets/model_builder.h"
 #include "widgets/run_settings.h"
+#include "widgets/session_replay.h"
 #include "widgets/training_charts.h"
 #include "widgets/workspaces/train_workspace.h"
 #include "widgets/workspaces/workspaces.h"
@@ -57,6 +58,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
           [this](std::shared_ptr<const prof::EventStore> store) { hub_->setStore(std::move(store), true); });
   connect(session_, &TrainingSession::finished, hub_, [this] { hub_->setLive(false); });
   connect(settings_, &RunSettingsPanel::settingsChanged, this, &MainWindow::updateIdleStatus);
+  connect(settings_, &RunSettingsPanel::runAgainRequested, this, &MainWindow::runAgainWithSessionSettings);
+  connect(settings_, &RunSettingsPanel::ownSettingsRequested, this, [this] {
+    showOwnSettings();
+    updateIdleStatus();
+  });
   connectCheckpoints();
   connect(session_, &TrainingSession::pausedChanged, this, [this](bool paused) {
     pause_->setText(paused ? tr("Resume") : tr("Pause"));
@@ -204,7 +210,6 @@ void MainWindow::buildStatusBar() {
   updateIdleStatus();
 }
 
-namespace {
 QString amp_status(AmpMode amp, int accumulate, bool deterministic) {
   QString t = amp == AmpMode::fp16   ? QObject::tr("AMP fp16")
               : amp == AmpMode::bf16 ? QObject::tr("AMP bf16")
@@ -213,10 +218,10 @@ QString amp_status(AmpMode amp, int accumulate, bool deterministic) {
   if (deterministic) t += QObject::tr(", deterministic");
   return t;
 }
-}  // namespace
 
 void MainWindow::updateIdleStatus() {
   if (running_) return;  // during a run the labels show the run's values
+  if (showShownStatus()) return;  // a shown session or trace: its own values
   const RunSettings s = settings_->settings();
   device_label_->setText(s.device == Device::cuda ? tr("device: CUDA %1").arg(s.cuda_device) : tr("device: CPU"));
   batch_label_->setText(tr("batch size %1").arg(s.batch_size));
@@ -248,12 +253,15 @@ void MainWindow::showMessage(const QString& text, bool error) {
 
 void MainWindow::updateActions() {
   const bool loading = loader_ && loader_->isLoading();
-  const bool can_start = !running_ && !loading && model_->isValid() && settings_->dataProblem().isEmpty() &&
+  const bool viewing = settings_->showingSession();  // the form shows a session's settings, read only
+  const bool can_start = !running_ && !loading && !viewing && model_->isValid() && settings_->dataProblem().isEmpty() &&
                          !settings_->download()->isRunning();
   start_->setEnabled(can_start);
   start_->setToolTip(can_start ? tr("Start training")
                      : running_ ? tr("A run is in progress")
                      : loading  ? tr("A session is being opened (Cancel it in the status bar)")
+                     : viewing  ? tr("Run settings show the opened session's (read only): Run again with these settings, "
+                                     "or Use my settings, in the Train workspace")
                      : !model_->isValid() ? tr("The model is invalid: %1").arg(model_->model()->error())
                                           : tr("The dataset is not usable: %1").arg(settings_->dataProblem()));
   pause_->setEnabled(running_);
@@ -263,16 +271,17 @@ void MainWindow::updateActions() {
   save_checkpoint_->setToolTip(running_ ? tr("Write a checkpoint at the end of the current epoch")
                                         : tr("Available while training (the trainer writes it at an epoch boundary); "
                                              "set Checkpoint every N epochs in Run settings to keep a run's state"));
-  resume_->setEnabled(!running_ && model_->isValid() && settings_->dataProblem().isEmpty() &&
+  resume_->setEnabled(!running_ && !viewing && model_->isValid() && settings_->dataProblem().isEmpty() &&
                       !settings_->download()->isRunning());
   open_session_->setEnabled(!running_ && !loading);
   recent_->setEnabled(!running_ && !loading);
-  if (run_again_) run_again_->setEnabled(!running_ && !loading && !shown_meta_.empty());
+  if (run_again_) run_again_->setEnabled(!running_ && !loading && !shown_name_.isEmpty() &&
+                                         settings_from_session(shown_meta_, RunSettings{}).has_value());
   save_session_->setEnabled(!running_ && !last_session_.isEmpty());
   save_session_->setToolTip(!last_session_.isEmpty() ? tr("Save a copy of the last run's session (%1)").arg(last_session_)
                                                      : tr("Available once a run has finished recording a session "
                                                           "(Run settings ▸ Record session)"));
-  model_->setEditable(!running_);
+  model_->setEditable(!running_ && !viewing);
   settings_->setRunning(running_ || settings_->download()->isRunning());
 }
 

@@ -28,6 +28,9 @@ class QToolBar;
 
 namespace ts::gui {
 
+/// "AMP fp16, accumulate 4, deterministic" (the status bar's AMP label).
+QString amp_status(AmpMode amp, int accumulate, bool deterministic);
+
 class ModelBuilder;
 class CompareView;
 class PanelHub;
@@ -139,6 +142,13 @@ class MainWindow : public QMainWindow {
   void rebuildRecentSessions();
   void openRecentSession(const QString& path);
   void leaveShownSession();
+  /// The shown session's model and settings in the Train workspace, read only, and in the status
+  /// bar (main_window_shown.cpp); a trace: a note that it records none.
+  void showSessionSettings(const QString& name);
+  /// The user's own model and settings again, editable.
+  void showOwnSettings();
+  /// The status bar's labels for the shown session or trace (false when none is shown).
+  bool showShownStatus();
   void showLoadedSession(const SessionReplay& r);
   void sessionLoadFailed(const QString& message, bool cancelled);
   void buildLoadProgress();
@@ -172,6 +182,14 @@ class MainWindow : public QMainWindow {
   class QProgressBar* load_bar_ = nullptr;
   QLabel* load_label_ = nullptr;
   std::map<std::string, std::string> shown_meta_;  // the shown session's metadata
+  QString shown_name_;                             // its file name ("" when none is shown)
+  ModelSpec own_model_;                            // the user's model while a session's is shown
+  bool showing_model_ = false;
+  /// What the panels showed when an open started: put back if the open fails.
+  struct BeforeOpen {
+    std::shared_ptr<const prof::EventStore> store;
+    QString note;
+  } before_open_;
   Workspaces* workspaces_ = nullptr;
   QPlainTextEdit* session_details_ = nullptr;
   QString last_session_;

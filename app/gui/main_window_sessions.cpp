@@ -31,6 +31,7 @@
 #include "widgets/run_settings.h"
 #include "widgets/session_loader.h"
 #include "widgets/panel_hub.h"
+#include "widgets/panels/verdict_panel.h"
 #include "widgets/session_replay.h"
 #include "widgets/training_charts.h"
 #include "widgets/workspaces/workspaces.h"
@@ -50,7 +51,7 @@ void MainWindow::buildSessionActions() {
   save_session_->setShortcut(QKeySequence::SaveAs);
   recent_ = new QMenu(tr("Recent sessions"), this);
   run_again_ = new QAction(tr("&Run again with these settings"), this);
-  run_again_->setToolTip(tr("Load the shown session's model and knobs into the Model and Run settings docks"));
+  run_again_->setToolTip(tr("Load the shown session's model and knobs into the Train workspace for a new run"));
   run_again_->setEnabled(false);
   connect(run_again_, &QAction::triggered, this, &MainWindow::runAgainWithSessionSettings);
   compare_action_ = new QAction(tr("&Compare sessions…"), this);
@@ -86,6 +87,9 @@ void MainWindow::leaveShownSession() {
   setWindowTitle(tr("TrainScope"));
   session_details_->clear();
   shown_meta_.clear();
+  shown_name_.clear();
+  showOwnSettings();
+  updateIdleStatus();
 }
 
 void MainWindow::buildLoadProgress() {
@@ -120,6 +124,7 @@ bool MainWindow::openSession(const QString& path) {
     return false;
   }
   message_bar_->hide();
+  before_open_ = {hub_->store(), verdicts_->sourceNote()};
   // Opening a session or a trace shows it in the Profile workspace (side by side stays as it is).
   if (workspaces_->mode() == Workspaces::Mode::train) workspaces_->setMode(Workspaces::Mode::profile);
   if (!load_box_) buildLoadProgress();
@@ -139,8 +144,14 @@ void MainWindow::showLoadedSession(const SessionReplay& r) {
   for (const auto& e : r.epochs) charts_->addEpoch(e);
   charts_->finish(r.outcome);
   session_details_->setPlainText(r.details);
+  before_open_ = {};
+  if (r.incomplete)
+    verdicts_->setSourceNote(tr("From an incomplete file (it ends early): verdicts cover the events read"));
+  if (r.warning_count > 0)
+    showMessage(tr("%1 opened with %n warning(s): %2", nullptr, r.warning_count).arg(QFileInfo(r.path).fileName(), r.warnings),
+                false);
   shown_meta_ = r.store ? r.store->meta() : std::map<std::string, std::string>{};
-  if (!settings_from_session(shown_meta_, settings_->settings())) shown_meta_.clear();  // nothing to run again
+  showSessionSettings(QFileInfo(r.path).fileName());  // main_window_shown.cpp
   const QString name = QFileInfo(r.path).fileName();
   setWindowTitle(tr("%1 — TrainScope").arg(name));
   // Short: the status bar's permanent labels sit to its right and a long message ran under them.
@@ -154,24 +165,19 @@ void MainWindow::showLoadedSession(const SessionReplay& r) {
 
 void MainWindow::sessionLoadFailed(const QString& message, bool cancelled) {
   load_box_->hide();
-  hub_->clear();
+  // The session shown before stays as it was: every panel reads its store again (the title,
+  // charts, details and settings were not touched by the failed load).
+  if (before_open_.store) {
+    hub_->setStore(before_open_.store, false);
+    verdicts_->setSourceNote(before_open_.note);
+  } else {
+    hub_->clear();
+  }
+  before_open_ = {};
   if (cancelled) statusBar()->showMessage(tr("Opening the session was cancelled"), 5000);
   else showMessage(message, true);
   updateActions();
   emit sessionFailed(message, cancelled);
-}
-
-bool MainWindow::runAgainWithSessionSettings() {
-  if (running_) return false;
-  const auto s = settings_from_session(shown_meta_, settings_->settings());
-  if (!s) return false;
-  if (const auto model = model_from_session(shown_meta_)) model_->model()->setSpec(*model);
-  RunSettings next = *s;
-  if (next.device == Device::cuda && gpus_.empty()) next.device = Device::cpu;  // this machine has no GPU
-  settings_->setSettings(next);
-  statusBar()->showMessage(tr("The session's model and settings are loaded: press Start to run them again"), 5000);
-  updateActions();
-  return true;
 }
 
 namespace {

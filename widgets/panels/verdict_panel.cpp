@@ -97,6 +97,11 @@ VerdictPanel::VerdictPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
   tree_->setUniformRowHeights(false);
   layout->addWidget(tree_, 1);
   runner_ = new AnalysisRunner(hub_, options_for(scope_, 50), true, this);
+  connect(hub_, &PanelHub::storeChanged, this, [this] {
+    source_note_.clear();  // a note belongs to the events it was given for
+    status_->setText(statusText());
+    emit verdictsChanged();
+  });
   connect(runner_, &AnalysisRunner::resultReady, this, &VerdictPanel::showResult);
   connect(scope_box_, qOverload<int>(&QComboBox::currentIndexChanged), this, &VerdictPanel::onScopeUi);
   connect(steps_box_, qOverload<int>(&QSpinBox::valueChanged), this, &VerdictPanel::onScopeUi);
@@ -181,8 +186,19 @@ void VerdictPanel::activate(int row) {
   if (auto* item = tree_->topLevelItem(row)) tree_->setCurrentItem(item);
 }
 
+void VerdictPanel::setSourceNote(const QString& note) {
+  source_note_ = note;
+  status_->setText(statusText());
+  emit verdictsChanged();
+}
+
 QString VerdictPanel::statusText() const {
   if (!hub_->store()) return tr("No session: open one or start a run");
+  if (!source_note_.isEmpty()) return source_note_ + QStringLiteral(" · ") + statusTextOfRun();
+  return statusTextOfRun();
+}
+
+QString VerdictPanel::statusTextOfRun() const {
   const auto r = runner_->result();
   if (!r) return tr("Analysing…");
   const auto& rep = r->report;
@@ -219,6 +235,14 @@ VerdictBanner::VerdictBanner(VerdictPanel* panel, QWidget* parent) : QWidget(par
 
 void VerdictBanner::update_from_panel() {
   const auto& vs = panel_->verdicts();
+  if (!panel_->hub()->store()) {  // nothing shown: no badge (an "OK" under an error said the opposite)
+    chip_->hide();
+    text_.clear();
+    label_->clear();
+    setToolTip(QString());
+    return;
+  }
+  chip_->show();
   if (vs.empty()) {
     color_ = QColor(0x2e, 0x7d, 0x32);
     chip_->setText(tr("OK"));
@@ -231,6 +255,7 @@ void VerdictBanner::update_from_panel() {
     if (!v.evidence.empty()) text_ += QStringLiteral(" — ") + format_evidence(v.evidence[0].first, v.evidence[0].second);
     text_ += tr(" — fix: ") + QString::fromStdString(v.fix);
     if (vs.size() > 1) text_ += tr("  (+%1 more)").arg(vs.size() - 1);
+    if (!panel_->sourceNote().isEmpty()) text_ = panel_->sourceNote() + QStringLiteral(" — ") + text_;
   }
   const QColor fg = color_ == severity_color("low") ? QColor(Qt::black) : QColor(Qt::white);
   chip_->setStyleSheet(QString("QLabel { background: %1; color: %2; font-weight: bold; border-radius: 3px; padding: 1px 6px; }")

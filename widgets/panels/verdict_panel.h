@@ -46,12 +46,18 @@ class VerdictPanel : public QWidget {
   void activate(int row);
   /// The status line ("50 steps analysed (steps 31-80) in 3.1 ms", "Verdicts need >= 10 steps ...").
   QString statusText() const;
+  /// A note on where the events come from, shown with every verdict (the banner, the status line):
+  /// "from an incomplete file: …" for a truncated trace; "" for none. Cleared when the store changes.
+  void setSourceNote(const QString& note);
+  QString sourceNote() const { return source_note_; }
+  PanelHub* hub() const { return hub_; }
 
  signals:
   void verdictsChanged();
 
  private:
   void showResult();
+  QString statusTextOfRun() const;
   void fillTree();
   void onScopeUi();
 
@@ -63,6 +69,7 @@ class VerdictPanel : public QWidget {
   QTreeWidget* tree_;
   Scope scope_ = Scope::last_steps;
   std::vector<prof::analysis::Verdict> verdicts_;
+  QString source_note_;
 };
 
 class VerdictBanner : public QWidget {

@@ -6,6 +6,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 
+#include "widgets/wheel_guard.h"
 #include "widgets/workspaces/layout_state.h"
 
 namespace ts::gui {
@@ -15,6 +16,7 @@ TrainWorkspace::TrainWorkspace(QWidget* model, QWidget* settings, QWidget* chart
   scroll_ = new QScrollArea;
   scroll_->setObjectName("train.settings_scroll");
   scroll_->setWidget(settings);
+  install_wheel_guard(settings);  // the wheel scrolls the form, never an unfocused field
   scroll_->setWidgetResizable(true);
   scroll_->setFrameShape(QFrame::NoFrame);
   // The form scrolls instead of setting the window's minimum height.

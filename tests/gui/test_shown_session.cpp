@@ -1,0 +1,188 @@
+// What the window says about the session it shows (issue #14): a failed open leaves the open session
+// as it was (every panel) with one error and no contradicting badge; a truncated trace opens with
+// the importer's warning and verdicts marked as from an incomplete file; the mouse wheel over an
+// unfocused Run settings field changes nothing; an opened H200 session shows its device and knobs in
+// the status bar and, read only, in Run settings; a trace says what it does not record; "Run again
+// with these settings" says which ones this machine cannot keep, and why.
+#include <QComboBox>
+#include <QFile>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/gui/main_window.h"
+#include "engine/network.h"
+#include "gui/gui_test_util.h"
+#include "widgets/panel_hub.h"
+#include "widgets/panels/verdict_panel.h"
+#include "widgets/run_settings.h"
+#include "widgets/timeline/timeline_panel.h"
+#include "widgets/timeline/timeline_view.h"
+#include "widgets/workspaces/train_workspace.h"
+#include "widgets/workspaces/workspaces.h"
+
+using namespace ts;
+using namespace ts::gui;
+
+namespace {
+const char* kNw0 = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession";
+const char* kNw4 = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
+const char* kTrace = TRAINSCOPE_SOURCE_DIR "/tests/data/traces/kineto_small.json";
+
+bool open_and_wait(MainWindow& w, const QString& path) {
+  QSignalSpy opened(&w, &MainWindow::sessionOpened);
+  return w.openSession(path) && opened.wait(20000);
+}
+}  // namespace
+
+class TestShownSession : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { test::isolate_settings(); }
+  void init() { QSettings().clear(); }
+
+  void failedOpenKeepsTheOpenSession() {
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_wait(w, kNw0));
+    TimelineView* view = w.timelinePanel()->view();
+    QTRY_VERIFY_WITH_TIMEOUT(!view->laneOrder().empty(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.verdictBanner()->text().contains("Input-bound"), 10000);
+    const auto store = w.panelHub()->store();
+    const QString title = w.windowTitle(), details = w.sessionDetails(), status = w.statusText();
+    const std::size_t lanes = view->laneOrder().size();
+    // A file that is not JSON but named like a trace passes the quick check and fails in the loader.
+    QSignalSpy failed(&w, &MainWindow::sessionFailed);
+    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
+    QVERIFY(failed.wait(20000));
+    QVERIFY(w.message().contains("not_json.json"));
+    QCOMPARE(w.panelHub()->store(), store);
+    QCOMPARE(w.windowTitle(), title);
+    QCOMPARE(w.sessionDetails(), details);
+    QCOMPARE(w.statusText(), status);
+    QTRY_COMPARE_WITH_TIMEOUT(view->laneOrder().size(), lanes, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.verdictBanner()->text().contains("Input-bound"), 10000);
+  }
+
+  void failedOpenWithNothingShownHasNoBadge() {
+    MainWindow w;
+    w.show();
+    QSignalSpy failed(&w, &MainWindow::sessionFailed);
+    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
+    QVERIFY(failed.wait(20000));
+    QVERIFY(!w.message().isEmpty());
+    QVERIFY(!w.panelHub()->store());
+    QVERIFY(w.verdictBanner()->text().isEmpty());  // no green "OK" under the red error
+  }
+
+  void truncatedTraceShowsItsWarning() {
+    QTemporaryDir dir;
+    QFile in(kTrace);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QByteArray whole = in.readAll();
+    const QString cut = dir.filePath("cut.json");
+    QFile out(cut);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(whole.left(whole.size() * 2 / 3));
+    out.close();
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_wait(w, cut));
+    QVERIFY2(w.message().contains("warning") && w.message().contains("ends early") && w.message().contains("byte"),
+             qPrintable(w.message()));
+    QVERIFY(w.verdictPanel()->statusText().contains("incomplete file"));
+    QTRY_VERIFY_WITH_TIMEOUT(w.verdictBanner()->text().contains("incomplete file") || w.verdictPanel()->verdicts().empty(), 10000);
+    // The next, complete file drops the note.
+    QVERIFY(open_and_wait(w, kTrace));
+    QVERIFY(!w.verdictPanel()->statusText().contains("incomplete file"));
+  }
+
+  void wheelOverAnUnfocusedFieldChangesNothing() {
+    MainWindow w;
+    w.resize(1280, 680);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* batch = w.runSettings()->findChildren<QSpinBox*>().value(0);
+    QComboBox* optimizer = nullptr;
+    for (auto* c : w.runSettings()->findChildren<QComboBox*>())
+      if (c->findText("AdamW") >= 0) optimizer = c;
+    QVERIFY(batch && optimizer);
+    const RunSettings before = w.runSettings()->settings();
+    for (QWidget* field : {static_cast<QWidget*>(batch), static_cast<QWidget*>(optimizer)}) {
+      field->clearFocus();
+      const QPoint at = field->rect().center();
+      QWheelEvent wheel(at, field->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                        Qt::NoScrollPhase, false);
+      QApplication::sendEvent(field, &wheel);
+    }
+    const RunSettings after = w.runSettings()->settings();
+    QCOMPARE(after.batch_size, before.batch_size);
+    QCOMPARE(static_cast<int>(after.optimizer), static_cast<int>(before.optimizer));
+    // Focused (clicked or tabbed to), the wheel still edits it.
+    batch->setFocus();
+    QTRY_VERIFY(batch->hasFocus());
+    const QPoint at = batch->rect().center();
+    QWheelEvent wheel(at, batch->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(batch, &wheel);
+    QVERIFY(w.runSettings()->settings().batch_size != before.batch_size);
+  }
+
+  void openedSessionShowsItsDeviceAndKnobs() {
+    MainWindow w;
+    RunSettings mine = w.runSettings()->settings();
+    mine.num_workers = 1, mine.batch_size = 32;
+    w.runSettings()->setSettings(mine);
+    QVERIFY(open_and_wait(w, kNw4));
+    QVERIFY2(w.statusText().contains("NVIDIA H200 (session)"), qPrintable(w.statusText()));
+    QVERIFY(w.statusText().contains("batch size 128"));
+    QVERIFY(w.statusText().contains("num_workers 4"));
+    QVERIFY(w.runSettings()->showingSession());
+    QVERIFY(w.runSettings()->sessionNote().contains("gpu_b128_nw4.tsession"));
+    const RunSettings shown = w.runSettings()->settings();
+    QCOMPARE(shown.num_workers, 4);
+    QCOMPARE(shown.batch_size, std::int64_t{128});
+    QCOMPARE(shown.device, Device::cuda);  // as recorded, also on a machine without a GPU
+    QComboBox* device = w.runSettings()->findChildren<QComboBox*>().value(0);
+    QVERIFY2(device->currentText().contains("H200"), qPrintable(device->currentText()));
+    QVERIFY(!device->isEnabled());  // read only
+    QVERIFY(!w.startAction()->isEnabled());
+    // "Use my settings": the user's own again, editable.
+    emit w.runSettings()->ownSettingsRequested();
+    QVERIFY(!w.runSettings()->showingSession());
+    QCOMPARE(w.runSettings()->settings().num_workers, 1);
+    QCOMPARE(w.runSettings()->settings().batch_size, std::int64_t{32});
+    QVERIFY(!w.statusText().contains("H200") || !cuda_available());
+  }
+
+  void aTraceSaysWhatItDoesNotRecord() {
+    MainWindow w;
+    QVERIFY(open_and_wait(w, kTrace));
+    QVERIFY2(w.statusText().contains("(trace)") && w.statusText().contains("batch size: not recorded") &&
+                 w.statusText().contains("num_workers: not recorded"),
+             qPrintable(w.statusText()));
+    QVERIFY(!w.runSettings()->showingSession());
+    QVERIFY(w.runSettings()->sessionNote().contains("records no TrainScope run settings"));
+    QVERIFY(!w.runAgainAction()->isEnabled());
+  }
+
+  void runAgainSaysWhatThisMachineCannotKeep() {
+    if (cuda_available()) QSKIP("a GPU is present: the session's device can be kept");
+    MainWindow w;
+    QVERIFY(open_and_wait(w, kNw4));
+    QVERIFY(w.runAgainWithSessionSettings());
+    const RunSettings s = w.runSettings()->settings();
+    QCOMPARE(s.device, Device::cpu);
+    QCOMPARE(s.num_workers, 4);
+    QVERIFY2(w.message().contains("no usable GPU") && w.message().contains("NVIDIA H200"), qPrintable(w.message()));
+    QVERIFY(w.message().contains("/root/cifar is not on this machine"));
+    QVERIFY(!w.runSettings()->showingSession());
+    QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::train);
+    QVERIFY(w.startAction()->isEnabled());
+  }
+};
+
+QTEST_MAIN(TestShownSession)
+#include "test_shown_session.moc"
