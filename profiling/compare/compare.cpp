@@ -66,6 +66,10 @@ bool all_equal(const std::vector<std::optional<std::string>>& v) {
   return std::all_of(v.begin(), v.end(), [&](const auto& x) { return x == v.front(); });
 }
 
+/// The knobs the verdicts turn on (docs/metrics.md): a session that does not record one (a trace)
+/// is never "the same" as another, even when neither records it: the row says "unknown".
+constexpr const char* kLoopKnobs[] = {"batch_size", "num_workers", "pin_memory", "amp", "augment", "sync_every_step"};
+
 }  // namespace
 
 std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string, std::string>>& metas) {
@@ -84,11 +88,27 @@ std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string
     for (std::size_t i = 0; i < n; ++i) d.values.push_back(value_of(i));
     if (!all_equal(d.values)) out.push_back(std::move(d));
   };
-  for (const auto& k : order)
+  for (const char* k : kLoopKnobs)  // added to the order where no session records them
+    if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
+  auto unknown_somewhere = [&](const std::string& k) {
+    return std::find(std::begin(kLoopKnobs), std::end(kLoopKnobs), k) != std::end(kLoopKnobs) &&
+           std::any_of(fields.begin(), fields.end(), [&](const auto& f) { return !f.count(k); });
+  };
+  for (const auto& k : order) {
+    if (unknown_somewhere(k)) {  // "unknown" is not a value equal to another
+      ConfigDifference d{k, {}};
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto it = fields[i].find(k);
+        d.values.push_back(it == fields[i].end() ? std::nullopt : std::optional<std::string>(it->second));
+      }
+      out.push_back(std::move(d));
+      continue;
+    }
     add(k, [&](std::size_t i) -> std::optional<std::string> {
       const auto it = fields[i].find(k);
       return it == fields[i].end() ? std::nullopt : std::optional<std::string>(it->second);
     });
+  }
   add("model_spec", [&](std::size_t i) { return model_spec_text(metas[i]); });
   std::vector<std::string> keys;
   for (const auto& m : metas)

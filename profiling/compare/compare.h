@@ -29,7 +29,10 @@ struct ConfigDifference {
 };
 
 /// The fields compared: every run.config field, the model spec (by content), device.*, versions.*
-/// and host.* meta keys. Returns only those whose values are not all equal, run.config fields first
+/// and host.* meta keys. The training loop's knobs (batch_size, num_workers, pin_memory, amp,
+/// augment, sync_every_step) are listed whenever a session does not record them (nullopt:
+/// "unknown"), even if no session does: unknown is never "the same". Otherwise returns only the
+/// fields whose values are not all equal, run.config fields first
 /// (in the first session's order), then meta keys in key order. A run.config that is not a JSON
 /// object counts as absent (never throws).
 std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string, std::string>>& metas);

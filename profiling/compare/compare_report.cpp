@@ -41,7 +41,7 @@ void text_header(std::string& o, const Comparison& c) {
   else row(o, "", heads);
   for (const auto& d : c.config) {
     std::vector<std::string> cells;
-    for (const auto& v : d.values) cells.push_back(v ? *v : "-");
+    for (const auto& v : d.values) cells.push_back(v ? *v : "unknown");
     row(o, d.key, cells);
   }
 }
@@ -114,10 +114,11 @@ void text_verdicts(std::string& o, const Comparison& c) {
 void text_kernels(std::string& o, const Comparison& c, const KernelDiff& d, std::size_t max_rows) {
   const auto& a = letter(d.session_a);
   const auto& b = letter(d.session_b);
-  o += fmt::format("\nkernel diff {} against {}: {} faster, {} slower, {} added, {} removed, {} same "
-                   "(by per-call mean; noise threshold {:.0f} % and {:.1f} us)\n",
-                   b, a, d.faster, d.slower, d.added, d.removed, d.same, 100 * d.options.relative_threshold,
-                   d.options.absolute_threshold_ns / 1e3);
+  o += fmt::format("\nkernel diff {} against {}: {} faster, {} slower, {} added, {} removed, {} same, {} changed "
+                   "(by per-call mean; noise threshold {:.0f} % and {:.1f} us; changed: calls per step "
+                   "changed more than {:.0f}x)\n",
+                   b, a, d.faster, d.slower, d.added, d.removed, d.same, d.changed, 100 * d.options.relative_threshold,
+                   d.options.absolute_threshold_ns / 1e3, kCallsChangedRatio);
   o += fmt::format("  {:<8} {:>13} {:>21} {:>8} {:>21}  {}\n", "change", "calls", "mean us", "mean", "us/step",
                    "kernel (largest |change of us/step| first)");
   std::size_t shown = 0;
@@ -230,6 +231,7 @@ void json_kernel_diff(W& w, const KernelDiff& d) {
   w.Key("faster"); w.Int64(d.faster);
   w.Key("slower"); w.Int64(d.slower);
   w.Key("same"); w.Int64(d.same);
+  w.Key("changed"); w.Int64(d.changed);
   w.EndObject();
   w.Key("kernels");
   w.StartArray();

@@ -16,6 +16,7 @@ const char* kernel_change_name(KernelChange c) {
     case KernelChange::faster: return "faster";
     case KernelChange::slower: return "slower";
     case KernelChange::same: return "same";
+    case KernelChange::changed: return "changed";
   }
   return "same";
 }
@@ -70,6 +71,8 @@ KernelDiff diff_kernels(const std::vector<KernelTotals>& a, std::int64_t steps_a
     } else {
       r.change = classify(r.mean_a_ns, r.mean_b_ns, options);
       r.total_change = classify(r.total_per_step_a_ns, r.total_per_step_b_ns, options);
+      const double calls_ratio = per_step(r.calls_b, steps_b) / per_step(r.calls_a, steps_a);
+      if (calls_ratio > kCallsChangedRatio || calls_ratio < 1.0 / kCallsChangedRatio) r.change = KernelChange::changed;
     }
     return r;
   };
@@ -86,6 +89,7 @@ KernelDiff diff_kernels(const std::vector<KernelTotals>& a, std::int64_t steps_a
       case KernelChange::faster: ++d.faster; break;
       case KernelChange::slower: ++d.slower; break;
       case KernelChange::same: ++d.same; break;
+      case KernelChange::changed: ++d.changed; break;
     }
   }
   sort_rows(d.rows, KernelSortKey::delta_total_per_step);

@@ -31,13 +31,19 @@ struct KernelDiffOptions {
   double absolute_threshold_ns = 500;  // per call (mean), or per step (total per step)
 };
 
-enum class KernelChange { added, removed, faster, slower, same };
-/// "added", "removed", "faster", "slower", "same".
+/// changed: the calls per step changed more than kCallsChangedRatio times (79 calls vs 2: a cuDNN
+/// algorithm switch, other work under one name), so the per-call means measure different work and
+/// are not called faster or slower.
+enum class KernelChange { added, removed, faster, slower, same, changed };
+/// Calls per step (b against a) beyond this factor either way make a row `changed` (issue #14).
+inline constexpr double kCallsChangedRatio = 2.0;
+/// "added", "removed", "faster", "slower", "same", "changed".
 const char* kernel_change_name(KernelChange c);
 
 struct KernelDiffRow {
   std::string name;
-  /// By per-call mean time: faster / slower / same (added / removed when only one side has it).
+  /// By per-call mean time: faster / slower / same (added / removed when only one side has it;
+  /// changed when the calls per step changed more than kCallsChangedRatio times).
   KernelChange change = KernelChange::same;
   /// By total time per recorded step (a kernel called more often can be slower in total only).
   KernelChange total_change = KernelChange::same;
@@ -55,7 +61,7 @@ struct KernelDiffRow {
 struct KernelDiff {
   std::size_t session_a = 0, session_b = 1;  // indices into the comparison (a = baseline)
   std::vector<KernelDiffRow> rows;           // sorted by |delta total per step| (largest first), then name
-  std::int64_t added = 0, removed = 0, faster = 0, slower = 0, same = 0;  // by `change`
+  std::int64_t added = 0, removed = 0, faster = 0, slower = 0, same = 0, changed = 0;  // by `change`
   KernelDiffOptions options;
 };
 

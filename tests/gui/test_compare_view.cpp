@@ -170,6 +170,19 @@ class TestCompareView : public QObject {
     QCOMPARE(v.throughputChart()->plot()->contextMenuPolicy(), Qt::CustomContextMenu);
   }
 
+  void knobsTracesDoNotRecordReadUnknown() {
+    // Two traces (no run.config): num_workers is unknown in both, never "the same in every session".
+    CompareView v;
+    QVERIFY(load(v, {data_file("traces/kineto_small.json"), data_file("traces/flows_skew.json")}));
+    QTableWidget* t = v.configTable();
+    int row = -1;
+    for (int r = 0; r < t->rowCount(); ++r)
+      if (t->verticalHeaderItem(r) && t->verticalHeaderItem(r)->text() == "num_workers") row = r;
+    QVERIFY2(row >= 0, "no num_workers row");
+    QCOMPARE(t->item(row, 0)->text(), QString("unknown"));
+    QCOMPARE(t->item(row, 1)->text(), QString("unknown"));
+  }
+
   void kernelDiffModel() {
     CompareView v;
     QVERIFY(load(v, {a_, b_}));
@@ -180,8 +193,11 @@ class TestCompareView : public QObject {
     const pc::KernelDiff& d = v.comparison()->kernel_diffs[0];
     QCOMPARE(m->rowCount(), static_cast<int>(d.rows.size()));
     QCOMPARE(d.removed, 3);
-    QCOMPARE(d.slower, 2);
-    QVERIFY(p->summaryText().contains("2 slower"));
+    // The two kernels whose calls per step changed 2 -> 79 (a cuDNN algorithm switch) are "changed",
+    // not slower (issue #14).
+    QCOMPARE(d.slower, 0);
+    QCOMPARE(d.changed, 2);
+    QVERIFY(p->summaryText().contains("2 changed"));
     QVERIFY(p->summaryText().contains("3 removed"));
     QCOMPARE(m->headerData(KernelDiffModel::kCallsB, Qt::Horizontal).toString(), QString("calls B"));
     // Unsorted: the library's order (largest |Δ µs/step| first).

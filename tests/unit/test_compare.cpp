@@ -151,12 +151,15 @@ TEST(Compare, ThroughputAccuracyAlignment) {
 }
 
 TEST(Compare, ConfigDiffOnlyWhatDiffers) {
-  std::map<std::string, std::string> a{{"run.config", R"({"batch_size":128,"lr":0.001,"amp":"off","nested":{"x":1}})"},
+  // The loop's knobs recorded alike in both (a knob either does not record is listed as unknown).
+  std::map<std::string, std::string> a{{"run.config", R"({"batch_size":128,"lr":0.001,"amp":"off","nested":{"x":1},)"
+                                                      R"("num_workers":2,"pin_memory":true,"augment":false,"sync_every_step":false})"},
                                        {"device.name", "NVIDIA H200"},
                                        {"versions.cudnn", "91900"},
                                        {"clock.gpu_offset_ns", "1"}};
   auto b = a;
-  b["run.config"] = R"({"batch_size":256,"lr":0.001,"amp":"fp16","nested":{"x":2},"extra":true})";
+  b["run.config"] = R"({"batch_size":256,"lr":0.001,"amp":"fp16","nested":{"x":2},"extra":true,)"
+                   R"("num_workers":2,"pin_memory":true,"augment":false,"sync_every_step":false})";
   b["versions.cudnn"] = "91000";
   b["clock.gpu_offset_ns"] = "2";  // not a knob or hardware: not compared
   const auto d = config_diff({a, b});
@@ -174,7 +177,7 @@ TEST(Compare, ConfigDiffOnlyWhatDiffers) {
   auto c = a;
   c["run.config"] = "not json";
   const auto dc = config_diff({a, c});
-  ASSERT_EQ(dc.size(), 4u);
+  ASSERT_EQ(dc.size(), 8u);  // the four fields and the four loop knobs of a's config
   EXPECT_EQ(dc[1].key, "lr");
   EXPECT_EQ(*dc[1].values[0], "0.001");
   EXPECT_FALSE(dc[1].values[1]);
@@ -243,6 +246,47 @@ TEST(Compare, RealSessionsNumWorkersAndAugment) {
   double share_sum = 0;
   for (auto& m : j["sessions"][0]["breakdown"]["share"].GetObject()) share_sum += m.value.GetDouble();
   EXPECT_NEAR(share_sum, 1.0, 1e-9);
+}
+
+TEST(CompareKernels, CallsPerStepChangedMoreThanTwiceIsChangedNotFaster) {
+  // 79 calls vs 2 per step (a cuDNN algorithm switch): the per-call mean falls 87 %, but it is other
+  // work under one name: "changed", neither faster nor slower.
+  const KernelDiff d = diff_kernels({{"conv", 79, 79 * 1000}}, 1, {{"conv", 2, 2 * 130}}, 1);
+  EXPECT_EQ(d.rows[0].change, KernelChange::changed);
+  EXPECT_EQ(d.changed, 1);
+  EXPECT_EQ(d.faster, 0);
+  EXPECT_EQ(std::string(kernel_change_name(KernelChange::changed)), "changed");
+  // Just over 2x either way; exactly 2x stays compared.
+  EXPECT_EQ(diff_kernels({{"k", 10, 10000}}, 1, {{"k", 21, 21000}}, 1).rows[0].change, KernelChange::changed);
+  EXPECT_EQ(diff_kernels({{"k", 21, 21000}}, 1, {{"k", 10, 5000}}, 1).rows[0].change, KernelChange::changed);
+  EXPECT_EQ(diff_kernels({{"k", 10, 10000}}, 1, {{"k", 20, 10000}}, 1).rows[0].change, KernelChange::faster);
+}
+
+TEST(CompareConfig, KnobsATraceDoesNotRecordAreUnknownNotTheSame) {
+  // Two traces: no run.config in either. num_workers may be 0 in one and 4 in the other.
+  const std::vector<std::map<std::string, std::string>> traces = {{{"import.format", "x"}}, {{"import.format", "y"}}};
+  const auto diff = config_diff(traces);
+  auto find = [&](const std::string& k) {
+    return std::find_if(diff.begin(), diff.end(), [&](const ConfigDifference& d) { return d.key == k; });
+  };
+  for (const char* k : {"batch_size", "num_workers", "pin_memory", "amp"}) {
+    const auto it = find(k);
+    ASSERT_NE(it, diff.end()) << k;
+    EXPECT_FALSE(it->values[0].has_value());
+    EXPECT_FALSE(it->values[1].has_value());
+  }
+  // A session beside a trace: the session's value and unknown.
+  const std::vector<std::map<std::string, std::string>> mixed = {
+      {{"run.config", R"({"batch_size":128,"num_workers":4,"pin_memory":true,"amp":"off","augment":false,"sync_every_step":false})"}},
+      {{"import.format", "x"}}};
+  const auto d2 = config_diff(mixed);
+  const auto nw = std::find_if(d2.begin(), d2.end(), [](const ConfigDifference& d) { return d.key == "num_workers"; });
+  ASSERT_NE(nw, d2.end());
+  EXPECT_EQ(nw->values[0].value_or(""), "4");
+  EXPECT_FALSE(nw->values[1].has_value());
+  // Two sessions that record the same knobs: nothing listed for them.
+  const auto d3 = config_diff({mixed[0], mixed[0]});
+  EXPECT_TRUE(d3.empty());
 }
 
 }  // namespace

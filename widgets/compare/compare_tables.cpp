@@ -137,7 +137,7 @@ void fill_config_table(QTableWidget* t, const pc::Comparison& c) {
     keys << QString::fromStdString(d.key);
     for (int i = 0; i < static_cast<int>(d.values.size()) && i < t->columnCount(); ++i) {
       const auto& v = d.values[static_cast<std::size_t>(i)];
-      set_cell(t, r, i, v ? QString::fromStdString(*v) : kAbsent);
+      set_cell(t, r, i, v ? QString::fromStdString(*v) : QObject::tr("unknown"));  // not recorded (a trace)
       // Values that differ from the baseline in bold.
       if (i > 0 && v != d.values[0]) {
         QFont f = t->item(r, i)->font();

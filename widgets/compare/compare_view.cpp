@@ -312,7 +312,7 @@ void CompareView::showComparison(std::shared_ptr<pc::Comparison> c,
   config_note_->setText(n < 2 ? tr("One session: nothing to compare the configuration with.")
                         : cmp.config.empty()
                             ? tr("The configuration, model, device, versions and host are the same in every session.")
-                            : tr("Only what differs (%1) of run.config, the model spec and the device, versions and host; "
+                            : tr("Only what differs or is not recorded (unknown) (%1) of run.config, the model spec and the device, versions and host; "
                                  "values that differ from A in bold.")
                                   .arg(cmp.config.size() == 1 ? tr("1 field") : tr("%1 fields").arg(cmp.config.size())));
   fill_throughput_table(throughput_, cmp);

@@ -34,6 +34,7 @@ QColor change_color(pc::KernelChange c) {
     case pc::KernelChange::faster: return okabe_ito_color(0);  // blue
     case pc::KernelChange::added: return okabe_ito_color(4);   // bluish green
     case pc::KernelChange::removed: return QColor(0x66, 0x66, 0x66);
+    case pc::KernelChange::changed: return okabe_ito_color(5);  // reddish purple: other work, not faster/slower
     default: return {};
   }
 }
@@ -169,7 +170,8 @@ QVariant KernelDiffModel::headerData(int section, Qt::Orientation orientation, i
   }
   if (role == Qt::ToolTipRole) {
     switch (section) {
-      case kChange: return tr("Change of the mean time per call: added, removed, faster, slower or same (noise threshold)");
+      case kChange: return tr("Change of the mean time per call: added, removed, faster, slower or same (noise threshold); "
+                              "changed when the calls per step changed more than 2x (other work under one name)");
       case kTotalChange: return tr("Change of the total time per analysed step (a kernel called more often is slower in total)");
       case kDeltaMeanPct: return tr("(mean %1 − mean %2) / mean %2").arg(b_, a_);
       case kPerStepA:
@@ -213,7 +215,7 @@ KernelDiffPanel::KernelDiffPanel(QWidget* parent) : QWidget(parent) {
   change_box_ = new QComboBox;
   change_box_->addItem(tr("all kernels"));
   for (auto c : {pc::KernelChange::slower, pc::KernelChange::faster, pc::KernelChange::added, pc::KernelChange::removed,
-                 pc::KernelChange::same})
+                 pc::KernelChange::same, pc::KernelChange::changed})
     change_box_->addItem(tr("%1 per call").arg(pc::kernel_change_name(c)), static_cast<int>(c));
   name_ = new QLineEdit;
   name_->setPlaceholderText(tr("Filter kernels by name"));
@@ -306,9 +308,10 @@ void KernelDiffPanel::showDiff(int index) {
 QString KernelDiffPanel::summaryText() const {
   const pc::KernelDiff& d = model_->diff();
   if (d.rows.empty() && diffs_.empty()) return tr("One session: no kernel diff.");
-  return tr("%1 against %2, by mean time per call: %3 slower, %4 faster, %5 added, %6 removed, %7 same "
-            "(noise threshold: %8 % of %2 and %9 µs). Kernels of the analysed steps (after the warm-up); "
-            "first sorted by the change of µs per step.")
+  return tr("%1 against %2, by mean time per call: %3 slower, %4 faster, %5 added, %6 removed, %7 same, %10 changed "
+            "(noise threshold: %8 % of %2 and %9 µs; changed: the calls per step changed more than %11x, so the "
+            "means are not compared). Kernels of the analysed steps (after the warm-up); first sorted by the change "
+            "of µs per step.")
       .arg(session_letter(static_cast<int>(d.session_b)), session_letter(static_cast<int>(d.session_a)))
       .arg(d.slower)
       .arg(d.faster)
@@ -316,7 +319,9 @@ QString KernelDiffPanel::summaryText() const {
       .arg(d.removed)
       .arg(d.same)
       .arg(d.options.relative_threshold * 100, 0, 'f', 0)
-      .arg(d.options.absolute_threshold_ns / 1e3, 0, 'f', 1);
+      .arg(d.options.absolute_threshold_ns / 1e3, 0, 'f', 1)
+      .arg(d.changed)
+      .arg(pc::kCallsChangedRatio, 0, 'f', 0);
 }
 
 }  // namespace ts::gui
