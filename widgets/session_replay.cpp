@@ -1,5 +1,6 @@
 // load_session_replay (see session_replay.h).
 #include "widgets/session_replay.h"
+#include "widgets/session_details.h"
 
 #include <QJsonDocument>
 #include <QFileInfo>
@@ -16,23 +17,6 @@ namespace {
 QString meta_value(const std::map<std::string, std::string>& meta, const std::string& key) {
   const auto it = meta.find(key);
   return it == meta.end() ? QString() : QString::fromStdString(it->second);
-}
-
-/// The details text: the run's config knobs one per line, then device, versions and host.
-QString details_text(const std::map<std::string, std::string>& meta, const QString& path) {
-  QStringList lines{QObject::tr("Session: %1").arg(path)};
-  const QJsonObject config = QJsonDocument::fromJson(meta_value(meta, "run.config").toUtf8()).object();
-  lines << QObject::tr("Run config:");
-  for (auto it = config.begin(); it != config.end(); ++it)
-    lines << QStringLiteral("  %1: %2").arg(it.key(), it.value().toVariant().toString());
-  const QJsonObject model = QJsonDocument::fromJson(meta_value(meta, "run.model_spec").toUtf8()).object();
-  if (!model.isEmpty()) lines << QObject::tr("Model: %1").arg(model.value("name").toString());
-  lines << QObject::tr("Hardware, versions, recording:");
-  for (const auto& [k, v] : meta) {
-    if (k.rfind("run.", 0) == 0) continue;
-    lines << QStringLiteral("  %1: %2").arg(QString::fromStdString(k), QString::fromStdString(v));
-  }
-  return lines.join('\n');
 }
 
 void fill_info(SessionReplay& r, const prof::EventStore& st, const std::map<std::string, std::string>& meta) {
@@ -104,7 +88,7 @@ SessionReplay replay_from_store(const QString& path, std::shared_ptr<const prof:
   r.outcome.summary.epochs = r.epochs;
   if (!r.epochs.empty()) r.outcome.summary.test_accuracy = r.epochs.back().test_accuracy;
   if (!r.updates.empty()) r.outcome.elapsed_s = r.updates.back().elapsed_s;
-  r.details = details_text(meta, path);
+  r.details = describe_session(meta, path);
   return r;
 }
 

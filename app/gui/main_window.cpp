@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
+#include <QPlainTextEdit>
 #include <QGuiApplication>
 #include <QScreen>
 #include <QSettings>
@@ -24,6 +25,7 @@
 #include "widgets/layer_table_model.h"
 #include "widgets/model_builder.h"
 #include "widgets/run_settings.h"
+#include "widgets/session_details.h"
 #include "widgets/session_replay.h"
 #include "widgets/training_charts.h"
 #include "widgets/workspaces/train_workspace.h"
@@ -336,6 +338,8 @@ void MainWindow::onFinished(const RunOutcome& o) {
   tickElapsed();
   charts_->finish(o);
   if (!o.session_path.isEmpty() && QFileInfo::exists(o.session_path)) last_session_ = o.session_path;
+  // Session details of the run just recorded (they were empty until the file was opened).
+  if (const auto store = hub_->store()) session_details_->setPlainText(describe_session(store->meta(), o.session_path));
   if (!o.session_error.isEmpty() && o.kind != RunOutcome::failed) showMessage(o.session_error, false);
   if (o.kind == RunOutcome::failed) {
     showMessage(o.message + " — " + o.fix, true);

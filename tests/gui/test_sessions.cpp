@@ -57,6 +57,9 @@ class TestSessions : public QObject {
     const int live_loss = w.charts()->lossPoints(), live_acc = w.charts()->accuracyPoints();
     QCOMPARE(live_loss, 8);
     QCOMPARE(live_acc, 2);
+    // The run just recorded has its details at once, in people's words (issue #14).
+    QVERIFY2(w.sessionDetails().contains("batch size: 64 images") && w.sessionDetails().contains("(no CUDA device)"),
+             qPrintable(w.sessionDetails()));
 
     const QString saved = dir.path() + "/run.tsession";
     QVERIFY(w.saveSessionAs(saved));
@@ -72,8 +75,9 @@ class TestSessions : public QObject {
     QVERIFY(w.charts()->throughputPoints() > 0);
     QVERIFY(w.windowTitle().contains("run.tsession"));
     const QString details = w.sessionDetails();
-    QVERIFY2(details.contains("batch_size: 64") && details.contains("epochs: 2") && details.contains("device.kind: cpu") &&
-                 details.contains("versions.trainscope"),
+    QVERIFY2(details.contains("batch size: 64 images") && details.contains("epochs: 2") &&
+                 details.contains("(no CUDA device)") && details.contains("TrainScope 0.1") &&
+                 details.contains("weight decay: default") && !details.contains("weight_decay: -1"),
              qPrintable(details));
     QVERIFY(recent_entries(w).contains(QFileInfo(saved).absoluteFilePath()));
   }

@@ -157,6 +157,17 @@ class TestShownSession : public QObject {
     QVERIFY(!w.statusText().contains("H200") || !cuda_available());
   }
 
+  void sessionDetailsAreInPeoplesWords() {
+    MainWindow w;
+    QVERIFY(open_and_wait(w, kNw4));
+    const QString d = w.sessionDetails();
+    for (const char* s : {"batch size: 128 images", "num_workers: 4", "weight decay: default", "pin_memory: on",
+                          "NVIDIA H200, compute capability 9.0, 132 SMs, 150.1 GB of memory", "cuDNN 9.19.0",
+                          "CUDA runtime 13.0", "within ±37 ns", "dropped CUPTI records: 0"})
+      QVERIFY2(d.contains(QString::fromUtf8(s)), s);
+    for (const char* raw : {"weight_decay: -1", "clock.gpu_offset_ns", "versions.cudnn: 91900"}) QVERIFY2(!d.contains(raw), raw);
+  }
+
   void aTraceSaysWhatItDoesNotRecord() {
     MainWindow w;
     QVERIFY(open_and_wait(w, kTrace));
