@@ -157,6 +157,18 @@ class TestShownSession : public QObject {
     QVERIFY(!w.statusText().contains("H200") || !cuda_available());
   }
 
+  void occupancyUsesTheSessionsDeviceProperties() {
+    // The details pane's theoretical occupancy comes from the session's device properties (as the
+    // Kernels table's): they were read before a progressively loading session's meta had arrived.
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_wait(w, kNw4));
+    TimelineView* view = w.timelinePanel()->view();
+    QTRY_VERIFY_WITH_TIMEOUT(!view->laneOrder().empty(), 10000);
+    QVERIFY(view->deviceProps().known);
+    QCOMPARE(view->deviceProps().sms, 132);
+  }
+
   void sessionDetailsAreInPeoplesWords() {
     MainWindow w;
     QVERIFY(open_and_wait(w, kNw4));
