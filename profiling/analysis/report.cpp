@@ -23,7 +23,9 @@ std::string to_text(const Report& r) {
   for (int c = 0; c < kCategoryCount; ++c)
     o += fmt::format("  {:<18} {:>10.3f} ms/step {:>6.1f} %\n", category_name(static_cast<Category>(c)),
                      r.breakdown.ns[c] / 1e6 / r.steps, 100 * share(r.breakdown.ns[c], r.wall_ns));
-  o += fmt::format("  data-loader wait (trainer thread, raw) {:.1f} %, sync (raw) {:.1f} %\n",
+  // The verdicts' figures, under the names every view gives them (docs/metrics.md): the trainer
+  // thread's raw waits, not the by-priority categories above.
+  o += fmt::format("  data-loader wait (raw) {:.1f} %, host sync (raw) {:.1f} % of the trainer thread's step time\n",
                    100 * share(r.data_wait_ns, r.wall_ns), 100 * share(r.sync_ns, r.wall_ns));
   if (!r.gpu_present) {
     o += "GPU metrics: absent (" + r.gpu_absent_reason + ")\n";

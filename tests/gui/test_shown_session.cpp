@@ -15,7 +15,10 @@
 #include "app/gui/main_window.h"
 #include "engine/network.h"
 #include "gui/gui_test_util.h"
+#include "widgets/compare/compare_view.h"
 #include "widgets/panel_hub.h"
+#include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/run_settings.h"
 #include "widgets/timeline/timeline_panel.h"
@@ -167,6 +170,30 @@ class TestShownSession : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!view->laneOrder().empty(), 10000);
     QVERIFY(view->deviceProps().known);
     QCOMPARE(view->deviceProps().sms, 132);
+  }
+
+  void oneFigureReadsTheSameEverywhereForOneWindow() {
+    // nw0 + augment, whole run (the warm-up step left out): trainscope-run --analyze prints
+    // "data-loader wait (raw) 35.1 %" (tests/runner); the banner, the Verdicts tab and Compare say the
+    // same, under the same name, with their window.
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_wait(w, kNw0));
+    w.verdictPanel()->setScope(VerdictPanel::Scope::whole_run);
+    QTRY_VERIFY_WITH_TIMEOUT(w.verdictBanner()->text().contains("data-loader wait (raw) 35.1 %, whole run"), 20000);
+    bool in_tree = false;
+    QTreeWidget* tree = w.verdictPanel()->tree();
+    for (int i = 0; i < tree->topLevelItemCount(); ++i)
+      for (int c = 0; c < tree->topLevelItem(i)->childCount(); ++c)
+        in_tree = in_tree || tree->topLevelItem(i)->child(c)->text(1).contains("data-loader wait (raw) 35.1 %");
+    QVERIFY(in_tree);
+    w.compareSessions({kNw4, kNw0});
+    QSignalSpy ready(w.compareView(), &CompareView::ready);
+    QVERIFY(ready.count() == 1 || ready.wait(30000));
+    QString all;
+    QTreeWidget* ct = w.compareView()->verdictTree();
+    for (QTreeWidgetItemIterator it(ct); *it; ++it) all += (*it)->text(0) + '\n';
+    QVERIFY2(all.contains("evidence (whole run): data-loader wait (raw) 35.1 %"), qPrintable(all));
   }
 
   void sessionDetailsAreInPeoplesWords() {

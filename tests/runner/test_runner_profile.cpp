@@ -229,4 +229,14 @@ TEST(RunnerProfile, AnalyzeACpuSession) {
   remove_session(path);
 }
 
+// The H200 nw0 session's raw data-loader wait under the name the window's views give it (the GUI
+// test oneFigureReadsTheSameEverywhereForOneWindow reads 35.1 % in the banner, Verdicts and Compare).
+TEST(RunnerProfile, AnalyzeNamesTheRawDataLoaderWaitAsTheWindowDoes) {
+  Child t = start({"--analyze", std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/gpu_b128_nw0_augment.tsession"});
+  std::string text;
+  ASSERT_EQ(finish(t, text), 0) << text;
+  EXPECT_NE(text.find("data-loader wait (raw) 35.1 %"), std::string::npos) << text;
+  EXPECT_NE(text.find("by priority"), std::string::npos) << text;
+}
+
 }  // namespace

@@ -277,7 +277,7 @@ void fill_verdict_tree(QTreeWidget* t, const pc::Comparison& c) {
       QStringList ev;
       for (const auto& [name, value] : v.evidence) ev << format_evidence(name, value);
       auto* e = new QTreeWidgetItem(item);
-      e->setText(0, QObject::tr("evidence: %1").arg(ev.join(QStringLiteral(" · "))));
+      e->setText(0, QObject::tr("evidence (whole run): %1").arg(ev.join(QStringLiteral(" · "))));
       e->setToolTip(0, ev.join('\n'));
       auto* f = new QTreeWidgetItem(item);
       f->setText(0, QObject::tr("fix: %1").arg(QString::fromStdString(v.fix)));

@@ -142,6 +142,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   breakdown_ = new CompareBreakdownChart;
   breakdown_table_ = make_compare_table();
   tabs_->addTab(vertical_split(breakdown_, breakdown_table_, 3, 2), tr("Step time"));
+  breakdown_table_->setToolTip(tr("Step time by priority (each instant counted once), the analysed steps of the whole run "
+                                  "(after the warm-up); the verdicts' data-loader wait (raw) is the trainer's wait share"));
   verdict_matrix_ = make_compare_table();
   verdict_tree_ = new QTreeWidget;
   verdict_tree_->setWordWrap(true);

@@ -130,7 +130,8 @@ void BreakdownChart::showResult() {
   if (r && !steps_.empty()) {
     double wall = 0;
     for (double t : totals) wall += t;
-    status_->setText(tr("%1 steps · mean %2 ms/step · click a bar: show that step on the time axis")
+    status_->setText(tr("Step time by priority (each instant counted once), every step of the whole run · %1 steps · "
+                        "mean %2 ms/step · click a bar: show that step on the time axis")
                          .arg(steps_.size())
                          .arg(wall / static_cast<double>(totals.size()), 0, 'f', 3));
   } else {

@@ -60,9 +60,16 @@ QString format_evidence(const std::string& name, double value) {
   };
   static const Unit units[] = {{"_ms_per_step", "ms/step", 3}, {"_pct", "%", 1}, {"_ms", "ms", 3}, {"_us", "µs", 2},
                                {"_gb", "GB", 2},               {"_mb", "MB", 1}};
+  // One name per figure (docs/metrics.md): the verdicts' data-loader and sync waits are the raw
+  // shares of the trainer's time, not the by-priority breakdown's categories of the same name.
+  static const std::pair<const char*, const char*> names[] = {
+      {"data_loader_wait", "data-loader wait (raw)"}, {"host_sync", "host sync (raw)"}, {"gpu_idle_sync", "GPU idle in host syncs"}};
   for (const auto& u : units)
     if (ends_with(name, u.suffix)) {
-      const QString base = QString::fromStdString(name.substr(0, name.size() - std::strlen(u.suffix))).replace('_', ' ');
+      const std::string stem = name.substr(0, name.size() - std::strlen(u.suffix));
+      QString base = QString::fromStdString(stem).replace('_', ' ');
+      for (const auto& [key, label] : names)
+        if (stem == key) base = QString::fromUtf8(label);
       return QString("%1 %2 %3").arg(base).arg(value, 0, 'f', u.decimals).arg(QString::fromUtf8(u.unit));
     }
   const bool whole = value == static_cast<double>(static_cast<long long>(value));
@@ -186,6 +193,12 @@ void VerdictPanel::activate(int row) {
   if (auto* item = tree_->topLevelItem(row)) tree_->setCurrentItem(item);
 }
 
+QString VerdictPanel::windowText() const {
+  const auto r = runner_->result();
+  const qint64 n = r ? r->options.last_steps : 50;
+  return scope_ == Scope::last_steps ? tr("last %1 steps").arg(n) : tr("whole run");
+}
+
 void VerdictPanel::setSourceNote(const QString& note) {
   source_note_ = note;
   status_->setText(statusText());
@@ -252,7 +265,9 @@ void VerdictBanner::update_from_panel() {
     color_ = severity_color(v.severity);
     chip_->setText(QString::fromStdString(v.severity));
     text_ = QString::fromStdString(v.title);
-    if (!v.evidence.empty()) text_ += QStringLiteral(" — ") + format_evidence(v.evidence[0].first, v.evidence[0].second);
+    if (!v.evidence.empty())
+      text_ += QStringLiteral(" — ") + format_evidence(v.evidence[0].first, v.evidence[0].second) + QStringLiteral(", ") +
+               panel_->windowText();
     text_ += tr(" — fix: ") + QString::fromStdString(v.fix);
     if (vs.size() > 1) text_ += tr("  (+%1 more)").arg(vs.size() - 1);
     if (!panel_->sourceNote().isEmpty()) text_ = panel_->sourceNote() + QStringLiteral(" — ") + text_;

@@ -44,6 +44,9 @@ class VerdictPanel : public QWidget {
   QTreeWidget* tree() const { return tree_; }
   /// Highlights verdict `row`'s evidence on the hub (what a click does).
   void activate(int row);
+  /// The window of time the verdicts' figures cover: "last 50 steps" or "whole run" (after the
+  /// warm-up step), the label every view of the same figure carries.
+  QString windowText() const;
   /// The status line ("50 steps analysed (steps 31-80) in 3.1 ms", "Verdicts need >= 10 steps ...").
   QString statusText() const;
   /// A note on where the events come from, shown with every verdict (the banner, the status line):

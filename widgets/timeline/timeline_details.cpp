@@ -227,7 +227,7 @@ void DetailsPane::refresh() {
   } else if (store && view_->timeSelection()) {
     const TimeSpan r = *view_->timeSelection();
     rows_ = range_details(prof::analysis::range_breakdown(*store, view_->data().seen(), r.start, r.end), r);
-    title = tr("Selected range: time breakdown (priority of docs/metrics.md)");
+    title = tr("Selected range: time by priority (each instant counted once, docs/metrics.md)");
   }
   if (rows_.empty()) {
     setHtml(tr("<p style='color:#555'>Click an event for its details, or drag on the time ruler (Shift+drag on the "
