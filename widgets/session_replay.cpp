@@ -67,6 +67,7 @@ SessionReplay replay_from_store(const QString& path, std::shared_ptr<const prof:
     u.global_step = s.global_step;
     const std::int64_t ns = s.end - s.start;
     u.images_per_s = ns > 0 ? static_cast<double>(s.images) * 1e9 / static_cast<double>(ns) : 0;
+    u.step_images_per_s = u.images_per_s;  // a recorded step's own rate
     u.elapsed_s = static_cast<double>(s.end) * 1e-9;
     r.updates.push_back(std::move(u));
   }

@@ -72,9 +72,17 @@ TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
   epochs->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
   accuracy_->xAxis->setTicker(epochs);
 
+  // Per step (live: per update interval) with a smoothed line, live and replayed alike.
   throughput_ = make_plot(tr("Throughput"), tr("step"), tr("images/s"));
   throughput_->addGraph();
-  throughput_->graph(0)->setPen(QPen(QColor(170, 90, 0), 2));
+  throughput_->graph(0)->setPen(QPen(QColor(230, 159, 0, 150), 1));  // Okabe-Ito orange, light
+  throughput_->graph(0)->setName(tr("per step"));
+  throughput_->addGraph();
+  throughput_->graph(1)->setPen(QPen(QColor(213, 94, 0), 2));  // vermillion
+  throughput_->graph(1)->setName(tr("smoothed"));
+  throughput_->legend->setVisible(true);
+  throughput_->legend->setFont(QFont(font().family(), font().pointSize() - 2));
+  throughput_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
 
   grid->addWidget(loss_, 1, 0, 1, 2);
   grid->addWidget(accuracy_, 2, 0);
@@ -107,6 +115,7 @@ void TrainingCharts::clear() {
   loss_->graph(2)->removeFromLegend();
   updateAmpText();
   ema_ = ema_weight_ = 0;
+  rate_ema_ = rate_ema_weight_ = 0;
   last_loss_ = 0;
   loss_->xAxis->setRange(0, 10);
   loss_->yAxis->setRange(0, 2.5);
@@ -209,8 +218,14 @@ void TrainingCharts::addUpdate(const TrainingUpdate& u) {
     smooth->add(QCPGraphData(static_cast<double>(step), ema_ / ema_weight_));
     last_loss_ = loss;
   }
-  if (u.global_step > 0 && u.images_per_s > 0)
-    throughput_->graph(0)->addData(static_cast<double>(u.global_step), u.images_per_s);
+  if (u.global_step > 0 && u.step_images_per_s > 0) {
+    const double x = static_cast<double>(u.global_step), v = u.step_images_per_s;
+    throughput_->graph(0)->addData(x, v);
+    // The loss chart's debiased EMA, with the same smoothing.
+    rate_ema_ = smoothing_ * rate_ema_ + (1 - smoothing_) * v;
+    rate_ema_weight_ = smoothing_ * rate_ema_weight_ + (1 - smoothing_);
+    throughput_->graph(1)->addData(x, rate_ema_ / rate_ema_weight_);
+  }
   if (u.steps_in_epoch > 0) {
     progress_->setRange(0, static_cast<int>(u.steps_in_epoch));
     progress_->setValue(static_cast<int>(u.step));
@@ -220,7 +235,7 @@ void TrainingCharts::addUpdate(const TrainingUpdate& u) {
     const double done = static_cast<double>(u.global_step - std::max<std::int64_t>(first_step_, 1) + 1);
     const double per_step = done > 0 ? u.elapsed_s / done : 0;
     const QString scale = loss_scale_ > 0 ? tr(" · scale %1").arg(static_cast<double>(loss_scale_), 0, 'g', 6) : QString();
-    eta_->setText(tr("%1 img/s · loss %2%3 · ETA %4")
+    eta_->setText(tr("%1 img/s (epoch mean) · loss %2%3 · ETA %4")
                       .arg(u.images_per_s, 0, 'f', 0)
                       .arg(last_loss_, 0, 'f', 3)
                       .arg(scale)
@@ -254,6 +269,7 @@ void TrainingCharts::finish(const RunOutcome& o) {
 int TrainingCharts::lossPoints() const { return loss_->graph(0)->dataCount(); }
 int TrainingCharts::accuracyPoints() const { return accuracy_->graph(0)->dataCount(); }
 int TrainingCharts::throughputPoints() const { return throughput_->graph(0)->dataCount(); }
+int TrainingCharts::smoothedThroughputPoints() const { return throughput_->graph(1)->dataCount(); }
 
 void TrainingCharts::replotIfDirty() {
   if (!dirty_) return;

@@ -33,6 +33,8 @@ class TrainingCharts : public QWidget {
   int lossPoints() const;
   int accuracyPoints() const;
   int throughputPoints() const;
+  /// Points of the throughput's smoothed line (one per per-step point).
+  int smoothedThroughputPoints() const;
   const std::vector<std::int64_t>& nonFiniteSteps() const { return non_finite_; }
   double lastLoss() const { return last_loss_; }
   /// fp16 AMP: the skipped (overflowed) optimizer steps, and the latest loss scale (0 = none seen).
@@ -58,6 +60,7 @@ class TrainingCharts : public QWidget {
   bool dirty_ = false;
   double smoothing_ = 0.9;
   double ema_ = 0, ema_weight_ = 0;
+  double rate_ema_ = 0, rate_ema_weight_ = 0;  // the throughput's smoothed line
   double last_loss_ = 0;
   std::int64_t steps_per_epoch_ = 0, total_steps_ = 0;
   std::vector<std::int64_t> non_finite_, skipped_;

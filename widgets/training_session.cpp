@@ -91,7 +91,15 @@ void TrainingSession::stop() {
 void TrainingSession::flush(bool force) {
   if (pending_.losses.empty()) return;  // nothing new
   if (!force && emit_clock_.isValid() && emit_clock_.elapsed() < interval_ms_) return;
-  pending_.elapsed_s = static_cast<double>(run_clock_.elapsed()) * 1e-3;
+  const qint64 now_ms = run_clock_.elapsed();
+  pending_.elapsed_s = static_cast<double>(now_ms) * 1e-3;
+  // Per interval (steps since the last update), within one epoch: an epoch's first interval holds
+  // the evaluation of the one before.
+  pending_.step_images_per_s =
+      pending_.epoch == rate_epoch_ && pending_.global_step > rate_step_ && now_ms > rate_ms_
+          ? static_cast<double>((pending_.global_step - rate_step_) * batch_size_) / (static_cast<double>(now_ms - rate_ms_) * 1e-3)
+          : 0;
+  rate_epoch_ = pending_.epoch, rate_step_ = pending_.global_step, rate_ms_ = now_ms;
   emit progress(pending_);  // queued to the GUI thread: a copy travels
   pending_.losses.clear();
   pending_.loss_scales.clear();
@@ -262,6 +270,7 @@ void TrainingSession::work(RunSettings settings, ModelSpec model) {
     info.train_images = data.train.count();
     info.test_images = data.test.count();
     info.batch_size = settings.batch_size;
+    batch_size_ = settings.batch_size, rate_epoch_ = 0, rate_step_ = 0, rate_ms_ = 0;
     info.steps_per_epoch = (data.train.count() + settings.batch_size - 1) / settings.batch_size;
     info.epochs = settings.epochs;
     info.num_workers = settings.num_workers;

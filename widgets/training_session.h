@@ -50,7 +50,11 @@ struct TrainingUpdate {
   std::vector<float> loss_scales;
   int epoch = 0;
   std::int64_t step = 0, steps_in_epoch = 0, global_step = 0;
-  double images_per_s = 0;
+  double images_per_s = 0;        // the epoch so far (the engine's running mean)
+  /// Images/s of the steps since the previous update (live: batch size x steps / wall time between
+  /// the two reports; replayed: this step's own); 0 for the first update of an epoch, whose interval
+  /// holds the evaluation. The Throughput chart plots it per step with a smoothed line.
+  double step_images_per_s = 0;
   double elapsed_s = 0;
 };
 
@@ -122,6 +126,9 @@ class TrainingSession : public QObject {
   // Worker-thread state (touched only by the worker while it runs).
   TrainingUpdate pending_;
   QElapsedTimer run_clock_, emit_clock_;
+  std::int64_t batch_size_ = 0, rate_step_ = 0;  // per-interval throughput (flush())
+  int rate_epoch_ = 0;
+  qint64 rate_ms_ = 0;
 };
 
 /// The message and the fix for an engine error (out of memory, no GPU, bad dataset, NaN loss).

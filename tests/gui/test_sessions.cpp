@@ -57,6 +57,9 @@ class TestSessions : public QObject {
     const int live_loss = w.charts()->lossPoints(), live_acc = w.charts()->accuracyPoints();
     QCOMPARE(live_loss, 8);
     QCOMPARE(live_acc, 2);
+    // Live throughput per update interval (not the epoch's running mean) with its smoothed line.
+    QVERIFY(w.charts()->throughputPoints() > 0);
+    QCOMPARE(w.charts()->smoothedThroughputPoints(), w.charts()->throughputPoints());
     // The run just recorded has its details at once, in people's words (issue #14).
     QVERIFY2(w.sessionDetails().contains("batch size: 64 images") && w.sessionDetails().contains("(no CUDA device)"),
              qPrintable(w.sessionDetails()));
@@ -72,7 +75,9 @@ class TestSessions : public QObject {
     QVERIFY(opened.wait(20000));
     QCOMPARE(w.charts()->lossPoints(), live_loss);
     QCOMPARE(w.charts()->accuracyPoints(), live_acc);
-    QVERIFY(w.charts()->throughputPoints() > 0);
+    // Replayed throughput: one point per recorded step, and its smoothed line.
+    QCOMPARE(w.charts()->throughputPoints(), live_loss);
+    QCOMPARE(w.charts()->smoothedThroughputPoints(), live_loss);
     QVERIFY(w.windowTitle().contains("run.tsession"));
     const QString details = w.sessionDetails();
     QVERIFY2(details.contains("batch size: 64 images") && details.contains("epochs: 2") &&
