@@ -6,6 +6,7 @@
 #include <QSignalSpy>
 #include <map>
 #include <tuple>
+#include <QPushButton>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -135,10 +136,24 @@ class TestPanelsVerdicts : public QObject {
     QCOMPARE(it->text(0), QString("high"));
     QCOMPARE(it->background(0).color(), severity_color("high"));
     QVERIFY(it->text(1).contains("Input-bound"));
-    QCOMPARE(it->childCount(), 5);  // four numbers (wait %, ms/step, step ms, num_workers), one per row, then the fix
+    QCOMPARE(it->childCount(), 6);  // four numbers (wait %, ms/step, step ms, num_workers), one per row, the fix, Apply
     QCOMPARE(it->child(3)->text(1), QString("num workers 2"));
     QVERIFY2(it->child(0)->text(1).contains("data loader wait 30.0 %"), qPrintable(it->child(0)->text(1)));
-    QVERIFY(it->child(4)->text(1).contains("--num-workers"));
+    // The fix in the window's words (Run settings' names), not the runner's flags; Apply emits its knobs.
+    QVERIFY2(it->child(4)->text(1).contains("In Run settings: num_workers 4, pin_memory on"), qPrintable(it->child(4)->text(1)));
+    QVERIFY(!it->child(4)->text(1).contains("--"));
+    QVERIFY(p.verdicts()[0].fix.find("--num-workers") != std::string::npos);  // the runner keeps its wording
+    QSignalSpy applied(&p, &VerdictPanel::applyRequested);
+    QVERIFY(p.applyButton(0));
+    p.applyButton(0)->click();
+    QCOMPARE(applied.size(), 1);
+    RunSettings rs;
+    rs.num_workers = 0, rs.pin_memory = false;
+    const QStringList changed = apply_fix_settings(applied[0][0].value<std::vector<prof::analysis::FixSetting>>(), rs);
+    QCOMPARE(changed, QStringList({"num_workers 0 → 4", "pin_memory off → on"}));
+    QCOMPARE(rs.num_workers, 4);
+    QVERIFY(rs.pin_memory);
+    QVERIFY(apply_fix_settings(p.verdicts()[0].settings, rs).isEmpty());  // applied twice: nothing changes
     QCOMPARE(click(p, hub, "input_bound"), expected);
     QVERIFY(hub.highlight().label.startsWith("input_bound"));
     QVERIFY(p.statusText().contains("19 steps analysed"));
@@ -169,7 +184,8 @@ class TestPanelsVerdicts : public QObject {
     QCOMPARE(it->text(0), QString("moderate"));
     QCOMPARE(it->background(0).color(), severity_color("moderate"));
     QVERIFY(it->child(0)->text(1).contains("gpu idle sync"));
-    QVERIFY(it->child(it->childCount() - 1)->text(1).contains("--sync-every-step"));
+    QVERIFY2(it->child(it->childCount() - 2)->text(1).contains("sync every step off"),
+             qPrintable(it->child(it->childCount() - 2)->text(1)));
     QCOMPARE(click(p, hub, "sync_bound"), expected);
     QVERIFY(!row(p, "low_utilization"));  // 90 % busy
   }
