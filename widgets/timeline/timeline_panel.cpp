@@ -32,7 +32,7 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
   details_ = new DetailsPane(view_, this);
   legend_ = new TimelineLegend(this);
   search_ = new QLineEdit(this);
-  search_->setPlaceholderText(tr("Find (kernel, op, host range, copy)…"));
+  search_->setPlaceholderText(tr("Find kernel, op, range…"));
   search_->setToolTip(tr("Find every slice by name: kernels, host ranges and CPU ops (DataLoader, aten::conv2d), CUDA "
                          "runtime calls, copies (Memcpy HtoD) and memsets; Enter: next, Shift+Enter: previous"));
   search_->setClearButtonEnabled(true);
