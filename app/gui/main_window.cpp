@@ -66,6 +66,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     updateIdleStatus();
   });
   connectCheckpoints();
+  connectFixes();
   connect(session_, &TrainingSession::pausedChanged, this, [this](bool paused) {
     pause_->setText(paused ? tr("Resume") : tr("Pause"));
     statusBar()->showMessage(paused ? tr("Paused between steps") : tr("Resumed"), 3000);
@@ -153,6 +154,7 @@ void MainWindow::buildActions() {
   file->addAction(save_session_);
   file->addAction(run_again_);
   file->addAction(compare_action_);
+  file->addMenu(buildExportMenu());
   file->addSeparator();
   file->addAction(prefs_);
   file->addSeparator();

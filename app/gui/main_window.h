@@ -82,6 +82,13 @@ class MainWindow : public QMainWindow {
   QString statusText() const;
   /// The message bar's text ("" when hidden).
   QString message() const;
+  /// File ▸ Export (main_window_export.cpp): the shown session through profiling/export; "" when written, else why not.
+  QString exportChromeTrace(const QString& path);
+  QString exportKernelsCsv(const QString& path);
+  QString exportStepsCsv(const QString& path);
+  /// Every plot with data as DIR/<panel>.<suffix> ("png" or "pdf"); returns the files written.
+  QStringList exportPlots(const QString& dir, const QString& suffix, QString* error = nullptr);
+  QMenu* exportMenu() const { return export_menu_; }
 
  public slots:
   void startRun();
@@ -136,6 +143,8 @@ class MainWindow : public QMainWindow {
   void showMessage(const QString& text, bool error);
   void startWith(const RunSettings& s);
   void connectCheckpoints();
+  QMenu* buildExportMenu();
+  void connectFixes();  // a verdict's Apply -> Run settings
   void buildSessionActions();
   QWidget* buildSessionDetails();
   void addRecentSession(const QString& path);
@@ -174,6 +183,7 @@ class MainWindow : public QMainWindow {
   QAction *save_checkpoint_, *resume_;
   QAction *open_session_, *save_session_;
   QMenu* recent_;
+  QMenu* export_menu_ = nullptr;
   QAction* run_again_ = nullptr;
   QAction* compare_action_ = nullptr;
   CompareView* compare_ = nullptr;

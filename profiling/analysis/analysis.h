@@ -84,16 +84,33 @@ struct RunConfig {
   std::string device, amp = "off";
   std::int64_t batch_size = 0;
   int num_workers = -1;
+  int accumulate = 1;  // micro-batches per optimizer step
   bool pin_memory = false, augment = false, sync_every_step = false;
 };
 RunConfig run_config(const std::map<std::string, std::string>& meta);
+
+/// One knob of a verdict's fix, as TrainScope's run configuration names it (trainscope-run's option
+/// without "--", the window's Run settings field): each front end writes it in its own words.
+///   knob: "num_workers", "pin_memory", "augment", "sync_every_step", "batch_size", "accumulate", "amp"
+///   value: the new value: an integer, "on" / "off", or an AMP mode ("bf16", "fp16", "off").
+struct FixSetting {
+  std::string knob, value;
+  bool operator==(const FixSetting&) const = default;
+};
 
 struct Verdict {
   std::string id;        // input_bound, sync_bound, launch_bound, low_utilization, memory_pressure, ...
   std::string severity;  // "high", "moderate", "low"
   std::string title;     // one line
-  std::string fix;       // the concrete change, in the user's terms (runner options)
+  std::string fix;       // the concrete change: runner options (TrainScope runs), PyTorch's words (traces)
   std::vector<std::pair<std::string, double>> evidence;  // name -> number (units in the name)
+  /// TrainScope runs (meta run.config known): the knobs the fix sets, with their values for the next
+  /// run (a knob the run already had right may be listed: "keep pin_memory on"; a front end applying
+  /// them reports what actually changed); empty for an imported trace (nothing to apply there).
+  std::vector<FixSetting> settings;
+  /// TrainScope runs: what the fix says beyond `settings`, in plain words without option names
+  /// ("move augmentation to the GPU, keep the dataset in memory"); "" when the settings say it all.
+  std::string advice;
 };
 
 /// Session (or rolling-window) metrics and verdicts.

@@ -133,6 +133,7 @@ RunConfig run_config(const std::map<std::string, std::string>& meta) {
   str("amp", c.amp);
   if (d.HasMember("batch_size") && d["batch_size"].IsInt64()) c.batch_size = d["batch_size"].GetInt64();
   if (d.HasMember("num_workers") && d["num_workers"].IsInt()) c.num_workers = d["num_workers"].GetInt();
+  if (d.HasMember("accumulate") && d["accumulate"].IsInt()) c.accumulate = std::max(1, d["accumulate"].GetInt());
   boolean("pin_memory", c.pin_memory);
   boolean("augment", c.augment);
   boolean("sync_every_step", c.sync_every_step);

@@ -1,4 +1,6 @@
-// Verdicts: each with a severity, the evidence numbers and the fix in the runner's terms.
+// Verdicts: each with a severity, the evidence numbers and the fix in the runner's terms; for
+// TrainScope runs also the fix as knobs with values (Verdict::settings) and plain advice, from which
+// the window writes its own words and applies the knobs to its Run settings.
 // Every threshold is a named constant with its source; docs/metrics.md lists them.
 #include "profiling/analysis/analysis.h"
 
@@ -31,7 +33,25 @@ constexpr double kOverflowShare = 0.01;
 /// Pageable copies: any host<->device copy from pageable memory, moderate when >= 2 % of wall time.
 constexpr double kPageableModerate = 0.02;
 
+/// Input-bound fix: 4 data-loader workers (the PyTorch DataLoader's customary starting point; the
+/// nw4 sessions of tests/data show the wait gone on the H200), twice the count when already >= 4.
+constexpr int kFixWorkers = 4, kMaxFixWorkers = 32;
+/// Launch-bound fix: double the batch size while the run used at most this share of device memory
+/// (activations grow about linearly with the batch, so twice the batch still fits; TrainScope's choice).
+constexpr double kDoubleBatchMemory = 0.45;
+
 double share(std::int64_t part, std::int64_t whole) { return whole > 0 ? static_cast<double>(part) / whole : 0; }
+
+/// The last verdict's fix as knobs (TrainScope runs only: an imported trace has no Run settings).
+void structured(Report& r, std::vector<FixSetting> settings, std::string advice) {
+  if (!r.config.known || r.verdicts.empty()) return;
+  r.verdicts.back().settings = std::move(settings);
+  r.verdicts.back().advice = std::move(advice);
+}
+
+std::string workers_fix(int now) {
+  return std::to_string(now < kFixWorkers ? kFixWorkers : std::min(kMaxFixWorkers, 2 * now));
+}
 
 /// The fix in the user's terms: trainscope-run / window options for TrainScope's own recordings
 /// (meta run.config present), PyTorch's words for an imported torch.profiler trace.
@@ -52,8 +72,11 @@ void input_bound(Report& r) {
                             "move augmentation to the GPU, keep the dataset in memory"),
                         {{"data_loader_wait_pct", 100 * s},
                          {"data_loader_wait_ms_per_step", r.data_wait_ns / 1e6 / r.steps},
-                         {"step_ms", r.wall_ns / 1e6 / r.steps}}});
+                         {"step_ms", r.wall_ns / 1e6 / r.steps}}, {}, {}});
   if (r.config.num_workers >= 0) r.verdicts.back().evidence.emplace_back("num_workers", r.config.num_workers);
+  structured(r, {{"num_workers", workers_fix(r.config.num_workers)}, {"pin_memory", "on"}},
+             r.config.augment ? "move augmentation to the GPU or turn it off; keep the dataset in memory"
+                              : "keep the dataset in memory");
 }
 
 void sync_bound(Report& r) {
@@ -69,7 +92,9 @@ void sync_bound(Report& r) {
                             "the device, use pin_memory=True and .to(device, non_blocking=True)"),
                         {{"gpu_idle_sync_pct", 100 * s},
                          {"host_sync_pct", 100 * share(r.sync_ns, r.wall_ns)},
-                         {"gpu_utilization_pct", 100 * r.gpu_utilization.value_or(0)}}});
+                         {"gpu_utilization_pct", 100 * r.gpu_utilization.value_or(0)}}, {}, {}});
+  structured(r, {{"sync_every_step", "off"}, {"pin_memory", "on"}},
+             "read the loss less often and accumulate metrics on the device");
 }
 
 void launch_bound(Report& r) {
@@ -86,7 +111,13 @@ void launch_bound(Report& r) {
                         {{"gpu_idle_host_wait_launching_pct", 100 * s},
                          {"median_kernel_us", *r.median_kernel_ns / 1e3},
                          {"median_launch_us", *r.median_launch_ns / 1e3},
-                         {"kernels_per_step", r.kernels_per_step.value_or(0)}}});
+                         {"kernels_per_step", r.kernels_per_step.value_or(0)}}, {}, {}});
+  std::vector<FixSetting> knobs;
+  if (r.config.batch_size > 0 && (!r.device_memory_fraction || *r.device_memory_fraction <= kDoubleBatchMemory))
+    knobs.push_back({"batch_size", std::to_string(2 * r.config.batch_size)});
+  std::string advice = knobs.empty() ? "use a larger batch size; CUDA graphs and kernel fusion cut launches"
+                                     : "CUDA graphs and kernel fusion cut launches further";
+  structured(r, std::move(knobs), std::move(advice));
 }
 
 void low_utilization(Report& r) {
@@ -99,7 +130,8 @@ void low_utilization(Report& r) {
                         {{"gpu_utilization_pct", 100 * *r.gpu_utilization},
                          {"idle_host_wait_pct", 100 * share(r.idle->host_wait, r.wall_ns)},
                          {"idle_kernel_wait_pct", 100 * share(r.idle->kernel_wait, r.wall_ns)},
-                         {"idle_other_pct", 100 * share(r.idle->other, r.wall_ns)}}});
+                         {"idle_other_pct", 100 * share(r.idle->other, r.wall_ns)}}, {}, {}});
+  structured(r, {}, "see the idle breakdown: a larger batch size, more data-loader workers, no sync every step");
 }
 
 void pageable_copies(Report& r) {
@@ -110,7 +142,8 @@ void pageable_copies(Report& r) {
                         fix(r, "turn on --pin-memory", "use DataLoader(pin_memory=True) / tensor.pin_memory()"),
                         {{"pageable_copies", static_cast<double>(r.pageable_copies)},
                                                  {"pageable_copy_mb", r.pageable_copy_bytes / 1e6},
-                                                 {"pageable_copy_pct", 100 * s}}});
+                                                 {"pageable_copy_pct", 100 * s}}, {}, {}});
+  structured(r, {{"pin_memory", "on"}}, "");
 }
 
 void memory_pressure(Report& r) {
@@ -120,7 +153,12 @@ void memory_pressure(Report& r) {
                         fix(r, "use a smaller --batch-size with --accumulate N to keep the effective batch, or --amp bf16",
                             "use a smaller batch size with gradient accumulation, or torch.autocast(dtype=torch.bfloat16)"),
                         {{"device_memory_used_pct", 100 * *r.device_memory_fraction},
-                         {"peak_device_memory_gb", *r.peak_device_memory_bytes / 1e9}}});
+                         {"peak_device_memory_gb", *r.peak_device_memory_bytes / 1e9}}, {}, {}});
+  if (r.config.batch_size > 1)  // half the batch, twice the micro-batches: the same effective batch
+    structured(r, {{"batch_size", std::to_string(r.config.batch_size / 2)}, {"accumulate", std::to_string(2 * r.config.accumulate)}},
+               "or use AMP bf16");
+  else
+    structured(r, {}, "use AMP bf16 or a smaller model");
 }
 
 void amp(Report& r) {
@@ -132,7 +170,8 @@ void amp(Report& r) {
                                   (bf16 ? ")" : ") with torch.amp.GradScaler")),
                           {{"matmul_kernel_time_pct", 100 * *r.matmul_kernel_share},
                            {"tensor_core_kernel_time_pct", 100 * r.tensor_core_kernel_share.value_or(0)},
-                           {"compute_capability", r.device.cc_major + r.device.cc_minor / 10.0}}});
+                           {"compute_capability", r.device.cc_major + r.device.cc_minor / 10.0}}, {}, {}});
+    structured(r, {{"amp", bf16 ? "bf16" : "fp16"}}, "");
   }
   if (r.skipped_steps && r.optimizer_steps && *r.optimizer_steps > 0) {
     const double s = share(*r.skipped_steps, *r.optimizer_steps);
@@ -141,7 +180,9 @@ void amp(Report& r) {
                             fix(r, "use --amp bf16 (no loss scaling), or lower --lr",
                                 "use torch.autocast(dtype=torch.bfloat16) (no loss scaling), or lower the learning rate"),
                             {{"skipped_steps", static_cast<double>(*r.skipped_steps)},
-                             {"skipped_pct", 100 * s}}});
+                             {"skipped_pct", 100 * s}}, {}, {}});
+    if (r.device.cc_major >= 8) structured(r, {{"amp", "bf16"}}, "or lower the learning rate");
+    else structured(r, {}, "lower the learning rate");
   }
 }
 

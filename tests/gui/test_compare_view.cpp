@@ -129,7 +129,7 @@ class TestCompareView : public QObject {
     // Each verdict carries its evidence and fix rows.
     QTreeWidgetItem* ib = v.verdictTree()->topLevelItem(1)->child(verdict_ids(v.verdictTree(), 1).indexOf("input_bound"));
     QCOMPARE(ib->childCount(), 2);
-    QVERIFY(ib->child(0)->text(0).startsWith("evidence: "));
+    QVERIFY(ib->child(0)->text(0).startsWith("evidence (whole run): "));
     QVERIFY(ib->child(1)->text(0).startsWith("fix: "));
   }
 

@@ -6,6 +6,7 @@
 #include <QSignalSpy>
 #include <map>
 #include <tuple>
+#include <QPushButton>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -30,7 +31,10 @@ struct Builder {
   prof::StringId sync_api = s.strings.intern("cudaStreamSynchronize_v3020");
   prof::StringId kname = s.strings.intern("void elementwise_kernel<float>()");
   /// A TrainScope recording (run.config present): the fixes name trainscope-run's options.
-  Builder() { s.set_meta("run.config", R"({"device":"cuda","batch_size":128,"num_workers":2})"); }
+  /// trainscope = false: an imported trace's store (no run config: fixes in PyTorch's words).
+  explicit Builder(bool trainscope = true) {
+    if (trainscope) s.set_meta("run.config", R"({"device":"cuda","batch_size":128,"num_workers":2})");
+  }
   void range(K k, std::int64_t a, std::int64_t b, std::int64_t step = -1) {
     prof::HostRangeRecord r;
     r.start = a, r.end = b, r.thread = kTid, r.kind = static_cast<std::uint8_t>(k), r.step = step;
@@ -135,10 +139,24 @@ class TestPanelsVerdicts : public QObject {
     QCOMPARE(it->text(0), QString("high"));
     QCOMPARE(it->background(0).color(), severity_color("high"));
     QVERIFY(it->text(1).contains("Input-bound"));
-    QCOMPARE(it->childCount(), 5);  // four numbers (wait %, ms/step, step ms, num_workers), one per row, then the fix
+    QCOMPARE(it->childCount(), 6);  // four numbers (wait %, ms/step, step ms, num_workers), one per row, the fix, Apply
     QCOMPARE(it->child(3)->text(1), QString("num workers 2"));
-    QVERIFY2(it->child(0)->text(1).contains("data loader wait 30.0 %"), qPrintable(it->child(0)->text(1)));
-    QVERIFY(it->child(4)->text(1).contains("--num-workers"));
+    QVERIFY2(it->child(0)->text(1).contains("data-loader wait (raw) 30.0 %"), qPrintable(it->child(0)->text(1)));
+    // The fix in the window's words (Run settings' names), not the runner's flags; Apply emits its knobs.
+    QVERIFY2(it->child(4)->text(1).contains("In Run settings: num_workers 4, pin_memory on"), qPrintable(it->child(4)->text(1)));
+    QVERIFY(!it->child(4)->text(1).contains("--"));
+    QVERIFY(p.verdicts()[0].fix.find("--num-workers") != std::string::npos);  // the runner keeps its wording
+    QSignalSpy applied(&p, &VerdictPanel::applyRequested);
+    QVERIFY(p.applyButton(0));
+    p.applyButton(0)->click();
+    QCOMPARE(applied.size(), 1);
+    RunSettings rs;
+    rs.num_workers = 0, rs.pin_memory = false;
+    const QStringList changed = apply_fix_settings(applied[0][0].value<std::vector<prof::analysis::FixSetting>>(), rs);
+    QCOMPARE(changed, QStringList({"num_workers 0 → 4", "pin_memory off → on"}));
+    QCOMPARE(rs.num_workers, 4);
+    QVERIFY(rs.pin_memory);
+    QVERIFY(apply_fix_settings(p.verdicts()[0].settings, rs).isEmpty());  // applied twice: nothing changes
     QCOMPARE(click(p, hub, "input_bound"), expected);
     QVERIFY(hub.highlight().label.startsWith("input_bound"));
     QVERIFY(p.statusText().contains("19 steps analysed"));
@@ -168,8 +186,9 @@ class TestPanelsVerdicts : public QObject {
     QVERIFY(it);
     QCOMPARE(it->text(0), QString("moderate"));
     QCOMPARE(it->background(0).color(), severity_color("moderate"));
-    QVERIFY(it->child(0)->text(1).contains("gpu idle sync"));
-    QVERIFY(it->child(it->childCount() - 1)->text(1).contains("--sync-every-step"));
+    QVERIFY(it->child(0)->text(1).contains("GPU idle in host syncs"));
+    QVERIFY2(it->child(it->childCount() - 2)->text(1).contains("sync every step off"),
+             qPrintable(it->child(it->childCount() - 2)->text(1)));
     QCOMPARE(click(p, hub, "sync_bound"), expected);
     QVERIFY(!row(p, "low_utilization"));  // 90 % busy
   }
@@ -210,6 +229,34 @@ class TestPanelsVerdicts : public QObject {
     QCOMPARE(host_gaps.size(), gaps.size() - 1);
     QCOMPARE(click(p, hub, "launch_bound"), host_gaps);
     QVERIFY(lb->child(1)->text(1).contains("median kernel 0.50 µs"));
+    // Fixes: launch-bound doubles the batch (memory use unknown here); low utilisation is advice only.
+    using prof::analysis::FixSetting;
+    const int lbi = p.tree()->indexOfTopLevelItem(lb), lui = p.tree()->indexOfTopLevelItem(lu);
+    QCOMPARE(p.verdicts()[static_cast<std::size_t>(lbi)].settings, (std::vector<FixSetting>{{"batch_size", "256"}}));
+    QVERIFY2(p.fixText(lbi).startsWith("In Run settings: batch size 256"), qPrintable(p.fixText(lbi)));
+    QVERIFY(p.applyButton(lbi));
+    QVERIFY(!p.applyButton(lui));
+    QVERIFY(!p.apply(lui));
+    QVERIFY2(p.fixText(lui).startsWith("See the idle breakdown") && !p.fixText(lui).contains("--"), qPrintable(p.fixText(lui)));
+  }
+
+  void traceFixesHaveNothingToApply() {
+    Builder b(false);  // an imported torch.profiler trace: no run config
+    for (int i = 0; i < 20; ++i) {
+      const std::int64_t t = i * 1000;
+      b.step(i + 1, t, t + 1000);
+      b.range(K::data_wait, t, t + 300);
+    }
+    PanelHub hub;
+    VerdictPanel p(&hub);
+    hub.setStore(b.p, false);
+    wait_result(p);
+    QCOMPARE(p.verdicts().size(), std::size_t{1});
+    QVERIFY(!p.fixesApply());
+    QVERIFY(p.verdicts()[0].settings.empty());
+    QVERIFY2(p.fixText(0).contains("DataLoader(num_workers="), qPrintable(p.fixText(0)));
+    QVERIFY(!p.applyButton(0));
+    QVERIFY(!p.apply(0));
   }
 
   void lowUtilizationAlone() {
@@ -229,6 +276,7 @@ class TestPanelsVerdicts : public QObject {
     QCOMPARE(row(p, "low_utilization")->background(0).color(), severity_color("moderate"));
     // The banner: the verdict, its colour, a click highlights its evidence.
     QVERIFY(banner.text().startsWith("Low GPU utilisation"));
+    QVERIFY2(banner.text().contains("fix: See the idle breakdown") && !banner.text().contains("--"), qPrintable(banner.text()));
     QCOMPARE(banner.color(), severity_color("moderate"));
     QSignalSpy details(&banner, &VerdictBanner::detailsRequested);
     QTest::mouseClick(&banner, Qt::LeftButton);
@@ -257,6 +305,14 @@ class TestPanelsVerdicts : public QObject {
     QVERIFY(it);
     QCOMPARE(it->text(0), QString("high"));  // 97.3 % > 97 %
     QCOMPARE(click(p, hub, "memory_pressure"), (Spans{{12000, 13000}}));
+    // The fix: half the batch, twice the micro-batches (the same effective batch).
+    const int i = p.tree()->indexOfTopLevelItem(it);
+    RunSettings rs;
+    rs.batch_size = 128, rs.accumulate = 1;
+    QCOMPARE(apply_fix_settings(p.verdicts()[static_cast<std::size_t>(i)].settings, rs),
+             QStringList({"batch size 128 → 64", "gradient accumulation 1 → 2"}));
+    QCOMPARE(rs.batch_size, std::int64_t{64});
+    QCOMPARE(rs.accumulate, 2);
   }
 
   void scopeLastStepsOrWholeRun() {

@@ -6,6 +6,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -74,6 +75,61 @@ QString format_evidence(const std::string& name, double value) {
     }
   const bool whole = value == static_cast<double>(static_cast<long long>(value));
   return QString("%1 %2").arg(QString::fromStdString(name).replace('_', ' ')).arg(value, 0, 'f', whole ? 0 : 2);
+}
+
+QString fix_setting_text(const prof::analysis::FixSetting& f) {
+  const QString v = QString::fromStdString(f.value);
+  if (f.knob == "num_workers") return QObject::tr("num_workers %1").arg(v);
+  if (f.knob == "pin_memory") return QObject::tr("pin_memory %1").arg(v);
+  if (f.knob == "amp") return QObject::tr("AMP %1").arg(v);
+  if (f.knob == "batch_size") return QObject::tr("batch size %1").arg(v);
+  if (f.knob == "accumulate") return QObject::tr("gradient accumulation %1").arg(v);
+  if (f.knob == "sync_every_step") return QObject::tr("sync every step %1").arg(v);
+  if (f.knob == "augment") return QObject::tr("augmentation %1").arg(v);
+  return QString::fromStdString(f.knob + " " + f.value);
+}
+
+QString window_fix_text(const prof::analysis::Verdict& v, bool trainscope) {
+  if (!trainscope) return QString::fromStdString(v.fix);
+  QStringList knobs;
+  for (const auto& f : v.settings) knobs << fix_setting_text(f);
+  QString advice = QString::fromStdString(v.advice);
+  if (!advice.isEmpty()) advice[0] = advice[0].toUpper();
+  if (knobs.isEmpty()) return advice.isEmpty() ? QString::fromStdString(v.fix) : advice;
+  const QString set = QObject::tr("In Run settings: %1 for the next run").arg(knobs.join(", "));
+  return advice.isEmpty() ? set : set + ". " + advice;
+}
+
+QStringList apply_fix_settings(const std::vector<prof::analysis::FixSetting>& fix, RunSettings& s) {
+  QStringList changed;
+  auto on_off = [](bool b) { return b ? QStringLiteral("on") : QStringLiteral("off"); };
+  auto flag = [&](const char* name, bool& field, const std::string& value) {
+    if (value != "on" && value != "off") return;
+    const bool now = value == "on";
+    if (field != now) changed << QString("%1 %2 → %3").arg(name, on_off(field), on_off(now));
+    field = now;
+  };
+  auto number = [&](const char* name, auto& field, const std::string& value) {
+    bool ok = false;
+    const long long n = QString::fromStdString(value).toLongLong(&ok);
+    if (!ok || n < 0) return;
+    if (static_cast<long long>(field) != n) changed << QString("%1 %2 → %3").arg(name).arg(static_cast<long long>(field)).arg(n);
+    field = static_cast<std::remove_reference_t<decltype(field)>>(n);
+  };
+  for (const auto& f : fix) {
+    if (f.knob == "num_workers") number("num_workers", s.num_workers, f.value);
+    else if (f.knob == "batch_size") number("batch size", s.batch_size, f.value);
+    else if (f.knob == "accumulate") number("gradient accumulation", s.accumulate, f.value);
+    else if (f.knob == "pin_memory") flag("pin_memory", s.pin_memory, f.value);
+    else if (f.knob == "augment") flag("augmentation", s.augment, f.value);
+    else if (f.knob == "sync_every_step") flag("sync every step", s.sync_every_step, f.value);
+    else if (f.knob == "amp" && (f.value == "off" || f.value == "fp16" || f.value == "bf16")) {
+      const AmpMode m = parse_amp_mode(f.value);
+      if (m != s.amp) changed << QString("AMP %1 → %2").arg(amp_mode_name(s.amp), amp_mode_name(m));
+      s.amp = m;
+    }
+  }
+  return changed;
 }
 
 VerdictPanel::VerdictPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_(hub) {
@@ -173,11 +229,30 @@ void VerdictPanel::fillTree() {
       first = false;
     }
     auto* f = new QTreeWidgetItem(top);
+    const QString fix = window_fix_text(v, fixesApply());
     f->setText(0, tr("fix"));
-    f->setText(1, QString::fromStdString(v.fix));
+    f->setText(1, fix);
     f->setForeground(1, fix_color);
-    f->setToolTip(1, QString::fromStdString(v.fix));
+    f->setToolTip(1, fix);
     top->setExpanded(true);
+    if (fixesApply() && !v.settings.empty()) {
+      auto* a = new QTreeWidgetItem(top);
+      auto* button = new QPushButton(tr("Apply to Run settings"));
+      button->setObjectName("apply");
+      button->setToolTip(tr("Set %1 in the Train workspace's Run settings for the next run").arg([&] {
+        QStringList k;
+        for (const auto& s : v.settings) k << fix_setting_text(s);
+        return k.join(", ");
+      }()));
+      auto* holder = new QWidget;  // the button at its size, left-aligned in the row
+      auto* row = new QHBoxLayout(holder);
+      row->setContentsMargins(0, 1, 0, 1);
+      row->addWidget(button);
+      row->addStretch(1);
+      tree_->setItemWidget(a, 1, holder);
+      const int index = tree_->indexOfTopLevelItem(top);
+      connect(button, &QPushButton::clicked, this, [this, index] { apply(index); });
+    }
   }
 }
 
@@ -203,6 +278,33 @@ void VerdictPanel::setSourceNote(const QString& note) {
   source_note_ = note;
   status_->setText(statusText());
   emit verdictsChanged();
+}
+
+bool VerdictPanel::fixesApply() const {
+  const auto r = runner_->result();
+  return r && r->report.config.known;
+}
+
+QString VerdictPanel::fixText(int row) const {
+  if (row < 0 || row >= static_cast<int>(verdicts_.size())) return {};
+  return window_fix_text(verdicts_[static_cast<std::size_t>(row)], fixesApply());
+}
+
+bool VerdictPanel::apply(int row) {
+  if (row < 0 || row >= static_cast<int>(verdicts_.size()) || !fixesApply()) return false;
+  const auto& v = verdicts_[static_cast<std::size_t>(row)];
+  if (v.settings.empty()) return false;
+  emit applyRequested(v.settings, QString::fromStdString(v.title));
+  return true;
+}
+
+QPushButton* VerdictPanel::applyButton(int row) const {
+  QTreeWidgetItem* top = tree_->topLevelItem(row);
+  if (!top) return nullptr;
+  for (int i = 0; i < top->childCount(); ++i)
+    if (QWidget* w = tree_->itemWidget(top->child(i), 1))
+      if (auto* b = w->findChild<QPushButton*>("apply")) return b;
+  return nullptr;
 }
 
 QString VerdictPanel::statusText() const {
@@ -268,7 +370,7 @@ void VerdictBanner::update_from_panel() {
     if (!v.evidence.empty())
       text_ += QStringLiteral(" — ") + format_evidence(v.evidence[0].first, v.evidence[0].second) + QStringLiteral(", ") +
                panel_->windowText();
-    text_ += tr(" — fix: ") + QString::fromStdString(v.fix);
+    text_ += tr(" — fix: ") + panel_->fixText(0);
     if (vs.size() > 1) text_ += tr("  (+%1 more)").arg(vs.size() - 1);
     if (!panel_->sourceNote().isEmpty()) text_ = panel_->sourceNote() + QStringLiteral(" — ") + text_;
   }

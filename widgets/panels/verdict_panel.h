@@ -5,6 +5,10 @@
 // sets the hub's highlight to its evidence intervals (analysis::verdict_evidence: input_bound ->
 // the trainer's data waits, sync_bound -> syncs, launch_bound -> host-wait idle gaps,
 // low_utilization -> GPU idle gaps, memory_pressure -> the peak, pageable_memcpy -> the copies).
+// Fixes are written in the window's words (window_fix_text: Run settings' names for a live run or a
+// TrainScope session, PyTorch's words for an imported trace); a verdict whose fix has knobs
+// (Verdict::settings) gets an "Apply to Run settings" button that emits applyRequested (the main
+// window applies it with apply_fix_settings and says what changed).
 // The analysis runs on a worker thread (AnalysisRunner), <= 2 Hz while live; the first step is left
 // out as warm-up as trainscope-run --analyze does.
 #pragma once
@@ -12,8 +16,12 @@
 #include <QWidget>
 #include <memory>
 
+#include <QStringList>
+#include <vector>
+
 #include "widgets/panel_hub.h"
 #include "widgets/panels/analysis_runner.h"
+#include "widgets/run_settings.h"
 
 class QComboBox;
 class QLabel;
@@ -27,6 +35,17 @@ namespace ts::gui {
 QColor severity_color(const std::string& severity);
 /// "data loader wait 35.2 %" from ("data_loader_wait_pct", 35.2): units from the name's suffix.
 QString format_evidence(const std::string& name, double value);
+
+/// One knob of a fix in the Run settings' words: "num_workers 4", "pin_memory on", "AMP bf16",
+/// "batch size 256", "gradient accumulation 2", "sync every step off", "augmentation off".
+QString fix_setting_text(const prof::analysis::FixSetting& f);
+/// A verdict's fix in the window's words. `trainscope` (a live run or a TrainScope session: the
+/// report's run config is known): the knobs as Run settings names them and the advice; otherwise
+/// (an imported PyTorch trace) the analysis's fix, in PyTorch's words.
+QString window_fix_text(const prof::analysis::Verdict& v, bool trainscope);
+/// Sets the knobs of `fix` on `s`; returns what changed, one "name old → new" per knob whose value
+/// differs ("num_workers 0 → 4", "pin_memory off → on"); unknown knobs and bad values are skipped.
+QStringList apply_fix_settings(const std::vector<prof::analysis::FixSetting>& fix, RunSettings& s);
 
 class VerdictPanel : public QWidget {
   Q_OBJECT
@@ -54,9 +73,20 @@ class VerdictPanel : public QWidget {
   void setSourceNote(const QString& note);
   QString sourceNote() const { return source_note_; }
   PanelHub* hub() const { return hub_; }
+  /// Whether the shown report is of a TrainScope run (its run config is known): fixes can be applied.
+  bool fixesApply() const;
+  /// The fix of verdict `row` in the window's words (window_fix_text).
+  QString fixText(int row) const;
+  /// Emits applyRequested with verdict `row`'s knobs (what its Apply button does); false when the
+  /// verdict has none to apply (an imported trace, advice only).
+  bool apply(int row);
+  /// The Apply button of verdict `row` (nullptr when it has none).
+  class QPushButton* applyButton(int row) const;
 
  signals:
   void verdictsChanged();
+  /// Apply was pressed on a verdict: set these knobs in the Run settings for the next run.
+  void applyRequested(const std::vector<ts::prof::analysis::FixSetting>& settings, const QString& verdict_title);
 
  private:
   void showResult();

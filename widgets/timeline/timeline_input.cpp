@@ -109,6 +109,11 @@ void TimelineView::leaveEvent(QEvent* e) {
 
 QMenu* TimelineView::laneMenu(int lane, QWidget* parent) {
   auto* m = new QMenu(parent);
+  fillLaneMenu(m, lane);
+  return m;
+}
+
+void TimelineView::fillLaneMenu(QMenu* m, int lane) {
   if (lane >= 0) {
     const bool collapsed = isLaneCollapsed(lane);
     m->addAction(collapsed ? tr("Expand") : tr("Collapse"), this, [this, lane, collapsed] { setLaneCollapsed(lane, !collapsed); })
@@ -121,7 +126,19 @@ QMenu* TimelineView::laneMenu(int lane, QWidget* parent) {
   QAction* all = m->addAction(tr("Show all lanes (%1 hidden)").arg(hiddenLaneCount()), this, &TimelineView::showAllLanes);
   all->setObjectName("show_all");
   all->setEnabled(hiddenLaneCount() > 0);
-  return m;
+  // Every lane, checked when shown (the empty lanes hidden on load are here, unchecked).
+  m->addSection(tr("Lanes"));
+  for (int l : data_.defaultOrder()) {
+    const Lane& info = data_.lanes()[static_cast<std::size_t>(l)];
+    QString title = data_.laneTitle(l);
+    if (title.trimmed().isEmpty() || title == "/") title = QString::fromStdString(info.key);
+    if (isEmptyLane(l)) title += tr(" (empty)");
+    QAction* a = m->addAction(title);
+    a->setObjectName(QString::fromStdString("lane:" + info.key));
+    a->setCheckable(true);
+    a->setChecked(!isLaneHidden(l));
+    connect(a, &QAction::toggled, this, [this, l](bool on) { setLaneHidden(l, !on); });
+  }
 }
 
 void TimelineView::contextMenuEvent(QContextMenuEvent* e) {

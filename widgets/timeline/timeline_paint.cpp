@@ -65,7 +65,49 @@ const Palette& colours() {
   return p;
 }
 
+/// Shades of a category for host ops by name: hue and lightness offsets (degrees, HSL lightness
+/// 0..255) small enough that each stays recognisably its category, large enough to tell adjacent
+/// ops apart (as Perfetto and Chrome's tracing colour slices by a hash of their name).
+constexpr int kShades = 8;
+constexpr int kShadeHue[kShades] = {0, -16, 16, -32, 32, 0, -8, 24};
+constexpr int kShadeLight[kShades] = {0, 28, -24, -8, 18, 48, -40, -30};
+
+QColor shade(const QColor& base, int k) {
+  const QColor hsl = base.toHsl();
+  return QColor::fromHsl((hsl.hslHue() + kShadeHue[k] + 360) % 360, hsl.hslSaturation(),
+                         std::clamp(hsl.lightness() + kShadeLight[k], 30, 225));
+}
+
+/// Black or white text on `c` (WCAG relative luminance > 0.45 -> black, as category_text_color).
+QColor text_on(const QColor& c) {
+  auto lin = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF()) > 0.45 ? QColor(Qt::black)
+                                                                                                : QColor(Qt::white);
+}
+
+/// A label that fits `width` px: the text, else its short form (a step's number), else the text
+/// elided when at least 3 characters stay readable, else nothing (no "st…").
+QString fit_label(const QFontMetrics& fm, const QString& text, const QString& short_form, int width) {
+  if (fm.horizontalAdvance(text) <= width) return text;
+  if (!short_form.isEmpty() && fm.horizontalAdvance(short_form) <= width) return short_form;
+  const QString e = fm.elidedText(text, Qt::ElideRight, width);
+  return e.size() >= 4 ? e : QString();
+}
+
 }  // namespace
+
+QColor TimelineView::eventColor(const Event& e) const {
+  const auto cat = static_cast<Category>(std::min<int>(e.category, kCategoryCount - 1));
+  if (e.source != Source::host_range || data_.isOverview() || !store_) return category_color(cat);
+  const auto& h = store_->host_ranges[e.row];
+  if (cat == Category::step)  // adjacent steps told apart: alternate two greys
+    return h.step % 2 ? QColor(0xA9, 0xAE, 0xB8) : category_color(cat);
+  if (cat != Category::host_other) return category_color(cat);
+  if (h.name >= name_shade_.size()) name_shade_.resize(std::max<std::size_t>(h.name + 1, store_->strings.size()), -1);
+  if (name_shade_[h.name] < 0)
+    name_shade_[h.name] = static_cast<std::int8_t>(qHash(QByteArray::fromStdString(store_->strings.get(h.name))) % kShades);
+  return shade(category_color(cat), name_shade_[h.name]);
+}
 
 QString TimelineView::eventLabel(const Event& e) const {
   if (data_.isOverview()) return {};  // an overview bin, not an event
@@ -220,11 +262,18 @@ void TimelineView::paintRow(QPainter& p, const Row& row, int y, const std::vecto
       p.fillRect(rc, dimmed ? pal.dim[cat] : pal.density[cat][static_cast<int>(busy * (Palette::kLevels - 1) + 0.5)]);
       return;
     }
-    p.fillRect(rc, dimmed ? pal.dim[cat] : pal.solid[cat]);
-    if (rc.width() > 28) {
-      p.setPen(dimmed ? QColor(150, 150, 150) : category_text_color(static_cast<Category>(cat)));
-      p.drawText(rc.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                 fm.elidedText(eventLabel(e), Qt::ElideRight, rc.width() - 5));
+    const QColor fill = dimmed ? pal.dim[cat] : eventColor(e);
+    p.fillRect(rc, fill);
+    if (static_cast<Category>(cat) == Category::step && rc.width() > 2)  // a step's start: a white rule
+      p.fillRect(QRect(rc.left(), rc.top(), 1, rc.height()), Qt::white);
+    if (rc.width() > 14) {
+      const bool step = static_cast<Category>(cat) == Category::step && e.source == Source::host_range;
+      const QString label = fit_label(fm, eventLabel(e), step ? QString::number(store_->host_ranges[e.row].step) : QString(),
+                                      rc.width() - 5);
+      if (!label.isEmpty()) {
+        p.setPen(dimmed ? QColor(150, 150, 150) : text_on(fill));
+        p.drawText(rc.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
+      }
     }
   });
   newest_shown_ = std::max<qint64>(newest_shown_, newest);
@@ -245,14 +294,14 @@ void TimelineView::paintMarks(QPainter& p, const Row& row, const std::vector<std
       p.setPen(QPen(QColor(0, 0, 0), 2));
       p.drawRect(rc.adjusted(-1, -1, 1, 1));
     } else {
-      const auto cat = static_cast<Category>(e.category);
-      p.fillRect(rc, category_color(cat));
+      const QColor fill = eventColor(e);
+      p.fillRect(rc, fill);
       p.setPen(QPen(QColor(20, 20, 20), 1));
       p.drawRect(rc);
-      if (rc.width() > 28) {
-        p.setPen(category_text_color(cat));
-        p.drawText(rc.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                   fontMetrics().elidedText(eventLabel(e), Qt::ElideRight, static_cast<int>(rc.width()) - 5));
+      const QString label = rc.width() > 14 ? fit_label(fontMetrics(), eventLabel(e), QString(), static_cast<int>(rc.width()) - 5) : QString();
+      if (!label.isEmpty()) {
+        p.setPen(text_on(fill));
+        p.drawText(rc.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
       }
     }
     const std::int64_t next = axis_.t(std::floor(x1) + 1);  // the next pixel column
@@ -321,6 +370,17 @@ void TimelineView::paintRuler(QPainter& p) {
     p.setPen(QColor(60, 60, 60));
     p.drawText(QRectF(x + 3, 0, 88, 15), Qt::AlignVCenter | Qt::AlignLeft, t == first ? "0" : "+" + format_ns(t - first));
   }
+  // The range selection's length sits in the step row; step labels under it are left out.
+  QRectF sel_label;
+  QString sel_text;
+  ruler_labels_.clear();
+  if (time_selection_) {
+    sel_text = format_ns(time_selection_->end - time_selection_->start);
+    const double x0 = axis_.x(time_selection_->start), x1 = axis_.x(time_selection_->end);
+    const QRectF band = span_rect(x0, x1, 15, 14, w);
+    const double tw = fontMetrics().horizontalAdvance(sel_text) + 8;
+    sel_label = QRectF(band.center().x() - std::max(tw, band.width()) / 2, 15, std::max(tw, band.width()), 14);
+  }
   // Step indices.
   const auto& steps = data_.steps();
   auto it = std::partition_point(steps.begin(), steps.end(), [&](const StepBand& s) { return s.end <= axis_.start(); });
@@ -329,7 +389,8 @@ void TimelineView::paintRuler(QPainter& p) {
     const double x0 = std::max(0.0, axis_.x(it->start)), x1 = std::min(w, axis_.x(it->end));
     const QString label = x1 - x0 > 60 ? tr("step %1").arg(it->global_step) : QString::number(it->global_step);
     const double tw = fontMetrics().horizontalAdvance(label) + 4;
-    if (x1 - x0 < tw || x0 < last_right) {
+    const QRectF label_rect(kHeaderWidth + x0, 15, x1 - x0, 15);
+    if (x1 - x0 < tw || x0 < last_right || (!sel_label.isNull() && label_rect.intersects(sel_label))) {
       if (x1 - x0 < 1) {  // many steps per pixel: jump to the next pixel column
         const std::int64_t next = axis_.t(std::floor(axis_.x(it->end)) + 1);
         it = std::partition_point(it, steps.end(), [&](const StepBand& s) { return s.start < next; }) - 1;
@@ -337,15 +398,17 @@ void TimelineView::paintRuler(QPainter& p) {
       continue;
     }
     p.setPen(QColor(90, 90, 140));
-    p.drawText(QRectF(kHeaderWidth + x0, 15, x1 - x0, 15), Qt::AlignCenter, label);
+    p.drawText(label_rect, Qt::AlignCenter, label);
+    ruler_labels_.push_back(label_rect.adjusted((label_rect.width() - tw) / 2, 0, -(label_rect.width() - tw) / 2, 0));
     last_right = x1;
   }
   if (time_selection_) {
     const double x0 = axis_.x(time_selection_->start), x1 = axis_.x(time_selection_->end);
-    const QRectF rc = span_rect(x0, x1, 15, 14, w);
-    p.fillRect(rc, QColor(40, 110, 220, 170));
+    p.fillRect(span_rect(x0, x1, 15, 14, w), QColor(40, 110, 220, 170));
+    p.fillRect(sel_label, QColor(40, 110, 220));
     p.setPen(Qt::white);
-    p.drawText(rc, Qt::AlignCenter, format_ns(time_selection_->end - time_selection_->start));
+    p.drawText(sel_label, Qt::AlignCenter, sel_text);
+    ruler_labels_.push_back(sel_label);
   }
   if (hub_) {
     for (const TimeSpan& s : hub_->highlight().intervals) {

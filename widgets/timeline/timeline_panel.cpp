@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSplitter>
@@ -31,7 +32,9 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
   details_ = new DetailsPane(view_, this);
   legend_ = new TimelineLegend(this);
   search_ = new QLineEdit(this);
-  search_->setPlaceholderText(tr("Find kernel by name…"));
+  search_->setPlaceholderText(tr("Find kernel, op, range…"));
+  search_->setToolTip(tr("Find every slice by name: kernels, host ranges and CPU ops (DataLoader, aten::conv2d), CUDA "
+                         "runtime calls, copies (Memcpy HtoD) and memsets; Enter: next, Shift+Enter: previous"));
   search_->setClearButtonEnabled(true);
   search_->setMinimumWidth(150);
   search_->setMaximumWidth(320);
@@ -40,6 +43,14 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
   auto* next = button(tr("▶"), tr("Next match (Enter)"), this);
   auto* zoom_sel = button(tr("Zoom to selection"), tr("Zoom to the selected range (Z); drag on the ruler to select"), this);
   auto* fit = button(tr("Fit all"), tr("Show the whole session (F)"), this);
+  lanes_button_ = button(tr("Lanes"), tr("Show or hide lanes (empty ones are hidden when a session opens)"), this);
+  lanes_button_->setPopupMode(QToolButton::InstantPopup);
+  auto* lane_menu = new QMenu(lanes_button_);
+  lanes_button_->setMenu(lane_menu);
+  connect(lane_menu, &QMenu::aboutToShow, this, [this, lane_menu] {
+    lane_menu->clear();
+    view_->fillLaneMenu(lane_menu, -1);
+  });
   follow_ = button(tr("Follow live"), tr("Keep the newest events in view while the run trains; a pan or zoom stops it"), this);
   follow_->setCheckable(true);
   follow_->setChecked(hub_ && hub_->followLive());
@@ -54,6 +65,7 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
   bar->addStretch(1);
   bar->addWidget(zoom_sel);
   bar->addWidget(fit);
+  bar->addWidget(lanes_button_);
   bar->addWidget(follow_);
 
   // The lanes scroll (wheel, drag); the bar shows that there are more below (an imported trace's

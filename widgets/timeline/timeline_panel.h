@@ -1,5 +1,5 @@
-// TimelinePanel: the Profile workspace's timeline. A toolbar (kernel search with next/previous match
-// and a match count, zoom to selection, fit all, follow live, show/hide details), the TimelineView
+// TimelinePanel: the Profile workspace's timeline. A toolbar (search of every slice with next/previous
+// match and a match count, zoom to selection, fit all, a Lanes menu, follow live, show/hide details), the TimelineView
 // with a vertical scroll bar for its lanes, metric tracks under the lanes (addTrack: the memory graph
 // and utilization, drawn on the same time axis and aligned with the lanes' plot area, as Perfetto and
 // Nsight Systems draw counter tracks), and to the right of lanes and tracks the collapsible details
@@ -45,6 +45,8 @@ class TimelinePanel : public QWidget {
   void setDetailsVisible(bool visible);
   bool detailsVisible() const;
   QToolButton* detailsButton() const { return details_button_; }
+  /// The toolbar's Lanes button (its menu: TimelineView::fillLaneMenu(menu, -1)).
+  QToolButton* lanesButton() const { return lanes_button_; }
 
  private:
   void updateMatches();
@@ -61,6 +63,7 @@ class TimelinePanel : public QWidget {
   QSplitter* split_;
   QWidget* side_;  // details pane + legend
   QToolButton* details_button_;
+  QToolButton* lanes_button_;
   std::vector<QWidget*> track_spacers_;
   bool details_on_ = true;  // one per track: the width of the lanes' scroll bar
 };

@@ -26,12 +26,16 @@ TimelineView::TimelineView(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
   connect(hub_, &PanelHub::grew, this, &TimelineView::onGrew);
   connect(hub_, &PanelHub::visibleRangeChanged, this, &TimelineView::onHubRange);
   connect(hub_, &PanelHub::highlightChanged, this, &TimelineView::onHighlight);
-  // The run ended (or an opened session finished loading): show all of it, unless the user has
-  // moved the view meanwhile (which turned follow live off).
+  // The run ended (or an opened session finished loading): show its steady-state steps
+  // (initialRange), unless the user has moved the view meanwhile (which turned follow live off).
   connect(hub_, &PanelHub::liveChanged, this, [this](bool live) {
-    if (live || !hub_->followLive() || !store_) return;
+    if (live || !store_) return;
     onGrew();
-    axis_.fitAll();
+    hideEmptyLanes();  // the events are in: lanes with nothing to look at go into the lane menu
+    update();
+    if (!hub_->followLive()) return;
+    const TimeSpan r = initialRange();
+    axis_.setRange(r.start, r.end);
     publishRange();
     update();
   });
@@ -47,7 +51,8 @@ void TimelineView::onStoreChanged() {
   have_range_ = false;
   selected_ = {};
   time_selection_.reset();
-  name_match_.clear(), name_highlight_.clear(), short_names_.clear();
+  name_match_.clear(), name_highlight_.clear(), short_names_.clear(), name_shade_.clear();
+  empty_lanes_hidden_ = false;
   marks_version_ = ~0ull;
   scroll_y_ = 0;
   emit selectionChanged();
@@ -100,13 +105,20 @@ void TimelineView::onGrew() {
 #endif
   }
   if (!changed) return;
+  if (!hub_->isLive()) hideEmptyLanes();
   if (selected_.valid()) selected_ = data_.find(*store_, selected_source_, selected_row_);
   axis_.setBounds(data_.minTime(), data_.maxTime());
   syncOrder();
   if (!have_range_) {
     const TimeSpan hub_range = hub_->visibleRange();
-    if (hub_range.end > hub_range.start && !hub_->isLive()) axis_.setRange(hub_range.start, hub_range.end);
-    else axis_.fitAll();
+    if (hub_range.end > hub_range.start && !hub_->isLive()) {
+      axis_.setRange(hub_range.start, hub_range.end);
+    } else if (!hub_->isLive()) {
+      const TimeSpan r = initialRange();
+      axis_.setRange(r.start, r.end);
+    } else {
+      axis_.fitAll();
+    }
     have_range_ = true;
     publishRange();
   } else if (hub_->isLive() && hub_->followLive()) {
@@ -115,6 +127,21 @@ void TimelineView::onGrew() {
     publishRange();
   }
   update();
+}
+
+int TimelineView::warmupSteps() const { return store_ && store_->meta().count("import.kind") ? 0 : 1; }
+
+TimeSpan TimelineView::initialRange() const {
+  const auto& steps = data_.steps();
+  const std::size_t first = static_cast<std::size_t>(warmupSteps());
+  if (steps.size() <= first) return {data_.minTime(), data_.maxTime()};
+  const std::size_t last = std::min(steps.size(), first + kInitialSteps) - 1;
+  const std::int64_t start = steps[first].start;
+  // A little past the last step's host range (its GPU work runs on), never into the next step.
+  std::int64_t end = steps[last].end + (steps[last].end - start) / 50;
+  if (last + 1 < steps.size()) end = std::min(end, steps[last + 1].start);
+  end = std::min(end, std::max(data_.maxTime(), steps[last].end));
+  return {start, std::max(end, start + 1)};
 }
 
 std::int64_t TimelineView::followSpan() const {
@@ -286,6 +313,31 @@ void TimelineView::showAllLanes() {
   update();
 }
 
+bool TimelineView::isEmptyLane(int lane) const {
+  if (lane < 0 || lane >= static_cast<int>(data_.lanes().size()) || data_.isOverview()) return false;
+  const Lane& l = data_.lanes()[static_cast<std::size_t>(lane)];
+  bool any_time = false;
+  for (const Row& r : l.rows)
+    for (const Event& e : r.events)
+      if (e.dur() > 0) any_time = true;
+  if (!any_time) return true;
+  // A process marker: one row, a few events, together covering most of the session.
+  if (l.kind != LaneKind::host_thread || l.has_steps || l.rows.size() != 1 || l.rows[0].events.size() > 3) return false;
+  std::int64_t busy = 0;
+  for (const Event& e : l.rows[0].events) busy += e.dur();
+  const std::int64_t span = data_.maxTime() - data_.minTime();
+  return span > 0 && busy * 10 >= span * 9;
+}
+
+void TimelineView::hideEmptyLanes() {
+  // Once per store, when its events are in (an opened session, a finished run): the user's "Show"
+  // in the lane menu is not undone by a later ingest.
+  if (empty_lanes_hidden_ || data_.isOverview() || !data_.eventCount()) return;
+  empty_lanes_hidden_ = true;
+  for (int l : data_.defaultOrder())
+    if (isEmptyLane(l)) hidden_.insert(data_.lanes()[static_cast<std::size_t>(l)].key);
+}
+
 std::vector<TimelineView::LaneGeom> TimelineView::layout() const {
   std::vector<LaneGeom> out;
   int y = kRulerHeight - scroll_y_;
@@ -427,42 +479,89 @@ void TimelineView::setSearch(const QString& text) {
   update();
 }
 
+namespace {
+std::string to_lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+/// The search name of a copy ("Memcpy HtoD"), by CUpti_ActivityMemcpyKind.
+const char* copy_search_name(std::uint8_t kind) {
+  switch (kind) {
+    case 1: return "Memcpy HtoD";
+    case 2: return "Memcpy DtoH";
+    case 8: return "Memcpy DtoD";
+    default: return "Memcpy";
+  }
+}
+}  // namespace
+
+QString TimelineView::searchName(const Event& e) const {
+  if (!store_ || data_.isOverview()) return {};
+  const prof::EventStore& s = *store_;
+  switch (e.source) {
+    case Source::kernel: return QString::fromStdString(demangle(s.strings.get(s.kernels[e.row].name)));
+    case Source::runtime: return QString::fromStdString(s.strings.get(s.runtime[e.row].name));
+    case Source::memcpy: return QString::fromLatin1(copy_search_name(s.memcpys[e.row].copy_kind));
+    case Source::memset: return QStringLiteral("Memset");
+    case Source::sync: return QStringLiteral("Synchronization");
+    case Source::host_range: {
+      const auto& h = s.host_ranges[e.row];
+      const QString name = QString::fromStdString(s.strings.get(h.name));
+      return h.layer ? name + " " + QString::fromStdString(s.strings.get(h.layer)) : name;
+    }
+  }
+  return {};
+}
+
+bool TimelineView::searchHit(const Event& e, const std::string& needle) {
+  const prof::EventStore& s = *store_;
+  auto by_id = [&](prof::StringId id) {
+    if (id >= name_match_.size()) name_match_.resize(std::max<std::size_t>(id + 1, s.strings.size()), -1);
+    if (name_match_[id] < 0) name_match_[id] = to_lower(demangle(s.strings.get(id))).find(needle) != std::string::npos;
+    return name_match_[id] == 1;
+  };
+  switch (e.source) {
+    case Source::kernel: return by_id(s.kernels[e.row].name);
+    case Source::runtime: return by_id(s.runtime[e.row].name);
+    case Source::host_range: {
+      const auto& h = s.host_ranges[e.row];
+      return by_id(h.name) || (h.layer && by_id(h.layer));
+    }
+    case Source::memcpy: return to_lower(copy_search_name(s.memcpys[e.row].copy_kind)).find(needle) != std::string::npos;
+    case Source::memset: return std::string("memset").find(needle) != std::string::npos;
+    case Source::sync: return std::string("synchronization").find(needle) != std::string::npos;
+  }
+  return false;
+}
+
 void TimelineView::refreshMarks() {
   const QString hl = hub_ ? hub_->highlight().kernel_name : QString();
   if (marks_version_ == data_.version() && marks_search_ == search_ && marks_highlight_ == hl) return;
   if (marks_highlight_ != hl) name_highlight_.clear();
+  if (marks_search_ != search_) name_match_.clear();
   marks_version_ = data_.version(), marks_search_ = search_, marks_highlight_ = hl;
   const auto& lanes = data_.lanes();
   marks_.assign(lanes.size(), {});
   outlined_.assign(lanes.size(), {});
   if (!store_ || data_.isOverview() || (search_.isEmpty() && hl.isEmpty())) return;
   const std::string needle = search_.toLower().toStdString(), exact = hl.toStdString();
-  auto classify = [&](std::vector<std::int8_t>& cache, prof::StringId id, bool is_exact) {
-    if (id >= cache.size()) cache.resize(std::max<std::size_t>(id + 1, store_->strings.size()), -1);
-    if (cache[id] < 0) {
+  auto outline = [&](prof::StringId id) {  // the hub's highlighted kernel, by its exact name
+    if (id >= name_highlight_.size()) name_highlight_.resize(std::max<std::size_t>(id + 1, store_->strings.size()), -1);
+    if (name_highlight_[id] < 0) {
       const std::string& raw = store_->strings.get(id);
-      const std::string name = demangle(raw);
-      if (is_exact) {
-        cache[id] = !exact.empty() && (name == exact || raw == exact);
-      } else {
-        std::string lower = name;
-        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-        cache[id] = !needle.empty() && lower.find(needle) != std::string::npos;
-      }
+      name_highlight_[id] = !exact.empty() && (demangle(raw) == exact || raw == exact);
     }
-    return cache[id] == 1;
+    return name_highlight_[id] == 1;
   };
   for (std::size_t l = 0; l < lanes.size(); ++l) {
-    if (lanes[l].kind != LaneKind::stream) continue;
     marks_[l].resize(lanes[l].rows.size());
     outlined_[l].resize(lanes[l].rows.size());
     for (std::size_t r = 0; r < lanes[l].rows.size(); ++r) {
       const auto& ev = lanes[l].rows[r].events;
       for (std::size_t i = 0; i < ev.size(); ++i) {
-        if (ev[i].source != Source::kernel) continue;
-        const prof::StringId name = store_->kernels[ev[i].row].name;
-        if (!search_.isEmpty() && classify(name_match_, name, false)) marks_[l][r].push_back(static_cast<std::uint32_t>(i));
-        if (!hl.isEmpty() && classify(name_highlight_, name, true)) outlined_[l][r].push_back(static_cast<std::uint32_t>(i));
+        if (!needle.empty() && searchHit(ev[i], needle)) marks_[l][r].push_back(static_cast<std::uint32_t>(i));
+        if (!hl.isEmpty() && ev[i].source == Source::kernel && outline(store_->kernels[ev[i].row].name))
+          outlined_[l][r].push_back(static_cast<std::uint32_t>(i));
       }
     }
   }

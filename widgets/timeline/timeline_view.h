@@ -11,6 +11,7 @@
 // Painting lives in timeline_paint.cpp, input in timeline_input.cpp.
 #pragma once
 #include <QPointer>
+#include <QRectF>
 #include <QWidget>
 #include <memory>
 #include <optional>
@@ -46,6 +47,15 @@ class TimelineView : public QWidget {
   /// Shows [start, end) (clamped), updates the hub's range. Does not turn follow-live off.
   void setRange(TimeSpan r);
   void fitAll();
+  /// The range an opened session (or a finished run) first shows: its steady-state steps, from the
+  /// start of the first step after warmupSteps() to the end of up to kInitialSteps steps (start-up,
+  /// cuDNN's search and the warm-up step stay off screen; Fit all shows them). The whole session when
+  /// it has no steps after the warm-up.
+  TimeSpan initialRange() const;
+  static constexpr std::size_t kInitialSteps = 8;
+  /// Leading steps the initial view leaves out: 1 for TrainScope sessions (the analysis's warm-up,
+  /// VerdictPanel's options), 0 for an imported trace (torch.profiler records after its own warm-up).
+  int warmupSteps() const;
   /// Zooms to the selected time range (if any); returns whether it did.
   bool zoomToSelection();
   /// Pulls new rows from the hub's store now (what grew() does).
@@ -77,22 +87,40 @@ class TimelineView : public QWidget {
   /// Moves the lane up (delta < 0) or down among the shown lanes.
   void moveLane(int lane, int delta);
   void showAllLanes();
+  /// A lane with nothing to look at, hidden when a session has loaded (the lane menu lists it): no
+  /// event of 1 ns or more, or — a trace's process marker such as Kineto's "PyTorch Profiler (0)"
+  /// span — a host lane of one row whose few events cover >= 90 % of the session with nothing nested.
+  bool isEmptyLane(int lane) const;
   int hiddenLaneCount() const { return static_cast<int>(hidden_.size()); }
   /// The lane header's context menu (collapse, hide, move up/down, show all); caller owns it.
   QMenu* laneMenu(int lane, QWidget* parent);
+  /// Adds the lane menu's actions to `m`: for `lane` >= 0 collapse, hide, move up/down; then Show all
+  /// lanes and a checkable entry per lane ("lane:KEY"; unchecked = hidden, "(empty)" marks an empty
+  /// lane). The panel's Lanes button shows it with lane = -1.
+  void fillLaneMenu(QMenu* m, int lane);
 
-  // Search: kernels whose demangled name contains `text` (case-insensitive) are highlighted,
-  // the others dimmed; next/prev select and centre the next/previous match in time.
+  // Search: every slice whose name contains `text` (case-insensitive) is highlighted, the others
+  // dimmed: kernels (demangled name), host ranges (name or layer: DataLoader, aten::conv2d, forward),
+  // CUDA runtime calls (API name), copies ("Memcpy HtoD"), memsets ("Memset") and synchronisation
+  // records ("Synchronization"); next/prev select and centre the next/previous match in time.
   void setSearch(const QString& text);
   QString search() const { return search_; }
   int matchCount();
   bool nextMatch();
   bool prevMatch();
-  /// Whether the kernel event `e` is a search match.
+  /// The fill of a solid event: its category's colour; host ranges of the "other" category (PyTorch's
+  /// CPU ops, eval, loader batches) get one of a few shades of it by name; step ranges alternate.
+  QColor eventColor(const timeline::Event& e) const;
+  /// The name the search matches for event `e` ("" in overview mode).
+  QString searchName(const timeline::Event& e) const;
+  /// Whether the event `e` is a search match.
   bool isMatch(const timeline::EventRef& e);
   /// Kernels outlined for the hub's highlight().kernel_name.
   int outlinedCount();
 
+  /// The step-row labels of the time ruler the last paint drew (step indices, the selection's
+  /// length), widget coordinates: they never overlap.
+  const std::vector<QRectF>& rulerLabels() const { return ruler_labels_; }
   /// End (session ns) of the newest event drawn by the last paint (0 before the first).
   qint64 newestShownEnd() const { return newest_shown_; }
   /// The device properties used for occupancy (from the store's meta).
@@ -149,6 +177,9 @@ class TimelineView : public QWidget {
   void syncOrder();
   void refreshMarks();
   void centerOn(const timeline::EventRef& e);
+  void hideEmptyLanes();
+  /// Whether `e` (a search candidate) matches the needle (cached per string id).
+  bool searchHit(const timeline::Event& e, const std::string& needle);
   bool stepMatch(int direction);
   QString tooltipAt(QPoint p) const;
   // Painting (timeline_paint.cpp).
@@ -173,6 +204,7 @@ class TimelineView : public QWidget {
   // Lanes by key (keys survive a re-read of the same store).
   std::vector<std::string> custom_order_;  // empty: default order
   std::set<std::string> collapsed_, hidden_;
+  bool empty_lanes_hidden_ = false;  // hideEmptyLanes() ran for this store
   // Selection and interaction.
   timeline::EventRef selected_;
   mutable timeline::EventRef partner_for_, partner_;  // flowPartner()'s last answer
@@ -191,7 +223,9 @@ class TimelineView : public QWidget {
   std::uint64_t marks_version_ = ~0ull;
   QString marks_search_, marks_highlight_;
   qint64 newest_shown_ = 0;
+  std::vector<QRectF> ruler_labels_;
   mutable std::vector<QString> short_names_;  // per string id (kernel labels)
+  mutable std::vector<std::int8_t> name_shade_;  // per string id: host op shade, -1 unknown
 };
 
 }  // namespace ts::gui

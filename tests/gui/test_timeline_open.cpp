@@ -1,0 +1,195 @@
+// How the timeline opens (issue #15): an opened session's first view is its steady-state steps (after
+// the warm-up step; Fit all still shows everything), an imported trace's from its first step; Find
+// searches every slice (a host range by name, copies, runtime calls) with next/previous; adjacent
+// step ranges alternate colours and PyTorch's host ops get shades by name; empty lanes are hidden and
+// listed, unchecked, in the lane menu; the ruler's step labels never overlap the selection's label.
+#include <QAction>
+#include <QFileInfo>
+#include <QMenu>
+#include <QtTest>
+#include <set>
+
+#include "engine/host_trace.h"
+#include "profiling/event_source.h"
+#include "profiling/import/trace_import.h"
+#include "widgets/timeline/categories.h"
+#include "widgets/timeline/timeline_panel.h"
+#include "widgets/timeline/timeline_view.h"
+
+using namespace ts;
+using namespace ts::gui;
+using namespace ts::gui::timeline;
+
+namespace {
+
+const std::string kSource = TRAINSCOPE_SOURCE_DIR;
+
+std::shared_ptr<const prof::EventStore> session() {
+  static auto s = prof::open_session(kSource + "/tests/data/gpu_b128_nw4.tsession")->shared_store();
+  return s;
+}
+
+std::shared_ptr<const prof::EventStore> small_trace() {
+  static auto s = prof::import::open_trace(kSource + "/tests/data/traces/kineto_small.json")->shared_store();
+  return s;
+}
+
+/// The ResNet-50 trace of ../shared (absent on most machines: the tests using it skip).
+const char* kResnet = "/../shared/cases/traces/kineto_2021-06_resnet50_nw4_memory.pt.trace.json.gz";
+
+struct Shown {
+  PanelHub hub;
+  TimelineView view{&hub};
+  /// An opened session as the window shows it: live while it loads, then the end of the load.
+  explicit Shown(std::shared_ptr<const prof::EventStore> store, bool via_load = true) {
+    view.resize(1280, 600);
+    view.show();
+    hub.setStore(std::move(store), via_load);
+    view.pull();
+    if (via_load) hub.setLive(false);
+  }
+};
+
+}  // namespace
+
+class TestTimelineOpen : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initialViewIsTheSteadyStateSteps() {
+    for (bool via_load : {true, false}) {
+      Shown w(session(), via_load);
+      const auto& steps = session()->steps;
+      QVERIFY(steps.size() > TimelineView::kInitialSteps + 1);
+      QCOMPARE(w.view.warmupSteps(), 1);
+      const TimeSpan r = w.view.range();
+      QVERIFY2(r.start >= steps[0].end, "the first view starts after the warm-up step");
+      QCOMPARE(r.start, steps[1].start);
+      QVERIFY(r.end >= steps[TimelineView::kInitialSteps].end);  // kInitialSteps steps after the warm-up
+      QVERIFY(r.end <= steps[TimelineView::kInitialSteps + 1].start);
+      QVERIFY(r.end - r.start < (w.view.data().maxTime() - w.view.data().minTime()) / 4);
+      w.view.fitAll();  // Fit all: everything, start-up included
+      QCOMPARE(w.view.range().start, w.view.data().minTime());
+      QCOMPARE(w.view.range().end, w.view.data().maxTime());
+    }
+  }
+
+  void traceOpensOnItsFirstStep() {
+    Shown w(small_trace());
+    QCOMPARE(w.view.warmupSteps(), 0);  // torch.profiler recorded after its own warm-up
+    QVERIFY(small_trace()->steps.size() > 0);
+    QCOMPARE(w.view.range().start, small_trace()->steps[0].start);
+  }
+
+  void findSearchesHostRangesCopiesAndCalls() {
+    Shown w(small_trace());
+    w.view.setSearch("dataloader");
+    QCOMPARE(w.view.matchCount(), 1);  // enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__
+    QVERIFY(w.view.nextMatch());
+    const EventRef m = w.view.selectedEvent();
+    QCOMPARE(w.view.data().event(m).source, Source::host_range);
+    QVERIFY(w.view.searchName(w.view.data().event(m)).contains("DataLoader"));
+    QVERIFY(w.view.prevMatch() || w.view.selectedEvent() == m);
+    w.view.setSearch("Memcpy HtoD");
+    int h2d = 0;
+    for (std::size_t i = 0; i < small_trace()->memcpys.size(); ++i) h2d += small_trace()->memcpys[i].copy_kind == 1;
+    QCOMPARE(w.view.matchCount(), h2d);
+    QVERIFY(w.view.matchCount() > 0);
+    w.view.setSearch("cudaStreamSynchronize");
+    QVERIFY(w.view.matchCount() >= 1);
+    w.view.setSearch("aten::conv2d");
+    QVERIFY(w.view.nextMatch());
+    QCOMPARE(w.view.data().event(w.view.selectedEvent()).source, Source::host_range);
+
+    // A TrainScope session: a host range by name (the trainer's data waits) among kernels.
+    Shown s(session());
+    const auto& st = *session();
+    const std::string wait = "data wait";
+    int expect = 0;
+    for (std::size_t i = 0; i < st.host_ranges.size(); ++i) {
+      const auto& h = st.host_ranges[i];
+      std::string n = st.strings.get(h.name) + " " + st.strings.get(h.layer);
+      std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
+      expect += n.find(wait) != std::string::npos;
+    }
+    if (expect == 0) QSKIP("no data wait range in the fixture");
+    s.view.setSearch(QString::fromStdString(wait));
+    QVERIFY(s.view.matchCount() >= expect);
+    QVERIFY(s.view.nextMatch());
+    QCOMPARE(s.view.data().event(s.view.selectedEvent()).source, Source::host_range);
+  }
+
+  void adjacentStepsAndHostOpsAreToldApart() {
+    Shown w(session());
+    const int trainer = w.view.data().trainerLane();
+    QVERIFY(trainer >= 0);
+    const Row& top = w.view.data().lanes()[static_cast<std::size_t>(trainer)].rows[0];
+    QVERIFY(top.events.size() > 2);
+    QCOMPARE(static_cast<Category>(top.events[0].category), Category::step);
+    QVERIFY(w.view.eventColor(top.events[0]) != w.view.eventColor(top.events[1]));
+    QCOMPARE(w.view.eventColor(top.events[0]), w.view.eventColor(top.events[2]));
+
+    const QString resnet = QString::fromStdString(kSource) + kResnet;
+    if (!QFileInfo::exists(resnet)) QSKIP("../shared's ResNet-50 trace is not here");
+    Shown t(prof::import::open_trace(resnet.toStdString())->shared_store());
+    std::set<QRgb> shades;
+    std::set<std::string> names;
+    for (const Lane& l : t.view.data().lanes())
+      for (const Row& r : l.rows)
+        for (const Event& e : r.events)
+          if (e.source == Source::host_range && static_cast<Category>(e.category) == Category::host_other) {
+            shades.insert(t.view.eventColor(e).rgb());
+            names.insert(t.view.searchName(e).toStdString());
+          }
+    QVERIFY(names.size() > 20);
+    QVERIFY2(shades.size() >= 6, "PyTorch's CPU ops: shades of their category by name");
+  }
+
+  void emptyLanesAreHiddenAndListed() {
+    const QString resnet = QString::fromStdString(kSource) + kResnet;
+    if (!QFileInfo::exists(resnet)) QSKIP("../shared's ResNet-50 trace is not here");
+    Shown t(prof::import::open_trace(resnet.toStdString())->shared_store());
+    const auto& d = t.view.data();
+    QStringList hidden;
+    for (int l : d.defaultOrder())
+      if (t.view.isLaneHidden(l)) {
+        hidden << d.laneTitle(l);
+        QVERIFY(t.view.isEmptyLane(l));
+      }
+    QVERIFY2(hidden.size() >= 2, qPrintable(hidden.join(", ")));  // "/", "Traces/", the "PyTorch Profiler (0)" span
+    for (int l : t.view.laneOrder()) QVERIFY(!t.view.isEmptyLane(l));
+    // The lane menu lists them unchecked; checking one shows it.
+    QMenu m;
+    t.view.fillLaneMenu(&m, -1);
+    QAction* entry = nullptr;
+    for (QAction* a : m.actions())
+      if (a->isCheckable() && !a->isChecked()) entry = entry ? entry : a;
+    QVERIFY(entry);
+    QVERIFY(entry->text().contains("(empty)"));
+    const int before = t.view.hiddenLaneCount();
+    entry->setChecked(true);
+    QCOMPARE(t.view.hiddenLaneCount(), before - 1);
+    // A session: its lanes have events; none is hidden.
+    Shown s(session());
+    QCOMPARE(s.view.hiddenLaneCount(), 0);
+  }
+
+  void rulerLabelsNeverOverlap() {
+    Shown w(session());
+    const auto& steps = session()->steps;
+    // A selection across three steps: its length label sits where their step labels would be.
+    w.view.setTimeSelection(TimeSpan{steps[2].start, steps[4].end});
+    w.view.grab();
+    const auto& labels = w.view.rulerLabels();
+    QVERIFY(labels.size() >= 3);
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      for (std::size_t j = i + 1; j < labels.size(); ++j)
+        QVERIFY2(!labels[i].intersects(labels[j]), qPrintable(QString("labels %1 and %2 overlap").arg(i).arg(j)));
+    w.view.setTimeSelection(std::nullopt);
+    w.view.grab();
+    QVERIFY(w.view.rulerLabels().size() > labels.size() - 1);  // the step labels are back
+  }
+};
+
+QTEST_MAIN(TestTimelineOpen)
+#include "test_timeline_open.moc"
