@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -274,14 +275,22 @@ TEST(RunnerMessages, NesterovWithoutMomentumRefused) {
 // also with the two signals back to back and both cores busy.
 TEST(RunnerMessages, SecondInterruptQuitsAtOnce) {
   if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  // The signals go once the runner has printed its first line: a SIGINT that comes before main() has
+  // blocked it is lost (a background job of sh starts with SIGINT ignored), and the run would train
+  // all 50 epochs. Then 1 s, so that they land in the middle of training steps.
+  const std::string out = (fs::temp_directory_path() / ("ts_runner_sigint_" + std::to_string(getpid()))).string();
   const std::string cmd = std::string("XDG_CACHE_HOME=") + fs::temp_directory_path().string() + "/ts_runner_cache " +
                           TRAINSCOPE_RUNNER + " --device cpu --epochs 50 --batch-size 32 --data " + sample_dir() +
-                          " > /dev/null 2>&1 & p=$!; sleep 2; kill -INT $p; kill -INT $p; wait $p; echo $?";
+                          " > " + out + " 2>&1 & p=$!; for i in $(seq 600); do grep -q '^device' " + out +
+                          " && break; sleep 0.1; done; sleep 1; kill -INT $p; kill -INT $p; wait $p; echo $?";
   FILE* f = popen(cmd.c_str(), "r");
   char buf[64] = {};
   const std::size_t n = fread(buf, 1, sizeof buf - 1, f);
   pclose(f);
-  EXPECT_EQ(std::string(buf, n), "130\n");
+  std::ifstream log(out);
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(std::string(buf, n), "130\n") << text;
+  fs::remove(out);
 }
 
 /// Name and blocked-signal mask (SigBlk) of every thread of process `pid`, from /proc.
