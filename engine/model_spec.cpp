@@ -51,6 +51,22 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+/// A string from the file as it may appear in a one-line message: control characters escaped
+/// (\n, \t, \xHH), at most 64 characters (then "..."). Found by ts_model_spec_fuzzer: a key
+/// holding "\n" split the error message.
+std::string printable(const std::string& s) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (out.size() >= 64) return out + "...";
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    else out += ch;
+  }
+  return out;
+}
 
 struct LayerReader {
   const Value& obj;
@@ -60,8 +76,8 @@ struct LayerReader {
   std::string name;  // the layer's own name, when it has one
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw ModelSpecError(index, type, src + ": layer " + std::to_string(index) + " (" + type +
-                                          (name.empty() ? "" : " '" + name + "'") + "): " + what);
+    throw ModelSpecError(index, type, src + ": layer " + std::to_string(index) + " (" + printable(type) +
+                                          (name.empty() ? "" : " '" + printable(name) + "'") + "): " + what);
   }
   bool has(const char* key) const { return obj.HasMember(key); }
   std::int64_t integer(const char* key, std::int64_t def, bool required = false) const {
@@ -148,7 +164,7 @@ void check_keys(const LayerReader& r, LayerType t) {
     }
     std::string list;
     for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    r.fail("unknown parameter '" + key + "'" + (best.empty() ? "" : " (did you mean '" + best + "'?)") +
+    r.fail("unknown parameter '" + printable(key) + "'" + (best.empty() ? "" : " (did you mean '" + best + "'?)") +
            "; " + r.type + " takes " + (list.empty() ? "no parameters" : list));
   }
 }
