@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "engine/errors.h"
+#include "engine/printable.h"
 
 namespace ts {
 
@@ -49,23 +50,6 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
     }
   }
   return row[b.size()];
-}
-
-/// A string from the file as it may appear in a one-line message: control characters escaped
-/// (\n, \t, \xHH), at most 64 characters (then "..."). Found by ts_model_spec_fuzzer: a key
-/// holding "\n" split the error message.
-std::string printable(const std::string& s) {
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (out.size() >= 64) return out + "...";
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
-    else out += ch;
-  }
-  return out;
 }
 
 struct LayerReader {
