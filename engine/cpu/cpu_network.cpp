@@ -8,6 +8,10 @@
 // gradient accumulation that is also the number of optimizer steps. Gradient accumulation keeps a
 // per-parameter sum of the micro-batches' gradients (category gradients, only when accumulate > 1).
 // AMP is refused by make_network (cpu_amp_support), so everything here is fp32.
+// Signals: no signal handler may run on the thread that calls this network or on its OpenMP
+// workers. oneDNN 2.6's inner product keeps live data below the stack pointer past the red zone, and
+// a handler's frame overwrote it and corrupted the heap (issue #16). Front ends block the signals
+// they handle in every thread and take them on one thread with sigwait() (app/runner/main.cpp).
 #include <algorithm>
 #include <cstring>
 #include <utility>
