@@ -100,9 +100,10 @@ run_fuzzer() {
 # their names start with "asan." so the two runs read apart in one log.
 run_sanitized_tests() {
   echo "bootstrap: ASan+UBSan build (debug-asan preset, build-asan/) and its tests"
-  cmake --preset debug-asan >/dev/null
-  cmake --build --preset debug-asan -j "$JOBS"
-  ctest --preset debug-asan -j "$JOBS" --timeout 900
+  # Chained with &&: called as `run_sanitized_tests || status=1`, where set -e does not apply.
+  cmake --preset debug-asan >/dev/null &&
+    cmake --build --preset debug-asan -j "$JOBS" &&
+    ctest --preset debug-asan -j "$JOBS" --timeout 900
 }
 
 configure_and_build() {
