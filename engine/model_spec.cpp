@@ -232,7 +232,11 @@ LayerSpec parse_layer(const Value& v, int index, const std::string& src) {
 ModelSpec parse_model_spec(std::string_view json, std::string_view source) {
   const std::string src(source);
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
+  // Found by ts_model_spec_fuzzer, both broke parse_model_spec(to_json(s)) == s: UTF-8 is checked (a
+  // name with invalid bytes was written back as JSON that does not parse to the same spec), and
+  // numbers are read at full precision (the default, faster path was off by an ulp for a
+  // Dropout p of 1.0248e-47, so a spec written by to_json read back as another value).
+  doc.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
   if (doc.HasParseError())
     throw InputError(src + ": invalid JSON at byte " + std::to_string(doc.GetErrorOffset()) + ": " +
                      rapidjson::GetParseError_En(doc.GetParseError()));

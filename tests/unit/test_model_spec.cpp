@@ -223,6 +223,20 @@ TEST(ModelSpec, ErrorsQuotingTheFileStayOneLine) {
   }
   EXPECT_NE(parse_error(R"([{"type":"Linear","in_features":3,"out_features":8,"o\nut":1}])").find("'o\\nut'"),
             std::string::npos);
+  // Invalid UTF-8 (a name with 0xff bytes) is refused with the byte offset, not written back as
+  // JSON that does not round-trip.
+  const std::string bad = parse_error("{\"name\":\"bn\xff\xff\",\"layers\":[{\"type\":\"Flatten\"}]}");
+  EXPECT_EQ(bad.rfind("m.json: invalid JSON at byte ", 0), 0u) << bad;
+  EXPECT_NE(bad.find("Invalid encoding in string"), std::string::npos) << bad;
+}
+
+// Found by ts_model_spec_fuzzer: to_json then parse_model_spec gives the same spec, also for a
+// number that the parser's fast path rounded differently.
+TEST(ModelSpec, TinyDropoutProbabilityRoundTrips) {
+  const ModelSpec s = parse_model_spec(
+      R"([{"type":"Flatten"},{"type":"Dropout","p":0.000000000000000000000000000000000000000000000010248191152060862008},)"
+      R"({"type":"Linear","in_features":3072,"out_features":10}])", "m.json");
+  EXPECT_EQ(to_json(parse_model_spec(to_json(s), "again.json")), to_json(s));
 }
 
 TEST(ModelSpec, MisspeltTypeGetsSuggestionAndLayerName) {
