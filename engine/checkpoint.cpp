@@ -16,6 +16,7 @@
 #include <iterator>
 
 #include "engine/errors.h"
+#include "engine/printable.h"
 
 namespace ts {
 namespace {
@@ -66,15 +67,21 @@ struct Reader {
       NamedTensor t;
       t.name = str();
       const auto ndim = get<std::uint32_t>();
-      if (ndim > 8) fail("tensor '" + t.name + "' has " + std::to_string(ndim) + " dimensions");
-      std::int64_t n = 1;
+      if (ndim > 8) fail("tensor '" + printable(t.name) + "' has " + std::to_string(ndim) + " dimensions");
+      // The element count is checked against the bytes left after every dimension, so that the
+      // product can neither overflow (8 dims of 2^34 did, and wrapped to a count that passed the
+      // check: a 2^61-element resize; found by ts_checkpoint_fuzzer) nor ask for more than the file holds.
+      std::uint64_t n = 1;
+      bool too_big = false;
       for (std::uint32_t d = 0; d < ndim; ++d) {
         const auto dim = get<std::int64_t>();
-        if (dim < 0 || dim > (std::int64_t{1} << 34)) fail("tensor '" + t.name + "' has a bad size " + std::to_string(dim));
+        if (dim < 0 || dim > (std::int64_t{1} << 34)) fail("tensor '" + printable(t.name) + "' has a bad size " + std::to_string(dim));
         t.tensor.shape.push_back(dim);
-        n *= dim;
+        const std::uint64_t limit = (buf.size() - pos) / sizeof(float);
+        if (dim != 0 && n > limit / static_cast<std::uint64_t>(dim)) too_big = true;
+        n = too_big ? 0 : n * static_cast<std::uint64_t>(dim);
       }
-      if (static_cast<std::uint64_t>(n) * sizeof(float) > buf.size() - pos) fail("tensor '" + t.name + "' runs past the end");
+      if (too_big || n * sizeof(float) > buf.size() - pos) fail("tensor '" + printable(t.name) + "' runs past the end");
       t.tensor.data.resize(static_cast<std::size_t>(n));
       raw(t.tensor.data.data(), t.tensor.data.size() * sizeof(float));
       out.push_back(std::move(t));

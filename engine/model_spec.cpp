@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "engine/errors.h"
+#include "engine/printable.h"
 
 namespace ts {
 
@@ -51,7 +52,6 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-
 struct LayerReader {
   const Value& obj;
   int index;
@@ -60,8 +60,8 @@ struct LayerReader {
   std::string name;  // the layer's own name, when it has one
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw ModelSpecError(index, type, src + ": layer " + std::to_string(index) + " (" + type +
-                                          (name.empty() ? "" : " '" + name + "'") + "): " + what);
+    throw ModelSpecError(index, type, src + ": layer " + std::to_string(index) + " (" + printable(type) +
+                                          (name.empty() ? "" : " '" + printable(name) + "'") + "): " + what);
   }
   bool has(const char* key) const { return obj.HasMember(key); }
   std::int64_t integer(const char* key, std::int64_t def, bool required = false) const {
@@ -148,7 +148,7 @@ void check_keys(const LayerReader& r, LayerType t) {
     }
     std::string list;
     for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    r.fail("unknown parameter '" + key + "'" + (best.empty() ? "" : " (did you mean '" + best + "'?)") +
+    r.fail("unknown parameter '" + printable(key) + "'" + (best.empty() ? "" : " (did you mean '" + best + "'?)") +
            "; " + r.type + " takes " + (list.empty() ? "no parameters" : list));
   }
 }
@@ -232,7 +232,11 @@ LayerSpec parse_layer(const Value& v, int index, const std::string& src) {
 ModelSpec parse_model_spec(std::string_view json, std::string_view source) {
   const std::string src(source);
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
+  // Found by ts_model_spec_fuzzer, both broke parse_model_spec(to_json(s)) == s: UTF-8 is checked (a
+  // name with invalid bytes was written back as JSON that does not parse to the same spec), and
+  // numbers are read at full precision (the default, faster path was off by an ulp for a
+  // Dropout p of 1.0248e-47, so a spec written by to_json read back as another value).
+  doc.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
   if (doc.HasParseError())
     throw InputError(src + ": invalid JSON at byte " + std::to_string(doc.GetErrorOffset()) + ": " +
                      rapidjson::GetParseError_En(doc.GetParseError()));

@@ -3,13 +3,19 @@
 #   scripts/bootstrap.sh run    install packages, build, run the main job on the embedded default
 #                               (the GUI where there is a display and it is built, else the headless
 #                               runner on TrainScope's generated sample set)
-#   scripts/bootstrap.sh test   install packages, build everything, run all tests (ctest)
+#   scripts/bootstrap.sh test   install packages, build everything, run all tests (ctest); then build the
+#                               Qt-free libraries and their unit and runner tests with ASan+UBSan (the
+#                               debug-asan preset, build-asan/) and run those too (names "asan.*");
+#                               fails when either run fails. SANITIZE=0 skips the second run.
 #   scripts/bootstrap.sh deps   install packages only
-#   scripts/bootstrap.sh fuzz [SECONDS]
-#                               install clang and its libFuzzer runtime, configure and build the `fuzz`
-#                               preset (build-fuzz/), run the trace importer's fuzzer for SECONDS
-#                               (default 600) under ASan, seeded with tests/data/traces; prints its
-#                               last status line (executions count); crashes land in build-fuzz/artifacts/
+#   scripts/bootstrap.sh fuzz [SECONDS [TARGET]]
+#                               install clang and its libFuzzer runtime, configure the `fuzz` preset
+#                               (build-fuzz/), build TARGET's fuzzer and run it for SECONDS (default 600)
+#                               under ASan with its dictionary and seed corpus. TARGET: import (default:
+#                               the trace importer, seeds tests/data/traces), session (.tsession files),
+#                               model_spec (model-spec JSON), cifar10 (CIFAR-10 binary files), checkpoint
+#                               (seeds tests/data/fuzz/TARGET). Prints the last status line (executions
+#                               count); crashes land in build-fuzz/artifacts/ (TARGET- prefix but import)
 # Environment: BUILD_DIR (default build), TRAINSCOPE_CMAKE_ARGS (extra -D options), JOBS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,28 +54,56 @@ install_packages() {
 
 install_deps() { install_packages "${PACKAGES[@]}"; }
 
+# One fuzz target per reader of outside data: its binary, dictionary, seed corpus (files copied into
+# build-fuzz/corpus-TARGET, where the fuzzer adds what it finds) and the largest input it makes.
+fuzz_target_info() {  # TARGET -> "binary dict seeds max_len"
+  case "$1" in
+    import) echo "ts_import_fuzzer profiling/fuzz/import.dict tests/data/traces 65536" ;;
+    session) echo "ts_session_fuzzer profiling/fuzz/session.dict tests/data/fuzz/session 65536" ;;
+    model_spec) echo "ts_model_spec_fuzzer engine/fuzz/model_spec.dict tests/data/fuzz/model_spec 16384" ;;
+    cifar10) echo "ts_cifar10_fuzzer engine/fuzz/cifar10.dict tests/data/fuzz/cifar10 32768" ;;
+    checkpoint) echo "ts_checkpoint_fuzzer engine/fuzz/checkpoint.dict tests/data/fuzz/checkpoint 65536" ;;
+    *) echo "bootstrap: unknown fuzz target '$1' (import, session, model_spec, cifar10, checkpoint)" >&2; return 2 ;;
+  esac
+}
+
 run_fuzzer() {
-  local seconds=${1:-600}
+  local seconds=${1:-600} target=${2:-import} info
+  info=$(fuzz_target_info "$target") || return 2
+  local binary dict seeds max_len
+  read -r binary dict seeds max_len <<<"$info"
   install_deps
   install_packages "${FUZZ_PACKAGES[@]}"
   cmake --preset fuzz
-  cmake --build --preset fuzz -j "$JOBS"
-  local corpus=build-fuzz/corpus artifacts=build-fuzz/artifacts/
-  mkdir -p "$corpus" "$artifacts"
-  cp -n tests/data/traces/*.json "$corpus"/ 2>/dev/null || true
-  echo "bootstrap: fuzzing the trace importer for ${seconds} s (log: build-fuzz/fuzz.log)"
+  cmake --build build-fuzz -j "$JOBS" --target "$binary"
+  # The trace importer keeps the folder and log names it always had.
+  local corpus=build-fuzz/corpus-$target artifacts=build-fuzz/artifacts/$target- log=build-fuzz/fuzz-$target.log
+  if [ "$target" = import ]; then corpus=build-fuzz/corpus artifacts=build-fuzz/artifacts/ log=build-fuzz/fuzz.log; fi
+  mkdir -p "$corpus" build-fuzz/artifacts
+  cp -n "$seeds"/* "$corpus"/ 2>/dev/null || true
+  echo "bootstrap: fuzzing $target ($binary) for ${seconds} s (log: $log)"
   set +e
-  build-fuzz/ts_import_fuzzer -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=25 \
-    -dict=profiling/fuzz/import.dict -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" \
-    >build-fuzz/fuzz.log 2>&1
+  "build-fuzz/$binary" -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 -timeout=25 \
+    -dict="$dict" -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" >"$log" 2>&1
   local rc=$?
   set -e
-  grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE)" build-fuzz/fuzz.log | tail -n 1
-  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" build-fuzz/fuzz.log || true
+  grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE)" "$log" | tail -n 1
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$log" || true
   if [ $rc -ne 0 ]; then
-    echo "bootstrap: the fuzzer stopped with exit code $rc (see build-fuzz/fuzz.log and $artifacts)" >&2
+    echo "bootstrap: the fuzzer stopped with exit code $rc (see $log and ${artifacts}*)" >&2
     return $rc
   fi
+}
+
+# The second half of `test`: the Qt-free libraries, trainscope-run and the unit and runner tests built
+# with ASan+UBSan (the debug-asan preset: -O1, no GUI, no CUDA, into build-asan/) and run by ctest;
+# their names start with "asan." so the two runs read apart in one log.
+run_sanitized_tests() {
+  echo "bootstrap: ASan+UBSan build (debug-asan preset, build-asan/) and its tests"
+  # Chained with &&: called as `run_sanitized_tests || status=1`, where set -e does not apply.
+  cmake --preset debug-asan >/dev/null &&
+    cmake --build --preset debug-asan -j "$JOBS" &&
+    ctest --preset debug-asan -j "$JOBS" --timeout 900
 }
 
 configure_and_build() {
@@ -96,9 +130,14 @@ case "$mode" in
   test)
     install_deps
     configure_and_build
-    cd "$BUILD_DIR"
-    ctest --output-on-failure -j "$JOBS" --timeout 900
+    status=0
+    (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS" --timeout 900) || status=1
+    if [ "${SANITIZE:-1}" != 0 ]; then
+      run_sanitized_tests || status=1
+    fi
+    [ $status -eq 0 ] || echo "bootstrap: tests failed (see the ctest output above)" >&2
+    exit $status
     ;;
-  fuzz) run_fuzzer "${2:-600}" ;;
-  *) echo "usage: $0 run|test|deps|fuzz [SECONDS]" >&2; exit 2 ;;
+  fuzz) run_fuzzer "${2:-600}" "${3:-import}" ;;
+  *) echo "usage: $0 run|test|deps|fuzz [SECONDS [TARGET]]" >&2; exit 2 ;;
 esac

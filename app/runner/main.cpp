@@ -4,11 +4,13 @@
 // 130 stopped by SIGINT/SIGTERM (after the current step, summary still printed).
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
-#include <csignal>
 #include <cstdio>
-#include <unistd.h>
+#include <thread>
 
 #include "app/runner/runner.h"
 #include "engine/errors.h"
@@ -17,19 +19,46 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
-// First SIGINT/SIGTERM: stop after the current step and print the summary. A second one quits at
-// once (what impatient users expect from a second Ctrl-C); only async-signal-safe calls here.
-extern "C" void on_signal(int) {
-  if (g_stop.exchange(true)) {
-    static const char msg[] = "\nsecond interrupt: quitting now without a summary\n";
-    [[maybe_unused]] const auto n = write(2, msg, sizeof msg - 1);
-    _exit(130);
-  }
+// SIGINT/SIGTERM never interrupt the threads that compute. main() blocks them before any other thread
+// exists (the OpenMP pool, the loader workers and the profiler's threads inherit the mask), and one
+// thread, "ts-signals", takes them with sigwait(): the first stops the run after the current step
+// (the summary is still printed), a second quits at once (what impatient users expect from a second
+// Ctrl-C). Why not a handler: oneDNN 2.6's inner product keeps live data below the stack pointer,
+// past the 128-byte red zone that the kernel leaves alone when it pushes a signal frame; a handler
+// run on the trainer thread (or an OpenMP worker) inside that code overwrote it, and the run later
+// aborted in free() with "corrupted size vs. prev_size" (issue #16; RunnerSignals in
+// tests/runner/test_runner.cpp checks every thread's mask).
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+void start_signal_thread() {
+  const sigset_t set = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // this thread and every thread created after it
+  std::thread([set] {
+    pthread_setname_np(pthread_self(), "ts-signals");
+    for (int received = 0;;) {
+      int sig = 0;
+      if (sigwait(&set, &sig) != 0) continue;
+      if (++received == 1) {
+        g_stop.store(true);
+        continue;
+      }
+      static const char msg[] = "\nsecond interrupt: quitting now without a summary\n";
+      [[maybe_unused]] const auto n = write(2, msg, sizeof msg - 1);
+      _exit(130);
+    }
+  }).detach();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  start_signal_thread();  // first: before any other thread exists
   ts::RunnerOptions opt;
   CLI::App app{"trainscope-run: train a CNN on CIFAR-10 with TrainScope's engine, headless"};
   app.set_version_flag("--version", std::string("trainscope-run ") + TRAINSCOPE_VERSION);
@@ -48,8 +77,6 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "error: {} (see --help)\n", e.what());
     return 2;
   }
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
   try {
     if (!opt.analyze.empty()) return ts::run_analysis(opt);
     if (!opt.import_trace.empty()) return ts::run_import(opt);

@@ -8,6 +8,10 @@
 // gradient accumulation that is also the number of optimizer steps. Gradient accumulation keeps a
 // per-parameter sum of the micro-batches' gradients (category gradients, only when accumulate > 1).
 // AMP is refused by make_network (cpu_amp_support), so everything here is fp32.
+// Signals: no signal handler may run on the thread that calls this network or on its OpenMP
+// workers. oneDNN 2.6's inner product keeps live data below the stack pointer past the red zone, and
+// a handler's frame overwrote it and corrupted the heap (issue #16). Front ends block the signals
+// they handle in every thread and take them on one thread with sigwait() (app/runner/main.cpp).
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -15,6 +19,7 @@
 #include "engine/cpu/cpu_layers.h"
 #include "engine/cpu/cpu_ops.h"
 #include "engine/errors.h"
+#include "engine/printable.h"
 #include "engine/host_trace.h"
 #include "engine/network.h"
 
@@ -146,12 +151,12 @@ class CpuNetwork final : public Network {
         for (const auto& [suffix, t] : state_tensors(s)) {
           if (s.param->name + suffix != nt.name) continue;
           if (nt.tensor.shape != s.param->value.shape() || nt.tensor.data.size() != static_cast<std::size_t>(t->numel()))
-            throw InputError("optimizer state '" + nt.name + "' has shape " + shape_string(nt.tensor.shape) +
+            throw InputError("optimizer state '" + printable(nt.name) + "' has shape " + shape_string(nt.tensor.shape) +
                              " but the parameter's is " + shape_string(s.param->value.shape()));
           copy_layout(nt.tensor.data.data(), t->data_as<float>(), s.param->value.shape(), s.param->transposed);
           found = true;
         }
-      if (!found) throw InputError("the optimizer has no state named '" + nt.name + "'");
+      if (!found) throw InputError("the optimizer has no state named '" + printable(nt.name) + "'");
     }
   }
   std::vector<float> drain_step_losses() override { return std::exchange(losses_, {}); }
@@ -230,9 +235,9 @@ class CpuNetwork final : public Network {
   void set_parameters(const std::vector<NamedTensor>& tensors) override {
     for (const auto& t : tensors) {
       LayerTensor* dst = find(t.name);
-      if (!dst) throw InputError("the model has no parameter or buffer named '" + t.name + "'");
+      if (!dst) throw InputError("the model has no parameter or buffer named '" + printable(t.name) + "'");
       if (dst->value.shape() != t.tensor.shape || t.tensor.data.size() != static_cast<std::size_t>(dst->value.numel()))
-        throw InputError("'" + t.name + "' has shape " + shape_string(dst->value.shape()) + " but " +
+        throw InputError("'" + printable(t.name) + "' has shape " + shape_string(dst->value.shape()) + " but " +
                          shape_string(t.tensor.shape) + " was given");
       copy_layout(t.tensor.data.data(), dst->value.data_as<float>(), dst->value.shape(), dst->transposed);
     }

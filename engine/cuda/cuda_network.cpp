@@ -27,6 +27,17 @@ CudaNetwork::CudaNetwork(const ModelSpec& spec, const NetworkOptions& options) :
   act_bytes_ = static_cast<std::size_t>(kernels::elem_bytes(act_));
   TS_CUDA_CHECK(cudaSetDevice(options_.cuda_device));
   info_ = query_device_info(options_.cuda_device);
+  try {
+    acquire();
+  } catch (...) {
+    release();  // no destructor runs for a constructor that throws (an absurd batch size: OutOfMemoryError)
+    throw;
+  }
+}
+
+// Streams, events, handles, pinned buffers, device memory and the first upload; everything it creates
+// is released by release(), also when it throws halfway.
+void CudaNetwork::acquire() {
   alloc_ = std::make_unique<CachingAllocator>(options_.cuda_device);
   TS_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
   TS_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
@@ -50,7 +61,9 @@ CudaNetwork::CudaNetwork(const ModelSpec& spec, const NetworkOptions& options) :
   synchronize();
 }
 
-CudaNetwork::~CudaNetwork() {
+CudaNetwork::~CudaNetwork() { release(); }
+
+void CudaNetwork::release() noexcept {
   if (compute_) cudaStreamSynchronize(compute_);
   if (copy_) cudaStreamSynchronize(copy_);
   if (cublas_) cublasDestroy(static_cast<cublasHandle_t>(cublas_));
@@ -63,6 +76,8 @@ CudaNetwork::~CudaNetwork() {
   if (copy_) cudaStreamDestroy(copy_);
   if (host_ring_) cudaFreeHost(host_ring_);
   if (host_counters_) cudaFreeHost(host_counters_);
+  cublas_ = nullptr, compute_ = copy_ = nullptr, host_ring_ = nullptr, host_counters_ = nullptr;
+  copied_ = {}, slot_free_ = {};
 }
 
 std::shared_ptr<MemoryBlock> CudaNetwork::alloc(std::size_t bytes, MemoryCategory c, const std::string& phase) {
@@ -159,6 +174,13 @@ void CudaNetwork::choose_algorithms() {
     }
     return;
   }
+  // cudnnFind* runs every candidate kernel on these buffers before any batch or weight is in them:
+  // zeros, so that no search reads uninitialised memory (compute-sanitizer initcheck reported every
+  // read; garbage can also hold denormals or NaNs that skew the timings the choice rests on).
+  for (const auto* blocks : {&grads_[0], &grads_[1], &params_, &params_lp_, &input_act_})
+    if (*blocks) TS_CUDA_CHECK(cudaMemsetAsync((*blocks)->ptr, 0, (*blocks)->bytes, compute_));
+  for (const Op& op : ops_)
+    if (op.out) TS_CUDA_CHECK(cudaMemsetAsync(op.out->ptr, 0, op.out->bytes, compute_));
   try {
     auto search = alloc(limit, MemoryCategory::workspace, "convolution algorithm search");
     for (std::size_t k = 0; k < ops_.size(); ++k) {

@@ -122,6 +122,10 @@ class CudaNetwork final : public Network {
   std::string describe_algorithms(std::int64_t n) const;
 
  private:
+  /// The constructor's work after the argument checks; throws DeviceError / OutOfMemoryError.
+  void acquire();
+  /// Frees what acquire() created (the destructor, and a constructor that throws); idempotent.
+  void release() noexcept;
   static constexpr int kInputSlots = 3;
   static constexpr std::int64_t kLossRing = 4096;
 

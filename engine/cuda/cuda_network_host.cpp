@@ -7,6 +7,7 @@
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/cuda_network.h"
 #include "kernels/kernels.h"
+#include "engine/printable.h"
 
 namespace ts::cuda {
 
@@ -120,10 +121,10 @@ void CudaNetwork::set_parameters(const std::vector<NamedTensor>& tensors) {
   synchronize();
   for (const NamedTensor& t : tensors) {
     auto it = by_name.find(t.name);
-    if (it == by_name.end()) throw InputError("set_parameters: the model has no parameter or buffer '" + t.name + "'");
+    if (it == by_name.end()) throw InputError("set_parameters: the model has no parameter or buffer '" + printable(t.name) + "'");
     const ParamEntry& e = *it->second.first;
     if (t.tensor.shape != e.shape || t.tensor.data.size() != static_cast<std::size_t>(numel(e.shape)))
-      throw InputError("set_parameters: '" + t.name + "' has shape " + shape_string(t.tensor.shape) + " but the model's is " +
+      throw InputError("set_parameters: '" + printable(t.name) + "' has shape " + shape_string(t.tensor.shape) + " but the model's is " +
                        shape_string(e.shape));
     TS_CUDA_CHECK(cudaMemcpyAsync(it->second.second + e.offset, t.tensor.data.data(), sizeof(float) * t.tensor.data.size(),
                                   cudaMemcpyHostToDevice, compute_));

@@ -12,6 +12,7 @@
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/cuda_network.h"
 #include "kernels/kernels.h"
+#include "engine/printable.h"
 
 namespace ts::cuda {
 namespace {
@@ -184,10 +185,10 @@ void CudaNetwork::set_optimizer_state(const std::vector<NamedTensor>& tensors) {
   synchronize();
   for (const NamedTensor& t : tensors) {
     auto it = by_name.find(t.name);
-    if (it == by_name.end()) throw InputError("the optimizer has no state named '" + t.name + "'");
+    if (it == by_name.end()) throw InputError("the optimizer has no state named '" + printable(t.name) + "'");
     const ParamEntry& e = *it->second.first;
     if (t.tensor.shape != e.shape || t.tensor.data.size() != static_cast<std::size_t>(numel(e.shape)))
-      throw InputError("optimizer state '" + t.name + "' has shape " + shape_string(t.tensor.shape) +
+      throw InputError("optimizer state '" + printable(t.name) + "' has shape " + shape_string(t.tensor.shape) +
                        " but the parameter's is " + shape_string(e.shape));
     TS_CUDA_CHECK(cudaMemcpyAsync(it->second.second + e.offset, t.tensor.data.data(), sizeof(float) * t.tensor.data.size(),
                                   cudaMemcpyHostToDevice, compute_));

@@ -1,13 +1,24 @@
 # The fuzz preset's hook (CMakePresets.json sets CMAKE_PROJECT_TrainScope_INCLUDE to this file): once
-# the top-level CMakeLists.txt has defined every library, adds ts_import_fuzzer, the libFuzzer target
-# of profiling/import. The preset compiles everything with -fsanitize=fuzzer-no-link,address (coverage
-# + ASan); only this target links libFuzzer's main (-fsanitize=fuzzer). Clang only.
-function(_ts_add_import_fuzzer)
+# the top-level CMakeLists.txt has defined every library, adds one libFuzzer target per reader of
+# outside data: ts_import_fuzzer (profiling/import: PyTorch/Chrome traces), ts_session_fuzzer
+# (.tsession files), ts_model_spec_fuzzer, ts_cifar10_fuzzer and ts_checkpoint_fuzzer (engine/fuzz).
+# The preset compiles everything with -fsanitize=fuzzer-no-link,address (coverage + ASan); only these
+# targets link libFuzzer's main (-fsanitize=fuzzer). Clang only. scripts/bootstrap.sh fuzz runs them.
+function(_ts_add_fuzzer name source)
+  add_executable(${name} ${source})
+  target_link_libraries(${name} PRIVATE ts_profiling ${ARGN})
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer,address)
+endfunction()
+
+function(_ts_add_fuzzers)
   if(NOT TARGET ts_profiling)
     message(FATAL_ERROR "fuzz.cmake: ts_profiling is not defined")
   endif()
-  add_executable(ts_import_fuzzer ${PROJECT_SOURCE_DIR}/profiling/fuzz/import_fuzzer.cpp)
-  target_link_libraries(ts_import_fuzzer PRIVATE ts_profiling)
-  target_link_options(ts_import_fuzzer PRIVATE -fsanitize=fuzzer,address)
+  _ts_add_fuzzer(ts_import_fuzzer ${PROJECT_SOURCE_DIR}/profiling/fuzz/import_fuzzer.cpp)
+  _ts_add_fuzzer(ts_session_fuzzer ${PROJECT_SOURCE_DIR}/profiling/fuzz/session_fuzzer.cpp)
+  _ts_add_fuzzer(ts_model_spec_fuzzer ${PROJECT_SOURCE_DIR}/engine/fuzz/model_spec_fuzzer.cpp)
+  _ts_add_fuzzer(ts_cifar10_fuzzer ${PROJECT_SOURCE_DIR}/engine/fuzz/cifar10_fuzzer.cpp)
+  find_package(ZLIB REQUIRED)  # the checkpoint fuzzer writes the CRC-32 of its payloads
+  _ts_add_fuzzer(ts_checkpoint_fuzzer ${PROJECT_SOURCE_DIR}/engine/fuzz/checkpoint_fuzzer.cpp ZLIB::ZLIB)
 endfunction()
-cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL _ts_add_import_fuzzer)
+cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL _ts_add_fuzzers)

@@ -28,15 +28,29 @@ TEST(ProfilerGpu, KnownKernelsCopiesMemsetsAndAGraph) {
   Profiler p(o);
   const int n = 12345;  // 49,380 bytes: a size nothing else copies
   float* d = nullptr;
+  cudaStream_t s = nullptr;
+  cudaGraph_t g = nullptr;
+  cudaGraphExec_t ge = nullptr;
+  // Freed on every way out: a failed ASSERT below returns early (under compute-sanitizer, where CUPTI
+  // does not run, memcheck's leak check reported this buffer as leaked).
+  struct Cleanup {
+    float*& d;
+    cudaStream_t& s;
+    cudaGraph_t& g;
+    cudaGraphExec_t& ge;
+    ~Cleanup() {
+      if (ge) cudaGraphExecDestroy(ge);
+      if (g) cudaGraphDestroy(g);
+      if (s) cudaStreamDestroy(s);
+      if (d) cudaFree(d);
+    }
+  } cleanup{d, s, g, ge};
   ASSERT_EQ(cudaMalloc(&d, n * sizeof(float)), cudaSuccess);
   std::vector<float> h(n, 1.0f);
   for (int i = 0; i < 3; ++i) ASSERT_EQ(cudaMemcpy(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
   for (int i = 0; i < 2; ++i) ASSERT_EQ(cudaMemsetAsync(d, 0, 777, nullptr), cudaSuccess);
   for (int i = 0; i < 5; ++i) ASSERT_EQ(ts_launch_test_scale(d, n, nullptr), cudaSuccess);
-  cudaStream_t s;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
-  cudaGraph_t g;
-  cudaGraphExec_t ge;
   ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
   for (int i = 0; i < 4; ++i) ts_launch_test_scale(d, n, s);
   ASSERT_EQ(cudaStreamEndCapture(s, &g), cudaSuccess);
@@ -46,10 +60,6 @@ TEST(ProfilerGpu, KnownKernelsCopiesMemsetsAndAGraph) {
   const ProfilerSummary sum = p.stop();
   ASSERT_TRUE(sum.gpu_status.empty()) << sum.gpu_status;
   EXPECT_EQ(sum.dropped.cupti, 0);
-  cudaGraphExecDestroy(ge);
-  cudaGraphDestroy(g);
-  cudaStreamDestroy(s);
-  cudaFree(d);
 
   auto src = open_session(path);  // what the file holds, not only the live store
   const EventStore& st = src->store();

@@ -392,7 +392,9 @@ TEST(Analysis, MillionEventsInWellUnderASecond) {
   EXPECT_EQ(r.breakdown.total(), r.wall_ns);
   RecordProperty("seconds", std::to_string(s));
   std::printf("analysis of 1M events: %.3f s\n", s);
+#ifdef NDEBUG  // optimised builds only (as Synthetic.DefaultSetHasBalancedLabelsAndIsFast): ASan is 3-5x slower
   EXPECT_LT(s, 1.0);
+#endif
 }
 
 }  // namespace

@@ -4,6 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cstring>
+#include <vector>
+
+#include <zlib.h>
 
 #include "engine/checkpoint.h"
 #include "engine/errors.h"
@@ -119,6 +123,42 @@ TEST(Checkpoint, EmptyFileRefused) {
   const auto path = tmp("ts_ckpt_empty.ckpt");
   std::ofstream(path).close();
   EXPECT_NE(error_of(path).find("bad magic"), std::string::npos);
+}
+
+/// A well-formed checkpoint (valid header and CRC) whose one parameter is `name` with `ndim`
+/// dimensions of `dim` and no data.
+std::string write_shape_only(const char* file, const std::string& name, std::uint32_t ndim, std::int64_t dim) {
+  std::vector<char> p;
+  auto put = [&](const void* v, std::size_t n) { p.insert(p.end(), static_cast<const char*>(v), static_cast<const char*>(v) + n); };
+  auto put32 = [&](std::uint32_t v) { put(&v, 4); };
+  auto put64 = [&](std::int64_t v) { put(&v, 8); };
+  put32(0), put32(0);                                    // run config, model spec: empty strings
+  for (int i = 0; i < 4; ++i) put64(0);                  // epochs, global step, optimizer step, seed
+  const float scale = 1.0f;
+  put(&scale, 4), put64(0), put64(0);                    // loss scale, growth tracker, skipped steps
+  put32(1), put32(static_cast<std::uint32_t>(name.size())), put(name.data(), name.size()), put32(ndim);
+  for (std::uint32_t d = 0; d < ndim; ++d) put64(dim);
+  std::vector<char> out(24);
+  std::memcpy(out.data(), "TSCKPT\0\0", 8);
+  const std::uint32_t version = kCheckpointVersion;
+  const std::uint64_t bytes = p.size();
+  const auto crc = static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(p.data()), static_cast<uInt>(p.size())));
+  std::memcpy(out.data() + 8, &version, 4), std::memcpy(out.data() + 12, &bytes, 8), std::memcpy(out.data() + 20, &crc, 4);
+  out.insert(out.end(), p.begin(), p.end());
+  const auto path = tmp(file);
+  std::ofstream(path, std::ios::binary).write(out.data(), static_cast<std::streamsize>(out.size()));
+  return path;
+}
+
+// Found by ts_checkpoint_fuzzer: 8 dimensions of 2^34 overflowed the element count, which wrapped to
+// a size that passed the bounds check; the resize then threw std::length_error past every handler
+// (std::terminate). And a tensor name holding a newline split the error. Both are one-line InputErrors.
+TEST(Checkpoint, HugeShapesAndOddNamesAreOneLineInputErrors) {
+  const std::string e = error_of(write_shape_only("ts_ckpt_huge_shape.ckpt", "w", 8, std::int64_t{1} << 34));
+  EXPECT_NE(e.find("tensor 'w' runs past the end"), std::string::npos) << e;
+  const std::string odd = error_of(write_shape_only("ts_ckpt_odd_name.ckpt", "fc\n.weight", 9, 1));
+  EXPECT_NE(odd.find("tensor 'fc\\n.weight' has 9 dimensions"), std::string::npos) << odd;
+  EXPECT_EQ(odd.find('\n'), std::string::npos) << odd;
 }
 
 }  // namespace

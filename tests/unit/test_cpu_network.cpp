@@ -415,6 +415,56 @@ TEST(CpuNetwork, SimpleCnnShortBatchesMatchAnExactlySizedNetwork) {
   }
 }
 
+// Issue #16's first suspect, every short batch: a network of every layer type built for max batch 16
+// takes, after full steps and evaluations, a short batch of each size n = 1..15 (train_step with
+// dropout on, eval_batch, then forward_backward_loss), and the loss and gradients of the short batch
+// equal those of a network built for exactly n. Run under the debug-asan preset (ASan + UBSan), this
+// also says that no layer reads or writes its max-batch buffers past n. (Not the abort's cause: that
+// was a signal handled inside oneDNN, see RunnerSignals in tests/runner/test_runner.cpp.)
+TEST(CpuNetwork, EveryShortBatchSizeAfterFullBatches) {
+  constexpr std::int64_t kMax = 16;
+  LayerSpec conv = layer(LayerType::Conv2d, "conv");
+  conv.in_channels = 3, conv.out_channels = 8, conv.kernel_size = {3, 3}, conv.padding = {1, 1};
+  LayerSpec mp = layer(LayerType::MaxPool2d, "mp");
+  mp.kernel_size = {2, 2}, mp.stride = {2, 2};
+  LayerSpec ap = layer(LayerType::AvgPool2d, "ap");
+  ap.kernel_size = {2, 2}, ap.stride = {2, 2};
+  LayerSpec drop = layer(LayerType::Dropout, "drop");
+  drop.p = 0.25;
+  const ModelSpec spec = model({3, 32, 32}, {conv, batchnorm(8), layer(LayerType::ReLU, "relu"), mp, ap, drop,
+                                             layer(LayerType::Flatten, "flat"), linear(512, 10, "fc")});
+  const ImageSet data = learnable_images(kMax, 31);
+  auto x_of = [&](std::int64_t n) {
+    HostTensor x({n, 3, 32, 32});
+    for (std::size_t i = 0; i < x.data.size(); ++i) x.data[i] = data.images[i] / 127.5f - 1.0f;
+    return x;
+  };
+  auto big = make_net(spec, kMax, {}, 8);
+  for (std::int64_t n = 1; n < kMax; ++n) {
+    big->set_dropout_enabled(true);
+    big->train_step(as_batch(data, 0, kMax));
+    big->begin_eval();
+    big->eval_batch(as_batch(data, 0, kMax));
+    big->train_step(as_batch(data, 0, n));
+    big->eval_batch(as_batch(data, 0, n));
+    EXPECT_EQ(big->end_eval().total, kMax + n);
+    for (const float loss : big->drain_step_losses()) EXPECT_TRUE(std::isfinite(loss)) << "batch " << n;
+    big->set_dropout_enabled(false);  // dropout masks are keyed by the step; compare the rest
+    const std::vector<std::int32_t> labels(data.labels.begin(), data.labels.begin() + n);
+    const float got = big->forward_backward_loss(x_of(n), labels, nullptr);
+    auto exact = make_net(spec, n, {}, 8);
+    exact->set_parameters(big->parameters());
+    exact->set_dropout_enabled(false);
+    const float want = exact->forward_backward_loss(x_of(n), labels, nullptr);
+    EXPECT_NEAR(got, want, 1e-5 * std::abs(want)) << "batch " << n;
+    const auto g = big->gradients(), w = exact->gradients();
+    ASSERT_EQ(g.size(), w.size());
+    for (std::size_t i = 0; i < g.size(); ++i)
+      EXPECT_LE(ref::compare(g[i].tensor, ref::from_host(w[i].tensor), 1e-3).max_rel, 1e-4)
+          << g[i].name << " at batch " << n;
+  }
+}
+
 // ---- Errors, names, memory, device ---------------------------------------------------------------
 
 TEST(CpuNetwork, ErrorsAreInputErrors) {

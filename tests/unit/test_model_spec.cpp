@@ -210,6 +210,35 @@ TEST(ModelSpec, MisspeltParameterIsRefusedWithSuggestion) {
   EXPECT_EQ(parse_error(R"([{"type":"ReLU","inplace":true},{"type":"Dropout","p":0.1,"inplace":false}])"), "");
 }
 
+// Found by ts_model_spec_fuzzer: strings from the file (a key, a type, a name) holding a newline or
+// other control characters are escaped in the message, which stays one line.
+TEST(ModelSpec, ErrorsQuotingTheFileStayOneLine) {
+  for (const char* json : {R"([{"type":"Linear","in_features":3,"out_features":8,"o\nut":1}])",
+                           R"([{"type":"Lin\near","in_features":3}])",
+                           R"([{"type":"ReLU","name":"a\tb\u0001","alpha":1}])"}) {
+    const std::string m = parse_error(json);
+    EXPECT_FALSE(m.empty()) << json;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_EQ(m.find('\x01'), std::string::npos) << m;
+  }
+  EXPECT_NE(parse_error(R"([{"type":"Linear","in_features":3,"out_features":8,"o\nut":1}])").find("'o\\nut'"),
+            std::string::npos);
+  // Invalid UTF-8 (a name with 0xff bytes) is refused with the byte offset, not written back as
+  // JSON that does not round-trip.
+  const std::string bad = parse_error("{\"name\":\"bn\xff\xff\",\"layers\":[{\"type\":\"Flatten\"}]}");
+  EXPECT_EQ(bad.rfind("m.json: invalid JSON at byte ", 0), 0u) << bad;
+  EXPECT_NE(bad.find("Invalid encoding in string"), std::string::npos) << bad;
+}
+
+// Found by ts_model_spec_fuzzer: to_json then parse_model_spec gives the same spec, also for a
+// number that the parser's fast path rounded differently.
+TEST(ModelSpec, TinyDropoutProbabilityRoundTrips) {
+  const ModelSpec s = parse_model_spec(
+      R"([{"type":"Flatten"},{"type":"Dropout","p":0.000000000000000000000000000000000000000000000010248191152060862008},)"
+      R"({"type":"Linear","in_features":3072,"out_features":10}])", "m.json");
+  EXPECT_EQ(to_json(parse_model_spec(to_json(s), "again.json")), to_json(s));
+}
+
 TEST(ModelSpec, MisspeltTypeGetsSuggestionAndLayerName) {
   const auto m = parse_error(R"([{"type":"MaxPool2D","name":"pool2","kernel_size":2}])");
   EXPECT_NE(m.find("layer 0 (MaxPool2D 'pool2'): unknown layer type (did you mean MaxPool2d?)"), std::string::npos) << m;

@@ -1,0 +1,1 @@
+DROP VIEW kernel_view; DROP VIEW launch_to_kernel; DROP TABLE kernels; DROP TABLE epochs; DROP TABLE overview_lanes;

@@ -1,0 +1,1 @@
+UPDATE schema_version SET version=3;

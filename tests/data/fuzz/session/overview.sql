@@ -1,0 +1,2 @@
+INSERT INTO overview_lanes VALUES(0,0,'trainer',11,-1,1,0,5,'11,12',0,1000000,64,5,16,x'0102030405060708090a0b0c0d0e0f10');
+INSERT INTO overview_lanes VALUES(1,3,'stream 7',7,0,0,3,3,'',0,1000000,1048576,3,4,x'ffffffff');

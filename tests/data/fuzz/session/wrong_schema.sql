@@ -1,0 +1,1 @@
+DROP VIEW launch_to_kernel; DROP VIEW kernel_view; DROP TABLE kernels; CREATE TABLE kernels(start TEXT); INSERT INTO kernels VALUES('now');
