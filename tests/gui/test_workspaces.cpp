@@ -240,6 +240,11 @@ class TestWorkspaces : public QObject {
     w.resize(1920, 1040);
     w.show();
     QVERIFY(open_session(w, kSession));
+    w.resize(1280, 680);
+    w.workspaces()->setMode(Workspaces::Mode::train);
+    QTest::qWait(800);
+    QVERIFY(w.grab().save(dir + "/train_with_session_1280x680.png"));
+    w.resize(1920, 1040);
     w.workspaces()->setMode(Workspaces::Mode::both);
     QTest::qWait(1500);
     QVERIFY(w.grab().save(dir + "/side_by_side_1920.png"));
@@ -249,6 +254,15 @@ class TestWorkspaces : public QObject {
     w.compareView()->resize(1280, 680);
     QTest::qWait(1000);
     QVERIFY(w.compareView()->grab().save(dir + "/compare_1280x680.png"));
+    // A failed open over the shown session: the session stays, one error in the message bar.
+    w.compareView()->close();
+    w.resize(1280, 680);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QSignalSpy failed(&w, &MainWindow::sessionFailed);
+    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
+    QVERIFY(failed.wait(20000));
+    QTest::qWait(800);
+    QVERIFY(w.grab().save(dir + "/failed_open_1280x680.png"));
   }
 
   void shortTracksGetFewTicks() {
