@@ -131,6 +131,9 @@ class TestCompareView : public QObject {
     QCOMPARE(ib->childCount(), 2);
     QVERIFY(ib->child(0)->text(0).startsWith("evidence (whole run): "));
     QVERIFY(ib->child(1)->text(0).startsWith("fix: "));
+    // In the window's words (Run settings), not the runner's flags (issue #15).
+    QVERIFY2(ib->child(1)->text(0).contains("num_workers 4") && !ib->child(1)->text(0).contains("--num-workers"),
+             qPrintable(ib->child(1)->text(0)));
   }
 
   void breakdownSharesOneScale() {

@@ -96,6 +96,10 @@ class TestShownSession : public QObject {
     QVERIFY2(w.message().contains("warning") && w.message().contains("ends early") && w.message().contains("byte"),
              qPrintable(w.message()));
     QVERIFY(w.verdictPanel()->statusText().contains("incomplete file"));
+    // Too few steps to judge: no green OK badge (the cut file has 1 step).
+    QTRY_VERIFY_WITH_TIMEOUT(w.verdictPanel()->runner()->result() != nullptr, 10000);
+    QVERIFY(!w.verdictPanel()->judged());
+    QVERIFY(w.verdictBanner()->color() != QColor(0x2e, 0x7d, 0x32));
     QTRY_VERIFY_WITH_TIMEOUT(w.verdictBanner()->text().contains("incomplete file") || w.verdictPanel()->verdicts().empty(), 10000);
     // The next, complete file drops the note.
     QVERIFY(open_and_wait(w, kTrace));

@@ -9,6 +9,7 @@
 #include <QScreen>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -207,6 +208,30 @@ class TestWorkspaces : public QObject {
     QVERIFY(std::abs(view->range().end - (mid + quarter)) <= 1);
   }
 
+  void aTrackWithoutDataSpansTheWidth() {
+    // A trace without memory events: the memory track's empty legend once narrowed its plot to 50 px.
+    QTemporaryDir dir;
+    QFile in(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/kineto_small.json");
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QByteArray whole = in.readAll();
+    QFile cut(dir.filePath("cut.json"));
+    QVERIFY(cut.open(QIODevice::WriteOnly));
+    cut.write(whole.left(whole.size() * 2 / 3));
+    cut.close();
+    MainWindow w;
+    w.resize(1280, 680);
+    w.show();
+    QVERIFY(open_session(w, dir.filePath("cut.json")));
+    auto* memory = w.timelinePanel()->findChild<MemoryGraph*>();
+    QVERIFY(!memory->absentMessage().isEmpty());
+    QTest::qWait(300);
+    memory->plot()->replot();
+    TimelineView* view = w.timelinePanel()->view();
+    const int lanes_right = view->mapToGlobal(QPoint(view->width(), 0)).x();
+    const int right = memory->plot()->mapToGlobal(QPoint(memory->plot()->axisRect()->right() + 1, 0)).x();
+    QVERIFY2(std::abs(right - lanes_right) <= 1, qPrintable(QString("memory right %1, lanes right %2").arg(right).arg(lanes_right)));
+  }
+
   void plotsStayReadable() {
     // Legend columns: as many as fit, never fewer than one.
     QCustomPlot plot;
@@ -263,6 +288,32 @@ class TestWorkspaces : public QObject {
     QVERIFY(failed.wait(20000));
     QTest::qWait(800);
     QVERIFY(w.grab().save(dir + "/failed_open_1280x680.png"));
+    // A cut trace: it opens with the importer's warning.
+    QFile in(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/kineto_small.json");
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QByteArray whole = in.readAll();
+    QFile cut(dir + "/cut.json");
+    QVERIFY(cut.open(QIODevice::WriteOnly));
+    cut.write(whole.left(whole.size() * 2 / 3));
+    cut.close();
+    QVERIFY(open_session(w, dir + "/cut.json"));
+    QTest::qWait(800);
+    QVERIFY(w.grab().save(dir + "/cut_trace_1280x680.png"));
+  }
+
+  void idlePlotsDoNotReplotInALoop() {
+    // keep_readable replots once more when it changed ticks, wraps or columns: it must settle (a
+    // loop would burn the GUI thread a live run needs).
+    MainWindow w;
+    w.resize(1280, 680);
+    w.show();
+    QVERIFY(open_session(w, kSession));
+    QTest::qWait(1500);  // loads settle
+    int replots = 0;
+    QList<QCustomPlot*> plots = w.findChildren<QCustomPlot*>();
+    for (QCustomPlot* p : plots) connect(p, &QCustomPlot::afterReplot, this, [&replots] { ++replots; });
+    QTest::qWait(2000);
+    QVERIFY2(replots <= 2 * plots.size(), qPrintable(QString("%1 replots of %2 plots in 2 s idle").arg(replots).arg(plots.size())));
   }
 
   void shortTracksGetFewTicks() {

@@ -279,9 +279,12 @@ void fill_verdict_tree(QTreeWidget* t, const pc::Comparison& c) {
       auto* e = new QTreeWidgetItem(item);
       e->setText(0, QObject::tr("evidence (whole run): %1").arg(ev.join(QStringLiteral(" · "))));
       e->setToolTip(0, ev.join('\n'));
+      // The fix in the window's words: Run settings' names for a TrainScope session, PyTorch's for
+      // a trace (window_fix_text, as the Verdicts tab writes it); the runner keeps its flags.
+      const QString fix = window_fix_text(v, s.report.config.known);
       auto* f = new QTreeWidgetItem(item);
-      f->setText(0, QObject::tr("fix: %1").arg(QString::fromStdString(v.fix)));
-      f->setToolTip(0, QString::fromStdString(v.fix));
+      f->setText(0, QObject::tr("fix: %1").arg(fix));
+      f->setToolTip(0, fix);
     }
   }
   t->expandAll();

@@ -227,6 +227,7 @@ void MemoryGraph::rebuild() {
   absent_->setText(absentMessage());
   absent_->setVisible(!has_data_);
   plot_->legend->setVisible(has_data_);
+  show_legend_row(plot_, has_data_ && plot_->legend->itemCount() > 0);
   status_->setText(statusText());
   status_->setToolTip(statusText());
   plot_->replot(QCustomPlot::rpQueuedReplot);

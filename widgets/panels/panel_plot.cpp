@@ -99,6 +99,23 @@ void legend_below(QCustomPlot* plot, int columns) {
   plot->legend->setIconSize(14, 10);
 }
 
+void show_legend_row(QCustomPlot* plot, bool shown) {
+  auto* row = qobject_cast<QCPLayoutGrid*>(plot->legend->layout());
+  if (!row || row == plot->plotLayout()) return;
+  QCPLayoutGrid* grid = plot->plotLayout();
+  bool in = false;
+  for (int i = 0; i < grid->elementCount(); ++i) in = in || grid->elementAt(i) == row;
+  if (in == shown) return;
+  if (!shown) {
+    grid->take(row);
+    grid->simplify();
+  } else {
+    const int at = grid->rowCount();
+    grid->addElement(at, 0, row);
+    grid->setRowStretchFactor(at, 0.001);
+  }
+}
+
 QCPItemText* add_center_message(QCustomPlot* plot, QCPAxisRect* rect) {
   auto* t = new QCPItemText(plot);
   t->setClipToAxisRect(false);

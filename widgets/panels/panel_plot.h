@@ -84,6 +84,9 @@ QCPItemText* add_center_message(QCustomPlot* plot, QCPAxisRect* rect);
 /// Puts the plot's legend in a row under the axis rect, `columns` entries per line (so it never
 /// hides the data), borderless, in a slightly smaller font.
 void legend_below(QCustomPlot* plot, int columns);
+/// Takes legend_below's row out of the plot's layout (no entries to show) or puts it back: an
+/// empty legend grid's maximum width (a few px) became the column's, and the axis rect a sliver.
+void show_legend_row(QCustomPlot* plot, bool shown);
 
 /// The panels' category colours: Okabe & Ito's colour-blind-safe palette ("Color Universal Design",
 /// jfly.uni-koeln.de/color, 2008: told apart with protanopia, deuteranopia and tritanopia), its

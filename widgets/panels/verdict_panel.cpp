@@ -268,6 +268,11 @@ void VerdictPanel::activate(int row) {
   if (auto* item = tree_->topLevelItem(row)) tree_->setCurrentItem(item);
 }
 
+bool VerdictPanel::judged() const {
+  const auto r = runner_->result();
+  return r && r->report.steps >= r->report.min_steps_for_verdicts;
+}
+
 QString VerdictPanel::windowText() const {
   const auto r = runner_->result();
   const qint64 n = r ? r->options.last_steps : 50;
@@ -359,8 +364,10 @@ void VerdictBanner::update_from_panel() {
   }
   chip_->show();
   if (vs.empty()) {
-    color_ = QColor(0x2e, 0x7d, 0x32);
-    chip_->setText(tr("OK"));
+    // "OK" only when the run was judged and nothing was found; too few steps is not a clean bill.
+    const bool judged = panel_->judged();
+    color_ = judged ? QColor(0x2e, 0x7d, 0x32) : QColor(0x75, 0x75, 0x75);
+    chip_->setText(judged ? tr("OK") : tr("not judged"));
     text_ = panel_->statusText();
   } else {
     const auto& v = vs.front();

@@ -66,6 +66,9 @@ class VerdictPanel : public QWidget {
   /// The window of time the verdicts' figures cover: "last 50 steps" or "whole run" (after the
   /// warm-up step), the label every view of the same figure carries.
   QString windowText() const;
+  /// Whether the verdicts could be judged (an analysis with enough steps): an empty list then means
+  /// "no bottleneck found", otherwise "not judged yet".
+  bool judged() const;
   /// The status line ("50 steps analysed (steps 31-80) in 3.1 ms", "Verdicts need >= 10 steps ...").
   QString statusText() const;
   /// A note on where the events come from, shown with every verdict (the banner, the status line):
