@@ -25,6 +25,7 @@ class TestHeartbeat : public QObject {
                                ? qEnvironmentVariable("TS_GUI_HEARTBEAT_SECONDS").toDouble()
                                : 30.0;
     MainWindow w;
+    w.resize(1280, 680);  // a 1280x720 screen: the smallest the window is made for
     w.show();
     RunSettings s;
     s.device = Device::cpu;

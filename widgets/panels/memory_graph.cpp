@@ -175,7 +175,19 @@ void MemoryGraph::setStack(Stack s) {
 }
 
 void MemoryGraph::scheduleRebuild() {
+  if (!isVisible() && hub_->isLive()) {  // hidden during a live run (Train workspace): rebuilt when shown
+    hidden_dirty_ = true;
+    return;
+  }
   if (!throttle_->isActive()) throttle_->start(hub_->isLive() ? kRebuildMs : 0);
+}
+
+void MemoryGraph::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (hidden_dirty_) {
+    hidden_dirty_ = false;
+    rebuild();
+  }
 }
 
 QCPGraph* MemoryGraph::graphFor(const QString& series) const {

@@ -61,6 +61,9 @@ class MemoryGraph : public QWidget {
   QString absentMessage() const;
   QString statusText() const;
 
+ protected:
+  void showEvent(QShowEvent* e) override;
+
  private:
   void scheduleRebuild();
   void setupGraphs();
@@ -79,6 +82,7 @@ class MemoryGraph : public QWidget {
   QTimer* throttle_;
   Stack stack_ = Stack::allocated;
   bool track_mode_ = false;
+  bool hidden_dirty_ = false;  // rows came while hidden
   prof::analysis::SeriesSet series_;
   std::size_t memory_rows_ = 0;
   prof::analysis::CuptiMemory cupti_;

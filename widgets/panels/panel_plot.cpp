@@ -188,6 +188,7 @@ QString wrap_to_width(const QString& text, const QFont& font, int width_px) {
 
 void keep_readable(QCustomPlot* plot, const Readability& r) {
   QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot, r] {
+    if (!plot->isVisible()) return;  // a hidden plot's sizes are not its own; fitted when it shows
     bool changed = false;
     for (QCPAxisRect* rect : plot->axisRects()) {
       if (rect->height() <= 1 || rect->width() <= 1) continue;

@@ -116,6 +116,10 @@ UtilizationPanel::UtilizationPanel(PanelHub* hub, QWidget* parent) : QWidget(par
     fillBuckets();  // empty until the first grew (setStore ticks at once) brings rows
   });
   connect(hub_, &PanelHub::grew, this, [this] {
+    if (!isVisible() && hub_->isLive()) {  // hidden during a live run: brought up to date when shown
+      hidden_dirty_ = true;
+      return;
+    }
     fillSamples();
     if (!throttle_->isActive()) throttle_->start(hub_->isLive() ? kLiveMs : 0);
   });
@@ -186,6 +190,14 @@ void UtilizationPanel::setupRects() {
   keep_readable(plot_, {{gpu_legend_, cpu_legend_, h2d_legend_, nvml_legend_, power_legend_},
                         {{gpu_absent_, gpu_}, {cpu_absent_, cpu_}}});
   arrange();
+}
+
+void UtilizationPanel::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (hidden_dirty_) {
+    hidden_dirty_ = false;
+    rebuild();
+  }
 }
 
 void UtilizationPanel::setTrackMode(int left_px) {

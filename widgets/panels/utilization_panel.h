@@ -63,6 +63,9 @@ class UtilizationPanel : public QWidget {
   /// The "SM clock & power (NVML)" check box (shown where NVML sampled them; off in track mode).
   QCheckBox* nvmlRowsBox() const { return nvml_box_; }
 
+ protected:
+  void showEvent(QShowEvent* e) override;
+
  signals:
   void updated();
 
@@ -103,6 +106,7 @@ class UtilizationPanel : public QWidget {
   bool running_ = false, pending_ = false;
   int jobs_done_ = 0;
   double last_job_ms_ = 0;
+  bool hidden_dirty_ = false;  // rows came while hidden during a live run
   unsigned legends_shown_ = 0;  // bit per row legend in the layout (arrange())
   bool nvml_shown_ = true, arranged_ = false, gpu_made_ = false, have_buckets_ = false, track_mode_ = false;
   std::uint32_t trainer_tid_ = 0;

@@ -199,9 +199,20 @@ void VerdictPanel::showResult() {
       return severity_rank(a.severity) < severity_rank(b.severity);
     });
   }
-  fillTree();
+  // The tree (a widget per Apply button) only while it shows: during a live run in the Train
+  // workspace the tab is hidden and the banner reads verdicts_ alone.
+  if (isVisible() || !hub_->isLive()) fillTree();
+  else tree_dirty_ = true;
   status_->setText(statusText());
   emit verdictsChanged();
+}
+
+void VerdictPanel::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (tree_dirty_) {
+    tree_dirty_ = false;
+    fillTree();
+  }
 }
 
 void VerdictPanel::fillTree() {

@@ -86,6 +86,9 @@ class VerdictPanel : public QWidget {
   /// The Apply button of verdict `row` (nullptr when it has none).
   class QPushButton* applyButton(int row) const;
 
+ protected:
+  void showEvent(QShowEvent* e) override;
+
  signals:
   void verdictsChanged();
   /// Apply was pressed on a verdict: set these knobs in the Run settings for the next run.
@@ -106,6 +109,7 @@ class VerdictPanel : public QWidget {
   Scope scope_ = Scope::last_steps;
   std::vector<prof::analysis::Verdict> verdicts_;
   QString source_note_;
+  bool tree_dirty_ = false;  // verdicts came while hidden: the tree is filled when shown
 };
 
 class VerdictBanner : public QWidget {

@@ -82,7 +82,7 @@ void TimelineView::onGrew() {
   if (!store_ || !hub_) return;
   // An opened session hands its store out before its meta is read: the device properties (for the
   // details pane's occupancy) are read again until they are known.
-  if (!props_.known) props_ = prof::analysis::device_props(store_->meta());
+  if (!props_.known && !hub_->isLive()) props_ = prof::analysis::device_props(store_->meta());
   if (showOverview()) {
     loading_.ingest(*store_, hub_->counts());  // what this tick brought, as a live run's (bounded per tick)
     return;
