@@ -160,6 +160,14 @@ VerdictPanel::VerdictPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
   tree_->setUniformRowHeights(false);
   layout->addWidget(tree_, 1);
   runner_ = new AnalysisRunner(hub_, options_for(scope_, 50), true, this);
+  // Verdicts that came while the tab was hidden during a live run (or a load) fill the tree when
+  // the run or the load ends, so that it is ready without being shown first.
+  connect(hub_, &PanelHub::liveChanged, this, [this](bool live) {
+    if (!live && tree_dirty_) {
+      tree_dirty_ = false;
+      fillTree();
+    }
+  });
   connect(hub_, &PanelHub::storeChanged, this, [this] {
     source_note_.clear();  // a note belongs to the events it was given for
     status_->setText(statusText());
