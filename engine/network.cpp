@@ -91,4 +91,13 @@ std::unique_ptr<Network> make_network(Device device, const ModelSpec& spec, cons
 #endif
 }
 
+bool cpu_backend_available(std::string* why) {
+#ifdef TRAINSCOPE_HAVE_ONEDNN
+  return true;
+#else
+  if (why) *why = "this TrainScope was built without the CPU backend (TRAINSCOPE_ONEDNN=OFF or no oneDNN)";
+  return false;
+#endif
+}
+
 }  // namespace ts

@@ -161,6 +161,8 @@ std::vector<NamedTensor> initial_buffers(const ModelSpec& spec);
 /// True when the CUDA backend was built and a usable GPU is present (any error from
 /// cudaGetDeviceCount counts as none). `why` gets the reason when false.
 bool cuda_available(std::string* why = nullptr);
+/// True when this build has the CPU backend (oneDNN); `why` gets the reason when false.
+bool cpu_backend_available(std::string* why = nullptr);
 /// Every usable CUDA device with its name, memory and versions, without creating a network; empty
 /// when there is none or the CUDA backend was not built.
 std::vector<DeviceInfo> list_cuda_devices();

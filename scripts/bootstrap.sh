@@ -63,7 +63,8 @@ fuzz_target_info() {  # TARGET -> "binary dict seeds max_len"
     model_spec) echo "ts_model_spec_fuzzer engine/fuzz/model_spec.dict tests/data/fuzz/model_spec 16384" ;;
     cifar10) echo "ts_cifar10_fuzzer engine/fuzz/cifar10.dict tests/data/fuzz/cifar10 32768" ;;
     checkpoint) echo "ts_checkpoint_fuzzer engine/fuzz/checkpoint.dict tests/data/fuzz/checkpoint 65536" ;;
-    *) echo "bootstrap: unknown fuzz target '$1' (import, session, model_spec, cifar10, checkpoint)" >&2; return 2 ;;
+    lesson) echo "ts_lesson_fuzzer lessons/fuzz/lesson.dict tests/data/fuzz/lesson 16384" ;;
+    *) echo "bootstrap: unknown fuzz target '$1' (import, session, model_spec, cifar10, checkpoint, lesson)" >&2; return 2 ;;
   esac
 }
 

@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
     if (!opt.import_trace.empty()) return ts::run_import(opt);
     if (!opt.compare.empty()) return ts::run_compare(opt);
     if (!opt.export_session.empty()) return ts::run_export(opt);
+    if (!opt.lesson.empty()) return ts::run_lesson(opt, g_stop);
     return ts::run_training(opt, g_stop);
   } catch (const ts::InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());

@@ -118,6 +118,16 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "kernels-csv or steps-csv")
       ->check(CLI::IsMember({"chrome", "kernels-csv", "steps-csv"}))->capture_default_str();
   app.add_option("--output,-o", o.output, "with --export: the file to write (\"-\" = stdout)");
+  app.add_option("--lesson", o.lesson,
+                 "run a lesson (a built-in name, or a lesson JSON file; docs/lessons.md): each of its runs is "
+                 "trained and recorded, then judged; without the device it needs, its recording is opened");
+  app.add_option("--lesson-dir", o.lesson_dir,
+                 "with --lesson: the folder for the runs' sessions and manifest.json (default lesson-NAME)");
+  app.add_option("--lesson-runs", o.lesson_runs,
+                 "with --lesson: run only these runs (by id) and keep the folder's others, e.g. a CPU run made "
+                 "on one machine and a GPU run on another")->expected(1, 8);
+  app.add_option("--recordings", o.recordings, "with --lesson: the folder of recorded lessons");
+  app.add_flag("--recorded", o.recorded, "with --lesson: open the lesson's recording instead of running it");
 }
 
 int run_analysis(const RunnerOptions& o) {
@@ -282,14 +292,14 @@ std::string run_config_json(const RunnerOptions& o, const TrainConfig& c) {
 
 TrainSummary train_and_report(Trainer& trainer, const TrainConfig& c, const Cifar10& data,
                               const std::function<void(const std::string&)>& say, const std::atomic<bool>& stop);
-void report_session(const prof::ProfilerSummary& p, const std::function<void(const std::string&)>& say);
+void report_session(std::FILE* out, const prof::ProfilerSummary& p, const std::function<void(const std::string&)>& say);
 
 }  // namespace
 
-int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
+int run_training(const RunnerOptions& o, const std::atomic<bool>& stop, std::string* summary_out) {
   auto say = [&](const std::string& line) {
-    if (!o.quiet) fmt::print("{}\n", line);
-    std::fflush(stdout);
+    if (!o.quiet) fmt::print(o.out, "{}\n", line);
+    std::fflush(o.out);
   };
   TrainConfig c;
   c.model = resolve_model(o.model);
@@ -331,20 +341,20 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
         amp += fmt::format("  [step {} skipped: inf/NaN gradients at loss scale {}]",
                            r.global_step - static_cast<std::int64_t>(r.loss_scales.size() - 1 - i), -r.loss_scales[i]);
     if (!r.loss_scales.empty() && r.loss_scales.back() > 0) amp += fmt::format("  scale {}", r.loss_scales.back());
-    fmt::print("  epoch {} step {}/{}  loss {:.4f}  {:.0f} img/s{}\n", r.epoch, r.step, r.steps_in_epoch,
+    fmt::print(o.out, "  epoch {} step {}/{}  loss {:.4f}  {:.0f} img/s{}\n", r.epoch, r.step, r.steps_in_epoch,
                r.losses.empty() ? 0.0f : r.losses.back(), r.images_per_s, amp);
-    std::fflush(stdout);
+    std::fflush(o.out);
   };
   obs.on_message = [&](const std::string& m) { say(m); };
   obs.on_epoch = [&](const EpochResult& e) {
-    fmt::print("epoch {}/{}  train_loss {:.4f}  test_accuracy {:.4f}  images/s {:.0f}  epoch_s {:.2f}  "
+    fmt::print(o.out, "epoch {}/{}  train_loss {:.4f}  test_accuracy {:.4f}  images/s {:.0f}  epoch_s {:.2f}  "
                "(train {:.2f} s, eval {:.2f} s, data wait {:.2f} s)\n",
                e.epoch, c.epochs, e.train_loss, e.test_accuracy, e.images_per_s, e.train_seconds + e.eval_seconds,
                e.train_seconds, e.eval_seconds, static_cast<double>(e.data_wait_ns) * 1e-9);
     if (c.amp == AmpMode::fp16)
-      fmt::print("  loss scale {}  skipped steps {}\n", e.loss_scale, e.skipped_steps);
-    if (!e.checkpoint.empty()) fmt::print("  checkpoint {}\n", e.checkpoint);
-    std::fflush(stdout);
+      fmt::print(o.out, "  loss scale {}  skipped steps {}\n", e.loss_scale, e.skipped_steps);
+    if (!e.checkpoint.empty()) fmt::print(o.out, "  checkpoint {}\n", e.checkpoint);
+    std::fflush(o.out);
     if (profiler) profiler->record_epoch(e);  // the session's epochs table (accuracy curve)
   };
   if (o.profile || !o.session.empty() || !o.profile_schedule.empty()) {
@@ -366,12 +376,14 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop) {
     }
     s = train_and_report(*trainer_ptr, c, data, say, stop);
   } catch (...) {
-    if (profiler) report_session(profiler->stop(), say);  // the session keeps what was recorded
+    if (profiler) report_session(o.out, profiler->stop(), say);  // the session keeps what was recorded
     throw;
   }
-  if (profiler) report_session(profiler->stop(), say);
-  fmt::print("{}\n", summary_json(o, c, s, data.train.count()));
-  std::fflush(stdout);
+  if (profiler) report_session(o.out, profiler->stop(), say);
+  const std::string summary = summary_json(o, c, s, data.train.count());
+  if (summary_out) *summary_out = summary;
+  if (!summary_out || !o.quiet) fmt::print(o.out, "{}\n", summary);  // a lesson keeps the summary in its manifest
+  std::fflush(o.out);
   return s.interrupted ? 130 : 0;
 }
 
@@ -390,16 +402,16 @@ TrainSummary train_and_report(Trainer& trainer, const TrainConfig& c, const Cifa
   return s;
 }
 
-void report_session(const prof::ProfilerSummary& p, const std::function<void(const std::string&)>& say) {
+void report_session(std::FILE* out, const prof::ProfilerSummary& p, const std::function<void(const std::string&)>& say) {
   const auto& n = p.counts;
   // Always printed (also with --quiet): where the session went and what it cost.
-  fmt::print("session {}: {} events ({} kernels, {} memcpys, {} memsets, {} runtime calls, {} syncs, {} memory, "
+  fmt::print(out, "session {}: {} events ({} kernels, {} memcpys, {} memsets, {} runtime calls, {} syncs, {} memory, "
              "{} host ranges), {} steps, {} bytes, {:.1f} bytes/event, dropped cupti {} host_ranges {}\n",
              p.path, p.events, n.kernels, n.memcpys, n.memsets, n.runtime, n.syncs, n.memory, n.host_ranges, p.steps,
              p.file_bytes, p.bytes_per_event, p.dropped.cupti, p.dropped.host_ranges);
   if (!p.gpu_status.empty()) say("session: " + p.gpu_status);
   if (!p.error.empty()) fmt::print(stderr, "warning: {}\n", p.error);  // names the file
-  std::fflush(stdout);
+  std::fflush(out);
 }
 
 }  // namespace

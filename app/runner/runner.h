@@ -2,6 +2,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct RunnerOptions {
   bool sync_every_step = false;
   int log_every = 100;
   int cpu_threads = 0;
+  double memory_limit_gib = 0;  // --memory-limit GiB: simulate a smaller card (0 = the real one)
   std::string amp = "off";      // off | fp16 | bf16
   int accumulate = 1;
   bool deterministic = false;
@@ -46,6 +48,13 @@ struct RunnerOptions {
   std::string export_session;    // --export SESSION: to --format, written to --output
   std::string export_format = "chrome";  // chrome (Perfetto / chrome://tracing JSON), kernels-csv, steps-csv
   std::string output;            // --output FILE ("-" = stdout)
+  // --lesson (app/runner/lesson_cmd.cpp, docs/lessons.md)
+  std::string lesson;            // --lesson NAME|FILE: run a lesson's runs and judge them
+  std::string lesson_dir;        // --lesson-dir DIR: where the lesson's sessions and manifest go
+  std::vector<std::string> lesson_runs;  // --lesson-runs ID...: only these runs (join the others' later)
+  std::string recordings;        // --recordings DIR: recorded lessons (default: beside the program, the source tree)
+  bool recorded = false;         // --recorded: open the lesson's recording even when this machine could run it
+  std::FILE* out = stdout;       // where a training run prints (a lesson's runs print to stderr)
 };
 
 /// Registers every option on `app` (names and defaults documented in --help).
@@ -64,8 +73,13 @@ int run_compare(const RunnerOptions& opt);
 /// --export: a session to a Chrome trace JSON or CSV. app/runner/export_cmd.cpp.
 int run_export(const RunnerOptions& opt);
 
-/// Loads data and model, trains, prints per-epoch lines and the JSON summary on stdout.
+/// Loads data and model, trains, prints per-epoch lines and the JSON summary on opt.out.
 /// Returns the exit code (0, or 130 when stopped by `stop`); throws ts::Error subclasses.
-int run_training(const RunnerOptions& opt, const std::atomic<bool>& stop);
+/// `summary_json`, when given, receives the summary too.
+int run_training(const RunnerOptions& opt, const std::atomic<bool>& stop, std::string* summary_json = nullptr);
+/// --lesson: runs a lesson's runs (or opens its recording where this machine lacks a device it
+/// needs), prints the runs' figures and the checks; 0 when the lesson showed what it promised,
+/// 1 when not. app/runner/lesson_cmd.cpp.
+int run_lesson(const RunnerOptions& opt, const std::atomic<bool>& stop);
 
 }  // namespace ts

@@ -181,6 +181,23 @@ inline Report analyze_last_steps(const EventStore& store, std::int64_t n) {
 /// Fills report.verdicts from its metrics (thresholds: verdicts.cpp, docs/metrics.md); none when
 /// report.steps < report.min_steps_for_verdicts.
 void add_verdicts(Report& report);
+/// How a verdict is judged: the measure it holds against its threshold (a name of its evidence, in
+/// that evidence's units), the threshold at which it fires (the moderate one; verdicts.cpp has each
+/// with its source), and whether it fires at or above it (true) or below it (low_utilization).
+struct VerdictRule {
+  std::string measure;
+  double threshold = 0;
+  bool fires_above = true;
+};
+/// The rule of verdict `id`; nullopt for an unknown id.
+std::optional<VerdictRule> verdict_rule(const std::string& id);
+/// Verdict `id`'s measure in `report` whether the verdict fired or not (the same formula as the
+/// verdict's own); nullopt when the report lacks what it needs (no GPU records, unknown id).
+std::optional<double> verdict_measure(const Report& report, const std::string& id);
+/// How far a measure is past its rule's threshold: value / threshold (threshold / value when the
+/// verdict fires below it); >= 1 means it fires. nullopt when not computable (zero).
+std::optional<double> verdict_margin(const VerdictRule& rule, double value);
+
 /// The default fewest analysed steps for verdicts (Options::min_steps_for_verdicts).
 std::int64_t min_steps_for_verdicts();
 

@@ -203,3 +203,38 @@ void add_verdicts(Report& r) {
 std::int64_t min_steps_for_verdicts() { return kMinSteps; }
 
 }  // namespace ts::prof::analysis
+
+namespace ts::prof::analysis {
+
+std::optional<VerdictRule> verdict_rule(const std::string& id) {
+  if (id == "input_bound") return VerdictRule{"data_loader_wait_pct", 100 * kInputModerate, true};
+  if (id == "sync_bound") return VerdictRule{"gpu_idle_sync_pct", 100 * kSyncModerate, true};
+  if (id == "launch_bound") return VerdictRule{"gpu_idle_host_wait_launching_pct", 100 * kLaunchModerate, true};
+  if (id == "low_utilization") return VerdictRule{"gpu_utilization_pct", 100 * kLowUtilModerate, false};
+  if (id == "pageable_memcpy") return VerdictRule{"pageable_copy_pct", 100 * kPageableModerate, true};
+  if (id == "memory_pressure") return VerdictRule{"device_memory_used_pct", 100 * kMemoryModerate, true};
+  if (id == "amp_eligible") return VerdictRule{"matmul_kernel_time_pct", 100 * kAmpMatmulShare, true};
+  if (id == "amp_overflow") return VerdictRule{"skipped_pct", 100 * kOverflowShare, true};
+  return std::nullopt;
+}
+
+std::optional<double> verdict_measure(const Report& r, const std::string& id) {
+  if (r.wall_ns <= 0) return std::nullopt;
+  if (id == "input_bound") return 100 * share(r.data_wait_ns, r.wall_ns);
+  if (id == "sync_bound" && r.idle_sync_ns) return 100 * share(*r.idle_sync_ns, r.wall_ns);
+  if (id == "launch_bound" && r.idle_host_launching_ns) return 100 * share(*r.idle_host_launching_ns, r.wall_ns);
+  if (id == "low_utilization" && r.gpu_utilization) return 100 * *r.gpu_utilization;
+  if (id == "pageable_memcpy") return 100 * share(r.pageable_copy_ns, r.wall_ns);
+  if (id == "memory_pressure" && r.device_memory_fraction) return 100 * *r.device_memory_fraction;
+  if (id == "amp_eligible" && r.matmul_kernel_share) return 100 * *r.matmul_kernel_share;
+  if (id == "amp_overflow" && r.skipped_steps && r.optimizer_steps && *r.optimizer_steps > 0)
+    return 100 * share(*r.skipped_steps, *r.optimizer_steps);
+  return std::nullopt;
+}
+
+std::optional<double> verdict_margin(const VerdictRule& rule, double value) {
+  if (rule.fires_above) return rule.threshold > 0 ? std::optional<double>(value / rule.threshold) : std::nullopt;
+  return value > 0 ? std::optional<double>(rule.threshold / value) : std::nullopt;
+}
+
+}  // namespace ts::prof::analysis

@@ -1,0 +1,206 @@
+// --lesson: a lesson's runs trained, recorded and judged, or its recording opened where this machine
+// lacks a device the lesson needs. docs/lessons.md.
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+
+#include "app/runner/runner.h"
+#include "engine/errors.h"
+#include "engine/network.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_eval.h"
+
+namespace ts {
+
+namespace fs = std::filesystem;
+using lessons::Knob;
+using lessons::Lesson;
+using lessons::LessonRecord;
+
+namespace {
+
+std::string today_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+/// The runner options of one lesson run: the user's (data, recordings...) with the run's knobs.
+RunnerOptions run_options(const RunnerOptions& o, const std::vector<Knob>& knobs) {
+  RunnerOptions r;
+  r.data = o.data;
+  r.cpu_threads = o.cpu_threads;
+  r.device = "cuda";
+  for (const Knob& k : knobs) {
+    const std::string& v = k.value;
+    if (k.name == "model") r.model = v;
+    else if (k.name == "device") r.device = v;
+    else if (k.name == "batch_size") r.batch_size = std::stoll(v);
+    else if (k.name == "num_workers") r.num_workers = std::stoi(v);
+    else if (k.name == "pin_memory") r.pin_memory = v == "true";
+    else if (k.name == "augment") r.augment = v == "true";
+    else if (k.name == "sync_every_step") r.sync_every_step = v == "true";
+    else if (k.name == "amp") r.amp = v;
+    else if (k.name == "accumulate") r.accumulate = std::stoi(v);
+    else if (k.name == "images") r.limit_train = std::stoll(v);
+    else if (k.name == "epochs") r.epochs = std::stoi(v);
+    else if (k.name == "memory_limit_gib") r.memory_limit_gib = std::stod(v);
+    else if (k.name == "lr") r.lr = std::stof(v);
+    else if (k.name == "optimizer") r.optimizer = v;
+    else if (k.name == "seed") r.seed = std::stoull(v);
+    else if (k.name == "log_every") r.log_every = std::stoi(v);
+    else if (k.name == "deterministic") r.deterministic = v == "true";
+    else if (k.name == "cpu_threads") r.cpu_threads = std::stoi(v);
+    else if (k.name == "profile_schedule") r.profile_schedule = v;
+  }
+  r.quiet = true;
+  r.profile = true;
+  r.out = stderr;  // stdout keeps the lesson's result alone (--json: one object)
+  return r;
+}
+
+std::string knobs_text(const std::vector<Knob>& knobs) {
+  std::string s;
+  for (const Knob& k : knobs) s += (s.empty() ? "" : " ") + k.name + "=" + k.value;
+  return s;
+}
+
+bool selected(const RunnerOptions& o, const std::string& id) {
+  return o.lesson_runs.empty() || std::find(o.lesson_runs.begin(), o.lesson_runs.end(), id) != o.lesson_runs.end();
+}
+
+/// Whether this machine has every device the selected runs use; `why` gets the first one missing.
+bool can_run_here(const RunnerOptions& o, const Lesson& l, std::string* why) {
+  for (std::size_t i = 0; i < l.runs.size(); ++i) {
+    if (!selected(o, l.runs[i].id)) continue;
+    const std::string d = l.knob(i, "device").empty() ? "cuda" : l.knob(i, "device");
+    std::string reason;
+    if (d == "cuda" && !cuda_available(&reason)) { *why = "run " + l.runs[i].id + " needs a GPU: " + reason; return false; }
+    if (d == "cpu" && !cpu_backend_available(&reason)) { *why = "run " + l.runs[i].id + " needs the CPU backend: " + reason; return false; }
+  }
+  return true;
+}
+
+/// The recording folder of lesson `name`: --recordings, then beside the program
+/// (../share/trainscope/lessons/recorded), then the source tree's resources/lessons/recorded.
+std::string find_recording(const RunnerOptions& o, const std::string& name, std::string* tried) {
+  std::vector<fs::path> roots;
+  if (!o.recordings.empty()) roots.emplace_back(o.recordings);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) roots.push_back(exe.parent_path().parent_path() / "share" / "trainscope" / "lessons" / "recorded");
+  roots.emplace_back(TRAINSCOPE_LESSON_RECORDINGS);
+  for (const fs::path& r : roots) {
+    *tried += (tried->empty() ? "" : ", ") + r.string();
+    if (fs::exists(r / name / "manifest.json")) return (r / name).string();
+  }
+  return {};
+}
+
+/// The device's name from a run's JSON summary ("NVIDIA H200"), or "".
+std::string device_of(const std::string& summary) {
+  rapidjson::Document d;
+  d.Parse(summary.c_str());
+  if (d.HasParseError() || !d.IsObject() || !d.HasMember("device_name") || !d["device_name"].IsString()) return {};
+  return d["device_name"].GetString();
+}
+
+/// Trains run `i` of `rec` into `dir`; the manifest is rewritten after every run, so a run stopped
+/// half-way never loses the ones before it.
+void train_run(const RunnerOptions& o, const std::string& dir, LessonRecord& rec, std::size_t i,
+               const std::atomic<bool>& stop) {
+  const Lesson& l = rec.lesson;
+  const auto knobs = l.knobs_of(i);
+  lessons::RecordedRun& run = rec.runs[i];
+  run = lessons::RecordedRun(l.runs[i].id);
+  run.session = run.id + ".tsession";
+  RunnerOptions r = run_options(o, knobs);
+  r.session = (fs::path(dir) / run.session).string();
+  fs::remove(r.session);
+  fmt::print(stderr, "lesson {}: run {} ({}): {}\n", l.name, run.id, l.runs[i].label, knobs_text(knobs));
+  std::fflush(stderr);
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    const int rc = run_training(r, stop, &run.summary_json);
+    run.outcome = rc == 130 ? "stopped" : "completes";
+  } catch (const OutOfMemoryError& e) {
+    run.outcome = "out_of_memory";
+    run.error = e.what();
+  } catch (const Error& e) {
+    run.outcome = "failed";
+    run.error = e.what();
+  }
+  if (!fs::exists(r.session)) run.session.clear();
+  run.device_name = device_of(run.summary_json);
+  if (run.device_name.empty()) run.device_name = r.device == "cpu" ? "CPU" : "GPU";
+  run.recorded_at = today_utc();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  fmt::print(stderr, "lesson {}: run {} {} in {:.1f} s{}\n", l.name, run.id, run.outcome, s,
+             run.error.empty() ? "" : ": " + run.error);
+  lessons::write_record(dir, rec);
+}
+
+/// The folder's record for `l`: its earlier runs kept when the folder holds the same lesson.
+LessonRecord start_record(const std::string& dir, const Lesson& l) {
+  LessonRecord rec{l, {}};
+  for (const auto& r : l.runs) rec.runs.push_back(lessons::RecordedRun(r.id));
+  if (!fs::exists(fs::path(dir) / "manifest.json")) return rec;
+  try {
+    const LessonRecord old = lessons::read_record(dir);
+    if (old.lesson.name != l.name) return rec;
+    for (const auto& r : old.runs)
+      if (const int k = l.run_index(r.id); k >= 0 && old.lesson.knobs_of(static_cast<std::size_t>(old.lesson.run_index(r.id))) ==
+                                                      l.knobs_of(static_cast<std::size_t>(k)))
+        rec.runs[static_cast<std::size_t>(k)] = r;  // the same run, same knobs: kept
+  } catch (const InputError& e) {
+    fmt::print(stderr, "warning: {} (starting the folder afresh)\n", e.what());
+  }
+  return rec;
+}
+
+}  // namespace
+
+int run_lesson(const RunnerOptions& o, const std::atomic<bool>& stop) {
+  const Lesson lesson = lessons::resolve_lesson(o.lesson);
+  for (const auto& id : o.lesson_runs)
+    if (lesson.run_index(id) < 0) throw InputError("--lesson-runs " + id + ": lesson " + lesson.name + " has no such run");
+  std::string why;
+  const bool live = !o.recorded && can_run_here(o, lesson, &why);
+  std::string dir;
+  LessonRecord rec;
+  if (live) {
+    dir = o.lesson_dir.empty() ? "lesson-" + lesson.name : o.lesson_dir;
+    fs::create_directories(dir);
+    rec = start_record(dir, lesson);
+    for (std::size_t i = 0; i < lesson.runs.size() && !stop.load(); ++i)
+      if (selected(o, lesson.runs[i].id)) train_run(o, dir, rec, i, stop);
+  } else {
+    std::string tried;
+    dir = find_recording(o, lesson.name, &tried);
+    if (dir.empty())
+      throw DeviceError("lesson " + lesson.name + ": " + (o.recorded ? "asked for its recording" : why) +
+                        ", and no recording of it was found (looked in " + tried + ")");
+    rec = lessons::read_record(dir);
+    std::string where;
+    for (const auto& r : rec.runs)
+      where += (where.empty() ? "" : "; ") + r.id + " recorded on " + r.device_name + ", " + r.recorded_at;
+    fmt::print(stderr, "lesson {}: {}: opening the recording in {} ({})\n", lesson.name,
+               o.recorded ? "--recorded" : why, dir, where);
+  }
+  const lessons::LessonResult result = lessons::evaluate(dir, rec, o.analyze_warmup);
+  if (o.json) fmt::print("{}\n", lessons::to_json(result));
+  else fmt::print("{}{}", live ? "" : "(from the recording in " + dir + ")\n", lessons::to_text(result));
+  std::fflush(stdout);
+  if (stop.load()) return 130;
+  return result.showed() ? 0 : 1;
+}
+
+}  // namespace ts

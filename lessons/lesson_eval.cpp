@@ -1,0 +1,283 @@
+// Measuring a lesson's runs from their sessions and judging its expectations (lesson_eval.h).
+#include "lessons/lesson_eval.h"
+
+#include <fmt/core.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/errors.h"
+#include "profiling/analysis/analysis.h"
+#include "profiling/event_source.h"
+#include "profiling/import/trace_analysis.h"
+
+namespace ts::lessons {
+
+namespace fs = std::filesystem;
+namespace an = prof::analysis;
+
+namespace {
+
+/// Step figures over the steps after the first `warmup` (never fewer than one step).
+void step_figures(const prof::EventStore& s, std::int64_t warmup, RunResult& out) {
+  const std::size_t n = s.steps.size();
+  if (n == 0) return;
+  const std::size_t first = std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(0, warmup)), n - 1);
+  std::int64_t images = 0, wall = 0, wait = 0, t0 = INT64_MAX, t1 = INT64_MIN;
+  std::vector<std::int64_t> walls;
+  for (std::size_t i = first; i < n; ++i) {
+    const auto& st = s.steps[i];
+    images += st.images;
+    wall += st.end - st.start;
+    wait += st.data_wait_ns;
+    walls.push_back(st.end - st.start);
+    t0 = std::min(t0, st.start);
+    t1 = std::max(t1, st.end);
+  }
+  const double steps = static_cast<double>(walls.size());
+  out.steps = static_cast<std::int64_t>(walls.size());
+  std::nth_element(walls.begin(), walls.begin() + walls.size() / 2, walls.end());
+  out.figures["step_ms"] = walls[walls.size() / 2] / 1e6;
+  if (wall > 0) out.figures["images_per_s"] = images / (wall / 1e9);
+  out.figures["data_wait_ms"] = wait / 1e6 / steps;
+  std::int64_t h2d = 0;
+  bool any_copy = false;
+  for (std::size_t i = 0, m = s.memcpys.size(); i < m; ++i) {
+    const auto& c = s.memcpys[i];
+    if (c.copy_kind != 1 || c.start < t0 || c.start >= t1) continue;
+    h2d += c.end - c.start;
+    any_copy = true;
+  }
+  if (any_copy || s.kernels.size() > 0) out.figures["h2d_copy_ms"] = h2d / 1e6 / steps;
+}
+
+/// Peaks of the allocator's memory.allocated.* series (samplers.cpp): activations, and all summed.
+void memory_figures(const prof::EventStore& s, RunResult& out) {
+  std::map<std::uint32_t, std::string> names;
+  for (std::size_t i = 0, n = s.series.size(); i < n; ++i) names[s.series[i].id] = s.strings.get(s.series[i].name);
+  std::map<std::int64_t, double> total_at;
+  double activations = -1;
+  for (std::size_t i = 0, n = s.samples.size(); i < n; ++i) {
+    const auto& smp = s.samples[i];
+    auto it = names.find(smp.series);
+    if (it == names.end() || it->second.rfind("memory.allocated.", 0) != 0) continue;
+    total_at[smp.time] += smp.value;
+    if (it->second == "memory.allocated.activations") activations = std::max(activations, smp.value);
+  }
+  if (activations >= 0) out.figures["activation_bytes"] = activations;
+  double peak = -1;
+  for (const auto& [t, v] : total_at) peak = std::max(peak, v);
+  if (peak >= 0) out.figures["peak_memory_bytes"] = peak;
+}
+
+std::string fmt_figure(const std::string& name, double v) {
+  if (name.find("bytes") != std::string::npos) return fmt::format("{:.1f} MB", v / 1e6);
+  if (name == "images_per_s") return fmt::format("{:.0f} img/s", v);
+  if (name == "gpu_utilization_pct") return fmt::format("{:.1f} %", v);
+  return fmt::format("{:.3g} ms", v);
+}
+
+const RunResult* find_run(const std::vector<RunResult>& runs, const std::string& id) {
+  for (const auto& r : runs)
+    if (r.run.id == id) return &r;
+  return nullptr;
+}
+
+/// Why run `r` gives no numbers, or "" when it does.
+std::string unusable(const RunResult* r) {
+  if (!r) return "not in the recording";
+  if (r->run.outcome == "missing") return "not run yet";
+  if (!r->analysed) return r->analysis_error.empty() ? "no session" : r->analysis_error;
+  return {};
+}
+
+Check check_verdict(const Expectation& e, const std::vector<RunResult>& runs) {
+  Check c;
+  c.what = fmt::format("{} fires on {} and not on {}", e.verdict, e.fires_on, e.gone_on);
+  if (e.min_margin > 1) c.what += fmt::format(", at least {:g}x its threshold", e.min_margin);
+  const RunResult *a = find_run(runs, e.fires_on), *b = find_run(runs, e.gone_on);
+  for (const RunResult* r : {a, b})
+    if (const std::string why = unusable(r); !why.empty()) {
+      c.detail = (r ? r->run.id : std::string("?")) + ": " + why;
+      return c;
+    }
+  const auto rule = an::verdict_rule(e.verdict);
+  const bool fired = std::count(a->verdicts.begin(), a->verdicts.end(), e.verdict) > 0;
+  const bool gone = std::count(b->verdicts.begin(), b->verdicts.end(), e.verdict) == 0;
+  auto measure = [&](const RunResult* r) -> std::string {
+    auto it = r->measures.find(e.verdict);
+    if (!rule || it == r->measures.end()) return r->run.id + ": no measure";
+    std::string m = fmt::format("{}: {} {:.3g}", r->run.id, rule->measure, it->second);
+    if (auto k = an::verdict_margin(*rule, it->second)) m += fmt::format(" ({:.2g}x the threshold {:g})", *k, rule->threshold);
+    return m;
+  };
+  std::optional<double> margin;
+  if (auto it = a->measures.find(e.verdict); rule && it != a->measures.end()) margin = an::verdict_margin(*rule, it->second);
+  c.met = fired && gone && (e.min_margin <= 1 || (margin && *margin >= e.min_margin));
+  c.detail = measure(a) + (fired ? ", fired" : ", did not fire") + "; " + measure(b) + (gone ? ", did not fire" : ", fired");
+  return c;
+}
+
+Check check_figure(const Expectation& e, const std::vector<RunResult>& runs) {
+  Check c;
+  const double bound = e.at_least ? *e.at_least : *e.at_most;
+  c.what = fmt::format("{} of {} / {} {} {:g}", e.figure, e.to, e.from, e.at_least ? ">=" : "<=", bound);
+  const RunResult *a = find_run(runs, e.from), *b = find_run(runs, e.to);
+  for (const RunResult* r : {a, b})
+    if (const std::string why = unusable(r); !why.empty()) {
+      c.detail = (r ? r->run.id : std::string("?")) + ": " + why;
+      return c;
+    }
+  auto fa = a->figures.find(e.figure), fb = b->figures.find(e.figure);
+  if (fa == a->figures.end() || fb == b->figures.end() || fa->second <= 0) {
+    c.detail = "the sessions do not give " + e.figure;
+    return c;
+  }
+  const double ratio = fb->second / fa->second;
+  c.met = e.at_least ? ratio >= *e.at_least : ratio <= *e.at_most;
+  c.detail = fmt::format("{} {} -> {} {}: {:.3g}x", e.from, fmt_figure(e.figure, fa->second), e.to,
+                         fmt_figure(e.figure, fb->second), ratio);
+  return c;
+}
+
+Check check_outcome(const Expectation& e, const std::vector<RunResult>& runs) {
+  Check c;
+  c.what = fmt::format("{} {}", e.run, e.outcome == "completes" ? "completes" : "runs out of memory");
+  const RunResult* r = find_run(runs, e.run);
+  if (!r || r->run.outcome == "missing") {
+    c.detail = e.run + ": not run yet";
+    return c;
+  }
+  c.met = r->run.outcome == e.outcome;
+  c.detail = e.run + ": " + r->run.outcome + (r->run.error.empty() ? "" : " (" + r->run.error + ")");
+  return c;
+}
+
+}  // namespace
+
+bool LessonResult::showed() const {
+  return !checks.empty() && std::all_of(checks.begin(), checks.end(), [](const Check& c) { return c.met; });
+}
+
+RunResult measure_session(const std::string& path, std::int64_t warmup) {
+  RunResult r;
+  try {
+    const auto src = prof::open_session(path);
+    const prof::EventStore& s = src->store();
+    an::Options o;
+    o.per_step = false;
+    o.warmup_steps = warmup;
+    const an::Report rep = prof::import::analyze_session(s, o);
+    for (const auto& v : rep.verdicts) r.verdicts.push_back(v.id);
+    for (const char* id : {"input_bound", "sync_bound", "launch_bound", "low_utilization", "pageable_memcpy",
+                           "memory_pressure", "amp_eligible", "amp_overflow"})
+      if (auto m = an::verdict_measure(rep, id)) r.measures[id] = *m;
+    if (rep.gpu_utilization) r.figures["gpu_utilization_pct"] = 100 * *rep.gpu_utilization;
+    step_figures(s, warmup, r);
+    memory_figures(s, r);
+    r.analysed = true;
+  } catch (const std::exception& e) {
+    r.analysis_error = e.what();
+  }
+  return r;
+}
+
+LessonResult evaluate(const std::string& dir, const LessonRecord& record, std::int64_t warmup) {
+  LessonResult out;
+  out.record = record;
+  for (const RecordedRun& run : record.runs) {
+    RunResult r;
+    if (!run.session.empty() && run.outcome != "missing") {
+      const fs::path p = fs::path(dir) / run.session;
+      if (fs::exists(p)) r = measure_session(p.string(), warmup);
+      else r.analysis_error = "session " + p.string() + " is missing";
+    }
+    r.run = run;
+    out.runs.push_back(std::move(r));
+  }
+  for (const Expectation& e : record.lesson.expect)
+    out.checks.push_back(e.kind == "verdict"  ? check_verdict(e, out.runs)
+                         : e.kind == "figure" ? check_figure(e, out.runs)
+                                              : check_outcome(e, out.runs));
+  return out;
+}
+
+std::string to_text(const LessonResult& r) {
+  const Lesson& l = r.record.lesson;
+  std::string out = fmt::format("lesson {}: {}\n", l.name, l.title);
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    const RunResult& run = r.runs[i];
+    const std::string label = i < l.runs.size() ? l.runs[i].label : "";
+    out += fmt::format("  run {} ({}): {}{}{}\n", run.run.id, label, run.run.outcome,
+                       run.run.device_name.empty() ? "" : ", " + run.run.device_name,
+                       run.run.recorded_at.empty() ? "" : ", " + run.run.recorded_at);
+    if (!run.run.error.empty()) out += "    error: " + run.run.error + "\n";
+    if (!run.analysis_error.empty()) out += "    not analysed: " + run.analysis_error + "\n";
+    if (!run.analysed) continue;
+    std::string figs;
+    for (const std::string& f : figure_names())
+      if (auto it = run.figures.find(f); it != run.figures.end()) figs += fmt::format("  {} {}", f, fmt_figure(f, it->second));
+    out += fmt::format("    {} steps analysed:{}\n", run.steps, figs);
+    std::string v;
+    for (const auto& id : run.verdicts) v += (v.empty() ? "" : ", ") + id;
+    out += "    verdicts: " + (v.empty() ? std::string("none") : v) + "\n";
+  }
+  for (const Check& c : r.checks) out += fmt::format("  [{}] {}: {}\n", c.met ? "shown" : "NOT SHOWN", c.what, c.detail);
+  out += r.showed() ? "the lesson showed what it promised\n" : "the lesson did NOT show what it promised (numbers above)\n";
+  return out;
+}
+
+std::string to_json(const LessonResult& r) {
+  rapidjson::StringBuffer b;
+  rapidjson::Writer<rapidjson::StringBuffer> w(b);
+  auto str = [&](const char* k, const std::string& v) {
+    w.Key(k);
+    w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
+  };
+  w.StartObject();
+  str("lesson", r.record.lesson.name);
+  str("title", r.record.lesson.title);
+  w.Key("showed"); w.Bool(r.showed());
+  w.Key("runs");
+  w.StartArray();
+  for (const RunResult& run : r.runs) {
+    w.StartObject();
+    str("id", run.run.id);
+    str("outcome", run.run.outcome);
+    str("error", run.run.error);
+    str("device_name", run.run.device_name);
+    str("recorded_at", run.run.recorded_at);
+    w.Key("analysed"); w.Bool(run.analysed);
+    w.Key("steps"); w.Int64(run.steps);
+    w.Key("figures");
+    w.StartObject();
+    for (const auto& [k, v] : run.figures) { w.Key(k.c_str()); w.Double(v); }
+    w.EndObject();
+    w.Key("verdicts");
+    w.StartArray();
+    for (const auto& v : run.verdicts) w.String(v.c_str());
+    w.EndArray();
+    w.Key("measures");
+    w.StartObject();
+    for (const auto& [k, v] : run.measures) { w.Key(k.c_str()); w.Double(v); }
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("checks");
+  w.StartArray();
+  for (const Check& c : r.checks) {
+    w.StartObject();
+    str("what", c.what);
+    w.Key("met"); w.Bool(c.met);
+    str("detail", c.detail);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return b.GetString();
+}
+
+}  // namespace ts::lessons

@@ -1,0 +1,89 @@
+// What a lesson's runs showed: each run's figures and verdicts, measured from its recorded session,
+// and each expectation met or not, with the numbers. A lesson folder (what `trainscope-run --lesson`
+// writes, and what resources/lessons/recorded/NAME holds) is manifest.json plus one session per run.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lessons/lesson.h"
+
+namespace ts::lessons {
+
+/// The manifest's schema ("trainscope_lesson_record": 1).
+inline constexpr int kRecordSchema = 1;
+
+/// One run as the manifest records it.
+///   outcome: "completes", "out_of_memory" (the run stopped at an out-of-memory error), "failed"
+///            (another error), "stopped" (Ctrl-C) or "missing" (not run yet in this folder).
+struct RecordedRun {
+  RecordedRun() = default;
+  explicit RecordedRun(std::string run_id) : id(std::move(run_id)) {}
+  std::string id;
+  std::string session;      // file name inside the folder ("" when the run recorded none)
+  std::string outcome = "missing";
+  std::string error;        // the run's one-line error (outcome out_of_memory / failed)
+  std::string device_name;  // "NVIDIA H200", "CPU (2 threads)"...
+  std::string recorded_at;  // YYYY-MM-DD
+  std::string summary_json; // trainscope-run's JSON summary of the run ("" without one)
+};
+
+struct LessonRecord {
+  Lesson lesson;
+  std::vector<RecordedRun> runs;  // in the lesson's run order
+};
+
+/// Reads DIR/manifest.json. Throws InputError naming the file and field for a damaged manifest.
+LessonRecord read_record(const std::string& dir);
+/// Writes DIR/manifest.json (creating DIR), replacing it whole (written to a temporary, then renamed).
+void write_record(const std::string& dir, const LessonRecord& record);
+
+/// A run's measured figures (figure_names()):
+///   images_per_s: images of the analysed steps / their summed wall time (steps after the first
+///                 `warmup` ones: cuDNN's algorithm search and first allocations are not the lesson);
+///   step_ms: the median wall time of those steps, ms;
+///   activation_bytes / peak_memory_bytes: the largest sample of the allocator's activations
+///                 category / of all categories summed (samplers.cpp's memory.allocated.* series);
+///   h2d_copy_ms: host-to-device copy time (CUPTI memcpy kind 1) per analysed step, ms;
+///   data_wait_ms: the trainer's data-loader wait per analysed step, ms;
+///   gpu_utilization_pct: the analysis' GPU busy / wall, %.
+/// A figure the session cannot give (no GPU records, no samples) is absent.
+struct RunResult {
+  RecordedRun run;
+  bool analysed = false;
+  std::string analysis_error;               // the session could not be opened / analysed
+  std::map<std::string, double> figures;
+  std::vector<std::string> verdicts;        // verdict ids that fired
+  std::map<std::string, double> measures;   // verdict id -> its measure (analysis::verdict_measure)
+  std::int64_t steps = 0;                   // analysed steps
+};
+
+/// One expectation judged.
+struct Check {
+  std::string what;   // "input_bound fires on before and not on after"
+  bool met = false;
+  std::string detail; // the numbers: "before: data_loader_wait_pct 62.1 (threshold 5, 12.4x); after: 0.8"
+};
+
+struct LessonResult {
+  LessonRecord record;
+  std::vector<RunResult> runs;
+  std::vector<Check> checks;
+  bool showed() const;  // every expectation met
+};
+
+/// Opens each run's session in `dir`, measures it and judges every expectation. `warmup`: leading
+/// steps left out of each run (the runner's --analyze-warmup, default 1). Never throws for one bad
+/// session: that run's analysis_error says why and the checks that need it are not met.
+LessonResult evaluate(const std::string& dir, const LessonRecord& record, std::int64_t warmup = 1);
+
+/// The figures of one session file (RunResult without the run); for tests and the window.
+RunResult measure_session(const std::string& path, std::int64_t warmup = 1);
+
+/// Text for people (figures side by side, each check with its numbers) and one JSON object.
+std::string to_text(const LessonResult& r);
+std::string to_json(const LessonResult& r);
+
+}  // namespace ts::lessons

@@ -1,0 +1,199 @@
+// Lesson files: the built-in lessons parse and round-trip, bad lessons are refused with the field
+// named, lesson folders' manifests round-trip, and every built-in lesson ships a recording that
+// opens, analyses and shows what the lesson promises.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/errors.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_eval.h"
+
+namespace ts::lessons {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kGood = R"({"trainscope_lesson": 1, "name": "tiny", "title": "Tiny",
+  "story": ["One paragraph."],
+  "base": {"device": "cpu", "batch_size": 32, "images": 640},
+  "runs": [{"id": "before", "label": "nw0", "knobs": {"num_workers": 0}},
+           {"id": "after", "label": "nw2", "knobs": {"num_workers": 2, "batch_size": 64}}],
+  "expect": [{"verdict": "input_bound", "fires_on": "before", "gone_on": "after", "min_margin": 2},
+             {"figure": "images_per_s", "from": "before", "to": "after", "at_least": 1.5},
+             {"outcome": "completes", "run": "after"}],
+  "show": {"align_step": 3, "panel": "memory"}})";
+
+/// The InputError message parse_lesson gives for `json`, or "" when it parses.
+std::string refusal(const std::string& json) {
+  try {
+    parse_lesson(json, "t.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+/// kGood with `from` replaced by `to` (once).
+std::string good_with(const std::string& from, const std::string& to) {
+  std::string s = kGood;
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? s : s.replace(at, from.size(), to);
+}
+
+TEST(Lessons, ParsesKnobsExpectationsAndShow) {
+  const Lesson l = parse_lesson(kGood, "t.json");
+  EXPECT_EQ(l.name, "tiny");
+  ASSERT_EQ(l.runs.size(), 2u);
+  EXPECT_EQ(l.knob(0, "batch_size"), "32");
+  EXPECT_EQ(l.knob(1, "batch_size"), "64") << "a run's knob replaces the base's";
+  EXPECT_EQ(l.knob(1, "num_workers"), "2");
+  EXPECT_EQ(l.knob(0, "amp"), "");
+  EXPECT_EQ(l.devices(), std::vector<std::string>{"cpu"});
+  ASSERT_EQ(l.expect.size(), 3u);
+  EXPECT_EQ(l.expect[0].kind, "verdict");
+  EXPECT_DOUBLE_EQ(l.expect[0].min_margin, 2);
+  EXPECT_EQ(l.expect[1].at_least, 1.5);
+  EXPECT_EQ(l.expect[2].outcome, "completes");
+  EXPECT_EQ(l.align_step, 3);
+  EXPECT_EQ(l.panel, "memory");
+}
+
+TEST(Lessons, RoundTripsPrettyAndCompact) {
+  const Lesson l = parse_lesson(kGood, "t.json");
+  EXPECT_EQ(parse_lesson(to_json(l, true), "pretty"), l);
+  EXPECT_EQ(parse_lesson(to_json(l, false), "compact"), l);
+}
+
+TEST(Lessons, BuiltinsParseRoundTripAndNameTheirDevices) {
+  const auto& all = builtin_lessons();
+  ASSERT_EQ(all.size(), 7u);
+  const std::vector<std::string> names = {"cpu_vs_gpu",      "dataloader_workers", "sync_points", "batch_size",
+                                          "mixed_precision", "out_of_memory",      "pinned_memory"};
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(all[i].name, names[i]);
+    EXPECT_EQ(parse_lesson(to_json(all[i]), all[i].name), all[i]) << all[i].name;
+    EXPECT_GE(all[i].story.size(), 2u) << all[i].name << ": a story a teacher can read aloud";
+    EXPECT_EQ(resolve_lesson(all[i].name), all[i]);
+  }
+  EXPECT_EQ(all[0].devices(), (std::vector<std::string>{"cpu", "cuda"}));
+  EXPECT_EQ(all[1].devices(), std::vector<std::string>{"cuda"});
+}
+
+TEST(Lessons, BadLessonsAreRefusedWithTheFieldNamed) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {good_with("\"num_workers\": 0", "\"num_wrkers\": 0"), "runs[0].knobs.num_wrkers: unknown knob"},
+      {good_with("\"batch_size\": 64", "\"batch_size\": \"big\""), "runs[1].knobs.batch_size: must be an integer > 0, got \"big\""},
+      {good_with("\"batch_size\": 32", "\"batch_size\": 0"), "base.batch_size: must be an integer > 0, got 0"},
+      {good_with("\"device\": \"cpu\"", "\"device\": \"tpu\""), "base.device: must be one of cuda, cpu"},
+      {good_with("\"id\": \"after\"", "\"id\": \"before\""), "runs[1].id: \"before\" is used by another run"},
+      {good_with("\"gone_on\": \"after\"", "\"gone_on\": \"later\""), "expect[0].gone_on: no run \"later\" (runs: before, after)"},
+      {good_with("\"at_least\": 1.5", "\"at_least\": -1"), "expect[1].at_least: must be a number > 0"},
+      {good_with(", \"at_least\": 1.5", ""), "expect[1]: needs one of at_least, at_most"},
+      {good_with("\"story\": [\"One paragraph.\"]", "\"story\": []"), "story: must be an array of 1 to 20 paragraphs"},
+      {good_with("\"trainscope_lesson\": 1", "\"trainscope_lesson\": 7"), "trainscope_lesson: schema 7 is from a newer TrainScope"},
+      {good_with("\"panel\": \"memory\"", "\"panel\": \"sidebar\""), "show.panel: must be one of timeline"},
+      {good_with("\"title\": \"Tiny\",", "\"title\": \"Tiny\", \"colour\": 1,"), "colour: unknown field"},
+      {good_with("\"name\": \"tiny\"", "\"name\": \"Tiny Lesson\""), "name: only lowercase letters"},
+      {good_with("{\"outcome\": \"completes\", \"run\": \"after\"}", "{\"run\": \"after\"}"), "expect[2]: needs \"verdict\", \"figure\" or \"outcome\""},
+      {"{\"trainscope_lesson\": 1, \"name\": \"x\"", "lesson t.json: offset "},
+      {"[1, 2]", "file: must hold a JSON object"},
+      {good_with("\"label\": \"nw0\"", "\"label\": \"a\\nb\""), ""},  // a newline in a label is allowed...
+  };
+  for (const auto& [json, expected] : cases) {
+    const std::string msg = refusal(json);
+    if (expected.empty()) {
+      EXPECT_EQ(msg, "") << json;
+      continue;
+    }
+    EXPECT_NE(msg.find(expected), std::string::npos) << "got: " << msg << "\nwanted: " << expected;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
+  }
+  // ...but a key holding one is quoted escaped, on one line.
+  const std::string msg = refusal(good_with("\"num_workers\": 0", "\"num\\nworkers\": 0"));
+  EXPECT_NE(msg.find("runs[0].knobs.num\\nworkers"), std::string::npos) << msg;
+}
+
+TEST(Lessons, UnknownNameListsTheBuiltins) {
+  try {
+    resolve_lesson("no_such_lesson");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("built-in: cpu_vs_gpu, dataloader_workers"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Lessons, ManifestRoundTripsAndRefusesDamage) {
+  const fs::path dir = fs::temp_directory_path() / ("ts_lesson_manifest_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  LessonRecord rec{parse_lesson(kGood, "t.json"), {}};
+  RecordedRun a("before");
+  a.session = "before.tsession";
+  a.outcome = "out_of_memory";
+  a.error = "CUDA out of memory (simulated 8 GiB card)";
+  a.device_name = "NVIDIA H200";
+  a.recorded_at = "2026-12-01";
+  a.summary_json = R"({"images_per_s":123.5})";
+  rec.runs = {a, RecordedRun("after")};
+  write_record(dir.string(), rec);
+  const LessonRecord back = read_record(dir.string());
+  EXPECT_EQ(back.lesson, rec.lesson);
+  ASSERT_EQ(back.runs.size(), 2u);
+  EXPECT_EQ(back.runs[0].outcome, "out_of_memory");
+  EXPECT_EQ(back.runs[0].error, a.error);
+  EXPECT_EQ(back.runs[0].summary_json, a.summary_json);
+  EXPECT_EQ(back.runs[1].outcome, "missing");
+  // The sessions are missing: evaluate says so per check instead of throwing.
+  const LessonResult r = evaluate(dir.string(), back);
+  EXPECT_FALSE(r.showed());
+  EXPECT_NE(r.runs[0].analysis_error.find("missing"), std::string::npos) << r.runs[0].analysis_error;
+  {
+    std::ofstream(dir / "manifest.json") << R"({"trainscope_lesson_record": 1, "lesson": {}, "runs": []})";
+  }
+  EXPECT_THROW(read_record(dir.string()), InputError);
+  {
+    std::ofstream(dir / "manifest.json") << R"({"trainscope_lesson_record": 9})";
+  }
+  try {
+    read_record(dir.string());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("newer TrainScope"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+/// Every built-in lesson ships a recording (resources/lessons/recorded/NAME) that opens, analyses
+/// and shows what it promises: a laptop without a GPU opens the lessons from these.
+TEST(Lessons, EveryRecordingOpensAnalysesAndShowsItsChange) {
+  const fs::path root = fs::path(TRAINSCOPE_SOURCE_DIR) / "resources" / "lessons" / "recorded";
+  for (const Lesson& l : builtin_lessons()) {
+    SCOPED_TRACE(l.name);
+    const fs::path dir = root / l.name;
+    ASSERT_TRUE(fs::exists(dir / "manifest.json")) << dir;
+    const LessonRecord rec = read_record(dir.string());
+    EXPECT_EQ(rec.lesson, l) << "the recording is of the lesson as it is now";
+    const LessonResult r = evaluate(dir.string(), rec);
+    for (const RunResult& run : r.runs) {
+      EXPECT_NE(run.run.outcome, "missing") << run.run.id;
+      EXPECT_FALSE(run.run.device_name.empty()) << run.run.id;
+      if (run.run.outcome == "completes") {
+        EXPECT_TRUE(run.analysed) << run.run.id << ": " << run.analysis_error;
+        EXPECT_GE(run.steps, 1) << run.run.id;
+      }
+    }
+    for (const Check& c : r.checks) EXPECT_TRUE(c.met) << c.what << ": " << c.detail;
+  }
+  std::uintmax_t bytes = 0;
+  if (fs::exists(root))
+    for (const auto& e : fs::recursive_directory_iterator(root))
+      if (e.is_regular_file()) bytes += e.file_size();
+  EXPECT_LE(bytes, 4u << 20) << "every file of the checkout travels with each device call";
+}
+
+}  // namespace
+}  // namespace ts::lessons
