@@ -155,6 +155,39 @@ Check check_outcome(const Expectation& e, const std::vector<RunResult>& runs) {
   return c;
 }
 
+/// The runs' figures and verdicts as a table, a column per run.
+std::string side_by_side(const LessonResult& r) {
+  constexpr int kFirst = 22, kColumn = 16;
+  std::string out = fmt::format("  {:<{}}", "", kFirst);
+  for (const RunResult& run : r.runs) out += fmt::format("{:>{}}", run.run.id.substr(0, kColumn - 1), kColumn);
+  out += "\n";
+  auto row = [&](const std::string& name, auto cell) {
+    std::string line = fmt::format("  {:<{}}", name, kFirst);
+    bool any = false;
+    for (const RunResult& run : r.runs) {
+      const std::string c = run.analysed ? cell(run) : std::string("-");
+      any = any || (c != "-" && !c.empty());
+      line += fmt::format("{:>{}}", c, kColumn);
+    }
+    if (any) out += line + "\n";
+  };
+  row("steps analysed", [](const RunResult& run) { return std::to_string(run.steps); });
+  for (const std::string& f : figure_names())
+    row(f, [&](const RunResult& run) {
+      auto it = run.figures.find(f);
+      return it == run.figures.end() ? std::string("-") : fmt_figure(f, it->second);
+    });
+  std::vector<std::string> ids;
+  for (const RunResult& run : r.runs)
+    for (const auto& v : run.verdicts)
+      if (std::find(ids.begin(), ids.end(), v) == ids.end()) ids.push_back(v);
+  for (const std::string& id : ids)
+    row("verdict " + id, [&](const RunResult& run) {
+      return std::string(std::count(run.verdicts.begin(), run.verdicts.end(), id) ? "fired" : "no");
+    });
+  return out;
+}
+
 }  // namespace
 
 bool LessonResult::showed() const {
@@ -215,15 +248,8 @@ std::string to_text(const LessonResult& r) {
                        run.run.recorded_at.empty() ? "" : ", " + run.run.recorded_at);
     if (!run.run.error.empty()) out += "    error: " + run.run.error + "\n";
     if (!run.analysis_error.empty()) out += "    not analysed: " + run.analysis_error + "\n";
-    if (!run.analysed) continue;
-    std::string figs;
-    for (const std::string& f : figure_names())
-      if (auto it = run.figures.find(f); it != run.figures.end()) figs += fmt::format("  {} {}", f, fmt_figure(f, it->second));
-    out += fmt::format("    {} steps analysed:{}\n", run.steps, figs);
-    std::string v;
-    for (const auto& id : run.verdicts) v += (v.empty() ? "" : ", ") + id;
-    out += "    verdicts: " + (v.empty() ? std::string("none") : v) + "\n";
   }
+  out += side_by_side(r);
   for (const Check& c : r.checks) out += fmt::format("  [{}] {}: {}\n", c.met ? "shown" : "NOT SHOWN", c.what, c.detail);
   out += r.showed() ? "the lesson showed what it promised\n" : "the lesson did NOT show what it promised (numbers above)\n";
   return out;
