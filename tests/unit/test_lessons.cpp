@@ -7,8 +7,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "engine/errors.h"
+#include "engine/model_spec.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_eval.h"
 
@@ -193,6 +195,33 @@ TEST(Lessons, EveryRecordingOpensAnalysesAndShowsItsChange) {
     for (const auto& e : fs::recursive_directory_iterator(root))
       if (e.is_regular_file()) bytes += e.file_size();
   EXPECT_LE(bytes, 4u << 20) << "every file of the checkout travels with each device call";
+}
+
+}  // namespace
+}  // namespace ts::lessons
+
+namespace ts::lessons {
+namespace {
+
+// Found by ts_lesson_fuzzer: a 725-digit number crashed RapidJSON's full-precision parser (SEGV in
+// StrtodDiyFp). The lesson and model-spec readers refuse numbers over 100 characters first.
+TEST(Lessons, AnOverlongNumberIsRefusedNotParsed) {
+  const fs::path crash = fs::path(TRAINSCOPE_SOURCE_DIR) / "tests/data/fuzz/lesson/crash_overlong_number.json";
+  std::ifstream in(crash, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 700u);
+  const std::string msg = refusal(bytes);
+  EXPECT_NE(msg.find("a number of more than 100 characters"), std::string::npos) << msg;
+  const std::string digits(725, '8');
+  EXPECT_NE(refusal(good_with("\"at_least\": 1.5", "\"at_least\": 1." + digits)).find("offset "), std::string::npos);
+  // A long string of digits is not a number.
+  EXPECT_EQ(refusal(good_with("\"label\": \"nw0\"", "\"label\": \"" + std::string(150, '7') + "\"")), "");
+  try {
+    parse_model_spec("[{\"type\": \"Dropout\", \"p\": 0." + digits + "}]", "spec.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a number of more than 100 characters"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
