@@ -14,6 +14,7 @@
 #include "engine/network.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_eval.h"
+#include "lessons/session_gz.h"
 
 namespace ts {
 
@@ -125,6 +126,7 @@ void train_run(const RunnerOptions& o, const std::string& dir, LessonRecord& rec
   RunnerOptions r = run_options(o, knobs);
   r.session = (fs::path(dir) / run.session).string();
   fs::remove(r.session);
+  fs::remove(r.session + ".gz");
   fmt::print(stderr, "lesson {}: run {} ({}): {}\n", l.name, run.id, l.runs[i].label, knobs_text(knobs));
   std::fflush(stderr);
   const auto t0 = std::chrono::steady_clock::now();
@@ -145,6 +147,20 @@ void train_run(const RunnerOptions& o, const std::string& dir, LessonRecord& rec
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   fmt::print(stderr, "lesson {}: run {} {} in {:.1f} s{}\n", l.name, run.id, run.outcome, s,
              run.error.empty() ? "" : ": " + run.error);
+  lessons::write_record(dir, rec);
+}
+
+/// --lesson-gzip: each plain session of the folder replaced by ID.tsession.gz, the manifest updated.
+void gzip_sessions(const std::string& dir, LessonRecord& rec) {
+  for (lessons::RecordedRun& run : rec.runs) {
+    if (run.session.empty() || run.session.size() < 9 || run.session.compare(run.session.size() - 9, 9, ".tsession") != 0)
+      continue;
+    const fs::path plain = fs::path(dir) / run.session;
+    if (!fs::exists(plain)) continue;
+    lessons::gzip_file(plain.string(), plain.string() + ".gz");
+    fs::remove(plain);
+    run.session += ".gz";
+  }
   lessons::write_record(dir, rec);
 }
 
@@ -182,6 +198,7 @@ int run_lesson(const RunnerOptions& o, const std::atomic<bool>& stop) {
     rec = start_record(dir, lesson);
     for (std::size_t i = 0; i < lesson.runs.size() && !stop.load(); ++i)
       if (selected(o, lesson.runs[i].id)) train_run(o, dir, rec, i, stop);
+    if (o.lesson_gzip) gzip_sessions(dir, rec);
   } else {
     std::string tried;
     dir = find_recording(o, lesson.name, &tried);

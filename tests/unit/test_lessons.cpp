@@ -13,6 +13,7 @@
 #include "engine/model_spec.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_eval.h"
+#include "lessons/session_gz.h"
 
 namespace ts::lessons {
 namespace {
@@ -222,6 +223,47 @@ TEST(Lessons, AnOverlongNumberIsRefusedNotParsed) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("a number of more than 100 characters"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace ts::lessons
+
+namespace ts::lessons {
+namespace {
+
+// Recordings keep their sessions gzipped: measured through a plain copy that is removed afterwards;
+// a cut .gz is refused with the file named.
+TEST(Lessons, GzippedSessionsMeasureAsPlainOnesAndCutOnesAreRefused) {
+  fs::path plain;
+  for (const auto& e : fs::directory_iterator(fs::path(TRAINSCOPE_SOURCE_DIR) / "tests/data"))
+    if (e.path().extension() == ".tsession") { plain = e.path(); break; }
+  ASSERT_FALSE(plain.empty());
+  const fs::path gz = fs::temp_directory_path() / ("ts_lesson_gz_" + std::to_string(::getpid()) + ".tsession.gz");
+  gzip_file(plain.string(), gz.string());
+  EXPECT_LT(fs::file_size(gz), fs::file_size(plain));
+  const RunResult a = measure_session(plain.string()), b = measure_session(gz.string());
+  ASSERT_TRUE(a.analysed) << a.analysis_error;
+  ASSERT_TRUE(b.analysed) << b.analysis_error;
+  EXPECT_EQ(a.figures, b.figures);
+  EXPECT_EQ(a.verdicts, b.verdicts);
+  {
+    const PlainSession copy(gz.string());
+    EXPECT_TRUE(fs::exists(copy.path()));
+    EXPECT_NE(copy.path(), gz.string());
+    plain = copy.path();
+  }
+  EXPECT_FALSE(fs::exists(plain)) << "the plain copy is removed";
+  fs::resize_file(gz, fs::file_size(gz) / 2);
+  try {
+    PlainSession cut(gz.string());
+    FAIL() << "a cut gzip stream was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(gz.string()), std::string::npos) << e.what();
+  }
+  const RunResult c = measure_session(gz.string());
+  EXPECT_FALSE(c.analysed);
+  EXPECT_NE(c.analysis_error.find("gzip"), std::string::npos) << c.analysis_error;
+  fs::remove(gz);
 }
 
 }  // namespace
