@@ -153,7 +153,8 @@ TEST(RunnerMemoryLimit, SessionRecordsTheCapAndTheAnalysisJudgesAgainstIt) {
     if (std::string(v["id"].GetString()) != "memory_pressure") continue;
     pressure = true;
     EXPECT_NE(std::string(v["title"].GetString()).find("Simulated"), std::string::npos) << v["title"].GetString();
-    EXPECT_TRUE(v["evidence"].HasMember("simulated_card_used_pct"));
+    EXPECT_TRUE(v["evidence"].HasMember("simulated_card_gib"));
+    EXPECT_DOUBLE_EQ(v["evidence"]["device_memory_used_pct"].GetDouble(), 100 * fraction);
   }
   EXPECT_TRUE(pressure) << a.out;
   const auto text = ts::test::run_runner_split("--analyze " + session);

@@ -69,7 +69,7 @@ TEST(AnalysisMemoryLimit, CpuRunJudgedAgainstTheSimulatedCard) {
   EXPECT_EQ(v->severity, "moderate");
   EXPECT_EQ(v->title, "Simulated 1 GiB card nearly full (--memory-limit 1)");
   ASSERT_EQ(v->evidence.size(), 3u);
-  EXPECT_EQ(v->evidence[0].first, "simulated_card_used_pct");
+  EXPECT_EQ(v->evidence[0].first, "device_memory_used_pct");  // of the simulated card
   EXPECT_NEAR(v->evidence[0].second, 95, 1e-6);
   EXPECT_EQ(v->evidence[2].first, "simulated_card_gib");
   EXPECT_DOUBLE_EQ(v->evidence[2].second, 1.0);
