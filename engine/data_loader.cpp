@@ -221,6 +221,17 @@ struct DataLoader::Impl {
   }
 };
 
+namespace {
+int ring_slots(const LoaderOptions& o) { return std::max(2, o.num_workers * o.prefetch_factor + 2); }
+std::size_t slot_bytes(const LoaderOptions& o) {
+  return static_cast<std::size_t>(o.batch_size) * (kImageBytes + sizeof(std::int32_t));
+}
+}  // namespace
+
+std::int64_t loader_ring_bytes(const LoaderOptions& options) {
+  return ring_slots(options) * static_cast<std::int64_t>(slot_bytes(options));
+}
+
 DataLoader::DataLoader(const ImageSet& data, LoaderOptions options, HostAllocFn alloc)
     : impl_(std::make_unique<Impl>(data, options)) {
   const std::int64_t n = data.count();
@@ -240,8 +251,8 @@ DataLoader::DataLoader(const ImageSet& data, LoaderOptions options, HostAllocFn 
   s.pinned = options.pin_memory && static_cast<bool>(alloc);
   if (!alloc) alloc = default_alloc;
   // The ring is allocated once here and reused by every batch of every epoch.
-  const int slots = std::max(2, options.num_workers * options.prefetch_factor + 2);
-  const auto bytes = static_cast<std::size_t>(options.batch_size) * (kImageBytes + sizeof(std::int32_t));
+  const int slots = ring_slots(options);
+  const std::size_t bytes = slot_bytes(options);
   s.slots.resize(static_cast<std::size_t>(slots));
   for (Impl::Slot& slot : s.slots) {
     slot.memory = alloc(bytes, options.pin_memory);

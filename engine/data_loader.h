@@ -26,6 +26,10 @@ struct LoaderOptions {
   std::uint64_t seed = 0;    // shuffle and augmentation; epoch e uses seed + e
 };
 
+/// Bytes of the loader's ring of batch buffers (allocated once, in the constructor): max(2,
+/// num_workers x prefetch_factor + 2) slots of batch_size x (3072 image + 4 label) bytes.
+std::int64_t loader_ring_bytes(const LoaderOptions& options);
+
 /// Allocator for batch buffers; Network::allocate_host fits. Default: plain new[].
 using HostAllocFn = std::function<HostBuffer(std::size_t bytes, bool pinned)>;
 

@@ -35,8 +35,11 @@ class DeviceError : public Error {
   using Error::Error;
 };
 
-/// The device ran out of memory. Carries what was asked and what was free (bytes), the phase or
-/// layer that asked, and a batch size that would fit (0 when unknown).
+/// The device ran out of memory, or an allocation would have taken the allocator past its cap (a
+/// simulated smaller card, --memory-limit: memory_limit_bytes > 0, the message says "simulated").
+/// Carries what was asked and what was free (bytes; under a cap, the cap minus what was reserved),
+/// the phase or layer that asked, and the advice: a batch size that would fit and the accumulation
+/// that keeps the effective batch (0 when unknown).
 class OutOfMemoryError : public DeviceError {
  public:
   OutOfMemoryError(const std::string& message, std::int64_t requested_bytes, std::int64_t free_bytes,
@@ -47,6 +50,9 @@ class OutOfMemoryError : public DeviceError {
   std::int64_t free_bytes;
   std::string phase;
   std::int64_t suggested_batch_size = 0;
+  /// --accumulate with suggested_batch_size for the same effective batch (batch size x accumulate); 0: none.
+  int suggested_accumulate = 0;
+  std::int64_t memory_limit_bytes = 0;  // the allocator's cap (bytes) when it was hit; 0: a real OOM
 };
 
 }  // namespace ts

@@ -3,6 +3,16 @@
 // workspace, input batches) to the runner, the profiler's samplers and the memory graph.
 // The CUDA backend's caching allocator (engine/cuda/caching_allocator.h) and the CPU backend's
 // host allocator implement Allocator.
+//
+// The cap (a simulated smaller card, trainscope-run --memory-limit GiB, the window's "Simulate a
+// smaller card"): an allocator made with limit_bytes > 0 refuses an allocation that would take its
+// total *reserved* bytes past the cap, and throws the OutOfMemoryError a real OOM throws, its message
+// naming the simulated card. Reserved, not allocated, as PyTorch's
+// torch.cuda.set_per_process_memory_fraction caps the caching allocator's reserved memory: cached
+// free blocks count (the caching allocator releases them and retries before it gives up), memory
+// outside the allocator does not (the CUDA context, cuDNN's and cuBLAS's handles; on the CPU
+// backend, oneDNN's own scratchpads). On the CPU backend everything the host allocator hands out
+// counts, the data loader's batch buffers included.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -52,6 +62,8 @@ class Allocator {
   virtual MemoryStats stats() const = 0;
   /// True for device memory (the CUDA caching allocator), false for host memory.
   virtual bool is_device() const = 0;
+  /// The cap on reserved bytes (see the top of this file); 0 = none.
+  virtual std::int64_t limit_bytes() const { return 0; }
 
  protected:
   friend struct MemoryBlock;
@@ -59,6 +71,19 @@ class Allocator {
 };
 
 /// Host (malloc) allocator with the same accounting; used by the CPU backend. Thread-safe.
-std::unique_ptr<Allocator> make_host_allocator();
+/// `limit_bytes` > 0 caps its reserved bytes (see the top of this file); 0 = no cap.
+std::unique_ptr<Allocator> make_host_allocator(std::int64_t limit_bytes = 0);
+
+/// "1.50 GiB", "512.0 MiB", "12.0 KiB", "100 B" (binary units).
+std::string format_bytes(std::int64_t bytes);
+
+constexpr std::int64_t kGiB = 1ll << 30;
+/// The cap in GiB as --memory-limit takes it: "8", "0.5", "1.25" (shortest of up to 6 digits).
+std::string memory_limit_gib_text(std::int64_t limit_bytes);
+/// "simulated 8 GiB card, --memory-limit 8": how messages name a cap of `limit_bytes` (> 0).
+std::string simulated_card_text(std::int64_t limit_bytes);
+/// --memory-limit's GiB (fractions allowed) to bytes, rounded to the nearest byte. Throws
+/// InputError unless 0 < gib <= 1048576 (1 PiB) and the result is at least 1 MiB.
+std::int64_t memory_limit_bytes_from_gib(double gib);
 
 }  // namespace ts

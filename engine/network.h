@@ -62,6 +62,9 @@ struct NetworkOptions {
   int accumulate = 1;
   int cuda_device = 0;
   int cpu_threads = 0;              // 0 = the library's default
+  /// Cap on the allocator's reserved bytes, a simulated smaller card (engine/memory.h); 0 = none.
+  /// CUDA: the up-front memory plan also sees it (free memory = min(cudaMemGetInfo's, cap left)).
+  std::int64_t memory_limit_bytes = 0;
 };
 
 /// Optimizer and loss-scaler counters (checkpoints, the runner's summary, the GUI's AMP readout).

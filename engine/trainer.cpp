@@ -8,6 +8,7 @@
 #include "engine/checkpoint.h"
 #include "engine/errors.h"
 #include "engine/host_trace.h"
+#include "engine/memory_fit.h"
 
 namespace ts {
 namespace {
@@ -35,6 +36,16 @@ Trainer::Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observ
   if (config_.checkpoint_every < 0)
     throw InputError("--checkpoint-every must be >= 0 epochs, got " + std::to_string(config_.checkpoint_every));
 
+  if (config_.memory_limit_bytes < 0)
+    throw InputError("--memory-limit must be >= 0 bytes, got " + std::to_string(config_.memory_limit_bytes));
+  try {
+    build();
+  } catch (const OutOfMemoryError& e) {
+    rethrow_oom(e);
+  }
+}
+
+void Trainer::build() {
   NetworkOptions opt;
   opt.optimizer = config_.optimizer;
   opt.seed = config_.seed;
@@ -45,23 +56,51 @@ Trainer::Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observ
   opt.amp = config_.amp;
   opt.accumulate = config_.accumulate;
   opt.deterministic = config_.deterministic;
+  opt.memory_limit_bytes = config_.memory_limit_bytes;
   network_ = make_network(config_.device, config_.model, opt);
 
   auto alloc = [net = network_.get()](std::size_t bytes, bool pinned) { return net->allocate_host(bytes, pinned); };
-  LoaderOptions train_opt;
-  train_opt.batch_size = config_.batch_size;
-  train_opt.num_workers = config_.num_workers;
-  train_opt.shuffle = true;
-  train_opt.augment = config_.augment;
-  train_opt.pin_memory = config_.pin_memory;
-  train_opt.seed = config_.seed;
-  train_loader_ = std::make_unique<DataLoader>(data_.train, train_opt, alloc);
-
-  LoaderOptions test_opt = train_opt;
-  test_opt.shuffle = false;
-  test_opt.augment = false;
-  test_opt.batch_size = std::min<std::int64_t>(config_.batch_size, data_.test.count());
+  train_loader_ = std::make_unique<DataLoader>(data_.train, loader_options(true), alloc);
+  const LoaderOptions test_opt = loader_options(false);
   test_loader_ = std::make_unique<DataLoader>(data_.test, test_opt, alloc);
+}
+
+LoaderOptions Trainer::loader_options(bool train) const {
+  LoaderOptions o;
+  o.batch_size = train ? config_.batch_size : std::min<std::int64_t>(config_.batch_size, data_.test.count());
+  o.num_workers = config_.num_workers;
+  o.shuffle = train;
+  o.augment = train && config_.augment;
+  o.pin_memory = config_.pin_memory;
+  o.seed = config_.seed;
+  return o;
+}
+
+// The CUDA network's plan reports its own footprint (cuda_network.cpp); the CPU backend's OOM at a
+// cap gets it here, measured, with the loaders' rings (on the CPU they come from the same allocator).
+void Trainer::rethrow_oom(const OutOfMemoryError& e) const {
+  if (e.suggested_batch_size > 0 || e.memory_limit_bytes <= 0 || config_.device != Device::cpu) throw e;
+  NetworkOptions opt;
+  opt.optimizer = config_.optimizer;
+  opt.seed = config_.seed;
+  opt.cpu_threads = config_.cpu_threads;
+  opt.accumulate = config_.accumulate;
+  MemoryFootprint f = measure_network_footprint(config_.model, opt);
+  if (f.per_sample_bytes <= 0) throw e;  // not measurable: the allocator's message alone
+  for (const bool train : {true, false}) {
+    LoaderOptions lo = loader_options(train);
+    lo.batch_size = 1;
+    f.per_sample_bytes += loader_ring_bytes(lo);  // the test loader's batch is at most the batch size
+  }
+  const std::int64_t cap = e.memory_limit_bytes, n = config_.batch_size;
+  const std::int64_t fits = batch_size_that_fits(f, cap);
+  const std::string card = "the simulated " + memory_limit_gib_text(cap) + " GiB card";
+  const std::string msg = std::string(e.what()) + ". At batch size " + std::to_string(n) + " the run needs about " +
+                          format_bytes(f.per_sample_bytes) + " per sample (" + format_bytes(f.per_sample_bytes * n) +
+                          " of activations, their gradients and input batches) plus " + format_bytes(f.fixed_bytes) +
+                          " of parameters, gradients, optimizer state and workspaces; " + card + " holds " +
+                          format_bytes(cap) + oom_fix_advice(n, config_.accumulate, fits, false, false, "on " + card);
+  throw with_oom_advice(e, msg, n, config_.accumulate, fits);
 }
 
 Trainer::~Trainer() = default;
@@ -185,6 +224,14 @@ void Trainer::evaluate(EpochResult& r) {
 }
 
 TrainSummary Trainer::run(const std::atomic<bool>& stop) {
+  try {
+    return run_epochs(stop);
+  } catch (const OutOfMemoryError& e) {  // the CPU backend creates primitives at a new batch size's first step
+    rethrow_oom(e);
+  }
+}
+
+TrainSummary Trainer::run_epochs(const std::atomic<bool>& stop) {
   trace::name_this_thread("trainer");
   TrainSummary s;
   s.device = network_->device_info();

@@ -16,6 +16,7 @@
 
 #include "engine/cifar10.h"
 #include "engine/data_loader.h"
+#include "engine/errors.h"
 #include "engine/network.h"
 
 namespace ts {
@@ -38,6 +39,10 @@ struct TrainConfig {
   AmpMode amp = AmpMode::off;
   int accumulate = 1;         // micro-batches (of batch_size) per optimizer step
   bool deterministic = false; // deterministic cuDNN algorithms (no autotuning), fixed reduction order
+  /// Simulate a smaller card: cap on the allocator's reserved bytes (engine/memory.h), 0 = the real
+  /// card. An allocation past it throws OutOfMemoryError naming the simulated card, with the advice
+  /// (a batch size that fits the cap, --accumulate for the same effective batch, --amp bf16).
+  std::int64_t memory_limit_bytes = 0;
   int checkpoint_every = 0;   // epochs between checkpoints (0 = none)
   /// Checkpoint file, or a folder (existing, or ending in '/') that gets checkpoint-epochN.tsckpt.
   std::string checkpoint_path = "trainscope.tsckpt";
@@ -109,6 +114,13 @@ class Trainer {
   void save(const std::string& path, int epochs_done, std::int64_t global_step);
 
  private:
+  /// The network and the loaders (the constructor's work after the checks).
+  void build();
+  LoaderOptions loader_options(bool train) const;
+  TrainSummary run_epochs(const std::atomic<bool>& stop);
+  /// Rethrows `e`; a CPU-backend OOM at the memory cap gets the advice first (the run's measured
+  /// footprint against the cap: a batch size that fits, --accumulate for the same effective batch).
+  [[noreturn]] void rethrow_oom(const OutOfMemoryError& e) const;
   /// Loads config.resume_path into the network; returns the epochs it had completed.
   int resume(std::int64_t& global_step);
   std::string checkpoint_file(int epoch) const;

@@ -22,6 +22,8 @@
 #include <QVBoxLayout>
 
 #include "engine/cifar10.h"
+#include "engine/errors.h"
+#include "engine/memory.h"
 #include "widgets/cifar_download.h"
 
 namespace ts::gui {
@@ -47,6 +49,7 @@ TrainConfig to_train_config(const RunSettings& s, const ModelSpec& model) {
   c.amp = s.amp;
   c.accumulate = s.accumulate;
   c.deterministic = s.deterministic;
+  c.memory_limit_bytes = memory_limit_bytes(s);
   c.checkpoint_every = s.checkpoint_every;
   c.checkpoint_path = (s.checkpoint_path.isEmpty() ? default_checkpoint_dir() : s.checkpoint_path).toStdString();
   c.resume_path = s.resume_path.toStdString();
@@ -56,12 +59,22 @@ TrainConfig to_train_config(const RunSettings& s, const ModelSpec& model) {
                           {"amp", amp_mode_name(s.amp)},
                           {"accumulate", s.accumulate},
                           {"deterministic", s.deterministic},
+                          {"memory_limit_bytes", static_cast<qint64>(c.memory_limit_bytes)},
                           {"lr", s.lr},
                           {"optimizer", optimizer_name(s.optimizer)},
                           {"seed", static_cast<qint64>(s.seed)},
                           {"data", s.data_dir.isEmpty() ? QString("sample") : s.data_dir}};
   c.run_config_json = QJsonDocument(knobs).toJson(QJsonDocument::Compact).toStdString();
   return c;
+}
+
+std::int64_t memory_limit_bytes(const RunSettings& s) {
+  if (s.memory_limit_gib <= 0) return 0;
+  try {
+    return memory_limit_bytes_from_gib(s.memory_limit_gib);
+  } catch (const InputError&) {  // below 1 MiB: the field's minimum step keeps it out; treat as off
+    return 0;
+  }
 }
 
 QString default_session_dir() {
@@ -173,10 +186,11 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
     connect(b, &QSpinBox::valueChanged, this, &RunSettingsPanel::settingsChanged);
   for (auto* c : {pin_memory_, augment_, sync_every_step_, deterministic_, record_session_})
     connect(c, &QCheckBox::toggled, this, &RunSettingsPanel::settingsChanged);
+  connect(memory_limit_, &QDoubleSpinBox::valueChanged, this, &RunSettingsPanel::settingsChanged);
   run_controls_ = {device_, batch_size_, epochs_, lr_, optimizer_, momentum_, weight_decay_, default_wd_,
                    num_workers_, pin_memory_, augment_, sync_every_step_, seed_, record_session_, amp_, accumulate_,
-                   deterministic_, checkpoint_every_, checkpoint_path_, checkpoint_browse_, data_dir_, choose_,
-                   download_button_, sample_};
+                   memory_limit_, deterministic_, checkpoint_every_, checkpoint_path_, checkpoint_browse_, data_dir_,
+                   choose_, download_button_, sample_};
   setSettings(RunSettings{});
   if (!devices.empty()) device_->setCurrentIndex(0);
 }
@@ -200,12 +214,24 @@ QWidget* RunSettingsPanel::buildPrecisionBox() {
   accumulate_->setRange(1, 1024);
   accumulate_->setSpecialValueText(tr("1 (off)"));
   accumulate_->setToolTip(tr("Micro-batches of the batch size per optimizer step (the loss is divided by N)"));
+  memory_limit_ = new QDoubleSpinBox;
+  memory_limit_->setObjectName("memory_limit");
+  memory_limit_->setRange(0, 4096);
+  memory_limit_->setDecimals(2);
+  memory_limit_->setSingleStep(1);
+  memory_limit_->setSuffix(tr(" GiB"));
+  memory_limit_->setSpecialValueText(tr("off (the real card)"));
+  memory_limit_->setToolTip(tr("Simulate a smaller card: cap the allocator's reserved memory at this many GiB "
+                               "(fractions allowed; --memory-limit). A run that needs more stops with the "
+                               "out-of-memory message and its advice; the memory graph and the verdicts take the "
+                               "cap as the card. 0 = off, the real card."));
   deterministic_ = new QCheckBox(tr("Deterministic (same seed, same losses)"));
   deterministic_->setToolTip(tr("Deterministic algorithms (no cuDNN autotuning) and a fixed reduction order"));
   deterministic_->setObjectName("deterministic");
   form->addRow(tr("AMP (autocast)"), amp_);
   form->addRow(QString(), amp_reason_);
   form->addRow(tr("Gradient accumulation"), accumulate_);
+  form->addRow(tr("Simulate a smaller card"), memory_limit_);
   form->addRow(QString(), deterministic_);
   return box;
 }
@@ -342,6 +368,7 @@ RunSettings RunSettingsPanel::settings() const {
   s.limit_train = limit_train_;
   s.amp = static_cast<AmpMode>(amp_->currentData().toInt());
   s.accumulate = accumulate_->value();
+  s.memory_limit_gib = memory_limit_->value();
   s.deterministic = deterministic_->isChecked();
   s.checkpoint_every = checkpoint_every_->value();
   s.checkpoint_path = checkpoint_path_->text().trimmed();
@@ -368,6 +395,7 @@ void RunSettingsPanel::setSettings(const RunSettings& s) {
   limit_train_ = s.limit_train;
   amp_->setCurrentIndex(amp_->findData(static_cast<int>(s.amp)));
   accumulate_->setValue(s.accumulate);
+  memory_limit_->setValue(s.memory_limit_gib);
   deterministic_->setChecked(s.deterministic);
   checkpoint_every_->setValue(s.checkpoint_every);
   checkpoint_path_->setText(s.checkpoint_path);

@@ -1,7 +1,8 @@
 // The Run settings dock: the knobs of a training run with the field's names (device, batch size,
 // epochs, learning rate, optimizer with momentum / weight decay, num_workers, pin_memory,
 // augmentation, sync every step, seed; AMP, gradient accumulation, deterministic mode; checkpoint
-// every N epochs into a file or folder; record a profiling session) and the dataset: a CIFAR-10 binary folder (checked for the
+// every N epochs into a file or folder; simulate a smaller card (an allocator cap in GiB); record a
+// profiling session) and the dataset: a CIFAR-10 binary folder (checked for the
 // layout: file names, sizes, record format), a download of the official archive, or TrainScope's
 // generated sample set (the default, so the first run works offline; it is NOT CIFAR-10).
 #pragma once
@@ -48,6 +49,9 @@ struct RunSettings {
   AmpMode amp = AmpMode::off;
   int accumulate = 1;          // micro-batches per optimizer step (1 = off)
   bool deterministic = false;
+  /// "Simulate a smaller card": cap the allocator at this many GiB (TrainConfig::memory_limit_bytes,
+  /// trainscope-run --memory-limit); 0 = off, the real card.
+  double memory_limit_gib = 0;
   int checkpoint_every = 0;    // epochs between checkpoints (0 = none)
   QString checkpoint_path;     // file, or folder ending in '/'; empty: default_checkpoint_dir()
   QString resume_path;         // not in the form: Run ▸ Resume from checkpoint… / --resume
@@ -70,6 +74,9 @@ QString amp_unavailable_reason(Device device, AmpMode mode);
 
 /// Where the generated sample set lives (the same folder trainscope-run uses).
 QString sample_data_dir();
+
+/// RunSettings::memory_limit_gib in bytes (0 when off); the GiB to bytes rule of --memory-limit.
+std::int64_t memory_limit_bytes(const RunSettings& s);
 
 class RunSettingsPanel : public QWidget {
   Q_OBJECT
@@ -129,6 +136,7 @@ class RunSettingsPanel : public QWidget {
   QDoubleSpinBox *lr_, *momentum_, *weight_decay_;
   QComboBox *optimizer_, *amp_;
   QSpinBox *accumulate_, *checkpoint_every_;
+  QDoubleSpinBox* memory_limit_;  // GiB, 0 = off
   QCheckBox* deterministic_;
   QLabel* amp_reason_;
   QLineEdit* checkpoint_path_;

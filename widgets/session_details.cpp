@@ -7,6 +7,8 @@
 #include <QStringList>
 #include <set>
 
+#include "engine/memory.h"
+
 namespace ts::gui {
 
 namespace {
@@ -40,6 +42,10 @@ QString knob_line(const QString& k, const QJsonValue& v) {
   if (k == "allow_tf32") return QObject::tr("TF32 for convolutions: %1").arg(yes_no(v));
   if (k == "amp") return QObject::tr("AMP (autocast): %1").arg(v.toString() == "off" ? QObject::tr("off (fp32)") : v.toString());
   if (k == "accumulate") return v.toInteger() > 1 ? QObject::tr("gradient accumulation: %1 steps").arg(v.toInteger()) : QString();
+  if (k == "memory_limit_bytes")
+    return v.toInteger() > 0 ? QObject::tr("simulated card: %1 GiB (memory limit, --memory-limit %1)")
+                                   .arg(QString::fromStdString(memory_limit_gib_text(v.toInteger())))
+                             : QString();
   if (k == "optimizer") return QObject::tr("optimizer: %1").arg(v.toString());
   if (k == "momentum") return QObject::tr("momentum: %1").arg(v.toDouble());
   if (k == "nesterov") return v.toBool() ? QObject::tr("Nesterov momentum: on") : QString();
@@ -86,7 +92,8 @@ QString describe_session(const Meta& m, const QString& path) {
   // The knobs in the order one sets up a run, then any others alphabetically.
   static const char* kOrder[] = {"device", "batch_size", "epochs", "optimizer", "lr", "momentum", "weight_decay",
                                  "nesterov", "num_workers", "pin_memory", "augment", "sync_every_step", "amp",
-                                 "accumulate", "deterministic", "allow_tf32", "seed", "data", "limit_train"};
+                                 "accumulate", "memory_limit_bytes", "deterministic", "allow_tf32", "seed", "data",
+                                 "limit_train"};
   QStringList keys;
   for (const char* k : kOrder)
     if (config.contains(k)) keys << k;

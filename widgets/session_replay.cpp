@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/memory.h"
 #include "engine/optim.h"
 #include "profiling/event_source.h"
 
@@ -33,6 +34,7 @@ void fill_info(SessionReplay& r, const prof::EventStore& st, const std::map<std:
   r.info.num_workers = config.value("num_workers").toInt();
   r.info.accumulate = std::max(1, config.value("accumulate").toInt());
   r.info.deterministic = config.value("deterministic").toBool();
+  r.info.memory_limit_bytes = std::max<qint64>(0, config.value("memory_limit_bytes").toInteger());
   r.info.device.device = meta_value(meta, "device.kind") == "cuda" ? Device::cuda : Device::cpu;
   r.info.device.name = meta_value(meta, "device.name").toStdString();
   r.info.device.ordinal = meta_value(meta, "device.ordinal").toInt();
@@ -118,6 +120,10 @@ std::optional<RunSettings> settings_from_session(const std::map<std::string, std
   flag("augment", s.augment);
   flag("sync_every_step", s.sync_every_step);
   flag("deterministic", s.deterministic);
+  // The simulated card, as the form's GiB (absent: a run on the real card).
+  s.memory_limit_gib = c.value("memory_limit_bytes").isDouble()
+                           ? std::max(0.0, c.value("memory_limit_bytes").toDouble()) / static_cast<double>(kGiB)
+                           : 0.0;
   if (c.value("seed").isDouble()) s.seed = static_cast<std::uint64_t>(c.value("seed").toInteger());
   const QString device = c.value("device").toString();
   if (device == "cuda") s.device = Device::cuda;

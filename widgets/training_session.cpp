@@ -8,6 +8,7 @@
 #include <QThread>
 
 #include "engine/errors.h"
+#include "engine/memory.h"
 #include "engine/synthetic_data.h"
 #include "profiling/profiler.h"
 
@@ -16,9 +17,24 @@ namespace ts::gui {
 std::pair<QString, QString> explain_error(const std::exception& e) {
   const QString what = QString::fromStdString(e.what());
   if (const auto* oom = dynamic_cast<const OutOfMemoryError*>(&e)) {
-    QString fix = QObject::tr("Lower the batch size in Run settings");
-    if (oom->suggested_batch_size > 0) fix += QObject::tr(" (%1 should fit)").arg(oom->suggested_batch_size);
-    return {QObject::tr("Out of GPU memory: %1").arg(what), fix + QObject::tr(", or use a smaller model.")};
+    const bool simulated = oom->memory_limit_bytes > 0;
+    const QString card = simulated ? QObject::tr("the simulated %1 GiB card")
+                                         .arg(QString::fromStdString(memory_limit_gib_text(oom->memory_limit_bytes)))
+                                   : QString();
+    QString fix;
+    if (oom->suggested_batch_size > 0 && oom->suggested_accumulate > 1)
+      fix = QObject::tr("In Run settings, use batch size %1 with gradient accumulation %2 (the same effective batch)")
+                .arg(oom->suggested_batch_size)
+                .arg(oom->suggested_accumulate);
+    else if (oom->suggested_batch_size > 0)
+      fix = QObject::tr("Lower the batch size in Run settings (%1 should fit)").arg(oom->suggested_batch_size);
+    else
+      fix = QObject::tr("Lower the batch size in Run settings");
+    fix += QObject::tr(", or AMP bf16 (on a GPU), or a smaller model");
+    if (simulated) fix += QObject::tr("; or a larger card under Simulate a smaller card (0 = the real card)");
+    const QString message = simulated ? QObject::tr("Out of memory on %1: %2").arg(card, what)
+                                      : QObject::tr("Out of GPU memory: %1").arg(what);
+    return {message, fix + "."};
   }
   if (dynamic_cast<const DeviceError*>(&e))
     return {QObject::tr("The device cannot be used: %1").arg(what),
@@ -140,6 +156,7 @@ std::string session_config_json(const RunSettings& s, const ModelSpec& model) {
                       {"amp", amp_mode_name(s.amp)},
                       {"accumulate", s.accumulate},
                       {"deterministic", s.deterministic},
+                      {"memory_limit_bytes", static_cast<qint64>(memory_limit_bytes(s))},
                       {"limit_train", static_cast<qint64>(s.limit_train)},
                       {"data", s.data_dir.isEmpty() ? QStringLiteral("sample") : s.data_dir},
                       {"resume", s.resume_path}};
@@ -277,6 +294,7 @@ void TrainingSession::work(RunSettings settings, ModelSpec model) {
     info.amp = settings.amp;
     info.accumulate = settings.accumulate;
     info.deterministic = settings.deterministic;
+    info.memory_limit_bytes = memory_limit_bytes(settings);
     emit started(info);
     out.summary = trainer.run(stop_);
     out.kind = out.summary.interrupted ? RunOutcome::stopped : RunOutcome::completed;

@@ -39,6 +39,7 @@ struct RunInfo {
   AmpMode amp = AmpMode::off;
   int accumulate = 1;
   bool deterministic = false;
+  std::int64_t memory_limit_bytes = 0;  // a simulated smaller card (the allocator's cap); 0 = the real card
   QStringList warnings;
 };
 

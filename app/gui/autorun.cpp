@@ -42,6 +42,7 @@ void add_autorun_options(QCommandLineParser& p) {
       {"amp", "Automatic mixed precision: off (fp32), fp16 (dynamic loss scaling) or bf16; CUDA only.", "mode", "off"},
       {"accumulate", "Gradient accumulation: micro-batches per optimizer step (1 = off).", "n", "1"},
       {"deterministic", "Deterministic algorithms and reduction order (same seed, same losses)."},
+      {"memory-limit", "Simulate a smaller card: cap the allocator at this many GiB (0 = the real card).", "GiB", "0"},
       {"checkpoint-every", "Write a checkpoint every N epochs (0 = never).", "n", "0"},
       {"checkpoint", "Checkpoint file, or a folder (ending in /) for checkpoint-epochN.tsckpt files.", "path"},
       {"resume", "Continue the run saved in this checkpoint file (same model and seed).", "file"},
@@ -85,6 +86,7 @@ bool parse_autorun(const QCommandLineParser& p, AutorunOptions& o, QString& erro
   s.data_dir = o.data;
   s.accumulate = static_cast<int>(number("accumulate", 1));
   s.deterministic = p.isSet("deterministic");
+  s.memory_limit_gib = number("memory-limit", 0);
   s.checkpoint_every = static_cast<int>(number("checkpoint-every", 0));
   s.checkpoint_path = p.value("checkpoint");
   s.resume_path = p.value("resume");

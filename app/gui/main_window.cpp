@@ -21,6 +21,7 @@
 #include <QToolBar>
 #include <QToolButton>
 
+#include "engine/memory.h"
 #include "widgets/cifar_download.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/model_builder.h"
@@ -214,6 +215,12 @@ void MainWindow::buildStatusBar() {
   updateIdleStatus();
 }
 
+QString simulated_card_status(std::int64_t memory_limit_bytes) {
+  return memory_limit_bytes > 0 ? QObject::tr(", simulated %1 GiB card")
+                                      .arg(QString::fromStdString(memory_limit_gib_text(memory_limit_bytes)))
+                                : QString();
+}
+
 QString amp_status(AmpMode amp, int accumulate, bool deterministic) {
   QString t = amp == AmpMode::fp16   ? QObject::tr("AMP fp16")
               : amp == AmpMode::bf16 ? QObject::tr("AMP bf16")
@@ -227,7 +234,8 @@ void MainWindow::updateIdleStatus() {
   if (running_) return;  // during a run the labels show the run's values
   if (showShownStatus()) return;  // a shown session or trace: its own values
   const RunSettings s = settings_->settings();
-  device_label_->setText(s.device == Device::cuda ? tr("device: CUDA %1").arg(s.cuda_device) : tr("device: CPU"));
+  device_label_->setText((s.device == Device::cuda ? tr("device: CUDA %1").arg(s.cuda_device) : tr("device: CPU")) +
+                         simulated_card_status(memory_limit_bytes(s)));
   batch_label_->setText(tr("batch size %1").arg(s.batch_size));
   amp_label_->setText(amp_status(s.amp, s.accumulate, s.deterministic));
   amp_label_->setToolTip(settings_->ampUnavailableReason());
@@ -321,7 +329,7 @@ void MainWindow::onStarted(const RunInfo& info) {
   const QString dev = info.device.device == Device::cuda
                           ? tr("CUDA %1: %2").arg(info.device.ordinal).arg(QString::fromStdString(info.device.name))
                           : tr("CPU (%1 threads)").arg(info.device.cpu_threads);
-  device_label_->setText(tr("device: %1").arg(dev));
+  device_label_->setText(tr("device: %1").arg(dev) + simulated_card_status(info.memory_limit_bytes));
   amp_text_ = amp_status(info.amp, info.accumulate, info.deterministic);
   amp_label_->setText(amp_text_);
   amp_label_->setToolTip(tr("The run's mixed precision (the engine's AMP mode)"));

@@ -30,6 +30,8 @@ namespace ts::gui {
 
 /// "AMP fp16, accumulate 4, deterministic" (the status bar's AMP label).
 QString amp_status(AmpMode amp, int accumulate, bool deterministic);
+/// ", simulated 8 GiB card" after the status bar's device (--memory-limit / Simulate a smaller card); "" for 0.
+QString simulated_card_status(std::int64_t memory_limit_bytes);
 
 class ModelBuilder;
 class CompareView;

@@ -7,6 +7,7 @@
 #include <QStatusBar>
 
 #include "app/gui/main_window.h"
+#include "profiling/analysis/analysis.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/model_builder.h"
 #include "widgets/run_settings.h"
@@ -58,7 +59,8 @@ bool MainWindow::showShownStatus() {
   const QString whose = trace ? tr("trace") : tr("session");
   QString device = meta_text(shown_meta_, "device.name");
   if (device.isEmpty()) device = meta_text(shown_meta_, "device.kind") == "cpu" ? tr("CPU") : tr("not recorded");
-  device_label_->setText(tr("device: %1 (%2)").arg(device, whose));
+  device_label_->setText(tr("device: %1 (%2)").arg(device, whose) +
+                         simulated_card_status(prof::analysis::run_config(shown_meta_).memory_limit_bytes));
   device_label_->setToolTip(tr("What the shown %1 ran on").arg(whose));
   if (settings_->showingSession()) {
     const RunSettings s = settings_->settings();

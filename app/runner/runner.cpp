@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "engine/errors.h"
+#include "engine/memory.h"
 #include "engine/synthetic_data.h"
 #include "engine/trainer.h"
 #include "model_presets.h"
@@ -87,6 +88,11 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--accumulate", o.accumulate,
                  "gradient accumulation: micro-batches of --batch-size per optimizer step (loss divided by N)")
       ->check(kPositive)->capture_default_str();
+  app.add_option("--memory-limit", o.memory_limit_gib,
+                 "simulate a smaller card: cap the allocator's reserved memory at this many GiB (fractions allowed, "
+                 "e.g. 0.5; as torch.cuda.set_per_process_memory_fraction); past it the run stops with the OOM message "
+                 "and its advice, and the analysis judges memory against the cap")
+      ->check(kPositive);
   app.add_flag("--deterministic", o.deterministic,
                "deterministic cuDNN algorithms (no autotuning) and fixed reduction order: same seed, same losses");
   app.add_option("--checkpoint-every", o.checkpoint_every, "write a checkpoint every N epochs (0 = never)")
@@ -221,6 +227,7 @@ std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const Tra
   w.Key("amp"); w.String(amp_mode_name(c.amp));
   w.Key("accumulate"); w.Int(c.accumulate);
   w.Key("deterministic"); w.Bool(c.deterministic);
+  w.Key("memory_limit_bytes"); w.Int64(c.memory_limit_bytes);  // 0: the real card
   w.Key("loss_scale"); w.Double(s.counters.loss_scale);
   w.Key("skipped_steps"); w.Int64(s.counters.skipped_steps);
   w.Key("optimizer_steps"); w.Int64(s.counters.optimizer_steps);
@@ -276,6 +283,7 @@ std::string run_config_json(const RunnerOptions& o, const TrainConfig& c) {
   w.Key("amp"); w.String(amp_mode_name(c.amp));
   w.Key("accumulate"); w.Int(c.accumulate);
   w.Key("deterministic"); w.Bool(c.deterministic);
+  w.Key("memory_limit_bytes"); w.Int64(c.memory_limit_bytes);  // a simulated smaller card; 0: the real card
   w.Key("optimizer"); w.String(optimizer_name(c.optimizer.type));
   w.Key("lr"); w.Double(json_float(c.optimizer.lr));
   w.Key("momentum"); w.Double(json_float(c.optimizer.momentum));
@@ -307,6 +315,7 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop, std::str
   c.model = resolve_model(o.model);
   infer_shapes(c.model);
   if (o.batch_size <= 0) throw InputError("--batch-size must be > 0, got " + std::to_string(o.batch_size));
+  if (o.memory_limit_gib > 0) c.memory_limit_bytes = memory_limit_bytes_from_gib(o.memory_limit_gib);
   const Cifar10 data = resolve_data(o, say);
   for (const auto& w : data.warnings) say("warning: " + w);
   c.device = resolve_device(o.device, say);
@@ -394,9 +403,14 @@ namespace {
 TrainSummary train_and_report(Trainer& trainer, const TrainConfig& c, const Cifar10& data,
                               const std::function<void(const std::string&)>& say, const std::atomic<bool>& stop) {
   const DeviceInfo dev = trainer.network().device_info();
-  say(fmt::format("device {} ({}), model {}, {} training / {} test images, batch size {}, num_workers {}, "
+  const std::int64_t cap = c.memory_limit_bytes;
+  if (cap > 0 && dev.total_memory_bytes > 0 && cap >= dev.total_memory_bytes)
+    say(fmt::format("warning: --memory-limit {} GiB is not smaller than the card's {}: the real card runs out first",
+                    memory_limit_gib_text(cap), format_bytes(dev.total_memory_bytes)));
+  say(fmt::format("device {} ({}{}), model {}, {} training / {} test images, batch size {}, num_workers {}, "
                   "pin_memory {}, {} lr {}, amp {}, accumulate {}{}",
-                  device_name(dev.device), dev.name, c.model.name, data.train.count(), data.test.count(),
+                  device_name(dev.device), dev.name, cap > 0 ? ", " + simulated_card_text(cap) : std::string(),
+                  c.model.name, data.train.count(), data.test.count(),
                   c.batch_size, c.num_workers, c.pin_memory ? "on" : "off", optimizer_name(c.optimizer.type),
                   c.optimizer.lr, amp_mode_name(c.amp), c.accumulate, c.deterministic ? ", deterministic" : ""));
   const TrainSummary s = trainer.run(stop);

@@ -33,6 +33,7 @@ struct RunnerOptions {
   std::string amp = "off";      // off | fp16 | bf16
   int accumulate = 1;
   bool deterministic = false;
+  double memory_limit_gib = 0;  // --memory-limit GiB: a simulated smaller card (allocator cap; 0 = off)
   int checkpoint_every = 0;
   std::string checkpoint = "trainscope.tsckpt";
   std::string resume;

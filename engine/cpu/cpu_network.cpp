@@ -1,8 +1,10 @@
 // CpuNetwork: the Network interface on the host, with oneDNN primitives for the layers
 // (cpu_layers.h) and host loops for normalisation, cross-entropy and the optimizer (cpu_ops.h).
 // Everything is synchronous: train_step returns when the step is done, so last_loss() never waits.
-// Memory comes from make_host_allocator() with a MemoryCategory per buffer; buffers are sized for
-// max_batch_size once, primitives are created once per (layer, batch size).
+// Memory comes from make_host_allocator(options.memory_limit_bytes) with a MemoryCategory per buffer;
+// buffers are sized for max_batch_size once, primitives are created once per (layer, batch size), so
+// under a cap an OutOfMemoryError can come from the constructor or from the first step of a new
+// batch size (the trainer adds the advice: engine/memory_fit.h).
 // Dropout masks are keyed by dropout_key(seed, step, layer index) with step = train steps (micro-
 // batches) taken so far (0 in the first train_step), the same key the CUDA backend uses; without
 // gradient accumulation that is also the number of optimizer steps. Gradient accumulation keeps a
@@ -67,7 +69,7 @@ Shape with_batch(std::int64_t n, const Shape& per_sample) {
 class CpuNetwork final : public Network {
  public:
   CpuNetwork(const ModelSpec& spec, const NetworkOptions& options)
-      : spec_(with_layer_names(spec)), options_(options), alloc_(make_host_allocator()) {
+      : spec_(with_layer_names(spec)), options_(options), alloc_(make_host_allocator(options.memory_limit_bytes)) {
     if (options.max_batch_size <= 0)
       throw InputError("batch size must be > 0, got " + std::to_string(options.max_batch_size));
     shapes_ = infer_shapes(spec_, 0);  // any output shape is allowed on the test path

@@ -3,7 +3,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstdio>
+#include <algorithm>
+#include <cstdint>
 
 #include "engine/cuda/cuda_check.h"
 #include "engine/errors.h"
@@ -13,18 +14,9 @@ namespace {
 std::size_t idx(MemoryCategory c) { return static_cast<std::size_t>(c); }
 }  // namespace
 
-std::string format_bytes(std::int64_t bytes) {
-  char buf[64];
-  double b = static_cast<double>(bytes);
-  if (bytes >= (1ll << 40)) std::snprintf(buf, sizeof buf, "%.2f TiB", b / (1ll << 40));
-  else if (bytes >= (1ll << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1ll << 30));
-  else if (bytes >= (1ll << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", b / (1ll << 20));
-  else if (bytes >= (1ll << 10)) std::snprintf(buf, sizeof buf, "%.1f KiB", b / (1ll << 10));
-  else std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-  return buf;
+CachingAllocator::CachingAllocator(int device, std::int64_t limit_bytes) : device_(device), limit_(limit_bytes) {
+  if (limit_bytes < 0) throw InputError("memory limit must be >= 0 bytes, got " + std::to_string(limit_bytes));
 }
-
-CachingAllocator::CachingAllocator(int device) : device_(device) {}
 
 CachingAllocator::~CachingAllocator() {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -63,6 +55,7 @@ std::shared_ptr<MemoryBlock> CachingAllocator::allocate(std::size_t bytes, Memor
 void* CachingAllocator::malloc_with_retry(std::size_t rounded, std::size_t requested, MemoryCategory category,
                                           const std::string& phase) {
   TS_CUDA_CHECK(cudaSetDevice(device_));
+  if (limit_ > 0) check_limit_locked(rounded, requested, category, phase);
   void* ptr = nullptr;
   cudaError_t e = cudaMalloc(&ptr, rounded);
   if (e == cudaErrorMemoryAllocation) {
@@ -85,6 +78,30 @@ void* CachingAllocator::malloc_with_retry(std::size_t rounded, std::size_t reque
   if (e != cudaSuccess) throw_cuda_error(e, "cudaMalloc", __FILE__, __LINE__);
   ++mallocs_;
   return ptr;
+}
+
+void CachingAllocator::check_limit_locked(std::size_t rounded, std::size_t requested, MemoryCategory category,
+                                          const std::string& phase) {
+  const auto want = static_cast<std::int64_t>(rounded);
+  if (stats_.total_reserved() + want <= limit_) return;
+  empty_cache_locked();  // cached blocks count against the cap: give them back first
+  const std::int64_t reserved = stats_.total_reserved();
+  if (reserved + want <= limit_) return;
+  const std::int64_t free_b = std::max<std::int64_t>(0, limit_ - reserved);
+  const std::string what = phase.empty() ? std::string(memory_category_name(category)) : phase;
+  OutOfMemoryError e("CUDA out of memory (" + simulated_card_text(limit_) + "): " + what + " asked for " +
+                         format_bytes(static_cast<std::int64_t>(requested)) + " (" + memory_category_name(category) +
+                         "); " + format_bytes(free_b) + " free of " + format_bytes(limit_) + " (" +
+                         format_bytes(reserved) + " reserved)",
+                     static_cast<std::int64_t>(requested), free_b, what);
+  e.memory_limit_bytes = limit_;
+  throw e;
+}
+
+std::int64_t CachingAllocator::free_under_limit() const {
+  if (limit_ <= 0) return INT64_MAX;
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::max<std::int64_t>(0, limit_ - stats_.total_reserved());
 }
 
 void CachingAllocator::release(MemoryBlock& block) noexcept {

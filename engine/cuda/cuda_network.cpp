@@ -9,6 +9,7 @@
 
 #include "engine/cuda/cublas_check.h"
 #include "engine/cuda/cuda_check.h"
+#include "engine/memory_fit.h"
 #include "kernels/kernels.h"
 
 namespace ts::cuda {
@@ -38,7 +39,7 @@ CudaNetwork::CudaNetwork(const ModelSpec& spec, const NetworkOptions& options) :
 // Streams, events, handles, pinned buffers, device memory and the first upload; everything it creates
 // is released by release(), also when it throws halfway.
 void CudaNetwork::acquire() {
-  alloc_ = std::make_unique<CachingAllocator>(options_.cuda_device);
+  alloc_ = std::make_unique<CachingAllocator>(options_.cuda_device, options_.memory_limit_bytes);
   TS_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
   TS_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
   for (int s = 0; s < kInputSlots; ++s) {
@@ -87,7 +88,8 @@ std::shared_ptr<MemoryBlock> CudaNetwork::alloc(std::size_t bytes, MemoryCategor
 void CudaNetwork::allocate_memory() {
   size_t free_b = 0, total_b = 0;
   TS_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  free_at_start_ = static_cast<std::int64_t>(free_b);
+  // The plan sees the simulated card: what the cap leaves (all of it, nothing is reserved yet).
+  free_at_start_ = std::min(static_cast<std::int64_t>(free_b), alloc_->free_under_limit());
   const std::size_t pbytes = sizeof(float) * static_cast<std::size_t>(param_count_);
   const std::size_t N = static_cast<std::size_t>(options_.max_batch_size);
   try {
@@ -167,7 +169,9 @@ void CudaNetwork::choose_algorithms() {
   if (!any_conv) return;
   size_t free_b = 0, total_b = 0;
   TS_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  const std::size_t limit = std::max(kMinConvWorkspace, std::min(kMaxConvWorkspace, free_b / 8));
+  const auto free_now =
+      static_cast<std::size_t>(std::min(static_cast<std::int64_t>(free_b), alloc_->free_under_limit()));
+  const std::size_t limit = std::max(kMinConvWorkspace, std::min(kMaxConvWorkspace, free_now / 8));
   if (options_.deterministic) {
     // Timing-based search can pick a different (deterministic) algorithm in another run, and another
     // algorithm rounds differently: deterministic mode takes cuDNN's heuristic order instead, as
@@ -212,28 +216,31 @@ void CudaNetwork::refresh_weights_lp() {
   if (amp()) kernels::cast_from_float(params(), params_lp_->ptr, act_, param_count_, compute_);
 }
 
+// The footprint of this plan at max_batch_size (per sample: op outputs, the two gradient buffers, the
+// input slots and normalised input; fixed: parameters, gradients, optimizer state, BatchNorm
+// statistics, the accumulation buffer the advice may add, the AMP weight copy, the largest workspaces)
+// against the memory free when the plan began, under the cap when there is one.
 void CudaNetwork::rethrow_oom(const OutOfMemoryError& e) const {
   const std::int64_t N = options_.max_batch_size;
   const auto ab = static_cast<std::int64_t>(act_bytes_);
-  std::int64_t per_sample = numel(spec_.input) * (sizeof(float) + kInputSlots + (amp() ? ab : 0)) + 4 * kInputSlots +
-                            2 * max_activation_ * ab;
-  for (const Op& op : ops_) per_sample += numel(op.out_shape) * ab;
+  MemoryFootprint f;
+  f.per_sample_bytes = numel(spec_.input) * (sizeof(float) + kInputSlots + (amp() ? ab : 0)) + 4 * kInputSlots +
+                       2 * max_activation_ * ab;
+  for (const Op& op : ops_) f.per_sample_bytes += numel(op.out_shape) * ab;
   int states = options_.optimizer.type != OptimizerType::sgd ? 2 : (options_.optimizer.momentum != 0 ? 1 : 0);
-  std::int64_t fixed = static_cast<std::int64_t>(sizeof(float)) * ((2 + states) * param_count_ + buffer_count_) +
-                       static_cast<std::int64_t>(kCublasWorkspace + kMaxConvWorkspace);
-  std::int64_t avail = free_at_start_ - fixed;
-  std::int64_t fits = avail > 0 ? avail / per_sample * 9 / 10 : 0;  // keep 10 % for cuDNN/cuBLAS internals
-  if (fits > 64) fits = fits / 32 * 32;
+  f.fixed_bytes = static_cast<std::int64_t>(sizeof(float)) * ((3 + states) * param_count_ + buffer_count_) +
+                  (amp() ? ab * param_count_ : 0) + static_cast<std::int64_t>(kCublasWorkspace + kMaxConvWorkspace);
+  const std::int64_t fits = batch_size_that_fits(f, free_at_start_);
+  const std::int64_t cap = alloc_->limit_bytes();
+  const bool simulated = cap > 0 && e.memory_limit_bytes > 0;  // the cap, not the real card, ran out
+  const std::string card = "the simulated " + memory_limit_gib_text(cap) + " GiB card";
   std::string msg = std::string(e.what()) + ". At max_batch_size " + std::to_string(N) + " the model needs about " +
-                    format_bytes(per_sample) + " per sample (" + format_bytes(per_sample * N) +
-                    " of activations and input) plus " + format_bytes(fixed) +
+                    format_bytes(f.per_sample_bytes) + " per sample (" + format_bytes(f.per_sample_bytes * N) +
+                    " of activations and input) plus " + format_bytes(f.fixed_bytes) +
                     " of parameters, gradients, optimizer state and workspaces; " + format_bytes(free_at_start_) +
-                    " was free";
-  msg += fits > 0 ? ": a batch size of at most " + std::to_string(fits) + " fits (lower the batch size)"
-                  : ": not even a batch of 1 fits on this GPU";
-  OutOfMemoryError out(msg, e.requested_bytes, e.free_bytes, e.phase);
-  out.suggested_batch_size = fits;
-  throw out;
+                    (simulated ? " of " + card : "") + " was free";
+  msg += oom_fix_advice(N, options_.accumulate, fits, !amp(), true, simulated ? "on " + card : "on this GPU");
+  throw with_oom_advice(e, msg, N, options_.accumulate, fits);
 }
 
 HostBuffer CudaNetwork::allocate_host(std::size_t bytes, bool pinned) {

@@ -86,6 +86,9 @@ struct RunConfig {
   int num_workers = -1;
   int accumulate = 1;  // micro-batches per optimizer step
   bool pin_memory = false, augment = false, sync_every_step = false;
+  /// A simulated smaller card (--memory-limit): the allocator's cap on reserved bytes; 0 = the real
+  /// card. When set, the memory metrics and memory_pressure judge the reserved bytes against it.
+  std::int64_t memory_limit_bytes = 0;
 };
 RunConfig run_config(const std::map<std::string, std::string>& meta);
 
@@ -139,8 +142,13 @@ struct Report {
   std::optional<double> matmul_kernel_share;       // GEMM/conv kernels, of kernel time
   // Copies and memory.
   std::int64_t pageable_copies = 0, pageable_copy_bytes = 0, pageable_copy_ns = 0;
-  std::optional<std::int64_t> peak_device_memory_bytes;
+  std::optional<std::int64_t> peak_device_memory_bytes;  // max of device.memory.used (cudaMemGetInfo)
+  /// The card's memory used at the peak, 0..1: peak_device_memory_bytes / device.total_memory_bytes;
+  /// with a simulated card (config.memory_limit_bytes > 0) peak_reserved_bytes / the cap instead,
+  /// the bytes the cap limits (docs/metrics.md).
   std::optional<double> device_memory_fraction;
+  /// Max over sampler rounds of the allocator's reserved bytes summed over categories (memory.reserved.*).
+  std::optional<std::int64_t> peak_reserved_bytes;
   std::optional<std::int64_t> skipped_steps, optimizer_steps;
   DeviceProps device;
   RunConfig config;

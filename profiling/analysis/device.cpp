@@ -134,6 +134,8 @@ RunConfig run_config(const std::map<std::string, std::string>& meta) {
   if (d.HasMember("batch_size") && d["batch_size"].IsInt64()) c.batch_size = d["batch_size"].GetInt64();
   if (d.HasMember("num_workers") && d["num_workers"].IsInt()) c.num_workers = d["num_workers"].GetInt();
   if (d.HasMember("accumulate") && d["accumulate"].IsInt()) c.accumulate = std::max(1, d["accumulate"].GetInt());
+  if (d.HasMember("memory_limit_bytes") && d["memory_limit_bytes"].IsInt64())
+    c.memory_limit_bytes = std::max<std::int64_t>(0, d["memory_limit_bytes"].GetInt64());
   boolean("pin_memory", c.pin_memory);
   boolean("augment", c.augment);
   boolean("sync_every_step", c.sync_every_step);

@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "profiling/analysis/internal.h"
+#include "profiling/analysis/series.h"
 
 namespace ts::prof::analysis {
 
@@ -67,7 +68,19 @@ std::vector<EvidenceSpan> idle_gaps(const detail::Timeline& tl, bool host_wait_o
   return out;
 }
 
+/// [t, next round) of the peak point of `points` (sorted by time); none when empty.
+std::vector<EvidenceSpan> peak_span(const std::vector<SeriesPoint>& points) {
+  if (points.empty()) return {};
+  std::size_t peak = 0;
+  for (std::size_t i = 1; i < points.size(); ++i)
+    if (points[i].v > points[peak].v) peak = i;
+  const std::int64_t t = points[peak].t;
+  return {{t, peak + 1 < points.size() ? points[peak + 1].t : t + 1}};
+}
+
 std::vector<EvidenceSpan> memory_peak(const EventStore& store) {
+  // A simulated card (--memory-limit): what the cap limits, the allocator's reserved total.
+  if (run_config(store.meta()).memory_limit_bytes > 0) return peak_span(reserved_total(store, store.counts()));
   std::uint32_t id = 0;
   bool found = false;
   for (std::size_t i = 0; i < store.series.size(); ++i)

@@ -24,7 +24,8 @@ struct EvidenceSpan {
 ///    trainer neither waited for data nor synced (docs/metrics.md "Host wait while launching");
 ///  - low_utilization: every GPU idle gap inside the step windows;
 ///  - pageable_memcpy: the copies from/to pageable host memory;
-///  - memory_pressure: from the peak device.memory.used sample to the next sample of that series;
+///  - memory_pressure: from the peak device.memory.used sample to the next sample of that series
+///    (a simulated card, run.config memory_limit_bytes > 0: the peak of the allocator's reserved total);
 ///  - amp_eligible: the GEMM/convolution kernels;
 ///  - any other id (amp_overflow, unknown): no intervals.
 /// Everything but memory_pressure is clipped to the analysed step windows.

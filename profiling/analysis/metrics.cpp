@@ -4,6 +4,7 @@
 
 #include "profiling/analysis/analysis.h"
 #include "profiling/analysis/internal.h"
+#include "profiling/analysis/series.h"
 
 namespace ts::prof::analysis {
 
@@ -96,6 +97,20 @@ void memory_metrics(const EventStore& store, Report& r) {
       r.peak_device_memory_bytes = peak;
       if (r.device.total_memory > 0) r.device_memory_fraction = static_cast<double>(peak) / r.device.total_memory;
     }
+  }
+  const auto reserved = reserved_total(store, store.counts());
+  if (!reserved.empty()) {
+    double peak = 0;
+    for (const SeriesPoint& p : reserved) peak = std::max(peak, p.v);
+    r.peak_reserved_bytes = static_cast<std::int64_t>(peak);
+  }
+  // A simulated card (--memory-limit) is as large as its cap, and the cap limits the reserved bytes
+  // (on the CPU backend there is no device.memory.used at all).
+  if (r.config.memory_limit_bytes > 0) {
+    r.device_memory_fraction.reset();
+    if (r.peak_reserved_bytes)
+      r.device_memory_fraction =
+          static_cast<double>(*r.peak_reserved_bytes) / static_cast<double>(r.config.memory_limit_bytes);
   }
   const std::size_t ne = store.epochs.size();
   if (ne > 0 && r.config.amp == "fp16") {

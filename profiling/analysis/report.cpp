@@ -48,9 +48,20 @@ std::string to_text(const Report& r) {
                      pct(r.tensor_core_kernel_share), pct(r.matmul_kernel_share), r.config.amp);
     o += fmt::format("pageable copies {} ({:.1f} MB)\n", r.pageable_copies, r.pageable_copy_bytes / 1e6);
   }
-  if (r.peak_device_memory_bytes)
+  const std::int64_t cap = r.config.memory_limit_bytes;
+  if (cap > 0) {
+    constexpr double kGiB = 1073741824.0;
+    const std::string peak =
+        r.peak_reserved_bytes ? fmt::format("{:.2f} GiB", *r.peak_reserved_bytes / kGiB) : std::string("absent");
+    o += fmt::format("simulated {0:g} GiB card (--memory-limit {0:g}): peak reserved {1} ({2} of the cap)", cap / kGiB,
+                     peak, pct(r.device_memory_fraction));
+    if (r.peak_device_memory_bytes)
+      o += fmt::format("; the real card's device memory used peaked at {:.2f} GB", *r.peak_device_memory_bytes / 1e9);
+    o += "\n";
+  } else if (r.peak_device_memory_bytes) {
     o += fmt::format("peak device memory used {:.2f} GB ({} of the card)\n", *r.peak_device_memory_bytes / 1e9,
                      pct(r.device_memory_fraction));
+  }
   if (r.steps < r.min_steps_for_verdicts)
     o += fmt::format("verdicts: none (need at least {} steps)\n", r.min_steps_for_verdicts);
   else if (r.verdicts.empty())
@@ -119,6 +130,8 @@ std::string to_json(const Report& r) {
   w.Key("pageable_copy_bytes"); w.Int64(r.pageable_copy_bytes);
   opt_i(w, "peak_device_memory_bytes", r.peak_device_memory_bytes);
   opt(w, "device_memory_fraction", r.device_memory_fraction);
+  opt_i(w, "peak_reserved_bytes", r.peak_reserved_bytes);
+  w.Key("memory_limit_bytes"); w.Int64(r.config.memory_limit_bytes);  // a simulated card's size; 0: the real card
   w.Key("amp"); w.String(r.config.amp.c_str());
   w.Key("min_steps_for_verdicts"); w.Int64(r.min_steps_for_verdicts);
   w.Key("verdicts");

@@ -91,6 +91,31 @@ std::vector<SeriesPoint> sum_series(const std::vector<const std::vector<SeriesPo
   return out;
 }
 
+// One pass over the samples (analyze() calls it on every rolling window): the latest value of each
+// category held, the sum taken per sampler round (rows of one time; the sampler writes in time order).
+std::vector<SeriesPoint> reserved_total(const EventStore& store, const StoreCounts& counts) {
+  static const std::string kPrefix = "memory.reserved.";
+  std::unordered_map<std::uint32_t, std::size_t> slot;  // series id -> index into latest
+  const std::size_t n_series = std::min(counts.series, store.series.size());
+  for (std::size_t i = 0; i < n_series; ++i)
+    if (store.strings.get(store.series[i].name).rfind(kPrefix, 0) == 0) slot.emplace(store.series[i].id, slot.size());
+  std::vector<SeriesPoint> out;
+  if (slot.empty()) return out;
+  std::vector<double> latest(slot.size(), 0.0);
+  const std::size_t n = std::min(counts.samples, store.samples.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const SampleRecord& s = store.samples[i];
+    const auto it = slot.find(s.series);
+    if (it == slot.end()) continue;
+    latest[it->second] = s.value;
+    double sum = 0;
+    for (double v : latest) sum += v;
+    if (!out.empty() && out.back().t == s.time) out.back().v = sum;
+    else out.push_back({s.time, sum});
+  }
+  return out;
+}
+
 std::int64_t nice_bucket_ns(std::int64_t span_ns, int target) {
   const double raw = std::max(1.0, static_cast<double>(span_ns) / std::max(target, 1));
   const double p = std::pow(10.0, std::floor(std::log10(raw)));

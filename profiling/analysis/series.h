@@ -59,6 +59,11 @@ std::map<std::uint32_t, ThreadCpu> cpu_by_thread(const SeriesSet& set);
 /// categories, which the sampler writes in one round at one time, this is the exact total.
 std::vector<SeriesPoint> sum_series(const std::vector<const std::vector<SeriesPoint>*>& parts);
 
+/// The allocator's reserved bytes summed over its categories (the memory.reserved.* series, written in
+/// one sampler round each) at each round, from the rows of `store` below `counts`; empty when absent.
+/// What a simulated card's cap (--memory-limit) limits.
+std::vector<SeriesPoint> reserved_total(const EventStore& store, const StoreCounts& counts);
+
 /// GPU activity in buckets [from + i*bucket_ns, from + (i+1)*bucket_ns), i < count.
 struct GpuBuckets {
   std::int64_t from = 0, bucket_ns = 0;

@@ -4,6 +4,8 @@
 // Every threshold is a named constant with its source; docs/metrics.md lists them.
 #include "profiling/analysis/analysis.h"
 
+#include <cstdio>
+
 namespace ts::prof::analysis {
 
 namespace {
@@ -148,17 +150,35 @@ void pageable_copies(Report& r) {
 
 void memory_pressure(Report& r) {
   if (!r.device_memory_fraction || *r.device_memory_fraction <= kMemoryModerate) return;
-  r.verdicts.push_back({"memory_pressure", *r.device_memory_fraction > kMemoryHigh ? "high" : "moderate",
-                        "GPU memory nearly full",
-                        fix(r, "use a smaller --batch-size with --accumulate N to keep the effective batch, or --amp bf16",
+  const std::int64_t cap = r.config.memory_limit_bytes;
+  const bool cpu = r.config.device == "cpu";  // the CPU backend has no AMP
+  const double gib = static_cast<double>(1ll << 30);
+  // A simulated card (--memory-limit): the cap is the card, the allocator's reserved bytes its use.
+  // The measure keeps its name (device_memory_used_pct: the lessons' rule and Compare read it); the
+  // title and simulated_card_gib say which card.
+  std::vector<std::pair<std::string, double>> evidence;
+  if (cap > 0)
+    evidence = {{"device_memory_used_pct", 100 * *r.device_memory_fraction},
+                {"peak_reserved_gib", static_cast<double>(r.peak_reserved_bytes.value_or(0)) / gib},
+                {"simulated_card_gib", static_cast<double>(cap) / gib}};
+  else
+    evidence = {{"device_memory_used_pct", 100 * *r.device_memory_fraction},
+                {"peak_device_memory_gb", static_cast<double>(r.peak_device_memory_bytes.value_or(0)) / 1e9}};
+  char card[64];
+  std::snprintf(card, sizeof card, "%g", static_cast<double>(cap) / gib);
+  const std::string title =
+      cap > 0 ? std::string("Simulated ") + card + " GiB card nearly full (--memory-limit " + card + ")"
+              : "GPU memory nearly full";
+  const std::string accumulate = "use a smaller --batch-size with --accumulate N to keep the effective batch";
+  r.verdicts.push_back({"memory_pressure", *r.device_memory_fraction > kMemoryHigh ? "high" : "moderate", title,
+                        fix(r, cpu ? accumulate : accumulate + ", or --amp bf16",
                             "use a smaller batch size with gradient accumulation, or torch.autocast(dtype=torch.bfloat16)"),
-                        {{"device_memory_used_pct", 100 * *r.device_memory_fraction},
-                         {"peak_device_memory_gb", *r.peak_device_memory_bytes / 1e9}}, {}, {}});
+                        std::move(evidence), {}, {}});
   if (r.config.batch_size > 1)  // half the batch, twice the micro-batches: the same effective batch
     structured(r, {{"batch_size", std::to_string(r.config.batch_size / 2)}, {"accumulate", std::to_string(2 * r.config.accumulate)}},
-               "or use AMP bf16");
+               cpu ? "or use a smaller model" : "or use AMP bf16");
   else
-    structured(r, {}, "use AMP bf16 or a smaller model");
+    structured(r, {}, cpu ? "use a smaller model" : "use AMP bf16 or a smaller model");
 }
 
 void amp(Report& r) {

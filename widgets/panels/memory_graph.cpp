@@ -54,7 +54,8 @@ MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_
   stack_box_->setToolTip(tr("Allocated: bytes in live tensors. Reserved: what the caching allocator holds "
                             "from the driver, cached blocks included."));
   show_capacity_ = new QCheckBox(tr("Show capacity"));
-  show_capacity_->setToolTip(tr("Scale the y axis to the card's memory (device.total_memory_bytes)."));
+  show_capacity_->setToolTip(tr("Scale the y axis to the card's memory (device.total_memory_bytes, or the "
+                                "simulated card's cap: --memory-limit / Simulate a smaller card)."));
   status_ = new QLabel;
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   // Cut at the panel's edge rather than setting its minimum width (the whole text is the tooltip).
@@ -218,8 +219,13 @@ void MemoryGraph::rebuild() {
       const double v = QString::fromStdString(it->second).toDouble(&ok);
       if (ok && v > 0) capacity_ = v;
     }
+    // A simulated smaller card is the card (also on the CPU backend, which has no card at all).
+    const std::int64_t cap = prof::analysis::run_config(meta).memory_limit_bytes;
+    simulated_ = cap > 0;
+    if (simulated_) capacity_ = static_cast<double>(cap);
   } else {
     capacity_.reset();
+    simulated_ = false;
   }
   fillStack();
   fillLines();
@@ -268,6 +274,12 @@ void MemoryGraph::fillStack() {
   }
   const auto total = prof::analysis::sum_series(other);
   set_points(other_total_, total);
+  reserved_peak_.reset();
+  if (simulated_) {  // the cap limits the reserved total: the header row measures it against the cap
+    std::vector<const std::vector<SeriesPoint>*> reserved = alloc ? other : shown;
+    for (const SeriesPoint& p : prof::analysis::sum_series(reserved))
+      reserved_peak_ = std::max(reserved_peak_.value_or(0.0), p.v);
+  }
   other_total_->setName(alloc ? tr("reserved total") : tr("allocated total"));
   if (total.empty()) other_total_->removeFromLegend();
   else other_total_->addToLegend();
@@ -325,11 +337,20 @@ void MemoryGraph::updateCapacity(double data_max) {
     if (in_range) upper = std::max(upper, *capacity_ * 1.05);
     // Off scale, the line is not drawn and the header row says "x % of <capacity>": no label in the
     // plot (it sat in the top corner, under the peak's label when the peak was near the top).
-    capacity_label_->setText(tr("card capacity %1").arg(format_bytes(*capacity_)));
+    capacity_label_->setText(capacityLabel());
     capacity_label_->position->setCoords(0.01, *capacity_);
     capacity_label_->setVisible(in_range && has_data_);
   }
   plot_->yAxis->setRange(0, upper);
+}
+
+QString MemoryGraph::capacityLabel() const {
+  if (!capacity_) return {};
+  if (!simulated_) return tr("card capacity %1").arg(format_bytes(*capacity_));
+  const auto cap = static_cast<std::int64_t>(*capacity_);
+  return tr("simulated card %1 (--memory-limit %2)")
+      .arg(format_bytes(*capacity_))
+      .arg(QString::fromStdString(memory_limit_gib_text(cap)));
 }
 
 void MemoryGraph::updateLeak() {
@@ -372,7 +393,13 @@ QString MemoryGraph::statusText() const {
   if (!has_data_) return {};
   QStringList parts;
   if (peak_bytes_) parts << tr("peak %1 at %2 s").arg(format_bytes(*peak_bytes_)).arg(ns_to_s(peak_t_), 0, 'f', 3);
-  if (capacity_ && peak_bytes_) parts << tr("%1 % of %2").arg(100.0 * *peak_bytes_ / *capacity_, 0, 'f', 1).arg(format_bytes(*capacity_));
+  if (capacity_ && simulated_ && reserved_peak_)
+    parts << tr("reserved peak %1, %2 % of the simulated %3 card")
+                 .arg(format_bytes(*reserved_peak_))
+                 .arg(100.0 * *reserved_peak_ / *capacity_, 0, 'f', 1)
+                 .arg(format_bytes(*capacity_));
+  else if (capacity_ && !simulated_ && peak_bytes_)
+    parts << tr("%1 % of %2").arg(100.0 * *peak_bytes_ / *capacity_, 0, 'f', 1).arg(format_bytes(*capacity_));
   if (leak_.suspected) parts << tr("<b style='color:#c62828'>possible leak</b>");
   return parts.join(QStringLiteral(" · "));
 }

@@ -5,7 +5,10 @@
 // records (finer in time than the 20 Hz samples). The peak of device.memory.used (else of the
 // allocator's total) is marked with value and time; the card's capacity (meta
 // device.total_memory_bytes) is a red line (off scale unless "Show capacity" or the data come near
-// it). A steadily growing allocated total across steps is flagged (analysis::check_leak; rule in
+// it). A simulated smaller card (run.config memory_limit_bytes, --memory-limit / "Simulate a smaller
+// card") replaces the card: the line is drawn at the cap, labelled as simulated, and the header row's
+// share is the allocator's reserved peak over the cap (what the cap limits; docs/metrics.md). A
+// steadily growing allocated total across steps is flagged (analysis::check_leak; rule in
 // profiling/analysis/series.h). The x axis is the linked time axis (PanelHub's visible range).
 #pragma once
 #include <QString>
@@ -54,8 +57,12 @@ class MemoryGraph : public QWidget {
   std::optional<double> peakBytes() const { return peak_bytes_; }
   qint64 peakTimeNs() const { return peak_t_; }
   QString peakSeries() const { return peak_series_; }
-  /// The capacity line's value (bytes), nullopt without meta device.total_memory_bytes.
+  /// The capacity line's value (bytes), nullopt without meta device.total_memory_bytes (or a cap).
   std::optional<double> capacityLineBytes() const;
+  /// The line is a simulated card's cap (run.config memory_limit_bytes), not the real card.
+  bool capacitySimulated() const { return simulated_; }
+  /// The capacity line's label ("card capacity 140.00 GiB", "simulated card 8.00 GiB (--memory-limit 8)").
+  QString capacityLabel() const;
   const prof::analysis::LeakCheck& leak() const { return leak_; }
   /// The absent state's message ("" when there is device memory data to show).
   QString absentMessage() const;
@@ -91,6 +98,8 @@ class MemoryGraph : public QWidget {
   QCPItemStraightLine* capacity_line_;
   QCPItemText *capacity_label_, *peak_label_, *leak_label_, *absent_;
   std::optional<double> capacity_;
+  bool simulated_ = false;               // capacity_ is a simulated card's cap
+  std::optional<double> reserved_peak_;  // the allocator's reserved total at its peak (simulated card)
   std::optional<double> peak_bytes_;
   qint64 peak_t_ = 0;
   QString peak_series_;
