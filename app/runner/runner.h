@@ -29,7 +29,6 @@ struct RunnerOptions {
   bool sync_every_step = false;
   int log_every = 100;
   int cpu_threads = 0;
-  double memory_limit_gib = 0;  // --memory-limit GiB: simulate a smaller card (0 = the real one)
   std::string amp = "off";      // off | fp16 | bf16
   int accumulate = 1;
   bool deterministic = false;
