@@ -36,4 +36,14 @@ inline std::size_t overlong_number(std::string_view json, std::size_t max_chars 
   return std::string::npos;
 }
 
+/// True when `s` (a string RapidJSON decoded) holds a UTF-16 surrogate encoded as UTF-8 (ED A0..BF
+/// xx). RapidJSON decodes a lone low-surrogate escape ("\udc00") that way; its encoding check never
+/// sees it, yet the bytes are not UTF-8 and a file written back with them does not parse
+/// (ts_lesson_fuzzer found it): readers refuse such text.
+inline bool has_encoded_surrogate(std::string_view s) {
+  for (std::size_t i = 0; i + 1 < s.size(); ++i)
+    if (static_cast<unsigned char>(s[i]) == 0xED && (static_cast<unsigned char>(s[i + 1]) & 0xE0) == 0xA0) return true;
+  return false;
+}
+
 }  // namespace ts

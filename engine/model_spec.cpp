@@ -162,6 +162,7 @@ LayerSpec parse_layer(const Value& v, int index, const std::string& src) {
   if (!v.IsObject()) throw ModelSpecError(index, "?", src + ": layer " + std::to_string(index) + " is not an object");
   LayerReader r{v, index, "?", src, {}};
   if (v.HasMember("name") && v["name"].IsString()) r.name = v["name"].GetString();
+  if (has_encoded_surrogate(r.name)) r.fail("name holds a lone UTF-16 surrogate (\\uD800-\\uDFFF escape)");
   if (!v.HasMember("type") || !v["type"].IsString()) r.fail("missing \"type\"");
   r.type = v["type"].GetString();
   LayerSpec l;
@@ -249,6 +250,7 @@ ModelSpec parse_model_spec(std::string_view json, std::string_view source) {
     layers = &doc;
   } else if (doc.IsObject()) {
     if (doc.HasMember("name") && doc["name"].IsString()) spec.name = doc["name"].GetString();
+    if (has_encoded_surrogate(spec.name)) throw InputError(src + ": name holds a lone UTF-16 surrogate (\\uD800-\\uDFFF escape)");
     if (doc.HasMember("input")) {
       const Value& in = doc["input"];
       if (!in.IsArray() || in.Size() == 0) throw InputError(src + ": \"input\" must be a list of sizes such as [3, 32, 32]");

@@ -91,6 +91,8 @@ std::string knob_value(const std::string& source, const std::string& field, Knob
       return number_text(v.GetDouble());
     case KnobType::text:
       if (!v.IsString() || v.GetStringLength() == 0 || v.GetStringLength() > 4096) must("a non-empty string");
+      if (has_encoded_surrogate(std::string_view(v.GetString(), v.GetStringLength())))
+        fail(source, field, "holds a lone UTF-16 surrogate (\\uD800-\\uDFFF escape)");
       return std::string(v.GetString(), v.GetStringLength());
     case KnobType::device:
     case KnobType::amp:
@@ -129,7 +131,9 @@ const Value& member(const std::string& source, const std::string& field, const V
 std::string text(const std::string& source, const std::string& field, const Value& v, std::size_t max_len = 200) {
   if (!v.IsString() || v.GetStringLength() == 0) fail(source, field, "must be a non-empty string, got " + quoted(v));
   if (v.GetStringLength() > max_len) fail(source, field, fmt::format("longer than {} characters", max_len));
-  return std::string(v.GetString(), v.GetStringLength());
+  std::string s(v.GetString(), v.GetStringLength());
+  if (has_encoded_surrogate(s)) fail(source, field, "holds a lone UTF-16 surrogate (\\uD800-\\uDFFF escape)");
+  return s;
 }
 
 std::string one_of(const std::string& source, const std::string& field, const Value& v,

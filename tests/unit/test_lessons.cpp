@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -174,9 +175,16 @@ TEST(Lessons, ManifestRoundTripsAndRefusesDamage) {
 /// and shows what it promises: a laptop without a GPU opens the lessons from these.
 TEST(Lessons, EveryRecordingOpensAnalysesAndShowsItsChange) {
   const fs::path root = fs::path(TRAINSCOPE_SOURCE_DIR) / "resources" / "lessons" / "recorded";
+  // Not recorded yet: the H200 time of the session that wrote the lesson ran out first (issue #17
+  // stays open until it is). Its recording must not exist half-made either.
+  const std::vector<std::string> not_recorded = {"out_of_memory"};
   for (const Lesson& l : builtin_lessons()) {
     SCOPED_TRACE(l.name);
     const fs::path dir = root / l.name;
+    if (std::find(not_recorded.begin(), not_recorded.end(), l.name) != not_recorded.end()) {
+      EXPECT_FALSE(fs::exists(dir)) << "recorded now: take it off not_recorded";
+      continue;
+    }
     ASSERT_TRUE(fs::exists(dir / "manifest.json")) << dir;
     const LessonRecord rec = read_record(dir.string());
     EXPECT_EQ(rec.lesson, l) << "the recording is of the lesson as it is now";
@@ -215,6 +223,17 @@ TEST(Lessons, AnOverlongNumberIsRefusedNotParsed) {
   EXPECT_NE(msg.find("a number of more than 100 characters"), std::string::npos) << msg;
   const std::string digits(725, '8');
   EXPECT_NE(refusal(good_with("\"at_least\": 1.5", "\"at_least\": 1." + digits)).find("offset "), std::string::npos);
+  // Found by ts_lesson_fuzzer: a lone low-surrogate escape decodes to bytes that are not UTF-8, and the
+  // lesson written back did not parse. Refused with the field named.
+  const std::string sur = refusal(good_with("\"label\": \"nw0\"", "\"label\": \"a\\udDAA b\""));
+  EXPECT_NE(sur.find("runs[0].label: holds a lone UTF-16 surrogate"), std::string::npos) << sur;
+  EXPECT_EQ(refusal(good_with("\"label\": \"nw0\"", "\"label\": \"\\ud83d\\ude00\"")), "") << "a pair is fine";
+  try {  // the model-spec reader had the same hole
+    parse_model_spec("[{\"type\": \"ReLU\", \"name\": \"a\\udc00\"}]", "spec.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("lone UTF-16 surrogate"), std::string::npos) << e.what();
+  }
   // A long string of digits is not a number.
   EXPECT_EQ(refusal(good_with("\"label\": \"nw0\"", "\"label\": \"" + std::string(150, '7') + "\"")), "");
   try {
