@@ -243,6 +243,20 @@ const std::vector<std::string>& knob_names() {
 
 const std::vector<std::string>& figure_names() { return kFigures; }
 
+char knob_json_type(const std::string& name) {
+  for (const KnobRule& k : kKnobs) {
+    if (name != k.name) continue;
+    switch (k.type) {
+      case KnobType::positive_int:
+      case KnobType::non_negative_int: return 'i';
+      case KnobType::boolean: return 'b';
+      case KnobType::positive_number: return 'n';
+      default: return 's';
+    }
+  }
+  return 's';
+}
+
 namespace {
 
 Expectation parse_expectation(const std::string& source, const std::string& f, const Value& v, const Lesson& l) {

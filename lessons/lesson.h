@@ -70,6 +70,9 @@ struct Lesson {
 
 /// Every knob a lesson may set, in the order docs/lessons.md lists them.
 const std::vector<std::string>& knob_names();
+/// The JSON type a knob's value has: 'i' integer, 'b' boolean, 'n' number, 's' string ('s' for an
+/// unknown name). What to_json writes each Knob::value as.
+char knob_json_type(const std::string& name);
 /// Every figure an expectation may name (lessons/lesson_eval.h says how each is measured).
 const std::vector<std::string>& figure_names();
 

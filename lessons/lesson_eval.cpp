@@ -206,8 +206,7 @@ RunResult measure_session(const std::string& path, std::int64_t warmup) {
     o.warmup_steps = warmup;
     const an::Report rep = prof::import::analyze_session(s, o);
     for (const auto& v : rep.verdicts) r.verdicts.push_back(v.id);
-    for (const char* id : {"input_bound", "sync_bound", "launch_bound", "low_utilization", "pageable_memcpy",
-                           "memory_pressure", "amp_eligible", "amp_overflow"})
+    for (const std::string& id : an::verdict_ids())
       if (auto m = an::verdict_measure(rep, id)) r.measures[id] = *m;
     if (rep.gpu_utilization) r.figures["gpu_utilization_pct"] = 100 * *rep.gpu_utilization;
     step_figures(s, warmup, r);

@@ -14,18 +14,15 @@ namespace ts::lessons {
 
 namespace {
 
-/// Writes a knob value with the JSON type its knob has (integers, booleans, numbers, strings).
+/// Writes a knob value with the JSON type its knob has (lesson.cpp's knob table).
 template <class W>
 void write_knob_value(W& w, const Knob& k) {
-  static const std::vector<std::string> ints = {"batch_size", "num_workers", "accumulate", "images", "epochs",
-                                                "seed", "log_every", "cpu_threads"};
-  static const std::vector<std::string> bools = {"pin_memory", "augment", "sync_every_step", "deterministic"};
-  static const std::vector<std::string> numbers = {"memory_limit_gib", "lr"};
-  auto in = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), k.name) != v.end(); };
-  if (in(ints)) w.Int64(std::stoll(k.value));
-  else if (in(bools)) w.Bool(k.value == "true");
-  else if (in(numbers)) w.Double(std::stod(k.value));
-  else w.String(k.value.c_str(), static_cast<rapidjson::SizeType>(k.value.size()));
+  switch (knob_json_type(k.name)) {
+    case 'i': w.Int64(std::stoll(k.value)); break;
+    case 'b': w.Bool(k.value == "true"); break;
+    case 'n': w.Double(std::stod(k.value)); break;
+    default: w.String(k.value.c_str(), static_cast<rapidjson::SizeType>(k.value.size()));
+  }
 }
 
 template <class W>

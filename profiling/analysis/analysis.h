@@ -197,6 +197,8 @@ struct VerdictRule {
   double threshold = 0;
   bool fires_above = true;
 };
+/// Every verdict id add_verdicts can give, in its order.
+const std::vector<std::string>& verdict_ids();
 /// The rule of verdict `id`; nullopt for an unknown id.
 std::optional<VerdictRule> verdict_rule(const std::string& id);
 /// Verdict `id`'s measure in `report` whether the verdict fired or not (the same formula as the

@@ -226,6 +226,13 @@ std::int64_t min_steps_for_verdicts() { return kMinSteps; }
 
 namespace ts::prof::analysis {
 
+const std::vector<std::string>& verdict_ids() {
+  static const std::vector<std::string> ids = {"input_bound",     "sync_bound",      "launch_bound",
+                                               "low_utilization", "pageable_memcpy", "memory_pressure",
+                                               "amp_eligible",    "amp_overflow"};
+  return ids;
+}
+
 std::optional<VerdictRule> verdict_rule(const std::string& id) {
   if (id == "input_bound") return VerdictRule{"data_loader_wait_pct", 100 * kInputModerate, true};
   if (id == "sync_bound") return VerdictRule{"gpu_idle_sync_pct", 100 * kSyncModerate, true};

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include <rapidjson/document.h>
+
 #include "engine/synthetic_data.h"
 
 namespace ts::test {
@@ -60,6 +62,17 @@ inline RunnerResult run_runner_split(const std::string& args, const std::string&
   r.err = ss.str();
   std::filesystem::remove(err_file);
   return r;
+}
+
+/// The runner's JSON summary: the last stdout line that starts with '{' (an empty document when none).
+inline rapidjson::Document summary(const std::string& out) {
+  std::istringstream in(out);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] == '{') last = line;
+  rapidjson::Document d;
+  d.Parse(last.c_str());
+  return d;
 }
 
 }  // namespace ts::test

@@ -44,19 +44,9 @@ Result run(const std::string& args) {
   return r;
 }
 
-/// The last line of output, parsed as the JSON summary.
-rapidjson::Document summary(const std::string& out) {
-  std::istringstream in(out);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] == '{') last = line;
-  rapidjson::Document d;
-  d.Parse(last.c_str());
-  return d;
-}
-
 std::string sample_dir() { return ts::test::runner_sample_dir(); }
 using ts::test::have_cpu_backend;
+using ts::test::summary;
 
 TEST(Runner, HelpAndVersion) {
   auto r = run("--help");

@@ -23,6 +23,7 @@ namespace {
 
 using ts::test::have_cpu_backend;
 using ts::test::RunnerResult;
+using ts::test::summary;
 
 constexpr std::int64_t kGiB = 1ll << 30;
 
@@ -30,17 +31,6 @@ constexpr std::int64_t kGiB = 1ll << 30;
 RunnerResult run_cpu(const std::string& args) {
   return ts::test::run_runner_split("--device cpu --data " + ts::test::runner_sample_dir() +
                                     " --limit-train 1024 --epochs 1 --num-workers 1 --quiet " + args);
-}
-
-/// The last stdout line that is a JSON object (the summary).
-rapidjson::Document summary(const std::string& out) {
-  std::istringstream in(out);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] == '{') last = line;
-  rapidjson::Document d;
-  d.Parse(last.c_str());
-  return d;
 }
 
 std::string temp_session(const std::string& name) {

@@ -13,6 +13,7 @@
 #include "engine/errors.h"
 #include "engine/model_spec.h"
 #include "lessons/lesson.h"
+#include "profiling/analysis/analysis.h"
 #include "lessons/lesson_eval.h"
 #include "lessons/session_gz.h"
 
@@ -283,6 +284,23 @@ TEST(Lessons, GzippedSessionsMeasureAsPlainOnesAndCutOnesAreRefused) {
   EXPECT_FALSE(c.analysed);
   EXPECT_NE(c.analysis_error.find("gzip"), std::string::npos) << c.analysis_error;
   fs::remove(gz);
+}
+
+}  // namespace
+}  // namespace ts::lessons
+
+namespace ts::lessons {
+namespace {
+
+// Every verdict the analysis can give has a rule (measure, threshold) that lessons judge it by.
+TEST(Lessons, EveryVerdictIdHasARule) {
+  ASSERT_EQ(prof::analysis::verdict_ids().size(), 8u);
+  for (const std::string& id : prof::analysis::verdict_ids()) EXPECT_TRUE(prof::analysis::verdict_rule(id)) << id;
+  EXPECT_FALSE(prof::analysis::verdict_rule("no_such_verdict"));
+  EXPECT_EQ(knob_json_type("batch_size"), 'i');
+  EXPECT_EQ(knob_json_type("pin_memory"), 'b');
+  EXPECT_EQ(knob_json_type("memory_limit_gib"), 'n');
+  EXPECT_EQ(knob_json_type("model"), 's');
 }
 
 }  // namespace
