@@ -3,7 +3,9 @@
 // card's OOM message and the accumulation fix; a session recorded at a cap shows it again (Run
 // settings, status bar, details, "Run again"), and the memory graph draws the card's line at the cap,
 // labelled as simulated.
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QScrollArea>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
@@ -112,6 +114,28 @@ class TestMemoryLimit : public QObject {
     QVERIFY(w.runAgainWithSessionSettings());  // a CPU session on a CPU machine: every knob kept
     QCOMPARE(w.runSettings()->settings().memory_limit_gib, 0.25);
     QVERIFY(memory_limit_field(*w.runSettings())->isEnabled());
+  }
+
+  // Pictures to look at (not a check): TS_SCREENSHOTS=DIR saves the window at 1280x720 and 1920x1080
+  // with Run settings scrolled to the "Simulate a smaller card" field, set to 8 GiB.
+  void screenshotsWhenAsked() {
+    const QString dir = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
+    QDir().mkpath(dir);
+    MainWindow w;
+    RunSettings s = test::small_cpu_run(1, 256);
+    s.memory_limit_gib = 8;
+    w.runSettings()->setSettings(s);
+    w.show();
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      w.resize(size);
+      QTest::qWait(500);
+      QDoubleSpinBox* field = memory_limit_field(*w.runSettings());
+      for (QWidget* p = field->parentWidget(); p; p = p->parentWidget())
+        if (auto* area = qobject_cast<QScrollArea*>(p)) area->ensureWidgetVisible(field);
+      QTest::qWait(300);
+      QVERIFY(w.grab().save(dir + QString("/memory_limit_%1x%2.png").arg(size.width()).arg(size.height())));
+    }
   }
 
   void memoryGraphWithoutACapKeepsTheRealCard() {
