@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "engine/errors.h"
-#include "lessons/session_gz.h"
+#include "lessons/session_pack.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/event_source.h"
 #include "profiling/import/trace_analysis.h"
@@ -198,7 +198,7 @@ bool LessonResult::showed() const {
 RunResult measure_session(const std::string& path, std::int64_t warmup) {
   RunResult r;
   try {
-    const PlainSession plain(path);  // a recording's ID.tsession.gz is read through a plain copy
+    const PlainSession plain(path);  // a recording's ID.tsession.zst is read through a plain copy
     const auto src = prof::open_session(plain.path());
     const prof::EventStore& s = src->store();
     an::Options o;

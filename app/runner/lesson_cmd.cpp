@@ -14,7 +14,7 @@
 #include "engine/network.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_eval.h"
-#include "lessons/session_gz.h"
+#include "lessons/session_pack.h"
 
 namespace ts {
 
@@ -126,6 +126,7 @@ void train_run(const RunnerOptions& o, const std::string& dir, LessonRecord& rec
   RunnerOptions r = run_options(o, knobs);
   r.session = (fs::path(dir) / run.session).string();
   fs::remove(r.session);
+  fs::remove(r.session + ".zst");
   fs::remove(r.session + ".gz");
   fmt::print(stderr, "lesson {}: run {} ({}): {}\n", l.name, run.id, l.runs[i].label, knobs_text(knobs));
   std::fflush(stderr);
@@ -150,16 +151,16 @@ void train_run(const RunnerOptions& o, const std::string& dir, LessonRecord& rec
   lessons::write_record(dir, rec);
 }
 
-/// --lesson-gzip: each plain session of the folder replaced by ID.tsession.gz, the manifest updated.
-void gzip_sessions(const std::string& dir, LessonRecord& rec) {
+/// --lesson-compress: each plain session of the folder replaced by ID.tsession.zst, the manifest updated.
+void compress_sessions(const std::string& dir, LessonRecord& rec) {
   for (lessons::RecordedRun& run : rec.runs) {
     if (run.session.empty() || run.session.size() < 9 || run.session.compare(run.session.size() - 9, 9, ".tsession") != 0)
       continue;
     const fs::path plain = fs::path(dir) / run.session;
     if (!fs::exists(plain)) continue;
-    lessons::gzip_file(plain.string(), plain.string() + ".gz");
+    lessons::compress_session(plain.string(), plain.string() + ".zst");
     fs::remove(plain);
-    run.session += ".gz";
+    run.session += ".zst";
   }
   lessons::write_record(dir, rec);
 }
@@ -198,7 +199,7 @@ int run_lesson(const RunnerOptions& o, const std::atomic<bool>& stop) {
     rec = start_record(dir, lesson);
     for (std::size_t i = 0; i < lesson.runs.size() && !stop.load(); ++i)
       if (selected(o, lesson.runs[i].id)) train_run(o, dir, rec, i, stop);
-    if (o.lesson_gzip) gzip_sessions(dir, rec);
+    if (o.lesson_compress) compress_sessions(dir, rec);
   } else {
     std::string tried;
     dir = find_recording(o, lesson.name, &tried);

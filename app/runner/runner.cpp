@@ -134,8 +134,8 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "on one machine and a GPU run on another")->expected(1, 8);
   app.add_option("--recordings", o.recordings, "with --lesson: the folder of recorded lessons");
   app.add_flag("--recorded", o.recorded, "with --lesson: open the lesson's recording instead of running it");
-  app.add_flag("--lesson-gzip", o.lesson_gzip,
-               "with --lesson: gzip the runs' sessions afterwards (ID.tsession.gz), as the shipped recordings are");
+  app.add_flag("--lesson-compress", o.lesson_compress,
+               "with --lesson: compress the runs' sessions afterwards (ID.tsession.zst, zstd), as the shipped recordings are");
 }
 
 int run_analysis(const RunnerOptions& o) {

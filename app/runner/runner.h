@@ -54,7 +54,7 @@ struct RunnerOptions {
   std::vector<std::string> lesson_runs;  // --lesson-runs ID...: only these runs (join the others' later)
   std::string recordings;        // --recordings DIR: recorded lessons (default: beside the program, the source tree)
   bool recorded = false;         // --recorded: open the lesson's recording even when this machine could run it
-  bool lesson_gzip = false;      // --lesson-gzip: gzip the runs' sessions (ID.tsession.gz), as recordings keep them
+  bool lesson_compress = false;  // --lesson-compress: zstd the runs' sessions (ID.tsession.zst), as recordings keep them
   std::FILE* out = stdout;       // where a training run prints (a lesson's runs print to stderr)
 };
 

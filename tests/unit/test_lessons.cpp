@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -15,7 +16,7 @@
 #include "lessons/lesson.h"
 #include "profiling/analysis/analysis.h"
 #include "lessons/lesson_eval.h"
-#include "lessons/session_gz.h"
+#include "lessons/session_pack.h"
 
 namespace ts::lessons {
 namespace {
@@ -176,16 +177,9 @@ TEST(Lessons, ManifestRoundTripsAndRefusesDamage) {
 /// and shows what it promises: a laptop without a GPU opens the lessons from these.
 TEST(Lessons, EveryRecordingOpensAnalysesAndShowsItsChange) {
   const fs::path root = fs::path(TRAINSCOPE_SOURCE_DIR) / "resources" / "lessons" / "recorded";
-  // Not recorded yet: the H200 time of the session that wrote the lesson ran out first (issue #17
-  // stays open until it is). Its recording must not exist half-made either.
-  const std::vector<std::string> not_recorded = {"out_of_memory"};
   for (const Lesson& l : builtin_lessons()) {
     SCOPED_TRACE(l.name);
     const fs::path dir = root / l.name;
-    if (std::find(not_recorded.begin(), not_recorded.end(), l.name) != not_recorded.end()) {
-      EXPECT_FALSE(fs::exists(dir)) << "recorded now: take it off not_recorded";
-      continue;
-    }
     ASSERT_TRUE(fs::exists(dir / "manifest.json")) << dir;
     const LessonRecord rec = read_record(dir.string());
     EXPECT_EQ(rec.lesson, l) << "the recording is of the lesson as it is now";
@@ -193,6 +187,8 @@ TEST(Lessons, EveryRecordingOpensAnalysesAndShowsItsChange) {
     for (const RunResult& run : r.runs) {
       EXPECT_NE(run.run.outcome, "missing") << run.run.id;
       EXPECT_FALSE(run.run.device_name.empty()) << run.run.id;
+      if (!run.run.session.empty())
+        EXPECT_EQ(fs::path(run.run.session).extension(), ".zst") << run.run.id << ": recordings are compressed";
       if (run.run.outcome == "completes") {
         EXPECT_TRUE(run.analysed) << run.run.id << ": " << run.analysis_error;
         EXPECT_GE(run.steps, 1) << run.run.id;
@@ -251,44 +247,70 @@ TEST(Lessons, AnOverlongNumberIsRefusedNotParsed) {
 namespace ts::lessons {
 namespace {
 
-// Recordings keep their sessions gzipped: measured through a plain copy that is removed afterwards;
-// a cut .gz is refused with the file named.
-TEST(Lessons, GzippedSessionsMeasureAsPlainOnesAndCutOnesAreRefused) {
+// Recordings keep their sessions zstd-compressed: measured through a plain copy that is removed
+// afterwards; a cut or corrupted .zst is refused with the file named. Older .gz recordings still read.
+TEST(Lessons, CompressedSessionsMeasureAsPlainOnesAndDamagedOnesAreRefused) {
   fs::path plain;
   for (const auto& e : fs::directory_iterator(fs::path(TRAINSCOPE_SOURCE_DIR) / "tests/data"))
     if (e.path().extension() == ".tsession") { plain = e.path(); break; }
   ASSERT_FALSE(plain.empty());
-  const fs::path gz = fs::temp_directory_path() / ("ts_lesson_gz_" + std::to_string(::getpid()) + ".tsession.gz");
-  gzip_file(plain.string(), gz.string());
-  EXPECT_LT(fs::file_size(gz), fs::file_size(plain));
-  const RunResult a = measure_session(plain.string()), b = measure_session(gz.string());
+  const std::string stem = "ts_lesson_pack_" + std::to_string(::getpid());
+  const fs::path zst = fs::temp_directory_path() / (stem + ".tsession.zst");
+  const fs::path gz = fs::temp_directory_path() / (stem + ".tsession.gz");
+  compress_session(plain.string(), zst.string());
+  EXPECT_LT(fs::file_size(zst), fs::file_size(plain) / 2);
+  {
+    std::ifstream in(plain, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    gzFile out = gzopen(gz.c_str(), "wb9");
+    ASSERT_NE(out, nullptr);
+    ASSERT_EQ(gzwrite(out, bytes.data(), static_cast<unsigned>(bytes.size())), static_cast<int>(bytes.size()));
+    ASSERT_EQ(gzclose(out), Z_OK);
+  }
+  const RunResult a = measure_session(plain.string()), b = measure_session(zst.string()),
+                  g = measure_session(gz.string());
   ASSERT_TRUE(a.analysed) << a.analysis_error;
   ASSERT_TRUE(b.analysed) << b.analysis_error;
+  ASSERT_TRUE(g.analysed) << g.analysis_error;
   EXPECT_EQ(a.figures, b.figures);
   EXPECT_EQ(a.verdicts, b.verdicts);
+  EXPECT_EQ(a.figures, g.figures);
+  fs::path copied;
   {
-    const PlainSession copy(gz.string());
+    const PlainSession copy(zst.string());
     EXPECT_TRUE(fs::exists(copy.path()));
-    EXPECT_NE(copy.path(), gz.string());
-    plain = copy.path();
+    EXPECT_NE(copy.path(), zst.string());
+    copied = copy.path();
   }
-  EXPECT_FALSE(fs::exists(plain)) << "the plain copy is removed";
-  fs::resize_file(gz, fs::file_size(gz) / 2);
-  try {
-    PlainSession cut(gz.string());
-    FAIL() << "a cut gzip stream was read";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find(gz.string()), std::string::npos) << e.what();
+  EXPECT_FALSE(fs::exists(copied)) << "the plain copy is removed";
+  const auto refused = [](const fs::path& p, const char* what) {
+    try {
+      PlainSession bad(p.string());
+      ADD_FAILURE() << what << " was read";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(p.string()), std::string::npos) << e.what();
+    }
+  };
+  {  // one byte flipped in the middle: zstd's content checksum (or the frame itself) catches it
+    std::fstream f(zst, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(zst) / 2));
+    f.put('\x5a');
   }
-  const RunResult c = measure_session(gz.string());
+  refused(zst, "a corrupted zstd stream");
+  compress_session(plain.string(), zst.string());
+  fs::resize_file(zst, fs::file_size(zst) / 2);
+  refused(zst, "a cut zstd stream");
+  const RunResult c = measure_session(zst.string());
   EXPECT_FALSE(c.analysed);
-  EXPECT_NE(c.analysis_error.find("gzip"), std::string::npos) << c.analysis_error;
+  EXPECT_NE(c.analysis_error.find("zstd"), std::string::npos) << c.analysis_error;
+  fs::resize_file(gz, fs::file_size(gz) / 2);
+  refused(gz, "a cut gzip stream");
+  fs::remove(zst);
   fs::remove(gz);
 }
 
 }  // namespace
 }  // namespace ts::lessons
-
 namespace ts::lessons {
 namespace {
 

@@ -1,0 +1,127 @@
+// Compressed lesson sessions (session_pack.h): zstd's streaming API for .zst, zlib's gz* for .gz.
+#include "lessons/session_pack.h"
+
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+#include "engine/errors.h"
+
+namespace ts::lessons {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ends_with(const std::string& s, const char* tail) {
+  const std::string t(tail);
+  return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+}
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+/// Decompresses the .zst `path` into `out`; returns "" or why it failed.
+std::string unzstd(const std::string& path, std::FILE* out) {
+  File in(std::fopen(path.c_str(), "rb"));
+  if (!in) return "cannot be read";
+  std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  std::vector<char> ibuf(ZSTD_DStreamInSize()), obuf(ZSTD_DStreamOutSize());
+  std::size_t last = 1;  // 0 once a frame is complete
+  bool any = false;
+  while (const std::size_t n = std::fread(ibuf.data(), 1, ibuf.size(), in.get())) {
+    any = true;
+    ZSTD_inBuffer ib{ibuf.data(), n, 0};
+    while (ib.pos < ib.size) {
+      ZSTD_outBuffer ob{obuf.data(), obuf.size(), 0};
+      last = ZSTD_decompressStream(ctx.get(), &ob, &ib);
+      if (ZSTD_isError(last)) return std::string("damaged zstd stream (") + ZSTD_getErrorName(last) + ")";
+      if (std::fwrite(obuf.data(), 1, ob.pos, out) != ob.pos) return "cannot write its copy";
+    }
+  }
+  if (!any) return "empty file, not a zstd stream";
+  if (last != 0) return "damaged zstd stream (cut short: the last frame is incomplete)";
+  return "";
+}
+
+/// Decompresses the .gz `path` into `out`; returns "" or why it failed.
+std::string ungzip(const std::string& path, std::FILE* out) {
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (!in) return "cannot be read";
+  std::vector<char> buf(1 << 16);
+  int n = 0;
+  bool ok = true;
+  while ((n = gzread(in, buf.data(), static_cast<unsigned>(buf.size()))) > 0)
+    ok = ok && std::fwrite(buf.data(), 1, static_cast<std::size_t>(n), out) == static_cast<std::size_t>(n);
+  int err = Z_OK;
+  const char* msg = gzerror(in, &err);  // a cut stream: gzread returns 0, gzerror "unexpected end of file"
+  const std::string why = err != Z_OK && msg ? msg : "";
+  gzclose(in);
+  if (!ok) return "cannot write its copy";
+  if (n < 0 || err != Z_OK) return "damaged gzip stream" + (why.empty() ? "" : " (" + why + ")");
+  return "";
+}
+
+}  // namespace
+
+void compress_session(const std::string& src, const std::string& dst) {
+  std::ifstream in(src, std::ios::binary);
+  if (!in) throw InputError("session " + src + ": cannot be read");
+  File out(std::fopen(dst.c_str(), "wb"));
+  if (!out) throw InputError("session " + dst + ": cannot be written");
+  std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> ctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_compressionLevel, kSessionZstdLevel);
+  ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_checksumFlag, 1);  // a damaged copy is told apart from a good one
+  std::vector<char> ibuf(ZSTD_CStreamInSize()), obuf(ZSTD_CStreamOutSize());
+  bool ok = true, done = false;
+  while (ok && !done) {
+    in.read(ibuf.data(), static_cast<std::streamsize>(ibuf.size()));
+    const auto n = static_cast<std::size_t>(in.gcount());
+    const bool last = !in;
+    ZSTD_inBuffer ib{ibuf.data(), n, 0};
+    for (bool flushed = false; ok && !flushed;) {
+      ZSTD_outBuffer ob{obuf.data(), obuf.size(), 0};
+      const std::size_t left = ZSTD_compressStream2(ctx.get(), &ob, &ib, last ? ZSTD_e_end : ZSTD_e_continue);
+      ok = !ZSTD_isError(left) && std::fwrite(obuf.data(), 1, ob.pos, out.get()) == ob.pos;
+      flushed = last ? left == 0 : ib.pos == ib.size;
+    }
+    done = last;
+  }
+  ok = std::fclose(out.release()) == 0 && ok;
+  if (!ok) throw InputError("session " + dst + ": writing failed");
+}
+
+PlainSession::PlainSession(const std::string& path) : path_(path) {
+  const bool zst = ends_with(path, ".zst"), gz = ends_with(path, ".gz");
+  if (!zst && !gz) return;
+  static std::atomic<int> counter{0};
+  const fs::path tmp = fs::temp_directory_path() /
+                       ("ts-lesson-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".tsession");
+  std::FILE* out = std::fopen(tmp.c_str(), "wb");
+  if (!out) throw InputError("session " + path + ": cannot write its copy " + tmp.string());
+  std::string why = zst ? unzstd(path, out) : ungzip(path, out);
+  if (std::fclose(out) != 0 && why.empty()) why = "cannot write its copy " + tmp.string();
+  if (!why.empty()) {
+    fs::remove(tmp);
+    throw InputError("session " + path + ": " + why);
+  }
+  path_ = tmp.string();
+  temporary_ = true;
+}
+
+PlainSession::~PlainSession() {
+  if (!temporary_) return;
+  std::error_code ec;
+  fs::remove(path_, ec);
+}
+
+}  // namespace ts::lessons
