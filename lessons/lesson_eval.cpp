@@ -73,13 +73,6 @@ void memory_figures(const prof::EventStore& s, RunResult& out) {
   if (peak >= 0) out.figures["peak_memory_bytes"] = peak;
 }
 
-std::string fmt_figure(const std::string& name, double v) {
-  if (name.find("bytes") != std::string::npos) return fmt::format("{:.1f} MB", v / 1e6);
-  if (name == "images_per_s") return fmt::format("{:.0f} img/s", v);
-  if (name == "gpu_utilization_pct") return fmt::format("{:.1f} %", v);
-  return fmt::format("{:.3g} ms", v);
-}
-
 const RunResult* find_run(const std::vector<RunResult>& runs, const std::string& id) {
   for (const auto& r : runs)
     if (r.run.id == id) return &r;
@@ -138,8 +131,8 @@ Check check_figure(const Expectation& e, const std::vector<RunResult>& runs) {
   }
   const double ratio = fb->second / fa->second;
   c.met = e.at_least ? ratio >= *e.at_least : ratio <= *e.at_most;
-  c.detail = fmt::format("{} {} -> {} {}: {:.3g}x", e.from, fmt_figure(e.figure, fa->second), e.to,
-                         fmt_figure(e.figure, fb->second), ratio);
+  c.detail = fmt::format("{} {} -> {} {}: {:.3g}x", e.from, format_figure(e.figure, fa->second), e.to,
+                         format_figure(e.figure, fb->second), ratio);
   return c;
 }
 
@@ -176,7 +169,7 @@ std::string side_by_side(const LessonResult& r) {
   for (const std::string& f : figure_names())
     row(f, [&](const RunResult& run) {
       auto it = run.figures.find(f);
-      return it == run.figures.end() ? std::string("-") : fmt_figure(f, it->second);
+      return it == run.figures.end() ? std::string("-") : format_figure(f, it->second);
     });
   std::vector<std::string> ids;
   for (const RunResult& run : r.runs)
@@ -190,6 +183,14 @@ std::string side_by_side(const LessonResult& r) {
 }
 
 }  // namespace
+
+std::string format_figure(const std::string& name, double v) {
+  if (name.find("bytes") != std::string::npos) return fmt::format("{:.1f} MB", v / 1e6);
+  if (name == "images_per_s") return fmt::format("{:.0f} img/s", v);
+  if (name == "gpu_utilization_pct") return fmt::format("{:.1f} %", v);
+  return fmt::format("{:.3g} ms", v);
+}
+
 
 bool LessonResult::showed() const {
   return !checks.empty() && std::all_of(checks.begin(), checks.end(), [](const Check& c) { return c.met; });

@@ -82,6 +82,9 @@ LessonResult evaluate(const std::string& dir, const LessonRecord& record, std::i
 /// The figures of one session file (RunResult without the run); for tests and the window.
 RunResult measure_session(const std::string& path, std::int64_t warmup = 1);
 
+/// A figure's value for people: "267.4 MB" (bytes, as 1e6), "5200 img/s", "85.8 %", "1.39 ms".
+std::string format_figure(const std::string& name, double v);
+
 /// Text for people (figures side by side, each check with its numbers) and one JSON object.
 std::string to_text(const LessonResult& r);
 std::string to_json(const LessonResult& r);

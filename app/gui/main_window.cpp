@@ -97,6 +97,7 @@ void MainWindow::buildWorkspaces() {
   bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
   for (QAction* a : workspaces_->modeActions()) bar->addAction(a);
   insertToolBar(findChild<QToolBar*>("toolbar.run"), bar);
+  buildLessonsMenu(menuBar()->addMenu(tr("&Lessons")));
   auto* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(about_);
 }

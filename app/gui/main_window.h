@@ -35,6 +35,8 @@ QString simulated_card_status(std::int64_t memory_limit_bytes);
 
 class ModelBuilder;
 class CompareView;
+class LessonsPanel;
+class LessonView;
 class PanelHub;
 class TimelinePanel;
 class VerdictBanner;
@@ -91,6 +93,12 @@ class MainWindow : public QMainWindow {
   /// Every plot with data as DIR/<panel>.<suffix> ("png" or "pdf"); returns the files written.
   QStringList exportPlots(const QString& dir, const QString& suffix, QString* error = nullptr);
   QMenu* exportMenu() const { return export_menu_; }
+  /// Lessons (main_window_lessons.cpp): the menu, the Lessons window (created on first use) and the
+  /// window that shows a finished lesson (nullptr until one was shown).
+  QMenu* lessonsMenu() const { return lessons_menu_; }
+  LessonsPanel* showLessonsPanel();
+  LessonsPanel* lessonsPanel() const { return lessons_panel_; }
+  LessonView* lessonView() const { return lesson_view_; }
 
  public slots:
   void startRun();
@@ -114,6 +122,11 @@ class MainWindow : public QMainWindow {
   /// Copies the last run's session file to `path`.
   bool saveSessionAs(const QString& path);
   void chooseSessionToOpen();
+  /// Runs built-in lesson `name` (or opens its recording, where a device is missing or
+  /// `recorded_only`); false for an unknown name. The result opens in lessonView().
+  bool runLesson(const QString& name, bool recorded_only = false);
+  /// Shows the lesson folder `dir` in lessonView() (`recorded_note`: "" for a live lesson).
+  void showLesson(const QString& dir, const QString& recorded_note);
   void chooseSessionToSave();
   void showPreferences();
   void showAbout();
@@ -136,6 +149,7 @@ class MainWindow : public QMainWindow {
   /// The Profile workspace and its panels (main_window_panels.cpp); the verdict banner row.
   class ProfileWorkspace* buildProfileWorkspace();
   void buildViewMenu();
+  void buildLessonsMenu(QMenu* menu);
   /// Clamps the window to the available geometry of its screen (the first run's 1600x1000, or a
   /// remembered size from a larger screen).
   void fitToScreen(bool first_run);
@@ -189,6 +203,9 @@ class MainWindow : public QMainWindow {
   QAction* run_again_ = nullptr;
   QAction* compare_action_ = nullptr;
   CompareView* compare_ = nullptr;
+  QMenu* lessons_menu_ = nullptr;
+  LessonsPanel* lessons_panel_ = nullptr;
+  LessonView* lesson_view_ = nullptr;
   SessionLoader* loader_ = nullptr;
   QWidget* load_box_ = nullptr;     // status bar: "Opening …" + progress bar + Cancel
   class QProgressBar* load_bar_ = nullptr;

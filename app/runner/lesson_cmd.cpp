@@ -14,6 +14,7 @@
 #include "engine/network.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_eval.h"
+#include "lessons/lesson_where.h"
 #include "lessons/session_pack.h"
 
 namespace ts {
@@ -76,34 +77,6 @@ std::string knobs_text(const std::vector<Knob>& knobs) {
 
 bool selected(const RunnerOptions& o, const std::string& id) {
   return o.lesson_runs.empty() || std::find(o.lesson_runs.begin(), o.lesson_runs.end(), id) != o.lesson_runs.end();
-}
-
-/// Whether this machine has every device the selected runs use; `why` gets the first one missing.
-bool can_run_here(const RunnerOptions& o, const Lesson& l, std::string* why) {
-  for (std::size_t i = 0; i < l.runs.size(); ++i) {
-    if (!selected(o, l.runs[i].id)) continue;
-    const std::string d = l.knob(i, "device").empty() ? "cuda" : l.knob(i, "device");
-    std::string reason;
-    if (d == "cuda" && !cuda_available(&reason)) { *why = "run " + l.runs[i].id + " needs a GPU: " + reason; return false; }
-    if (d == "cpu" && !cpu_backend_available(&reason)) { *why = "run " + l.runs[i].id + " needs the CPU backend: " + reason; return false; }
-  }
-  return true;
-}
-
-/// The recording folder of lesson `name`: --recordings, then beside the program
-/// (../share/trainscope/lessons/recorded), then the source tree's resources/lessons/recorded.
-std::string find_recording(const RunnerOptions& o, const std::string& name, std::string* tried) {
-  std::vector<fs::path> roots;
-  if (!o.recordings.empty()) roots.emplace_back(o.recordings);
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) roots.push_back(exe.parent_path().parent_path() / "share" / "trainscope" / "lessons" / "recorded");
-  roots.emplace_back(TRAINSCOPE_LESSON_RECORDINGS);
-  for (const fs::path& r : roots) {
-    *tried += (tried->empty() ? "" : ", ") + r.string();
-    if (fs::exists(r / name / "manifest.json")) return (r / name).string();
-  }
-  return {};
 }
 
 /// The device's name from a run's JSON summary ("NVIDIA H200"), or "".
@@ -190,7 +163,7 @@ int run_lesson(const RunnerOptions& o, const std::atomic<bool>& stop) {
   for (const auto& id : o.lesson_runs)
     if (lesson.run_index(id) < 0) throw InputError("--lesson-runs " + id + ": lesson " + lesson.name + " has no such run");
   std::string why;
-  const bool live = !o.recorded && can_run_here(o, lesson, &why);
+  const bool live = !o.recorded && lessons::can_run_here(lesson, o.lesson_runs, &why);
   std::string dir;
   LessonRecord rec;
   if (live) {
@@ -202,7 +175,7 @@ int run_lesson(const RunnerOptions& o, const std::atomic<bool>& stop) {
     if (o.lesson_compress) compress_sessions(dir, rec);
   } else {
     std::string tried;
-    dir = find_recording(o, lesson.name, &tried);
+    dir = lessons::find_recording(o.recordings, lesson.name, &tried);
     if (dir.empty())
       throw DeviceError("lesson " + lesson.name + ": " + (o.recorded ? "asked for its recording" : why) +
                         ", and no recording of it was found (looked in " + tried + ")");

@@ -1,0 +1,46 @@
+// Where a lesson can run and where its recording is (lesson_where.h).
+#include "lessons/lesson_where.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/network.h"
+
+namespace ts::lessons {
+
+namespace fs = std::filesystem;
+
+bool can_run_here(const Lesson& l, const std::vector<std::string>& ids, std::string* why) {
+  for (std::size_t i = 0; i < l.runs.size(); ++i) {
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), l.runs[i].id) == ids.end()) continue;
+    const std::string d = l.knob(i, "device").empty() ? "cuda" : l.knob(i, "device");
+    std::string reason;
+    if (d == "cuda" && !cuda_available(&reason)) {
+      if (why) *why = "run " + l.runs[i].id + " needs a GPU: " + reason;
+      return false;
+    }
+    if (d == "cpu" && !cpu_backend_available(&reason)) {
+      if (why) *why = "run " + l.runs[i].id + " needs the CPU backend: " + reason;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string find_recording(const std::string& first_root, const std::string& name, std::string* tried) {
+  std::vector<fs::path> roots;
+  if (!first_root.empty()) roots.emplace_back(first_root);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) roots.push_back(exe.parent_path().parent_path() / "share" / "trainscope" / "lessons" / "recorded");
+  roots.emplace_back(TRAINSCOPE_LESSON_RECORDINGS);
+  std::string looked;
+  for (const fs::path& r : roots) {
+    looked += (looked.empty() ? "" : ", ") + r.string();
+    if (fs::exists(r / name / "manifest.json", ec)) return (r / name).string();
+  }
+  if (tried) *tried = looked;
+  return {};
+}
+
+}  // namespace ts::lessons

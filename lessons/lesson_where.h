@@ -1,0 +1,21 @@
+// Where a lesson can run and where its recording is: shared by `trainscope-run --lesson` and the
+// window's Lessons menu, so that both decide alike.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lessons/lesson.h"
+
+namespace ts::lessons {
+
+/// Whether this machine has every device the runs in `ids` use (all runs when `ids` is empty): CUDA
+/// (a GPU and driver) for device "cuda" or a run without a device knob, the CPU backend (oneDNN) for
+/// "cpu". `why` (optional) gets the first one missing: "run gpu needs a GPU: no CUDA driver".
+bool can_run_here(const Lesson& l, const std::vector<std::string>& ids, std::string* why = nullptr);
+
+/// The recording folder of lesson `name` (a folder holding NAME/manifest.json): `first_root` when
+/// given, then ../share/trainscope/lessons/recorded beside the running program, then the source
+/// tree's resources/lessons/recorded. "" when none has it; `tried` (optional) lists the roots looked in.
+std::string find_recording(const std::string& first_root, const std::string& name, std::string* tried = nullptr);
+
+}  // namespace ts::lessons

@@ -1,0 +1,284 @@
+// LessonView (lesson_view.h): the story, the checks and the figures beside a CompareView.
+#include "widgets/lessons/lesson_view.h"
+
+#include <QCoreApplication>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QThread>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "engine/errors.h"
+#include "lessons/session_pack.h"
+#include "widgets/compare/aligned_timelines.h"
+#include "widgets/compare/compare_view.h"
+
+namespace ts::gui {
+
+QString lesson_compare_tab(const std::string& panel) {
+  if (panel == "verdicts") return QObject::tr("Verdicts");
+  if (panel == "kernels") return QObject::tr("Kernels");
+  if (panel == "compare") return QObject::tr("Throughput && accuracy");
+  return QObject::tr("Timelines");
+}
+
+std::vector<std::string> lesson_key_figures(const lessons::Lesson& l) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& f) {
+    if (!f.empty() && std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  };
+  for (const auto& e : l.expect) add(e.figure);
+  if (l.panel == "memory") add("peak_memory_bytes"), add("activation_bytes");
+  if (l.panel == "utilization") add("gpu_utilization_pct");
+  return out;
+}
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+const lessons::RunResult* run_of(const lessons::LessonResult& r, const std::string& id) {
+  for (const auto& run : r.runs)
+    if (run.run.id == id) return &run;
+  return nullptr;
+}
+
+QString label_of(const lessons::Lesson& l, const std::string& id) {
+  const int i = l.run_index(id);
+  return i < 0 ? q(id) : q(l.runs[static_cast<std::size_t>(i)].label);
+}
+
+bool fired(const lessons::RunResult* r, const std::string& verdict) {
+  return r && std::find(r->verdicts.begin(), r->verdicts.end(), verdict) != r->verdicts.end();
+}
+
+/// The change an expectation is about, as shown: "fired → gone", "5200 img/s → 354028 img/s (×68.1)".
+QString change_of(const lessons::Expectation& e, const lessons::LessonResult& r) {
+  if (e.kind == "verdict") {
+    const auto *a = run_of(r, e.fires_on), *b = run_of(r, e.gone_on);
+    return QObject::tr("%1 → %2")
+        .arg(fired(a, e.verdict) ? QObject::tr("fired") : QObject::tr("did not fire"),
+             fired(b, e.verdict) ? QObject::tr("still fires") : QObject::tr("gone"));
+  }
+  if (e.kind == "figure") {
+    const auto *a = run_of(r, e.from), *b = run_of(r, e.to);
+    const auto fa = a ? a->figures.find(e.figure) : decltype(a->figures.end()){};
+    const auto fb = b ? b->figures.find(e.figure) : decltype(b->figures.end()){};
+    if (!a || !b || fa == a->figures.end() || fb == b->figures.end()) return QObject::tr("not measured");
+    const QString ratio = fa->second != 0 ? QString::number(fb->second / fa->second, 'g', 3) : "-";
+    return QObject::tr("%1 → %2 (×%3)")
+        .arg(q(lessons::format_figure(e.figure, fa->second)), q(lessons::format_figure(e.figure, fb->second)), ratio);
+  }
+  const auto* run = run_of(r, e.run);
+  return run ? q(run->run.outcome).replace('_', ' ') : QObject::tr("not run");
+}
+
+}  // namespace
+
+LessonView::LessonView(QWidget* parent) : QWidget(parent) {
+  auto* left = new QWidget;
+  auto* col = new QVBoxLayout(left);
+  title_ = new QLabel;
+  title_->setObjectName("lessonTitle");
+  title_->setWordWrap(true);
+  QFont f = title_->font();
+  f.setPointSizeF(f.pointSizeF() * 1.3);
+  f.setBold(true);
+  title_->setFont(f);
+  banner_ = new QLabel;
+  banner_->setObjectName("lessonRecordingBanner");
+  banner_->setWordWrap(true);
+  banner_->setStyleSheet("QLabel { background: #fff3cd; color: #4a3b00; border: 1px solid #c9a227; padding: 4px; }");
+  banner_->hide();
+  story_ = new QLabel;
+  story_->setWordWrap(true);
+  story_->setTextFormat(Qt::RichText);
+  story_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  checks_ = new QLabel;
+  checks_->setObjectName("lessonChecks");
+  checks_->setWordWrap(true);
+  checks_->setTextFormat(Qt::RichText);
+  checks_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  checks_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  figures_ = new QTableWidget;
+  figures_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  figures_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  figures_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  figures_->setWordWrap(true);
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  auto* story_scroll = new QScrollArea;
+  story_scroll->setWidget(story_);
+  story_scroll->setWidgetResizable(true);
+  story_scroll->setFrameShape(QFrame::NoFrame);
+  col->addWidget(title_);
+  col->addWidget(banner_);
+  col->addWidget(story_scroll, 3);
+  col->addWidget(new QLabel(tr("<b>What the lesson promised</b>")));
+  auto* checks_scroll = new QScrollArea;
+  checks_scroll->setWidget(checks_);
+  checks_scroll->setWidgetResizable(true);
+  col->addWidget(checks_scroll, 2);
+  col->addWidget(new QLabel(tr("<b>Key numbers</b> (first step left out)")));
+  col->addWidget(figures_, 2);
+  col->addWidget(status_);
+  compare_ = new CompareView;
+  split_ = new QSplitter(Qt::Horizontal);
+  split_->addWidget(left);
+  split_->addWidget(compare_);
+  split_->setStretchFactor(0, 2);
+  split_->setStretchFactor(1, 3);
+  split_->setChildrenCollapsible(false);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(split_);
+  connect(compare_, &CompareView::ready, this, [this] {
+    if (!result_) return;
+    const auto& l = result_->record.lesson;
+    compare_->timelines()->alignAt(l.align_step > 0 ? l.align_step : 1);
+    const QString tab = lesson_compare_tab(l.panel);
+    for (int i = 0; i < compare_->tabs()->count(); ++i)
+      if (compare_->tabs()->tabText(i) == tab) compare_->tabs()->setCurrentIndex(i);
+  });
+}
+
+LessonView::~LessonView() = default;
+
+void LessonView::showLesson(const QString& dir, const QString& recorded_note) {
+  const int gen = ++generation_;
+  recorded_ = !recorded_note.isEmpty();
+  banner_->setVisible(recorded_);
+  banner_->setText(recorded_note);
+  status_->setText(tr("Measuring the runs…"));
+  QPointer<LessonView> self(this);
+  const std::string d = dir.toStdString();
+  QThread* t = QThread::create([self, gen, d, dir] {
+    auto r = std::make_shared<lessons::LessonResult>();
+    QString error;
+    try {
+      *r = lessons::evaluate(d, lessons::read_record(d));
+    } catch (const Error& e) {
+      error = QString::fromUtf8(e.what());
+    }
+    QMetaObject::invokeMethod(QCoreApplication::instance(), [self, gen, r, error, dir] {
+      if (!self || gen != self->generation_) return;
+      if (!error.isEmpty()) {
+        self->status_->setText(error);
+        emit self->failed(error);
+        return;
+      }
+      self->showResult(r, dir);
+    }, Qt::QueuedConnection);
+  });
+  connect(t, &QThread::finished, t, &QObject::deleteLater);
+  t->start();
+}
+
+void LessonView::showResult(std::shared_ptr<lessons::LessonResult> r, QString dir) {
+  result_ = std::move(r);
+  const auto& l = result_->record.lesson;
+  title_->setText(q(l.title));
+  setWindowTitle(tr("Lesson: %1 — TrainScope").arg(q(l.title)));
+  QString html;
+  for (const auto& p : l.story) html += "<p>" + q(p).toHtmlEscaped() + "</p>";
+  story_->setText(html);
+  fillChecks(*result_);
+  fillFigures(*result_);
+  status_->setText(result_->showed() ? tr("The lesson showed what it promised.")
+                                     : tr("The lesson did not show everything it promised: the ✘ rows say by how much."));
+  const int w = std::max(width(), 1000);
+  split_->setSizes({w * 2 / 5, w - w * 2 / 5});  // the story and numbers readable at 1280 px
+  startCompare(*result_, dir);
+  emit ready();
+}
+
+void LessonView::fillChecks(const lessons::LessonResult& r) {
+  check_rows_.clear();
+  const auto& l = r.record.lesson;
+  QString html = "<table cellspacing='0' cellpadding='4' width='100%'>";
+  for (std::size_t i = 0; i < r.checks.size(); ++i) {
+    const auto& c = r.checks[i];
+    CheckRow row{c.met, q(c.what), i < l.expect.size() ? change_of(l.expect[i], r) : QString(), q(c.detail)};
+    const QString bg = c.met ? "#d4edda" : "#f8d7da";
+    html += QString("<tr style='background:%1; color:#101010'><td valign='top'><b>%2</b></td><td>%3<br><b>%4</b>"
+                    "<br><small>%5</small></td></tr>")
+                .arg(bg, c.met ? "✔" : "✘", row.what.toHtmlEscaped(), row.change.toHtmlEscaped(),
+                     row.numbers.toHtmlEscaped());
+    check_rows_.push_back(row);
+  }
+  checks_->setText(html + "</table>");
+}
+
+void LessonView::fillFigures(const lessons::LessonResult& r) {
+  const auto& l = r.record.lesson;
+  const auto key = lesson_key_figures(l);
+  std::vector<std::string> rows;
+  for (const auto& f : lessons::figure_names())
+    if (std::any_of(r.runs.begin(), r.runs.end(), [&](const auto& run) { return run.figures.count(f) > 0; }))
+      rows.push_back(f);
+  figures_->clear();
+  figures_->setRowCount(static_cast<int>(rows.size()) + 2);
+  figures_->setColumnCount(static_cast<int>(r.runs.size()));
+  QStringList heads, vheads;
+  for (const auto& run : r.runs) heads << q(run.run.id) + "\n" + q(run.run.device_name);
+  figures_->setHorizontalHeaderLabels(heads);
+  for (std::size_t c = 0; c < r.runs.size(); ++c)  // the run's label (long) where the id is too short to tell
+    figures_->horizontalHeaderItem(static_cast<int>(c))->setToolTip(label_of(l, r.runs[c].run.id));
+  for (std::size_t c = 0; c < r.runs.size(); ++c) {
+    const auto& run = r.runs[c];
+    const int col = static_cast<int>(c);
+    figures_->setItem(0, col, new QTableWidgetItem(q(run.run.outcome).replace('_', ' ')));
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const auto it = run.figures.find(rows[k]);
+      auto* item = new QTableWidgetItem(it == run.figures.end() ? "-" : q(lessons::format_figure(rows[k], it->second)));
+      item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      figures_->setItem(static_cast<int>(k) + 1, col, item);
+    }
+    QStringList v;
+    for (const auto& id : run.verdicts) v << q(id);
+    figures_->setItem(static_cast<int>(rows.size()) + 1, col, new QTableWidgetItem(v.isEmpty() ? tr("none") : v.join(", ")));
+  }
+  vheads << tr("run");
+  for (const auto& f : rows) vheads << q(f);
+  vheads << tr("verdicts fired");
+  figures_->setVerticalHeaderLabels(vheads);
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    if (std::find(key.begin(), key.end(), rows[k]) == key.end()) continue;
+    for (int c = 0; c < figures_->columnCount(); ++c)
+      if (auto* it = figures_->item(static_cast<int>(k) + 1, c)) {
+        it->setBackground(QColor(0xff, 0xe8, 0xa3));
+        it->setForeground(QColor(0x10, 0x10, 0x10));
+        QFont b = it->font();
+        b.setBold(true);
+        it->setFont(b);
+      }
+  }
+}
+
+void LessonView::startCompare(const lessons::LessonResult& r, const QString& dir) {
+  copies_.clear();
+  std::vector<CompareInput> inputs;
+  const auto& l = r.record.lesson;
+  for (const auto& run : r.runs) {
+    if (run.run.session.empty() || !run.analysed || run.steps == 0) continue;  // e.g. out of memory at once
+    const std::string path = (dir + "/").toStdString() + run.run.session;
+    try {
+      copies_.push_back(std::make_unique<lessons::PlainSession>(path));
+      inputs.push_back(CompareInput{label_of(l, run.run.id), q(copies_.back()->path()), nullptr});
+    } catch (const Error& e) {
+      status_->setText(status_->text() + "\n" + QString::fromUtf8(e.what()));
+    }
+  }
+  if (inputs.empty()) {
+    status_->setText(status_->text() + "\n" + tr("No run recorded a session to compare."));
+    return;
+  }
+  compare_->setInputs(inputs);
+}
+
+}  // namespace ts::gui

@@ -1,0 +1,88 @@
+// LessonView: a lesson's result in one window: the story beside the Compare view of its runs.
+// The left column holds the title, a banner when it is a recording (which device is missing here,
+// where and when each run was recorded), the story's paragraphs, each expectation with ✔ or ✘ and
+// its numbers (a verdict's change written "fired → gone", a figure's "before → after (×ratio)", an
+// outcome's "out of memory"), and the key figures side by side, the rows the lesson is about
+// highlighted. The right side is a CompareView of the runs' sessions (labelled with the runs'
+// labels), its timelines aligned at the lesson's step and the lesson's panel's tab shown. The
+// judging (lessons::evaluate, which opens every session) runs on a worker thread; recorded
+// sessions (ID.tsession.zst) are read through plain temporary copies held while the view lives.
+#pragma once
+#include <QString>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "lessons/lesson_eval.h"
+
+class QLabel;
+class QSplitter;
+class QTableWidget;
+class QVBoxLayout;
+
+namespace ts::lessons {
+class PlainSession;
+}
+
+namespace ts::gui {
+
+class CompareView;
+
+/// The compare tab that a lesson's "show.panel" opens: timeline, memory, utilization -> Timelines;
+/// verdicts -> Verdicts; kernels -> Kernels; compare -> Throughput && accuracy.
+QString lesson_compare_tab(const std::string& panel);
+/// The figures a lesson is about: those its expectations name, plus the panel's (memory:
+/// peak_memory_bytes and activation_bytes; utilization: gpu_utilization_pct).
+std::vector<std::string> lesson_key_figures(const lessons::Lesson& l);
+
+class LessonView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit LessonView(QWidget* parent = nullptr);
+  ~LessonView() override;
+
+  /// Shows the lesson folder `dir` (manifest.json + sessions). `recorded_note`: "" for a live
+  /// lesson, else the banner's text. ready() when the story and checks are shown and the sessions
+  /// are handed to the Compare view; failed(message) when the folder cannot be read.
+  void showLesson(const QString& dir, const QString& recorded_note);
+
+  /// The judged result (nullptr until ready).
+  const lessons::LessonResult* result() const { return result_.get(); }
+  bool isRecording() const { return recorded_; }
+  QLabel* titleLabel() const { return title_; }
+  QLabel* recordingBanner() const { return banner_; }
+  QLabel* storyLabel() const { return story_; }
+  /// One row per expectation, in the lesson's order: met, what, the change ("fired → gone"), the numbers.
+  struct CheckRow {
+    bool met = false;
+    QString what, change, numbers;
+  };
+  const std::vector<CheckRow>& checkRows() const { return check_rows_; }
+  QLabel* checksLabel() const { return checks_; }
+  QTableWidget* figuresTable() const { return figures_; }
+  CompareView* compareView() const { return compare_; }
+  QSplitter* splitter() const { return split_; }
+
+ signals:
+  void ready();
+  void failed(const QString& message);
+
+ private:
+  void showResult(std::shared_ptr<lessons::LessonResult> r, QString dir);
+  void fillChecks(const lessons::LessonResult& r);
+  void fillFigures(const lessons::LessonResult& r);
+  void startCompare(const lessons::LessonResult& r, const QString& dir);
+
+  QSplitter* split_;
+  QLabel *title_, *banner_, *story_, *status_;
+  QLabel* checks_;
+  std::vector<CheckRow> check_rows_;
+  QTableWidget* figures_;
+  CompareView* compare_;
+  std::shared_ptr<lessons::LessonResult> result_;
+  std::vector<std::unique_ptr<lessons::PlainSession>> copies_;
+  bool recorded_ = false;
+  int generation_ = 0;
+};
+
+}  // namespace ts::gui
