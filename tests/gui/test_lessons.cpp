@@ -112,6 +112,34 @@ class TestLessons : public QObject {
     QCOMPARE(v->compareView()->timelines()->alignedStep(), qint64{1});
   }
 
+  void cancelStopsTheLessonAndSaysSo() {
+    std::string why;
+    if (!cpu_backend_available(&why)) QSKIP(why.c_str());
+    QTemporaryDir tmp;
+    QByteArray long_lesson(kTinyCpuLesson);
+    // ~35 s of batch-2 steps (the sample set has 5,000 images; one epoch takes ~0.7 s here)
+    long_lesson.replace("\"batch_size\": 2, \"images\": 64", "\"batch_size\": 2, \"images\": 5000, \"epochs\": 50")
+        .replace("tiny_cpu_batch", "tiny_cpu_long");
+    QVERIFY(long_lesson.contains("\"epochs\": 50"));
+    const QString file = write_file(tmp.filePath("tiny_cpu_long.json"), long_lesson);
+    LessonsPanel panel;
+    QVERIFY(panel.addLessonFile(file));
+    QVERIFY(panel.select("tiny_cpu_long"));
+    QSignalSpy progress(panel.runner(), &LessonRunner::progress);
+    QSignalSpy failed(panel.runner(), &LessonRunner::failed);
+    QSignalSpy ready(&panel, &LessonsPanel::lessonReady);
+    panel.runSelected(QString());
+    QTRY_VERIFY_WITH_TIMEOUT(panel.runner()->progressText().startsWith("Run 1 of 2"), 30000);
+    QTest::qWait(1500);  // into the first run's steps
+    QTest::mouseClick(panel.cancelButton(), Qt::LeftButton);
+    QVERIFY(failed.wait(30000));
+    QCOMPARE(failed.first().at(1).toBool(), true);
+    QVERIFY2(failed.first().at(0).toString().contains("cancelled"), qPrintable(failed.first().at(0).toString()));
+    QCOMPARE(ready.count(), 0);
+    QVERIFY(!panel.runner()->running());
+    QVERIFY(panel.runButton()->isEnabled());
+  }
+
   void recordedLessonOpensWhereItsDeviceIsMissing() {
     MainWindow w;
     w.show();
