@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "engine/errors.h"
+#include "lessons/json_write.h"
 #include "lessons/session_pack.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/event_source.h"
@@ -110,6 +111,7 @@ Check check_verdict(const Expectation& e, const std::vector<RunResult>& runs) {
   std::optional<double> margin;
   if (auto it = a->measures.find(e.verdict); rule && it != a->measures.end()) margin = an::verdict_margin(*rule, it->second);
   c.met = fired && gone && (e.min_margin <= 1 || (margin && *margin >= e.min_margin));
+  c.change = std::string(fired ? "fired" : "did not fire") + " → " + (gone ? "gone" : "still fires");
   c.detail = measure(a) + (fired ? ", fired" : ", did not fire") + "; " + measure(b) + (gone ? ", did not fire" : ", fired");
   return c;
 }
@@ -133,6 +135,7 @@ Check check_figure(const Expectation& e, const std::vector<RunResult>& runs) {
   c.met = e.at_least ? ratio >= *e.at_least : ratio <= *e.at_most;
   c.detail = fmt::format("{} {} -> {} {}: {:.3g}x", e.from, format_figure(e.figure, fa->second), e.to,
                          format_figure(e.figure, fb->second), ratio);
+  c.change = fmt::format("{} → {} (×{:.3g})", format_figure(e.figure, fa->second), format_figure(e.figure, fb->second), ratio);
   return c;
 }
 
@@ -145,6 +148,7 @@ Check check_outcome(const Expectation& e, const std::vector<RunResult>& runs) {
     return c;
   }
   c.met = r->run.outcome == e.outcome;
+  c.change = r->run.outcome == "out_of_memory" ? "out of memory" : r->run.outcome;
   c.detail = e.run + ": " + r->run.outcome + (r->run.error.empty() ? "" : " (" + r->run.error + ")");
   return c;
 }
@@ -219,15 +223,17 @@ RunResult measure_session(const std::string& path, std::int64_t warmup) {
   return r;
 }
 
-LessonResult evaluate(const std::string& dir, const LessonRecord& record, std::int64_t warmup) {
+LessonResult evaluate_sessions(const LessonRecord& record, const std::vector<std::string>& paths,
+                               std::int64_t warmup) {
   LessonResult out;
   out.record = record;
-  for (const RecordedRun& run : record.runs) {
+  for (std::size_t i = 0; i < record.runs.size(); ++i) {
+    const RecordedRun& run = record.runs[i];
     RunResult r;
-    if (!run.session.empty() && run.outcome != "missing") {
-      const fs::path p = fs::path(dir) / run.session;
-      if (fs::exists(p)) r = measure_session(p.string(), warmup);
-      else r.analysis_error = "session " + p.string() + " is missing";
+    const std::string path = i < paths.size() ? paths[i] : std::string();
+    if (!path.empty()) {
+      if (fs::exists(path)) r = measure_session(path, warmup);
+      else r.analysis_error = "session " + path + " is missing";
     }
     r.run = run;
     out.runs.push_back(std::move(r));
@@ -237,6 +243,18 @@ LessonResult evaluate(const std::string& dir, const LessonRecord& record, std::i
                          : e.kind == "figure" ? check_figure(e, out.runs)
                                               : check_outcome(e, out.runs));
   return out;
+}
+
+std::vector<std::string> session_paths(const std::string& dir, const LessonRecord& record) {
+  std::vector<std::string> paths;
+  for (const RecordedRun& run : record.runs)
+    paths.push_back(run.session.empty() || run.outcome == "missing" ? std::string()
+                                                                     : (fs::path(dir) / run.session).string());
+  return paths;
+}
+
+LessonResult evaluate(const std::string& dir, const LessonRecord& record, std::int64_t warmup) {
+  return evaluate_sessions(record, session_paths(dir, record), warmup);
 }
 
 std::string to_text(const LessonResult& r) {
@@ -260,23 +278,19 @@ std::string to_text(const LessonResult& r) {
 std::string to_json(const LessonResult& r) {
   rapidjson::StringBuffer b;
   rapidjson::Writer<rapidjson::StringBuffer> w(b);
-  auto str = [&](const char* k, const std::string& v) {
-    w.Key(k);
-    w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
-  };
   w.StartObject();
-  str("lesson", r.record.lesson.name);
-  str("title", r.record.lesson.title);
+  write_field(w, "lesson", r.record.lesson.name);
+  write_field(w, "title", r.record.lesson.title);
   w.Key("showed"); w.Bool(r.showed());
   w.Key("runs");
   w.StartArray();
   for (const RunResult& run : r.runs) {
     w.StartObject();
-    str("id", run.run.id);
-    str("outcome", run.run.outcome);
-    str("error", run.run.error);
-    str("device_name", run.run.device_name);
-    str("recorded_at", run.run.recorded_at);
+    write_field(w, "id", run.run.id);
+    write_field(w, "outcome", run.run.outcome);
+    write_field(w, "error", run.run.error);
+    write_field(w, "device_name", run.run.device_name);
+    write_field(w, "recorded_at", run.run.recorded_at);
     w.Key("analysed"); w.Bool(run.analysed);
     w.Key("steps"); w.Int64(run.steps);
     w.Key("figures");
@@ -298,9 +312,10 @@ std::string to_json(const LessonResult& r) {
   w.StartArray();
   for (const Check& c : r.checks) {
     w.StartObject();
-    str("what", c.what);
+    write_field(w, "what", c.what);
     w.Key("met"); w.Bool(c.met);
-    str("detail", c.detail);
+    write_field(w, "change", c.change);
+    write_field(w, "detail", c.detail);
     w.EndObject();
   }
   w.EndArray();

@@ -65,6 +65,7 @@ struct Check {
   std::string what;   // "input_bound fires on before and not on after"
   bool met = false;
   std::string detail; // the numbers: "before: data_loader_wait_pct 62.1 (threshold 5, 12.4x); after: 0.8"
+  std::string change; // what changed, short: "fired → gone", "5200 img/s → 354028 img/s (×68.1)", "out of memory"
 };
 
 struct LessonResult {
@@ -78,6 +79,13 @@ struct LessonResult {
 /// steps left out of each run (the runner's --analyze-warmup, default 1). Never throws for one bad
 /// session: that run's analysis_error says why and the checks that need it are not met.
 LessonResult evaluate(const std::string& dir, const LessonRecord& record, std::int64_t warmup = 1);
+
+/// The session file of each run of `record` in `dir` ("" for a run that recorded none or was not run).
+std::vector<std::string> session_paths(const std::string& dir, const LessonRecord& record);
+/// As evaluate, with run i's session at `paths[i]` ("" = none): for a caller that holds plain copies
+/// of compressed sessions (session_pack.h) and opens them again afterwards.
+LessonResult evaluate_sessions(const LessonRecord& record, const std::vector<std::string>& paths,
+                               std::int64_t warmup = 1);
 
 /// The figures of one session file (RunResult without the run); for tests and the window.
 RunResult measure_session(const std::string& path, std::int64_t warmup = 1);

@@ -13,6 +13,7 @@
 
 #include "engine/errors.h"
 #include "engine/printable.h"
+#include "lessons/json_write.h"
 #include "lessons/lesson_eval.h"
 
 namespace ts::lessons {
@@ -103,10 +104,6 @@ void write_record(const std::string& dir, const LessonRecord& rec) {
   rapidjson::StringBuffer b;
   rapidjson::PrettyWriter<rapidjson::StringBuffer> w(b);
   w.SetIndent(' ', 2);
-  auto str = [&](const char* key, const std::string& v) {
-    w.Key(key);
-    w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
-  };
   w.StartObject();
   w.Key("trainscope_lesson_record"); w.Int(kRecordSchema);
   const std::string lesson = to_json(rec.lesson, false);
@@ -116,12 +113,12 @@ void write_record(const std::string& dir, const LessonRecord& rec) {
   w.StartArray();
   for (const RecordedRun& r : rec.runs) {
     w.StartObject();
-    str("id", r.id);
-    str("session", r.session);
-    str("outcome", r.outcome);
-    if (!r.error.empty()) str("error", r.error);
-    str("device_name", r.device_name);
-    str("recorded_at", r.recorded_at);
+    write_field(w, "id", r.id);
+    write_field(w, "session", r.session);
+    write_field(w, "outcome", r.outcome);
+    if (!r.error.empty()) write_field(w, "error", r.error);
+    write_field(w, "device_name", r.device_name);
+    write_field(w, "recorded_at", r.recorded_at);
     if (!r.summary_json.empty()) {
       w.Key("summary");
       w.RawValue(r.summary_json.c_str(), r.summary_json.size(), rapidjson::kObjectType);

@@ -43,4 +43,11 @@ std::string find_recording(const std::string& first_root, const std::string& nam
   return {};
 }
 
+std::string recorded_where(const LessonRecord& rec) {
+  std::string where;
+  for (const auto& r : rec.runs)
+    where += (where.empty() ? "" : "; ") + r.id + " recorded on " + r.device_name + ", " + r.recorded_at;
+  return where;
+}
+
 }  // namespace ts::lessons

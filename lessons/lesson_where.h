@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "lessons/lesson.h"
+#include "lessons/lesson_eval.h"
 
 namespace ts::lessons {
 
@@ -17,5 +17,8 @@ bool can_run_here(const Lesson& l, const std::vector<std::string>& ids, std::str
 /// given, then ../share/trainscope/lessons/recorded beside the running program, then the source
 /// tree's resources/lessons/recorded. "" when none has it; `tried` (optional) lists the roots looked in.
 std::string find_recording(const std::string& first_root, const std::string& name, std::string* tried = nullptr);
+
+/// Where and when each run of a recording was made: "before recorded on NVIDIA H200, 2026-12-02; after …".
+std::string recorded_where(const LessonRecord& rec);
 
 }  // namespace ts::lessons

@@ -20,11 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool ends_with(const std::string& s, const char* tail) {
-  const std::string t(tail);
-  return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
-}
-
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
@@ -101,7 +96,7 @@ void compress_session(const std::string& src, const std::string& dst) {
 }
 
 PlainSession::PlainSession(const std::string& path) : path_(path) {
-  const bool zst = ends_with(path, ".zst"), gz = ends_with(path, ".gz");
+  const bool zst = path.ends_with(".zst"), gz = path.ends_with(".gz");
   if (!zst && !gz) return;
   static std::atomic<int> counter{0};
   const fs::path tmp = fs::temp_directory_path() /

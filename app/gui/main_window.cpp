@@ -102,6 +102,12 @@ void MainWindow::buildWorkspaces() {
   help->addAction(about_);
 }
 
+void MainWindow::fitToolWindow(QWidget* w, QSize want) const {
+  const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
+  const QSize avail = scr ? scr->availableGeometry().size() : want;
+  w->resize(want.boundedTo(avail).expandedTo(w->minimumSizeHint()).boundedTo(avail));
+}
+
 void MainWindow::fitToScreen(bool first_run) {
   const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
   if (!scr) return;

@@ -153,6 +153,9 @@ class MainWindow : public QMainWindow {
   /// Clamps the window to the available geometry of its screen (the first run's 1600x1000, or a
   /// remembered size from a larger screen).
   void fitToScreen(bool first_run);
+  /// Sizes a tool window (Compare, Lessons, a lesson) to `want`, at least its minimum size hint,
+  /// within the available geometry of this window's screen.
+  void fitToolWindow(QWidget* w, QSize want) const;
   void buildActions();
   void buildStatusBar();
   void updateActions();

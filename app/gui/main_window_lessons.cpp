@@ -2,10 +2,8 @@
 // the lesson's devices, else opens its recording — and ends in a LessonView window, the story
 // beside the Compare view of its runs. Lessons ▸ Lessons… lists them with the teacher's own files.
 #include <QAction>
-#include <QGuiApplication>
 #include <QMenu>
 #include <QMenuBar>
-#include <QScreen>
 
 #include "app/gui/main_window.h"
 #include "widgets/lessons/lesson_view.h"
@@ -13,16 +11,6 @@
 #include "widgets/run_settings.h"
 
 namespace ts::gui {
-
-namespace {
-
-/// Sizes a top-level tool window to `want`, within the available geometry of `screen`.
-void fit_window(QWidget* w, const QScreen* screen, QSize want) {
-  const QRect avail = screen ? screen->availableGeometry() : QRect(0, 0, 1280, 720);
-  w->resize(want.boundedTo(avail.size()));
-}
-
-}  // namespace
 
 void MainWindow::buildLessonsMenu(QMenu* menu) {
   lessons_menu_ = menu;
@@ -49,7 +37,7 @@ LessonsPanel* MainWindow::showLessonsPanel() {
   if (!lessons_panel_) {
     lessons_panel_ = new LessonsPanel(this);
     lessons_panel_->setWindowFlag(Qt::Window);
-    fit_window(lessons_panel_, screen(), QSize(900, 560));
+    fitToolWindow(lessons_panel_, QSize(900, 560));
     connect(lessons_panel_, &LessonsPanel::runRequested, this, [this](bool recorded_only) {
       lessons_panel_->runSelected(settings_->settings().data_dir, recorded_only);
     });
@@ -71,7 +59,7 @@ void MainWindow::showLesson(const QString& dir, const QString& recorded_note) {
   if (!lesson_view_) {
     lesson_view_ = new LessonView(this);
     lesson_view_->setWindowFlag(Qt::Window);
-    fit_window(lesson_view_, screen(), QSize(1600, 1000));
+    fitToolWindow(lesson_view_, QSize(1600, 1000));
   }
   lesson_view_->showLesson(dir, recorded_note);
   lesson_view_->show();

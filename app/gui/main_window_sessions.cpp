@@ -10,7 +10,6 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScreen>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -210,8 +209,7 @@ void MainWindow::compareSessions(const QStringList& paths) {
     compare_ = new CompareView(this);
     compare_->setWindowFlag(Qt::Window);
     compare_->setWindowTitle(tr("Compare sessions — TrainScope"));
-    const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
-    compare_->resize(QSize(1400, 900).boundedTo(avail.size()).expandedTo(compare_->minimumSizeHint()).boundedTo(avail.size()));
+    fitToolWindow(compare_, QSize(1400, 900));
   }
   compare_->openSessions(paths);
   compare_->show();

@@ -11,7 +11,6 @@
 
 #include "app/runner/runner.h"
 #include "engine/errors.h"
-#include "engine/network.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_eval.h"
 #include "lessons/lesson_where.h"
@@ -127,8 +126,7 @@ void train_run(const RunnerOptions& o, const std::string& dir, LessonRecord& rec
 /// --lesson-compress: each plain session of the folder replaced by ID.tsession.zst, the manifest updated.
 void compress_sessions(const std::string& dir, LessonRecord& rec) {
   for (lessons::RecordedRun& run : rec.runs) {
-    if (run.session.empty() || run.session.size() < 9 || run.session.compare(run.session.size() - 9, 9, ".tsession") != 0)
-      continue;
+    if (!run.session.ends_with(".tsession")) continue;
     const fs::path plain = fs::path(dir) / run.session;
     if (!fs::exists(plain)) continue;
     lessons::compress_session(plain.string(), plain.string() + ".zst");
@@ -180,11 +178,8 @@ int run_lesson(const RunnerOptions& o, const std::atomic<bool>& stop) {
       throw DeviceError("lesson " + lesson.name + ": " + (o.recorded ? "asked for its recording" : why) +
                         ", and no recording of it was found (looked in " + tried + ")");
     rec = lessons::read_record(dir);
-    std::string where;
-    for (const auto& r : rec.runs)
-      where += (where.empty() ? "" : "; ") + r.id + " recorded on " + r.device_name + ", " + r.recorded_at;
     fmt::print(stderr, "lesson {}: {}: opening the recording in {} ({})\n", lesson.name,
-               o.recorded ? "--recorded" : why, dir, where);
+               o.recorded ? "--recorded" : why, dir, lessons::recorded_where(rec));
   }
   const lessons::LessonResult result = lessons::evaluate(dir, rec, o.analyze_warmup);
   if (o.json) fmt::print("{}\n", lessons::to_json(result));

@@ -5,6 +5,7 @@
 // device_info().
 #include "engine/cuda/caching_allocator.h"
 #include "engine/cuda/cuda_network.h"
+#include "common/expect_oom.h"
 #include "gpu/gpu_test_util.h"
 
 #include <cmath>
@@ -92,20 +93,20 @@ TEST(CudaNetworkMemory, AbsurdBatchSizeReportsLayerBytesAndABatchSizeThatFits) {
   TS_SKIP_WITHOUT_GPU();
   NetworkOptions opt;
   opt.max_batch_size = 1ll << 30;
-  try {
+  const auto oom = test::thrown_oom([&] {
     make_cuda_network(simple_cnn_spec(), opt);
-    FAIL() << "expected OutOfMemoryError";
-  } catch (const OutOfMemoryError& e) {
-    const std::string msg = e.what();
-    std::cout << msg << "\n";
-    EXPECT_NE(msg.find("layer 0 (Conv2d"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("asked for"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("batch size of at most"), std::string::npos) << msg;
-    EXPECT_GT(e.requested_bytes, 1ll << 40);
-    EXPECT_GT(e.free_bytes, 0);
-    EXPECT_GT(e.suggested_batch_size, 128);
-    EXPECT_LT(e.suggested_batch_size, opt.max_batch_size);
-  }
+  });
+  ASSERT_TRUE(oom);
+  const OutOfMemoryError& e = *oom;
+  const std::string msg = e.what();
+  std::cout << msg << "\n";
+  EXPECT_NE(msg.find("layer 0 (Conv2d"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("asked for"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("batch size of at most"), std::string::npos) << msg;
+  EXPECT_GT(e.requested_bytes, 1ll << 40);
+  EXPECT_GT(e.free_bytes, 0);
+  EXPECT_GT(e.suggested_batch_size, 128);
+  EXPECT_LT(e.suggested_batch_size, opt.max_batch_size);
 }
 
 // The cap counts reserved bytes: a cached block counts until the allocator releases its cache, which
@@ -124,18 +125,18 @@ TEST(CudaAllocator, CapRefusesPastReservedAfterReleasingTheCache) {
   EXPECT_EQ(alloc.free_count(), 1);
   EXPECT_EQ(alloc.stats().total_reserved(), kMiB / 2 + kMiB);
   const std::int64_t mallocs = alloc.malloc_count();
-  try {
+  const auto oom = test::thrown_oom([&] {
     alloc.allocate(3 * kMiB, MemoryCategory::activations, "activations of layer 0 (Conv2d conv1)");
-    FAIL() << "expected OutOfMemoryError";
-  } catch (const OutOfMemoryError& e) {
-    const std::string msg = e.what();
-    EXPECT_EQ(msg.rfind("CUDA out of memory (simulated 0.00390625 GiB card, --memory-limit 0.00390625): activations of "
-                        "layer 0 (Conv2d conv1) asked for 3.0 MiB (activations); 2.5 MiB free of 4.0 MiB", 0), 0u)
-        << msg;
-    EXPECT_EQ(e.memory_limit_bytes, kCap);
-    EXPECT_EQ(e.requested_bytes, 3 * kMiB);
-    EXPECT_EQ(e.free_bytes, kCap - kMiB / 2 - kMiB);
-  }
+  });
+  ASSERT_TRUE(oom);
+  const OutOfMemoryError& e = *oom;
+  const std::string msg = e.what();
+  EXPECT_EQ(msg.rfind("CUDA out of memory (simulated 0.00390625 GiB card, --memory-limit 0.00390625): activations of "
+                      "layer 0 (Conv2d conv1) asked for 3.0 MiB (activations); 2.5 MiB free of 4.0 MiB", 0), 0u)
+      << msg;
+  EXPECT_EQ(e.memory_limit_bytes, kCap);
+  EXPECT_EQ(e.requested_bytes, 3 * kMiB);
+  EXPECT_EQ(e.free_bytes, kCap - kMiB / 2 - kMiB);
   EXPECT_EQ(alloc.malloc_count(), mallocs);
   EXPECT_EQ(alloc.stats().total_reserved(), kMiB / 2 + kMiB);
   one.reset();
@@ -154,25 +155,25 @@ TEST(CudaNetworkMemory, PlanAtACapAdvisesABatchThatFitsTheSimulatedCard) {
   opt.memory_limit_bytes = 1ll << 30;
   std::int64_t micro = 0;
   int accumulate = 0;
-  try {
+  const auto oom = test::thrown_oom([&] {
     make_cuda_network(simple_cnn_spec(), opt);
-    FAIL() << "expected OutOfMemoryError";
-  } catch (const OutOfMemoryError& e) {
-    const std::string msg = e.what();
-    std::cout << msg << "\n";
-    EXPECT_EQ(msg.rfind("CUDA out of memory (simulated 1 GiB card, --memory-limit 1): ", 0), 0u) << msg;
-    EXPECT_NE(msg.find("of the simulated 1 GiB card was free"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("batch size of at most"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("the same effective batch of 8192"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("--amp bf16"), std::string::npos) << msg;
-    EXPECT_EQ(e.memory_limit_bytes, 1ll << 30);
-    EXPECT_LE(e.free_bytes, 1ll << 30);
-    EXPECT_GT(e.suggested_batch_size, 0);
-    EXPECT_LT(e.suggested_batch_size, 8192);
-    EXPECT_EQ(e.suggested_batch_size * e.suggested_accumulate, 8192) << msg;
-    micro = e.suggested_batch_size;
-    accumulate = e.suggested_accumulate;
-  }
+  });
+  ASSERT_TRUE(oom);
+  const OutOfMemoryError& e = *oom;
+  const std::string msg = e.what();
+  std::cout << msg << "\n";
+  EXPECT_EQ(msg.rfind("CUDA out of memory (simulated 1 GiB card, --memory-limit 1): ", 0), 0u) << msg;
+  EXPECT_NE(msg.find("of the simulated 1 GiB card was free"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("batch size of at most"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("the same effective batch of 8192"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--amp bf16"), std::string::npos) << msg;
+  EXPECT_EQ(e.memory_limit_bytes, 1ll << 30);
+  EXPECT_LE(e.free_bytes, 1ll << 30);
+  EXPECT_GT(e.suggested_batch_size, 0);
+  EXPECT_LT(e.suggested_batch_size, 8192);
+  EXPECT_EQ(e.suggested_batch_size * e.suggested_accumulate, 8192) << msg;
+  micro = e.suggested_batch_size;
+  accumulate = e.suggested_accumulate;
   ASSERT_GT(micro, 0);
   opt.max_batch_size = micro;
   opt.accumulate = accumulate;

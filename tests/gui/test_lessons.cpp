@@ -47,16 +47,10 @@ QString write_file(const QString& path, const QByteArray& text) {
   return path;
 }
 
-/// Waits for the lesson view to be ready and its Compare view to have compared.
-bool wait_shown(MainWindow& w, int ms) {
-  QElapsedTimer t;
-  t.start();
-  while (t.elapsed() < ms) {
-    if (w.lessonView() && w.lessonView()->result() && w.lessonView()->compareView()->state() == CompareView::State::ready)
-      return true;
-    QTest::qWait(100);
-  }
-  return false;
+/// The lesson view shows lesson `name` and its Compare view has compared.
+bool shown(const MainWindow& w, const std::string& name) {
+  return w.lessonView() && w.lessonView()->result() && w.lessonView()->result()->record.lesson.name == name &&
+         w.lessonView()->compareView()->state() == CompareView::State::ready;
 }
 
 }  // namespace
@@ -92,7 +86,7 @@ class TestLessons : public QObject {
     QVERIFY(progress.count() >= 2);  // "Run 1 of 2", "Run 2 of 2"
     QVERIFY2(panel->runner()->progressText().contains("Run 2 of 2"), qPrintable(panel->runner()->progressText()));
     QVERIFY(ready.first().at(1).toString().isEmpty());  // trained here, not a recording
-    QVERIFY2(wait_shown(w, 60000), "the lesson view or its comparison did not show");
+    QTRY_VERIFY2_WITH_TIMEOUT(shown(w, "tiny_cpu_batch"), "the lesson view or its comparison did not show", 60000);
     LessonView* v = w.lessonView();
     QVERIFY(!v->isRecording());
     QVERIFY(!v->recordingBanner()->isVisible());
@@ -150,7 +144,7 @@ class TestLessons : public QObject {
     QVERIFY(a);
     if (cuda_available()) QVERIFY(w.runLesson("batch_size", true));  // a GPU here would train it
     else a->trigger();
-    QVERIFY2(wait_shown(w, 60000), "the recorded lesson did not show");
+    QTRY_VERIFY2_WITH_TIMEOUT(shown(w, "batch_size"), "the recorded lesson did not show", 60000);
     LessonView* v = w.lessonView();
     QVERIFY(v->isRecording());
     QVERIFY(v->recordingBanner()->isVisibleTo(v));
@@ -195,7 +189,7 @@ class TestLessons : public QObject {
     QVERIFY(panel->grab().save(dir + "/lessons_panel_1280x680.png"));
     for (const char* name : {"batch_size", "out_of_memory"}) {
       QVERIFY(w.runLesson(name, true));
-      QVERIFY(wait_shown(w, 60000));
+      QTRY_VERIFY_WITH_TIMEOUT(shown(w, name), 60000);
       for (QSize size : {QSize(1280, 680), QSize(1920, 1040)}) {
         w.lessonView()->resize(size);
         QTest::qWait(1200);

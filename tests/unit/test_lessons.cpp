@@ -187,14 +187,18 @@ TEST(Lessons, EveryRecordingOpensAnalysesAndShowsItsChange) {
     for (const RunResult& run : r.runs) {
       EXPECT_NE(run.run.outcome, "missing") << run.run.id;
       EXPECT_FALSE(run.run.device_name.empty()) << run.run.id;
-      if (!run.run.session.empty())
+      if (!run.run.session.empty()) {
         EXPECT_EQ(fs::path(run.run.session).extension(), ".zst") << run.run.id << ": recordings are compressed";
+      }
       if (run.run.outcome == "completes") {
         EXPECT_TRUE(run.analysed) << run.run.id << ": " << run.analysis_error;
         EXPECT_GE(run.steps, 1) << run.run.id;
       }
     }
-    for (const Check& c : r.checks) EXPECT_TRUE(c.met) << c.what << ": " << c.detail;
+    for (const Check& c : r.checks) {
+      EXPECT_TRUE(c.met) << c.what << ": " << c.detail;
+      EXPECT_FALSE(c.change.empty()) << c.what;  // what the window shows: "fired → gone", "a → b (×r)"
+    }
   }
   std::uintmax_t bytes = 0;
   if (fs::exists(root))

@@ -6,6 +6,7 @@
 
 #include <atomic>
 
+#include "common/expect_oom.h"
 #include "engine/errors.h"
 #include "engine/memory.h"
 #include "engine/memory_fit.h"
@@ -35,19 +36,19 @@ TEST(MemoryLimit, HostAllocatorRefusesPastTheCapOnReservedBytes) {
   auto a = alloc->allocate(600 * 1024, MemoryCategory::activations, "activations of layer 0 (Conv2d conv1)");
   auto b = alloc->allocate(100, MemoryCategory::weights);  // reserved: rounded to 64 -> 128 bytes
   EXPECT_EQ(alloc->stats().total_reserved(), 600 * 1024 + 128);
-  try {
+  const auto oom = test::thrown_oom([&] {
     alloc->allocate(500 * 1024, MemoryCategory::activations, "activation gradients");
-    FAIL() << "expected OutOfMemoryError";
-  } catch (const OutOfMemoryError& e) {
-    const std::string msg = e.what();
-    EXPECT_EQ(msg.rfind("out of memory (simulated 0.000976562 GiB card, --memory-limit 0.000976562): "
-                        "activation gradients asked for 500.0 KiB (activations); ", 0), 0u) << msg;
-    EXPECT_NE(msg.find("free of 1.0 MiB"), std::string::npos) << msg;
-    EXPECT_EQ(e.memory_limit_bytes, cap);
-    EXPECT_EQ(e.requested_bytes, 500 * 1024);
-    EXPECT_EQ(e.free_bytes, cap - 600 * 1024 - 128);
-    EXPECT_EQ(e.phase, "activation gradients");
-  }
+  });
+  ASSERT_TRUE(oom);
+  const OutOfMemoryError& e = *oom;
+  const std::string msg = e.what();
+  EXPECT_EQ(msg.rfind("out of memory (simulated 0.000976562 GiB card, --memory-limit 0.000976562): "
+                      "activation gradients asked for 500.0 KiB (activations); ", 0), 0u) << msg;
+  EXPECT_NE(msg.find("free of 1.0 MiB"), std::string::npos) << msg;
+  EXPECT_EQ(e.memory_limit_bytes, cap);
+  EXPECT_EQ(e.requested_bytes, 500 * 1024);
+  EXPECT_EQ(e.free_bytes, cap - 600 * 1024 - 128);
+  EXPECT_EQ(e.phase, "activation gradients");
   EXPECT_EQ(alloc->stats().total_reserved(), 600 * 1024 + 128);  // the refused request left no trace
   a.reset();
   auto c = alloc->allocate(900 * 1024, MemoryCategory::activations);  // room again once freed
@@ -133,23 +134,23 @@ TEST(MemoryLimit, CpuTrainerAtTheCapAdvisesABatchThatFits) {
   constexpr std::int64_t kCap = 128ll << 20;
   std::int64_t micro = 0;
   int accumulate = 0;
-  try {
+  const auto oom = test::thrown_oom([&] {
     Trainer t(cpu_config(256, 1, kCap), data);
     std::atomic<bool> stop{false};
     t.run(stop);
-    FAIL() << "expected OutOfMemoryError";
-  } catch (const OutOfMemoryError& e) {
-    const std::string msg = e.what();
-    EXPECT_EQ(msg.rfind("out of memory (simulated 0.125 GiB card, --memory-limit 0.125): ", 0), 0u) << msg;
-    EXPECT_NE(msg.find("per sample"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("fits on the simulated 0.125 GiB card"), std::string::npos) << msg;
-    EXPECT_EQ(e.memory_limit_bytes, kCap);
-    EXPECT_GT(e.suggested_batch_size, 0);
-    EXPECT_LT(e.suggested_batch_size, 256);
-    EXPECT_EQ(e.suggested_batch_size * e.suggested_accumulate, 256) << msg;
-    micro = e.suggested_batch_size;
-    accumulate = e.suggested_accumulate;
-  }
+  });
+  ASSERT_TRUE(oom);
+  const OutOfMemoryError& e = *oom;
+  const std::string msg = e.what();
+  EXPECT_EQ(msg.rfind("out of memory (simulated 0.125 GiB card, --memory-limit 0.125): ", 0), 0u) << msg;
+  EXPECT_NE(msg.find("per sample"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("fits on the simulated 0.125 GiB card"), std::string::npos) << msg;
+  EXPECT_EQ(e.memory_limit_bytes, kCap);
+  EXPECT_GT(e.suggested_batch_size, 0);
+  EXPECT_LT(e.suggested_batch_size, 256);
+  EXPECT_EQ(e.suggested_batch_size * e.suggested_accumulate, 256) << msg;
+  micro = e.suggested_batch_size;
+  accumulate = e.suggested_accumulate;
   ASSERT_GT(micro, 0);
   Trainer t(cpu_config(micro, accumulate, kCap), data);  // the advice: the same effective batch fits
   std::atomic<bool> stop{false};

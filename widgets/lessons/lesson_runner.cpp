@@ -35,25 +35,6 @@ LessonRunner::~LessonRunner() {
   }
 }
 
-namespace {
-
-/// "run before recorded on NVIDIA H200, 2026-12-02; run after …" of a recording folder.
-QString recorded_where(const QString& dir) {
-  try {
-    const lessons::LessonRecord rec = lessons::read_record(dir.toStdString());
-    QStringList parts;
-    for (const auto& r : rec.runs)
-      parts << QObject::tr("%1 recorded on %2, %3")
-                   .arg(QString::fromStdString(r.id), QString::fromStdString(r.device_name),
-                        QString::fromStdString(r.recorded_at));
-    return parts.join("; ");
-  } catch (const Error& e) {
-    return QString::fromUtf8(e.what());
-  }
-}
-
-}  // namespace
-
 bool LessonRunner::start(const lessons::Lesson& l, const QString& source, const QString& data_dir,
                          const QString& out_dir, bool recorded_only) {
   if (process_) return false;
@@ -71,7 +52,13 @@ bool LessonRunner::start(const lessons::Lesson& l, const QString& source, const 
                   false);
       return false;
     }
-    emit finished(dir, true, tr("Recorded lesson (%1): %2").arg(reason, recorded_where(dir)));
+    QString where;
+    try {
+      where = QString::fromStdString(lessons::recorded_where(lessons::read_record(dir.toStdString())));
+    } catch (const Error& e) {
+      where = QString::fromUtf8(e.what());  // LessonView then says why it cannot show it
+    }
+    emit finished(dir, true, tr("Recorded lesson (%1): %2").arg(reason, where));
     return true;
   }
   const QString program = lesson_runner_program();
@@ -92,15 +79,16 @@ bool LessonRunner::start(const lessons::Lesson& l, const QString& source, const 
   connect(process_, &QProcess::finished, this, &LessonRunner::onFinished);
   progress_ = tr("Starting lesson %1…").arg(QString::fromStdString(l.title));
   emit progress(0, static_cast<int>(l.runs.size()), progress_);
-  process_->start(program, args);
-  if (!process_->waitForStarted(10000)) {
+  // A program that cannot start reports it through errorOccurred (no wait on the GUI thread).
+  connect(process_, &QProcess::errorOccurred, this, [this, program](QProcess::ProcessError err) {
+    if (err != QProcess::FailedToStart || !process_) return;
     const QString msg = tr("Lesson %1: %2 could not start: %3")
-                            .arg(QString::fromStdString(l.name), program, process_->errorString());
+                            .arg(QString::fromStdString(lesson_.name), program, process_->errorString());
     process_->deleteLater();
     process_ = nullptr;
     emit failed(msg, false);
-    return false;
-  }
+  });
+  process_->start(program, args);
   return true;
 }
 

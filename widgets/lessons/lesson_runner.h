@@ -27,7 +27,8 @@ class LessonRunner : public QObject {
   /// Starts lesson `l`. `source`: what `--lesson` is given (a built-in's name or the lesson file);
   /// `data_dir`: the CIFAR-10 folder ("" = the generated sample set); `out_dir`: the folder to train
   /// into. `recorded_only`: open the recording even where the devices are here. Returns false (and
-  /// emits failed) when nothing could be started.
+  /// emits failed) when a lesson runs already or nothing can be shown; a runner that fails to start
+  /// emits failed later.
   bool start(const lessons::Lesson& l, const QString& source, const QString& data_dir, const QString& out_dir,
              bool recorded_only = false);
   /// Stops the runs (SIGINT; the process is killed if it has not quit 10 s later).

@@ -42,40 +42,9 @@ namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
-const lessons::RunResult* run_of(const lessons::LessonResult& r, const std::string& id) {
-  for (const auto& run : r.runs)
-    if (run.run.id == id) return &run;
-  return nullptr;
-}
-
 QString label_of(const lessons::Lesson& l, const std::string& id) {
   const int i = l.run_index(id);
   return i < 0 ? q(id) : q(l.runs[static_cast<std::size_t>(i)].label);
-}
-
-bool fired(const lessons::RunResult* r, const std::string& verdict) {
-  return r && std::find(r->verdicts.begin(), r->verdicts.end(), verdict) != r->verdicts.end();
-}
-
-/// The change an expectation is about, as shown: "fired → gone", "5200 img/s → 354028 img/s (×68.1)".
-QString change_of(const lessons::Expectation& e, const lessons::LessonResult& r) {
-  if (e.kind == "verdict") {
-    const auto *a = run_of(r, e.fires_on), *b = run_of(r, e.gone_on);
-    return QObject::tr("%1 → %2")
-        .arg(fired(a, e.verdict) ? QObject::tr("fired") : QObject::tr("did not fire"),
-             fired(b, e.verdict) ? QObject::tr("still fires") : QObject::tr("gone"));
-  }
-  if (e.kind == "figure") {
-    const auto *a = run_of(r, e.from), *b = run_of(r, e.to);
-    const auto fa = a ? a->figures.find(e.figure) : decltype(a->figures.end()){};
-    const auto fb = b ? b->figures.find(e.figure) : decltype(b->figures.end()){};
-    if (!a || !b || fa == a->figures.end() || fb == b->figures.end()) return QObject::tr("not measured");
-    const QString ratio = fa->second != 0 ? QString::number(fb->second / fa->second, 'g', 3) : "-";
-    return QObject::tr("%1 → %2 (×%3)")
-        .arg(q(lessons::format_figure(e.figure, fa->second)), q(lessons::format_figure(e.figure, fb->second)), ratio);
-  }
-  const auto* run = run_of(r, e.run);
-  return run ? q(run->run.outcome).replace('_', ' ') : QObject::tr("not run");
 }
 
 }  // namespace
@@ -157,29 +126,45 @@ void LessonView::showLesson(const QString& dir, const QString& recorded_note) {
   status_->setText(tr("Measuring the runs…"));
   QPointer<LessonView> self(this);
   const std::string d = dir.toStdString();
-  QThread* t = QThread::create([self, gen, d, dir] {
+  // Off the GUI thread: each compressed session is decompressed once, into a plain copy that the
+  // judging reads and the Compare view then opens.
+  QThread* t = QThread::create([self, gen, d] {
     auto r = std::make_shared<lessons::LessonResult>();
+    auto copies = std::make_shared<Copies>();
     QString error;
     try {
-      *r = lessons::evaluate(d, lessons::read_record(d));
+      const lessons::LessonRecord rec = lessons::read_record(d);
+      std::vector<std::string> paths = lessons::session_paths(d, rec);
+      for (std::string& p : paths) {
+        if (p.empty()) continue;
+        try {
+          copies->push_back(std::make_unique<lessons::PlainSession>(p));
+          p = copies->back()->path();
+        } catch (const Error&) {
+          // measured from `p` itself, which then says why it cannot be read
+        }
+      }
+      *r = lessons::evaluate_sessions(rec, paths);
+      for (std::size_t i = 0; i < r->runs.size(); ++i) r->runs[i].run.session = paths[i];  // the plain copies
     } catch (const Error& e) {
       error = QString::fromUtf8(e.what());
     }
-    QMetaObject::invokeMethod(QCoreApplication::instance(), [self, gen, r, error, dir] {
+    QMetaObject::invokeMethod(QCoreApplication::instance(), [self, gen, r, copies, error] {
       if (!self || gen != self->generation_) return;
       if (!error.isEmpty()) {
         self->status_->setText(error);
         emit self->failed(error);
         return;
       }
-      self->showResult(r, dir);
+      self->copies_ = std::move(*copies);
+      self->showResult(r);
     }, Qt::QueuedConnection);
   });
   connect(t, &QThread::finished, t, &QObject::deleteLater);
   t->start();
 }
 
-void LessonView::showResult(std::shared_ptr<lessons::LessonResult> r, QString dir) {
+void LessonView::showResult(std::shared_ptr<lessons::LessonResult> r) {
   result_ = std::move(r);
   const auto& l = result_->record.lesson;
   title_->setText(q(l.title));
@@ -193,17 +178,15 @@ void LessonView::showResult(std::shared_ptr<lessons::LessonResult> r, QString di
                                      : tr("The lesson did not show everything it promised: the ✘ rows say by how much."));
   const int w = std::max(width(), 1000);
   split_->setSizes({w * 2 / 5, w - w * 2 / 5});  // the story and numbers readable at 1280 px
-  startCompare(*result_, dir);
+  startCompare(*result_);
   emit ready();
 }
 
 void LessonView::fillChecks(const lessons::LessonResult& r) {
   check_rows_.clear();
-  const auto& l = r.record.lesson;
   QString html = "<table cellspacing='0' cellpadding='4' width='100%'>";
-  for (std::size_t i = 0; i < r.checks.size(); ++i) {
-    const auto& c = r.checks[i];
-    CheckRow row{c.met, q(c.what), i < l.expect.size() ? change_of(l.expect[i], r) : QString(), q(c.detail)};
+  for (const auto& c : r.checks) {
+    CheckRow row{c.met, q(c.what), q(c.change), q(c.detail)};
     const QString bg = c.met ? "#d4edda" : "#f8d7da";
     html += QString("<tr style='background:%1; color:#101010'><td valign='top'><b>%2</b></td><td>%3<br><b>%4</b>"
                     "<br><small>%5</small></td></tr>")
@@ -260,20 +243,11 @@ void LessonView::fillFigures(const lessons::LessonResult& r) {
   }
 }
 
-void LessonView::startCompare(const lessons::LessonResult& r, const QString& dir) {
-  copies_.clear();
+void LessonView::startCompare(const lessons::LessonResult& r) {
   std::vector<CompareInput> inputs;
-  const auto& l = r.record.lesson;
-  for (const auto& run : r.runs) {
-    if (run.run.session.empty() || !run.analysed || run.steps == 0) continue;  // e.g. out of memory at once
-    const std::string path = (dir + "/").toStdString() + run.run.session;
-    try {
-      copies_.push_back(std::make_unique<lessons::PlainSession>(path));
-      inputs.push_back(CompareInput{label_of(l, run.run.id), q(copies_.back()->path()), nullptr});
-    } catch (const Error& e) {
-      status_->setText(status_->text() + "\n" + QString::fromUtf8(e.what()));
-    }
-  }
+  for (const auto& run : r.runs)
+    if (run.analysed && run.steps > 0)  // a run out of memory at once has no step to align at
+      inputs.push_back(CompareInput{label_of(r.record.lesson, run.run.id), q(run.run.session), nullptr});
   if (inputs.empty()) {
     status_->setText(status_->text() + "\n" + tr("No run recorded a session to compare."));
     return;

@@ -5,8 +5,9 @@
 // outcome's "out of memory"), and the key figures side by side, the rows the lesson is about
 // highlighted. The right side is a CompareView of the runs' sessions (labelled with the runs'
 // labels), its timelines aligned at the lesson's step and the lesson's panel's tab shown. The
-// judging (lessons::evaluate, which opens every session) runs on a worker thread; recorded
-// sessions (ID.tsession.zst) are read through plain temporary copies held while the view lives.
+// judging (lessons::evaluate_sessions, which opens every session) runs on a worker thread; recorded
+// sessions (ID.tsession.zst) are decompressed there once, into plain temporary copies that the
+// judging and the Compare view read and that are held while the lesson is shown.
 #pragma once
 #include <QString>
 #include <QWidget>
@@ -46,7 +47,7 @@ class LessonView : public QWidget {
   /// are handed to the Compare view; failed(message) when the folder cannot be read.
   void showLesson(const QString& dir, const QString& recorded_note);
 
-  /// The judged result (nullptr until ready).
+  /// The judged result (nullptr until ready); each run's `session` is the plain file the view reads.
   const lessons::LessonResult* result() const { return result_.get(); }
   bool isRecording() const { return recorded_; }
   QLabel* titleLabel() const { return title_; }
@@ -68,10 +69,11 @@ class LessonView : public QWidget {
   void failed(const QString& message);
 
  private:
-  void showResult(std::shared_ptr<lessons::LessonResult> r, QString dir);
+  using Copies = std::vector<std::unique_ptr<lessons::PlainSession>>;
+  void showResult(std::shared_ptr<lessons::LessonResult> r);
   void fillChecks(const lessons::LessonResult& r);
   void fillFigures(const lessons::LessonResult& r);
-  void startCompare(const lessons::LessonResult& r, const QString& dir);
+  void startCompare(const lessons::LessonResult& r);
 
   QSplitter* split_;
   QLabel *title_, *banner_, *story_, *status_;
@@ -80,7 +82,7 @@ class LessonView : public QWidget {
   QTableWidget* figures_;
   CompareView* compare_;
   std::shared_ptr<lessons::LessonResult> result_;
-  std::vector<std::unique_ptr<lessons::PlainSession>> copies_;
+  Copies copies_;  // plain copies of the shown lesson's sessions (result()->runs[i].run.session)
   bool recorded_ = false;
   int generation_ = 0;
 };
