@@ -288,7 +288,8 @@ Expectation parse_expectation(const std::string& source, const std::string& f, c
         fail(source, f + "." + key, "must be a number > 0, got " + quoted(x));
       (std::string(key) == "at_least" ? e.at_least : e.at_most) = x.GetDouble();
     }
-    if (e.at_least.has_value() == e.at_most.has_value()) fail(source, f, "needs one of at_least, at_most");
+    if (e.at_least && e.at_most) fail(source, f, "takes one of at_least, at_most, not both");
+    if (!e.at_least && !e.at_most) fail(source, f, "needs one of at_least, at_most");
   } else if (v.HasMember("outcome")) {
     check_keys(source, f, v, {"outcome", "run"});
     e.kind = "outcome";

@@ -155,7 +155,10 @@ Check check_outcome(const Expectation& e, const std::vector<RunResult>& runs) {
 
 /// The runs' figures and verdicts as a table, a column per run.
 std::string side_by_side(const LessonResult& r) {
-  constexpr int kFirst = 22, kColumn = 16;
+  constexpr int kColumn = 16;
+  std::size_t kFirst = 22;  // the first column fits the longest row name ("verdict low_utilization")
+  for (const RunResult& run : r.runs)
+    for (const auto& v : run.verdicts) kFirst = std::max(kFirst, v.size() + 9);
   std::string out = fmt::format("  {:<{}}", "", kFirst);
   for (const RunResult& run : r.runs) out += fmt::format("{:>{}}", run.run.id.substr(0, kColumn - 1), kColumn);
   out += "\n";
@@ -275,13 +278,16 @@ std::string to_text(const LessonResult& r) {
   return out;
 }
 
-std::string to_json(const LessonResult& r) {
+std::string to_json(const LessonResult& r, const std::string& recording) {
   rapidjson::StringBuffer b;
   rapidjson::Writer<rapidjson::StringBuffer> w(b);
   w.StartObject();
   write_field(w, "lesson", r.record.lesson.name);
   write_field(w, "title", r.record.lesson.title);
   w.Key("showed"); w.Bool(r.showed());
+  w.Key("recording");
+  if (recording.empty()) w.Null();
+  else write_string(w, recording);
   w.Key("runs");
   w.StartArray();
   for (const RunResult& run : r.runs) {

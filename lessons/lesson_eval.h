@@ -95,6 +95,8 @@ std::string format_figure(const std::string& name, double v);
 
 /// Text for people (figures side by side, each check with its numbers) and one JSON object.
 std::string to_text(const LessonResult& r);
-std::string to_json(const LessonResult& r);
+/// `recording`: the folder of the shipped recording the result was read from ("" for runs made here):
+/// the JSON's "recording" (null for runs made here).
+std::string to_json(const LessonResult& r, const std::string& recording = "");
 
 }  // namespace ts::lessons

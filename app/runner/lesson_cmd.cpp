@@ -154,6 +154,23 @@ LessonRecord start_record(const std::string& dir, const Lesson& l) {
   return rec;
 }
 
+/// Every selected run's model resolves (a preset or a model-spec file) before anything trains: a
+/// typo is a bad lesson (exit 2) naming the field, not runs that fail one after the other.
+void check_models(const RunnerOptions& o, const Lesson& l) {
+  for (std::size_t i = 0; i < l.runs.size(); ++i) {
+    const std::string model = l.knob(i, "model");
+    if (!selected(o, l.runs[i].id) || model.empty()) continue;
+    const auto& own = l.runs[i].knobs;
+    const bool in_run = std::any_of(own.begin(), own.end(), [](const Knob& k) { return k.name == "model"; });
+    try {
+      resolve_model(model);
+    } catch (const InputError& e) {
+      throw InputError("lesson " + l.name + ": " + (in_run ? "runs[" + std::to_string(i) + "].knobs.model" : "base.model") +
+                       ": " + e.what());
+    }
+  }
+}
+
 }  // namespace
 
 int run_lesson(const RunnerOptions& o, const std::atomic<bool>& stop) {
@@ -166,6 +183,7 @@ int run_lesson(const RunnerOptions& o, const std::atomic<bool>& stop) {
   LessonRecord rec;
   if (live) {
     dir = o.lesson_dir.empty() ? "lesson-" + lesson.name : o.lesson_dir;
+    check_models(o, lesson);
     fs::create_directories(dir);
     rec = start_record(dir, lesson);
     for (std::size_t i = 0; i < lesson.runs.size() && !stop.load(); ++i)
@@ -182,7 +200,7 @@ int run_lesson(const RunnerOptions& o, const std::atomic<bool>& stop) {
                o.recorded ? "--recorded" : why, dir, lessons::recorded_where(rec));
   }
   const lessons::LessonResult result = lessons::evaluate(dir, rec, o.analyze_warmup);
-  if (o.json) fmt::print("{}\n", lessons::to_json(result));
+  if (o.json) fmt::print("{}\n", lessons::to_json(result, live ? "" : dir));
   else fmt::print("{}{}", live ? "" : "(from the recording in " + dir + ")\n", lessons::to_text(result));
   std::fflush(stdout);
   if (stop.load()) return 130;

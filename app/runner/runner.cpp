@@ -161,8 +161,6 @@ int run_analysis(const RunnerOptions& o) {
   return 0;
 }
 
-namespace {
-
 ModelSpec resolve_model(const std::string& name) {
   for (const auto& [preset, json] : kModelPresets)
     if (name == preset) return parse_model_spec(json, std::string("preset ") + preset);
@@ -173,6 +171,8 @@ ModelSpec resolve_model(const std::string& name) {
   }
   return load_model_spec(name);
 }
+
+namespace {
 
 std::string sample_data_dir() {
   const char* cache = std::getenv("XDG_CACHE_HOME");

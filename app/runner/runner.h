@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/model_spec.h"
+
 namespace CLI { class App; }
 
 namespace ts {
@@ -82,5 +84,10 @@ int run_training(const RunnerOptions& opt, const std::atomic<bool>& stop, std::s
 /// needs), prints the runs' figures and the checks; 0 when the lesson showed what it promised,
 /// 1 when not. app/runner/lesson_cmd.cpp.
 int run_lesson(const RunnerOptions& opt, const std::atomic<bool>& stop);
+
+/// The model --model names: a preset (resources/models: simple_cnn, vgg_small_bn, tiny_cnn) or a
+/// model-spec JSON file. Throws InputError naming it and listing the presets when it is neither, or
+/// the spec reader's error for a bad file.
+ModelSpec resolve_model(const std::string& name);
 
 }  // namespace ts

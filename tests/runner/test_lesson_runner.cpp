@@ -50,6 +50,9 @@ TEST(RunnerLesson, ACpuLessonRunsRecordsAndShowsItsPromise) {
   doc.Parse(r.out.c_str());
   ASSERT_FALSE(doc.HasParseError()) << "stdout holds the lesson's JSON alone: " << r.out;
   EXPECT_TRUE(doc["showed"].GetBool());
+  EXPECT_TRUE(doc["recording"].IsNull()) << "trained here, not a recording";
+  ASSERT_EQ(doc["checks"].Size(), 3u);
+  EXPECT_STREQ(doc["checks"][0]["change"].GetString(), "completes");
   ASSERT_EQ(doc["runs"].Size(), 2u);
   for (const auto& run : doc["runs"].GetArray()) {
     EXPECT_STREQ(run["outcome"].GetString(), "completes");
@@ -101,6 +104,15 @@ TEST(RunnerLesson, ABadLessonIsRefusedWithTheFieldNamed) {
   const RunnerResult r = run_runner_split("--lesson " + file.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("expect[0].to: no run \"huge\" (runs: small, large)"), std::string::npos) << r.err;
+  // A model that is neither a preset nor a file: refused before anything trains, the field named.
+  std::string typo = cpu_lesson(R"({"outcome": "completes", "run": "small"})");
+  typo.replace(typo.find("\"device\": \"cpu\""), 15, "\"device\": \"cpu\", \"model\": \"tiny_cn\"");
+  const RunnerResult model = run_runner_split("--lesson " + write(d, "typo.json", typo).string() + " --lesson-dir " +
+                                              (d / "typo").string());
+  EXPECT_EQ(model.code, 2) << model.out << model.err;
+  EXPECT_NE(model.err.find("lesson tiny_cpu: base.model: --model tiny_cn: no such preset or file"), std::string::npos)
+      << model.err;
+  EXPECT_FALSE(fs::exists(d / "typo" / "manifest.json")) << "nothing was trained";
   const RunnerResult none = run_runner_split("--lesson no_such_lesson");
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.err.find("no such built-in lesson or file"), std::string::npos) << none.err;
@@ -115,6 +127,12 @@ TEST(RunnerLesson, WithoutItsDeviceALessonOpensFromItsRecording) {
   EXPECT_NE(r.err.find("needs a GPU"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("recorded on NVIDIA H200"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("(from the recording in "), std::string::npos) << r.out;
+  const RunnerResult j = run_runner_split("--lesson dataloader_workers --json", d.string());
+  rapidjson::Document doc;
+  doc.Parse(j.out.c_str());
+  ASSERT_FALSE(doc.HasParseError()) << j.out;
+  ASSERT_TRUE(doc["recording"].IsString()) << j.out;
+  EXPECT_NE(std::string(doc["recording"].GetString()).find("recorded/dataloader_workers"), std::string::npos);
   EXPECT_NE(r.out.find("[shown] input_bound fires on before and not on after"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(d / "lesson-dataloader_workers")) << "nothing is trained or written";
   fs::remove_all(d);

@@ -100,6 +100,7 @@ TEST(Lessons, BadLessonsAreRefusedWithTheFieldNamed) {
       {good_with("\"gone_on\": \"after\"", "\"gone_on\": \"later\""), "expect[0].gone_on: no run \"later\" (runs: before, after)"},
       {good_with("\"at_least\": 1.5", "\"at_least\": -1"), "expect[1].at_least: must be a number > 0"},
       {good_with(", \"at_least\": 1.5", ""), "expect[1]: needs one of at_least, at_most"},
+      {good_with("\"at_least\": 1.5", "\"at_least\": 1.5, \"at_most\": 9"), "expect[1]: takes one of at_least, at_most, not both"},
       {good_with("\"story\": [\"One paragraph.\"]", "\"story\": []"), "story: must be an array of 1 to 20 paragraphs"},
       {good_with("\"trainscope_lesson\": 1", "\"trainscope_lesson\": 7"), "trainscope_lesson: schema 7 is from a newer TrainScope"},
       {good_with("\"panel\": \"memory\"", "\"panel\": \"sidebar\""), "show.panel: must be one of timeline"},
