@@ -168,6 +168,14 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
   form->addRow(tr("Seed"), seed_);
   form->addRow(QString(), record_session_);
 
+  knob_rows_ = {{"device", form, device_, nullptr},         {"batch_size", form, batch_size_, nullptr},
+                {"epochs", form, epochs_, nullptr},         {"lr", form, lr_, nullptr},
+                {"optimizer", form, optimizer_, nullptr},   {"momentum", form, momentum_, nullptr},
+                {"weight_decay", form, nullptr, wd_row},    {"num_workers", form, num_workers_, nullptr},
+                {"pin_memory", form, pin_memory_, nullptr}, {"augment", form, augment_, nullptr},
+                {"sync_every_step", form, sync_every_step_, nullptr}, {"seed", form, seed_, nullptr},
+                {"record_session", form, record_session_, nullptr}};
+
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(buildSessionNote());
@@ -233,6 +241,13 @@ QWidget* RunSettingsPanel::buildPrecisionBox() {
   form->addRow(tr("Gradient accumulation"), accumulate_);
   form->addRow(tr("Simulate a smaller card"), memory_limit_);
   form->addRow(QString(), deterministic_);
+  precision_box_ = box;
+  for (KnobRow r : std::initializer_list<KnobRow>{{"amp", form, amp_, nullptr},
+                                                   {"amp", form, amp_reason_, nullptr},
+                                                   {"accumulate", form, accumulate_, nullptr},
+                                                   {"memory_limit_gib", form, memory_limit_, nullptr},
+                                                   {"deterministic", form, deterministic_, nullptr}})
+    knob_rows_.push_back(r);
   return box;
 }
 
@@ -257,7 +272,27 @@ QWidget* RunSettingsPanel::buildCheckpointBox() {
   form->addRow(tr("Checkpoint"), checkpoint_every_);
   form->addRow(tr("Into"), row);
   connect(checkpoint_browse_, &QPushButton::clicked, this, &RunSettingsPanel::chooseCheckpointPath);
+  checkpoint_box_ = box;
   return box;
+}
+
+void RunSettingsPanel::setShownKnobs(const QStringList& knobs) {
+  shown_knobs_ = knobs;
+  const bool all = knobs.isEmpty();
+  for (const KnobRow& r : knob_rows_) {
+    const bool on = all || knobs.contains(QLatin1String(r.knob));
+    if (r.widget) r.form->setRowVisible(r.widget, on);
+    else r.form->setRowVisible(r.layout, on);
+  }
+  bool any_precision = false;
+  for (const KnobRow& r : knob_rows_)
+    if (r.form->parentWidget() == precision_box_ && knobShown(QLatin1String(r.knob))) any_precision = true;
+  precision_box_->setVisible(any_precision);
+  checkpoint_box_->setVisible(all);  // no lesson knob: checkpoints are not a lesson's subject
+}
+
+bool RunSettingsPanel::knobShown(const QString& knob) const {
+  return shown_knobs_.isEmpty() || shown_knobs_.contains(knob);
 }
 
 void RunSettingsPanel::chooseCheckpointPath() {

@@ -7,6 +7,7 @@
 // generated sample set (the default, so the first run works offline; it is NOT CIFAR-10).
 #pragma once
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 #include <cstdint>
 #include <vector>
@@ -15,6 +16,8 @@
 #include "engine/optim.h"
 #include "engine/trainer.h"
 
+class QFormLayout;
+class QLayout;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -110,6 +113,13 @@ class RunSettingsPanel : public QWidget {
   /// The user's own settings again, editable (no note).
   void showOwn();
   bool showingSession() const { return showing_; }
+
+  /// Classroom mode: only the rows of these knobs (lesson knob names: batch_size, num_workers,
+  /// pin_memory, amp, ...; weight_decay and record_session too) are shown, the rest hidden, the
+  /// Checkpoints box with them; an empty list shows every row again. The dataset stays.
+  void setShownKnobs(const QStringList& knobs);
+  /// Whether the row of `knob` is shown (true for every knob when no list is set).
+  bool knobShown(const QString& knob) const;
   /// The note over the form ("" when hidden).
   QString sessionNote() const;
 
@@ -137,6 +147,15 @@ class RunSettingsPanel : public QWidget {
   QComboBox *optimizer_, *amp_;
   QSpinBox *accumulate_, *checkpoint_every_;
   QDoubleSpinBox* memory_limit_;  // GiB, 0 = off
+  struct KnobRow {
+    const char* knob;
+    QFormLayout* form;
+    QWidget* widget;  // the row's field, or
+    QLayout* layout;  // the row's field layout (weight decay + its "default" box)
+  };
+  std::vector<KnobRow> knob_rows_;
+  QStringList shown_knobs_;
+  QWidget *precision_box_ = nullptr, *checkpoint_box_ = nullptr;
   QCheckBox* deterministic_;
   QLabel* amp_reason_;
   QLineEdit* checkpoint_path_;

@@ -9,6 +9,8 @@
 // sessions / Save session as… and `trainscope FILE.tsession` replay one (main_window_sessions.cpp).
 #pragma once
 #include <QElapsedTimer>
+#include <QFont>
+#include <QPalette>
 #include <QMainWindow>
 #include <map>
 #include <string>
@@ -30,6 +32,9 @@ namespace ts::gui {
 
 /// "AMP fp16, accumulate 4, deterministic" (the status bar's AMP label).
 QString amp_status(AmpMode amp, int accumulate, bool deterministic);
+/// Classroom mode's presenter palette: black on white, dark blue highlight, every text/background
+/// pair at a contrast ratio >= 7:1 (WCAG 2.1, 1.4.6), disabled text >= 4.5:1 (main_window_classroom.cpp).
+QPalette presenter_palette();
 /// ", simulated 8 GiB card" after the status bar's device (--memory-limit / Simulate a smaller card); "" for 0.
 QString simulated_card_status(std::int64_t memory_limit_bytes);
 
@@ -99,6 +104,10 @@ class MainWindow : public QMainWindow {
   LessonsPanel* showLessonsPanel();
   LessonsPanel* lessonsPanel() const { return lessons_panel_; }
   LessonView* lessonView() const { return lesson_view_; }
+  /// Classroom mode (main_window_classroom.cpp): View ▸ Classroom mode and its font scale.
+  QAction* classroomAction() const { return classroom_; }
+  bool classroomMode() const { return classroom_on_; }
+  double classroomScale() const { return classroom_scale_; }
 
  public slots:
   void startRun();
@@ -127,6 +136,11 @@ class MainWindow : public QMainWindow {
   bool runLesson(const QString& name, bool recorded_only = false);
   /// Shows the lesson folder `dir` in lessonView() (`recorded_note`: "" for a live lesson).
   void showLesson(const QString& dir, const QString& recorded_note);
+  /// Enters or leaves classroom mode: the font ×classroomScale(), presenter_palette(), only the shown
+  /// lesson's knobs in Run settings, the Profile workspace, the lesson window's Compare wider.
+  void setClassroomMode(bool on);
+  /// The classroom font scale (1.25 .. 2; kept in QSettings); applied at once while in classroom mode.
+  void setClassroomScale(double scale);
   void chooseSessionToSave();
   void showPreferences();
   void showAbout();
@@ -150,6 +164,9 @@ class MainWindow : public QMainWindow {
   class ProfileWorkspace* buildProfileWorkspace();
   void buildViewMenu();
   void buildLessonsMenu(QMenu* menu);
+  void buildClassroomActions(QMenu* view);
+  /// Run settings show the shown lesson's knobs in classroom mode, every knob otherwise.
+  void applyLessonKnobs();
   /// Clamps the window to the available geometry of its screen (the first run's 1600x1000, or a
   /// remembered size from a larger screen).
   void fitToScreen(bool first_run);
@@ -209,6 +226,12 @@ class MainWindow : public QMainWindow {
   QMenu* lessons_menu_ = nullptr;
   LessonsPanel* lessons_panel_ = nullptr;
   LessonView* lesson_view_ = nullptr;
+  QAction* classroom_ = nullptr;
+  bool classroom_on_ = false;
+  double classroom_scale_ = 1.5;
+  QFont classroom_saved_font_;
+  QPalette classroom_saved_palette_;
+  int classroom_saved_mode_ = 0;
   SessionLoader* loader_ = nullptr;
   QWidget* load_box_ = nullptr;     // status bar: "Opening …" + progress bar + Cancel
   class QProgressBar* load_bar_ = nullptr;

@@ -59,8 +59,10 @@ void MainWindow::showLesson(const QString& dir, const QString& recorded_note) {
   if (!lesson_view_) {
     lesson_view_ = new LessonView(this);
     lesson_view_->setWindowFlag(Qt::Window);
+    connect(lesson_view_, &LessonView::ready, this, &MainWindow::applyLessonKnobs);
     fitToolWindow(lesson_view_, QSize(1600, 1000));
   }
+  lesson_view_->setPresenting(classroom_on_);
   lesson_view_->showLesson(dir, recorded_note);
   lesson_view_->show();
   lesson_view_->raise();

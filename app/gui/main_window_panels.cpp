@@ -74,6 +74,8 @@ void MainWindow::buildViewMenu() {
     tabs->setChecked(!profile->tabsCollapsed());
   });
   view->addSeparator();
+  buildClassroomActions(view);
+  view->addSeparator();
   view->addAction(reset_layout_);
 }
 

@@ -42,6 +42,18 @@ namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
+/// A figure's row name for people (lessons/lesson_eval.h says how each is measured).
+QString figure_label(const std::string& f) {
+  if (f == "images_per_s") return QObject::tr("images/s");
+  if (f == "step_ms") return QObject::tr("step (median)");
+  if (f == "activation_bytes") return QObject::tr("activations");
+  if (f == "peak_memory_bytes") return QObject::tr("peak memory");
+  if (f == "h2d_copy_ms") return QObject::tr("H2D copy/step");
+  if (f == "data_wait_ms") return QObject::tr("data wait/step");
+  if (f == "gpu_utilization_pct") return QObject::tr("GPU busy");
+  return q(f);
+}
+
 QString label_of(const lessons::Lesson& l, const std::string& id) {
   const int i = l.run_index(id);
   return i < 0 ? q(id) : q(l.runs[static_cast<std::size_t>(i)].label);
@@ -55,14 +67,19 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
   title_ = new QLabel;
   title_->setObjectName("lessonTitle");
   title_->setWordWrap(true);
-  QFont f = title_->font();
-  f.setPointSizeF(f.pointSizeF() * 1.3);
-  f.setBold(true);
-  title_->setFont(f);
+  title_->setTextFormat(Qt::RichText);  // sized relative to the application font (classroom mode scales it)
   banner_ = new QLabel;
   banner_->setObjectName("lessonRecordingBanner");
   banner_->setWordWrap(true);
-  banner_->setStyleSheet("QLabel { background: #fff3cd; color: #4a3b00; border: 1px solid #c9a227; padding: 4px; }");
+  // Colours by palette, not a style sheet, so that the label keeps the application font (classroom
+  // mode scales it): dark brown on pale yellow, 9.9:1.
+  QPalette bp = banner_->palette();
+  bp.setColor(QPalette::Window, QColor(0xff, 0xf3, 0xcd));
+  bp.setColor(QPalette::WindowText, QColor(0x4a, 0x3b, 0x00));
+  banner_->setPalette(bp);
+  banner_->setAutoFillBackground(true);
+  banner_->setFrameShape(QFrame::Box);
+  banner_->setMargin(4);
   banner_->hide();
   story_ = new QLabel;
   story_->setWordWrap(true);
@@ -118,6 +135,14 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
 
 LessonView::~LessonView() = default;
 
+void LessonView::setPresenting(bool on) {
+  presenting_ = on;
+  // The story and numbers readable at 1280 px; presenting, Compare (the timelines) gets most of it.
+  const int w = std::max(width(), 1000);
+  const int left = on ? w * 9 / 25 : w * 2 / 5;
+  split_->setSizes({left, w - left});
+}
+
 void LessonView::showLesson(const QString& dir, const QString& recorded_note) {
   const int gen = ++generation_;
   recorded_ = !recorded_note.isEmpty();
@@ -167,7 +192,7 @@ void LessonView::showLesson(const QString& dir, const QString& recorded_note) {
 void LessonView::showResult(std::shared_ptr<lessons::LessonResult> r) {
   result_ = std::move(r);
   const auto& l = result_->record.lesson;
-  title_->setText(q(l.title));
+  title_->setText("<span style='font-size:x-large; font-weight:bold'>" + q(l.title).toHtmlEscaped() + "</span>");
   setWindowTitle(tr("Lesson: %1 — TrainScope").arg(q(l.title)));
   QString html;
   for (const auto& p : l.story) html += "<p>" + q(p).toHtmlEscaped() + "</p>";
@@ -176,8 +201,7 @@ void LessonView::showResult(std::shared_ptr<lessons::LessonResult> r) {
   fillFigures(*result_);
   status_->setText(result_->showed() ? tr("The lesson showed what it promised.")
                                      : tr("The lesson did not show everything it promised: the ✘ rows say by how much."));
-  const int w = std::max(width(), 1000);
-  split_->setSizes({w * 2 / 5, w - w * 2 / 5});  // the story and numbers readable at 1280 px
+  setPresenting(presenting_);
   startCompare(*result_);
   emit ready();
 }
@@ -208,10 +232,11 @@ void LessonView::fillFigures(const lessons::LessonResult& r) {
   figures_->setRowCount(static_cast<int>(rows.size()) + 2);
   figures_->setColumnCount(static_cast<int>(r.runs.size()));
   QStringList heads, vheads;
-  for (const auto& run : r.runs) heads << q(run.run.id) + "\n" + q(run.run.device_name);
+  for (const auto& run : r.runs) heads << q(run.run.id);
   figures_->setHorizontalHeaderLabels(heads);
   for (std::size_t c = 0; c < r.runs.size(); ++c)  // the run's label (long) where the id is too short to tell
-    figures_->horizontalHeaderItem(static_cast<int>(c))->setToolTip(label_of(l, r.runs[c].run.id));
+    figures_->horizontalHeaderItem(static_cast<int>(c))
+        ->setToolTip(label_of(l, r.runs[c].run.id) + ", " + q(r.runs[c].run.device_name));
   for (std::size_t c = 0; c < r.runs.size(); ++c) {
     const auto& run = r.runs[c];
     const int col = static_cast<int>(c);
@@ -227,7 +252,7 @@ void LessonView::fillFigures(const lessons::LessonResult& r) {
     figures_->setItem(static_cast<int>(rows.size()) + 1, col, new QTableWidgetItem(v.isEmpty() ? tr("none") : v.join(", ")));
   }
   vheads << tr("run");
-  for (const auto& f : rows) vheads << q(f);
+  for (const auto& f : rows) vheads << figure_label(f);
   vheads << tr("verdicts fired");
   figures_->setVerticalHeaderLabels(vheads);
   for (std::size_t k = 0; k < rows.size(); ++k) {

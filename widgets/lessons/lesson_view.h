@@ -47,6 +47,9 @@ class LessonView : public QWidget {
   /// are handed to the Compare view; failed(message) when the folder cannot be read.
   void showLesson(const QString& dir, const QString& recorded_note);
 
+  /// Classroom mode: Compare gets 64 % of the width (else 60 %).
+  void setPresenting(bool on);
+  bool presenting() const { return presenting_; }
   /// The judged result (nullptr until ready); each run's `session` is the plain file the view reads.
   const lessons::LessonResult* result() const { return result_.get(); }
   bool isRecording() const { return recorded_; }
@@ -84,6 +87,7 @@ class LessonView : public QWidget {
   std::shared_ptr<lessons::LessonResult> result_;
   Copies copies_;  // plain copies of the shown lesson's sessions (result()->runs[i].run.session)
   bool recorded_ = false;
+  bool presenting_ = false;
   int generation_ = 0;
 };
 

@@ -37,10 +37,7 @@ LessonsPanel::LessonsPanel(QWidget* parent) : QWidget(parent), runner_(new Lesso
   list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   title_ = new QLabel;
   title_->setWordWrap(true);
-  QFont f = title_->font();
-  f.setBold(true);
-  f.setPointSizeF(f.pointSizeF() * 1.2);
-  title_->setFont(f);
+  title_->setTextFormat(Qt::RichText);
   details_ = new QLabel;
   details_->setWordWrap(true);
   details_->setTextFormat(Qt::RichText);
@@ -147,7 +144,7 @@ void LessonsPanel::showSelected() {
   remove_->setEnabled(i >= 0 && !entries_[static_cast<std::size_t>(i)].builtin && !runner_->running());
   if (i < 0) return;
   const Entry& e = entries_[static_cast<std::size_t>(i)];
-  title_->setText(q(e.lesson.title));
+  title_->setText("<span style='font-size:large; font-weight:bold'>" + q(e.lesson.title).toHtmlEscaped() + "</span>");
   QStringList runs, devices;
   for (const auto& r : e.lesson.runs) runs << q(r.label).toHtmlEscaped();
   for (const auto& d : e.lesson.devices()) devices << (d == "cuda" ? tr("a GPU (CUDA)") : tr("the CPU backend"));
