@@ -28,15 +28,16 @@ using namespace ts::gui;
 
 namespace {
 
-// Batch 2 against batch 64 on the CPU backend: the per-step costs (launching oneDNN primitives, the
-// loader, the profiler) dominate at batch 2, so images/s rise by far more than 1.5x (measured 5-8x here).
+// Batch 2 against batch 64 on the CPU backend. The promise is on the activations the runs keep (the
+// allocator's planned buffers grow with the batch: 32x here), not on their speed: CPU timings under
+// ctest -j2 swing both ways (images/s of batch 64 over batch 2 measured 0.59x once beside another test).
 const char* kTinyCpuLesson = R"({
   "trainscope_lesson": 1, "name": "tiny_cpu_batch", "title": "Tiny CPU lesson: batch size",
-  "story": ["Two short CPU runs of tiny_cnn: batch 2, then batch 64.", "Per-step costs fall per image."],
+  "story": ["Two short CPU runs of tiny_cnn: batch 2, then batch 64.", "Activations grow with the batch."],
   "base": {"model": "tiny_cnn", "device": "cpu", "num_workers": 1, "epochs": 1},
   "runs": [{"id": "small", "label": "batch 2", "knobs": {"batch_size": 2, "images": 64}},
-           {"id": "large", "label": "batch 64", "knobs": {"batch_size": 64, "images": 640}}],
-  "expect": [{"figure": "images_per_s", "from": "small", "to": "large", "at_least": 1.5}],
+           {"id": "large", "label": "batch 64", "knobs": {"batch_size": 64, "images": 1280}}],
+  "expect": [{"figure": "activation_bytes", "from": "small", "to": "large", "at_least": 8}],
   "show": {"align_step": 1, "panel": "timeline"}
 })";
 
@@ -91,11 +92,11 @@ class TestLessons : public QObject {
     QVERIFY(!v->isRecording());
     QVERIFY(!v->recordingBanner()->isVisible());
     QVERIFY(v->titleLabel()->text().contains("Tiny CPU lesson"));
-    QVERIFY(v->storyLabel()->text().contains("Per-step costs fall per image."));
+    QVERIFY(v->storyLabel()->text().contains("Activations grow with the batch."));
     QCOMPARE(v->checkRows().size(), std::size_t{1});
     const auto& check = v->checkRows().front();
     QVERIFY2(check.met, qPrintable(check.what + " | " + check.numbers));
-    QVERIFY2(check.change.contains("img/s →") && check.change.contains("(×"), qPrintable(check.change));
+    QVERIFY2(check.change.contains("MB →") && check.change.contains("(×"), qPrintable(check.change));
     QVERIFY(v->checksLabel()->text().contains("✔"));
     QVERIFY(v->checksLabel()->text().contains(check.change.toHtmlEscaped()));
     QCOMPARE(v->figuresTable()->columnCount(), 2);
