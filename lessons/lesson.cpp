@@ -17,35 +17,13 @@
 #include "engine/errors.h"
 #include "engine/json_guard.h"
 #include "engine/printable.h"
+#include "lessons/knob_json.h"
 
 namespace ts::lessons {
 
 namespace {
 
 using Value = rapidjson::Value;
-
-/// A knob's type: what its JSON value must be.
-enum class KnobType { positive_int, non_negative_int, boolean, positive_number, text, device, amp, optimizer };
-
-struct KnobRule {
-  const char* name;
-  KnobType type;
-};
-
-/// The knobs, as trainscope-run's options (app/runner/runner.cpp) name them: `images` is
-/// --limit-train, `memory_limit_gib` is --memory-limit. Order: docs/lessons.md's table.
-constexpr KnobRule kKnobs[] = {
-    {"model", KnobType::text},           {"device", KnobType::device},
-    {"batch_size", KnobType::positive_int}, {"num_workers", KnobType::non_negative_int},
-    {"pin_memory", KnobType::boolean},   {"augment", KnobType::boolean},
-    {"sync_every_step", KnobType::boolean}, {"amp", KnobType::amp},
-    {"accumulate", KnobType::positive_int}, {"images", KnobType::non_negative_int},
-    {"epochs", KnobType::positive_int},  {"memory_limit_gib", KnobType::positive_number},
-    {"lr", KnobType::positive_number},   {"optimizer", KnobType::optimizer},
-    {"seed", KnobType::non_negative_int}, {"log_every", KnobType::positive_int},
-    {"deterministic", KnobType::boolean}, {"cpu_threads", KnobType::non_negative_int},
-    {"profile_schedule", KnobType::text},
-};
 
 const std::vector<std::string> kFigures = {"images_per_s",     "step_ms",      "activation_bytes", "peak_memory_bytes",
                                            "h2d_copy_ms",      "data_wait_ms", "gpu_utilization_pct"};
@@ -56,72 +34,6 @@ const std::vector<std::string> kOutcomes = {"out_of_memory", "completes"};
   throw InputError("lesson " + source + ": " + field + ": " + what);
 }
 
-std::string quoted(const Value& v) {
-  if (v.IsString()) return "\"" + printable(std::string(v.GetString(), v.GetStringLength())) + "\"";
-  if (v.IsBool()) return v.GetBool() ? "true" : "false";
-  if (v.IsNumber()) return fmt::format("{:g}", v.GetDouble());
-  if (v.IsNull()) return "null";
-  return v.IsArray() ? "an array" : "an object";
-}
-
-std::string list(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-std::string number_text(double v) { return fmt::format("{:.10g}", v); }
-
-/// Validates one knob's value and returns it as text (Knob::value).
-std::string knob_value(const std::string& source, const std::string& field, KnobType t, const Value& v) {
-  auto must = [&](const std::string& what) { fail(source, field, "must be " + what + ", got " + quoted(v)); };
-  switch (t) {
-    case KnobType::positive_int:
-    case KnobType::non_negative_int: {
-      const bool pos = t == KnobType::positive_int;
-      if (!v.IsInt64() || v.GetInt64() < (pos ? 1 : 0) || v.GetInt64() > (std::int64_t{1} << 40))
-        must(pos ? "an integer > 0" : "an integer >= 0");
-      return std::to_string(v.GetInt64());
-    }
-    case KnobType::boolean:
-      if (!v.IsBool()) must("true or false");
-      return v.GetBool() ? "true" : "false";
-    case KnobType::positive_number:
-      if (!v.IsNumber() || !(v.GetDouble() > 0) || !std::isfinite(v.GetDouble())) must("a number > 0");
-      return number_text(v.GetDouble());
-    case KnobType::text:
-      if (!v.IsString() || v.GetStringLength() == 0 || v.GetStringLength() > 4096) must("a non-empty string");
-      if (has_encoded_surrogate(std::string_view(v.GetString(), v.GetStringLength())))
-        fail(source, field, "holds a lone UTF-16 surrogate (\\uD800-\\uDFFF escape)");
-      return std::string(v.GetString(), v.GetStringLength());
-    case KnobType::device:
-    case KnobType::amp:
-    case KnobType::optimizer: {
-      const std::vector<std::string> allowed = t == KnobType::device ? std::vector<std::string>{"cuda", "cpu"}
-                                               : t == KnobType::amp  ? std::vector<std::string>{"off", "fp16", "bf16"}
-                                                                     : std::vector<std::string>{"sgd", "adam", "adamw"};
-      if (!v.IsString() || std::find(allowed.begin(), allowed.end(), v.GetString()) == allowed.end())
-        must("one of " + list(allowed));
-      return v.GetString();
-    }
-  }
-  return {};
-}
-
-std::vector<Knob> parse_knobs(const std::string& source, const std::string& field, const Value& obj) {
-  if (!obj.IsObject()) fail(source, field, "must be an object of knobs, got " + quoted(obj));
-  std::vector<Knob> knobs;
-  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
-    const std::string name(it->name.GetString(), it->name.GetStringLength());
-    const auto* rule = std::find_if(std::begin(kKnobs), std::end(kKnobs), [&](const KnobRule& r) { return name == r.name; });
-    if (rule == std::end(kKnobs)) fail(source, field + "." + printable(name), "unknown knob (knobs: " + list(knob_names()) + ")");
-    if (std::any_of(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.name == name; }))
-      fail(source, field + "." + name, "set twice");
-    knobs.push_back({name, knob_value(source, field + "." + name, rule->type, it->value)});
-  }
-  return knobs;
-}
-
 const Value& member(const std::string& source, const std::string& field, const Value& obj, const char* key) {
   auto it = obj.FindMember(key);
   if (it == obj.MemberEnd()) fail(source, field.empty() ? key : field + "." + key, "missing");
@@ -129,7 +41,7 @@ const Value& member(const std::string& source, const std::string& field, const V
 }
 
 std::string text(const std::string& source, const std::string& field, const Value& v, std::size_t max_len = 200) {
-  if (!v.IsString() || v.GetStringLength() == 0) fail(source, field, "must be a non-empty string, got " + quoted(v));
+  if (!v.IsString() || v.GetStringLength() == 0) fail(source, field, "must be a non-empty string, got " + json_quoted(v));
   if (v.GetStringLength() > max_len) fail(source, field, fmt::format("longer than {} characters", max_len));
   std::string s(v.GetString(), v.GetStringLength());
   if (has_encoded_surrogate(s)) fail(source, field, "holds a lone UTF-16 surrogate (\\uD800-\\uDFFF escape)");
@@ -140,7 +52,7 @@ std::string one_of(const std::string& source, const std::string& field, const Va
                    const std::vector<std::string>& allowed) {
   const std::string s = text(source, field, v);
   if (std::find(allowed.begin(), allowed.end(), s) == allowed.end())
-    fail(source, field, "must be one of " + list(allowed) + ", got " + quoted(v));
+    fail(source, field, "must be one of " + name_list(allowed) + ", got " + json_quoted(v));
   return s;
 }
 
@@ -149,7 +61,7 @@ void check_keys(const std::string& source, const std::string& field, const Value
   for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
     const std::string k(it->name.GetString(), it->name.GetStringLength());
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
-      fail(source, (field.empty() ? "" : field + ".") + printable(k), "unknown field (fields: " + list(allowed) + ")");
+      fail(source, (field.empty() ? "" : field + ".") + printable(k), "unknown field (fields: " + name_list(allowed) + ")");
   }
 }
 
@@ -158,7 +70,7 @@ std::string run_ref(const std::string& source, const std::string& field, const V
   if (l.run_index(id) < 0) {
     std::vector<std::string> ids;
     for (const auto& r : l.runs) ids.push_back(r.id);
-    fail(source, field, "no run \"" + printable(id) + "\" (runs: " + list(ids) + ")");
+    fail(source, field, "no run \"" + printable(id) + "\" (runs: " + name_list(ids) + ")");
   }
   return id;
 }
@@ -171,7 +83,7 @@ void parse_runs(const std::string& source, const Value& doc, Lesson& l) {
   for (rapidjson::SizeType i = 0; i < runs.Size(); ++i) {
     const std::string f = fmt::format("runs[{}]", i);
     const Value& r = runs[i];
-    if (!r.IsObject()) fail(source, f, "must be an object, got " + quoted(r));
+    if (!r.IsObject()) fail(source, f, "must be an object, got " + json_quoted(r));
     check_keys(source, f, r, {"id", "label", "knobs"});
     LessonRun run;
     run.id = text(source, f + ".id", member(source, f, r, "id"), 64);
@@ -179,7 +91,7 @@ void parse_runs(const std::string& source, const Value& doc, Lesson& l) {
       fail(source, f + ".id", "only letters, digits, '_' and '-', got \"" + printable(run.id) + "\"");
     if (l.run_index(run.id) >= 0) fail(source, f + ".id", "\"" + run.id + "\" is used by another run");
     run.label = text(source, f + ".label", member(source, f, r, "label"));
-    if (r.HasMember("knobs")) run.knobs = parse_knobs(source, f + ".knobs", r["knobs"]);
+    if (r.HasMember("knobs")) run.knobs = parse_knob_object("lesson " + source, f + ".knobs", r["knobs"]);
     l.runs.push_back(std::move(run));
   }
 }
@@ -187,11 +99,11 @@ void parse_runs(const std::string& source, const Value& doc, Lesson& l) {
 void parse_show(const std::string& source, const Value& doc, Lesson& l) {
   if (!doc.HasMember("show")) return;
   const Value& s = doc["show"];
-  if (!s.IsObject()) fail(source, "show", "must be an object, got " + quoted(s));
+  if (!s.IsObject()) fail(source, "show", "must be an object, got " + json_quoted(s));
   check_keys(source, "show", s, {"align_step", "panel"});
   if (s.HasMember("align_step")) {
     if (!s["align_step"].IsInt64() || s["align_step"].GetInt64() < 0 || s["align_step"].GetInt64() > (1ll << 40))
-      fail(source, "show.align_step", "must be an integer >= 0, got " + quoted(s["align_step"]));
+      fail(source, "show.align_step", "must be an integer >= 0, got " + json_quoted(s["align_step"]));
     l.align_step = s["align_step"].GetInt64();
   }
   if (s.HasMember("panel")) l.panel = one_of(source, "show.panel", s["panel"], kPanels);
@@ -232,35 +144,12 @@ std::vector<std::string> Lesson::devices() const {
   return out;
 }
 
-const std::vector<std::string>& knob_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> n;
-    for (const auto& k : kKnobs) n.push_back(k.name);
-    return n;
-  }();
-  return names;
-}
-
 const std::vector<std::string>& figure_names() { return kFigures; }
-
-char knob_json_type(const std::string& name) {
-  for (const KnobRule& k : kKnobs) {
-    if (name != k.name) continue;
-    switch (k.type) {
-      case KnobType::positive_int:
-      case KnobType::non_negative_int: return 'i';
-      case KnobType::boolean: return 'b';
-      case KnobType::positive_number: return 'n';
-      default: return 's';
-    }
-  }
-  return 's';
-}
 
 namespace {
 
 Expectation parse_expectation(const std::string& source, const std::string& f, const Value& v, const Lesson& l) {
-  if (!v.IsObject()) fail(source, f, "must be an object, got " + quoted(v));
+  if (!v.IsObject()) fail(source, f, "must be an object, got " + json_quoted(v));
   Expectation e;
   if (v.HasMember("verdict")) {
     check_keys(source, f, v, {"verdict", "fires_on", "gone_on", "min_margin"});
@@ -271,7 +160,7 @@ Expectation parse_expectation(const std::string& source, const std::string& f, c
     if (e.fires_on == e.gone_on) fail(source, f + ".gone_on", "must name another run than fires_on");
     if (v.HasMember("min_margin")) {
       const Value& m = v["min_margin"];
-      if (!m.IsNumber() || !(m.GetDouble() >= 1) || m.GetDouble() > 1e6) fail(source, f + ".min_margin", "must be a number >= 1, got " + quoted(m));
+      if (!m.IsNumber() || !(m.GetDouble() >= 1) || m.GetDouble() > 1e6) fail(source, f + ".min_margin", "must be a number >= 1, got " + json_quoted(m));
       e.min_margin = m.GetDouble();
     }
   } else if (v.HasMember("figure")) {
@@ -285,7 +174,7 @@ Expectation parse_expectation(const std::string& source, const std::string& f, c
       if (!v.HasMember(key)) continue;
       const Value& x = v[key];
       if (!x.IsNumber() || !(x.GetDouble() > 0) || !std::isfinite(x.GetDouble()))
-        fail(source, f + "." + key, "must be a number > 0, got " + quoted(x));
+        fail(source, f + "." + key, "must be a number > 0, got " + json_quoted(x));
       (std::string(key) == "at_least" ? e.at_least : e.at_most) = x.GetDouble();
     }
     if (e.at_least && e.at_most) fail(source, f, "takes one of at_least, at_most, not both");
@@ -314,7 +203,7 @@ Lesson parse_lesson(const std::string& json, const std::string& source) {
   if (!doc.IsObject()) fail(source, "file", "must hold a JSON object");
   Lesson l;
   const Value& schema = member(source, "", doc, "trainscope_lesson");
-  if (!schema.IsInt() || schema.GetInt() < 1) fail(source, "trainscope_lesson", "must be a schema number >= 1, got " + quoted(schema));
+  if (!schema.IsInt() || schema.GetInt() < 1) fail(source, "trainscope_lesson", "must be a schema number >= 1, got " + json_quoted(schema));
   if (schema.GetInt() > kLessonSchema)
     fail(source, "trainscope_lesson", fmt::format("schema {} is from a newer TrainScope (this one reads {}): update TrainScope",
                                                   schema.GetInt(), kLessonSchema));
@@ -327,7 +216,7 @@ Lesson parse_lesson(const std::string& json, const std::string& source) {
   const Value& story = member(source, "", doc, "story");
   if (!story.IsArray() || story.Empty() || story.Size() > 20) fail(source, "story", "must be an array of 1 to 20 paragraphs");
   for (rapidjson::SizeType i = 0; i < story.Size(); ++i) l.story.push_back(text(source, fmt::format("story[{}]", i), story[i], 2000));
-  if (doc.HasMember("base")) l.base = parse_knobs(source, "base", doc["base"]);
+  if (doc.HasMember("base")) l.base = parse_knob_object("lesson " + source, "base", doc["base"]);
   parse_runs(source, doc, l);
   const Value& expect = member(source, "", doc, "expect");
   if (!expect.IsArray() || expect.Empty() || expect.Size() > 16) fail(source, "expect", "must be an array of 1 to 16 expectations");

@@ -33,7 +33,7 @@ JOBS=${JOBS:-$(nproc)}
 PACKAGES=(build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev libqt6sql6-sqlite libqcustomplot-dev libqcustomplot2.1-qt6
   libdnnl-dev ocl-icd-opencl-dev libgtest-dev rapidjson-dev libcli11-dev libfmt-dev
-  libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev libarchive-dev xvfb xauth)
+  libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev libarchive-dev libsodium-dev xvfb xauth)
 
 # The fuzz mode's extra packages: clang and its runtime libraries (libclang_rt.fuzzer, ASan).
 FUZZ_PACKAGES=(clang libclang-rt-dev)
@@ -64,7 +64,8 @@ fuzz_target_info() {  # TARGET -> "binary dict seeds max_len"
     cifar10) echo "ts_cifar10_fuzzer engine/fuzz/cifar10.dict tests/data/fuzz/cifar10 32768" ;;
     checkpoint) echo "ts_checkpoint_fuzzer engine/fuzz/checkpoint.dict tests/data/fuzz/checkpoint 65536" ;;
     lesson) echo "ts_lesson_fuzzer lessons/fuzz/lesson.dict tests/data/fuzz/lesson 16384" ;;
-    *) echo "bootstrap: unknown fuzz target '$1' (import, session, model_spec, cifar10, checkpoint, lesson)" >&2; return 2 ;;
+    setup) echo "ts_setup_fuzzer setups/fuzz/setup.dict tests/data/fuzz/setup 16384" ;;
+    *) echo "bootstrap: unknown fuzz target '$1' (import, session, model_spec, cifar10, checkpoint, lesson, setup)" >&2; return 2 ;;
   esac
 }
 

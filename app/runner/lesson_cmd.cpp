@@ -40,28 +40,7 @@ RunnerOptions run_options(const RunnerOptions& o, const std::vector<Knob>& knobs
   r.data = o.data;
   r.cpu_threads = o.cpu_threads;
   r.device = "cuda";
-  for (const Knob& k : knobs) {
-    const std::string& v = k.value;
-    if (k.name == "model") r.model = v;
-    else if (k.name == "device") r.device = v;
-    else if (k.name == "batch_size") r.batch_size = std::stoll(v);
-    else if (k.name == "num_workers") r.num_workers = std::stoi(v);
-    else if (k.name == "pin_memory") r.pin_memory = v == "true";
-    else if (k.name == "augment") r.augment = v == "true";
-    else if (k.name == "sync_every_step") r.sync_every_step = v == "true";
-    else if (k.name == "amp") r.amp = v;
-    else if (k.name == "accumulate") r.accumulate = std::stoi(v);
-    else if (k.name == "images") r.limit_train = std::stoll(v);
-    else if (k.name == "epochs") r.epochs = std::stoi(v);
-    else if (k.name == "memory_limit_gib") r.memory_limit_gib = std::stod(v);
-    else if (k.name == "lr") r.lr = std::stof(v);
-    else if (k.name == "optimizer") r.optimizer = v;
-    else if (k.name == "seed") r.seed = std::stoull(v);
-    else if (k.name == "log_every") r.log_every = std::stoi(v);
-    else if (k.name == "deterministic") r.deterministic = v == "true";
-    else if (k.name == "cpu_threads") r.cpu_threads = std::stoi(v);
-    else if (k.name == "profile_schedule") r.profile_schedule = v;
-  }
+  for (const Knob& k : knobs) apply_knob(r, k);
   r.quiet = true;
   r.profile = true;
   r.out = stderr;  // stdout keeps the lesson's result alone (--json: one object)
@@ -174,7 +153,7 @@ void check_models(const RunnerOptions& o, const Lesson& l) {
 }  // namespace
 
 int run_lesson(const RunnerOptions& o, const std::atomic<bool>& stop) {
-  const Lesson lesson = lessons::resolve_lesson(o.lesson);
+  const Lesson lesson = o.lesson_setup ? *o.lesson_setup : lessons::resolve_lesson(o.lesson);
   for (const auto& id : o.lesson_runs)
     if (lesson.run_index(id) < 0) throw InputError("--lesson-runs " + id + ": lesson " + lesson.name + " has no such run");
   std::string why;

@@ -78,11 +78,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    ts::apply_setup(app, opt);
+    if (!opt.save_setup.empty()) return ts::run_save_setup(opt);
     if (!opt.analyze.empty()) return ts::run_analysis(opt);
     if (!opt.import_trace.empty()) return ts::run_import(opt);
     if (!opt.compare.empty()) return ts::run_compare(opt);
     if (!opt.export_session.empty()) return ts::run_export(opt);
-    if (!opt.lesson.empty()) return ts::run_lesson(opt, g_stop);
+    if (!opt.lesson.empty() || opt.lesson_setup) return ts::run_lesson(opt, g_stop);
     return ts::run_training(opt, g_stop);
   } catch (const ts::InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());

@@ -1,5 +1,6 @@
 // The headless runner: options, data and model resolution, progress lines and the JSON summary.
 #include "app/runner/runner.h"
+#include "lessons/knob_json.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -136,6 +137,12 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_flag("--recorded", o.recorded, "with --lesson: open the lesson's recording instead of running it");
   app.add_flag("--lesson-compress", o.lesson_compress,
                "with --lesson: compress the runs' sessions afterwards (ID.tsession.zst, zstd), as the shipped recordings are");
+  app.add_option("--setup", o.setup,
+                 "take the run's model and knobs (or a lesson) from a setup: a .tsetup file or a 'trainscope:...' "
+                 "line (docs/setups.md); options given beside it win over the setup's");
+  app.add_option("--save-setup", o.save_setup,
+                 "write this command line's model and knobs (or, with --lesson, the lesson) as a setup file and "
+                 "print its one-line form; nothing is trained");
 }
 
 int run_analysis(const RunnerOptions& o) {
@@ -161,7 +168,14 @@ int run_analysis(const RunnerOptions& o) {
   return 0;
 }
 
+bool is_model_preset(const std::string& name) {
+  for (const auto& [preset, json] : kModelPresets)
+    if (name == preset) return true;
+  return false;
+}
+
 ModelSpec resolve_model(const std::string& name) {
+  if (lessons::is_inline_model(name)) return parse_model_spec(name, "the setup's model");
   for (const auto& [preset, json] : kModelPresets)
     if (name == preset) return parse_model_spec(json, std::string("preset ") + preset);
   if (!fs::exists(name)) {
@@ -271,7 +285,7 @@ std::string run_config_json(const RunnerOptions& o, const TrainConfig& c) {
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   w.StartObject();
   w.Key("model_name"); w.String(c.model.name.c_str());
-  w.Key("model_arg"); w.String(o.model.c_str());
+  w.Key("model_arg"); w.String(lessons::is_inline_model(o.model) ? "(the setup's model)" : o.model.c_str());
   w.Key("layers"); w.Int(static_cast<int>(c.model.layers.size()));
   w.Key("device"); w.String(device_name(c.device));
   w.Key("epochs"); w.Int(c.epochs);

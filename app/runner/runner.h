@@ -3,10 +3,12 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/model_spec.h"
+#include "lessons/lesson.h"
 
 namespace CLI { class App; }
 
@@ -57,6 +59,10 @@ struct RunnerOptions {
   std::string recordings;        // --recordings DIR: recorded lessons (default: beside the program, the source tree)
   bool recorded = false;         // --recorded: open the lesson's recording even when this machine could run it
   bool lesson_compress = false;  // --lesson-compress: zstd the runs' sessions (ID.tsession.zst), as recordings keep them
+  std::optional<lessons::Lesson> lesson_setup;  // a lesson given by --setup (then `lesson` is empty)
+  // --setup / --save-setup (app/runner/setup_cmd.cpp, docs/setups.md)
+  std::string setup;             // --setup FILE|LINE: the run's knobs (or a lesson) from a setup
+  std::string save_setup;        // --save-setup FILE: write the command line's setup, print its line
   std::FILE* out = stdout;       // where a training run prints (a lesson's runs print to stderr)
 };
 
@@ -85,9 +91,24 @@ int run_training(const RunnerOptions& opt, const std::atomic<bool>& stop, std::s
 /// 1 when not. app/runner/lesson_cmd.cpp.
 int run_lesson(const RunnerOptions& opt, const std::atomic<bool>& stop);
 
-/// The model --model names: a preset (resources/models: simple_cnn, vgg_small_bn, tiny_cnn) or a
-/// model-spec JSON file. Throws InputError naming it and listing the presets when it is neither, or
-/// the spec reader's error for a bad file.
+/// Applies a lesson or setup knob (lessons/knob_json.h) to the options: `images` is --limit-train,
+/// `memory_limit_gib` --memory-limit, the others the option of their name. app/runner/setup_cmd.cpp.
+void apply_knob(RunnerOptions& o, const lessons::Knob& k);
+/// The command-line option a knob stands for ("batch_size" -> "--batch-size", "images" -> "--limit-train").
+std::string knob_option(const std::string& knob);
+/// After parsing: --setup's knobs applied where the command line did not give the option itself (a
+/// lesson setup becomes lesson_setup). Throws InputError for a bad setup, naming the field.
+void apply_setup(const CLI::App& app, RunnerOptions& o);
+/// --save-setup: writes the options' setup (the lesson's with --lesson or a lesson setup), prints its
+/// line; returns the exit code. A model given as a spec file is written inline, so the setup travels.
+int run_save_setup(const RunnerOptions& o);
+
+/// Whether `name` is a built-in model preset (resources/models).
+bool is_model_preset(const std::string& name);
+/// The model --model names: a preset (resources/models: simple_cnn, vgg_small_bn, tiny_cnn), a
+/// model-spec JSON file, or a spec's JSON itself (a setup's
+/// inline model: text starting with '{'). Throws InputError naming it and listing the presets when it
+/// is none of these, or the spec reader's error for a bad file or spec.
 ModelSpec resolve_model(const std::string& name);
 
 }  // namespace ts

@@ -2,7 +2,7 @@
 # the top-level CMakeLists.txt has defined every library, adds one libFuzzer target per reader of
 # outside data: ts_import_fuzzer (profiling/import: PyTorch/Chrome traces), ts_session_fuzzer
 # (.tsession files), ts_model_spec_fuzzer, ts_cifar10_fuzzer and ts_checkpoint_fuzzer (engine/fuzz),
-# ts_lesson_fuzzer (lessons/fuzz).
+# ts_lesson_fuzzer (lessons/fuzz), ts_setup_fuzzer (setups/fuzz).
 # The preset compiles everything with -fsanitize=fuzzer-no-link,address (coverage + ASan); only these
 # targets link libFuzzer's main (-fsanitize=fuzzer). Clang only. scripts/bootstrap.sh fuzz runs them.
 function(_ts_add_fuzzer name source)
@@ -22,5 +22,6 @@ function(_ts_add_fuzzers)
   find_package(ZLIB REQUIRED)  # the checkpoint fuzzer writes the CRC-32 of its payloads
   _ts_add_fuzzer(ts_checkpoint_fuzzer ${PROJECT_SOURCE_DIR}/engine/fuzz/checkpoint_fuzzer.cpp ZLIB::ZLIB)
   _ts_add_fuzzer(ts_lesson_fuzzer ${PROJECT_SOURCE_DIR}/lessons/fuzz/lesson_fuzzer.cpp ts_lessons)
+  _ts_add_fuzzer(ts_setup_fuzzer ${PROJECT_SOURCE_DIR}/setups/fuzz/setup_fuzzer.cpp ts_setups)
 endfunction()
 cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL _ts_add_fuzzers)

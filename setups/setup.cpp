@@ -1,0 +1,231 @@
+// Setups: reading (every refusal names the field), writing, the one-line form. docs/setups.md.
+#include "setups/setup.h"
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <sodium.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "engine/errors.h"
+#include "engine/json_guard.h"
+#include "engine/model_spec.h"
+#include "engine/printable.h"
+#include "lessons/knob_json.h"
+
+namespace ts::setups {
+
+namespace {
+
+using Value = rapidjson::Value;
+
+[[noreturn]] void fail(const std::string& source, const std::string& field, const std::string& what) {
+  throw InputError("setup " + source + ": " + field + ": " + what);
+}
+
+std::string_view trimmed(std::string_view s) {
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::string compact(const Value& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return {buf.GetString(), buf.GetSize()};
+}
+
+/// The lesson inside a setup; its errors name the field under "lesson.".
+lessons::Lesson parse_inner_lesson(const std::string& source, const Value& v) {
+  if (!v.IsObject()) fail(source, "lesson", "must be a lesson object, got " + lessons::json_quoted(v));
+  try {
+    return lessons::parse_lesson(compact(v), source);
+  } catch (const InputError& e) {
+    const std::string head = "lesson " + source + ": ";
+    const std::string msg = e.what();
+    if (msg.starts_with(head)) throw InputError("setup " + source + ": lesson." + msg.substr(head.size()));
+    throw;
+  }
+}
+
+Setup parse_document(std::string_view text, const std::string& source) {
+  // White space around the JSON and a UTF-8 byte order mark (some editors write one) are not part of
+  // the setup; the same bytes read the same whether they came as a file or inside a line.
+  std::string json(trimmed(text));
+  if (json.starts_with("\xEF\xBB\xBF")) json.erase(0, 3);
+  if (const auto at = overlong_number(json); at != std::string::npos)
+    fail(source, fmt::format("offset {}", at), "a number of more than 100 characters");
+  rapidjson::Document doc;
+  // A MemoryStream, not Parse(data, size): that one skips each byte of a BOM on its own, so a lone
+  // 0xEF before the '{' would pass in a file and fail after white space in a line.
+  rapidjson::MemoryStream bytes(json.data(), json.size());
+  doc.ParseStream<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag>(bytes);
+  if (doc.HasParseError())
+    fail(source, fmt::format("offset {}", doc.GetErrorOffset()),
+         std::string("not JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()));
+  if (!doc.IsObject()) fail(source, "file", "not a TrainScope setup (a JSON object with \"trainscope_setup\")");
+  Setup s;
+  if (!doc.HasMember("trainscope_setup")) {
+    if (doc.HasMember("trainscope_lesson")) {  // a lesson file, shared as it is
+      s.lesson = lessons::parse_lesson(json, source);
+      s.title = s.lesson->title;
+      return s;
+    }
+    fail(source, "trainscope_setup", "missing: not a TrainScope setup (a JSON object with \"trainscope_setup\")");
+  }
+  const Value& format = doc["trainscope_setup"];
+  if (!format.IsInt() || format.GetInt() < 1)
+    fail(source, "trainscope_setup", "must be a format number >= 1, got " + lessons::json_quoted(format));
+  if (format.GetInt() > kSetupFormat)
+    fail(source, "trainscope_setup",
+         fmt::format("format {} is from a newer TrainScope (this one reads {}): update TrainScope", format.GetInt(), kSetupFormat));
+  for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
+    const std::string k(it->name.GetString(), it->name.GetStringLength());
+    if (k != "trainscope_setup" && k != "title" && k != "knobs" && k != "lesson")
+      fail(source, printable(k), "unknown field (fields: trainscope_setup, title, knobs, lesson)");
+  }
+  s.format = format.GetInt();
+  if (doc.HasMember("title")) {
+    const Value& t = doc["title"];
+    if (!t.IsString() || t.GetStringLength() > 200) fail(source, "title", "must be a string of at most 200 characters");
+    s.title.assign(t.GetString(), t.GetStringLength());
+    if (has_encoded_surrogate(s.title)) fail(source, "title", "holds a lone UTF-16 surrogate (\\uD800-\\uDFFF escape)");
+  }
+  const bool knobs = doc.HasMember("knobs"), lesson = doc.HasMember("lesson");
+  if (knobs == lesson) fail(source, knobs ? "lesson" : "knobs", knobs ? "a setup holds a run's knobs or a lesson, not both"
+                                                                      : "missing: a setup holds a run's knobs or a lesson");
+  if (knobs) s.knobs = lessons::parse_knob_object("setup " + source, "knobs", doc["knobs"]);
+  else s.lesson = parse_inner_lesson(source, doc["lesson"]);
+  return s;
+}
+
+template <class W>
+void write_setup(W& w, const Setup& s) {
+  w.StartObject();
+  w.Key("trainscope_setup"); w.Int(s.format);
+  if (!s.title.empty()) lessons::write_field(w, "title", s.title);
+  if (s.lesson) {
+    w.Key("lesson");
+    const std::string l = lessons::to_json(*s.lesson, false);
+    w.RawValue(l.c_str(), l.size(), rapidjson::kObjectType);
+  } else {
+    w.Key("knobs");
+    lessons::write_knobs(w, s.knobs);
+  }
+  w.EndObject();
+}
+
+/// A model knob's file, inline (compact JSON of its spec).
+std::string inline_model(const std::string& path, const std::string& field) {
+  try {
+    const ModelSpec spec = load_model_spec(path);
+    infer_shapes(spec);
+    rapidjson::Document d;
+    const std::string json = to_json(spec);
+    d.Parse(json.c_str());
+    return compact(d);
+  } catch (const InputError& e) {
+    throw InputError("setup: " + field + ": " + e.what());
+  }
+}
+
+void make_portable(std::vector<lessons::Knob>& knobs, const std::string& field, bool (*is_preset)(const std::string&)) {
+  for (lessons::Knob& k : knobs)
+    if (k.name == "model" && !lessons::is_inline_model(k.value) && !is_preset(k.value))
+      k.value = inline_model(k.value, field + ".model");
+}
+
+}  // namespace
+
+std::string Setup::knob(const std::string& name) const {
+  for (const auto& k : knobs)
+    if (k.name == name) return k.value;
+  return {};
+}
+
+bool is_setup_line(std::string_view text) { return trimmed(text).starts_with(kLinePrefix); }
+
+Setup parse_setup(std::string_view text, const std::string& source) {
+  if (text.size() > kMaxSetupBytes) fail(source, "file", fmt::format("larger than {} KiB", kMaxSetupBytes / 1024));
+  const std::string_view t = trimmed(text);
+  if (!t.starts_with(kLinePrefix)) return parse_document(t, source);
+  const std::string json = base64url_decode(t.substr(kLinePrefix.size()), "setup " + source);
+  return parse_document(json, source);
+}
+
+Setup read_setup(const std::string& line_or_path) {
+  if (is_setup_line(line_or_path)) return parse_setup(line_or_path, "line");
+  std::ifstream in(line_or_path, std::ios::binary);
+  if (!in) throw InputError("setup " + line_or_path + ": cannot be read");
+  std::string bytes(kMaxSetupBytes + 1, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  return parse_setup(bytes, line_or_path);
+}
+
+std::string to_json(const Setup& s, bool pretty) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  write_setup(w, s);
+  if (!pretty) return {buf.GetString(), buf.GetSize()};
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseFullPrecisionFlag>(buf.GetString(), buf.GetSize());
+  rapidjson::StringBuffer out;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> pw(out);
+  pw.SetIndent(' ', 2);
+  d.Accept(pw);
+  return {out.GetString(), out.GetSize()};
+}
+
+std::string to_line(const Setup& s) { return std::string(kLinePrefix) + base64url_encode(to_json(s)); }
+
+void write_setup_file(const std::string& path, const Setup& s) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << to_json(s, true) << '\n';
+  if (!out.flush()) throw InputError("setup " + path + ": cannot be written");
+}
+
+Setup portable(Setup s, bool (*is_preset)(const std::string& name)) {
+  make_portable(s.knobs, "knobs", is_preset);
+  if (s.lesson) {
+    make_portable(s.lesson->base, "lesson.base", is_preset);
+    for (std::size_t i = 0; i < s.lesson->runs.size(); ++i)
+      make_portable(s.lesson->runs[i].knobs, fmt::format("lesson.runs[{}].knobs", i), is_preset);
+  }
+  return s;
+}
+
+std::string base64url_encode(std::string_view bytes) {
+  const int variant = sodium_base64_VARIANT_URLSAFE_NO_PADDING;
+  std::string out(sodium_base64_encoded_len(bytes.size(), variant), '\0');
+  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), variant);
+  out.resize(out.size() - 1);  // the terminating NUL
+  return out;
+}
+
+std::string base64url_decode(std::string_view text, const std::string& where) {
+  if (text.empty()) throw InputError(where + ": nothing after \"trainscope:\"");
+  std::string out(text.size() / 4 * 3 + 3, '\0');
+  std::size_t len = 0;
+  const char* end = nullptr;
+  const int rc = sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), text.data(), text.size(),
+                                   nullptr, &len, &end, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+  const std::size_t at = end ? static_cast<std::size_t>(end - text.data()) : 0;
+  if (at < text.size())
+    throw InputError(fmt::format("{}: character {}: '{}' is not base64url (A-Z a-z 0-9 - _); was the line copied whole?",
+                                 where, kLinePrefix.size() + at + 1, printable(std::string(1, text[at]))));
+  if (rc != 0) throw InputError(where + ": the line is cut short (its last characters are missing)");
+  out.resize(len);
+  return out;
+}
+
+}  // namespace ts::setups
