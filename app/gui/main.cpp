@@ -1,5 +1,6 @@
 // trainscope: the TrainScope window. `--autorun` starts a run from the command line (see autorun.h);
-// `trainscope FILE.tsession` opens a recorded session.
+// `trainscope FILE.tsession` opens a recorded session; `trainscope SETUP` (a .tsetup file or a
+// trainscope: line, docs/setups.md) loads a setup.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -8,6 +9,7 @@
 
 #include "app/gui/autorun.h"
 #include "app/gui/main_window.h"
+#include "setups/setup.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -19,8 +21,8 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   ts::gui::add_autorun_options(parser);
-  parser.addPositionalArgument("session", "a session file (*.tsession) or a PyTorch profiler trace (*.json, *.json.gz) to open",
-                               "[FILE]");
+  parser.addPositionalArgument("file", "a session file (*.tsession) or a PyTorch profiler trace (*.json, *.json.gz) to "
+                               "open, or a setup (*.tsetup, or a 'trainscope:...' line) to load", "[FILE|SETUP]");
   parser.process(app);
   ts::gui::AutorunOptions options;
   QString error;
@@ -30,7 +32,22 @@ int main(int argc, char** argv) {
   }
   ts::gui::MainWindow window;
   window.show();
-  if (!parser.positionalArguments().isEmpty()) {
+  const QString arg = parser.positionalArguments().isEmpty() ? QString() : parser.positionalArguments().first();
+  if (!arg.isEmpty() && (arg.endsWith(".tsetup", Qt::CaseInsensitive) || ts::setups::is_setup_line(arg.toStdString()))) {
+    // A setup: loaded into the Train workspace before --autorun (which then runs it) starts.
+    if (!window.openSetup(arg) && options.quit_when_done) {
+      std::fprintf(stderr, "trainscope: %s\n", qPrintable(window.message()));
+      return 2;
+    }
+    if (!options.autorun && !options.screenshots.isEmpty())
+      QTimer::singleShot(1000, &window, [&window, options] {
+        QDir().mkpath(options.screenshots);
+        const QString path = options.screenshots + "/setup.png";
+        if (window.grab().save(path)) std::printf("screenshot %s\n", qPrintable(path));
+        std::fflush(stdout);
+        if (options.quit_when_done) QApplication::exit(0);
+      });
+  } else if (!arg.isEmpty()) {
     // --screenshots without --autorun: a picture of the opened session ("session.png"), then quit
     // with --quit-when-done (scripts/screenshots.sh, the README's screenshots).
     if (!options.autorun && !options.screenshots.isEmpty())
@@ -50,7 +67,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "trainscope: %s\n", qPrintable(message));
         QApplication::exit(2);
       });
-    if (!window.openSession(parser.positionalArguments().first()) && options.quit_when_done) {
+    if (!window.openSession(arg) && options.quit_when_done) {
       std::fprintf(stderr, "trainscope: %s\n", qPrintable(window.message()));
       return 2;
     }

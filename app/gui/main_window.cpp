@@ -164,6 +164,8 @@ void MainWindow::buildActions() {
   file->addAction(compare_action_);
   file->addMenu(buildExportMenu());
   file->addSeparator();
+  buildSetupActions(file);
+  file->addSeparator();
   file->addAction(prefs_);
   file->addSeparator();
   file->addAction(quit_);

@@ -13,10 +13,12 @@
 #include <QPalette>
 #include <QMainWindow>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/network.h"
+#include "setups/setup.h"
 #include "widgets/training_session.h"
 
 class QAction;
@@ -142,10 +144,27 @@ class MainWindow : public QMainWindow {
   /// The classroom font scale (1.25 .. 2; kept in QSettings); applied at once while in classroom mode.
   void setClassroomScale(double scale);
   void chooseSessionToSave();
+  /// Setups (main_window_setups.cpp, docs/setups.md). Opens a setup file or line: a run's fills the
+  /// model and Run settings, a lesson's is listed and selected in the Lessons window; false with the
+  /// one-line refusal in the message bar (nothing changed) for a damaged, foreign or newer setup.
+  bool openSetup(const QString& line_or_path);
+  /// The Train workspace's model and Run settings as a setup (unchecked), and as its one line (""
+  /// with the reason in the message bar when the model does not check: a setup that every reader
+  /// would refuse is never shared).
+  setups::Setup currentSetup() const;
+  QString setupLine();
+  /// Writes the checked currentSetup() to `path`; false with the reason in the message bar.
+  bool saveSetupAs(const QString& path);
+  void chooseSetupToOpen();
+  void chooseSetupToSave();
+  /// File ▸ Paste setup line: the clipboard's trainscope: line, opened.
+  void pasteSetupLine();
   void showPreferences();
   void showAbout();
 
  signals:
+  /// A setup was opened and taken into the window.
+  void setupOpened();
   /// A session finished loading and is shown.
   void sessionOpened(const QString& path);
   /// Opening a session failed while it loaded (`message`: the one line shown in the message bar) or
@@ -154,7 +173,8 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* e) override;
-  /// Dropping a .tsession file opens it.
+  /// Dropping a .tsession file (or trace) opens it, several compare; a .tsetup file or a dropped
+  /// setup line opens the setup.
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
 
@@ -164,6 +184,10 @@ class MainWindow : public QMainWindow {
   class ProfileWorkspace* buildProfileWorkspace();
   void buildViewMenu();
   void buildLessonsMenu(QMenu* menu);
+  void buildSetupActions(QMenu* file);
+  void takeRunSetup(const setups::Setup& s);
+  std::optional<setups::Setup> checkedSetup();
+  void takeLessonSetup(const lessons::Lesson& l);
   void buildClassroomActions(QMenu* view);
   /// Run settings show the shown lesson's knobs in classroom mode, every knob otherwise.
   void applyLessonKnobs();

@@ -24,6 +24,7 @@
 #include "engine/errors.h"
 #include "profiling/import/trace_import.h"
 #include "profiling/session_file.h"
+#include "setups/setup.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/model_builder.h"
@@ -190,13 +191,30 @@ QStringList dropped_sessions(const QMimeData* mime) {
       out << url.toLocalFile();
   return out;
 }
+
+
+/// A dropped setup: a .tsetup file, or a setup line dropped as text ("" when neither).
+QString dropped_setup(const QMimeData* mime) {
+  if (!mime) return {};
+  if (mime->hasUrls())
+    for (const QUrl& url : mime->urls())
+      if (url.isLocalFile() && url.toLocalFile().endsWith(".tsetup", Qt::CaseInsensitive)) return url.toLocalFile();
+  if (mime->hasText() && setups::is_setup_line(mime->text().toStdString())) return mime->text();
+  return {};
+}
 }  // namespace
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
-  if (!running_ && !dropped_sessions(e->mimeData()).isEmpty()) e->acceptProposedAction();
+  if (!running_ && (!dropped_sessions(e->mimeData()).isEmpty() || !dropped_setup(e->mimeData()).isEmpty()))
+    e->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* e) {
+  if (const QString setup = dropped_setup(e->mimeData()); !setup.isEmpty()) {
+    e->acceptProposedAction();
+    openSetup(setup);
+    return;
+  }
   const QStringList files = dropped_sessions(e->mimeData());
   if (files.isEmpty()) return;
   e->acceptProposedAction();

@@ -1,6 +1,8 @@
 // LessonsPanel (lessons_panel.h).
 #include "widgets/lessons/lessons_panel.h"
 
+#include <QApplication>
+#include <QClipboard>
 #include <QDateTime>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -16,6 +18,8 @@
 #include "lessons/lesson_where.h"
 #include "widgets/lessons/lesson_runner.h"
 #include "widgets/run_settings.h"
+#include "setups/setup.h"
+#include "widgets/setups/setup_knobs.h"
 
 namespace ts::gui {
 
@@ -48,6 +52,10 @@ LessonsPanel::LessonsPanel(QWidget* parent) : QWidget(parent), runner_(new Lesso
   run_->setToolTip(tr("Train the lesson's runs here and compare them; without the device a run needs, open its recording"));
   recording_ = new QPushButton(tr("Open recording"));
   recording_->setToolTip(tr("Show the lesson as recorded on the H200, without training"));
+  copy_ = new QPushButton(tr("Copy as a line"));
+  copy_->setObjectName("lessons.copy_line");
+  copy_->setToolTip(tr("Copy the lesson as one line of text (trainscope:…) that students paste into TrainScope "
+                       "(File ▸ Paste setup line) to get the same lesson"));
   add_ = new QPushButton(tr("Add lesson file…"));
   remove_ = new QPushButton(tr("Remove"));
   remove_->setToolTip(tr("Take your own lesson off the list (the file stays)"));
@@ -61,6 +69,7 @@ LessonsPanel::LessonsPanel(QWidget* parent) : QWidget(parent), runner_(new Lesso
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(run_);
   buttons->addWidget(recording_);
+  buttons->addWidget(copy_);
   buttons->addStretch();
   col->addLayout(buttons);
   auto* busy = new QHBoxLayout;
@@ -89,6 +98,12 @@ LessonsPanel::LessonsPanel(QWidget* parent) : QWidget(parent), runner_(new Lesso
   connect(list_, &QListWidget::currentRowChanged, this, &LessonsPanel::showSelected);
   connect(run_, &QPushButton::clicked, this, [this] { emit runRequested(false); });
   connect(recording_, &QPushButton::clicked, this, [this] { emit runRequested(true); });
+  connect(copy_, &QPushButton::clicked, this, [this] {
+    const QString line = selectedLine();
+    if (line.isEmpty()) return;
+    QApplication::clipboard()->setText(line);
+    status_->setText(tr("The lesson's line (%1 characters) is on the clipboard").arg(line.size()));
+  });
   connect(add_, &QPushButton::clicked, this, &LessonsPanel::addFileDialog);
   connect(remove_, &QPushButton::clicked, this, &LessonsPanel::removeSelected);
   connect(cancel_, &QPushButton::clicked, this, &LessonsPanel::cancel);
@@ -130,6 +145,20 @@ void LessonsPanel::rebuildList() {
 
 int LessonsPanel::current() const { return list_->currentRow(); }
 
+QString LessonsPanel::selectedLine() {
+  const int i = current();
+  if (i < 0) return {};
+  setups::Setup s;
+  s.lesson = entries_[static_cast<std::size_t>(i)].lesson;
+  s.title = s.lesson->title;
+  try {  // a model knob naming a spec file travels inline
+    return QString::fromStdString(setups::to_line(setups::portable(s, [](const std::string& n) { return is_preset_name(n); })));
+  } catch (const Error& e) {
+    status_->setText(QString::fromUtf8(e.what()));
+    return {};
+  }
+}
+
 bool LessonsPanel::select(const QString& name) {
   for (std::size_t i = 0; i < entries_.size(); ++i)
     if (q(entries_[i].lesson.name) == name) {
@@ -166,7 +195,9 @@ bool LessonsPanel::addLessonFile(const QString& path, QString* error) {
     if (!files.contains(path)) files << path;
     QSettings().setValue(kFilesKey, files);
     rebuildList();
-    select(q(l.name));
+    // The added file, also when a built-in (or another file) has its name.
+    for (std::size_t i = 0; i < entries_.size(); ++i)
+      if (!entries_[i].builtin && entries_[i].source == path) list_->setCurrentRow(static_cast<int>(i));
     status_->setText(tr("Added %1").arg(path));
     return true;
   } catch (const Error& e) {

@@ -2,7 +2,7 @@
 // lesson files (Add lesson file…, remembered in QSettings "lessons/files"; an invalid one is refused
 // with its field named and never listed). For the selected lesson: its title, devices, runs and the
 // story's first paragraph; Run lesson (trains where the devices are here, else opens the
-// recording), Open recording, progress and Cancel. lessonReady(dir, note) hands the finished lesson
+// recording), Open recording, Copy as a line (a setup line, docs/setups.md), progress and Cancel. lessonReady(dir, note) hands the finished lesson
 // folder to the window, which shows it in a LessonView.
 #pragma once
 #include <QString>
@@ -40,6 +40,9 @@ class LessonsPanel : public QWidget {
   QListWidget* list() const { return list_; }
   QPushButton* runButton() const { return run_; }
   QPushButton* cancelButton() const { return cancel_; }
+  /// The selected lesson as a setup line (docs/setups.md; "" with the reason in the status when its
+  /// model file cannot be read). The "Copy as a line" button puts it on the clipboard.
+  QString selectedLine();
   /// Where a live lesson trains: default_session_dir()/lessons/NAME-yyyyMMdd-hhmmss.
   static QString lessonFolder(const QString& name);
 
@@ -64,7 +67,7 @@ class LessonsPanel : public QWidget {
   std::vector<Entry> entries_;
   QListWidget* list_;
   QLabel *title_, *details_, *status_;
-  QPushButton *run_, *recording_, *add_, *remove_, *cancel_;
+  QPushButton *run_, *recording_, *copy_, *add_, *remove_, *cancel_;
   QProgressBar* progress_;
   LessonRunner* runner_;
 };
