@@ -154,7 +154,7 @@ void MainWindow::takeRunSetup(const setups::Setup& s) {
     message_bar_->hide();
     statusBar()->showMessage(tr("Setup \"%1\" is loaded: press Start to run it").arg(title), 8000);
   } else {
-    showMessage(tr("Setup \"%1\" is loaded, except: %2").arg(title, t.notes.join("; ")), false);
+    showMessage(tr("Setup loaded, with changes: %1").arg(t.notes.join(" · ")), false);  // fits 1280 px
   }
   updateActions();
 }

@@ -9,6 +9,7 @@
 #include <QClipboard>
 #include <QDropEvent>
 #include <QListWidget>
+#include <QMenu>
 #include <QMimeData>
 #include <QPushButton>
 #include <QtTest>
@@ -211,9 +212,9 @@ class TestSetups : public QObject {
                                                     "log_every": 5}})"));
     QVERIFY(w.openSetup(line));
     QCOMPARE(w.runSettings()->settings().batch_size, std::int64_t{512});
-    QVERIFY2(w.message().contains("log_every is a trainscope-run knob"), qPrintable(w.message()));
+    QVERIFY2(w.message().contains("log_every left to the window"), qPrintable(w.message()));
     if (w.runSettings()->settings().device == Device::cpu)  // this machine has no usable GPU
-      QVERIFY2(w.message().contains("the CPU backend runs it"), qPrintable(w.message()));
+      QVERIFY2(w.message().contains("device → CPU (no usable GPU here)"), qPrintable(w.message()));
   }
 
   void aLessonLineLandsInTheLessonsWindow() {
@@ -244,6 +245,37 @@ class TestSetups : public QObject {
     QVERIFY(w.openSetup(QString::fromStdString(setups::to_line(s))));
     QCOMPARE(p->lessonCount(), before);
     QCOMPARE(p->list()->currentRow(), 2);
+  }
+
+  void screenshotsWhenAsked() {
+    const QString dir = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
+    QDir().mkpath(dir);
+    MainWindow w;
+    w.resize(1280, 680);
+    w.show();
+    QString bad = w.setupLine();
+    bad[60] = '!';
+    QVERIFY(!w.openSetup(bad));
+    QTest::qWait(500);
+    QVERIFY(w.grab().save(dir + "/setup_refused_1280x680.png"));
+    QMenu* file = w.findChild<QAction*>("file.open_setup")->associatedObjects().isEmpty()
+                      ? nullptr
+                      : qobject_cast<QMenu*>(w.findChild<QAction*>("file.open_setup")->associatedObjects().front());
+    QVERIFY(file);
+    file->popup(w.mapToGlobal(QPoint(0, 20)));
+    QTest::qWait(300);
+    QVERIFY(file->grab().save(dir + "/setup_file_menu.png"));
+    file->hide();
+    lessons::Lesson mine = lessons::builtin_lessons()[1];
+    mine.name = "workers_for_my_class";
+    mine.title = "DataLoader workers, for my class";
+    setups::Setup s;
+    s.lesson = mine;
+    QVERIFY(w.openSetup(QString::fromStdString(setups::to_line(s))));
+    w.lessonsPanel()->resize(1000, 560);
+    QTest::qWait(500);
+    QVERIFY(w.lessonsPanel()->grab().save(dir + "/setup_lesson_in_lessons_window.png"));
   }
 };
 

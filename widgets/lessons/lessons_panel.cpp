@@ -178,9 +178,16 @@ void LessonsPanel::showSelected() {
   for (const auto& r : e.lesson.runs) runs << q(r.label).toHtmlEscaped();
   for (const auto& d : e.lesson.devices()) devices << (d == "cuda" ? tr("a GPU (CUDA)") : tr("the CPU backend"));
   std::string why;
-  const QString here = lessons::can_run_here(e.lesson, {}, &why)
-                           ? tr("This machine has what it needs: Run lesson trains it here (seconds to a minute).")
-                           : tr("Not here: %1. Run lesson opens its recording.").arg(QString::fromStdString(why).toHtmlEscaped());
+  const bool runs_here = lessons::can_run_here(e.lesson, {}, &why);
+  const bool recorded = !lessons::find_recording("", e.lesson.name).empty();
+  recording_->setEnabled(recorded && !runner_->running());
+  const QString here =
+      runs_here ? tr("This machine has what it needs: Run lesson trains it here (seconds to a minute).")
+      : recorded
+          ? tr("Not here: %1. Run lesson opens its recording.").arg(QString::fromStdString(why).toHtmlEscaped())
+          : tr("Not here: %1, and this machine has no recording of it: run it where its devices are "
+               "(trainscope-run --lesson FILE).")
+                .arg(QString::fromStdString(why).toHtmlEscaped());
   QString story = "<p>" + here + "</p>";
   for (const auto& p : e.lesson.story) story += "<p>" + q(p).toHtmlEscaped() + "</p>";
   details_->setText(tr("<p><b>Runs:</b> %1</p><p><b>Needs:</b> %2</p>%3<p><i>%4</i></p>")

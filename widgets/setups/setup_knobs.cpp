@@ -105,14 +105,14 @@ TakenSetup take_setup(const std::vector<Knob>& knobs, RunSettings base, bool hav
     else if (k.name == "seed") s.seed = std::stoull(v);
     else if (k.name == "deterministic") s.deterministic = v == "true";
     else if (k.name == "cpu_threads") s.cpu_threads = std::stoi(v);
-    else t.notes << QObject::tr("%1 is a trainscope-run knob; the window chooses its own").arg(QString::fromStdString(k.name));
+    else t.notes << QObject::tr("%1 left to the window").arg(QString::fromStdString(k.name));  // runner-only
   }
   if (s.device == Device::cuda && !have_gpu) {
     s.device = Device::cpu;
-    t.notes << QObject::tr("the setup runs on a GPU and this machine has none usable, so the CPU backend runs it");
+    t.notes << QObject::tr("device → CPU (no usable GPU here)");
   }
   if (const QString why = amp_unavailable_reason(s.device, s.amp); s.amp != AmpMode::off && !why.isEmpty()) {
-    t.notes << QObject::tr("AMP %1 is off: %2").arg(amp_mode_name(s.amp), why);
+    t.notes << QObject::tr("AMP %1 → off (not on this CPU; Run settings says why)").arg(amp_mode_name(s.amp));
     s.amp = AmpMode::off;
   }
   t.settings = s;

@@ -29,12 +29,12 @@ std::vector<lessons::Knob> knobs_from_settings(const RunSettings& s, const Model
 struct TakenSetup {
   RunSettings settings;            // `base` with the setup's knobs
   std::optional<ModelSpec> model;  // the setup's model, when it names one
-  QStringList notes;               // what was not taken as written, one sentence each
+  QStringList notes;               // what was not taken as written, short ("device → CPU (no usable GPU here)")
 };
 
 /// The setup's knobs over `base` (the user's settings: the dataset and files stay theirs). A device
 /// this machine lacks (`have_gpu` false) becomes the CPU, AMP its device cannot run is turned off,
-/// runner-only knobs (log_every, profile_schedule) are left out, each with a note. Throws
+/// runner-only knobs (log_every, profile_schedule) are left out, each with a short note. Throws
 /// ts::InputError naming the knob when the model cannot be had (a spec file that is not here).
 TakenSetup take_setup(const std::vector<lessons::Knob>& knobs, RunSettings base, bool have_gpu);
 
