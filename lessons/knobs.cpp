@@ -9,6 +9,7 @@
 #include "engine/json_guard.h"
 #include "engine/model_spec.h"
 #include "engine/printable.h"
+#include "profiling/profiler.h"
 #include "lessons/knob_json.h"
 
 namespace ts::lessons {
@@ -18,29 +19,43 @@ namespace {
 using Value = rapidjson::Value;
 
 /// A knob's type: what its JSON value must be.
-enum class KnobType {
-  positive_int, non_negative_int, boolean, positive_number, non_negative_number, text, model, device, amp, optimizer
-};
+enum class KnobType { integer, boolean, number, text, schedule, model, device, amp, optimizer };
 
+/// A knob and, for numbers, its range (inclusive; `min_exclusive` for "> min"). The ranges are the
+/// window's Run settings form's (widgets/run_settings.cpp), which are within trainscope-run's
+/// checks: a setup or lesson either reader takes, both take.
 struct KnobRule {
   const char* name;
   KnobType type;
+  double min = 0, max = 0;
+  bool min_exclusive = false;
 };
 
 /// The knobs, as trainscope-run's options (app/runner/runner.cpp) name them: `images` is
 /// --limit-train, `memory_limit_gib` is --memory-limit. Order: docs/lessons.md's table.
 constexpr KnobRule kKnobs[] = {
-    {"model", KnobType::model},          {"device", KnobType::device},
-    {"batch_size", KnobType::positive_int}, {"num_workers", KnobType::non_negative_int},
-    {"pin_memory", KnobType::boolean},   {"augment", KnobType::boolean},
-    {"sync_every_step", KnobType::boolean}, {"amp", KnobType::amp},
-    {"accumulate", KnobType::positive_int}, {"images", KnobType::non_negative_int},
-    {"epochs", KnobType::positive_int},  {"memory_limit_gib", KnobType::positive_number},
-    {"lr", KnobType::positive_number},   {"optimizer", KnobType::optimizer},
-    {"momentum", KnobType::non_negative_number}, {"weight_decay", KnobType::non_negative_number},
-    {"seed", KnobType::non_negative_int}, {"log_every", KnobType::positive_int},
-    {"deterministic", KnobType::boolean}, {"cpu_threads", KnobType::non_negative_int},
-    {"profile_schedule", KnobType::text},
+    {"model", KnobType::model},
+    {"device", KnobType::device},
+    {"batch_size", KnobType::integer, 1, 65536},
+    {"num_workers", KnobType::integer, 0, 64},
+    {"pin_memory", KnobType::boolean},
+    {"augment", KnobType::boolean},
+    {"sync_every_step", KnobType::boolean},
+    {"amp", KnobType::amp},
+    {"accumulate", KnobType::integer, 1, 1024},
+    {"images", KnobType::integer, 0, 1e12},
+    {"epochs", KnobType::integer, 1, 1000},
+    {"memory_limit_gib", KnobType::number, 0, 4096, true},
+    {"lr", KnobType::number, 1e-6, 10},
+    {"optimizer", KnobType::optimizer},
+    {"momentum", KnobType::number, 0, 0.999},
+    {"weight_decay", KnobType::number, 0, 1},
+    {"nesterov", KnobType::boolean},
+    {"seed", KnobType::integer, 0, 1073741824},
+    {"log_every", KnobType::integer, 1, 1000000},
+    {"deterministic", KnobType::boolean},
+    {"cpu_threads", KnobType::integer, 0, 1024},
+    {"profile_schedule", KnobType::schedule},
 };
 
 [[noreturn]] void fail(const std::string& where, const std::string& field, const std::string& what) {
@@ -63,43 +78,56 @@ std::string model_object(const std::string& where, const std::string& field, con
   return json;
 }
 
-/// Validates one knob's value and returns it as text (Knob::value).
-std::string knob_value(const std::string& where, const std::string& field, KnobType t, const Value& v) {
+std::string range_text(const KnobRule& r) {
+  if (r.type == KnobType::integer) return fmt::format("an integer from {:.0f} to {:.0f}", r.min, r.max);
+  return r.min_exclusive ? fmt::format("a number > {:g} and <= {:g}", r.min, r.max)
+                         : fmt::format("a number from {:g} to {:g}", r.min, r.max);
+}
+
+/// Validates one knob's value and returns it as text (Knob::value). A whole number written as
+/// 64.0 is the integer 64.
+std::string knob_value(const std::string& where, const std::string& field, const KnobRule& rule, const Value& v) {
   auto must = [&](const std::string& what) { fail(where, field, "must be " + what + ", got " + json_quoted(v)); };
-  switch (t) {
-    case KnobType::positive_int:
-    case KnobType::non_negative_int: {
-      const bool pos = t == KnobType::positive_int;
-      if (!v.IsInt64() || v.GetInt64() < (pos ? 1 : 0) || v.GetInt64() > (std::int64_t{1} << 40))
-        must(pos ? "an integer > 0" : "an integer >= 0");
-      return std::to_string(v.GetInt64());
+  switch (rule.type) {
+    case KnobType::integer: {
+      const double d = v.IsNumber() ? v.GetDouble() : 0;
+      if (!v.IsNumber() || !std::isfinite(d) || d != std::floor(d) || d < rule.min || d > rule.max) must(range_text(rule));
+      return std::to_string(v.IsInt64() ? v.GetInt64() : static_cast<std::int64_t>(d));
     }
     case KnobType::boolean:
       if (!v.IsBool()) must("true or false");
       return v.GetBool() ? "true" : "false";
-    case KnobType::positive_number:
-    case KnobType::non_negative_number: {
-      const bool pos = t == KnobType::positive_number;
-      if (!v.IsNumber() || !std::isfinite(v.GetDouble()) || !(pos ? v.GetDouble() > 0 : v.GetDouble() >= 0))
-        must(pos ? "a number > 0" : "a number >= 0");
-      return number_text(v.GetDouble());
+    case KnobType::number: {
+      const double d = v.IsNumber() ? v.GetDouble() : 0;
+      if (!v.IsNumber() || !std::isfinite(d) || d > rule.max || (rule.min_exclusive ? d <= rule.min : d < rule.min))
+        must(range_text(rule));
+      return number_text(d);
     }
     case KnobType::model:
       if (v.IsObject()) return model_object(where, field, v);
       if (!v.IsString()) must("a preset name, a model-spec file or a model spec object");
       [[fallthrough]];
     case KnobType::text:
+    case KnobType::schedule: {
       if (!v.IsString() || v.GetStringLength() == 0 || v.GetStringLength() > 4096) must("a non-empty string");
-      if (has_encoded_surrogate(std::string_view(v.GetString(), v.GetStringLength())))
-        fail(where, field, "holds a lone UTF-16 surrogate (\\uD800-\\uDFFF escape)");
-      if (t == KnobType::model && v.GetString()[0] == '{') must("a model spec object, not a string holding one");
-      return std::string(v.GetString(), v.GetStringLength());
+      const std::string s(v.GetString(), v.GetStringLength());
+      if (has_encoded_surrogate(s)) fail(where, field, "holds a lone UTF-16 surrogate (\\uD800-\\uDFFF escape)");
+      if (rule.type == KnobType::model && s[0] == '{') must("a model spec object, not a string holding one");
+      if (rule.type == KnobType::schedule) {
+        try {
+          (void)prof::parse_profile_schedule(s);
+        } catch (const InputError& e) {
+          fail(where, field, e.what());
+        }
+      }
+      return s;
+    }
     case KnobType::device:
     case KnobType::amp:
     case KnobType::optimizer: {
-      const std::vector<std::string> allowed = t == KnobType::device ? std::vector<std::string>{"cuda", "cpu"}
-                                               : t == KnobType::amp  ? std::vector<std::string>{"off", "fp16", "bf16"}
-                                                                     : std::vector<std::string>{"sgd", "adam", "adamw"};
+      const std::vector<std::string> allowed = rule.type == KnobType::device ? std::vector<std::string>{"cuda", "cpu"}
+                                               : rule.type == KnobType::amp  ? std::vector<std::string>{"off", "fp16", "bf16"}
+                                                                             : std::vector<std::string>{"sgd", "adam", "adamw"};
       if (!v.IsString() || std::find(allowed.begin(), allowed.end(), v.GetString()) == allowed.end())
         must("one of " + name_list(allowed));
       return v.GetString();
@@ -137,7 +165,7 @@ std::vector<Knob> parse_knob_object(const std::string& where, const std::string&
     if (rule == std::end(kKnobs)) fail(where, field + "." + printable(name), "unknown knob (knobs: " + name_list(knob_names()) + ")");
     if (std::any_of(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.name == name; }))
       fail(where, field + "." + name, "set twice");
-    knobs.push_back({name, knob_value(where, field + "." + name, rule->type, it->value)});
+    knobs.push_back({name, knob_value(where, field + "." + name, *rule, it->value)});
   }
   return knobs;
 }
@@ -155,11 +183,9 @@ char knob_json_type(const std::string& name) {
   for (const KnobRule& k : kKnobs) {
     if (name != k.name) continue;
     switch (k.type) {
-      case KnobType::positive_int:
-      case KnobType::non_negative_int: return 'i';
+      case KnobType::integer: return 'i';
       case KnobType::boolean: return 'b';
-      case KnobType::positive_number:
-      case KnobType::non_negative_number: return 'n';
+      case KnobType::number: return 'n';
       default: return 's';
     }
   }

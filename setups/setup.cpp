@@ -11,6 +11,9 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -35,6 +38,39 @@ std::string_view trimmed(std::string_view s) {
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
   while (!s.empty() && space(s.back())) s.remove_suffix(1);
   return s;
+}
+
+bool prefix_at(std::string_view s, std::size_t at) {
+  if (s.size() - at < kLinePrefix.size()) return false;
+  for (std::size_t i = 0; i < kLinePrefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[at + i])) != kLinePrefix[i]) return false;
+  return true;
+}
+
+bool b64url(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
+/// Where a setup line sits in pasted text: "trainscope:" (any case) at the start or after white
+/// space, quotes or other text ("Here is the line: trainscope:..."), up to the first character that
+/// cannot be in a line (white space, a closing quote). npos when the text holds none.
+std::size_t line_start(std::string_view s) {
+  for (std::size_t at = 0; at + kLinePrefix.size() <= s.size(); ++at)
+    if (prefix_at(s, at) && (at == 0 || !b64url(s[at - 1]))) return at;
+  return std::string_view::npos;
+}
+
+/// The line itself: from its prefix to the end of the base64url run after it (then anything but
+/// white space and closing quotes or brackets is the line's own damage, reported by the decoder).
+std::string_view line_of(std::string_view s) {
+  const std::size_t at = line_start(s);
+  std::string_view t = s.substr(at);
+  std::size_t end = kLinePrefix.size();
+  while (end < t.size() && !(t[end] == ' ' || t[end] == '\t' || t[end] == '\n' || t[end] == '\r')) ++end;
+  t = t.substr(0, end);
+  while (t.size() > kLinePrefix.size() && std::string_view("\"'`>)]}.,;").find(t.back()) != std::string_view::npos)
+    t.remove_suffix(1);
+  return t;
 }
 
 std::string compact(const Value& v) {
@@ -83,22 +119,31 @@ Setup parse_document(std::string_view text, const std::string& source) {
     fail(source, "trainscope_setup", "missing: not a TrainScope setup (a JSON object with \"trainscope_setup\")");
   }
   const Value& format = doc["trainscope_setup"];
-  if (!format.IsInt() || format.GetInt() < 1)
+  const double f = format.IsNumber() ? format.GetDouble() : 0;
+  if (!format.IsNumber() || !(f >= 1) || f != std::floor(f))
     fail(source, "trainscope_setup", "must be a format number >= 1, got " + lessons::json_quoted(format));
-  if (format.GetInt() > kSetupFormat)
+  if (f > kSetupFormat)
     fail(source, "trainscope_setup",
-         fmt::format("format {} is from a newer TrainScope (this one reads {}): update TrainScope", format.GetInt(), kSetupFormat));
+         fmt::format("format {:.0f} is from a newer TrainScope (this one reads {}): update TrainScope", f, kSetupFormat));
+  std::vector<std::string> seen;
+  for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
+    std::string k(it->name.GetString(), it->name.GetStringLength());
+    if (std::find(seen.begin(), seen.end(), k) != seen.end()) fail(source, printable(k), "set twice");
+    seen.push_back(std::move(k));
+  }
   for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
     const std::string k(it->name.GetString(), it->name.GetStringLength());
     if (k != "trainscope_setup" && k != "title" && k != "knobs" && k != "lesson")
       fail(source, printable(k), "unknown field (fields: trainscope_setup, title, knobs, lesson)");
   }
-  s.format = format.GetInt();
+  s.format = static_cast<int>(f);
   if (doc.HasMember("title")) {
     const Value& t = doc["title"];
     if (!t.IsString() || t.GetStringLength() > 200) fail(source, "title", "must be a string of at most 200 characters");
     s.title.assign(t.GetString(), t.GetStringLength());
     if (has_encoded_surrogate(s.title)) fail(source, "title", "holds a lone UTF-16 surrogate (\\uD800-\\uDFFF escape)");
+    if (std::any_of(s.title.begin(), s.title.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+      fail(source, "title", "holds a control character (one line of text)");
   }
   const bool knobs = doc.HasMember("knobs"), lesson = doc.HasMember("lesson");
   if (knobs == lesson) fail(source, knobs ? "lesson" : "knobs", knobs ? "a setup holds a run's knobs or a lesson, not both"
@@ -152,18 +197,27 @@ std::string Setup::knob(const std::string& name) const {
   return {};
 }
 
-bool is_setup_line(std::string_view text) { return trimmed(text).starts_with(kLinePrefix); }
+bool is_setup_line(std::string_view text) {
+  const std::string_view t = trimmed(text);
+  return !t.empty() && t.front() != '{' && line_start(t) != std::string_view::npos;
+}
 
 Setup parse_setup(std::string_view text, const std::string& source) {
   if (text.size() > kMaxSetupBytes) fail(source, "file", fmt::format("larger than {} KiB", kMaxSetupBytes / 1024));
   const std::string_view t = trimmed(text);
-  if (!t.starts_with(kLinePrefix)) return parse_document(t, source);
-  const std::string json = base64url_decode(t.substr(kLinePrefix.size()), "setup " + source);
+  if (!is_setup_line(t)) return parse_document(t, source);
+  const std::string_view line = line_of(t);
+  const std::string json = base64url_decode(line.substr(kLinePrefix.size()), "setup " + source);
   return parse_document(json, source);
 }
 
 Setup read_setup(const std::string& line_or_path) {
-  if (is_setup_line(line_or_path)) return parse_setup(line_or_path, "line");
+  if (trimmed(line_or_path).empty()) throw InputError("setup: empty (a .tsetup file or a trainscope:... line)");
+  std::error_code ec;
+  const bool file = std::filesystem::exists(line_or_path, ec);
+  if (!file && is_setup_line(line_or_path)) return parse_setup(line_or_path, "line");
+  if (std::filesystem::is_directory(line_or_path, ec))
+    throw InputError("setup " + line_or_path + ": a folder, not a setup file");
   std::ifstream in(line_or_path, std::ios::binary);
   if (!in) throw InputError("setup " + line_or_path + ": cannot be read");
   std::string bytes(kMaxSetupBytes + 1, '\0');
@@ -214,6 +268,15 @@ std::string base64url_encode(std::string_view bytes) {
 
 std::string base64url_decode(std::string_view text, const std::string& where) {
   if (text.empty()) throw InputError(where + ": nothing after \"trainscope:\"");
+  // libsodium stops at the first foreign byte but says "cut short" for some (a UTF-8 lead byte):
+  // name the character ourselves.
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (!b64url(text[i])) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      const std::string shown = c >= 0x20 && c < 0x7f ? "'" + std::string(1, text[i]) + "'" : fmt::format("byte 0x{:02x}", c);
+      throw InputError(fmt::format("{}: character {}: {} is not base64url (A-Z a-z 0-9 - _); was the line copied whole?",
+                                   where, kLinePrefix.size() + i + 1, shown));
+    }
   std::string out(text.size() / 4 * 3 + 3, '\0');
   std::size_t len = 0;
   const char* end = nullptr;

@@ -1,6 +1,8 @@
 // ModelBuilder: the layer table and its controls.
 #include "widgets/model_builder.h"
 
+#include "widgets/setups/setup_knobs.h"
+
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
@@ -15,6 +17,7 @@
 #include "engine/errors.h"
 #include "widgets/layer_params.h"
 #include "widgets/layer_table_model.h"
+#include "widgets/setups/setup_knobs.h"
 
 namespace ts::gui {
 
@@ -26,6 +29,8 @@ ModelBuilder::ModelBuilder(QWidget* parent) : QWidget(parent), model_(new LayerT
   presets_ = new QComboBox;
   presets_->addItem(tr("SimpleCNN (seed default)"), "simple_cnn");
   presets_->addItem(tr("SmallVGG-BN (deeper)"), "vgg_small_bn");
+  presets_->addItem(tr("TinyCNN (quick lessons)"), "tiny_cnn");
+  presets_->addItem(tr("Your own model"), "own");  // shown while the layers are no preset's
   presets_->setToolTip(tr("Model presets"));
   connect(presets_, &QComboBox::activated, this, [this](int i) { loadPreset(presets_->itemData(i).toString()); });
   auto* open = new QPushButton(tr("Load…"));
@@ -79,6 +84,9 @@ ModelBuilder::ModelBuilder(QWidget* parent) : QWidget(parent), model_(new LayerT
 
   connect(model_, &LayerTableModel::specChanged, this, [this](bool valid) {
     updateSummary();
+    // The choice names what the table holds: a preset, or "Your own model" once edited or loaded.
+    const QString preset = preset_of(model_->spec());
+    presets_->setCurrentIndex(presets_->findData(preset.isEmpty() ? QString("own") : preset));
     emit validityChanged(valid);
   });
   connect(model_, &LayerTableModel::editRejected, this, [this](int row, const QString& why) {

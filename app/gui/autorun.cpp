@@ -27,7 +27,7 @@ void add_autorun_options(QCommandLineParser& p) {
       {"quit-when-done", "Quit when the run ends (exit code 0 on success)."},
       {"device", "auto, cpu, cuda or cuda:N.", "device", "auto"},
       {"data", "CIFAR-10 binary folder (default: the generated sample set, NOT CIFAR-10).", "dir"},
-      {"model", "Model preset (simple_cnn, vgg_small_bn) or spec JSON file.", "model"},
+      {"model", "Model preset (simple_cnn, vgg_small_bn, tiny_cnn) or spec JSON file.", "model"},
       {"epochs", "Epochs.", "n", "2"},
       {"batch-size", "Images per step.", "n", "128"},
       {"num-workers", "Data-loader worker threads.", "n", "2"},
@@ -55,6 +55,8 @@ void add_autorun_options(QCommandLineParser& p) {
 
 bool parse_autorun(const QCommandLineParser& p, AutorunOptions& o, QString& error) {
   o.autorun = p.isSet("autorun");
+  for (const QString& name : p.optionNames())
+    if (!o.given.contains(name)) o.given << name;
   o.quit_when_done = p.isSet("quit-when-done");
   o.device = p.value("device");
   o.data = p.value("data");
@@ -150,6 +152,30 @@ void Autorun::printLiveLatency() {
               v.size(), pct(0.5), pct(0.95), v.back());
 }
 
+RunSettings Autorun::settings_over_window() const {
+  RunSettings s = window_->runSettings()->settings();
+  const RunSettings& o = o_.settings;
+  const auto given = [this](const char* name) { return o_.given.contains(name); };
+  if (given("epochs")) s.epochs = o.epochs;
+  if (given("batch-size")) s.batch_size = o.batch_size;
+  if (given("num-workers")) s.num_workers = o.num_workers;
+  if (given("lr")) s.lr = o.lr;
+  if (given("optimizer")) s.optimizer = o.optimizer;
+  if (given("momentum")) s.momentum = o.momentum;
+  if (given("seed")) s.seed = o.seed;
+  if (given("limit-train")) s.limit_train = o.limit_train;
+  if (given("augment")) s.augment = o.augment;
+  if (given("sync-every-step")) s.sync_every_step = o.sync_every_step;
+  if (given("no-pin-memory")) s.pin_memory = o.pin_memory;
+  if (given("data")) s.data_dir = o.data_dir;
+  if (given("accumulate")) s.accumulate = o.accumulate;
+  if (given("deterministic")) s.deterministic = o.deterministic;
+  if (given("memory-limit")) s.memory_limit_gib = o.memory_limit_gib;
+  if (given("amp")) s.amp = o.amp;
+  s.checkpoint_every = o.checkpoint_every, s.checkpoint_path = o.checkpoint_path, s.resume_path = o.resume_path;
+  return s;
+}
+
 void Autorun::begin() {
   auto fail = [](const QString& why, int code) {
     std::fprintf(stderr, "trainscope: %s\n", qPrintable(why));
@@ -157,8 +183,10 @@ void Autorun::begin() {
     QTimer::singleShot(0, QCoreApplication::instance(), [code] { QCoreApplication::exit(code); });
   };
   const auto gpus = list_cuda_devices();
-  RunSettings s = o_.settings;
-  if (o_.device == "cpu" || (o_.device == "auto" && gpus.empty())) {
+  RunSettings s = o_.on_window_settings ? settings_over_window() : o_.settings;
+  if (o_.on_window_settings && !o_.given.contains("device")) {
+    // the setup's device, as the window took it
+  } else if (o_.device == "cpu" || (o_.device == "auto" && gpus.empty())) {
     s.device = Device::cpu;
   } else {
     s.device = Device::cuda;
@@ -173,6 +201,7 @@ void Autorun::begin() {
   if (const QString why = amp_unavailable_reason(s.device, s.amp); !why.isEmpty())
     return fail(QString("--amp %1: %2").arg(amp_mode_name(s.amp), why), 2);
   window_->runSettings()->setSettings(s);
+  o_.settings.epochs = s.epochs;  // what the epoch lines count to (a setup's, when one was loaded)
   if (!window_->runSettings()->dataProblem().isEmpty())
     return fail("--data " + o_.data + ": " + window_->runSettings()->dataProblem(), 2);
 

@@ -6,6 +6,7 @@
 #pragma once
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <vector>
 
 #include "widgets/run_settings.h"
@@ -26,6 +27,10 @@ struct AutorunOptions {
   double stop_after_s = 0;      // > 0: press Stop after this many seconds
   bool live_latency = false;    // print how long after a kernel ends the timeline first shows it
   RunSettings settings;
+  /// The options given on the command line (names without "--"). With `on_window_settings` (a
+  /// setup was loaded: `trainscope SETUP --autorun`) only these replace the window's settings.
+  QStringList given;
+  bool on_window_settings = false;
 };
 
 /// Adds the options to `parser`; parse_autorun reads them back (false + `error` on a bad value).
@@ -41,6 +46,8 @@ class Autorun : public QObject {
 
  private:
   void grab(const QString& name);
+  /// The window's settings (a loaded setup's) with the options given on the command line over them.
+  RunSettings settings_over_window() const;
   void measureLiveLatency();
   void printLiveLatency();
   MainWindow* window_;

@@ -4,12 +4,30 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QTimer>
 #include <cstdio>
 
 #include "app/gui/autorun.h"
 #include "app/gui/main_window.h"
 #include "setups/setup.h"
+
+namespace {
+
+/// `trainscope SETUP`: a .tsetup file, a setup line (also in quotes or a sentence), or a JSON file
+/// that holds a setup or a lesson (its first 64 KiB name "trainscope_setup" or "trainscope_lesson").
+bool is_setup_arg(const QString& arg) {
+  if (arg.endsWith(".tsetup", Qt::CaseInsensitive)) return true;
+  if (!QFileInfo(arg).isFile()) return ts::setups::is_setup_line(arg.toStdString());
+  if (!arg.endsWith(".json", Qt::CaseInsensitive)) return false;
+  QFile f(arg);
+  if (!f.open(QIODevice::ReadOnly)) return false;
+  const QByteArray head = f.read(64 * 1024);
+  return head.contains("\"trainscope_setup\"") || head.contains("\"trainscope_lesson\"");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -33,8 +51,10 @@ int main(int argc, char** argv) {
   ts::gui::MainWindow window;
   window.show();
   const QString arg = parser.positionalArguments().isEmpty() ? QString() : parser.positionalArguments().first();
-  if (!arg.isEmpty() && (arg.endsWith(".tsetup", Qt::CaseInsensitive) || ts::setups::is_setup_line(arg.toStdString()))) {
-    // A setup: loaded into the Train workspace before --autorun (which then runs it) starts.
+  if (!arg.isEmpty() && is_setup_arg(arg)) {
+    // A setup: loaded into the Train workspace before --autorun (which then runs it, with the
+    // options given beside it over the setup's) starts.
+    options.on_window_settings = true;
     if (!window.openSetup(arg) && options.quit_when_done) {
       std::fprintf(stderr, "trainscope: %s\n", qPrintable(window.message()));
       return 2;

@@ -149,10 +149,10 @@ void MainWindow::takeRunSetup(const setups::Setup& s) {
   }
   settings_->setSettings(t.settings);
   workspaces_->setMode(workspaces_->mode() == Workspaces::Mode::profile ? Workspaces::Mode::train : workspaces_->mode());
-  const QString title = s.title.empty() ? tr("the setup") : q(s.title);
   if (t.notes.isEmpty()) {
     message_bar_->hide();
-    statusBar()->showMessage(tr("Setup \"%1\" is loaded: press Start to run it").arg(title), 8000);
+    statusBar()->showMessage(s.title.empty() ? tr("Setup loaded: press Start to run it")
+                                             : tr("Setup \"%1\" loaded: press Start to run it").arg(q(s.title)), 8000);
   } else {
     showMessage(tr("Setup loaded, with changes: %1").arg(t.notes.join(" · ")), false);  // fits 1280 px
   }
@@ -178,7 +178,7 @@ void MainWindow::takeLessonSetup(const lessons::Lesson& l) {
   QString error;
   if (!panel->addLessonFile(path, &error)) throw InputError(error.toStdString());
   message_bar_->hide();
-  statusBar()->showMessage(tr("Lesson \"%1\" is in the Lessons window (kept in %2)").arg(q(l.title), path), 8000);
+  statusBar()->showMessage(tr("Lesson \"%1\" is in the Lessons window, among yours").arg(q(l.title)), 8000);
 }
 
 }  // namespace ts::gui

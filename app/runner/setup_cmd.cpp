@@ -40,6 +40,7 @@ void apply_knob(RunnerOptions& r, const Knob& k) {
   else if (k.name == "optimizer") r.optimizer = v;
   else if (k.name == "momentum") r.momentum = std::stof(v);
   else if (k.name == "weight_decay") r.weight_decay = std::stof(v);
+  else if (k.name == "nesterov") r.nesterov = v == "true";
   else if (k.name == "seed") r.seed = std::stoull(v);
   else if (k.name == "log_every") r.log_every = std::stoi(v);
   else if (k.name == "deterministic") r.deterministic = v == "true";
@@ -48,15 +49,35 @@ void apply_knob(RunnerOptions& r, const Knob& k) {
 }
 
 void apply_setup(const CLI::App& app, RunnerOptions& o) {
-  if (o.setup.empty()) return;
+  if (app.count("--save-setup") && o.save_setup.empty()) throw InputError("--save-setup: no file named");
+  if (o.setup.empty()) {
+    if (app.count("--setup")) throw InputError("--setup: empty (a .tsetup file or a trainscope:... line)");
+    return;
+  }
   setups::Setup s = setups::read_setup(o.setup);
   if (s.is_lesson()) {
-    if (!o.lesson.empty()) throw InputError("--setup " + s.lesson->name + ": a lesson's setup, and --lesson names another");
+    if (!o.lesson.empty() && o.lesson != s.lesson->name)
+      throw InputError("--setup holds lesson " + s.lesson->name + ", and --lesson names " + o.lesson + ": give one of them");
+    std::string ignored;
+    for (const std::string& name : lessons::knob_names())
+      if (app.count(knob_option(name)) > 0) ignored += (ignored.empty() ? "" : ", ") + knob_option(name);
+    if (!ignored.empty())
+      fmt::print(stderr, "warning: {} not used: a lesson's runs take their knobs from the lesson\n", ignored);
+    o.lesson.clear();
     o.lesson_setup = std::move(*s.lesson);
     return;
   }
-  for (const Knob& k : s.knobs)
-    if (app.count(knob_option(k.name)) == 0) apply_knob(o, k);  // the command line wins
+  for (const Knob& k : s.knobs) {
+    if (app.count(knob_option(k.name)) > 0) continue;  // the command line wins
+    if (k.name == "model" && !lessons::is_inline_model(k.value) && !is_model_preset(k.value)) {
+      try {  // a spec file named in a setup: refused here, naming the setup's field
+        resolve_model(k.value);
+      } catch (const InputError& e) {
+        throw InputError("setup " + (setups::is_setup_line(o.setup) ? std::string("line") : o.setup) + ": knobs.model: " + e.what());
+      }
+    }
+    apply_knob(o, k);
+  }
 }
 
 namespace {

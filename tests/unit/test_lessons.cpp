@@ -93,8 +93,8 @@ TEST(Lessons, BuiltinsParseRoundTripAndNameTheirDevices) {
 TEST(Lessons, BadLessonsAreRefusedWithTheFieldNamed) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {good_with("\"num_workers\": 0", "\"num_wrkers\": 0"), "runs[0].knobs.num_wrkers: unknown knob"},
-      {good_with("\"batch_size\": 64", "\"batch_size\": \"big\""), "runs[1].knobs.batch_size: must be an integer > 0, got \"big\""},
-      {good_with("\"batch_size\": 32", "\"batch_size\": 0"), "base.batch_size: must be an integer > 0, got 0"},
+      {good_with("\"batch_size\": 64", "\"batch_size\": \"big\""), "runs[1].knobs.batch_size: must be an integer from 1 to 65536, got \"big\""},
+      {good_with("\"batch_size\": 32", "\"batch_size\": 0"), "base.batch_size: must be an integer from 1 to 65536, got 0"},
       {good_with("\"device\": \"cpu\"", "\"device\": \"tpu\""), "base.device: must be one of cuda, cpu"},
       {good_with("\"id\": \"after\"", "\"id\": \"before\""), "runs[1].id: \"before\" is used by another run"},
       {good_with("\"gone_on\": \"after\"", "\"gone_on\": \"later\""), "expect[0].gone_on: no run \"later\" (runs: before, after)"},

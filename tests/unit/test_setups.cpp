@@ -107,7 +107,7 @@ TEST(Setups, ForeignNewerAndBadSetupsAreRefusedWithTheFieldNamed) {
   EXPECT_EQ(refusal(line(R"({"trainscope_setup": 2, "knobs": {}})")),
             "setup t: trainscope_setup: format 2 is from a newer TrainScope (this one reads 1): update TrainScope");
   EXPECT_EQ(refusal(R"({"trainscope_setup": 1, "knobs": {"batch_size": "big"}})"),
-            "setup t: knobs.batch_size: must be an integer > 0, got \"big\"");
+            "setup t: knobs.batch_size: must be an integer from 1 to 65536, got \"big\"");
   EXPECT_NE(refusal(R"({"trainscope_setup": 1, "knobs": {"batch": 3}})").find("knobs.batch: unknown knob"), std::string::npos);
   EXPECT_NE(refusal(R"({"trainscope_setup": 1, "knobs": {}, "extra": 1})").find("extra: unknown field"), std::string::npos);
   EXPECT_NE(refusal(R"({"trainscope_setup": 1})").find("knobs: missing"), std::string::npos);
@@ -115,13 +115,62 @@ TEST(Setups, ForeignNewerAndBadSetupsAreRefusedWithTheFieldNamed) {
   EXPECT_NE(refusal(R"({"trainscope_setup": 1, "lesson": {"trainscope_lesson": 1, "name": "x"}})").find("setup t: lesson.title: missing"),
             std::string::npos)
       << refusal(R"({"trainscope_setup": 1, "lesson": {"trainscope_lesson": 1, "name": "x"}})");
-  EXPECT_NE(refusal(R"({"trainscope_setup": 1, "knobs": {"momentum": -1}})").find("knobs.momentum: must be a number >= 0"),
+  EXPECT_NE(refusal(R"({"trainscope_setup": 1, "knobs": {"momentum": -1}})").find("knobs.momentum: must be a number from 0 to 0.999"),
             std::string::npos);
   EXPECT_NE(refusal(std::string(kMaxSetupBytes + 1, ' ')).find("larger than"), std::string::npos);
   // A byte order mark is taken, a stray byte of one is not (rapidjson alone skips either).
   EXPECT_EQ(refusal("\xEF\xBB\xBF{\"trainscope_setup\": 1, \"knobs\": {}}"), "(accepted)");
   EXPECT_NE(refusal("\xEF{\"trainscope_setup\": 1, \"knobs\": {}}").find("offset 0: not JSON"), std::string::npos);
   EXPECT_NE(refusal(line("\n\xEF{\"trainscope_setup\": 1, \"knobs\": {}}")).find("offset 0: not JSON"), std::string::npos);
+}
+
+TEST(Setups, ValuesBeyondAKnobsRangeAreRefusedNotWrapped) {
+  // From a new user's try: these reached std::stoi / std::stof (an internal error, a crash in the
+  // window) or the form's spin boxes (silently wrapped or clamped).
+  const std::pair<const char*, const char*> cases[] = {
+      {R"("num_workers": 1099511627776)", "knobs.num_workers: must be an integer from 0 to 64"},
+      {R"("epochs": 4294967296)", "knobs.epochs: must be an integer from 1 to 1000"},
+      {R"("batch_size": 1099511627776)", "knobs.batch_size: must be an integer from 1 to 65536"},
+      {R"("lr": 1e300)", "knobs.lr: must be a number from 1e-06 to 10"},
+      {R"("lr": 1e-300)", "knobs.lr: must be a number from 1e-06 to 10"},
+      {R"("weight_decay": 1e40)", "knobs.weight_decay: must be a number from 0 to 1"},
+      {R"("momentum": 5)", "knobs.momentum: must be a number from 0 to 0.999"},
+      {R"("memory_limit_gib": 1e300)", "knobs.memory_limit_gib: must be a number > 0 and <= 4096"},
+      {R"("batch_size": 64.5)", "knobs.batch_size: must be an integer"},
+      {R"("profile_schedule": "garbage")", "knobs.profile_schedule: "},
+  };
+  for (const auto& [knob, says] : cases) {
+    const std::string why = refusal(std::string(R"({"trainscope_setup": 1, "knobs": {)") + knob + "}}");
+    EXPECT_NE(why.find(says), std::string::npos) << knob << ": " << why;
+  }
+  EXPECT_EQ(parse_setup(R"({"trainscope_setup": 1.0, "knobs": {"batch_size": 64.0}})", "t").knob("batch_size"), "64");
+  EXPECT_EQ(parse_setup(R"({"trainscope_setup": 1, "knobs": {"nesterov": true}})", "t").knob("nesterov"), "true");
+}
+
+TEST(Setups, PastedLinesAreFoundInQuotesAndSentencesAndForeignCharactersNamed) {
+  const TsSetup s = run_setup();
+  const std::string line = to_line(s);
+  for (const std::string& pasted : {"\"" + line + "\"", "'" + line + "'", "`" + line + "`.", "Here is the line: " + line,
+                                    "TrainScope:" + line.substr(11), "\xC2\xA0" + line})
+    EXPECT_EQ(parse_setup(pasted, "t"), s) << pasted.substr(0, 40);
+  std::string accent = line;
+  accent.replace(30, 1, "\xC3\xA9");  // é
+  EXPECT_NE(refusal(accent).find("character 31: byte 0xc3 is not base64url"), std::string::npos) << refusal(accent);
+  EXPECT_NE(refusal(line + "\xFF").find("is not base64url"), std::string::npos) << refusal(line + "\xFF");
+  EXPECT_NE(refusal(R"({"trainscope_setup": 99999999999, "knobs": {}})").find("format 99999999999 is from a newer TrainScope"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"trainscope_setup": 1, "trainscope_setup": 2, "knobs": {}})").find("trainscope_setup: set twice"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"trainscope_setup": 1, "knobs": {}, "knobs": {"lr": -1}})").find("knobs: set twice"), std::string::npos);
+  EXPECT_NE(refusal("{\"trainscope_setup\": 1, \"title\": \"a\\u001bb\", \"knobs\": {}}").find("title: holds a control character"),
+            std::string::npos);
+  EXPECT_THROW(read_setup(""), InputError);
+  try {
+    (void)read_setup(fs::temp_directory_path().string());
+    ADD_FAILURE() << "a folder was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a folder, not a setup file"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Setups, AnInlineModelIsCheckedAndKeptAndFilesTravelInline) {

@@ -105,7 +105,10 @@ TakenSetup take_setup(const std::vector<Knob>& knobs, RunSettings base, bool hav
     else if (k.name == "seed") s.seed = std::stoull(v);
     else if (k.name == "deterministic") s.deterministic = v == "true";
     else if (k.name == "cpu_threads") s.cpu_threads = std::stoi(v);
-    else t.notes << QObject::tr("%1 left to the window").arg(QString::fromStdString(k.name));  // runner-only
+    else if (k.name == "log_every") continue;  // how often a run prints: the window shows every step
+    else if (k.name == "nesterov") {
+      if (v == "true") t.notes << QObject::tr("Nesterov momentum → plain momentum (the window has no Nesterov)");
+    } else t.notes << QObject::tr("%1 left to the window").arg(QString::fromStdString(k.name));  // profile_schedule
   }
   if (s.device == Device::cuda && !have_gpu) {
     s.device = Device::cpu;

@@ -34,7 +34,8 @@ struct TakenSetup {
 
 /// The setup's knobs over `base` (the user's settings: the dataset and files stay theirs). A device
 /// this machine lacks (`have_gpu` false) becomes the CPU, AMP its device cannot run is turned off,
-/// runner-only knobs (log_every, profile_schedule) are left out, each with a short note. Throws
+/// Nesterov momentum becomes plain momentum and profile_schedule is left out, each with a short
+/// note; log_every (how often the runner prints) is left out silently. Throws
 /// ts::InputError naming the knob when the model cannot be had (a spec file that is not here).
 TakenSetup take_setup(const std::vector<lessons::Knob>& knobs, RunSettings base, bool have_gpu);
 
