@@ -3,9 +3,11 @@
 
 #include <QElapsedTimer>
 #include <QMetaObject>
+#include <QSettings>
 
 #include "profiling/import/trace_import.h"
 #include "profiling/session_file.h"
+#include "profiling/steps/step_rule.h"
 
 namespace ts::gui {
 
@@ -62,10 +64,13 @@ bool SessionLoader::start(const QString& path) {
 }
 
 void SessionLoader::startTrace(const QString& path) {
-  worker_ = std::thread([this, path] {
+  // Preferences ▸ Trace step ranges (--step-range): the steps of a trace without ProfilerStep#N.
+  const std::string step_range = QSettings().value(kStepRangeKey, prof::kDefaultStepRange).toString().toStdString();
+  worker_ = std::thread([this, path, step_range] {
     QElapsedTimer since_report;
     since_report.start();
     prof::import::ImportOptions options;
+    options.step_range = step_range;
     options.cancel = &cancel_;
     options.progress = [this, &since_report](std::int64_t done, std::int64_t total) {
       if (since_report.elapsed() < 50) return;

@@ -14,6 +14,10 @@
 
 namespace ts::gui {
 
+/// QSettings key of Preferences ▸ Trace step ranges: the --step-range pattern (profiling/steps/step_rule.h)
+/// a trace without ProfilerStep#N is imported with; default "step".
+inline constexpr const char* kStepRangeKey = "prefs/step_range";
+
 class SessionLoader : public QObject {
   Q_OBJECT
  public:

@@ -10,6 +10,8 @@
 #include <QSettings>
 
 #include "app/gui/main_window.h"
+#include "profiling/steps/step_rule.h"
+#include "widgets/session_loader.h"
 #include "widgets/run_settings.h"
 #include "widgets/training_charts.h"
 
@@ -70,13 +72,26 @@ void MainWindow::showPreferences() {
   smoothing->setSingleStep(0.05);
   smoothing->setValue(s.value("prefs/loss_smoothing", 0.9).toDouble());
   smoothing->setToolTip(tr("Exponential moving average of the loss line (0 = none), as TensorBoard's smoothing"));
+  auto* step_range = new QLineEdit(s.value(kStepRangeKey, prof::kDefaultStepRange).toString());
+  step_range->setObjectName("prefs.step_range");
+  step_range->setToolTip(tr("A trace without ProfilerStep#N takes its steps from the host ranges (NVTX, record_function) "
+                            "whose whole name matches this regular expression (case-insensitive, a step number after it "
+                            "allowed: \"step\" matches \"step 12\"); with none, the whole trace is one step. "
+                            "trainscope-run --step-range"));
   form->addRow(tr("CIFAR-10 download folder"), download);
   form->addRow(tr("Loss smoothing"), smoothing);
+  form->addRow(tr("Trace step ranges"), step_range);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
   form->addRow(buttons);
   connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
   if (dialog.exec() != QDialog::Accepted) return;
+  try {
+    const prof::StepRangePattern checked(step_range->text().trimmed().toStdString());
+    s.setValue(kStepRangeKey, QString::fromStdString(checked.text()));
+  } catch (const Error& e) {  // the other preferences are kept; the pattern stays as it was
+    showMessage(tr("Trace step ranges not changed: %1").arg(QString::fromUtf8(e.what())), true);
+  }
   s.setValue("prefs/download_dir", download->text().trimmed().isEmpty() ? default_download_dir() : download->text().trimmed());
   s.setValue("prefs/loss_smoothing", smoothing->value());
   applyPreferences();

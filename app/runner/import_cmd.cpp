@@ -28,7 +28,9 @@ std::string default_session_path(const std::string& trace) {
 }  // namespace
 
 int run_import(const RunnerOptions& opt) {
-  const prof::import::ImportedTrace t = prof::import::import_trace(opt.import_trace);
+  prof::import::ImportOptions io;
+  io.step_range = opt.step_range;
+  const prof::import::ImportedTrace t = prof::import::import_trace(opt.import_trace, io);
   const std::string out = opt.session.empty() ? default_session_path(opt.import_trace) : opt.session;
   prof::SessionWriter writer(out, *t.store);
   if (!writer.write_batch()) throw InputError(writer.error());
@@ -41,7 +43,7 @@ int run_import(const RunnerOptions& opt) {
              "memory events {}, samples {}; NCCL kernels {})\n",
              s.events_read, s.events_kept, c.kernels, c.memcpys, c.memsets, c.runtime, c.syncs, c.host_ranges,
              c.memory, c.samples, s.communication_kernels);
-  fmt::print("steps: {}\n", s.steps);
+  fmt::print("steps: {} ({})\n", s.steps, s.step_rule);
   fmt::print("warnings: {}{}\n", s.warning_count(), s.warnings.empty() ? "" : " (" + s.warnings_text() + ")");
   return 0;
 }

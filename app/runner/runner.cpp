@@ -56,7 +56,7 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--data", o.data,
                  "CIFAR-10 binary folder (data_batch_1..5.bin, test_batch.bin); default: TrainScope's generated "
                  "sample set (not CIFAR-10)");
-  app.add_option("--model", o.model, "model preset (simple_cnn, vgg_small_bn) or a model spec JSON file")
+  app.add_option("--model", o.model, "model preset (simple_cnn, vgg_small_bn, tiny_cnn) or a model spec JSON file")
       ->capture_default_str();
   app.add_option("--device", o.device, "cuda, cpu, or auto (cuda when a GPU is usable)")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
@@ -137,6 +137,10 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_flag("--recorded", o.recorded, "with --lesson: open the lesson's recording instead of running it");
   app.add_flag("--lesson-compress", o.lesson_compress,
                "with --lesson: compress the runs' sessions afterwards (ID.tsession.zst, zstd), as the shipped recordings are");
+  app.add_option("--step-range", o.step_range,
+                 "with --import / --analyze of a trace without ProfilerStep#N: host ranges (NVTX, record_function) whose "
+                 "whole name matches this regular expression (case-insensitive, a step number after it allowed) are the "
+                 "steps; with none, the whole trace is one step (docs/metrics.md, Steps)")->capture_default_str();
   app.add_option("--setup", o.setup,
                  "take the run's model and knobs (or a lesson) from a setup: a .tsetup file or a 'trainscope:...' "
                  "line (docs/setups.md); options given beside it win over the setup's");
@@ -151,7 +155,9 @@ int run_analysis(const RunnerOptions& o) {
   options.warmup_steps = o.analyze_warmup;
   prof::analysis::Report r;
   if (prof::import::is_trace_path(o.analyze)) {  // a PyTorch profiler / Chrome trace, analysed as imported
-    const prof::import::ImportedTrace t = prof::import::import_trace(o.analyze);
+    prof::import::ImportOptions io;
+    io.step_range = o.step_range;
+    const prof::import::ImportedTrace t = prof::import::import_trace(o.analyze, io);
     // What the import tolerated (a cut gzip stream, events out of order...) qualifies the analysis.
     if (!t.summary.warnings.empty())
       fmt::print(stderr, "warning: {}: {} event(s) with problems ({})\n", o.analyze, t.summary.warning_count(),

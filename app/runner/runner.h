@@ -47,6 +47,7 @@ struct RunnerOptions {
   std::string analyze;           // --analyze SESSION: print the analysis of a recorded session, no training
   bool json = false;             // --json: the analysis as one JSON object
   std::int64_t analyze_warmup = 1;  // --analyze-warmup: leading steps left out (cuDNN search, first allocations)
+  std::string step_range = "step";  // --step-range PATTERN: steps of a trace without ProfilerStep#N (profiling/steps)
   std::string import_trace;      // --import TRACE: a PyTorch profiler / Chrome trace JSON(.gz) -> a session
   std::vector<std::string> compare;  // --compare A B [C...]: sessions (or traces) side by side
   std::string export_session;    // --export SESSION: to --format, written to --output

@@ -119,7 +119,18 @@ struct Verdict {
 /// Session (or rolling-window) metrics and verdicts.
 struct Report {
   std::int64_t steps = 0;
+  /// Where the steps came from (meta "steps.rule"; profiling/steps/step_rule.h): "TrainScope's step
+  /// ranges", "ProfilerStep#N ranges", "ranges matching 'step'", "the whole trace (one step ...)".
+  std::string step_rule;
+  bool whole_trace_step = false;  // the one step is the whole trace (step rule 4)
   std::int64_t min_steps_for_verdicts = 10;  // the Options value it was analysed with
+  /// Kernels, copies and memsets in the analysed window (the whole-trace rule counts them).
+  std::int64_t device_events = 0;
+  /// Whether verdicts were judged; `verdicts_withheld` says why not ("need at least 10 steps (3
+  /// here)"). A whole-trace step of >= kWholeTraceMinNs with >= kWholeTraceMinDeviceEvents is
+  /// judged for the verdicts that need no repeated steps only (whole_trace_verdicts()).
+  bool verdicts_judged = false;
+  std::string verdicts_withheld;
   std::int64_t warmup_steps_skipped = 0;  // leading steps left out (Options::warmup_steps)
   std::int64_t pending_steps_skipped = 0; // trailing steps left out, GPU records not in yet (Options::live)
   std::int64_t wall_ns = 0;
@@ -187,8 +198,21 @@ inline Report analyze_last_steps(const EventStore& store, std::int64_t n) {
 }
 
 /// Fills report.verdicts from its metrics (thresholds: verdicts.cpp, docs/metrics.md); none when
-/// report.steps < report.min_steps_for_verdicts.
+/// report.steps < report.min_steps_for_verdicts, except on a whole-trace step (a trace without steps)
+/// that spans >= kWholeTraceMinNs with >= kWholeTraceMinDeviceEvents: there the verdicts that need
+/// no repeated steps are judged. Sets verdicts_judged / verdicts_withheld.
 void add_verdicts(Report& report);
+/// The whole-trace rule's floor (issue #21; TrainScope's choice, docs/metrics.md): 100 ms holds
+/// several iterations of the smallest training loops measured here (SimpleCNN b128 steps are about
+/// 1.5 ms on the H200, 30 ms on the CPU), and 100 device events make a share of GPU time more than
+/// one kernel's worth.
+constexpr std::int64_t kWholeTraceMinNs = 100'000'000;
+constexpr std::int64_t kWholeTraceMinDeviceEvents = 100;
+/// The verdicts a whole-trace step may give: low_utilization, sync_bound, pageable_memcpy,
+/// amp_eligible, communication_bound — each a share of time or a property of the kernels, with no
+/// step-to-step comparison and no per-step wait (input_bound, launch_bound and memory_pressure
+/// need steps or the sampler's memory series).
+const std::vector<std::string>& whole_trace_verdicts();
 /// How a verdict is judged: the measure it holds against its threshold (a name of its evidence, in
 /// that evidence's units), the threshold at which it fires (the moderate one; verdicts.cpp has each
 /// with its source), and whether it fires at or above it (true) or below it (low_utilization).

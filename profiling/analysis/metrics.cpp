@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "profiling/analysis/analysis.h"
+#include "profiling/steps/step_rule.h"
 #include "profiling/analysis/internal.h"
 #include "profiling/analysis/series.h"
 
@@ -165,6 +166,9 @@ Report analyze(const EventStore& store, const Options& options) {
   detail::Timeline tl = detail::build_timeline(store, options.last_steps, options.warmup_steps, &r.warmup_steps_skipped,
                                                options.live, &r.pending_steps_skipped);
   r.steps = static_cast<std::int64_t>(tl.steps.size());
+  if (auto sr = meta.find("steps.rule"); sr != meta.end()) r.step_rule = sr->second;
+  else r.step_rule = step_rule_text(StepRule::trainscope, "");
+  r.whole_trace_step = step_rule_of(r.step_rule) == StepRule::whole_trace;
   auto ga = meta.find("gpu_activity");
   r.gpu_present = !tl.gpu.empty();
   if (!r.gpu_present)
@@ -182,8 +186,10 @@ Report analyze(const EventStore& store, const Options& options) {
     r.per_step[i].end = tl.steps[i].end;
   detail::sweep(tl, r.per_step);
   if (r.gpu_present) detail::idle_gaps(tl, r.launch_cost_ns, r.per_step);
-  for (const auto& g : tl.gpu)
+  for (const auto& g : tl.gpu) {
     if (g.c == Category::kernel && g.step >= 0) ++r.per_step[static_cast<std::size_t>(g.step)].kernels;
+    if (g.step >= 0) ++r.device_events;
+  }
   for (const auto& s : r.per_step)
     r.wall_ns += s.wall(), r.breakdown.add(s.breakdown), r.data_wait_ns += s.data_wait_ns, r.sync_ns += s.sync_ns;
   if (r.gpu_present) gpu_metrics(store, tl, r);

@@ -18,6 +18,7 @@ std::string to_text(const Report& r) {
   std::string o;
   o += fmt::format("analysed {} steps, {:.3f} s of training (step windows; {} warm-up step(s) left out)\n", r.steps,
                    r.wall_ns / 1e9, r.warmup_steps_skipped);
+  o += "steps: " + r.step_rule + "\n";
   if (r.steps == 0) return o + "no training steps in this session: nothing to analyse\n";
   o += "step-time breakdown (each instant counted once, by priority):\n";
   for (int c = 0; c < kCategoryCount; ++c)
@@ -62,10 +63,12 @@ std::string to_text(const Report& r) {
     o += fmt::format("peak device memory used {:.2f} GB ({} of the card)\n", *r.peak_device_memory_bytes / 1e9,
                      pct(r.device_memory_fraction));
   }
-  if (r.steps < r.min_steps_for_verdicts)
-    o += fmt::format("verdicts: none (need at least {} steps)\n", r.min_steps_for_verdicts);
+  if (!r.verdicts_judged)
+    o += "verdicts: none (" + r.verdicts_withheld + ")\n";
   else if (r.verdicts.empty())
-    o += "verdicts: none fired\n";
+    o += r.whole_trace_step ? "verdicts: none fired (of those a whole-trace step can give)\n" : "verdicts: none fired\n";
+  else if (r.whole_trace_step)
+    o += "verdicts (of those a whole-trace step can give: no input-, launch- or memory-bound without steps):\n";
   for (const auto& v : r.verdicts) {
     o += fmt::format("verdict [{}] {}: {}\n  evidence:", v.severity, v.id, v.title);
     for (const auto& [k, x] : v.evidence) o += fmt::format(" {}={:.4g}", k, x);
@@ -134,6 +137,11 @@ std::string to_json(const Report& r) {
   w.Key("memory_limit_bytes"); w.Int64(r.config.memory_limit_bytes);  // a simulated card's size; 0: the real card
   w.Key("amp"); w.String(r.config.amp.c_str());
   w.Key("min_steps_for_verdicts"); w.Int64(r.min_steps_for_verdicts);
+  w.Key("step_rule"); w.String(r.step_rule.c_str());
+  w.Key("whole_trace_step"); w.Bool(r.whole_trace_step);
+  w.Key("device_events"); w.Int64(r.device_events);
+  w.Key("verdicts_judged"); w.Bool(r.verdicts_judged);
+  w.Key("verdicts_withheld"); w.String(r.verdicts_withheld.c_str());
   w.Key("verdicts");
   w.StartArray();
   for (const auto& v : r.verdicts) {

@@ -4,6 +4,9 @@
 // Every threshold is a named constant with its source; docs/metrics.md lists them.
 #include "profiling/analysis/analysis.h"
 
+#include <fmt/core.h>
+
+#include <algorithm>
 #include <cstdio>
 
 namespace ts::prof::analysis {
@@ -208,9 +211,37 @@ void amp(Report& r) {
 
 }  // namespace
 
+const std::vector<std::string>& whole_trace_verdicts() {
+  static const std::vector<std::string> ids = {"low_utilization", "sync_bound", "pageable_memcpy", "amp_eligible",
+                                               "communication_bound"};
+  return ids;
+}
+
 void add_verdicts(Report& r) {
   r.verdicts.clear();
-  if (r.steps < std::max<std::int64_t>(1, r.min_steps_for_verdicts)) return;
+  r.verdicts_judged = false;
+  const std::int64_t need = std::max<std::int64_t>(1, r.min_steps_for_verdicts);
+  if (r.steps < need && r.whole_trace_step && r.steps == 1) {
+    if (r.wall_ns < kWholeTraceMinNs || r.device_events < kWholeTraceMinDeviceEvents) {
+      r.verdicts_withheld = fmt::format("a whole-trace step needs at least {} ms and {} device events ({:.1f} ms, {} here)",
+                                        kWholeTraceMinNs / 1'000'000, kWholeTraceMinDeviceEvents, r.wall_ns / 1e6,
+                                        r.device_events);
+      return;
+    }
+    r.verdicts_judged = true;
+    sync_bound(r);
+    low_utilization(r);
+    pageable_copies(r);
+    amp(r);
+    const auto& allowed = whole_trace_verdicts();
+    std::erase_if(r.verdicts, [&](const Verdict& v) { return std::find(allowed.begin(), allowed.end(), v.id) == allowed.end(); });
+    return;
+  }
+  if (r.steps < need) {
+    r.verdicts_withheld = fmt::format("need at least {} steps ({} here)", need, r.steps);
+    return;
+  }
+  r.verdicts_judged = true;
   input_bound(r);
   sync_bound(r);
   launch_bound(r);

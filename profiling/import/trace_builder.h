@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "profiling/event_store.h"
+#include "profiling/steps/step_rule.h"
 #include "profiling/import/trace_import.h"
 #include "profiling/import/trace_reader.h"
 
@@ -32,8 +33,9 @@ class TraceBuilder final : public EventSink {
   std::int64_t events_read() const { return events_read_; }
   void warn(Warn w, std::int64_t offset, std::string_view detail = {});
   void warn_count(Warn w, std::int64_t count, std::int64_t offset, std::string_view detail);
-  /// Moves everything into the store and fills `summary` (trace_finish.cpp).
-  void finish(const TopLevel& top, const std::string& path, ImportSummary& summary);
+  /// Moves everything into the store and fills `summary` (trace_finish.cpp); a trace without
+  /// ProfilerStep#N gets its steps by the step rule (profiling/steps/step_rule.h) with `step_range`.
+  void finish(const TopLevel& top, const std::string& path, ImportSummary& summary, const StepRangePattern& step_range);
 
  private:
   struct WarnState {
@@ -75,6 +77,7 @@ class TraceBuilder final : public EventSink {
   // Finishing (trace_finish.cpp).
   void link_and_check();
   void assign_steps();
+  void apply_step_rule(const StepRangePattern& step_range);
   void write_tables(std::int64_t origin, std::int32_t rank);
   void write_meta(const TopLevel& top, const std::string& path, std::int64_t origin);
   std::string device_meta(const TopLevel& top);

@@ -123,6 +123,47 @@ void TraceBuilder::assign_steps() {
   }
 }
 
+/// A trace without ProfilerStep#N: steps from host ranges matching the pattern, else the whole
+/// trace as one step (profiling/steps/step_rule.h). Meta "steps.rule" says which.
+void TraceBuilder::apply_step_rule(const StepRangePattern& step_range) {
+  StepRuleInput in;
+  in.profiler_steps = steps_.size();
+  std::vector<std::size_t> host_of;  // in.ranges[i] is host_[host_of[i]]
+  std::int64_t lo = INT64_MAX, hi = INT64_MIN;
+  auto span = [&](const auto& v) {
+    for (const auto& r : v) lo = std::min(lo, r.start), hi = std::max(hi, r.end);
+  };
+  span(kernels_), span(memcpys_), span(memsets_), span(runtime_), span(syncs_), span(host_);
+  if (steps_.empty()) {
+    for (std::size_t i = 0; i < host_.size(); ++i) {
+      const HostRangeRecord& h = host_[i];
+      if (h.device >= 0 || h.kind != static_cast<std::uint8_t>(trace::RangeKind::other)) continue;  // host side only
+      in.ranges.push_back({store_.strings.get(h.name), h.thread, h.start, h.end});
+      host_of.push_back(i);
+    }
+  }
+  in.span_start = lo == INT64_MAX ? 0 : lo;
+  in.span_end = hi == INT64_MIN ? 0 : hi;
+  const StepChoice c = choose_steps(in, step_range);
+  meta_["steps.rule"] = step_rule_text(c.rule, step_range.text());
+  if (c.rule == StepRule::profiler_step) return;
+  steps_ = c.steps;
+  step_lanes_ = c.threads;
+  for (std::size_t k = 0; k < c.range_index.size(); ++k) {
+    HostRangeRecord& h = host_[host_of[c.range_index[k]]];
+    h.kind = static_cast<std::uint8_t>(trace::RangeKind::step);
+    h.step = c.steps[k].global_step;
+  }
+  if (c.rule == StepRule::whole_trace && !steps_.empty()) {
+    // The thread that waited for data, if any, is the trainer's (the step's data wait counts there).
+    for (const auto& h : host_)
+      if (h.kind == static_cast<std::uint8_t>(trace::RangeKind::data_wait)) {
+        step_lanes_.front() = h.thread;
+        break;
+      }
+  }
+}
+
 void TraceBuilder::write_tables(std::int64_t origin, std::int32_t rank) {
   store_.process_rank = rank;
   move_into(store_, store_.kernels, kernels_, origin, rank);
@@ -215,7 +256,8 @@ void TraceBuilder::write_meta(const TopLevel& top, const std::string& path, std:
   meta_["import.communication_kernels"] = std::to_string(comm_kernels_);
 }
 
-void TraceBuilder::finish(const TopLevel& top, const std::string& path, ImportSummary& summary) {
+void TraceBuilder::finish(const TopLevel& top, const std::string& path, ImportSummary& summary,
+                          const StepRangePattern& step_range) {
   for (auto& [l, stack] : open_) {
     for (const Open& o : stack) {
       warn(Warn::unclosed_begin, o.offset, store_.strings.get(o.name));
@@ -231,9 +273,11 @@ void TraceBuilder::finish(const TopLevel& top, const std::string& path, ImportSu
   if (auto it = top.scalars.find("schemaVersion"); it != top.scalars.end()) summary.format += ", schemaVersion " + it->second;
   summary.events_read = events_read_;
   summary.flows = flows_;
-  summary.steps = static_cast<std::int64_t>(steps_.size());
   summary.communication_kernels = comm_kernels_;
   link_and_check();
+  apply_step_rule(step_range);
+  summary.steps = static_cast<std::int64_t>(steps_.size());
+  summary.step_rule = meta_["steps.rule"];
   assign_steps();
   write_meta(top, path, origin);
   write_tables(origin, rank);

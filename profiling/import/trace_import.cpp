@@ -38,6 +38,7 @@ namespace {
 ImportedTrace run_import(ByteSource& src, const std::string& name, const ImportOptions& opt) {
   ImportedTrace out;
   out.store = std::make_shared<EventStore>();
+  const StepRangePattern step_range(opt.step_range);  // a bad pattern is refused before the file is read
   TraceBuilder builder(*out.store);
   std::int64_t last_reported = -1;
   JsonInput in(src, [&](std::int64_t done, std::int64_t total) {
@@ -68,7 +69,7 @@ ImportedTrace run_import(ByteSource& src, const std::string& name, const ImportO
   }
   builder.warn_count(Warn::control_chars, in.control_chars(), in.first_control_offset(), "");
   builder.warn_count(Warn::nan_inf, in.nan_inf_rewritten(), -1, "");
-  builder.finish(top, name, s);
+  builder.finish(top, name, s, step_range);
   if (opt.progress) opt.progress(src.total(), src.total());
   return out;
 }

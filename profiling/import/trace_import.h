@@ -12,7 +12,9 @@
 //   cuda_runtime / Runtime / cuda_driver -> runtime calls (the analysis classifies *Synchronize* and
 //                                          blocking cudaMemcpy by name)
 //   cuda_sync                           -> sync records
-//   ProfilerStep#N                      -> the steps table and a `step` host range
+//   ProfilerStep#N                      -> the steps table and a `step` host range; without any, the
+//                                          step rule (steps/step_rule.h): ranges matching
+//                                          ImportOptions::step_range, else the whole trace
 //   enumerate(DataLoader)#...__next__   -> `data_wait` host ranges
 //   other X and B/E (cpu_op, user_annotation, python_function, ...), instants -> host ranges
 //   [memory] instants                   -> memory records (+ allocated/reserved samples when present)
@@ -45,6 +47,9 @@ struct ImportOptions {
   std::function<void(std::int64_t done, std::int64_t total)> progress;
   /// Checked about every 256 KiB of JSON; when it turns true the import throws ImportCancelled.
   const std::atomic<bool>* cancel = nullptr;
+  /// --step-range: in a trace without ProfilerStep#N, host ranges whose name matches this pattern
+  /// are the steps (profiling/steps/step_rule.h); with none, the whole trace is one step.
+  std::string step_range = "step";
 };
 
 /// A class of tolerated problems: how many events had it and where the first one sits.
@@ -62,6 +67,7 @@ struct ImportSummary {
   std::int64_t events_read = 0;   // trace events seen (including metadata and flows)
   std::int64_t events_kept = 0;   // records written (StoreCounts::events() + samples)
   std::int64_t steps = 0;
+  std::string step_rule;          // where the steps came from (meta steps.rule, profiling/steps/step_rule.h)
   std::int64_t flows = 0;         // s/t/f events
   std::int64_t communication_kernels = 0;  // NCCL kernels (is_communication_kernel)
   bool truncated = false;         // the JSON (or the gzip stream) ended early; events before it kept

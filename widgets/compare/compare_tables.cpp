@@ -262,8 +262,8 @@ void fill_verdict_tree(QTreeWidget* t, const pc::Comparison& c) {
                      [](const auto& x, const auto& y) { return severity_rank(x.severity) < severity_rank(y.severity); });
     auto* top = new QTreeWidgetItem(t);
     QString count = vs.empty() ? QObject::tr("no verdicts") : (vs.size() == 1 ? QObject::tr("1 verdict") : QObject::tr("%1 verdicts").arg(vs.size()));
-    if (s.report.steps < pa::min_steps_for_verdicts())
-      count = QObject::tr("verdicts need ≥ %1 analysed steps (%2 here)").arg(pa::min_steps_for_verdicts()).arg(s.report.steps);
+    if (!s.report.verdicts_judged)
+      count = QObject::tr("no verdicts: %1").arg(QString::fromStdString(s.report.verdicts_withheld));
     top->setText(0, QStringLiteral("%1 — %2").arg(session_header(c, i), count));
     top->setFont(0, bold);
     top->setData(0, Qt::UserRole, i);

@@ -289,7 +289,7 @@ void VerdictPanel::activate(int row) {
 
 bool VerdictPanel::judged() const {
   const auto r = runner_->result();
-  return r && r->report.steps >= r->report.min_steps_for_verdicts;
+  return r && r->report.verdicts_judged;
 }
 
 QString VerdictPanel::windowText() const {
@@ -342,10 +342,12 @@ QString VerdictPanel::statusTextOfRun() const {
   if (!r) return tr("Analysing…");
   const auto& rep = r->report;
   const QString scope = scope_ == Scope::last_steps ? tr("last %1 steps").arg(r->options.last_steps) : tr("whole run");
-  if (rep.steps < rep.min_steps_for_verdicts)
+  if (!rep.verdicts_judged && !rep.whole_trace_step)
     return tr("Verdicts need at least %1 analysed steps (%2 so far, warm-up step left out)")
         .arg(rep.min_steps_for_verdicts)
         .arg(rep.steps);
+  if (!rep.verdicts_judged)  // a trace without steps, too short for the whole-trace rule
+    return tr("No verdicts: %1").arg(QString::fromStdString(rep.verdicts_withheld));
   QString s = tr("%1 steps analysed (%2) in %3 ms").arg(rep.steps).arg(scope).arg(r->analysis_ms, 0, 'f', 1);
   if (verdicts_.empty()) s += tr(" · no bottleneck found");
   if (!rep.gpu_present) {

@@ -1,0 +1,157 @@
+// The shared step rule (profiling/steps/step_rule.h, issue #21): its order (TrainScope steps,
+// ProfilerStep#N, ranges matching --step-range, the whole trace or one-second windows), the
+// pattern's whole-name match, the outermost range of a thread; and through the importer and the
+// analysis: a trace without ProfilerStep gets a whole-trace step with a breakdown and GPU metrics,
+// verdicts that need no repeated steps fire on one of >= 100 ms and >= 100 device events and not on
+// a shorter one, and the analysis says which rule it used.
+#include <gtest/gtest.h>
+
+#include <fmt/core.h>
+
+#include "engine/errors.h"
+#include "profiling/analysis/analysis.h"
+#include "profiling/import/trace_analysis.h"
+#include "profiling/import/trace_import.h"
+#include "profiling/steps/step_rule.h"
+
+namespace ts::prof {
+namespace {
+
+namespace imp = ts::prof::import;
+namespace pa = ts::prof::analysis;
+
+TEST(StepRule, ThePatternMatchesWholeNamesWithAStepNumber) {
+  const StepRangePattern p;
+  for (const char* yes : {"step", "Step", "STEP 12", "step#3", "step_4", "step-5", "step:6"}) EXPECT_TRUE(p.matches(yes)) << yes;
+  for (const char* no : {"Optimizer.step#Adam.step", "train_step", "steps", "step x", "aten::step", ""})
+    EXPECT_FALSE(p.matches(no)) << no;
+  EXPECT_TRUE(StepRangePattern("train_step").matches("train_step 7"));
+  EXPECT_TRUE(StepRangePattern(".*iteration.*").matches("my iteration"));
+  EXPECT_THROW(StepRangePattern("(unclosed"), InputError);
+  EXPECT_THROW(StepRangePattern(""), InputError);
+}
+
+TEST(StepRule, TheOrderIsOwnStepsProfilerStepsRangesThenTheWholeTrace) {
+  StepRuleInput in;
+  in.ranges = {{"step", 1, 0, 10}, {"step", 1, 10, 20}};
+  in.span_start = 0, in.span_end = 30;
+  in.own_steps = 4;
+  EXPECT_EQ(choose_steps(in, StepRangePattern()).rule, StepRule::trainscope);
+  in.own_steps = 0, in.profiler_steps = 2;
+  const StepChoice p = choose_steps(in, StepRangePattern());
+  EXPECT_EQ(p.rule, StepRule::profiler_step);
+  EXPECT_TRUE(p.steps.empty()) << "the caller's ProfilerStep ranges are the steps";
+  in.profiler_steps = 0;
+  const StepChoice r = choose_steps(in, StepRangePattern());
+  ASSERT_EQ(r.rule, StepRule::named_ranges);
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_EQ(r.steps[1].global_step, 2);
+  EXPECT_EQ(r.steps[1].start, 10);
+  const StepChoice w = choose_steps(in, StepRangePattern("iteration"));
+  ASSERT_EQ(w.rule, StepRule::whole_trace);
+  ASSERT_EQ(w.steps.size(), 1u);
+  EXPECT_EQ(w.steps[0].start, 0);
+  EXPECT_EQ(w.steps[0].end, 30);
+}
+
+TEST(StepRule, OnlyTheOutermostMatchingRangeOfAThreadIsAStep) {
+  StepRuleInput in;
+  in.ranges = {{"step", 1, 0, 100}, {"step 2", 1, 10, 20}, {"step", 2, 5, 50}, {"step", 1, 100, 200}};
+  in.span_end = 200;
+  const StepChoice c = choose_steps(in, StepRangePattern());
+  ASSERT_EQ(c.steps.size(), 3u);
+  EXPECT_EQ(c.steps[0].start, 0);   // thread 1's outer range
+  EXPECT_EQ(c.steps[1].start, 5);   // thread 2's
+  EXPECT_EQ(c.steps[2].start, 100);
+  EXPECT_EQ(c.threads[1], 2u);
+  EXPECT_EQ(c.range_index, (std::vector<std::size_t>{0, 2, 3}));
+}
+
+TEST(StepRule, ALiveRunWithoutStepsGetsCompleteOneSecondWindows) {
+  StepRuleInput in;
+  in.live = true;
+  in.span_start = 5, in.span_end = 5 + 3 * kLiveStepWindowNs + 400'000'000;
+  const StepChoice c = choose_steps(in, StepRangePattern());
+  EXPECT_EQ(c.rule, StepRule::one_second_windows);
+  ASSERT_EQ(c.steps.size(), 3u) << "the last, unfinished second is not a step yet";
+  EXPECT_EQ(c.steps[2].end - c.steps[2].start, kLiveStepWindowNs);
+  EXPECT_EQ(step_rule_of(step_rule_text(c.rule, "step")), StepRule::one_second_windows);
+  EXPECT_EQ(step_rule_of(step_rule_text(StepRule::named_ranges, "x")), StepRule::named_ranges);
+  EXPECT_EQ(step_rule_of(""), StepRule::trainscope);
+}
+
+/// A Kineto-style trace of `kernels` kernels of `kernel_us` each, one every `every_us`, launched
+/// from a host thread; `annotation` (a user_annotation around each launch) when not empty.
+std::string trace(int kernels, int kernel_us, int every_us, const std::string& annotation = "") {
+  std::string ev;
+  for (int i = 0; i < kernels; ++i) {
+    const int t = 1000 + i * every_us;
+    if (!annotation.empty())
+      ev += fmt::format(R"({{"ph":"X","cat":"user_annotation","name":"{}","pid":1,"tid":1,"ts":{},"dur":{}}},)", annotation,
+                        t - 5, every_us - 1);
+    ev += fmt::format(R"({{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":4,"args":{{"correlation":{}}}}},)",
+                      t, i + 1);
+    ev += fmt::format(R"({{"ph":"X","cat":"kernel","name":"sgemm_kernel","pid":0,"tid":7,"ts":{},"dur":{},)"
+                      R"("args":{{"device":0,"stream":7,"correlation":{},"grid":[80,1,1],"block":[256,1,1]}}}},)",
+                      t + 6, kernel_us, i + 1);
+  }
+  ev.pop_back();
+  return R"({"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA H100","computeMajor":9,"computeMinor":0,"numSms":132}],"traceEvents":[)" +
+         ev + "]}";
+}
+
+pa::Report analyse(const std::string& json, const std::string& step_range = "step") {
+  imp::ImportOptions o;
+  o.step_range = step_range;
+  const auto t = imp::import_trace_bytes(json.data(), json.size(), "t.json", o);
+  return imp::analyze_session(*t.store);
+}
+
+TEST(StepRule, ATraceWithoutStepsIsOneWholeTraceStepWithGpuMetricsAndVerdicts) {
+  // 150 kernels of 200 us every 1000 us: 150 ms, the GPU 20 % busy.
+  const pa::Report r = analyse(trace(150, 200, 1000));
+  EXPECT_EQ(r.steps, 1);
+  EXPECT_TRUE(r.whole_trace_step);
+  EXPECT_NE(r.step_rule.find("whole trace"), std::string::npos) << r.step_rule;
+  EXPECT_EQ(r.device_events, 150);
+  ASSERT_TRUE(r.gpu_utilization.has_value());
+  EXPECT_NEAR(*r.gpu_utilization, 0.2, 0.01);
+  EXPECT_TRUE(r.sm_efficiency.has_value());
+  EXPECT_TRUE(r.verdicts_judged);
+  bool low = false;
+  for (const auto& v : r.verdicts) {
+    low |= v.id == "low_utilization";
+    const auto& ok = pa::whole_trace_verdicts();
+    EXPECT_NE(std::find(ok.begin(), ok.end(), v.id), ok.end()) << v.id << " needs repeated steps";
+  }
+  EXPECT_TRUE(low);
+  EXPECT_NE(pa::to_text(r).find("steps: the whole trace"), std::string::npos);
+}
+
+TEST(StepRule, AShortOrSparseWholeTraceStepGivesNoVerdictsAndSaysWhy) {
+  const pa::Report short_trace = analyse(trace(150, 200, 500));  // 75 ms
+  EXPECT_FALSE(short_trace.verdicts_judged);
+  EXPECT_TRUE(short_trace.verdicts.empty());
+  EXPECT_NE(short_trace.verdicts_withheld.find("at least 100 ms and 100 device events (74.7 ms, 150 here)"), std::string::npos)
+      << short_trace.verdicts_withheld;
+  const pa::Report sparse = analyse(trace(50, 200, 4000));  // 200 ms, 50 kernels
+  EXPECT_FALSE(sparse.verdicts_judged);
+  EXPECT_NE(sparse.verdicts_withheld.find("50 here"), std::string::npos) << sparse.verdicts_withheld;
+}
+
+TEST(StepRule, AnnotatedRangesAreTheStepsAndThePatternIsTheUsers) {
+  const std::string json = trace(12, 200, 1000, "train_step");
+  const pa::Report by_default = analyse(json);  // "step" does not match "train_step"
+  EXPECT_TRUE(by_default.whole_trace_step);
+  const pa::Report r = analyse(json, "train_step");
+  EXPECT_EQ(r.steps, 12);
+  EXPECT_FALSE(r.whole_trace_step);
+  EXPECT_EQ(r.step_rule, "ranges matching 'train_step'");
+  EXPECT_TRUE(r.verdicts_judged);
+  imp::ImportOptions bad;
+  bad.step_range = "(";
+  EXPECT_THROW(imp::import_trace_bytes(json.data(), json.size(), "t.json", bad), InputError);
+}
+
+}  // namespace
+}  // namespace ts::prof
