@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,14 @@
 namespace ts::prof::analysis {
 
 /// Step-time categories, in priority order: an instant covered by several counts for the first.
-enum class Category : int { kernel, memcpy, memset, runtime, data_wait, sync_wait, cpu_exec, other, count };
+/// The step-time breakdown's categories, in priority order (an instant goes to the first one active).
+/// communication: collective kernels (NCCL, RCCL; is_communication_kernel, or launched inside a
+/// collective op) while no computation kernel, copy or memset runs — the exposed communication.
+enum class Category : int { kernel, memcpy, memset, communication, runtime, data_wait, sync_wait, cpu_exec, other, count };
 constexpr int kCategoryCount = static_cast<int>(Category::count);
-/// "kernel", "memcpy", "memset", "runtime", "data_loader_wait", "sync_wait", "cpu_exec", "other".
+/// The GPU categories (the first four): busy when any of them is active.
+constexpr int kGpuCategoryCount = 4;
+/// "kernel", "memcpy", "memset", "communication", "runtime", "data_loader_wait", "sync_wait", "cpu_exec", "other".
 const char* category_name(Category c);
 
 /// ns per category; total() equals the window length exactly.
@@ -71,6 +77,13 @@ DeviceProps device_props(const std::map<std::string, std::string>& meta);
 bool is_tensor_core_kernel(const std::string& demangled_name);
 /// A GEMM / convolution kernel (what AMP would move onto tensor cores).
 bool is_matmul_kernel(const std::string& demangled_name);
+/// A collective-communication kernel by its name, case-insensitively: NCCL's ncclKernel_* and
+/// ncclDevKernel_*, RCCL's (ROCm's NCCL: the same names, and rccl*).
+bool is_communication_kernel(std::string_view demangled_name);
+/// A host range that is a collective op (its kernels are communication even when their names do
+/// not say so): "nccl:all_reduce", "c10d::allreduce_", "record_param_comms", ProcessGroupNCCL's, and
+/// names with all_reduce / all_gather / reduce_scatter / all_to_all / broadcast (case-insensitive).
+bool is_collective_op(std::string_view host_range_name);
 
 /// Theoretical occupancy (0..1) of one launch configuration, CUDA's occupancy calculator; nullopt
 /// when the device or the configuration is unknown, or the header was not available at build time.
@@ -161,6 +174,19 @@ struct Report {
   /// Max over sampler rounds of the allocator's reserved bytes summed over categories (memory.reserved.*).
   std::optional<std::int64_t> peak_reserved_bytes;
   std::optional<std::int64_t> skipped_steps, optimizer_steps;
+  /// Distributed runs (docs/metrics.md, "Communication"): the rank and world size (meta
+  /// distributed.rank / world_size, else the file name's "rank3"; -1 unknown) and, when collective
+  /// kernels ran in the window, their time (union, ns), the computation kernels' time (union), the
+  /// overlap as Holistic Trace Analysis defines it (computation time while communicating ÷
+  /// communication time) and the exposed communication (communicating while no computation kernel
+  /// runs). nullopt: no communication found.
+  std::int32_t rank = -1, world_size = -1;
+  struct Communication {
+    std::int64_t kernels = 0;
+    std::int64_t communication_ns = 0, computation_ns = 0, overlap_ns = 0, exposed_ns = 0;
+    double overlap() const { return communication_ns > 0 ? static_cast<double>(overlap_ns) / communication_ns : 0; }
+  };
+  std::optional<Communication> communication;
   DeviceProps device;
   RunConfig config;
   std::vector<StepMetrics> per_step;

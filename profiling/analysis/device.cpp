@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include "profiling/analysis/analysis.h"
@@ -117,6 +118,33 @@ bool is_tensor_core_kernel(const std::string& n) {
 
 bool is_matmul_kernel(const std::string& n) {
   return is_tensor_core_kernel(n) || has_any(n, {"gemm", "gemv", "conv", "Conv", "wgrad", "dgrad", "fprop", "cutlass"});
+}
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+}  // namespace
+
+bool is_communication_kernel(std::string_view n) {
+  const std::string s = lower(n);
+  return s.find("ncclkernel") != std::string::npos || s.find("nccldevkernel") != std::string::npos ||
+         s.find("rccl") != std::string::npos;
+}
+
+bool is_collective_op(std::string_view n) {
+  const std::string s = lower(n);
+  if (s.starts_with("nccl:") || s.starts_with("c10d::") || s.starts_with("record_param_comms") ||
+      s.find("processgroupnccl") != std::string::npos || s.starts_with("gloo:"))
+    return true;
+  for (const char* op : {"all_reduce", "allreduce", "all_gather", "allgather", "reduce_scatter", "reducescatter",
+                         "all_to_all", "alltoall", "broadcast_"})
+    if (s.find(op) != std::string::npos) return true;
+  return false;
 }
 
 RunConfig run_config(const std::map<std::string, std::string>& meta) {

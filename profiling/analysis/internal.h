@@ -16,6 +16,7 @@ struct Launch {
   std::uint32_t correlation;
   std::int64_t start, dur;
   int step;  // index into Timeline::steps, -1 outside every step
+  std::uint32_t thread = 0;  // the calling thread
 };
 struct HostIv {
   std::int64_t start, end;

@@ -1,5 +1,7 @@
 // analyze(): the session / rolling-window metrics from the timeline. Definitions: docs/metrics.md.
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <unordered_map>
 
 #include "profiling/analysis/analysis.h"
@@ -40,7 +42,7 @@ KernelStats kernel_stats(const EventStore& store, const detail::Timeline& tl, co
   std::unordered_map<std::uint64_t, Occ> occ_cache;
   const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
   for (const auto& g : tl.gpu) {
-    if (g.c != Category::kernel || g.end <= lo || g.start >= hi) continue;
+    if ((g.c != Category::kernel && g.c != Category::communication) || g.end <= lo || g.start >= hi) continue;
     const KernelRecord& r = store.kernels[g.index];
     const KernelConfig& rc = store.config(r);
     const std::int64_t dur = r.end - r.start;
@@ -132,6 +134,74 @@ void copy_metrics(const EventStore& store, const detail::Timeline& tl, Report& r
   }
 }
 
+/// Length of the intersection of two merged span lists.
+std::int64_t intersection(const std::vector<detail::Span>& a, const std::vector<detail::Span>& b) {
+  std::int64_t sum = 0;
+  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    sum += std::max<std::int64_t>(0, std::min(a[i].end, b[j].end) - std::max(a[i].start, b[j].start));
+    (a[i].end < b[j].end) ? ++i : ++j;
+  }
+  return sum;
+}
+
+std::int64_t length(const std::vector<detail::Span>& v) {
+  std::int64_t sum = 0;
+  for (const auto& s : v) sum += s.end - s.start;
+  return sum;
+}
+
+/// Communication vs computation, as Holistic Trace Analysis defines them: each kernel clipped to its
+/// step's window (GPU work counts for the step that launched it), computation = every other kernel.
+void communication_metrics(const detail::Timeline& tl, Report& r) {
+  std::vector<detail::Span> comm, comp;
+  std::int64_t kernels = 0;
+  const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
+  for (const auto& g : tl.gpu) {
+    if (g.c != Category::communication && g.c != Category::kernel) continue;
+    std::int64_t a = std::max(g.start, lo), b = std::min(g.end, hi);
+    if (g.step >= 0) {
+      const auto& w = tl.steps[static_cast<std::size_t>(g.step)];
+      a = std::max(g.start, w.start), b = std::min(g.end, w.end);
+    }
+    if (b <= a) continue;
+    if (g.c == Category::communication) ++kernels, comm.push_back({a, b});
+    else comp.push_back({a, b});
+  }
+  if (kernels == 0) return;  // "no communication found", not 0 %
+  detail::merge(comm);
+  detail::merge(comp);
+  Report::Communication c;
+  c.kernels = kernels;
+  c.communication_ns = length(comm);
+  c.computation_ns = length(comp);
+  c.overlap_ns = intersection(comm, comp);
+  c.exposed_ns = c.communication_ns - c.overlap_ns;
+  r.communication = c;
+}
+
+/// The rank and world size: meta distributed.* (Kineto's distributedInfo), else "rank3" / "rank-34"
+/// / "rank_3" in the imported file's name.
+void rank_of(const std::map<std::string, std::string>& meta, Report& r) {
+  auto num = [&](const char* key) -> std::int32_t {
+    auto it = meta.find(key);
+    return it == meta.end() ? -1 : std::atoi(it->second.c_str());
+  };
+  r.rank = num("distributed.rank"), r.world_size = num("distributed.world_size");
+  if (r.rank >= 0) return;
+  auto src = meta.find("import.source_path");
+  if (src == meta.end()) return;
+  std::string name = src->second.substr(src->second.find_last_of('/') + 1);
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  for (std::size_t at = name.find("rank"); at != std::string::npos; at = name.find("rank", at + 4)) {
+    std::size_t d = at + 4;
+    if (d < name.size() && (name[d] == '-' || name[d] == '_')) ++d;
+    if (d < name.size() && std::isdigit(static_cast<unsigned char>(name[d]))) {
+      r.rank = std::atoi(name.c_str() + d);
+      return;
+    }
+  }
+}
+
 void gpu_metrics(const EventStore& store, const detail::Timeline& tl, Report& r) {
   IdleBreakdown idle;
   std::int64_t busy = 0, sync_idle = 0, launching = 0;
@@ -153,6 +223,7 @@ void gpu_metrics(const EventStore& store, const detail::Timeline& tl, Report& r)
     }
   }
   copy_metrics(store, tl, r);
+  communication_metrics(tl, r);
 }
 
 }  // namespace
@@ -169,6 +240,7 @@ Report analyze(const EventStore& store, const Options& options) {
   if (auto sr = meta.find("steps.rule"); sr != meta.end()) r.step_rule = sr->second;
   else r.step_rule = step_rule_text(StepRule::trainscope, "");
   r.whole_trace_step = step_rule_of(r.step_rule) == StepRule::whole_trace;
+  rank_of(meta, r);
   auto ga = meta.find("gpu_activity");
   r.gpu_present = !tl.gpu.empty();
   if (!r.gpu_present)
@@ -187,7 +259,8 @@ Report analyze(const EventStore& store, const Options& options) {
   detail::sweep(tl, r.per_step);
   if (r.gpu_present) detail::idle_gaps(tl, r.launch_cost_ns, r.per_step);
   for (const auto& g : tl.gpu) {
-    if (g.c == Category::kernel && g.step >= 0) ++r.per_step[static_cast<std::size_t>(g.step)].kernels;
+    if ((g.c == Category::kernel || g.c == Category::communication) && g.step >= 0)
+      ++r.per_step[static_cast<std::size_t>(g.step)].kernels;
     if (g.step >= 0) ++r.device_events;
   }
   for (const auto& s : r.per_step)

@@ -48,6 +48,17 @@ std::string to_text(const Report& r) {
     o += fmt::format("tensor-core kernels {} of kernel time, GEMM/conv kernels {}; amp {}\n",
                      pct(r.tensor_core_kernel_share), pct(r.matmul_kernel_share), r.config.amp);
     o += fmt::format("pageable copies {} ({:.1f} MB)\n", r.pageable_copies, r.pageable_copy_bytes / 1e6);
+    const std::string who = r.rank >= 0 ? fmt::format("rank {}{}: ", r.rank, r.world_size > 0 ? fmt::format(" of {}", r.world_size) : "")
+                                        : std::string();
+    if (!r.communication) {
+      o += who + "communication: none found (no NCCL/RCCL kernels, no kernels launched by a collective op)\n";
+    } else {
+      const auto& c = *r.communication;
+      o += fmt::format("{}communication {:.3f} ms/step ({} kernels), computation {:.3f} ms/step, overlap {:.1f} % "
+                       "(computation while communicating / communication), exposed communication {:.1f} % of the step\n",
+                       who, c.communication_ns / 1e6 / r.steps, c.kernels, c.computation_ns / 1e6 / r.steps,
+                       100 * c.overlap(), 100 * share(c.exposed_ns, r.wall_ns));
+    }
   }
   const std::int64_t cap = r.config.memory_limit_bytes;
   if (cap > 0) {
@@ -138,6 +149,22 @@ std::string to_json(const Report& r) {
   w.Key("amp"); w.String(r.config.amp.c_str());
   w.Key("min_steps_for_verdicts"); w.Int64(r.min_steps_for_verdicts);
   w.Key("step_rule"); w.String(r.step_rule.c_str());
+  w.Key("rank"); w.Int(r.rank);
+  w.Key("world_size"); w.Int(r.world_size);
+  w.Key("communication");
+  if (!r.communication) {
+    w.Null();
+  } else {
+    const auto& c = *r.communication;
+    w.StartObject();
+    w.Key("kernels"); w.Int64(c.kernels);
+    w.Key("communication_ns"); w.Int64(c.communication_ns);
+    w.Key("computation_ns"); w.Int64(c.computation_ns);
+    w.Key("overlap_ns"); w.Int64(c.overlap_ns);
+    w.Key("exposed_ns"); w.Int64(c.exposed_ns);
+    w.Key("overlap"); w.Double(c.overlap());
+    w.EndObject();
+  }
   w.Key("whole_trace_step"); w.Bool(r.whole_trace_step);
   w.Key("device_events"); w.Int64(r.device_events);
   w.Key("verdicts_judged"); w.Bool(r.verdicts_judged);

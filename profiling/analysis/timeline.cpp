@@ -12,7 +12,7 @@
 namespace ts::prof::analysis {
 
 const char* category_name(Category c) {
-  static const char* const names[] = {"kernel", "memcpy", "memset", "runtime", "data_loader_wait",
+  static const char* const names[] = {"kernel", "memcpy", "memset", "communication", "runtime", "data_loader_wait",
                                       "sync_wait", "cpu_exec", "other"};
   const int i = static_cast<int>(c);
   return i >= 0 && i < kCategoryCount ? names[i] : "?";
@@ -138,7 +138,7 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
     const RuntimeRecord& r = store.runtime[i];
     if (r.end < span_lo) continue;
     const int step = tl.step_at(r.start);
-    tl.launches.push_back({r.correlation, r.start, r.end - r.start, step});
+    tl.launches.push_back({r.correlation, r.start, r.end - r.start, step, r.thread});
     std::uint8_t cls = r.name < api_class.size() ? api_class[r.name] : 0;
     if (cls == 0 && r.correlation != 0 && std::binary_search(pageable.begin(), pageable.end(), r.correlation)) cls = 2;
     if (cls == 1) tl.launch_durations.push_back(r.end - r.start);
@@ -172,7 +172,41 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   return tl;
 }
 
+namespace {
+
+/// Collective ops on the host (is_collective_op), by thread then start: a kernel launched inside
+/// one is communication whatever its name.
+struct CollectiveRanges {
+  struct R { std::uint32_t thread; std::int64_t start, end; };
+  std::vector<R> v;
+  explicit CollectiveRanges(const EventStore& store) {
+    const std::size_t n_strings = store.strings.size(), n = store.host_ranges.size();
+    std::vector<std::int8_t> coll(n_strings, -1);
+    for (std::size_t i = 0; i < n; ++i) {
+      const HostRangeRecord& h = store.host_ranges[i];
+      if (h.name >= n_strings) continue;
+      if (coll[h.name] < 0) coll[h.name] = is_collective_op(store.strings.get(h.name));
+      if (coll[h.name]) v.push_back({h.thread, h.start, h.end});
+    }
+    std::sort(v.begin(), v.end(), [](const R& a, const R& b) { return a.thread != b.thread ? a.thread < b.thread : a.start < b.start; });
+  }
+  bool contains(std::uint32_t thread, std::int64_t t) const {
+    auto it = std::upper_bound(v.begin(), v.end(), R{thread, t, 0},
+                               [](const R& a, const R& b) { return a.thread != b.thread ? a.thread < b.thread : a.start < b.start; });
+    for (int back = 0; back < 4 && it != v.begin(); ++back) {  // nested ops: look at the few before
+      --it;
+      if (it->thread != thread) break;
+      if (t <= it->end) return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
 void add_gpu_ops(const EventStore& store, Timeline& tl, std::int64_t span_lo) {
+  const CollectiveRanges collectives(store);
+  std::vector<std::int8_t> comm_name(store.strings.size(), -1);
   auto add = [&](std::int64_t start, std::int64_t end, std::uint32_t corr, Category c, std::uint32_t index) {
     if (end < span_lo) return;
     const Launch* l = tl.launch_of(corr);
@@ -186,7 +220,14 @@ void add_gpu_ops(const EventStore& store, Timeline& tl, std::int64_t span_lo) {
   tl.gpu.reserve(nk + nc + ns);
   for (std::size_t i = 0; i < nk; ++i) {
     const auto& k = store.kernels[i];
-    add(k.start, k.end, k.correlation, Category::kernel, static_cast<std::uint32_t>(i));
+    bool comm = false;
+    if (k.name < comm_name.size()) {
+      if (comm_name[k.name] < 0) comm_name[k.name] = is_communication_kernel(store.strings.get(k.name));
+      comm = comm_name[k.name] > 0;
+    }
+    if (!comm && !collectives.v.empty())
+      if (const Launch* l = tl.launch_of(k.correlation)) comm = collectives.contains(l->thread, l->start);
+    add(k.start, k.end, k.correlation, comm ? Category::communication : Category::kernel, static_cast<std::uint32_t>(i));
   }
   for (std::size_t i = 0; i < nc; ++i) {
     const auto& m = store.memcpys[i];
@@ -284,7 +325,8 @@ void sweep(const Timeline& tl, std::vector<StepMetrics>& out) {
       int top = kCategoryCount - 1;  // other
       for (int c = 0; c < kCategoryCount - 1; ++c)
         if (active[c] > 0) { top = c; break; }
-      const bool gpu = active[0] + active[1] + active[2] > 0;
+      bool gpu = false;
+      for (int c = 0; c < kGpuCategoryCount; ++c) gpu = gpu || active[c] > 0;
       const bool wait = active[static_cast<int>(Category::data_wait)] > 0;
       const bool sync = active[static_cast<int>(Category::sync_wait)] > 0;
       for_each_piece(tl.steps, cursor, prev, t, [&](std::size_t w, std::int64_t a, std::int64_t b) {

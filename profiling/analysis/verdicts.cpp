@@ -35,6 +35,10 @@ constexpr double kAmpMatmulShare = 0.30;
 /// Overflowed AMP steps: > 1 % of optimizer steps skipped. GradScaler's default growth_interval of
 /// 2000 steps means about one skip per 2000 steps (0.05 %) in steady state.
 constexpr double kOverflowShare = 0.01;
+/// Communication-bound: exposed communication (collective kernels while no computation kernel runs)
+/// >= 10 % of the step — the PyTorch profiler's TensorBoard plugin's 10 % communication threshold,
+/// applied to the exposed part (hidden communication costs nothing); high at 30 % (TrainScope's choice).
+constexpr double kCommModerate = 0.10, kCommHigh = 0.30;
 /// Pageable copies: any host<->device copy from pageable memory, moderate when >= 2 % of wall time.
 constexpr double kPageableModerate = 0.02;
 
@@ -100,6 +104,22 @@ void sync_bound(Report& r) {
                          {"gpu_utilization_pct", 100 * r.gpu_utilization.value_or(0)}}, {}, {}});
   structured(r, {{"sync_every_step", "off"}, {"pin_memory", "on"}},
              "read the loss less often and accumulate metrics on the device");
+}
+
+void communication_bound(Report& r) {
+  if (!r.communication) return;
+  const auto& c = *r.communication;
+  const double s = share(c.exposed_ns, r.wall_ns);
+  if (s < kCommModerate) return;
+  r.verdicts.push_back({"communication_bound", s >= kCommHigh ? "high" : "moderate",
+                        "Communication-bound: the GPUs wait on collectives that computation does not hide",
+                        fix(r, "communicate less often or hide it: a larger batch per GPU, gradient accumulation",
+                            "overlap communication with computation (DDP's gradient buckets: tune bucket_cap_mb so "
+                            "all-reduces start during backward), a larger batch per GPU, gradient accumulation with "
+                            "no_sync() on the micro-steps, fewer or fused collectives"),
+                        {{"exposed_communication_pct", 100 * s},
+                         {"communication_ms_per_step", c.communication_ns / 1e6 / std::max<std::int64_t>(1, r.steps)},
+                         {"overlap_pct", 100 * c.overlap()}}, {}, {}});
 }
 
 void launch_bound(Report& r) {
@@ -233,6 +253,7 @@ void add_verdicts(Report& r) {
     low_utilization(r);
     pageable_copies(r);
     amp(r);
+    communication_bound(r);
     const auto& allowed = whole_trace_verdicts();
     std::erase_if(r.verdicts, [&](const Verdict& v) { return std::find(allowed.begin(), allowed.end(), v.id) == allowed.end(); });
     return;
@@ -243,6 +264,7 @@ void add_verdicts(Report& r) {
   }
   r.verdicts_judged = true;
   input_bound(r);
+  communication_bound(r);
   sync_bound(r);
   launch_bound(r);
   low_utilization(r);
@@ -260,7 +282,7 @@ namespace ts::prof::analysis {
 const std::vector<std::string>& verdict_ids() {
   static const std::vector<std::string> ids = {"input_bound",     "sync_bound",      "launch_bound",
                                                "low_utilization", "pageable_memcpy", "memory_pressure",
-                                               "amp_eligible",    "amp_overflow"};
+                                               "amp_eligible",    "amp_overflow", "communication_bound"};
   return ids;
 }
 
@@ -273,6 +295,7 @@ std::optional<VerdictRule> verdict_rule(const std::string& id) {
   if (id == "memory_pressure") return VerdictRule{"device_memory_used_pct", 100 * kMemoryModerate, true};
   if (id == "amp_eligible") return VerdictRule{"matmul_kernel_time_pct", 100 * kAmpMatmulShare, true};
   if (id == "amp_overflow") return VerdictRule{"skipped_pct", 100 * kOverflowShare, true};
+  if (id == "communication_bound") return VerdictRule{"exposed_communication_pct", 100 * kCommModerate, true};
   return std::nullopt;
 }
 
@@ -285,6 +308,7 @@ std::optional<double> verdict_measure(const Report& r, const std::string& id) {
   if (id == "pageable_memcpy") return 100 * share(r.pageable_copy_ns, r.wall_ns);
   if (id == "memory_pressure" && r.device_memory_fraction) return 100 * *r.device_memory_fraction;
   if (id == "amp_eligible" && r.matmul_kernel_share) return 100 * *r.matmul_kernel_share;
+  if (id == "communication_bound" && r.communication) return 100 * share(r.communication->exposed_ns, r.wall_ns);
   if (id == "amp_overflow" && r.skipped_steps && r.optimizer_steps && *r.optimizer_steps > 0)
     return 100 * share(*r.skipped_steps, *r.optimizer_steps);
   return std::nullopt;

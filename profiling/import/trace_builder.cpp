@@ -4,6 +4,7 @@
 // fractional; they become int64 ns (rounded). Categories compare case-insensitively, so the legacy
 // capitalised Kineto ones (Kernel, Runtime, Operator, Memcpy, Memset) map like the current ones.
 #include "profiling/import/trace_builder.h"
+#include "profiling/analysis/analysis.h"
 
 #include <algorithm>
 #include <climits>
@@ -132,9 +133,7 @@ std::string scalar_label(const Scalar& v) {
 
 std::string at_byte(std::int64_t offset) { return "byte " + std::to_string(offset); }
 
-bool is_communication_kernel(std::string_view n) {
-  return n.find("ncclKernel") != std::string_view::npos || n.find("ncclDevKernel") != std::string_view::npos;
-}
+bool is_communication_kernel(std::string_view n) { return analysis::is_communication_kernel(n); }
 
 TraceBuilder::TraceBuilder(EventStore& store) : store_(store) {}
 

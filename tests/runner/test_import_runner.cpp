@@ -38,7 +38,7 @@ TEST(RunnerImport, WritesASessionAndPrintsEventsStepsWarnings) {
   const Result r = run_import("--import " + fixture("kineto_small.json") + " --session " + out.string());
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(line_starting(r.out, "events: 21 read").find("kernels 1, copies 1, memsets 1, runtime calls 4"), std::string::npos) << r.out;
-  EXPECT_EQ(line_starting(r.out, "steps: "), "steps: 2");
+  EXPECT_EQ(line_starting(r.out, "steps: "), "steps: 2 (ProfilerStep#N ranges)");
   EXPECT_EQ(line_starting(r.out, "warnings: "), "warnings: 0");
   const auto src = ts::prof::open_session(out.string());
   const auto& s = src->store();

@@ -155,3 +155,79 @@ TEST(StepRule, AnnotatedRangesAreTheStepsAndThePatternIsTheUsers) {
 
 }  // namespace
 }  // namespace ts::prof
+
+namespace ts::prof {
+namespace {
+
+/// A 100 ms ProfilerStep trace on one GPU: a computation kernel over [comp_from, comp_to) and an
+/// NCCL kernel over [comm_from, comm_to) (µs from the step's start), each launched in the step.
+pa::Report comm_trace(int comp_from, int comp_to, int comm_from, int comm_to, const char* comm_name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                      const char* op = "") {
+  std::string ev = R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":1000,"dur":100000},)";
+  if (*op) ev += fmt::format(R"({{"ph":"X","cat":"cpu_op","name":"{}","pid":1,"tid":1,"ts":1020,"dur":10}},)", op);
+  ev += R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1010,"dur":5,"args":{"correlation":1}},)";
+  ev += R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1022,"dur":5,"args":{"correlation":2}},)";
+  ev += fmt::format(R"({{"ph":"X","cat":"kernel","name":"sgemm","pid":0,"tid":7,"ts":{},"dur":{},"args":{{"device":0,"stream":7,"correlation":1}}}},)",
+                    1000 + comp_from, comp_to - comp_from);
+  ev += fmt::format(R"({{"ph":"X","cat":"kernel","name":"{}","pid":0,"tid":9,"ts":{},"dur":{},"args":{{"device":0,"stream":9,"correlation":2}}}})",
+                    comm_name, 1000 + comm_from, comm_to - comm_from);
+  const std::string json = R"({"schemaVersion":1,"distributedInfo":{"backend":"nccl","rank":3,"world_size":8},"traceEvents":[)" + ev + "]}";
+  const auto t = imp::import_trace_bytes(json.data(), json.size(), "t.json");
+  return pa::analyze(*t.store);
+}
+
+TEST(Communication, FullyHiddenFullyExposedAndHalf) {
+  const pa::Report hidden = comm_trace(0, 80'000, 20'000, 60'000);  // all of it under the GEMM
+  ASSERT_TRUE(hidden.communication);
+  EXPECT_EQ(hidden.rank, 3);
+  EXPECT_EQ(hidden.world_size, 8);
+  EXPECT_EQ(hidden.communication->communication_ns, 40'000'000);
+  EXPECT_DOUBLE_EQ(hidden.communication->overlap(), 1.0);
+  EXPECT_EQ(hidden.communication->exposed_ns, 0);
+  EXPECT_EQ(hidden.breakdown.ns[static_cast<int>(pa::Category::communication)], 0);
+
+  const pa::Report exposed = comm_trace(0, 20'000, 40'000, 80'000);  // after it
+  EXPECT_DOUBLE_EQ(exposed.communication->overlap(), 0.0);
+  EXPECT_EQ(exposed.communication->exposed_ns, 40'000'000);
+  EXPECT_EQ(exposed.breakdown.ns[static_cast<int>(pa::Category::communication)], 40'000'000);
+
+  const pa::Report half = comm_trace(0, 40'000, 20'000, 60'000);
+  EXPECT_DOUBLE_EQ(half.communication->overlap(), 0.5);
+  EXPECT_EQ(half.communication->exposed_ns, 20'000'000);
+  EXPECT_EQ(half.communication->computation_ns, 40'000'000);
+}
+
+TEST(Communication, NamesAreCaseInsensitiveAndACollectiveOpMakesItsKernelsCommunication) {
+  EXPECT_TRUE(pa::is_communication_kernel("NCCLKERNEL_AllGather"));
+  EXPECT_TRUE(pa::is_communication_kernel("rcclKernel_AllReduce"));
+  EXPECT_FALSE(pa::is_communication_kernel("sgemm_128x64"));
+  EXPECT_TRUE(pa::is_collective_op("nccl:all_reduce"));
+  EXPECT_TRUE(pa::is_collective_op("c10d::allreduce_"));
+  EXPECT_FALSE(pa::is_collective_op("aten::mm"));
+  const pa::Report by_name = comm_trace(0, 20'000, 40'000, 80'000, "my_custom_reduce_kernel");
+  EXPECT_FALSE(by_name.communication) << "an unknown kernel outside a collective op is computation";
+  const pa::Report by_op = comm_trace(0, 20'000, 40'000, 80'000, "my_custom_reduce_kernel", "nccl:all_reduce");
+  ASSERT_TRUE(by_op.communication);
+  EXPECT_EQ(by_op.communication->kernels, 1);
+}
+
+TEST(Communication, NoneFoundIsSaidAndExposedCommunicationFiresTheVerdict) {
+  const pa::Report none = analyse(trace(150, 200, 1000));
+  EXPECT_FALSE(none.communication);
+  EXPECT_NE(pa::to_text(none).find("communication: none found"), std::string::npos);
+  const pa::Report exposed = comm_trace(0, 20'000, 40'000, 80'000);  // exposed 40 % of the step
+  pa::Report r = exposed;
+  r.min_steps_for_verdicts = 1;
+  pa::add_verdicts(r);
+  bool fired = false;
+  for (const auto& v : r.verdicts) fired |= v.id == "communication_bound";
+  EXPECT_TRUE(fired);
+  const pa::Report hidden = comm_trace(0, 80'000, 20'000, 60'000);
+  r = hidden;
+  r.min_steps_for_verdicts = 1;
+  pa::add_verdicts(r);
+  for (const auto& v : r.verdicts) EXPECT_NE(v.id, "communication_bound");
+}
+
+}  // namespace
+}  // namespace ts::prof

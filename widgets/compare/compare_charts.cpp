@@ -29,6 +29,7 @@ QColor category_color(pa::Category c) {
     case pa::Category::kernel: return okabe_ito_color(0);
     case pa::Category::memcpy: return okabe_ito_color(1);
     case pa::Category::memset: return okabe_ito_color(6);
+    case pa::Category::communication: return QColor(0x8c, 0x56, 0x4b);  // brown: the breakdown chart's
     case pa::Category::runtime: return okabe_ito_color(5);
     case pa::Category::data_wait: return okabe_ito_color(3);
     case pa::Category::sync_wait: return okabe_ito_color(4);

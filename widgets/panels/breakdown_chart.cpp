@@ -22,13 +22,17 @@ using prof::analysis::kCategoryCount;
 constexpr double kOffScaleFactor = 3.0;
 
 QColor category_color(int c) {
-  // kernel blue, memcpy orange, memset yellow, runtime purple, data wait red, sync pink, CPU green, other grey.
-  static const int idx[] = {0, 1, 5, 6, 2, 7, 4, 9};
+  // kernel blue, memcpy orange, memset yellow, communication brown (its own), runtime purple, data wait red,
+  // sync pink, CPU green, other grey (the order of prof::analysis::Category).
+  static const int idx[] = {0, 1, 5, -1, 6, 2, 7, 4, 9};
+  static_assert(std::size(idx) == prof::analysis::kCategoryCount);
+  if (idx[c] < 0) return QColor(0x8c, 0x56, 0x4b);  // communication: brown, as in Compare
   return palette_color(idx[c]);
 }
 
 QString category_label(int c) {
-  static const char* names[] = {"kernel", "memcpy", "memset", "runtime", "data-loader wait", "sync wait", "CPU exec", "other"};
+  static const char* names[] = {"kernel", "memcpy", "memset", "communication", "runtime", "data-loader wait", "sync wait", "CPU exec", "other"};
+  static_assert(std::size(names) == prof::analysis::kCategoryCount);
   return QString::fromLatin1(names[c]);
 }
 
