@@ -127,7 +127,9 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   for (std::size_t id = 0; id < n_strings; ++id) {
     const std::string& s = store.strings.get(static_cast<StringId>(id));
     if (contains(s, "Launch")) api_class[id] = 1;
-    else if (contains(s, "Synchronize") || (s.rfind("cudaMemcpy", 0) == 0 && !contains(s, "Async"))) api_class[id] = 2;
+    else if (contains(s, "Synchronize") ||
+             ((s.rfind("cudaMemcpy", 0) == 0 || s.rfind("hipMemcpy", 0) == 0) && !contains(s, "Async")))
+      api_class[id] = 2;  // HIP (ROCm) names its calls like CUDA: hipDeviceSynchronize, hipMemcpy
   }
   // Copies from/to pageable host memory: their runtime call blocks the host ("for transfers from
   // pageable host memory to device memory, a stream sync is performed before the copy is
