@@ -297,8 +297,14 @@ void TraceBuilder::complete(const RawEvent& ev, std::int64_t start, std::int64_t
     if (iequals(cat, "kernel")) return kernel(ev, start, end);
     // Meta's MTIA accelerator: Kineto writes its device activity as mtia_ccp_events (the command
     // processor's kernels) and its host API calls as mtia_runtime; they map like CUDA's.
-    if (iequals(cat, "mtia_ccp_events")) return mtia_ = true, kernel(ev, start, end);
-    if (iequals(cat, "mtia_runtime")) return mtia_ = true, runtime_call(ev, start, end);
+    if (iequals(cat, "mtia_ccp_events")) {
+      mtia_ = true;
+      return kernel(ev, start, end);
+    }
+    if (iequals(cat, "mtia_runtime")) {
+      mtia_ = true;
+      return runtime_call(ev, start, end);
+    }
     if (iequals(cat, "gpu_memcpy") || iequals(cat, "memcpy")) return memcpy_event(ev, start, end, false);
     if (iequals(cat, "gpu_memset") || iequals(cat, "memset")) return memcpy_event(ev, start, end, true);
     if (iequals(cat, "cuda_runtime") || iequals(cat, "runtime") || iequals(cat, "cuda_driver"))

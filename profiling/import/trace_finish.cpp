@@ -192,7 +192,6 @@ std::string TraceBuilder::device_meta(const TopLevel& top) {
   for (const auto& dev : top.devices)
     if (want >= 0 && field(dev, {"id"}) == std::to_string(want)) d = &dev;
   const std::string major = field(*d, {"computeMajor", "major"}), minor = field(*d, {"computeMinor", "minor"});
-  meta_["device.kind"] = "cuda";
   meta_["device.count"] = std::to_string(top.devices.size());
   auto put = [&](const char* key, std::initializer_list<const char*> names) {
     const std::string v = field(*d, names);
