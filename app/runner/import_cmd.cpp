@@ -40,9 +40,10 @@ int run_import(const RunnerOptions& opt) {
   const prof::StoreCounts c = t.store->counts();
   fmt::print("imported {} ({}, {}) into {}\n", opt.import_trace, s.kind, s.format, out);
   fmt::print("events: {} read, {} kept (kernels {}, copies {}, memsets {}, runtime calls {}, syncs {}, host ranges {}, "
-             "memory events {}, samples {}; NCCL kernels {})\n",
+             "memory events {}, samples {}; NCCL kernels {}); {} flow and {} metadata events used, not kept; "
+             "{} derived records (step rows, memory samples)\n",
              s.events_read, s.events_kept, c.kernels, c.memcpys, c.memsets, c.runtime, c.syncs, c.host_ranges,
-             c.memory, c.samples, s.communication_kernels);
+             c.memory, c.samples, s.communication_kernels, s.flows, s.metadata_events, s.derived_records);
   fmt::print("steps: {} ({})\n", s.steps, s.step_rule);
   fmt::print("warnings: {}{}\n", s.warning_count(), s.warnings.empty() ? "" : " (" + s.warnings_text() + ")");
   return 0;

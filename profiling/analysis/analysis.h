@@ -150,6 +150,8 @@ struct Report {
   Breakdown breakdown;
   std::int64_t data_wait_ns = 0, sync_ns = 0;
   bool gpu_present = false;  // kernels or copies were recorded
+  std::string device_vendor;  // meta device.vendor: "NVIDIA", "AMD", "Meta MTIA"; empty when unknown
+  std::string device_name;    // meta device.name; empty when unknown
   std::string gpu_absent_reason;
   std::optional<double> gpu_utilization;        // busy / wall
   std::optional<double> sm_efficiency;          // duration-weighted min(1, blocks / SMs)

@@ -234,6 +234,8 @@ Report analyze(const EventStore& store, const Options& options) {
   const auto meta = store.meta();
   r.device = device_props(meta);
   r.config = run_config(meta);
+  if (auto v = meta.find("device.vendor"); v != meta.end()) r.device_vendor = v->second;
+  if (auto n = meta.find("device.name"); n != meta.end()) r.device_name = n->second;
   detail::Timeline tl = detail::build_timeline(store, options.last_steps, options.warmup_steps, &r.warmup_steps_skipped,
                                                options.live, &r.pending_steps_skipped);
   r.steps = static_cast<std::int64_t>(tl.steps.size());

@@ -31,6 +31,8 @@ std::string to_text(const Report& r) {
   if (!r.gpu_present) {
     o += "GPU metrics: absent (" + r.gpu_absent_reason + ")\n";
   } else {
+    if (!r.device_vendor.empty())  // whose accelerator the device activity ran on (imported traces)
+      o += fmt::format("device activity on {}{}\n", r.device_vendor, r.device_name.empty() ? "" : " (" + r.device_name + ")");
     o += fmt::format("GPU time-utilisation {} (busy / wall)\n", pct(r.gpu_utilization));
     o += fmt::format("estimated SM efficiency {}, theoretical occupancy {}, estimated achieved occupancy {} "
                      "(duration-weighted; {})\n", pct(r.sm_efficiency), pct(r.theoretical_occupancy),
@@ -116,6 +118,7 @@ std::string to_json(const Report& r) {
   w.Key("data_loader_wait_ns"); w.Int64(r.data_wait_ns);
   w.Key("sync_ns"); w.Int64(r.sync_ns);
   w.Key("gpu_present"); w.Bool(r.gpu_present);
+  if (!r.device_vendor.empty()) { w.Key("device_vendor"); w.String(r.device_vendor.c_str()); }
   w.Key("gpu_absent_reason"); w.String(r.gpu_absent_reason.c_str());
   opt(w, "gpu_utilization", r.gpu_utilization);
   opt(w, "sm_efficiency_est", r.sm_efficiency);

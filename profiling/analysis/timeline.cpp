@@ -44,6 +44,11 @@ bool is_cpu_exec(std::uint8_t kind) {
          k == K::other;
 }
 
+/// A host range on a CPU thread of an imported trace: not a GPU-side annotation (device >= 0) and
+/// not a synthetic lane (a non-numeric tid such as "PyTorch Profiler", or an async lane), which the
+/// importer numbers from 0xF0000000 up (profiling/import/trace_builder.cpp).
+bool is_cpu_thread(const HostRangeRecord& r) { return r.device < 0 && r.thread < 0xF0000000u; }
+
 /// Sessions recorded before CUPTI was told to report Linux tids (and imported traces whose runtime
 /// calls use another thread numbering) have runtime calls on a thread id no host range uses. Then
 /// the trainer's runtime thread is the one that made the most kernel launch calls (the trainer
@@ -122,7 +127,9 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   for (std::size_t id = 0; id < n_strings; ++id) {
     const std::string& s = store.strings.get(static_cast<StringId>(id));
     if (contains(s, "Launch")) api_class[id] = 1;
-    else if (contains(s, "Synchronize") || (s.rfind("cudaMemcpy", 0) == 0 && !contains(s, "Async"))) api_class[id] = 2;
+    else if (contains(s, "Synchronize") ||
+             ((s.rfind("cudaMemcpy", 0) == 0 || s.rfind("hipMemcpy", 0) == 0) && !contains(s, "Async")))
+      api_class[id] = 2;  // HIP (ROCm) names its calls like CUDA: hipDeviceSynchronize, hipMemcpy
   }
   // Copies from/to pageable host memory: their runtime call blocks the host ("for transfers from
   // pageable host memory to device memory, a stream sync is performed before the copy is
@@ -149,10 +156,18 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   }
   std::sort(tl.launches.begin(), tl.launches.end(),
             [](const Launch& a, const Launch& b) { return a.correlation < b.correlation; });
-  // Host ranges of the trainer thread.
+  // Host ranges of the trainer thread; for an imported trace also the CPU execution of its other
+  // CPU threads (an autograd thread, gloo's worker threads: cpu_op / user_annotation /
+  // python_function ranges), as the PyTorch profiler's overall view counts every thread's operators.
+  // TrainScope's own sessions keep the trainer thread only (their loader workers are not the step).
+  const bool every_cpu_thread = store.meta().count("import.format") > 0;
   for (std::size_t i = 0; i < n_ranges; ++i) {
     const auto& r = store.host_ranges[i];
-    if (r.end < span_lo || !tl.is_trainer(r.thread)) continue;
+    if (r.end < span_lo) continue;
+    if (!tl.is_trainer(r.thread)) {
+      if (every_cpu_thread && is_cpu_exec(r.kind) && is_cpu_thread(r)) tl.host.push_back({r.start, r.end, Category::cpu_exec, -1});
+      continue;
+    }
     using K = trace::RangeKind;
     if (r.kind == static_cast<std::uint8_t>(K::data_wait)) {
       tl.host.push_back({r.start, r.end, Category::data_wait, -1});
@@ -328,18 +343,24 @@ void sweep(const Timeline& tl, std::vector<StepMetrics>& out) {
       bool gpu = false;
       for (int c = 0; c < kGpuCategoryCount; ++c) gpu = gpu || active[c] > 0;
       const bool wait = active[static_cast<int>(Category::data_wait)] > 0;
-      const bool sync = active[static_cast<int>(Category::sync_wait)] > 0;
       for_each_piece(tl.steps, cursor, prev, t, [&](std::size_t w, std::int64_t a, std::int64_t b) {
         auto& m = out[w];
         if (top != kCategoryCount - 1) m.breakdown.ns[top] += b - a;
         if (gpu) m.gpu_busy_ns += b - a;
         if (wait) m.data_wait_ns += b - a;
-        if (sync) m.sync_ns += b - a;
       });
     }
     for (; i < edges.size() && edges[i].t == t; ++i) active[static_cast<int>(edges[i].c)] += edges[i].delta;
     prev = t;
   }
+  // Host sync (raw): the merged sync spans, i.e. `sync` ranges and the trainer's blocking runtime calls
+  // (*Synchronize*, blocking or pageable copies): the same syncs idle_gaps() blames GPU idle on, so
+  // gpu_idle_sync and host_sync never contradict each other. Not reduced by priority: a blocking
+  // runtime call stays `runtime` in the breakdown.
+  std::size_t sync_cursor = 0;
+  for (const Span& s : tl.syncs)
+    for_each_piece(tl.steps, sync_cursor, s.start, s.end,
+                   [&](std::size_t w, std::int64_t a, std::int64_t b) { out[w].sync_ns += b - a; });
   for (auto& m : out) {  // what no interval covered
     const std::int64_t covered = m.breakdown.total();
     m.breakdown.ns[static_cast<int>(Category::other)] = m.wall() - covered;

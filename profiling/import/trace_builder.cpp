@@ -249,6 +249,11 @@ void TraceBuilder::event(const RawEvent& ev) {
       return flow(ev);
     case 'M':
       return metadata(ev);
+    case 'b':
+    case 'e':
+    case 'n':
+      if (times(ev, false, start, end)) async(ev, start, ph);
+      return;
     default:
       ++skipped_phases_[std::string(1, ph)];
       warn(Warn::unknown_phase, ev.offset, ev.ph.s);
@@ -285,9 +290,20 @@ std::int64_t TraceBuilder::i64_arg(const RawEvent& ev, Arg a, std::int64_t dflt)
 }
 
 void TraceBuilder::complete(const RawEvent& ev, std::int64_t start, std::int64_t end) {
+  ++kept_;  // every X event with valid times becomes one record below
   const std::string& cat = ev.cat.s;
   if (ev.cat.type == Scalar::Type::string) {
     if (iequals(cat, "kernel")) return kernel(ev, start, end);
+    // Meta's MTIA accelerator: Kineto writes its device activity as mtia_ccp_events (the command
+    // processor's kernels) and its host API calls as mtia_runtime; they map like CUDA's.
+    if (iequals(cat, "mtia_ccp_events")) {
+      mtia_ = true;
+      return kernel(ev, start, end);
+    }
+    if (iequals(cat, "mtia_runtime")) {
+      mtia_ = true;
+      return runtime_call(ev, start, end);
+    }
     if (iequals(cat, "gpu_memcpy") || iequals(cat, "memcpy")) return memcpy_event(ev, start, end, false);
     if (iequals(cat, "gpu_memset") || iequals(cat, "memset")) return memcpy_event(ev, start, end, true);
     if (iequals(cat, "cuda_runtime") || iequals(cat, "runtime") || iequals(cat, "cuda_driver"))
@@ -416,6 +432,7 @@ void TraceBuilder::host_range(std::uint32_t lane, std::int64_t start, std::int64
     st.start = start, st.end = end;
     h.step = st.global_step;
     steps_.push_back(st);
+    ++derived_;  // the step row beside the range
     step_lanes_.push_back(lane);
   } else if (cpu_side && starts_with(s, "enumerate(DataLoader)#") && ends_with(s, "__next__")) {
     h.kind = static_cast<std::uint8_t>(K::data_wait);
@@ -436,10 +453,56 @@ void TraceBuilder::begin_end(const RawEvent& ev, std::int64_t t, bool begin) {
   const Open o = stack.back();
   stack.pop_back();
   if (t < o.start) return warn(Warn::negative_dur, ev.offset, ev.name.s);
+  kept_ += 2;
   host_range(l, o.start, t, o.name, true, -1);
 }
 
+/// Chrome async events (b / e / n with id or id2): host ranges in lanes of their own, one lane per
+/// process and name of the outermost b of an async id ("async: PipelineReporter"): the events of one
+/// operation (its nested b/e stages and n instants, same category and id) share its lane and nest
+/// there; operations of the same name share one lane, as Chrome's viewer groups async slices by name
+/// (one lane per id would make a lane per network request or frame). An e closes the innermost open
+/// b of its category and id with its name (or the innermost when it has none).
+void TraceBuilder::async(const RawEvent& ev, std::int64_t t, char ph) {
+  std::string key = ev.cat.type == Scalar::Type::string ? ev.cat.s : std::string();
+  key += '\x1f';
+  key += scalar_label(ev.id);
+  if (ev.id_local) key += '\x1f' + scalar_label(ev.pid);
+  auto& stack = async_open_[key];
+  const std::string name = ev.name.type == Scalar::Type::string ? ev.name.s : scalar_label(ev.name);
+  auto own_lane = [&]() {
+    if (!stack.empty()) return stack.front().lane;
+    Scalar tid;
+    tid.type = Scalar::Type::string;
+    tid.s = "async: " + name;
+    return lane(ev.pid, tid);
+  };
+  if (ph == 'b') {
+    const std::uint32_t l = own_lane();
+    stack.push_back({t, name_id(ev.name), ev.offset, l});
+    return;
+  }
+  if (ph == 'n') {
+    ++kept_;
+    return host_range(own_lane(), t, t, name_id(ev.name), false, -1);
+  }
+  if (stack.empty()) return warn(Warn::end_without_begin, ev.offset, name);
+  auto it = stack.end() - 1;
+  if (!name.empty())
+    for (auto k = stack.rbegin(); k != stack.rend(); ++k)
+      if (store_.strings.get(k->name) == name) {
+        it = std::next(k).base();
+        break;
+      }
+  const AsyncOpen o = *it;
+  stack.erase(it);
+  if (t < o.start) return warn(Warn::negative_dur, ev.offset, name);
+  kept_ += 2;
+  host_range(o.lane, o.start, t, o.name, false, -1);
+}
+
 void TraceBuilder::instant(const RawEvent& ev, std::int64_t t) {
+  ++kept_;
   if (ev.name.type == Scalar::Type::string && ev.name.s == "[memory]") return memory(ev, t);
   // Global (s:"g") and process (s:"p") instants sit on their process' lane.
   const bool thread_scope = ev.scope.type != Scalar::Type::string || ev.scope.s == "t";
@@ -466,10 +529,14 @@ void TraceBuilder::memory(const RawEvent& ev, std::int64_t t) {
   else if (addr.type == Scalar::Type::big) m.address = addr.d >= 18446744073709551615.0 ? UINT64_MAX : static_cast<std::uint64_t>(addr.d);
   memory_.push_back(m);
   const std::string dev = m.device < 0 ? "cpu" : "cuda:" + std::to_string(m.device);
-  if (ev.arg(Arg::total_allocated).is_number())
+  if (ev.arg(Arg::total_allocated).is_number()) {
     samples_.push_back({t, series_id("torch.allocated." + dev, "bytes"), ev.arg(Arg::total_allocated).number()});
-  if (ev.arg(Arg::total_reserved).is_number())
+    ++derived_;
+  }
+  if (ev.arg(Arg::total_reserved).is_number()) {
     samples_.push_back({t, series_id("torch.reserved." + dev, "bytes"), ev.arg(Arg::total_reserved).number()});
+    ++derived_;
+  }
 }
 
 std::uint32_t TraceBuilder::series_id(const std::string& name, const char* unit) {
@@ -484,6 +551,7 @@ std::uint32_t TraceBuilder::series_id(const std::string& name, const char* unit)
 /// C: each numeric arg is one series "<event name>.<arg>" (Chrome draws one stacked track per name).
 void TraceBuilder::counter(const RawEvent& ev, std::int64_t t) {
   const std::string base = ev.name.type == Scalar::Type::string ? ev.name.s : "counter";
+  const std::size_t before = samples_.size();
   for (std::size_t i = 0; i < ev.numeric_n; ++i) {
     const auto& [key, value] = ev.numeric_args[i];
     if (!std::isfinite(value)) {
@@ -492,6 +560,7 @@ void TraceBuilder::counter(const RawEvent& ev, std::int64_t t) {
     }
     samples_.push_back({t, series_id(base + "." + key, ""), value});
   }
+  if (samples_.size() > before) ++kept_;
 }
 
 void TraceBuilder::flow(const RawEvent& ev) {
@@ -513,6 +582,7 @@ void TraceBuilder::set_meta(const std::string& key, const std::string& value, st
 /// M: process_name / process_labels / process_sort_index -> meta import.process.<pid>.*;
 /// thread_name -> the lane's name (threads table); thread_sort_index -> meta import.thread.<tid>.sort_index.
 void TraceBuilder::metadata(const RawEvent& ev) {
+  ++metadata_events_;
   if (ev.name.type != Scalar::Type::string) return warn(Warn::missing_field, ev.offset, "name of a metadata event");
   const std::string& what = ev.name.s;
   const std::string pid = scalar_label(ev.pid);

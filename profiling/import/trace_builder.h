@@ -31,6 +31,11 @@ class TraceBuilder final : public EventSink {
   void event(const RawEvent& ev) override;
   void not_an_object(std::int64_t offset) override;
   std::int64_t events_read() const { return events_read_; }
+  /// Events of the file that became records (a matched B/E or b/e pair counts both), and records the
+  /// importer made beside them (step rows of ProfilerStep ranges, allocated/reserved samples of
+  /// [memory] events).
+  std::int64_t events_kept() const { return kept_; }
+  std::int64_t derived_records() const { return derived_; }
   void warn(Warn w, std::int64_t offset, std::string_view detail = {});
   void warn_count(Warn w, std::int64_t count, std::int64_t offset, std::string_view detail);
   /// Moves everything into the store and fills `summary` (trace_finish.cpp); a trace without
@@ -46,6 +51,12 @@ class TraceBuilder final : public EventSink {
     std::int64_t start;
     StringId name;
     std::int64_t offset;
+  };
+  struct AsyncOpen {  // a b event waiting for its e
+    std::int64_t start;
+    StringId name;
+    std::int64_t offset;
+    std::uint32_t lane;
   };
   struct HostExtra {  // parse-time facts about a host range, parallel to host_
     std::uint32_t lane;
@@ -68,6 +79,7 @@ class TraceBuilder final : public EventSink {
   void metadata(const RawEvent& ev);
   void flow(const RawEvent& ev);
   void begin_end(const RawEvent& ev, std::int64_t t, bool begin);
+  void async(const RawEvent& ev, std::int64_t t, char ph);
   std::uint32_t u32_arg(const RawEvent& ev, Arg a, std::uint32_t dflt);
   std::int64_t i64_arg(const RawEvent& ev, Arg a, std::int64_t dflt);
   void gpu_order(const RawEvent& ev, std::int32_t device, std::uint32_t stream, std::int64_t start);
@@ -107,6 +119,7 @@ class TraceBuilder final : public EventSink {
   std::unordered_map<std::uint32_t, std::string> synthetic_labels_;  // the tid text of a synthetic lane
   std::map<std::uint32_t, std::string> thread_names_;  // M thread_name
   std::unordered_map<std::uint32_t, std::vector<Open>> open_;
+  std::map<std::string, std::vector<AsyncOpen>> async_open_;  // by category, id (and pid for local ids)
   std::unordered_map<std::uint64_t, std::int64_t> gpu_last_start_;
   std::vector<std::int8_t> comm_kernel_;  // per name id: -1 unknown, 0/1
   std::map<std::string, std::string> meta_;
@@ -117,8 +130,10 @@ class TraceBuilder final : public EventSink {
   std::string scratch_;
   std::int64_t min_ts_ = INT64_MAX, max_ts_ = INT64_MIN;
   std::int64_t events_read_ = 0, flows_ = 0, comm_kernels_ = 0, gpu_without_correlation_ = 0;
+  std::int64_t kept_ = 0, derived_ = 0, metadata_events_ = 0;
   std::uint32_t next_lane_ = 0xF0000000u;  // synthetic lanes for non-numeric tids
   bool kineto_ = false;
+  bool mtia_ = false;  // mtia_ccp_events / mtia_runtime seen (Meta's MTIA accelerator)
 };
 
 /// A pid/tid as text ("25738", "stream 7").

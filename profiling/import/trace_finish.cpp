@@ -57,6 +57,37 @@ std::string field(const std::map<std::string, std::string>& m, std::initializer_
   return "";
 }
 
+struct Accelerator {
+  const char* kind;    // device.kind: "cuda", "hip", "mtia"; nullptr: none found
+  const char* vendor;  // device.vendor
+};
+
+bool contains_any(const std::string& s, std::initializer_list<const char*> parts) {
+  for (const char* p : parts)
+    if (s.find(p) != std::string::npos) return true;
+  return false;
+}
+
+/// The accelerator's maker from the trace itself. Meta's MTIA writes its own categories
+/// (mtia_ccp_events, mtia_runtime). AMD's ROCm build of Kineto reuses CUDA's categories (kernel,
+/// gpu_memcpy, cuda_runtime) and writes hip_* / roctracer_* top-level keys and deviceProperties from
+/// hipDeviceProp_t (gcnArchName; AMD / Instinct / Radeon names). NVIDIA otherwise, when there is
+/// device activity or a device list.
+Accelerator accelerator(const TopLevel& top, bool mtia, bool gpu) {
+  if (mtia) return {"mtia", "Meta MTIA"};
+  bool amd = false;
+  for (const auto& [key, value] : top.scalars)
+    if (key.rfind("hip_", 0) == 0 || key.rfind("roctracer", 0) == 0 || key.rfind("rocm", 0) == 0) amd = true;
+  for (const auto& dev : top.devices) {
+    if (dev.count("gcnArchName")) amd = true;
+    auto name = dev.find("name");
+    if (name != dev.end() && contains_any(name->second, {"AMD", "Instinct", "Radeon"})) amd = true;
+  }
+  if (amd) return {"hip", "AMD"};
+  if (gpu || !top.devices.empty()) return {"cuda", "NVIDIA"};
+  return {nullptr, nullptr};
+}
+
 }  // namespace
 
 void TraceBuilder::link_and_check() {
@@ -147,6 +178,7 @@ void TraceBuilder::apply_step_rule(const StepRangePattern& step_range) {
   const StepChoice c = choose_steps(in, step_range);
   meta_["steps.rule"] = step_rule_text(c.rule, step_range.text());
   if (c.rule == StepRule::profiler_step) return;
+  derived_ += static_cast<std::int64_t>(c.steps.size());  // step rows the file does not hold as such
   steps_ = c.steps;
   step_lanes_ = c.threads;
   for (std::size_t k = 0; k < c.range_index.size(); ++k) {
@@ -202,7 +234,6 @@ std::string TraceBuilder::device_meta(const TopLevel& top) {
   for (const auto& dev : top.devices)
     if (want >= 0 && field(dev, {"id"}) == std::to_string(want)) d = &dev;
   const std::string major = field(*d, {"computeMajor", "major"}), minor = field(*d, {"computeMinor", "minor"});
-  meta_["device.kind"] = "cuda";
   meta_["device.count"] = std::to_string(top.devices.size());
   auto put = [&](const char* key, std::initializer_list<const char*> names) {
     const std::string v = field(*d, names);
@@ -223,7 +254,9 @@ std::string TraceBuilder::device_meta(const TopLevel& top) {
 void TraceBuilder::write_meta(const TopLevel& top, const std::string& path, std::int64_t origin) {
   const std::string devices = device_meta(top);
   const bool gpu = !kernels_.empty() || !memcpys_.empty() || !memsets_.empty();
-  if (devices == "absent") meta_["device.kind"] = gpu ? "cuda" : "cpu";
+  const Accelerator acc = accelerator(top, mtia_, gpu);
+  meta_["device.kind"] = acc.kind ? acc.kind : "cpu";  // hip/mtia: no CUDA occupancy calculator
+  if (acc.vendor) meta_["device.vendor"] = acc.vendor;
   meta_["import.device_properties"] = devices;
   meta_["gpu_activity"] = gpu ? "collected (PyTorch profiler trace)" : "none in the imported trace";
   auto scalar = [&](const char* key) {
@@ -234,6 +267,8 @@ void TraceBuilder::write_meta(const TopLevel& top, const std::string& path, std:
       {"schemaVersion", "import.schema_version"}, {"displayTimeUnit", "import.display_time_unit"},
       {"baseTimeNanoseconds", "import.base_time_ns"}, {"cuda_runtime_version", "versions.cuda_runtime"},
       {"cuda_driver_version", "versions.cuda_driver"}, {"cupti_version", "versions.cupti"},
+      {"hip_runtime_version", "versions.hip_runtime"}, {"hip_driver_version", "versions.hip_driver"},
+      {"roctracer_version", "versions.roctracer"},
       {"profile_memory", "import.profile_memory"}, {"record_shapes", "import.record_shapes"},
       {"with_stack", "import.with_stack"}, {"with_flops", "import.with_flops"}, {"with_modules", "import.with_modules"}};
   for (const auto& c : copies)
@@ -261,10 +296,19 @@ void TraceBuilder::finish(const TopLevel& top, const std::string& path, ImportSu
   for (auto& [l, stack] : open_) {
     for (const Open& o : stack) {
       warn(Warn::unclosed_begin, o.offset, store_.strings.get(o.name));
+      ++kept_;
       host_range(l, o.start, std::max(max_ts_, o.start), o.name, true, -1);
     }
   }
   open_.clear();
+  for (auto& [key, stack] : async_open_) {
+    for (const AsyncOpen& o : stack) {
+      warn(Warn::unclosed_begin, o.offset, store_.strings.get(o.name));
+      ++kept_;
+      host_range(o.lane, o.start, std::max(max_ts_, o.start), o.name, false, -1);
+    }
+  }
+  async_open_.clear();
   const std::int64_t origin = min_ts_ == INT64_MAX ? 0 : min_ts_;
   std::int32_t rank = 0;
   if (auto it = top.distributed.find("rank"); it != top.distributed.end()) rank = std::atoi(it->second.c_str());
@@ -272,10 +316,13 @@ void TraceBuilder::finish(const TopLevel& top, const std::string& path, ImportSu
   summary.format = top.object_form ? "object form" : "array form";
   if (auto it = top.scalars.find("schemaVersion"); it != top.scalars.end()) summary.format += ", schemaVersion " + it->second;
   summary.events_read = events_read_;
+  summary.events_kept = kept_;
+  summary.metadata_events = metadata_events_;
   summary.flows = flows_;
   summary.communication_kernels = comm_kernels_;
   link_and_check();
   apply_step_rule(step_range);
+  summary.derived_records = derived_;
   summary.steps = static_cast<std::int64_t>(steps_.size());
   summary.step_rule = meta_["steps.rule"];
   assign_steps();
@@ -293,11 +340,11 @@ void TraceBuilder::finish(const TopLevel& top, const std::string& path, ImportSu
   meta_["import.kind"] = summary.kind;
   meta_["import.format"] = summary.format;
   meta_["import.events_read"] = std::to_string(events_read_);
+  meta_["import.events_kept"] = std::to_string(kept_);
+  meta_["import.derived_records"] = std::to_string(derived_);
   meta_["import.warnings"] = summary.warnings_text();
   meta_["import.truncated"] = summary.truncated ? "yes" : "no";
   for (const auto& [k, v] : meta_) store_.set_meta(k, v);
-  const StoreCounts c = store_.counts();
-  summary.events_kept = static_cast<std::int64_t>(c.events() + c.samples);
 }
 
 }  // namespace ts::prof::import

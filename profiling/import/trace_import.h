@@ -17,6 +17,8 @@
 //                                          ImportOptions::step_range, else the whole trace
 //   enumerate(DataLoader)#...__next__   -> `data_wait` host ranges
 //   other X and B/E (cpu_op, user_annotation, python_function, ...), instants -> host ranges
+//   async b/e/n (id or id2)             -> host ranges in "async: NAME" lanes (trace_builder.cpp)
+//   mtia_ccp_events / mtia_runtime      -> kernels / runtime calls (Meta's MTIA)
 //   [memory] instants                   -> memory records (+ allocated/reserved samples when present)
 //   C counters                          -> series and samples; M -> thread names and meta
 //   s/t/f flows                         -> checked against correlation ids (the link itself is the id)
@@ -65,7 +67,9 @@ struct ImportSummary {
   std::string format;  // "object form, schemaVersion 1" / "array form"
   std::int64_t bytes = 0;         // JSON text read (decompressed)
   std::int64_t events_read = 0;   // trace events seen (including metadata and flows)
-  std::int64_t events_kept = 0;   // records written (StoreCounts::events() + samples)
+  std::int64_t events_kept = 0;   // events of the file that became records (a matched B/E pair: 2)
+  std::int64_t derived_records = 0;  // records made beside them: step rows, [memory] allocated/reserved samples
+  std::int64_t metadata_events = 0;  // M events (thread names, process names: meta, not records)
   std::int64_t steps = 0;
   std::string step_rule;          // where the steps came from (meta steps.rule, profiling/steps/step_rule.h)
   std::int64_t flows = 0;         // s/t/f events

@@ -19,6 +19,7 @@ void RawEvent::reset(std::int64_t at) {
   scope.clear(), bp.clear();
   for (auto& a : args) a.clear();
   has_grid = has_block = false;
+  id_local = false;
   numeric_n = 0;
   wrong_type = nullptr;
 }
@@ -30,7 +31,7 @@ bool eq(const char* s, std::size_t n, const char (&lit)[N]) {
   return n == N - 1 && std::memcmp(s, lit, n) == 0;
 }
 
-enum class Field : std::uint8_t { other, ph, cat, name, pid, tid, ts, dur, id, scope, bp, args };
+enum class Field : std::uint8_t { other, ph, cat, name, pid, tid, ts, dur, id, scope, bp, args, id2 };
 
 Field event_key(const char* s, std::size_t n) {
   switch (n) {
@@ -46,6 +47,7 @@ Field event_key(const char* s, std::size_t n) {
       if (eq(s, n, "pid")) return Field::pid;
       if (eq(s, n, "tid")) return Field::tid;
       if (eq(s, n, "dur")) return Field::dur;
+      if (eq(s, n, "id2")) return Field::id2;  // async ids: {"local": "0x1"} or {"global": "0x1"}
       return Field::other;
     case 4:
       if (eq(s, n, "name")) return Field::name;
@@ -109,6 +111,7 @@ class Handler {
   bool Key(const char* s, rapidjson::SizeType n, bool) {
     if (skip_) return true;
     if (depth_ == ev_depth_ && in_event_) key_ = event_key(s, n);
+    else if (depth_ == ev_depth_ + 1 && in_id2_) ev_.id_local = eq(s, n, "local");
     else if (depth_ == ev_depth_ + 1 && in_args_) arg_ = arg_key(s, n), arg_name_.assign(s, n);
     else if (depth_ == 1) top_key_.assign(s, n);
     else if (depth_ == 3 && section_ == Section::devices) dev_key_.assign(s, n);
@@ -166,6 +169,10 @@ class Handler {
           in_args_ = true, arg_ = -1;
           return true;
         }
+        if (key_ == Field::id2 && object) {
+          in_id2_ = true;
+          return true;
+        }
         if (key_ != Field::other && key_ != Field::args) wrong(key_name(key_));
         return skip();
       }
@@ -192,6 +199,8 @@ class Handler {
         sink_.event(ev_);
       } else if (depth_ == ev_depth_ + 1 && in_args_) {
         in_args_ = false;
+      } else if (depth_ == ev_depth_ + 1 && in_id2_) {
+        in_id2_ = false;
       } else if (depth_ == ev_depth_ + 2) {
         dim_ = nullptr;
       } else if (depth_ == ev_depth_ - 1) {
@@ -209,6 +218,7 @@ class Handler {
     if (section_ == Section::events) {
       if (depth_ == ev_depth_ && in_event_) return event_field(t, i, d, s, n);
       if (depth_ == ev_depth_ + 1 && in_args_) return arg_field(t, i, d, s, n);
+      if (depth_ == ev_depth_ + 1 && in_id2_) return set(ev_.id, t, i, d, s, n), true;
       if (depth_ == ev_depth_ + 2 && dim_) {
         if (t == Scalar::Type::integer && dim_n_ < 3) dim_[dim_n_] = static_cast<std::int32_t>(std::clamp<std::int64_t>(i, 0, INT32_MAX));
         else if (t != Scalar::Type::integer) wrong("args");
@@ -254,6 +264,7 @@ class Handler {
       case Field::args:
         if (t != Scalar::Type::null) wrong("args");
         return true;
+      case Field::id2: wrong("id2"); return true;
       case Field::other: return true;
     }
     set(*dst, t, i, d, s, n);
@@ -288,7 +299,7 @@ class Handler {
     if (!ev_.wrong_type) ev_.wrong_type = field;
   }
   static const char* key_name(Field k) {
-    static const char* const names[] = {"?", "ph", "cat", "name", "pid", "tid", "ts", "dur", "id", "s", "bp", "args"};
+    static const char* const names[] = {"?", "ph", "cat", "name", "pid", "tid", "ts", "dur", "id", "s", "bp", "args", "id2"};
     return names[static_cast<int>(k)];
   }
   bool stop(std::string why) {
@@ -302,7 +313,7 @@ class Handler {
   RawEvent ev_;
   int depth_ = 0, skip_ = 0, ev_depth_ = -1;
   Section section_ = Section::none;
-  bool in_event_ = false, in_args_ = false;
+  bool in_event_ = false, in_args_ = false, in_id2_ = false;
   Field key_ = Field::other;
   int arg_ = -1;
   std::string arg_name_, top_key_, dev_key_;

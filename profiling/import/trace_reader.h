@@ -38,7 +38,8 @@ constexpr int kArgCount = static_cast<int>(Arg::count);
 
 struct RawEvent {
   std::int64_t offset = 0;  // byte offset of the event's '{' in the JSON text
-  Scalar ph, cat, name, pid, tid, ts, dur, id, scope, bp;
+  Scalar ph, cat, name, pid, tid, ts, dur, id, scope, bp;  // id: "id", or the value inside "id2"
+  bool id_local = false;  // id2 {"local": ...}: the id is scoped to the process
   Scalar args[kArgCount];
   std::int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   bool has_grid = false, has_block = false;
