@@ -57,6 +57,11 @@ struct RunnerOptions {
   std::string recordings;        // --recordings DIR: recorded lessons (default: beside the program, the source tree)
   bool recorded = false;         // --recorded: open the lesson's recording even when this machine could run it
   bool lesson_compress = false;  // --lesson-compress: zstd the runs' sessions (ID.tsession.zst), as recordings keep them
+  // --playground (app/runner/playground_cmd.cpp, docs/playground.md)
+  std::string playground;        // --playground FAMILY[,FAMILY...]|all: teaching kernels' ladders
+  std::int64_t size = 0;         // --size N: the family's problem size (0 = its default)
+  int threads_per_block = 256;   // --threads-per-block: vector_add's launch
+  int blocks_per_grid = 0;       // --blocks-per-grid: vector_add's launch (0 = one element per thread)
   std::FILE* out = stdout;       // where a training run prints (a lesson's runs print to stderr)
 };
 
@@ -75,6 +80,12 @@ int run_import(const RunnerOptions& opt);
 int run_compare(const RunnerOptions& opt);
 /// --export: a session to a Chrome trace JSON or CSV. app/runner/export_cmd.cpp.
 int run_export(const RunnerOptions& opt);
+
+/// --playground: runs the named families' ladders on the GPU (every variant checked before its time
+/// is shown) and prints them (text, or --json). Returns 0, or 1 when a check failed; throws
+/// InputError (exit 2) for a bad family or size and DeviceError (exit 3) without a GPU or without a
+/// CUDA build. app/runner/playground_cmd.cpp.
+int run_playground(const RunnerOptions& opt);
 
 /// Loads data and model, trains, prints per-epoch lines and the JSON summary on opt.out.
 /// Returns the exit code (0, or 130 when stopped by `stop`); throws ts::Error subclasses.
