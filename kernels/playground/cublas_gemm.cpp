@@ -63,4 +63,10 @@ cudaError_t Cublas::fp16(int m, int n, int k, const __half* a, const __half* b, 
                                    CUDA_R_16F, k, &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
+cudaError_t Cublas::bf16_out(int m, int n, int k, const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c) {
+  const float one = 1, zero = 0;
+  TS_PG_CUBLAS_RETURN(cublasGemmEx(h(handle_), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, n, a,
+                                   CUDA_R_16BF, k, &zero, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
 }  // namespace ts::playground

@@ -21,6 +21,8 @@ class Cublas {
   cudaError_t tf32(int m, int n, int k, const float* a, const float* b, float* c);
   cudaError_t bf16(int m, int n, int k, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c);
   cudaError_t fp16(int m, int n, int k, const __half* a, const __half* b, float* c);
+  /// BF16 in and out (fp32 accumulation): the form frameworks run (torch.matmul on bf16 tensors).
+  cudaError_t bf16_out(int m, int n, int k, const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c);
   const char* last_error() const { return last_; }
   /// cublasGetVersion, e.g. 130100.
   int version() const;

@@ -29,6 +29,10 @@ VariantResult variant(std::string name, std::string what_changed, double work, b
 void run_variant(Context& ctx, Ladder& ladder, VariantResult v, const std::function<cudaError_t()>& launch,
                  const std::function<Check()>& check, const std::function<void()>& clear);
 
+/// Adds `v` as a row that was not run (checked false, no time) with `why` in its note: e.g. bf16
+/// on a card below compute capability 8.0.
+void skip_variant(Ladder& ladder, VariantResult v, const std::string& why);
+
 /// Fills `n` floats at `p` with 0xFF bytes (NaN), the poison of run_variant's `clear`.
 void poison(float* p, std::int64_t n);
 

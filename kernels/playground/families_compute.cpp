@@ -6,6 +6,8 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <cstring>
+#include <functional>
 
 #include "kernels/playground/cublas_gemm.h"
 #include "kernels/playground/families.h"
@@ -73,7 +75,37 @@ Check check_samples(const DeviceBuffer<float>& c, std::int64_t side, const Sampl
 }
 
 constexpr std::uint32_t kSeedA = 11, kSeedB = 12;
+
+// Mean time of 3 launches after one warm-up, CUDA events (a choice between configurations, not a
+// figure shown as the variant's time).
+double quick_ms(const std::function<cudaError_t()>& launch) {
+  cudaEvent_t e0, e1;
+  TS_PG_CUDA(cudaEventCreate(&e0));
+  TS_PG_CUDA(cudaEventCreate(&e1));
+  TS_PG_CUDA(launch());
+  TS_PG_CUDA(cudaEventRecord(e0));
+  for (int i = 0; i < 3; ++i) TS_PG_CUDA(launch());
+  TS_PG_CUDA(cudaEventRecord(e1));
+  TS_PG_CUDA(cudaEventSynchronize(e1));
+  float ms = 0;
+  TS_PG_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return ms / 3;
+}
 constexpr double kTolFp32Full = 1e-4, kTolFp32Sampled = 1e-5, kTolReduced = 1e-3;
+// bf16 output: kTolReduced plus the output's own rounding, half a bf16 ulp = 2^-8 relative.
+constexpr double kTolBf16Out = kTolReduced + 0x1p-8;
+constexpr const char* kNoBf16 = "not run: bf16 needs compute capability 8.0 or newer";
+
+float bf16_bits_to_float(__nv_bfloat16 v) {
+  std::uint16_t bits;
+  std::memcpy(&bits, &v, 2);
+  const std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
 
 }  // namespace
 
@@ -93,7 +125,7 @@ void run_sgemm(Context& ctx, Ladder& ladder, std::int64_t side) {
   const Samples smp = gemm_samples(side, 1024);
   const double flops = 2.0 * side * side * side;
   const char* names[] = {"1 naive", "2 coalesced", "3 shared-memory tiles", "4 1D block tiling", "5 2D block tiling",
-                         "6 vectorised loads", "7 warp tiling"};
+                         "6 vectorised loads", "7 warp tiling", "8 double buffering"};
   const char* what[] = {
       "a thread per output; consecutive threads take consecutive rows: A and C accesses 4k bytes apart",
       "consecutive threads take consecutive columns: B and C accesses coalesce, A broadcasts",
@@ -101,16 +133,31 @@ void run_sgemm(Context& ctx, Ladder& ladder, std::int64_t side) {
       "each thread computes 8 outputs of a column (64x64 block, BK 8): fewer shared loads per FMA",
       "each thread computes 8x8 outputs (128x128 block): outer products from registers",
       "float4 global and shared loads; A's tile stored transposed so its column reads are contiguous",
-      "a warp owns a 64x64 sub-tile (BK 16, 128 threads): warp-local shared reads, more reuse in registers"};
-  for (int v = 1; v <= 7; ++v)
+      "a warp owns a sub-tile of the block's (BK 16): each warp reads only its own strips of shared memory",
+      "the next tile's global loads are issued before this tile's FMAs, into a second shared buffer: one barrier per tile"};
+  auto check_full = [&] {
+    Check r = check_normalised(c.to_host().data(), ref.data(), nn, kTolFp32Full);
+    r.what = "whole matrix vs cuBLAS SGEMM: " + r.what;
+    return r;
+  };
+  for (int v = 1; v <= 6; ++v)
     run_variant(ctx, ladder, variant(names[v - 1], what[v - 1], flops),
-                [&, v] { return k::sgemm(v, s, s, s, a.get(), b.get(), c.get(), nullptr); },
-                [&] {
-                  Check r = check_normalised(c.to_host().data(), ref.data(), nn, kTolFp32Full);
-                  r.what = "whole matrix vs cuBLAS SGEMM: " + r.what;
-                  return r;
-                },
+                [&, v] { return k::sgemm(v, s, s, s, a.get(), b.get(), c.get(), nullptr); }, check_full,
                 [&] { poison(c.get(), nn); });
+  // Steps 7 and 8: two tile configurations, the faster kept (Boehm tuned his by search too).
+  double config_ms[2] = {0, 0};
+  for (int cfg = 0; cfg < 2; ++cfg) config_ms[cfg] = quick_ms([&, cfg] { return k::sgemm_warptile(cfg, false, s, s, s, a.get(), b.get(), c.get(), nullptr); });
+  const int cfg = config_ms[1] < config_ms[0] ? 1 : 0;
+  const std::string picked = fmt::format("tile config {} kept: 128 threads (64x64 per warp) {:.3f} ms, 256 threads "
+                                         "(64x32 per warp) {:.3f} ms (CUDA events, 3 launches)",
+                                         cfg == 0 ? "128-thread" : "256-thread", config_ms[0], config_ms[1]);
+  for (int v = 7; v <= 8; ++v) {
+    VariantResult row = variant(names[v - 1], what[v - 1], flops);
+    row.note = picked;
+    run_variant(ctx, ladder, std::move(row),
+                [&, v] { return k::sgemm_warptile(cfg, v == 8, s, s, s, a.get(), b.get(), c.get(), nullptr); },
+                check_full, [&] { poison(c.get(), nn); });
+  }
   const auto fp32 = sgemm_ref_at(side, side, side, kSeedA, kSeedB, smp.rows, smp.cols, "fp32");
   const auto tf32 = sgemm_ref_at(side, side, side, kSeedA, kSeedB, smp.rows, smp.cols, "tf32");
   const auto bf16 = sgemm_ref_at(side, side, side, kSeedA, kSeedB, smp.rows, smp.cols, "bf16");
@@ -121,8 +168,9 @@ void run_sgemm(Context& ctx, Ladder& ladder, std::int64_t side) {
   run_variant(ctx, ladder, variant("cuBLAS TF32", "tensor cores on FP32 data rounded to TF32 (10-bit mantissa)", flops, false),
               [&] { return blas.tf32(s, s, s, a.get(), b.get(), c.get()); },
               [&] { return check_samples(c, side, smp, tf32, kTolReduced); }, clear);
-  run_variant(ctx, ladder, variant("cuBLAS BF16", "BF16 inputs (half the bytes), tensor cores, FP32 accumulation", flops, false),
-              [&] { return blas.bf16(s, s, s, a16.get(), b16.get(), c.get()); },
+  VariantResult bf = variant("cuBLAS BF16", "BF16 inputs (half the bytes), tensor cores, FP32 accumulation", flops, false);
+  if (ctx.prop.major < 8) return skip_variant(ladder, std::move(bf), kNoBf16);
+  run_variant(ctx, ladder, std::move(bf), [&] { return blas.bf16(s, s, s, a16.get(), b16.get(), c.get()); },
               [&] { return check_samples(c, side, smp, bf16, kTolReduced); }, clear);
 }
 
@@ -140,8 +188,9 @@ void run_tensor(Context& ctx, Ladder& ladder, std::int64_t side) {
   TS_PG_CUDA(k::to_bf16(a.get(), ab.get(), nn, nullptr));
   TS_PG_CUDA(k::to_bf16(b.get(), bb.get(), nn, nullptr));
   Cublas blas;
-  TS_PG_CUDA(blas.bf16(s, s, s, ab.get(), bb.get(), cbf.get()));
-  const std::vector<float> ref_bf = cbf.to_host();
+  const bool has_bf16 = ctx.prop.major >= 8;
+  if (has_bf16) TS_PG_CUDA(blas.bf16(s, s, s, ab.get(), bb.get(), cbf.get()));
+  const std::vector<float> ref_bf = has_bf16 ? cbf.to_host() : std::vector<float>();
   const Samples smp = gemm_samples(side, 1024);
   const auto fp32 = sgemm_ref_at(side, side, side, kSeedA, kSeedB, smp.rows, smp.cols, "fp32");
   const auto tf32 = sgemm_ref_at(side, side, side, kSeedA, kSeedB, smp.rows, smp.cols, "tf32");
@@ -153,7 +202,9 @@ void run_tensor(Context& ctx, Ladder& ladder, std::int64_t side) {
               variant("WMMA fp16", "a warp computes 32x32 with 16x16x16 fragments loaded from global memory", flops),
               [&] { return k::wmma_gemm_half(s, s, s, ah.get(), bh.get(), c.get(), nullptr); },
               [&] { return check_samples(c, side, smp, fp16, kTolReduced); }, clear);
-  run_variant(ctx, ladder, variant("WMMA bf16", "the same kernel on bf16 (fp32's range, 7-bit mantissa)", flops),
+  VariantResult wb = variant("WMMA bf16", "the same kernel on bf16 (fp32's range, 7-bit mantissa)", flops);
+  if (!has_bf16) skip_variant(ladder, std::move(wb), kNoBf16);
+  else run_variant(ctx, ladder, std::move(wb),
               [&] { return k::wmma_gemm_bf16(s, s, s, ab.get(), bb.get(), c.get(), nullptr); },
               [&] {
                 Check r = check_normalised(c.to_host().data(), ref_bf.data(), nn, kTolReduced);
@@ -170,9 +221,25 @@ void run_tensor(Context& ctx, Ladder& ladder, std::int64_t side) {
   run_variant(ctx, ladder, variant("cuBLAS FP16", "fp16 inputs, tensor cores, FP32 accumulation", flops, false),
               [&] { return blas.fp16(s, s, s, ah.get(), bh.get(), c.get()); },
               [&] { return check_samples(c, side, smp, fp16, kTolReduced); }, clear);
+  if (!has_bf16) {
+    skip_variant(ladder, variant("cuBLAS BF16", "bf16 inputs, tensor cores, FP32 accumulation", flops, false), kNoBf16);
+    return;
+  }
   run_variant(ctx, ladder, variant("cuBLAS BF16", "bf16 inputs, tensor cores, FP32 accumulation", flops, false),
               [&] { return blas.bf16(s, s, s, ab.get(), bb.get(), c.get()); },
               [&] { return check_samples(c, side, smp, bf16, kTolReduced); }, clear);
+  DeviceBuffer<__nv_bfloat16> cb(nn);
+  run_variant(ctx, ladder, variant("cuBLAS BF16, bf16 out", "C written as bf16 too: what torch.matmul on bf16 runs", flops, false),
+              [&] { return blas.bf16_out(s, s, s, ab.get(), bb.get(), cb.get()); },
+              [&] {
+                const std::vector<__nv_bfloat16> h = cb.to_host();
+                std::vector<float> got;
+                for (std::size_t i = 0; i < smp.rows.size(); ++i) got.push_back(bf16_bits_to_float(h[smp.rows[i] * side + smp.cols[i]]));
+                Check r = check_normalised(got.data(), bf16.data(), static_cast<std::int64_t>(got.size()), kTolBf16Out);
+                r.what = fmt::format("{} sampled elements vs CPU (double): {}", got.size(), r.what);
+                return r;
+              },
+              [&] { TS_PG_CUDA(cudaMemset(cb.get(), 0xFF, static_cast<std::size_t>(nn) * 2)); });
 }
 
 }  // namespace ts::playground

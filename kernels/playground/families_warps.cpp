@@ -74,8 +74,10 @@ void run_occupancy(Context& ctx, Ladder& ladder, std::int64_t n) {
       {"1024 threads", "1024-thread blocks: 2 per SM", 0, 1024, 0},
       {"256 + 64 KiB smem", "64 KiB of dynamic shared memory per block: 3 blocks fit in 228 KiB", 0, 256, 64 * 1024},
       {"256 + 200 KiB smem", "200 KiB per block: one block (256 threads) per SM", 0, 256, 200 * 1024},
-      {"ILP 8", "8 float4 loads in flight per thread: more registers, more bytes in flight per warp", 1, 256, 0},
-      {"ILP 8, launch bounds (256, 8)", "__launch_bounds__(256, 8) caps registers at 32: full occupancy, spills", 2, 256, 0},
+      {"ILP 16", "16 float4 loads per loop trip (unrolled): how many are in flight is the compiler's choice; "
+       "its registers are in the note", 1, 256, 0},
+      {"ILP 16, launch bounds (256, 8)", "__launch_bounds__(256, 8): 8 blocks must fit, so at most 32 registers "
+       "per thread (what does not fit goes to local memory: 'B local')", 2, 256, 0},
   };
   for (const Row& r : rows) {
     cudaFuncAttributes fa{};

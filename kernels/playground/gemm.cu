@@ -7,7 +7,8 @@
 //   4 1D block tiling: each thread computes a column of 8 outputs (BM = BN = 64, BK = 8)
 //   5 2D block tiling: each thread computes an 8x8 block of outputs (BM = BN = 128, BK = 8)
 //   6 vectorised loads: float4 global loads, A's tile stored transposed, float4 shared loads
-//   7 warp tiling: a warp owns a 64x64 sub-tile, threads 8x4 outputs in 4 column strips (BK = 16)
+//   7 warp tiling: a warp owns a 64x64 (or 64x32) sub-tile, threads 8x4 outputs per strip (BK = 16)
+//   8 double buffering (the worklog's repository, kernels 11-12): the next tile loads while this one computes
 // m, n, k must be multiples of 128. Kernels first, then the launcher (launch.h).
 #include "kernels/playground/launch.h"
 
@@ -130,50 +131,91 @@ __global__ void __launch_bounds__(256) sgemm_vec(int m, int n, int k, const floa
           make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
 }
 
-// Warp tiling: 128 threads = 4 warps in 2x2 over the 128x128 block tile; a warp's 64x64 sub-tile is
-// WNITER = 4 strips of 64x16; in a strip the 32 lanes form 8 rows x 4 columns of 8x4 outputs.
-namespace wt {
-constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 64, WNITER = 4, TM = 8, TN = 4, THREADS = 128;
-constexpr int WSUBN = WN / WNITER;                      // 16
-constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);  // 1
-constexpr int WSUBM = WM / WMITER;                      // 64
-static_assert(WMITER == 1 && (WSUBN / TN) * (WSUBM / TM) == 32, "a strip's lanes cover it once");
-}  // namespace wt
-
-__global__ void __launch_bounds__(wt::THREADS) sgemm_warptile(int m, int n, int k, const float* a, const float* b, float* c) {
-  using namespace wt;
-  __shared__ __align__(16) float as[BK * BM];  // transposed
-  __shared__ __align__(16) float bs[BK * BN];
+// Warp tiling: warps in a (BM/WM) x (BN/WN) grid over the block tile; a warp's WM x WN sub-tile is
+// WMITER x WNITER strips of WSUBM x WSUBN, in which the 32 lanes form (WSUBM/TM) x (WSUBN/TN) cells
+// of TM x TN outputs. Two tile configurations (128 or 256 threads; run_sgemm times both and keeps
+// the faster), and step 8, double buffering: the next tile's global loads are issued into
+// registers before the current tile is computed, and stored into the other of two shared buffers
+// afterwards, so one __syncthreads per tile remains and the loads' latency hides behind the FMAs.
+// __launch_bounds__(THREADS, 2): two blocks per SM must fit, which caps the 256-thread configuration at
+// 128 registers (double buffering's extra registers would otherwise leave one block per SM).
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS, bool DB>
+__global__ void __launch_bounds__(THREADS, 2) sgemm_warptile(int m, int n, int k, const float* a, const float* b, float* c) {
+  constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER), WSUBM = WM / WMITER, WSUBN = WN / WNITER;
+  static_assert((WSUBN / TN) * (WSUBM / TM) == 32, "a strip's lanes cover it once");
+  static_assert((BM / WM) * (BN / WN) * 32 == THREADS, "one warp per sub-tile");
+  constexpr int NBUF = DB ? 2 : 1;
+  constexpr int strideA = THREADS / (BK / 4), strideB = THREADS / (BN / 4);
+  constexpr int passesA = BM / strideA, passesB = BK / strideB;
+  __shared__ __align__(16) float as[NBUF][BK * BM];  // transposed: as[p * BM + row]
+  __shared__ __align__(16) float bs[NBUF][BK * BN];
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int wr = warp / (BN / WN), wc = warp % (BN / WN);
   const int lr = lane / (WSUBN / TN), lc = lane % (WSUBN / TN);
   a += static_cast<std::int64_t>(blockIdx.y) * BM * k;
   b += blockIdx.x * BN;
-  const int ar = tid / (BK / 4), ac = tid % (BK / 4);  // 32 rows x 4 float4 per pass
-  const int br = tid / (BN / 4), bc = tid % (BN / 4);  // 4 rows x 32 float4 per pass
-  constexpr int strideA = THREADS / (BK / 4), strideB = THREADS / (BN / 4);
-  float acc[WMITER * TM][WNITER * TN] = {}, rm[WMITER * TM], rn[WNITER * TN];
-  for (int p0 = 0; p0 < k; p0 += BK) {
-    for (int o = 0; o < BM; o += strideA) {
-      const float4 av = *reinterpret_cast<const float4*>(&a[static_cast<std::int64_t>(ar + o) * k + p0 + ac * 4]);
-      as[(ac * 4 + 0) * BM + ar + o] = av.x;
-      as[(ac * 4 + 1) * BM + ar + o] = av.y;
-      as[(ac * 4 + 2) * BM + ar + o] = av.z;
-      as[(ac * 4 + 3) * BM + ar + o] = av.w;
+  const int ar = tid / (BK / 4), ac = tid % (BK / 4);
+  const int br = tid / (BN / 4), bc = tid % (BN / 4);
+  float4 ra[passesA], rb[passesB];
+  auto load = [&](int p0) {
+#pragma unroll
+    for (int q = 0; q < passesA; ++q)
+      ra[q] = *reinterpret_cast<const float4*>(&a[static_cast<std::int64_t>(ar + q * strideA) * k + p0 + ac * 4]);
+#pragma unroll
+    for (int q = 0; q < passesB; ++q)
+      rb[q] = *reinterpret_cast<const float4*>(&b[static_cast<std::int64_t>(p0 + br + q * strideB) * n + bc * 4]);
+  };
+  auto store = [&](int buf) {
+#pragma unroll
+    for (int q = 0; q < passesA; ++q) {
+      const int row = ar + q * strideA;
+      as[buf][(ac * 4 + 0) * BM + row] = ra[q].x;
+      as[buf][(ac * 4 + 1) * BM + row] = ra[q].y;
+      as[buf][(ac * 4 + 2) * BM + row] = ra[q].z;
+      as[buf][(ac * 4 + 3) * BM + row] = ra[q].w;
     }
-    for (int o = 0; o < BK; o += strideB)
-      *reinterpret_cast<float4*>(&bs[(br + o) * BN + bc * 4]) =
-          *reinterpret_cast<const float4*>(&b[static_cast<std::int64_t>(p0 + br + o) * n + bc * 4]);
-    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < passesB; ++q) *reinterpret_cast<float4*>(&bs[buf][(br + q * strideB) * BN + bc * 4]) = rb[q];
+  };
+  float acc[WMITER * TM][WNITER * TN] = {}, rm[WMITER * TM], rn[WNITER * TN];
+  auto compute = [&](int buf) {
+#pragma unroll
     for (int p = 0; p < BK; ++p) {
+#pragma unroll
       for (int sm = 0; sm < WMITER; ++sm)
-        for (int i = 0; i < TM; ++i) rm[sm * TM + i] = as[p * BM + wr * WM + sm * WSUBM + lr * TM + i];
+#pragma unroll
+        for (int i = 0; i < TM; ++i) rm[sm * TM + i] = as[buf][p * BM + wr * WM + sm * WSUBM + lr * TM + i];
+#pragma unroll
       for (int sn = 0; sn < WNITER; ++sn)
-        for (int j = 0; j < TN; ++j) rn[sn * TN + j] = bs[p * BN + wc * WN + sn * WSUBN + lc * TN + j];
+#pragma unroll
+        for (int j = 0; j < TN; ++j) rn[sn * TN + j] = bs[buf][p * BN + wc * WN + sn * WSUBN + lc * TN + j];
+#pragma unroll
       for (int i = 0; i < WMITER * TM; ++i)
+#pragma unroll
         for (int j = 0; j < WNITER * TN; ++j) acc[i][j] += rm[i] * rn[j];
     }
+  };
+  if constexpr (DB) {
+    load(0);
+    store(0);
     __syncthreads();
+    int cur = 0;
+    for (int p0 = 0; p0 < k; p0 += BK) {
+      const bool more = p0 + BK < k;
+      if (more) load(p0 + BK);
+      compute(cur);
+      if (more) store(cur ^ 1);
+      __syncthreads();
+      cur ^= 1;
+    }
+  } else {
+    for (int p0 = 0; p0 < k; p0 += BK) {
+      load(p0);
+      store(0);
+      __syncthreads();
+      compute(0);
+      __syncthreads();
+    }
   }
   for (int sm = 0; sm < WMITER; ++sm)
     for (int sn = 0; sn < WNITER; ++sn)
@@ -195,7 +237,20 @@ cudaError_t sgemm(int variant, int m, int n, int k, const float* a, const float*
     case 4: sgemm_1d<<<dim3(n / 64, m / 64), 512, 0, s>>>(m, n, k, a, b, c); break;
     case 5: sgemm_2d<<<dim3(n / kBN, m / kBM), 256, 0, s>>>(m, n, k, a, b, c); break;
     case 6: sgemm_vec<<<dim3(n / kBN, m / kBM), 256, 0, s>>>(m, n, k, a, b, c); break;
-    default: sgemm_warptile<<<dim3(n / wt::BN, m / wt::BM), wt::THREADS, 0, s>>>(m, n, k, a, b, c); break;
+    default: return sgemm_warptile(0, false, m, n, k, a, b, c, s);
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t sgemm_warptile(int config, bool double_buffer, int m, int n, int k, const float* a, const float* b, float* c,
+                           cudaStream_t s) {
+  const dim3 grid(n / 128, m / 128);
+  if (config == 0) {
+    if (double_buffer) sgemm_warptile<128, 128, 16, 64, 64, 4, 8, 4, 128, true><<<grid, 128, 0, s>>>(m, n, k, a, b, c);
+    else sgemm_warptile<128, 128, 16, 64, 64, 4, 8, 4, 128, false><<<grid, 128, 0, s>>>(m, n, k, a, b, c);
+  } else {
+    if (double_buffer) sgemm_warptile<128, 128, 16, 64, 32, 2, 8, 4, 256, true><<<grid, 256, 0, s>>>(m, n, k, a, b, c);
+    else sgemm_warptile<128, 128, 16, 64, 32, 2, 8, 4, 256, false><<<grid, 256, 0, s>>>(m, n, k, a, b, c);
   }
   return cudaGetLastError();
 }

@@ -41,6 +41,10 @@ std::int64_t reduction_blocks(std::int64_t n, int step, int sms);
 /// 3 shared-memory tiling, 4 1D block tiling, 5 2D block tiling, 6 vectorised (float4) loads,
 /// 7 warp tiling. m, n, k multiples of 128 (every variant's tile divides 128).
 cudaError_t sgemm(int variant, int m, int n, int k, const float* a, const float* b, float* c, cudaStream_t s);
+/// Step 7 (and 8 with double_buffer): warp tiling with a 128x128x16 block tile; config 0: 128
+/// threads, 64x64 per warp; config 1: 256 threads, 64x32 per warp. m, n multiples of 128, k of 16.
+cudaError_t sgemm_warptile(int config, bool double_buffer, int m, int n, int k, const float* a, const float* b,
+                           float* c, cudaStream_t s);
 
 // --- gemm_tensor.cu ----------------------------------------------------------------------------
 /// C (fp32) = A B with fp16 / bf16 inputs through WMMA 16x16x16 fragments, fp32 accumulation;
@@ -55,8 +59,8 @@ cudaError_t wmma_gemm_bf16(int m, int n, int k, const __nv_bfloat16* a, const __
 cudaError_t divergence(float* out, std::int64_t n, std::uint32_t seed, int iters, int mode, cudaStream_t s);
 /// Occupancy kernel variants: sums n floats (n a multiple of 4 * 1024) into *total (an integer
 /// count, exact for pattern_small), grid-stride, float4 loads. variant 0: ILP 1 (one float4 in
-/// flight per thread); 1: ILP 8 free registers; 2: ILP 8 under __launch_bounds__(256, 8) (<= 32
-/// registers). `blocks` from the caller (a full wave: SMs x resident blocks), dynamic shared memory
+/// flight per thread); 1: ILP 16, registers as the compiler likes; 2: ILP 16 under
+/// __launch_bounds__(256, 8) (<= 32 registers, so the loads' registers may spill). `blocks` from the caller (a full wave: SMs x resident blocks), dynamic shared memory
 /// `dyn_smem` bytes (opted in above 48 KiB).
 cudaError_t occupancy_read(int variant, const float* in, std::int64_t n, unsigned long long* total, int threads,
                            int blocks, int dyn_smem, cudaStream_t s);

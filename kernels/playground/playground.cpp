@@ -33,6 +33,11 @@ void poison(float* p, std::int64_t n) {
   TS_PG_CUDA(cudaMemset(p, 0xFF, static_cast<std::size_t>(n) * sizeof(float)));
 }
 
+void skip_variant(Ladder& ladder, VariantResult v, const std::string& why) {
+  v.note = why;
+  ladder.variants.push_back(std::move(v));
+}
+
 void run_variant(Context& ctx, Ladder& ladder, VariantResult v, const std::function<cudaError_t()>& launch,
                  const std::function<Check()>& check, const std::function<void()>& clear) {
   ladder.variants.push_back(std::move(v));
@@ -116,7 +121,8 @@ void set_limits(std::deque<Ladder>& ladders, const std::string& device, std::int
       if (blas > 0) {
         l.other_limits.push_back({"cuBLAS SGEMM, measured", blas, true, "this ladder's cuBLAS FP32 row"});
         for (auto& v : l.variants)
-          if (v.own && v.check_passed) v.note = fmt::format("{:.1f}% of cuBLAS SGEMM", 100 * v.throughput / blas);
+          if (v.own && v.check_passed)
+            v.note = fmt::format("{:.1f}% of cuBLAS SGEMM", 100 * v.throughput / blas) + (v.note.empty() ? "" : "; " + v.note);
       }
       l.other_limits.push_back(datasheet(peaks, "BF16 dense, datasheet", &DatasheetPeaks::bf16_tflops));
     }

@@ -7,7 +7,9 @@
 //   4 first add during the global load (half the blocks)
 //   5 last warp unrolled with __shfl_down_sync (no __syncthreads in the last 5 levels)
 //   6 several elements per thread (a fixed grid, grid-stride loads)
-// Kernels first, then the launcher (launch.h).
+// Steps 1-4 loop to blockDim.x, a run-time value, as Harris's reduce0-3 do (so the compiler cannot
+// unroll the tree and turn step 1's modulo into a mask); steps 5-6 know the block size at compile
+// time (his reduce5-6 take it as a template parameter). Kernels first, then the launcher (launch.h).
 #include "kernels/playground/launch.h"
 
 namespace ts::playground::k {
@@ -19,9 +21,9 @@ constexpr int kBlocksPerSmStep6 = 8;  // step 6's grid: 8 blocks of 256 per SM (
 __global__ void reduce1(const float* in, float* out) {
   __shared__ float s[kBlock];
   const unsigned tid = threadIdx.x;
-  s[tid] = in[blockIdx.x * static_cast<std::int64_t>(kBlock) + tid];
+  s[tid] = in[blockIdx.x * static_cast<std::int64_t>(blockDim.x) + tid];
   __syncthreads();
-  for (unsigned stride = 1; stride < kBlock; stride *= 2) {
+  for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
     if (tid % (2 * stride) == 0) s[tid] += s[tid + stride];
     __syncthreads();
   }
@@ -31,11 +33,11 @@ __global__ void reduce1(const float* in, float* out) {
 __global__ void reduce2(const float* in, float* out) {
   __shared__ float s[kBlock];
   const unsigned tid = threadIdx.x;
-  s[tid] = in[blockIdx.x * static_cast<std::int64_t>(kBlock) + tid];
+  s[tid] = in[blockIdx.x * static_cast<std::int64_t>(blockDim.x) + tid];
   __syncthreads();
-  for (unsigned stride = 1; stride < kBlock; stride *= 2) {
+  for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
     const unsigned index = 2 * stride * tid;
-    if (index < kBlock) s[index] += s[index + stride];
+    if (index < blockDim.x) s[index] += s[index + stride];
     __syncthreads();
   }
   if (tid == 0) out[blockIdx.x] = s[0];
@@ -44,9 +46,9 @@ __global__ void reduce2(const float* in, float* out) {
 __global__ void reduce3(const float* in, float* out) {
   __shared__ float s[kBlock];
   const unsigned tid = threadIdx.x;
-  s[tid] = in[blockIdx.x * static_cast<std::int64_t>(kBlock) + tid];
+  s[tid] = in[blockIdx.x * static_cast<std::int64_t>(blockDim.x) + tid];
   __syncthreads();
-  for (unsigned stride = kBlock / 2; stride > 0; stride >>= 1) {
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
     if (tid < stride) s[tid] += s[tid + stride];
     __syncthreads();
   }
@@ -56,10 +58,10 @@ __global__ void reduce3(const float* in, float* out) {
 __global__ void reduce4(const float* in, float* out) {
   __shared__ float s[kBlock];
   const unsigned tid = threadIdx.x;
-  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(2 * kBlock) + tid;
-  s[tid] = in[i] + in[i + kBlock];
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(2 * blockDim.x) + tid;
+  s[tid] = in[i] + in[i + blockDim.x];
   __syncthreads();
-  for (unsigned stride = kBlock / 2; stride > 0; stride >>= 1) {
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
     if (tid < stride) s[tid] += s[tid + stride];
     __syncthreads();
   }

@@ -46,12 +46,12 @@ __device__ void occupancy_body(const float4* in, std::int64_t n4, unsigned long 
 __global__ void occupancy_ilp1(const float4* in, std::int64_t n4, unsigned long long* total) {
   occupancy_body<1>(in, n4, total);
 }
-__global__ void occupancy_ilp8(const float4* in, std::int64_t n4, unsigned long long* total) {
-  occupancy_body<8>(in, n4, total);
+__global__ void occupancy_ilp16(const float4* in, std::int64_t n4, unsigned long long* total) {
+  occupancy_body<16>(in, n4, total);
 }
-__global__ void __launch_bounds__(256, 8) occupancy_ilp8_capped(const float4* in, std::int64_t n4,
-                                                                unsigned long long* total) {
-  occupancy_body<8>(in, n4, total);
+__global__ void __launch_bounds__(256, 8) occupancy_ilp16_capped(const float4* in, std::int64_t n4,
+                                                                 unsigned long long* total) {
+  occupancy_body<16>(in, n4, total);
 }
 
 }  // namespace
@@ -65,8 +65,8 @@ cudaError_t divergence(float* out, std::int64_t n, std::uint32_t seed, int iters
 }
 
 const void* occupancy_kernel(int variant) {
-  if (variant == 1) return reinterpret_cast<const void*>(&occupancy_ilp8);
-  if (variant == 2) return reinterpret_cast<const void*>(&occupancy_ilp8_capped);
+  if (variant == 1) return reinterpret_cast<const void*>(&occupancy_ilp16);
+  if (variant == 2) return reinterpret_cast<const void*>(&occupancy_ilp16_capped);
   return reinterpret_cast<const void*>(&occupancy_ilp1);
 }
 
@@ -77,8 +77,8 @@ cudaError_t occupancy_read(int variant, const float* in, std::int64_t n, unsigne
     if (e != cudaSuccess) return e;
   }
   const auto* in4 = reinterpret_cast<const float4*>(in);
-  if (variant == 1) occupancy_ilp8<<<blocks, threads, dyn_smem, s>>>(in4, n / 4, total);
-  else if (variant == 2) occupancy_ilp8_capped<<<blocks, threads, dyn_smem, s>>>(in4, n / 4, total);
+  if (variant == 1) occupancy_ilp16<<<blocks, threads, dyn_smem, s>>>(in4, n / 4, total);
+  else if (variant == 2) occupancy_ilp16_capped<<<blocks, threads, dyn_smem, s>>>(in4, n / 4, total);
   else occupancy_ilp1<<<blocks, threads, dyn_smem, s>>>(in4, n / 4, total);
   return cudaGetLastError();
 }
