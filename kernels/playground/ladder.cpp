@@ -33,7 +33,8 @@ void compute_shares(Ladder& ladder) {
     if (v.check_passed) best = std::max(best, v.throughput);
   for (auto& v : ladder.variants) {
     v.share_of_best = best > 0 && v.check_passed ? v.throughput / best : 0;
-    v.share_of_limit = ladder.limit.value > 0 && v.check_passed ? v.throughput / ladder.limit.value : 0;
+    const double limit = v.limit > 0 ? v.limit : ladder.limit.value;
+    v.share_of_limit = limit > 0 && v.check_passed ? v.throughput / limit : 0;
   }
 }
 
@@ -72,6 +73,7 @@ std::string format_text(const Ladder& ladder) {
                      show ? fmt::format("{:.1f}", v.throughput) : "-", 100 * v.share_of_best,
                      100 * v.share_of_limit, check_text(v), v.what_changed);
     std::string extra = v.launch;
+    if (v.limit > 0) extra += fmt::format("{}limit: {} = {:.1f} {}", extra.empty() ? "" : "; ", v.limit_what, v.limit, unit);
     if (!v.note.empty()) extra += (extra.empty() ? "" : "; ") + v.note;
     if (!extra.empty()) s += fmt::format("{:<{}}    {}\n", "", w, extra);
   }
@@ -125,6 +127,8 @@ void write_variant(W& w, const VariantResult& v) {
   w.Key("share_of_limit"), w.Double(v.share_of_limit);
   key_str(w, "launch", v.launch);
   key_str(w, "note", v.note);
+  w.Key("limit"), w.Double(v.limit);
+  key_str(w, "limit_what", v.limit_what);
   w.EndObject();
 }
 

@@ -31,6 +31,10 @@ struct VariantResult {
   double work = 0;      // bytes (read + written) or flops of one launch
   double throughput = 0;  // GB/s (1e9 bytes/s) or TFLOP/s (1e12 flop/s): work / median_ns
   double share_of_best = 0, share_of_limit = 0;  // 0..1 (0: no limit known)
+  // This row's own limit where the ladder's does not apply (a TF32 or BF16 row in the SGEMM ladder
+  // is held against the tensor cores' peak, not FP32's); 0: the ladder's limit.
+  double limit = 0;
+  std::string limit_what;
   std::string launch;   // the launch as CUPTI recorded it: "grid 1024x1x1 block 256x1x1 regs 16 smem 0+0"
   std::string note;     // extra: occupancy, registers, ...
 };
@@ -64,7 +68,7 @@ double median(std::vector<double> v);
 double throughput(Unit unit, double work, double ns);
 
 /// Fills share_of_best (throughput / the best own-or-library row's) and share_of_limit (throughput /
-/// limit.value, 0 when no limit) of every checked row. Rows that failed their check take no part in "best".
+/// the row's own limit, else limit.value; 0 when no limit) of every checked row. Rows that failed their check take no part in "best".
 void compute_shares(Ladder& ladder);
 
 /// The ladder as a text table: variant, time (µs or ms), throughput, share of best and of the limit,

@@ -126,6 +126,15 @@ void set_limits(std::deque<Ladder>& ladders, const std::string& device, std::int
       }
       l.other_limits.push_back(datasheet(peaks, "BF16 dense, datasheet", &DatasheetPeaks::bf16_tflops));
     }
+    if (peaks && (l.family == "sgemm" || l.family == "tensor"))
+      for (auto& v : l.variants) {  // tensor-core rows against the tensor cores' peak
+        const bool tf32 = v.name.find("TF32") != std::string::npos;
+        const bool half = v.name.find("BF16") != std::string::npos || v.name.find("FP16") != std::string::npos ||
+                          v.name.find("WMMA") != std::string::npos;
+        if (tf32) v.limit = peaks->tf32_tflops, v.limit_what = std::string(peaks->card) + " TF32 dense, datasheet";
+        if (half) v.limit = peaks->bf16_tflops, v.limit_what = std::string(peaks->card) + " BF16/FP16 dense, datasheet";
+        if (!tf32 && !half) v.limit = peaks->fp32_tflops, v.limit_what = std::string(peaks->card) + " FP32, datasheet";
+      }
     compute_shares(l);
   }
 }

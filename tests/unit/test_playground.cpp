@@ -176,6 +176,10 @@ TEST(PlaygroundLadder, MedianThroughputShares) {
   EXPECT_DOUBLE_EQ(l.variants[1].share_of_limit, 0.5);
   EXPECT_EQ(l.variants[2].share_of_best, 0);
   EXPECT_EQ(l.failed_checks(), 1);
+  l.variants[0].limit = 100;  // a row's own limit wins over the ladder's
+  compute_shares(l);
+  EXPECT_DOUBLE_EQ(l.variants[0].share_of_limit, 0.5);
+  EXPECT_DOUBLE_EQ(l.variants[1].share_of_limit, 0.5);
 }
 
 TEST(PlaygroundLadder, TextHidesAFailedRowsTimeAndJsonParses) {
