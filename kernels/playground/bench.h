@@ -29,7 +29,9 @@ template <class T>
 class DeviceBuffer {
  public:
   explicit DeviceBuffer(std::int64_t count);
-  ~DeviceBuffer() { if (p_) cudaFree(p_); }
+  ~DeviceBuffer() {
+    if (p_) cudaFree(p_);
+  }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   T* get() const { return p_; }
@@ -64,7 +66,7 @@ class Bench {
   struct Window {
     Ladder* ladder;
     std::size_t variant;
-    std::int64_t t0, t1;  // session ns
+    std::int64_t t0, t1;          // session ns
     std::vector<float> event_ms;  // per launch
   };
   std::unique_ptr<prof::EventStore> store_;

@@ -20,7 +20,8 @@ __global__ void sgemm_naive(int m, int n, int k, const float* a, const float* b,
   const int col = blockIdx.y * blockDim.y + threadIdx.y;
   if (row >= m || col >= n) return;
   float acc = 0;
-  for (int p = 0; p < k; ++p) acc += a[static_cast<std::int64_t>(row) * k + p] * b[static_cast<std::int64_t>(p) * n + col];
+  for (int p = 0; p < k; ++p)
+    acc += a[static_cast<std::int64_t>(row) * k + p] * b[static_cast<std::int64_t>(p) * n + col];
   c[static_cast<std::int64_t>(row) * n + col] = acc;
 }
 
@@ -28,7 +29,8 @@ __global__ void sgemm_coalesced(int m, int n, int k, const float* a, const float
   const int row = blockIdx.y * 32 + threadIdx.x / 32;
   const int col = blockIdx.x * 32 + threadIdx.x % 32;  // a warp: one row, 32 consecutive columns
   float acc = 0;
-  for (int p = 0; p < k; ++p) acc += a[static_cast<std::int64_t>(row) * k + p] * b[static_cast<std::int64_t>(p) * n + col];
+  for (int p = 0; p < k; ++p)
+    acc += a[static_cast<std::int64_t>(row) * k + p] * b[static_cast<std::int64_t>(p) * n + col];
   c[static_cast<std::int64_t>(row) * n + col] = acc;
 }
 
@@ -118,8 +120,10 @@ __global__ void __launch_bounds__(256) sgemm_vec(int m, int n, int k, const floa
         *reinterpret_cast<const float4*>(&b[static_cast<std::int64_t>(p0 + br) * n + bc * 4]);
     __syncthreads();
     for (int p = 0; p < kBK; ++p) {
-      for (int i = 0; i < kTM; i += 4) *reinterpret_cast<float4*>(&rm[i]) = *reinterpret_cast<const float4*>(&as[p * kBM + tr * kTM + i]);
-      for (int j = 0; j < kTN; j += 4) *reinterpret_cast<float4*>(&rn[j]) = *reinterpret_cast<const float4*>(&bs[p * kBN + tc * kTN + j]);
+      for (int i = 0; i < kTM; i += 4)
+        *reinterpret_cast<float4*>(&rm[i]) = *reinterpret_cast<const float4*>(&as[p * kBM + tr * kTM + i]);
+      for (int j = 0; j < kTN; j += 4)
+        *reinterpret_cast<float4*>(&rn[j]) = *reinterpret_cast<const float4*>(&bs[p * kBN + tc * kTN + j]);
       for (int i = 0; i < kTM; ++i)
         for (int j = 0; j < kTN; ++j) acc[i][j] += rm[i] * rn[j];
     }
@@ -127,7 +131,8 @@ __global__ void __launch_bounds__(256) sgemm_vec(int m, int n, int k, const floa
   }
   for (int i = 0; i < kTM; ++i)
     for (int j = 0; j < kTN; j += 4)
-      *reinterpret_cast<float4*>(&c[(static_cast<std::int64_t>(blockIdx.y) * kBM + tr * kTM + i) * n + blockIdx.x * kBN + tc * kTN + j]) =
+      *reinterpret_cast<float4*>(
+          &c[(static_cast<std::int64_t>(blockIdx.y) * kBM + tr * kTM + i) * n + blockIdx.x * kBN + tc * kTN + j]) =
           make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
 }
 
@@ -140,7 +145,8 @@ __global__ void __launch_bounds__(256) sgemm_vec(int m, int n, int k, const floa
 // __launch_bounds__(THREADS, 2): two blocks per SM must fit, which caps the 256-thread configuration at
 // 128 registers (double buffering's extra registers would otherwise leave one block per SM).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS, bool DB>
-__global__ void __launch_bounds__(THREADS, 2) sgemm_warptile(int m, int n, int k, const float* a, const float* b, float* c) {
+__global__ void __launch_bounds__(THREADS, 2)
+    sgemm_warptile(int m, int n, int k, const float* a, const float* b, float* c) {
   constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER), WSUBM = WM / WMITER, WSUBN = WN / WNITER;
   static_assert((WSUBN / TN) * (WSUBM / TM) == 32, "a strip's lanes cover it once");
   static_assert((BM / WM) * (BN / WN) * 32 == THREADS, "one warp per sub-tile");
@@ -231,26 +237,43 @@ __global__ void __launch_bounds__(THREADS, 2) sgemm_warptile(int m, int n, int k
 
 cudaError_t sgemm(int variant, int m, int n, int k, const float* a, const float* b, float* c, cudaStream_t s) {
   switch (variant) {
-    case 1: sgemm_naive<<<dim3((m + 31) / 32, (n + 31) / 32), dim3(32, 32), 0, s>>>(m, n, k, a, b, c); break;
-    case 2: sgemm_coalesced<<<dim3(n / 32, m / 32), 1024, 0, s>>>(m, n, k, a, b, c); break;
-    case 3: sgemm_smem<<<dim3(n / 32, m / 32), 1024, 0, s>>>(m, n, k, a, b, c); break;
-    case 4: sgemm_1d<<<dim3(n / 64, m / 64), 512, 0, s>>>(m, n, k, a, b, c); break;
-    case 5: sgemm_2d<<<dim3(n / kBN, m / kBM), 256, 0, s>>>(m, n, k, a, b, c); break;
-    case 6: sgemm_vec<<<dim3(n / kBN, m / kBM), 256, 0, s>>>(m, n, k, a, b, c); break;
-    default: return sgemm_warptile(0, false, m, n, k, a, b, c, s);
+    case 1:
+      sgemm_naive<<<dim3((m + 31) / 32, (n + 31) / 32), dim3(32, 32), 0, s>>>(m, n, k, a, b, c);
+      break;
+    case 2:
+      sgemm_coalesced<<<dim3(n / 32, m / 32), 1024, 0, s>>>(m, n, k, a, b, c);
+      break;
+    case 3:
+      sgemm_smem<<<dim3(n / 32, m / 32), 1024, 0, s>>>(m, n, k, a, b, c);
+      break;
+    case 4:
+      sgemm_1d<<<dim3(n / 64, m / 64), 512, 0, s>>>(m, n, k, a, b, c);
+      break;
+    case 5:
+      sgemm_2d<<<dim3(n / kBN, m / kBM), 256, 0, s>>>(m, n, k, a, b, c);
+      break;
+    case 6:
+      sgemm_vec<<<dim3(n / kBN, m / kBM), 256, 0, s>>>(m, n, k, a, b, c);
+      break;
+    default:
+      return sgemm_warptile(0, false, m, n, k, a, b, c, s);
   }
   return cudaGetLastError();
 }
 
-cudaError_t sgemm_warptile(int config, bool double_buffer, int m, int n, int k, const float* a, const float* b, float* c,
-                           cudaStream_t s) {
+cudaError_t sgemm_warptile(int config, bool double_buffer, int m, int n, int k, const float* a, const float* b,
+                           float* c, cudaStream_t s) {
   const dim3 grid(n / 128, m / 128);
   if (config == 0) {
-    if (double_buffer) sgemm_warptile<128, 128, 16, 64, 64, 4, 8, 4, 128, true><<<grid, 128, 0, s>>>(m, n, k, a, b, c);
-    else sgemm_warptile<128, 128, 16, 64, 64, 4, 8, 4, 128, false><<<grid, 128, 0, s>>>(m, n, k, a, b, c);
+    if (double_buffer)
+      sgemm_warptile<128, 128, 16, 64, 64, 4, 8, 4, 128, true><<<grid, 128, 0, s>>>(m, n, k, a, b, c);
+    else
+      sgemm_warptile<128, 128, 16, 64, 64, 4, 8, 4, 128, false><<<grid, 128, 0, s>>>(m, n, k, a, b, c);
   } else {
-    if (double_buffer) sgemm_warptile<128, 128, 16, 64, 32, 2, 8, 4, 256, true><<<grid, 256, 0, s>>>(m, n, k, a, b, c);
-    else sgemm_warptile<128, 128, 16, 64, 32, 2, 8, 4, 256, false><<<grid, 256, 0, s>>>(m, n, k, a, b, c);
+    if (double_buffer)
+      sgemm_warptile<128, 128, 16, 64, 32, 2, 8, 4, 256, true><<<grid, 256, 0, s>>>(m, n, k, a, b, c);
+    else
+      sgemm_warptile<128, 128, 16, 64, 32, 2, 8, 4, 256, false><<<grid, 256, 0, s>>>(m, n, k, a, b, c);
   }
   return cudaGetLastError();
 }

@@ -42,8 +42,10 @@ __device__ void wmma_body(int m, int n, int k, const T* a, const T* b, float* c)
 template <class T>
 __global__ void __launch_bounds__(128) wmma_gemm(int m, int n, int k, const T* a, const T* b, float* c) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) __trap();
-  else wmma_body<T>(m, n, k, a, b, c);
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    __trap();
+  else
+    wmma_body<T>(m, n, k, a, b, c);
 #else
   wmma_body<T>(m, n, k, a, b, c);
 #endif

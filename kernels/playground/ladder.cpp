@@ -52,8 +52,7 @@ std::string check_text(const VariantResult& v) {
 }
 
 std::string limit_text(const Limit& l, const char* unit) {
-  return fmt::format("{} = {:.1f} {} ({}; {})", l.what, l.value, unit, l.measured ? "measured" : "datasheet",
-                     l.source);
+  return fmt::format("{} = {:.1f} {} ({}; {})", l.what, l.value, unit, l.measured ? "measured" : "datasheet", l.source);
 }
 
 }  // namespace
@@ -64,16 +63,17 @@ std::string format_text(const Ladder& ladder) {
   for (const auto& v : ladder.variants) w = std::max(w, v.name.size());
   std::string s = fmt::format("== {} ({} {} = {}) ==\n", ladder.title, ladder.family, ladder.size_what, ladder.size);
   if (!ladder.warning.empty()) s += "warning: " + ladder.warning + "\n";
-  s += fmt::format("{:<{}}  {:>11}  {:>11}  {:>9}  {:>6}  {:>6}  {:<8}  {}\n", "variant", w, "time", "event time",
-                   unit, "best", "limit", "check", "what it changed");
+  s += fmt::format("{:<{}}  {:>11}  {:>11}  {:>9}  {:>6}  {:>6}  {:<8}  {}\n", "variant", w, "time", "event time", unit,
+                   "best", "limit", "check", "what it changed");
   for (const auto& v : ladder.variants) {
     const bool show = v.check_passed;  // a failed or unrun check shows no time
     s += fmt::format("{:<{}}  {:>11}  {:>11}  {:>9}  {:>5.0f}%  {:>5.0f}%  {:<8}  {}\n", v.name, w,
                      show ? time_text(v.median_ns) : "-", show ? time_text(v.event_ns) : "-",
-                     show ? fmt::format("{:.1f}", v.throughput) : "-", 100 * v.share_of_best,
-                     100 * v.share_of_limit, check_text(v), v.what_changed);
+                     show ? fmt::format("{:.1f}", v.throughput) : "-", 100 * v.share_of_best, 100 * v.share_of_limit,
+                     check_text(v), v.what_changed);
     std::string extra = v.launch;
-    if (v.limit > 0) extra += fmt::format("{}limit: {} = {:.1f} {}", extra.empty() ? "" : "; ", v.limit_what, v.limit, unit);
+    if (v.limit > 0)
+      extra += fmt::format("{}limit: {} = {:.1f} {}", extra.empty() ? "" : "; ", v.limit_what, v.limit, unit);
     if (!v.note.empty()) extra += (extra.empty() ? "" : "; ") + v.note;
     if (!extra.empty()) s += fmt::format("{:<{}}    {}\n", "", w, extra);
   }
@@ -185,18 +185,17 @@ const std::vector<FamilyInfo>& families() {
       {"vector_add", "vector add: c = a + b, your threads per block and blocks per grid", 128ll << 20,
        "elements (floats)", 4096, 4096, 1ll << 31},
       {"copy", "device copy: this card's bandwidth ceiling", 128ll << 20, "elements (floats)", 4096, 4096, 1ll << 31},
-      {"stride", "strided reads out[i] = in[i * stride]: coalescing", 64ll << 20, "elements read (floats)", 4096,
-       4096, 1ll << 27},
+      {"stride", "strided reads out[i] = in[i * stride]: coalescing", 64ll << 20, "elements read (floats)", 4096, 4096,
+       1ll << 27},
       {"transpose", "transpose of a side x 2*side matrix: naive -> shared tile -> padded tile", 8192,
        "rows (the matrix is rows x 2*rows floats)", 32, 32, 32768},
       {"reduction", "sum of n floats, Harris's six steps", 128ll << 20, "elements (floats)", 2048, 2048, 1ll << 28},
-      {"sgemm", "SGEMM ladder after Boehm's worklog, cuBLAS on top", 4096, "matrix side (M = N = K)", 128, 128,
-       16384},
+      {"sgemm", "SGEMM ladder after Boehm's worklog, cuBLAS on top", 4096, "matrix side (M = N = K)", 128, 128, 16384},
       {"tensor", "tensor cores: WMMA fp16/bf16, cuBLAS FP32/TF32/BF16", 8192, "matrix side (M = N = K)", 128, 128,
        16384},
       {"divergence", "a branch per warp vs a branch per lane", 16ll << 20, "threads", 256, 256, 1ll << 28},
-      {"occupancy", "block size, registers and shared memory vs resident warps", 128ll << 20, "elements (floats)",
-       4096, 4096, 1ll << 28},
+      {"occupancy", "block size, registers and shared memory vs resident warps", 128ll << 20, "elements (floats)", 4096,
+       4096, 1ll << 28},
   };
   return kFamilies;
 }

@@ -28,21 +28,21 @@ struct VariantResult {
   double event_ns = 0;  // CUDA-event time per launch (mean over the same launches): the cross-check
   int launches = 0, kernels_per_launch = 0;
   std::string time_source;
-  double work = 0;      // bytes (read + written) or flops of one launch
-  double throughput = 0;  // GB/s (1e9 bytes/s) or TFLOP/s (1e12 flop/s): work / median_ns
+  double work = 0;                               // bytes (read + written) or flops of one launch
+  double throughput = 0;                         // GB/s (1e9 bytes/s) or TFLOP/s (1e12 flop/s): work / median_ns
   double share_of_best = 0, share_of_limit = 0;  // 0..1 (0: no limit known)
   // This row's own limit where the ladder's does not apply (a TF32 or BF16 row in the SGEMM ladder
   // is held against the tensor cores' peak, not FP32's); 0: the ladder's limit.
   double limit = 0;
   std::string limit_what;
-  std::string launch;   // the launch as CUPTI recorded it: "grid 1024x1x1 block 256x1x1 regs 16 smem 0+0"
-  std::string note;     // extra: occupancy, registers, ...
+  std::string launch;  // the launch as CUPTI recorded it: "grid 1024x1x1 block 256x1x1 regs 16 smem 0+0"
+  std::string note;    // extra: occupancy, registers, ...
 };
 
 /// A limit a ladder is held against: a measured figure (the copy ladder's best) or a datasheet one.
 struct Limit {
-  std::string what;    // "device copy, measured" / "HBM3e bandwidth, datasheet"
-  double value = 0;    // in the ladder's unit (GB/s or TFLOP/s); 0: none known
+  std::string what;  // "device copy, measured" / "HBM3e bandwidth, datasheet"
+  double value = 0;  // in the ladder's unit (GB/s or TFLOP/s); 0: none known
   bool measured = false;
   std::string source;  // "this run's copy ladder" / the datasheet's name and address
 };
@@ -54,9 +54,9 @@ struct Ladder {
   std::int64_t size = 0;  // the problem size the family was run at (see families())
   std::string size_what;  // "elements", "matrix side (M = N = K)", ...
   std::vector<VariantResult> variants;
-  Limit limit;              // the limit its shares are taken against
+  Limit limit;                      // the limit its shares are taken against
   std::vector<Limit> other_limits;  // shown beside (e.g. the datasheet figure when the limit is measured)
-  std::string warning;      // e.g. "data below 8x L2: cache figures, not DRAM's"
+  std::string warning;              // e.g. "data below 8x L2: cache figures, not DRAM's"
   int failed_checks() const;
 };
 
@@ -68,7 +68,8 @@ double median(std::vector<double> v);
 double throughput(Unit unit, double work, double ns);
 
 /// Fills share_of_best (throughput / the best own-or-library row's) and share_of_limit (throughput /
-/// the row's own limit, else limit.value; 0 when no limit) of every checked row. Rows that failed their check take no part in "best".
+/// the row's own limit, else limit.value; 0 when no limit) of every checked row. Rows that failed their check take no
+/// part in "best".
 void compute_shares(Ladder& ladder);
 
 /// The ladder as a text table: variant, time (µs or ms), throughput, share of best and of the limit,
@@ -85,11 +86,11 @@ namespace ts::playground {
 /// A family --playground can run: its name, what it shows, its default size and the rule a --size
 /// must follow (checked by check_size before any device work).
 struct FamilyInfo {
-  const char* name;         // "copy"
-  const char* title;        // "device copy: the bandwidth ceiling"
+  const char* name;   // "copy"
+  const char* title;  // "device copy: the bandwidth ceiling"
   std::int64_t default_size;
-  const char* size_what;    // "elements (floats)"
-  std::int64_t multiple_of; // --size must be a multiple of this
+  const char* size_what;     // "elements (floats)"
+  std::int64_t multiple_of;  // --size must be a multiple of this
   std::int64_t min_size, max_size;
 };
 /// Every family, in the order "all" runs them: vector_add, copy, stride, transpose, reduction,

@@ -60,8 +60,9 @@ cudaError_t divergence(float* out, std::int64_t n, std::uint32_t seed, int iters
 /// Occupancy kernel variants: sums n floats (n a multiple of 4 * 1024) into *total (an integer
 /// count, exact for pattern_small), grid-stride, float4 loads. variant 0: ILP 1 (one float4 in
 /// flight per thread); 1: ILP 16, registers as the compiler likes; 2: ILP 16 under
-/// __launch_bounds__(256, 8) (<= 32 registers, so the loads' registers may spill). `blocks` from the caller (a full wave: SMs x resident blocks), dynamic shared memory
-/// `dyn_smem` bytes (opted in above 48 KiB).
+/// __launch_bounds__(256, 8) on cc 8.0/9.0 (<= 32 registers; 6 or 4 blocks where the SM holds
+/// fewer threads). `blocks` from the caller (a full wave: SMs x resident blocks), dynamic shared
+/// memory `dyn_smem` bytes (opted in above 48 KiB).
 cudaError_t occupancy_read(int variant, const float* in, std::int64_t n, unsigned long long* total, int threads,
                            int blocks, int dyn_smem, cudaStream_t s);
 /// The kernel function of an occupancy variant (for cudaFuncGetAttributes and the occupancy API).

@@ -25,8 +25,12 @@ constexpr DatasheetPeaks kPeaks[] = {
      "NVIDIA A100 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/a100/"},
 };
 
-int round_up(int v, int unit) { return (v + unit - 1) / unit * unit; }
-std::int64_t round_up64(std::int64_t v, std::int64_t unit) { return (v + unit - 1) / unit * unit; }
+int round_up(int v, int unit) {
+  return (v + unit - 1) / unit * unit;
+}
+std::int64_t round_up64(std::int64_t v, std::int64_t unit) {
+  return (v + unit - 1) / unit * unit;
+}
 
 }  // namespace
 
@@ -36,15 +40,22 @@ std::optional<DatasheetPeaks> datasheet_peaks(const std::string& device_name) {
   return std::nullopt;
 }
 
-SmLimits sm90_limits() { return SmLimits{}; }
+SmLimits sm90_limits() {
+  return SmLimits{};
+}
 
 const char* limiter_name(OccupancyLimiter l) {
   switch (l) {
-    case OccupancyLimiter::threads: return "threads per SM";
-    case OccupancyLimiter::blocks: return "blocks per SM";
-    case OccupancyLimiter::registers: return "registers";
-    case OccupancyLimiter::shared_memory: return "shared memory";
-    case OccupancyLimiter::none: return "none";
+    case OccupancyLimiter::threads:
+      return "threads per SM";
+    case OccupancyLimiter::blocks:
+      return "blocks per SM";
+    case OccupancyLimiter::registers:
+      return "registers";
+    case OccupancyLimiter::shared_memory:
+      return "shared memory";
+    case OccupancyLimiter::none:
+      return "none";
   }
   return "none";
 }

@@ -10,14 +10,14 @@ namespace ts::playground {
 
 /// Datasheet peaks of one card (dense, no sparsity).
 struct DatasheetPeaks {
-  const char* match;            // substring of cudaDeviceProp::name, e.g. "H200"
-  const char* card;             // "NVIDIA H200 SXM"
-  double dram_gbps;             // memory bandwidth, GB/s (1e9 bytes/s)
-  double fp32_tflops;           // FP32 (CUDA cores), TFLOP/s
-  double tf32_tflops;           // TF32 tensor cores, dense, TFLOP/s
-  double bf16_tflops;           // BF16/FP16 tensor cores, dense, TFLOP/s
-  std::int64_t l2_bytes;        // L2 cache, bytes
-  const char* source;           // the datasheet's name and address
+  const char* match;      // substring of cudaDeviceProp::name, e.g. "H200"
+  const char* card;       // "NVIDIA H200 SXM"
+  double dram_gbps;       // memory bandwidth, GB/s (1e9 bytes/s)
+  double fp32_tflops;     // FP32 (CUDA cores), TFLOP/s
+  double tf32_tflops;     // TF32 tensor cores, dense, TFLOP/s
+  double bf16_tflops;     // BF16/FP16 tensor cores, dense, TFLOP/s
+  std::int64_t l2_bytes;  // L2 cache, bytes
+  const char* source;     // the datasheet's name and address
 };
 
 /// The table's row whose `match` the device name contains (the first, most specific rows first),
@@ -34,12 +34,12 @@ struct SmLimits {
   int regs_per_sm = 65536;
   int regs_per_block = 65536;
   int max_regs_per_thread = 255;
-  int reg_alloc_unit = 256;       // registers are given to a warp in units of 256
-  int sub_partitions = 4;         // registers are split over the SM's 4 sub-partitions
-  std::int64_t smem_per_sm = 228 * 1024;          // bytes, the largest carveout
+  int reg_alloc_unit = 256;                        // registers are given to a warp in units of 256
+  int sub_partitions = 4;                          // registers are split over the SM's 4 sub-partitions
+  std::int64_t smem_per_sm = 228 * 1024;           // bytes, the largest carveout
   std::int64_t smem_per_block_optin = 227 * 1024;  // bytes a block may ask for (opt-in)
-  std::int64_t reserved_smem_per_block = 1024;    // bytes the system keeps per block (cc >= 8.0)
-  std::int64_t smem_alloc_unit = 128;             // bytes
+  std::int64_t reserved_smem_per_block = 1024;     // bytes the system keeps per block (cc >= 8.0)
+  std::int64_t smem_alloc_unit = 128;              // bytes
   int warp_size = 32;
 };
 /// The limits of compute capability 9.0 (H100, H200).
@@ -49,9 +49,9 @@ enum class OccupancyLimiter : std::uint8_t { threads, blocks, registers, shared_
 const char* limiter_name(OccupancyLimiter l);
 
 struct Occupancy {
-  int blocks_per_sm = 0;          // resident blocks of this kernel per SM
-  int warps_per_sm = 0;           // blocks_per_sm x warps per block
-  double occupancy = 0;           // warps_per_sm / (max_threads_per_sm / warp_size), 0..1
+  int blocks_per_sm = 0;                              // resident blocks of this kernel per SM
+  int warps_per_sm = 0;                               // blocks_per_sm x warps per block
+  double occupancy = 0;                               // warps_per_sm / (max_threads_per_sm / warp_size), 0..1
   OccupancyLimiter limiter = OccupancyLimiter::none;  // the smallest of the four limits
   int by_threads = 0, by_blocks = 0, by_registers = 0, by_smem = 0;  // each limit's blocks per SM
 };

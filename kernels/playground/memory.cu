@@ -21,8 +21,10 @@ template <class T>
 __global__ void convert_kernel(const float* in, T* out, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    if constexpr (sizeof(T) == 2 && std::is_same_v<T, __half>) out[i] = __float2half_rn(in[i]);
-    else out[i] = __float2bfloat16_rn(in[i]);
+    if constexpr (sizeof(T) == 2 && std::is_same_v<T, __half>)
+      out[i] = __float2half_rn(in[i]);
+    else
+      out[i] = __float2bfloat16_rn(in[i]);
   }
 }
 
@@ -44,8 +46,7 @@ __global__ void copy4_kernel(const float4* __restrict__ in, float4* __restrict__
 }
 
 // A warp reads 32 floats `stride` apart: stride >= 8 puts every one in its own 32-byte sector.
-__global__ void strided_read_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t n,
-                                    int stride) {
+__global__ void strided_read_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t n, int stride) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i < n) out[i] = in[i * stride];
 }
@@ -74,7 +75,9 @@ __global__ void transpose_tile_kernel(const float* __restrict__ in, float* __res
     out[static_cast<std::int64_t>(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
-unsigned grid_for(std::int64_t n, int block) { return static_cast<unsigned>((n + block - 1) / block); }
+unsigned grid_for(std::int64_t n, int block) {
+  return static_cast<unsigned>((n + block - 1) / block);
+}
 unsigned capped_grid(std::int64_t n, int block) {  // grid-stride kernels: at most 64k blocks
   const std::int64_t g = (n + block - 1) / block;
   return static_cast<unsigned>(g < 65536 ? (g > 0 ? g : 1) : 65536);
@@ -106,7 +109,7 @@ cudaError_t vector_add(const float* a, const float* b, float* c, std::int64_t n,
 cudaError_t copy(const float* in, float* out, std::int64_t n, int vec, cudaStream_t s) {
   if (vec == 4)
     copy4_kernel<<<grid_for(n / 4, 256), 256, 0, s>>>(reinterpret_cast<const float4*>(in),
-                                                       reinterpret_cast<float4*>(out), n / 4);
+                                                      reinterpret_cast<float4*>(out), n / 4);
   else
     copy_kernel<<<grid_for(n, 256), 256, 0, s>>>(in, out, n);
   return cudaGetLastError();
@@ -119,9 +122,12 @@ cudaError_t strided_read(const float* in, float* out, std::int64_t n, int stride
 
 cudaError_t transpose(const float* in, float* out, int rows, int cols, int variant, cudaStream_t s) {
   const dim3 block(kTile, kRowsPerPass), grid(cols / kTile, rows / kTile);
-  if (variant == 0) transpose_naive_kernel<<<grid, block, 0, s>>>(in, out, rows, cols);
-  else if (variant == 1) transpose_tile_kernel<0><<<grid, block, 0, s>>>(in, out, rows, cols);
-  else transpose_tile_kernel<1><<<grid, block, 0, s>>>(in, out, rows, cols);
+  if (variant == 0)
+    transpose_naive_kernel<<<grid, block, 0, s>>>(in, out, rows, cols);
+  else if (variant == 1)
+    transpose_tile_kernel<0><<<grid, block, 0, s>>>(in, out, rows, cols);
+  else
+    transpose_tile_kernel<1><<<grid, block, 0, s>>>(in, out, rows, cols);
   return cudaGetLastError();
 }
 

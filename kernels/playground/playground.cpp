@@ -67,9 +67,9 @@ namespace {
 using Runner = void (*)(Context&, Ladder&, std::int64_t);
 const std::map<std::string, Runner>& runners() {
   static const std::map<std::string, Runner> m = {
-      {"vector_add", run_vector_add}, {"copy", run_copy},         {"stride", run_stride},
-      {"transpose", run_transpose},   {"reduction", run_reduction}, {"sgemm", run_sgemm},
-      {"tensor", run_tensor},         {"divergence", run_divergence}, {"occupancy", run_occupancy}};
+      {"vector_add", run_vector_add}, {"copy", run_copy},   {"stride", run_stride}, {"transpose", run_transpose},
+      {"reduction", run_reduction},   {"sgemm", run_sgemm}, {"tensor", run_tensor}, {"divergence", run_divergence},
+      {"occupancy", run_occupancy}};
   return m;
 }
 
@@ -122,7 +122,8 @@ void set_limits(std::deque<Ladder>& ladders, const std::string& device, std::int
         l.other_limits.push_back({"cuBLAS SGEMM, measured", blas, true, "this ladder's cuBLAS FP32 row"});
         for (auto& v : l.variants)
           if (v.own && v.check_passed)
-            v.note = fmt::format("{:.1f}% of cuBLAS SGEMM", 100 * v.throughput / blas) + (v.note.empty() ? "" : "; " + v.note);
+            v.note = fmt::format("{:.1f}% of cuBLAS SGEMM", 100 * v.throughput / blas) +
+                     (v.note.empty() ? "" : "; " + v.note);
       }
       l.other_limits.push_back(datasheet(peaks, "BF16 dense, datasheet", &DatasheetPeaks::bf16_tflops));
     }

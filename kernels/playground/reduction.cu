@@ -115,12 +115,24 @@ std::int64_t reduction_blocks(std::int64_t n, int step, int sms) {
 cudaError_t reduce(const float* in, float* partial, std::int64_t n, int step, int sms, cudaStream_t s) {
   const auto blocks = static_cast<unsigned>(reduction_blocks(n, step, sms));
   switch (step) {
-    case 1: reduce1<<<blocks, kBlock, 0, s>>>(in, partial); break;
-    case 2: reduce2<<<blocks, kBlock, 0, s>>>(in, partial); break;
-    case 3: reduce3<<<blocks, kBlock, 0, s>>>(in, partial); break;
-    case 4: reduce4<<<blocks, kBlock, 0, s>>>(in, partial); break;
-    case 5: reduce5<<<blocks, kBlock, 0, s>>>(in, partial); break;
-    default: reduce6<<<blocks, kBlock, 0, s>>>(in, partial, n); break;
+    case 1:
+      reduce1<<<blocks, kBlock, 0, s>>>(in, partial);
+      break;
+    case 2:
+      reduce2<<<blocks, kBlock, 0, s>>>(in, partial);
+      break;
+    case 3:
+      reduce3<<<blocks, kBlock, 0, s>>>(in, partial);
+      break;
+    case 4:
+      reduce4<<<blocks, kBlock, 0, s>>>(in, partial);
+      break;
+    case 5:
+      reduce5<<<blocks, kBlock, 0, s>>>(in, partial);
+      break;
+    default:
+      reduce6<<<blocks, kBlock, 0, s>>>(in, partial, n);
+      break;
   }
   return cudaGetLastError();
 }

@@ -8,8 +8,12 @@
 
 namespace ts::playground {
 
-float pattern(std::uint64_t index, std::uint32_t seed) { return pattern_small(index, seed); }
-float pattern_signed(std::uint64_t index, std::uint32_t seed) { return pattern_unit(index, seed); }
+float pattern(std::uint64_t index, std::uint32_t seed) {
+  return pattern_small(index, seed);
+}
+float pattern_signed(std::uint64_t index, std::uint32_t seed) {
+  return pattern_unit(index, seed);
+}
 
 Check check_exact(const float* got, const float* want, std::int64_t n) {
   Check c;

@@ -46,15 +46,33 @@ void expect_all_checked_and_timed(const std::string& family, std::int64_t size) 
   EXPECT_EQ(l.failed_checks(), 0);
 }
 
-TEST(PlaygroundGpu, VectorAdd) { expect_all_checked_and_timed("vector_add", 1 << 20); }
-TEST(PlaygroundGpu, Copy) { expect_all_checked_and_timed("copy", 1 << 20); }
-TEST(PlaygroundGpu, StridedReads) { expect_all_checked_and_timed("stride", 1 << 20); }
-TEST(PlaygroundGpu, Transpose) { expect_all_checked_and_timed("transpose", 512); }
-TEST(PlaygroundGpu, Reduction) { expect_all_checked_and_timed("reduction", 1 << 22); }
-TEST(PlaygroundGpu, SgemmLadder) { expect_all_checked_and_timed("sgemm", 512); }
-TEST(PlaygroundGpu, TensorCores) { expect_all_checked_and_timed("tensor", 512); }
-TEST(PlaygroundGpu, Divergence) { expect_all_checked_and_timed("divergence", 1 << 20); }
-TEST(PlaygroundGpu, Occupancy) { expect_all_checked_and_timed("occupancy", 1 << 22); }
+TEST(PlaygroundGpu, VectorAdd) {
+  expect_all_checked_and_timed("vector_add", 1 << 20);
+}
+TEST(PlaygroundGpu, Copy) {
+  expect_all_checked_and_timed("copy", 1 << 20);
+}
+TEST(PlaygroundGpu, StridedReads) {
+  expect_all_checked_and_timed("stride", 1 << 20);
+}
+TEST(PlaygroundGpu, Transpose) {
+  expect_all_checked_and_timed("transpose", 512);
+}
+TEST(PlaygroundGpu, Reduction) {
+  expect_all_checked_and_timed("reduction", 1 << 22);
+}
+TEST(PlaygroundGpu, SgemmLadder) {
+  expect_all_checked_and_timed("sgemm", 512);
+}
+TEST(PlaygroundGpu, TensorCores) {
+  expect_all_checked_and_timed("tensor", 512);
+}
+TEST(PlaygroundGpu, Divergence) {
+  expect_all_checked_and_timed("divergence", 1 << 20);
+}
+TEST(PlaygroundGpu, Occupancy) {
+  expect_all_checked_and_timed("occupancy", 1 << 22);
+}
 
 // Checked before the device is touched: a bad size is exit 2 on any machine.
 TEST(PlaygroundGpu, ABadSizeIsAnInputErrorBeforeAnyDeviceWork) {

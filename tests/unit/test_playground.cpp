@@ -59,14 +59,14 @@ TEST(PlaygroundReference, VectorAddStridedReadTransposeReduce) {
 }
 
 TEST(PlaygroundReference, RoundingToReducedPrecisions) {
-  EXPECT_EQ(round_to(1.0f + 0x1p-9f, "bf16"), 1.0f);                 // below half an ulp (2^-7)
-  EXPECT_EQ(round_to(1.0f + 0x1p-8f, "bf16"), 1.0f);                 // a tie: to the even 1.0
-  EXPECT_EQ(round_to(1.0f + 3 * 0x1p-8f, "bf16"), 1.0f + 0x1p-6f);   // a tie: up to the even neighbour
-  EXPECT_EQ(round_to(1.0f + 0x1p-7f, "bf16"), 1.0f + 0x1p-7f);       // representable
-  EXPECT_EQ(round_to(1.0f + 0x1p-12f, "tf32"), 1.0f);          // below half an ulp (2^-10)
+  EXPECT_EQ(round_to(1.0f + 0x1p-9f, "bf16"), 1.0f);                // below half an ulp (2^-7)
+  EXPECT_EQ(round_to(1.0f + 0x1p-8f, "bf16"), 1.0f);                // a tie: to the even 1.0
+  EXPECT_EQ(round_to(1.0f + 3 * 0x1p-8f, "bf16"), 1.0f + 0x1p-6f);  // a tie: up to the even neighbour
+  EXPECT_EQ(round_to(1.0f + 0x1p-7f, "bf16"), 1.0f + 0x1p-7f);      // representable
+  EXPECT_EQ(round_to(1.0f + 0x1p-12f, "tf32"), 1.0f);               // below half an ulp (2^-10)
   EXPECT_EQ(round_to(1.0f + 0x1p-10f, "tf32"), 1.0f + 0x1p-10f);
   EXPECT_EQ(round_to(1.0f + 0x1p-10f, "fp16"), 1.0f + 0x1p-10f);
-  EXPECT_EQ(round_to(0x1p-15f, "fp16"), 0x1p-15f);              // an fp16 subnormal, exact
+  EXPECT_EQ(round_to(0x1p-15f, "fp16"), 0x1p-15f);  // an fp16 subnormal, exact
   EXPECT_EQ(round_to(0.1f, "fp32"), 0.1f);
   EXPECT_NEAR(round_to(0.1f, "bf16"), 0.1f, 0.1f * 0x1p-8f);
 }
@@ -138,8 +138,8 @@ TEST(PlaygroundOccupancy, Sm90Limits) {
   o = occupancy(sm, 1024, 64, 0);  // 32 warps x 2048 regs = 64K: one block
   EXPECT_EQ(o.blocks_per_sm, 1);
   EXPECT_DOUBLE_EQ(o.occupancy, 0.5);
-  EXPECT_EQ(occupancy(sm, 1024, 65, 0).blocks_per_sm, 0);   // 65 -> 2304 per warp x 32 > 64K
-  EXPECT_EQ(occupancy(sm, 2048, 16, 0).blocks_per_sm, 0);   // over 1024 threads per block
+  EXPECT_EQ(occupancy(sm, 1024, 65, 0).blocks_per_sm, 0);          // 65 -> 2304 per warp x 32 > 64K
+  EXPECT_EQ(occupancy(sm, 2048, 16, 0).blocks_per_sm, 0);          // over 1024 threads per block
   EXPECT_EQ(occupancy(sm, 256, 32, 228 * 1024).blocks_per_sm, 0);  // over the opt-in maximum
 }
 
@@ -160,8 +160,8 @@ TEST(PlaygroundLadder, MedianThroughputShares) {
   EXPECT_EQ(median({}), 0);
   EXPECT_EQ(median({3, 1, 2}), 2);
   EXPECT_EQ(median({4, 1, 3, 2}), 2.5);
-  EXPECT_DOUBLE_EQ(throughput(Unit::gbps, 1e9, 1e6), 1000);      // 1 GB in 1 ms = 1000 GB/s
-  EXPECT_DOUBLE_EQ(throughput(Unit::tflops, 2e12, 1e9), 2);      // 2 TFLOP in 1 s
+  EXPECT_DOUBLE_EQ(throughput(Unit::gbps, 1e9, 1e6), 1000);  // 1 GB in 1 ms = 1000 GB/s
+  EXPECT_DOUBLE_EQ(throughput(Unit::tflops, 2e12, 1e9), 2);  // 2 TFLOP in 1 s
   EXPECT_EQ(throughput(Unit::gbps, 1, 0), 0);
   Ladder l;
   l.limit.value = 200;
