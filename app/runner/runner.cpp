@@ -126,7 +126,10 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--output,-o", o.output, "with --export: the file to write (\"-\" = stdout)");
   app.add_option("--playground", o.playground,
                  "run teaching kernels' ladders on the GPU: vector_add, copy, stride, transpose, reduction, sgemm, "
-                 "tensor, divergence, occupancy (comma-separated), or all (docs/playground.md)");
+                 "tensor, divergence, occupancy (comma-separated), or all; --session FILE records the run "
+                 "(docs/playground.md)");
+  app.add_option("--playground-session", o.playground_session,
+                 "print the ladders of a playground run recorded with --playground ... --session FILE (no GPU needed)");
   app.add_option("--size", o.size, "with --playground: the family's problem size (elements, or a matrix side; 0 = its default)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--threads-per-block", o.threads_per_block, "with --playground vector_add: threads per block")

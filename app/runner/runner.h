@@ -62,6 +62,7 @@ struct RunnerOptions {
   std::int64_t size = 0;         // --size N: the family's problem size (0 = its default)
   int threads_per_block = 256;   // --threads-per-block: vector_add's launch
   int blocks_per_grid = 0;       // --blocks-per-grid: vector_add's launch (0 = one element per thread)
+  std::string playground_session;  // --playground-session FILE: print a recorded playground run (no GPU)
   std::FILE* out = stdout;       // where a training run prints (a lesson's runs print to stderr)
 };
 
@@ -82,7 +83,8 @@ int run_compare(const RunnerOptions& opt);
 int run_export(const RunnerOptions& opt);
 
 /// --playground: runs the named families' ladders on the GPU (every variant checked before its time
-/// is shown) and prints them (text, or --json). Returns 0, or 1 when a check failed; throws
+/// is shown), prints them (text, or --json) and, with --session FILE, records the run as a session;
+/// --playground-session FILE prints a recorded run. Returns 0, or 1 when a check failed; throws
 /// InputError (exit 2) for a bad family or size and DeviceError (exit 3) without a GPU or without a
 /// CUDA build. app/runner/playground_cmd.cpp.
 int run_playground(const RunnerOptions& opt);

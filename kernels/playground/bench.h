@@ -59,6 +59,9 @@ class Bench {
   /// time_source, throughput (from work), launch. Returns "" or why CUPTI was not used.
   std::string finish(std::int64_t* dropped);
 
+  /// The run's events (CUPTI records, clock checks): complete after finish().
+  prof::EventStore& store() { return *store_; }
+
   static constexpr double kTargetNs = 200e6;
   static constexpr int kMinLaunches = 5, kMaxLaunches = 200;
 

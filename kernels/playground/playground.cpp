@@ -11,6 +11,8 @@
 #include "engine/network.h"
 #include "kernels/playground/families.h"
 #include "kernels/playground/limits.h"
+#include "kernels/playground/session.h"
+#include "profiling/event_store.h"
 
 namespace ts::playground {
 
@@ -178,6 +180,15 @@ RunResult run(const Options& o) {
   r.cupti_status = bench.finish(&r.cupti_dropped);
   set_limits(ladders, r.device_name, r.l2_bytes);
   for (auto& l : ladders) r.ladders.push_back(std::move(l));
+  if (!o.session_path.empty()) {
+    StoredRun stored{r.device_name, r.cupti_status.empty() ? "cupti" : "cuda events: " + r.cupti_status, r.ladders};
+    prof::EventStore& st = bench.store();
+    st.set_meta("device.kind", "cuda");
+    st.set_meta("device.name", r.device_name);
+    st.set_meta("device.multiprocessors", std::to_string(r.sms));
+    st.set_meta("device.compute_capability", fmt::format("{}.{}", ctx.prop.major, ctx.prop.minor));
+    write_playground_session(o.session_path, st, stored);
+  }
   return r;
 }
 

@@ -16,6 +16,7 @@ struct Options {
   int threads_per_block = 256;        // vector_add: the user's launch (1..1024)
   int blocks_per_grid = 0;            // vector_add: 0 = enough blocks for one element per thread
   int device = 0;                     // CUDA ordinal
+  std::string session_path;           // "" or a session file to write the run to (session.h)
 };
 
 struct RunResult {
@@ -28,8 +29,9 @@ struct RunResult {
   int failed_checks() const;
 };
 
-/// Runs the named families. Throws ts::InputError for an unknown family or a bad size,
-/// ts::DeviceError without a usable GPU (or when a buffer does not fit, with the bytes asked).
+/// Runs the named families (and writes options.session_path when given). Throws ts::InputError for
+/// an unknown family or a bad size, ts::DeviceError without a usable GPU (or when a buffer does not
+/// fit, with the bytes asked), prof::SessionError when the session cannot be written.
 RunResult run(const Options& options);
 
 }  // namespace ts::playground

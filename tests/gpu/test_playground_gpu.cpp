@@ -3,10 +3,16 @@
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor. Small sizes keep the test quick; the acceptance
 // figures come from `trainscope-run --playground all` at the default sizes (docs/playground.md).
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "engine/errors.h"
 #include "engine/network.h"
 #include "kernels/playground/playground.h"
+#include "kernels/playground/session.h"
+#include "profiling/event_source.h"
+#include "profiling/event_store.h"
 
 namespace ts::playground {
 namespace {
@@ -72,6 +78,29 @@ TEST(PlaygroundGpu, Divergence) {
 }
 TEST(PlaygroundGpu, Occupancy) {
   expect_all_checked_and_timed("occupancy", 1 << 22);
+}
+
+// --playground ... --session FILE: the run's ladders and its kernel records in one session.
+TEST(PlaygroundGpu, ARunRecordedAsASessionOpensWithItsLaddersAndKernels) {
+  std::string why;
+  if (!cuda_available(&why)) GTEST_SKIP() << why;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("ts_pg_gpu_" + std::to_string(getpid()) + ".tsession")).string();
+  Options o;
+  o.families = {"copy"};
+  o.size = 1 << 20;
+  o.session_path = path;
+  const RunResult r = run(o);
+  const StoredRun back = read_playground_session(path);
+  EXPECT_EQ(back.device, r.device_name);
+  ASSERT_EQ(back.ladders.size(), 1u);
+  ASSERT_EQ(back.ladders[0].variants.size(), r.ladders[0].variants.size());
+  EXPECT_DOUBLE_EQ(back.ladders[0].variants[1].median_ns, r.ladders[0].variants[1].median_ns);
+  auto src = prof::open_session(path);
+  if (r.cupti_status.empty()) {
+    EXPECT_GT(src->store().kernels.size(), 0u);
+  }
+  std::filesystem::remove(path);
 }
 
 // Checked before the device is touched: a bad size is exit 2 on any machine.

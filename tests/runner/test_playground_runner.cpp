@@ -44,5 +44,12 @@ TEST(RunnerPlayground, WithoutAGpuExit3WithOneLineElseEveryCheckPasses) {
   EXPECT_EQ(d["ladders"].Size(), 2u);
 }
 
+TEST(RunnerPlayground, ATrainingSessionHoldsNoPlaygroundRun) {
+  const RunnerResult r = run_runner_split("--playground-session " + std::string(TRAINSCOPE_SOURCE_DIR) +
+                                          "/tests/data/gpu_b16_nw4.tsession");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("holds no playground run"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace ts::test

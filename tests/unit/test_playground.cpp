@@ -3,14 +3,20 @@
 // datasheet table, the ladder arithmetic and its text/JSON forms, and the families' size rules.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 
 #include "engine/errors.h"
 #include "kernels/playground/ladder.h"
 #include "kernels/playground/limits.h"
 #include "kernels/playground/reference.h"
+#include "kernels/playground/session.h"
+#include "profiling/event_source.h"
+#include "profiling/event_store.h"
+#include "profiling/session_file.h"
 
 namespace ts::playground {
 namespace {
@@ -221,6 +227,66 @@ TEST(PlaygroundFamilies, NamesAndSizeRules) {
   EXPECT_GE(check_size(family("reduction"), 0) * 4, 8ll * 60 * 1024 * 1024);
   EXPECT_GE(check_size(family("transpose"), 0) * 2 * check_size(family("transpose"), 0) * 4 * 2,
             8ll * 60 * 1024 * 1024);
+}
+
+Ladder sample_ladder() {
+  Ladder l;
+  l.family = "sgemm", l.title = "SGEMM", l.unit = Unit::tflops, l.size = 256, l.size_what = "side";
+  l.warning = "a warning";
+  l.limit = {"FP32, datasheet", 67, false, "a datasheet"};
+  l.other_limits = {{"cuBLAS SGEMM, measured", 51.3, true, "this ladder"}};
+  VariantResult v;
+  v.name = "1 naive", v.what_changed = "naive", v.checked = v.check_passed = true, v.max_error = 1e-7;
+  v.tolerance = 1e-4, v.check_what = "vs cuBLAS", v.median_ns = 1234.5, v.event_ns = 1300, v.launches = 7;
+  v.kernels_per_launch = 1, v.time_source = "cupti", v.work = 3.3e7, v.throughput = 26.7, v.share_of_best = 0.5;
+  v.share_of_limit = 0.4, v.limit = 494.5, v.limit_what = "TF32", v.launch = "grid 8x8x1", v.note = "a note";
+  VariantResult bad = v;
+  bad.name = "broken", bad.check_passed = false, bad.own = false;
+  l.variants = {v, bad};
+  return l;
+}
+
+TEST(PlaygroundSession, ARunRoundTripsThroughTheSessionFormat) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("ts_pg_" + std::to_string(getpid()) + ".tsession")).string();
+  prof::EventStore store;
+  StoredRun run{"NVIDIA H200", "cupti", {sample_ladder()}};
+  write_playground_session(path, store, run);
+  const StoredRun back = read_playground_session(path);
+  EXPECT_EQ(back.device, "NVIDIA H200");
+  EXPECT_EQ(back.timing, "cupti");
+  ASSERT_EQ(back.ladders.size(), 1u);
+  const Ladder& l = back.ladders[0];
+  EXPECT_EQ(l.family, "sgemm");
+  EXPECT_EQ(l.unit, Unit::tflops);
+  EXPECT_EQ(l.size, 256);
+  EXPECT_EQ(l.warning, "a warning");
+  EXPECT_EQ(l.limit.value, 67);
+  EXPECT_FALSE(l.limit.measured);
+  ASSERT_EQ(l.other_limits.size(), 1u);
+  EXPECT_TRUE(l.other_limits[0].measured);
+  ASSERT_EQ(l.variants.size(), 2u);
+  const VariantResult& v = l.variants[0];
+  EXPECT_EQ(v.name, "1 naive");
+  EXPECT_DOUBLE_EQ(v.median_ns, 1234.5);
+  EXPECT_EQ(v.launches, 7);
+  EXPECT_EQ(v.time_source, "cupti");
+  EXPECT_DOUBLE_EQ(v.limit, 494.5);
+  EXPECT_EQ(v.note, "a note");
+  EXPECT_FALSE(l.variants[1].check_passed);
+  EXPECT_FALSE(l.variants[1].own);
+  EXPECT_EQ(l.failed_checks(), 1);
+  // It is an ordinary session too: the generic reader opens it and sees what it is.
+  auto src = prof::open_session(path);
+  EXPECT_EQ(src->store().meta().at("run.kind"), "playground");
+  std::filesystem::remove(path);
+}
+
+TEST(PlaygroundSession, OlderFormatsAndTrainingSessionsHoldNoPlaygroundRun) {
+  // Format 1 (tests/data, before the playground tables): read, no ladders, no error.
+  const std::string v1 = std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/gpu_b16_nw4.tsession";
+  EXPECT_TRUE(read_playground_session(v1).ladders.empty());
+  EXPECT_THROW(read_playground_session("/nonexistent.tsession"), prof::SessionError);
 }
 
 }  // namespace
