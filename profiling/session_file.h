@@ -18,9 +18,11 @@ struct sqlite3;
 namespace ts::prof {
 
 constexpr std::int32_t kSessionApplicationId = 0x54534553;  // "TSES"
-/// Format versions: 1 (the first), 2 (adds the whole-session timeline overview, `overview_lanes`).
-/// read_session reads every version up to this one; older files are migrated in memory.
-constexpr int kSessionSchemaVersion = 2;
+/// Format versions: 1 (the first), 2 (adds the whole-session timeline overview, `overview_lanes`),
+/// 3 (adds `playground_ladders`, `playground_limits`, `playground_rows`: a playground run,
+/// kernels/playground/session.h; empty in a training session). read_session reads every version up
+/// to this one; older files are migrated in memory (a file before 3 holds no playground run).
+constexpr int kSessionSchemaVersion = 3;
 
 /// A session file that cannot be opened or written: not a session, a newer schema, damaged, or an
 /// I/O failure. what() is one line for the user.

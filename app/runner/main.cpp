@@ -85,6 +85,7 @@ int main(int argc, char** argv) {
     if (!opt.compare.empty()) return ts::run_compare(opt);
     if (!opt.export_session.empty()) return ts::run_export(opt);
     if (!opt.lesson.empty() || opt.lesson_setup) return ts::run_lesson(opt, g_stop);
+    if (!opt.playground.empty() || !opt.playground_session.empty()) return ts::run_playground(opt);
     return ts::run_training(opt, g_stop);
   } catch (const ts::InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());

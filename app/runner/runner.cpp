@@ -111,7 +111,7 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--analyze", o.analyze,
                  "analyse a recorded session (or a PyTorch profiler trace) instead of training: step-time "
                  "breakdown, GPU metrics and verdicts (docs/metrics.md)");
-  app.add_flag("--json", o.json, "with --analyze: print one JSON object");
+  app.add_flag("--json", o.json, "with --analyze, --compare or --playground: print one JSON object");
   app.add_option("--analyze-warmup", o.analyze_warmup,
                  "with --analyze: leading steps left out as warm-up (cuDNN algorithm search, first allocations)")
       ->check(kNonNegative)->capture_default_str();
@@ -125,6 +125,19 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "kernels-csv or steps-csv")
       ->check(CLI::IsMember({"chrome", "kernels-csv", "steps-csv"}))->capture_default_str();
   app.add_option("--output,-o", o.output, "with --export: the file to write (\"-\" = stdout)");
+  app.add_option("--playground", o.playground,
+                 "run teaching kernels' ladders on the GPU: vector_add, copy, stride, transpose, reduction, sgemm, "
+                 "tensor, divergence, occupancy (comma-separated), or all; --session FILE records the run "
+                 "(docs/playground.md)");
+  app.add_option("--playground-session", o.playground_session,
+                 "print the ladders of a playground run recorded with --playground ... --session FILE (no GPU needed)");
+  app.add_option("--size", o.size, "with --playground: the family's problem size (elements, or a matrix side; 0 = its default)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--threads-per-block", o.threads_per_block, "with --playground vector_add: threads per block")
+      ->capture_default_str();
+  app.add_option("--blocks-per-grid", o.blocks_per_grid,
+                 "with --playground vector_add: blocks per grid (0 = one element per thread)")
+      ->capture_default_str();
   app.add_option("--lesson", o.lesson,
                  "run a lesson (a built-in name, or a lesson JSON file; docs/lessons.md): each of its runs is "
                  "trained and recorded, then judged; without the device it needs, its recording is opened");

@@ -64,6 +64,12 @@ struct RunnerOptions {
   // --setup / --save-setup (app/runner/setup_cmd.cpp, docs/setups.md)
   std::string setup;             // --setup FILE|LINE: the run's knobs (or a lesson) from a setup
   std::string save_setup;        // --save-setup FILE: write the command line's setup, print its line
+  // --playground (app/runner/playground_cmd.cpp, docs/playground.md)
+  std::string playground;        // --playground FAMILY[,FAMILY...]|all: teaching kernels' ladders
+  std::int64_t size = 0;         // --size N: the family's problem size (0 = its default)
+  int threads_per_block = 256;   // --threads-per-block: vector_add's launch
+  int blocks_per_grid = 0;       // --blocks-per-grid: vector_add's launch (0 = one element per thread)
+  std::string playground_session;  // --playground-session FILE: print a recorded playground run (no GPU)
   std::FILE* out = stdout;       // where a training run prints (a lesson's runs print to stderr)
 };
 
@@ -82,6 +88,13 @@ int run_import(const RunnerOptions& opt);
 int run_compare(const RunnerOptions& opt);
 /// --export: a session to a Chrome trace JSON or CSV. app/runner/export_cmd.cpp.
 int run_export(const RunnerOptions& opt);
+
+/// --playground: runs the named families' ladders on the GPU (every variant checked before its time
+/// is shown), prints them (text, or --json) and, with --session FILE, records the run as a session;
+/// --playground-session FILE prints a recorded run. Returns 0, or 1 when a check failed; throws
+/// InputError (exit 2) for a bad family or size and DeviceError (exit 3) without a GPU or without a
+/// CUDA build. app/runner/playground_cmd.cpp.
+int run_playground(const RunnerOptions& opt);
 
 /// Loads data and model, trains, prints per-epoch lines and the JSON summary on opt.out.
 /// Returns the exit code (0, or 130 when stopped by `stop`); throws ts::Error subclasses.

@@ -130,7 +130,7 @@ TEST(Overview, FormatTwoStoresItAndReadsItBeforeTheEvents) {
     EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
     EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
   }
-  EXPECT_EQ(sql_int(path, "PRAGMA user_version"), 2);
+  EXPECT_EQ(sql_int(path, "PRAGMA user_version"), kSessionSchemaVersion);
   const std::int64_t lanes = sql_int(path, "SELECT COUNT(*) FROM overview_lanes");
   EXPECT_GE(lanes, 5);
   EventStore s;
