@@ -184,6 +184,28 @@ std::optional<std::int64_t> step_alignment_offset(const EventStore& a, const Eve
   return sa->start - sb->start;
 }
 
+namespace {
+
+/// Comparison::slowest_rank_session: only when every session is a distinct rank with analysed steps.
+void slowest_rank(Comparison& c) {
+  std::vector<std::int32_t> ranks;
+  double slow = -1, fast = 0;
+  int slowest = -1;
+  for (std::size_t i = 0; i < c.sessions.size(); ++i) {
+    const analysis::Report& r = c.sessions[i].report;
+    if (r.rank < 0 || r.steps <= 0 || std::find(ranks.begin(), ranks.end(), r.rank) != ranks.end()) return;
+    ranks.push_back(r.rank);
+    const double step = static_cast<double>(r.wall_ns) / static_cast<double>(r.steps);
+    if (step > slow) slow = step, slowest = static_cast<int>(i);
+    if (i == 0 || step < fast) fast = step;
+  }
+  if (slowest < 0 || fast <= 0) return;
+  c.slowest_rank_session = slowest;
+  c.slowest_over_fastest = slow / fast;
+}
+
+}  // namespace
+
 Comparison compare(const std::vector<const EventStore*>& stores, const std::vector<std::string>& labels,
                    const Options& options) {
   if (stores.size() < 2 || labels.size() != stores.size())
@@ -207,6 +229,7 @@ Comparison compare(const std::vector<const EventStore*>& stores, const std::vect
     c.sessions.push_back(std::move(x));
   }
   c.config = config_diff(metas);
+  slowest_rank(c);
   // Kernels of the analysed steps (after the warm-up), totals per analysed step.
   std::vector<std::vector<KernelTotals>> totals;
   std::vector<std::int64_t> steps;

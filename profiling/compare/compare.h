@@ -95,6 +95,13 @@ struct Comparison {
   /// 0 for the baseline) that align it; step 0 / empty when there is none.
   std::int64_t aligned_step = 0;
   std::vector<std::int64_t> alignment_offsets_ns;
+  /// Ranks of one distributed job side by side (two or more sessions with distinct ranks >= 0,
+  /// analysis::Report::rank): the session whose analysed step is longest (mean wall time per step),
+  /// and how much longer it is than the fastest rank's (ratio >= 1). -1 when the sessions are no
+  /// ranks of one job. In a synchronous data-parallel job every rank waits for the slowest at each
+  /// collective, so it sets the job's pace.
+  int slowest_rank_session = -1;
+  double slowest_over_fastest = 0;
   Options options;
 };
 

@@ -142,6 +142,12 @@ std::string to_text(const Comparison& c, std::size_t max_kernel_rows) {
   text_throughput(o, c);
   text_breakdown(o, c);
   text_verdicts(o, c);
+  if (c.slowest_rank_session >= 0) {
+    const auto& r = c.sessions[static_cast<std::size_t>(c.slowest_rank_session)].report;
+    o += fmt::format("\nslowest rank: {} (rank {}), {:.3f} ms/step, {:.2f}x the fastest rank's step: every rank waits for it "
+                     "at each collective\n", letter(static_cast<std::size_t>(c.slowest_rank_session)), r.rank,
+                     r.wall_ns / 1e6 / r.steps, c.slowest_over_fastest);
+  }
   for (const auto& d : c.kernel_diffs) text_kernels(o, c, d, max_kernel_rows);
   if (!c.alignment_offsets_ns.empty()) {
     o += fmt::format("\nstep alignment: step {} starts together when each session is shifted by", c.aligned_step);
@@ -261,6 +267,10 @@ std::string to_json(const Comparison& c) {
   W w(buf);
   w.StartObject();
   w.Key("warmup_steps"); w.Int64(c.options.warmup_steps);
+  w.Key("slowest_rank_session");
+  if (c.slowest_rank_session >= 0) w.Int(c.slowest_rank_session);
+  else w.Null();
+  w.Key("slowest_over_fastest"); w.Double(c.slowest_over_fastest);
   w.Key("sessions");
   w.StartArray();
   for (const auto& s : c.sessions) json_session(w, s);

@@ -10,6 +10,7 @@
 
 #include "engine/errors.h"
 #include "profiling/analysis/analysis.h"
+#include "profiling/compare/compare.h"
 #include "profiling/import/trace_analysis.h"
 #include "profiling/import/trace_import.h"
 #include "profiling/steps/step_rule.h"
@@ -227,6 +228,33 @@ TEST(Communication, NoneFoundIsSaidAndExposedCommunicationFiresTheVerdict) {
   r.min_steps_for_verdicts = 1;
   pa::add_verdicts(r);
   for (const auto& v : r.verdicts) EXPECT_NE(v.id, "communication_bound");
+}
+
+}  // namespace
+}  // namespace ts::prof
+
+
+namespace ts::prof {
+namespace {
+
+TEST(Communication, CompareNamesTheSlowestRank) {
+  auto rank_trace = [](int rank, int step_us) {
+    const std::string json = fmt::format(
+        R"({{"schemaVersion":1,"distributedInfo":{{"backend":"nccl","rank":{},"world_size":2}},"traceEvents":[)"
+        R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":1000,"dur":{}}},)"
+        R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":{},"dur":{}}}]}})",
+        rank, step_us, 1000 + step_us, step_us);
+    return imp::import_trace_bytes(json.data(), json.size(), fmt::format("rank{}.json", rank));
+  };
+  const auto a = rank_trace(0, 10'000), b = rank_trace(1, 15'000);
+  compare::Options o;
+  o.warmup_steps = 0;
+  const auto c = compare::compare({a.store.get(), b.store.get()}, {"rank0.json", "rank1.json"}, o);
+  EXPECT_EQ(c.slowest_rank_session, 1);
+  EXPECT_NEAR(c.slowest_over_fastest, 1.5, 1e-9);
+  EXPECT_NE(compare::to_text(c).find("slowest rank: B (rank 1)"), std::string::npos) << compare::to_text(c);
+  const auto same = compare::compare({a.store.get(), a.store.get()}, {"x", "y"}, o);
+  EXPECT_EQ(same.slowest_rank_session, -1) << "one rank twice is not a job's ranks";
 }
 
 }  // namespace

@@ -303,7 +303,16 @@ void CompareView::showComparison(std::shared_ptr<pc::Comparison> c,
                  .arg(session_letter(i), short_session_label(QString::fromStdString(cmp.sessions[static_cast<std::size_t>(i)].label)).toHtmlEscaped(),
                       i == 0 && n > 1 ? tr(" (baseline)") : QString());
   }
-  header_->setText(names.join(QStringLiteral(" &nbsp;·&nbsp; ")));
+  QString head = names.join(QStringLiteral(" &nbsp;·&nbsp; "));
+  if (cmp.slowest_rank_session >= 0) {  // ranks of one job: the one every other waits for
+    const auto& r = cmp.sessions[static_cast<std::size_t>(cmp.slowest_rank_session)].report;
+    head += tr(" &nbsp;—&nbsp; <b>slowest rank: %1 (rank %2)</b>, %3 ms/step, %4× the fastest rank's")
+                .arg(session_letter(cmp.slowest_rank_session))
+                .arg(r.rank)
+                .arg(r.wall_ns / 1e6 / static_cast<double>(r.steps), 0, 'f', 2)
+                .arg(cmp.slowest_over_fastest, 0, 'f', 2);
+  }
+  header_->setText(head);
   QStringList paths;
   for (const auto& s : cmp.sessions) paths << QString::fromStdString(s.label);
   header_->setToolTip(paths.join('\n'));
