@@ -83,7 +83,7 @@ int run_playground(const RunnerOptions& o) {
   if (!o.session.empty()) header += "; recorded in " + o.session;
   return print_ladders(o, r.device_name, header, timing, r.ladders);
 #else
-  throw DeviceError("--playground needs a CUDA build (this trainscope-run was built with TRAINSCOPE_CUDA=OFF)");
+  throw DeviceError("--playground runs its kernels on a GPU, and this trainscope-run was built without CUDA (TRAINSCOPE_CUDA=OFF)");
 #endif
 }
 
