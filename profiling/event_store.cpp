@@ -1,6 +1,8 @@
 // EventStore (see event_store.h).
 #include "profiling/event_store.h"
 
+#include <bit>
+
 namespace ts::prof {
 
 StoreCounts EventStore::counts() const {
@@ -27,8 +29,10 @@ StoreCounts EventStore::counts() const {
 EventStore::EventStore() { intern_config(KernelConfig{}); }
 
 std::uint32_t EventStore::intern_config(const KernelConfig& c) {
-  const std::array<std::int32_t, 9> key{c.grid[0],  c.grid[1],  c.grid[2],     c.block[0],     c.block[1],
-                                        c.block[2], c.registers, c.static_smem, c.dynamic_smem};
+  const std::array<std::int32_t, 11> key{c.grid[0],   c.grid[1],     c.grid[2],      c.block[0],
+                                         c.block[1],  c.block[2],    c.registers,    c.static_smem,
+                                         c.dynamic_smem, std::bit_cast<std::int32_t>(c.kineto_blocks_per_sm),
+                                         std::bit_cast<std::int32_t>(c.kineto_occupancy_pct)};
   auto [it, added] = config_ids_.try_emplace(key, static_cast<std::uint32_t>(kernel_configs.size()));
   if (added && !kernel_configs.push(c)) {
     config_ids_.erase(it);

@@ -106,7 +106,7 @@ class EventStore {
   mutable std::mutex meta_mutex_;
   std::map<std::string, std::string> meta_;
   std::shared_ptr<const SessionOverview> overview_;
-  std::map<std::array<std::int32_t, 9>, std::uint32_t> config_ids_;  // intern_config's (writer thread)
+  std::map<std::array<std::int32_t, 11>, std::uint32_t> config_ids_;  // intern_config's (writer thread)
   std::atomic<std::uint64_t> meta_version_{0};
 };
 

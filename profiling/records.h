@@ -16,6 +16,10 @@ struct KernelConfig {
   std::int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   std::int32_t registers = 0;                      // per thread
   std::int32_t static_smem = 0, dynamic_smem = 0;  // bytes per block
+  /// A Kineto trace's own per-kernel estimates ("blocks per SM", "est. achieved occupancy %"; < 0:
+  /// absent). Kept in memory only: the session file stores the launch configuration, from which the
+  /// analysis computes both when a saved import is opened again.
+  float kineto_blocks_per_sm = -1, kineto_occupancy_pct = -1;
   bool operator==(const KernelConfig&) const = default;
 };
 

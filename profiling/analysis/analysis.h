@@ -157,6 +157,9 @@ struct Report {
   std::optional<double> sm_efficiency;          // duration-weighted min(1, blocks / SMs)
   std::optional<double> theoretical_occupancy;  // duration-weighted, occupancy calculator
   std::optional<double> achieved_occupancy_est; // duration-weighted, PyTorch profiler's estimate
+  /// SM efficiency / achieved occupancy took a Kineto trace's own per-kernel estimates ("blocks per
+  /// SM", "est. achieved occupancy %") where its kernels carry them (computed for the others).
+  bool kineto_kernel_estimates = false;
   std::optional<IdleBreakdown> idle;
   std::optional<std::int64_t> idle_sync_ns, idle_host_launching_ns, gpu_busy_ns;
   // Launch statistics.

@@ -28,6 +28,8 @@ constexpr std::int64_t kDefaultLaunchCostNs = 5000;
 
 struct KernelStats {
   double weight = 0, sm_eff = 0, theo = 0, theo_weight = 0, achieved = 0, tc = 0, matmul = 0;
+  double sm_weight = 0, achieved_weight = 0;  // the kernels the SM efficiency / achieved occupancy cover
+  bool kineto = false;                        // some came from the trace's own per-kernel estimates
   std::int64_t count = 0, shorter_than_launch = 0, with_launch = 0;
   std::vector<std::int64_t> durations;
 };
@@ -61,11 +63,17 @@ KernelStats kernel_stats(const EventStore& store, const detail::Timeline& tl, co
       }
       k.tc += tc[r.name] * w, k.matmul += mm[r.name] * w;
     }
+    // A Kineto trace's own estimates, duration-weighted as the TensorBoard plugin weights them;
+    // otherwise computed from the launch configuration and the device (the same formulas).
+    const bool own_sm = rc.kineto_blocks_per_sm >= 0, own_occ = rc.kineto_occupancy_pct >= 0;
+    if (own_sm) k.sm_eff += std::min(1.0, static_cast<double>(rc.kineto_blocks_per_sm)) * w, k.sm_weight += w, k.kineto = true;
+    if (own_occ)
+      k.achieved += std::min(1.0, rc.kineto_occupancy_pct / 100.0) * w, k.achieved_weight += w, k.kineto = true;
     if (!dev.known) continue;
     const double blocks = static_cast<double>(rc.grid[0]) * rc.grid[1] * rc.grid[2];
     const int threads = rc.block[0] * rc.block[1] * rc.block[2];
     const double blocks_per_sm = blocks / dev.sms;
-    k.sm_eff += std::min(1.0, blocks_per_sm) * w;
+    if (!own_sm) k.sm_eff += std::min(1.0, blocks_per_sm) * w, k.sm_weight += w;
     const std::uint64_t key = (static_cast<std::uint64_t>(threads) << 48) ^ (static_cast<std::uint64_t>(rc.registers) << 40) ^
                               (static_cast<std::uint64_t>(rc.static_smem) << 20) ^ static_cast<std::uint64_t>(rc.dynamic_smem);
     auto it = occ_cache.find(key);
@@ -78,8 +86,10 @@ KernelStats kernel_stats(const EventStore& store, const detail::Timeline& tl, co
       k.theo += *it->second.theo * w;
       k.theo_weight += w;
       // Kineto's estimate: min(blocks per SM, active blocks per SM) x threads per block / max threads per SM.
-      k.achieved += std::min(1.0, std::min(blocks_per_sm, static_cast<double>(it->second.active)) * threads /
-                                      dev.max_threads_per_sm) * w;
+      if (!own_occ)
+        k.achieved += std::min(1.0, std::min(blocks_per_sm, static_cast<double>(it->second.active)) * threads /
+                                        dev.max_threads_per_sm) * w,
+            k.achieved_weight += w;
     }
   }
   return k;
@@ -216,11 +226,10 @@ void gpu_metrics(const EventStore& store, const detail::Timeline& tl, Report& r)
     r.tensor_core_kernel_share = k.tc / k.weight;
     r.matmul_kernel_share = k.matmul / k.weight;
     if (k.with_launch > 0) r.share_kernels_shorter_than_launch = static_cast<double>(k.shorter_than_launch) / k.with_launch;
-    if (r.device.known && k.weight > 0) r.sm_efficiency = k.sm_eff / k.weight;
-    if (k.theo_weight > 0) {
-      r.theoretical_occupancy = k.theo / k.theo_weight;
-      r.achieved_occupancy_est = k.achieved / k.theo_weight;
-    }
+    if (k.sm_weight > 0) r.sm_efficiency = k.sm_eff / k.sm_weight;
+    if (k.theo_weight > 0) r.theoretical_occupancy = k.theo / k.theo_weight;
+    if (k.achieved_weight > 0) r.achieved_occupancy_est = k.achieved / k.achieved_weight;
+    r.kineto_kernel_estimates = k.kineto;
   }
   copy_metrics(store, tl, r);
   communication_metrics(tl, r);

@@ -36,7 +36,10 @@ std::string to_text(const Report& r) {
     o += fmt::format("GPU time-utilisation {} (busy / wall)\n", pct(r.gpu_utilization));
     o += fmt::format("estimated SM efficiency {}, theoretical occupancy {}, estimated achieved occupancy {} "
                      "(duration-weighted; {})\n", pct(r.sm_efficiency), pct(r.theoretical_occupancy),
-                     pct(r.achieved_occupancy_est), r.device.known ? r.device.source : "device properties unknown");
+                     pct(r.achieved_occupancy_est),
+                     r.kineto_kernel_estimates ? std::string("the trace's per-kernel estimates where it has them")
+                     : r.device.known          ? r.device.source
+                                               : std::string("device properties unknown"));
     o += fmt::format("GPU idle: host wait {:.1f} %, kernel wait {:.1f} %, other {:.1f} %; caused by host sync {:.1f} %; "
                      "host wait while launching {:.1f} %\n",
                      100 * share(r.idle->host_wait, r.wall_ns), 100 * share(r.idle->kernel_wait, r.wall_ns),
@@ -152,6 +155,7 @@ std::string to_json(const Report& r) {
   w.Key("amp"); w.String(r.config.amp.c_str());
   w.Key("min_steps_for_verdicts"); w.Int64(r.min_steps_for_verdicts);
   w.Key("step_rule"); w.String(r.step_rule.c_str());
+  w.Key("kineto_kernel_estimates"); w.Bool(r.kineto_kernel_estimates);
   w.Key("rank"); w.Int(r.rank);
   w.Key("world_size"); w.Int(r.world_size);
   w.Key("communication");

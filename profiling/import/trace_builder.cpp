@@ -353,6 +353,10 @@ void TraceBuilder::kernel(const RawEvent& ev, std::int64_t start, std::int64_t e
   c.registers = static_cast<std::int32_t>(std::clamp<std::int64_t>(i64_arg(ev, Arg::registers, 0), 0, INT32_MAX));
   // Kineto's "shared memory" is static + dynamic shared memory per block (bytes).
   c.static_smem = static_cast<std::int32_t>(std::clamp<std::int64_t>(i64_arg(ev, Arg::shared_memory, 0), 0, INT32_MAX));
+  for (auto [arg, out] : {std::pair{Arg::blocks_per_sm, &c.kineto_blocks_per_sm}, std::pair{Arg::est_occupancy, &c.kineto_occupancy_pct}}) {
+    const Scalar& v = ev.arg(arg);
+    if (v.is_number() && std::isfinite(v.number()) && v.number() >= 0 && v.number() < 1e9) *out = static_cast<float>(v.number());
+  }
   k.config = store_.intern_config(c);
   if (k.name >= comm_kernel_.size()) comm_kernel_.resize(k.name + 1, -1);
   if (comm_kernel_[k.name] < 0) comm_kernel_[k.name] = is_communication_kernel(store_.strings.get(k.name));

@@ -64,6 +64,7 @@ int arg_key(const char* s, std::size_t n) {
       {"device", Arg::device}, {"context", Arg::context}, {"stream", Arg::stream},
       {"correlation", Arg::correlation}, {"registers per thread", Arg::registers},
       {"shared memory", Arg::shared_memory}, {"bytes", Arg::bytes}, {"cbid", Arg::cbid},
+      {"blocks per SM", Arg::blocks_per_sm}, {"est. achieved occupancy %", Arg::est_occupancy},
       {"Device Type", Arg::mem_device_type}, {"Device Id", Arg::mem_device_id}, {"Bytes", Arg::mem_bytes},
       {"Addr", Arg::mem_addr}, {"Total Allocated", Arg::total_allocated}, {"Total Reserved", Arg::total_reserved},
       {"name", Arg::name}, {"labels", Arg::labels}, {"sort_index", Arg::sort_index},

@@ -29,6 +29,7 @@ struct Scalar {
 /// Args the importer maps (Kineto's names); anything else numeric goes to RawEvent::numeric_args.
 enum class Arg : std::uint8_t {
   device, context, stream, correlation, registers, shared_memory, bytes, cbid,  // GPU activity, runtime
+  blocks_per_sm, est_occupancy,  // Kineto's per-kernel estimates ("blocks per SM", "est. achieved occupancy %")
   mem_device_type, mem_device_id, mem_bytes, mem_addr, total_allocated, total_reserved,  // [memory]
   name, labels, sort_index,                                                      // M
   sync_kind, wait_event,                                                         // cuda_sync

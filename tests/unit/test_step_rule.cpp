@@ -259,3 +259,34 @@ TEST(Communication, CompareNamesTheSlowestRank) {
 
 }  // namespace
 }  // namespace ts::prof
+
+namespace ts::prof {
+namespace {
+
+TEST(StepRule, AWholeTraceUsesKinetosPerKernelEstimatesDurationWeighted) {
+  // No device properties: only the trace's own estimates can give SM efficiency and occupancy.
+  std::string ev;
+  const std::pair<int, double> kernels[] = {{100, 0.5}, {300, 2.0}};  // duration (us), blocks per SM
+  int t = 1000, corr = 0;
+  for (const auto& [dur, bps] : kernels) {
+    ++corr;
+    ev += fmt::format(R"({{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":4,"args":{{"correlation":{}}}}},)", t, corr);
+    ev += fmt::format(R"({{"ph":"X","cat":"kernel","name":"k{}","pid":0,"tid":7,"ts":{},"dur":{},"args":{{"device":0,"stream":7,)"
+                      R"("correlation":{},"blocks per SM":{},"est. achieved occupancy %":{}}}}},)",
+                      corr, t + 5, dur, corr, bps, corr == 1 ? 20 : 60);
+    t += 1000;
+  }
+  ev.pop_back();
+  const std::string json = R"({"schemaVersion":1,"traceEvents":[)" + ev + "]}";
+  const auto tr = imp::import_trace_bytes(json.data(), json.size(), "est.json");
+  const pa::Report r = imp::analyze_session(*tr.store);
+  ASSERT_TRUE(r.sm_efficiency.has_value());
+  EXPECT_NEAR(*r.sm_efficiency, (0.5 * 100 + 1.0 * 300) / 400, 1e-6);  // min(1, blocks per SM), by duration
+  ASSERT_TRUE(r.achieved_occupancy_est.has_value());
+  EXPECT_NEAR(*r.achieved_occupancy_est, (0.2 * 100 + 0.6 * 300) / 400, 1e-6);
+  EXPECT_TRUE(r.kineto_kernel_estimates);
+  EXPECT_FALSE(r.theoretical_occupancy.has_value()) << "no device: no calculator";
+}
+
+}  // namespace
+}  // namespace ts::prof
