@@ -31,6 +31,7 @@ bool is_kernel_category(Category c) { return static_cast<int>(c) <= static_cast<
 
 Category kernel_category(const std::string& demangled_name) {
   const std::string s = lower(demangled_name);
+  if (analysis::is_communication_kernel(demangled_name)) return Category::communication;  // NCCL / RCCL collectives
   if (has_any(s, {"adam", "sgd", "momentum", "optimizer", "lamb"})) return Category::optimizer;
   if (has_any(s, {"batch_norm", "batchnorm", "bn_fw", "bn_bw"})) return Category::batchnorm;
   if (has_any(s, {"pool"})) return Category::pooling;

@@ -15,7 +15,7 @@ namespace ts::prof::timeline {
 
 /// Colour categories (widgets/timeline/categories.h has their colours and the palettes' sources).
 enum class Category : std::uint8_t {
-  gemm_conv, elementwise, reduction_loss, optimizer, pooling, batchnorm, other_kernel,
+  gemm_conv, elementwise, reduction_loss, optimizer, pooling, batchnorm, communication, other_kernel,
   copy_h2d, copy_d2h, copy_other, memset, sync, data_wait, host_forward, host_backward, host_other,
   runtime, step, count
 };
@@ -23,7 +23,8 @@ constexpr int kCategoryCount = static_cast<int>(Category::count);
 
 bool is_kernel_category(Category c);
 /// Kernel family of a demangled kernel name, by substrings (case-insensitive; first match wins):
-/// optimizer (adam, sgd, momentum, optimizer, lamb), BatchNorm (batch_norm, batchnorm, bn_fw, bn_bw),
+/// communication (prof::analysis::is_communication_kernel: NCCL / RCCL), optimizer (adam, sgd,
+/// momentum, optimizer, lamb), BatchNorm (batch_norm, batchnorm, bn_fw, bn_bw),
 /// pooling (pool), GEMM/conv (prof::analysis::is_matmul_kernel, sgemm, winograd, fft, gemv,
 /// splitkreduce, implicit, cudnn::cnn), reduction/loss (reduce, cross_entropy, loss, softmax, nll,
 /// eval_kernel, argmax), elementwise/epilogue (elementwise, epilogue, normalize, relu, dropout,

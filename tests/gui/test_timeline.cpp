@@ -295,6 +295,7 @@ class TestTimeline : public QObject {
     QCOMPARE(kernel_category("void ts::kernels::epilogue_forward_kernel<float>()"), Category::elementwise);
     QCOMPARE(kernel_category("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float>()"), Category::batchnorm);
     QCOMPARE(kernel_category("mystery"), Category::other_kernel);
+    QCOMPARE(kernel_category("ncclKernel_AllReduce_RING_LL_Sum_float"), Category::communication);  // not "reduce"
   }
 
   void rangeBreakdownSumsToLength() {

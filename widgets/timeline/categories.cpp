@@ -23,6 +23,7 @@ constexpr std::array<Info, kCategoryCount> kInfo = {{
     {"Optimizer", 0x117733},
     {"Pooling kernel", 0xDDCC77},
     {"BatchNorm kernel", 0xAA4499},
+    {"Communication (NCCL)", 0x8C564B},
     {"Other kernel", 0xDDDDDD},
     {"Copy H2D", 0xD55E00},
     {"Copy D2H", 0x0072B2},
