@@ -163,6 +163,9 @@ std::int64_t length(const std::vector<detail::Span>& v) {
 /// Communication vs computation, as Holistic Trace Analysis defines them: each kernel clipped to its
 /// step's window (GPU work counts for the step that launched it), computation = every other kernel.
 void communication_metrics(const detail::Timeline& tl, Report& r) {
+  // Most sessions hold no collective: say so without sorting every kernel's span.
+  if (std::none_of(tl.gpu.begin(), tl.gpu.end(), [](const detail::GpuOp& g) { return g.c == Category::communication; }))
+    return;
   std::vector<detail::Span> comm, comp;
   std::int64_t kernels = 0;
   const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
