@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lessons/json_write.h"
+#include "engine/model_spec.h"
 #include "lessons/lesson.h"
 
 namespace ts::lessons {
@@ -23,6 +24,10 @@ std::vector<Knob> parse_knob_object(const std::string& where, const std::string&
 std::string json_quoted(const rapidjson::Value& v);
 /// "a, b, c".
 std::string name_list(const std::vector<std::string>& names);
+/// `v` as compact JSON.
+std::string compact_json(const rapidjson::Value& v);
+/// A model knob's value for `spec` inline: its JSON, compact (to_json(ModelSpec) is indented).
+std::string inline_model_value(const ModelSpec& spec);
 /// Whether a model knob's value is an inline model spec (compact JSON) rather than a name or path.
 inline bool is_inline_model(const std::string& value) { return !value.empty() && value.front() == '{'; }
 

@@ -66,10 +66,7 @@ std::string number_text(double v) { return fmt::format("{:.10g}", v); }
 
 /// An inline model spec: checked as the runner would check it, kept as compact JSON.
 std::string model_object(const std::string& where, const std::string& field, const Value& v) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  v.Accept(w);
-  const std::string json(buf.GetString(), buf.GetSize());
+  const std::string json = compact_json(v);
   try {
     infer_shapes(parse_model_spec(json, "model"));
   } catch (const InputError& e) {
@@ -137,6 +134,20 @@ std::string knob_value(const std::string& where, const std::string& field, const
 }
 
 }  // namespace
+
+std::string compact_json(const Value& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return {buf.GetString(), buf.GetSize()};
+}
+
+std::string inline_model_value(const ModelSpec& spec) {
+  rapidjson::Document d;
+  const std::string json = to_json(spec);
+  d.Parse(json.c_str());
+  return compact_json(d);
+}
 
 std::string json_quoted(const Value& v) {
   if (v.IsString()) {

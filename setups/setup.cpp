@@ -73,18 +73,11 @@ std::string_view line_of(std::string_view s) {
   return t;
 }
 
-std::string compact(const Value& v) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  v.Accept(w);
-  return {buf.GetString(), buf.GetSize()};
-}
-
 /// The lesson inside a setup; its errors name the field under "lesson.".
 lessons::Lesson parse_inner_lesson(const std::string& source, const Value& v) {
   if (!v.IsObject()) fail(source, "lesson", "must be a lesson object, got " + lessons::json_quoted(v));
   try {
-    return lessons::parse_lesson(compact(v), source);
+    return lessons::parse_lesson(lessons::compact_json(v), source);
   } catch (const InputError& e) {
     const std::string head = "lesson " + source + ": ";
     const std::string msg = e.what();
@@ -128,13 +121,10 @@ Setup parse_document(std::string_view text, const std::string& source) {
   std::vector<std::string> seen;
   for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
     std::string k(it->name.GetString(), it->name.GetStringLength());
-    if (std::find(seen.begin(), seen.end(), k) != seen.end()) fail(source, printable(k), "set twice");
-    seen.push_back(std::move(k));
-  }
-  for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
-    const std::string k(it->name.GetString(), it->name.GetStringLength());
     if (k != "trainscope_setup" && k != "title" && k != "knobs" && k != "lesson")
       fail(source, printable(k), "unknown field (fields: trainscope_setup, title, knobs, lesson)");
+    if (std::find(seen.begin(), seen.end(), k) != seen.end()) fail(source, printable(k), "set twice");
+    seen.push_back(std::move(k));
   }
   s.format = static_cast<int>(f);
   if (doc.HasMember("title")) {
@@ -174,10 +164,7 @@ std::string inline_model(const std::string& path, const std::string& field) {
   try {
     const ModelSpec spec = load_model_spec(path);
     infer_shapes(spec);
-    rapidjson::Document d;
-    const std::string json = to_json(spec);
-    d.Parse(json.c_str());
-    return compact(d);
+    return lessons::inline_model_value(spec);
   } catch (const InputError& e) {
     throw InputError("setup: " + field + ": " + e.what());
   }

@@ -30,6 +30,14 @@ inline std::string runner_sample_dir() {
   return dir;
 }
 
+/// An empty folder `name`.<pid> in the temp folder (removed first if it was there).
+inline std::filesystem::path fresh_temp_dir(const std::string& name) {
+  const std::filesystem::path d = std::filesystem::temp_directory_path() / (name + "." + std::to_string(getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
 inline bool have_cpu_backend() {
 #ifdef TRAINSCOPE_HAVE_ONEDNN
   return true;

@@ -15,13 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / (name + "." + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
 /// A CPU lesson on the sample set: 320 images at batch 32 (10 steps), two runs.
 std::string cpu_lesson(const std::string& expect) {
   return R"({"trainscope_lesson": 1, "name": "tiny_cpu", "title": "Tiny CPU lesson", "story": ["Two short CPU runs."],
@@ -38,7 +31,7 @@ fs::path write(const fs::path& dir, const std::string& name, const std::string& 
 
 TEST(RunnerLesson, ACpuLessonRunsRecordsAndShowsItsPromise) {
   if (!have_cpu_backend()) GTEST_SKIP() << "no CPU backend in this build";
-  const fs::path d = temp_dir("ts_lesson_cpu");
+  const fs::path d = fresh_temp_dir("ts_lesson_cpu");
   const auto file = write(d, "tiny.json", cpu_lesson(R"({"outcome": "completes", "run": "small"},
       {"outcome": "completes", "run": "large"},
       {"figure": "images_per_s", "from": "small", "to": "large", "at_least": 0.05})"));
@@ -70,7 +63,7 @@ TEST(RunnerLesson, ACpuLessonRunsRecordsAndShowsItsPromise) {
 
 TEST(RunnerLesson, AnUnkeptPromiseExitsOneWithTheNumbers) {
   if (!have_cpu_backend()) GTEST_SKIP() << "no CPU backend in this build";
-  const fs::path d = temp_dir("ts_lesson_unkept");
+  const fs::path d = fresh_temp_dir("ts_lesson_unkept");
   const auto file = write(d, "tiny.json", cpu_lesson(R"({"figure": "images_per_s", "from": "small", "to": "large", "at_least": 1000})"));
   const RunnerResult r = run_runner_split("--lesson " + file.string() + " --lesson-dir " + (d / "out").string() +
                                           " --data " + runner_sample_dir());
@@ -83,7 +76,7 @@ TEST(RunnerLesson, AnUnkeptPromiseExitsOneWithTheNumbers) {
 
 TEST(RunnerLesson, RunsFromTwoInvocationsJoinInOneFolder) {
   if (!have_cpu_backend()) GTEST_SKIP() << "no CPU backend in this build";
-  const fs::path d = temp_dir("ts_lesson_join");
+  const fs::path d = fresh_temp_dir("ts_lesson_join");
   const auto file = write(d, "tiny.json", cpu_lesson(R"({"outcome": "completes", "run": "small"}, {"outcome": "completes", "run": "large"})"));
   const std::string args = "--lesson " + file.string() + " --lesson-dir " + (d / "out").string() + " --data " + runner_sample_dir();
   const RunnerResult first = run_runner_split(args + " --lesson-runs small");
@@ -99,7 +92,7 @@ TEST(RunnerLesson, RunsFromTwoInvocationsJoinInOneFolder) {
 }
 
 TEST(RunnerLesson, ABadLessonIsRefusedWithTheFieldNamed) {
-  const fs::path d = temp_dir("ts_lesson_bad");
+  const fs::path d = fresh_temp_dir("ts_lesson_bad");
   const auto file = write(d, "bad.json", cpu_lesson(R"({"figure": "images_per_s", "from": "small", "to": "huge", "at_least": 2})"));
   const RunnerResult r = run_runner_split("--lesson " + file.string());
   EXPECT_EQ(r.code, 2);
@@ -121,7 +114,7 @@ TEST(RunnerLesson, ABadLessonIsRefusedWithTheFieldNamed) {
 
 TEST(RunnerLesson, WithoutItsDeviceALessonOpensFromItsRecording) {
   if (cuda_available()) GTEST_SKIP() << "this machine has a GPU: the lesson would run live";
-  const fs::path d = temp_dir("ts_lesson_recorded");
+  const fs::path d = fresh_temp_dir("ts_lesson_recorded");
   const RunnerResult r = run_runner_split("--lesson dataloader_workers", d.string());
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("needs a GPU"), std::string::npos) << r.err;

@@ -17,13 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / (name + "." + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
 std::string last_line(const std::string& out) {
   std::string s = out;
   while (!s.empty() && s.back() == '\n') s.pop_back();
@@ -31,7 +24,7 @@ std::string last_line(const std::string& out) {
 }
 
 TEST(RunnerSetup, SaveSetupWritesTheFileAndPrintsTheLineWithoutTraining) {
-  const fs::path d = temp_dir("ts_setup_save");
+  const fs::path d = fresh_temp_dir("ts_setup_save");
   const RunnerResult r = run_runner_split("--model vgg_small_bn --batch-size 96 --amp bf16 --num-workers 3 --epochs 4 "
                                           "--save-setup " + (d / "run.tsetup").string());
   ASSERT_EQ(r.code, 0) << r.err;
@@ -51,7 +44,7 @@ TEST(RunnerSetup, SaveSetupWritesTheFileAndPrintsTheLineWithoutTraining) {
 
 TEST(RunnerSetup, ALineTrainsTheSameRunAndAModelFileTravelsInline) {
   if (!have_cpu_backend()) GTEST_SKIP() << "no CPU backend in this build";
-  const fs::path d = temp_dir("ts_setup_line");
+  const fs::path d = fresh_temp_dir("ts_setup_line");
   fs::copy_file(fs::path(TRAINSCOPE_SOURCE_DIR) / "resources/models/tiny_cnn.json", d / "mine.json");
   const RunnerResult saved = run_runner_split("--model " + (d / "mine.json").string() +
                                               " --device cpu --batch-size 32 --limit-train 128 --num-workers 0 --seed 5 "
@@ -88,7 +81,7 @@ TEST(RunnerSetup, ALessonLineOpensThatLesson) {
 }
 
 TEST(RunnerSetup, DamagedForeignAndNewerSetupsExit2NamingTheField) {
-  const fs::path d = temp_dir("ts_setup_bad");
+  const fs::path d = fresh_temp_dir("ts_setup_bad");
   std::ofstream(d / "trace.tsetup") << R"({"traceEvents": []})";
   const auto line = [](const std::string& json) { return "trainscope:" + setups::base64url_encode(json); };
   const std::pair<std::string, std::string> cases[] = {

@@ -3,9 +3,6 @@
 
 #include <QFile>
 #include <fmt/core.h>
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include "engine/errors.h"
 #include "lessons/knob_json.h"
@@ -49,16 +46,7 @@ QString preset_of(const ModelSpec& model) {
 
 std::vector<Knob> knobs_from_settings(const RunSettings& s, const ModelSpec& model) {
   const QString preset = preset_of(model);
-  std::string model_value = preset.toStdString();
-  if (model_value.empty()) {  // inline, compact: to_json(ModelSpec) is indented
-    rapidjson::Document d;
-    const std::string json = to_json(model);
-    d.Parse(json.c_str());
-    rapidjson::StringBuffer buf;
-    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-    d.Accept(w);
-    model_value.assign(buf.GetString(), buf.GetSize());
-  }
+  const std::string model_value = preset.isEmpty() ? lessons::inline_model_value(model) : preset.toStdString();
   std::vector<Knob> k = {{"model", model_value},
                          {"device", s.device == Device::cuda ? "cuda" : "cpu"},
                          {"batch_size", std::to_string(s.batch_size)},
