@@ -209,7 +209,7 @@ Samplers::~Samplers() { stop(); }
 void Samplers::sample_once() {
   const std::int64_t t = impl_->clock.from_host(trace::now_ns());
   impl_->sample_memory(t);
-  impl_->sample_cpu(t);
+  if (impl_->options.cpu_threads) impl_->sample_cpu(t);
   impl_->sample_nvml(t);
 }
 

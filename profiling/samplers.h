@@ -23,6 +23,7 @@ struct SamplerOptions {
   std::chrono::milliseconds period{50};       // <= 0: no thread (tests call sample_once)
   std::function<MemoryStats()> memory_stats;  // empty: no allocator series
   int cuda_device = -1;                        // >= 0: cudaMemGetInfo and NVML for this ordinal
+  bool cpu_threads = true;                     // false: no per-thread CPU % series (the playground)
 };
 
 class Samplers {

@@ -16,6 +16,7 @@
 namespace ts::prof {
 class EventStore;
 class CuptiCollector;
+class Samplers;
 }  // namespace ts::prof
 
 namespace ts::playground {
@@ -55,8 +56,11 @@ class Bench {
   /// as warm-up, then n launches, n chosen so they take about kTargetNs (at least kMinLaunches, at
   /// most kMaxLaunches), with a CUDA event between launches. The row is filled in finish().
   void time(Ladder& ladder, std::size_t variant, const std::function<cudaError_t()>& launch);
-  /// Stops CUPTI and fills every timed row: median_ns, event_ns, launches, kernels_per_launch,
-  /// time_source, throughput (from work), launch. Returns "" or why CUPTI was not used.
+  /// Stops CUPTI and the samplers and fills every timed row: median_ns, event_ns, launches,
+  /// kernels_per_launch, time_source, throughput (from work), launch, and in the note the SM clock
+  /// (median, MHz) and power (mean, W) NVML read during the row's timed launches (a clock below the
+  /// card's boost under load is a power or thermal limit: the figure is that clock's). Returns "" or
+  /// why CUPTI was not used.
   std::string finish(std::int64_t* dropped);
 
   /// The run's events (CUPTI records, clock checks): complete after finish().
@@ -64,6 +68,7 @@ class Bench {
 
   static constexpr double kTargetNs = 200e6;
   static constexpr int kMinLaunches = 5, kMaxLaunches = 200;
+  static constexpr int kSamplePeriodMs = 25;  // NVML refreshes power about every 20-25 ms on recent cards
 
  private:
   struct Window {
@@ -74,6 +79,7 @@ class Bench {
   };
   std::unique_ptr<prof::EventStore> store_;
   std::unique_ptr<prof::CuptiCollector> cupti_;
+  std::unique_ptr<prof::Samplers> samplers_;  // NVML SM clock and power every kSamplePeriod
   std::int64_t start_ns_ = 0;
   std::vector<Window> windows_;
   cudaEvent_t events_[kMaxLaunches + 1] = {};
