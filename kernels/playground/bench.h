@@ -68,7 +68,7 @@ class Bench {
 
   static constexpr double kTargetNs = 200e6;
   static constexpr int kMinLaunches = 5, kMaxLaunches = 200;
-  static constexpr int kSamplePeriodMs = 25;  // NVML refreshes power about every 20-25 ms on recent cards
+  static constexpr int kSamplePeriodMs = 50;  // about 4 samples in a 200 ms timed window (the sampler default)
 
  private:
   struct Window {
