@@ -12,6 +12,7 @@
 #include "engine/errors.h"
 #include "kernels/playground/ladder.h"
 #include "kernels/playground/session.h"
+#include "lessons/session_pack.h"
 #if defined(TRAINSCOPE_HAVE_PLAYGROUND)
 #include "kernels/playground/playground.h"
 #endif
@@ -51,7 +52,9 @@ int print_ladders(const RunnerOptions& o, const std::string& device, const std::
 }
 
 int show_recorded(const RunnerOptions& o) {
-  const playground::StoredRun run = playground::read_playground_session(o.playground_session);
+  // A recording may be zstd- or gzip-compressed (resources/playground/h200.tsession.zst).
+  const lessons::PlainSession plain(o.playground_session);
+  const playground::StoredRun run = playground::read_playground_session(plain.path());
   if (run.ladders.empty())
     throw InputError(o.playground_session + " holds no playground run (a training session, or a file before format 3)");
   return print_ladders(
