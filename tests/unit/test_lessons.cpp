@@ -16,6 +16,7 @@
 #include "lessons/lesson.h"
 #include "profiling/analysis/analysis.h"
 #include "lessons/lesson_eval.h"
+#include "lessons/lesson_where.h"
 #include "lessons/session_pack.h"
 
 namespace ts::lessons {
@@ -172,6 +173,25 @@ TEST(Lessons, ManifestRoundTripsAndRefusesDamage) {
     EXPECT_NE(std::string(e.what()).find("newer TrainScope"), std::string::npos) << e.what();
   }
   fs::remove_all(dir);
+}
+
+/// A recording is found by its lesson, not its name alone: the built-in's recording for the built-in
+/// (a changed story or title does not matter), none for a user's lesson that shares the name but
+/// trains other runs (the window must not show the built-in's figures as the user's).
+TEST(Lessons, ARecordingBelongsToTheLessonThatTrainsItsRuns) {
+  const Lesson& builtin = builtin_lessons().front();
+  std::string tried;
+  EXPECT_FALSE(find_recording("", builtin, &tried).empty()) << tried;
+  Lesson retold = builtin;
+  retold.title = "Another title";
+  retold.story = {"Told differently."};
+  retold.runs[0].label = "relabelled";
+  EXPECT_FALSE(find_recording("", retold).empty());
+  Lesson mine = builtin;
+  mine.runs[0].knobs.push_back({"seed", "7"});
+  EXPECT_TRUE(find_recording("", mine, &tried).empty());
+  EXPECT_NE(tried.find("another lesson named " + builtin.name), std::string::npos) << tried;
+  EXPECT_FALSE(find_recording("", builtin.name).empty());  // by name alone, as before
 }
 
 /// Every built-in lesson ships a recording (resources/lessons/recorded/NAME) that opens, analyses
