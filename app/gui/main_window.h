@@ -219,6 +219,7 @@ class MainWindow : public QMainWindow {
   /// The status bar's labels for the shown session or trace (false when none is shown).
   bool showShownStatus();
   void showLoadedSession(const SessionReplay& r);
+  void showFollowing(bool on);  // the status bar while a session still being written is followed
   void sessionLoadFailed(const QString& message, bool cancelled);
   void buildLoadProgress();
   void updateIdleStatus();
@@ -260,6 +261,7 @@ class MainWindow : public QMainWindow {
   QWidget* load_box_ = nullptr;     // status bar: "Opening …" + progress bar + Cancel
   class QProgressBar* load_bar_ = nullptr;
   QLabel* load_label_ = nullptr;
+  class QPushButton* load_cancel_ = nullptr;  // "Cancel", or "Stop following" for a session still being written
   std::map<std::string, std::string> shown_meta_;  // the shown session's metadata
   QString shown_name_;                             // its file name ("" when none is shown)
   ModelSpec own_model_;                            // the user's model while a session's is shown

@@ -67,6 +67,7 @@ void MainWindow::buildSessionActions() {
     load_bar_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
   });
   connect(loader_, &SessionLoader::loaded, this, &MainWindow::showLoadedSession);
+  connect(loader_, &SessionLoader::following, this, &MainWindow::showFollowing);
   connect(loader_, &SessionLoader::failed, this, &MainWindow::sessionLoadFailed);
   setAcceptDrops(true);
   connect(save_session_, &QAction::triggered, this, &MainWindow::chooseSessionToSave);
@@ -100,12 +101,12 @@ void MainWindow::buildLoadProgress() {
   load_bar_ = new QProgressBar;
   load_bar_->setMaximumWidth(200);
   load_bar_->setTextVisible(true);
-  auto* cancel = new QPushButton(tr("Cancel"));
-  cancel->setToolTip(tr("Stop opening the session"));
-  connect(cancel, &QPushButton::clicked, loader_, &SessionLoader::cancel);
+  load_cancel_ = new QPushButton(tr("Cancel"));
+  load_cancel_->setToolTip(tr("Stop opening the session"));
+  connect(load_cancel_, &QPushButton::clicked, loader_, &SessionLoader::cancel);
   row->addWidget(load_label_);
   row->addWidget(load_bar_);
-  row->addWidget(cancel);
+  row->addWidget(load_cancel_);
   statusBar()->addWidget(load_box_);
   load_box_->hide();
 }
@@ -129,11 +130,22 @@ bool MainWindow::openSession(const QString& path) {
   if (workspaces_->mode() == Workspaces::Mode::train) workspaces_->setMode(Workspaces::Mode::profile);
   if (!load_box_) buildLoadProgress();
   load_label_->setText(tr("Opening %1").arg(QFileInfo(path).fileName()));
+  load_label_->setProperty("path", path);
   load_bar_->setRange(0, 0);  // busy until the first progress report
   load_box_->show();
   const bool started = loader_->start(path);
   updateActions();
   return started;
+}
+
+void MainWindow::showFollowing(bool on) {
+  if (!load_box_) return;
+  load_bar_->setVisible(!on);
+  load_cancel_->setText(on ? tr("Stop following") : tr("Cancel"));
+  load_cancel_->setToolTip(on ? tr("Stop reading new events; keep what has arrived") : tr("Stop opening the session"));
+  if (on)
+    load_label_->setText(tr("Following %1 live: it is still being written")
+                             .arg(QFileInfo(load_label_->property("path").toString()).fileName()));
 }
 
 void MainWindow::showLoadedSession(const SessionReplay& r) {
