@@ -119,7 +119,9 @@ std::vector<Row> rows_of(const Environment& e) {
     row("Versions", l.name, v);
   }
   for (const auto& [k, v] : e.extra) row("Versions", k, v);
-  row("Permissions", "CUPTI activity tracing", show(e.cupti.activity, [](bool b) { return std::string(b ? "works" : "refused"); }));
+  row("Permissions", "CUPTI activity tracing", show(e.cupti.activity, [&](bool b) {
+        return b ? std::string("works") : "refused: " + e.cupti.activity.why;
+      }));
   row("Permissions", "hardware counters",
       show(e.cupti.counters, [](bool b) { return std::string(b ? "allowed" : "administrators only"); }) +
           (e.cupti.counters_detail.empty() ? "" : " (" + e.cupti.counters_detail + ")"));
