@@ -304,6 +304,14 @@ TEST(Doctor, ReasonNamesFromNvmlBits) {
   EXPECT_NE(nvml::reason_fix(nvml::kReasonSwPowerCap).find("power limit"), std::string::npos);
 }
 
+TEST(Doctor, NvmlLoaderSaysWhyItIsMissing) {
+  nvml::Library lib;
+  EXPECT_FALSE(lib.load("libtrainscope-no-such-nvml.so.1"));
+  EXPECT_FALSE(lib.initialised);
+  EXPECT_NE(lib.status.find("libtrainscope-no-such-nvml.so.1 not found"), std::string::npos) << lib.status;
+  EXPECT_EQ(lib.message(18), "(code 18)");  // no library: no NVML words, the code still said
+}
+
 class ThrowingProbe : public FakeProbe {
  public:
   ThrowingProbe() : FakeProbe(FakeProbe::healthy()) {}
