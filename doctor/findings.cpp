@@ -110,8 +110,9 @@ void gpu_problem_rules(const GpuInfo& g, Out& out) {
       (*g.pcie_gen < *g.pcie_gen_max || *g.pcie_width < *g.pcie_width_max))
     add(out, Grade::problem, "pcie_below_max", who + ": PCIe link below its maximum while busy",
         fmt::format("during a copy load the link ran at gen {} x{}, the card and slot allow gen {} x{}: host-device "
-                    "copies (input batches) are slower than they should be",
-                    *g.pcie_gen, *g.pcie_width, *g.pcie_gen_max, *g.pcie_width_max),
+                    "copies (input batches) are slower than they should be{}",
+                    *g.pcie_gen, *g.pcie_width, *g.pcie_gen_max, *g.pcie_width_max,
+                    g.load_note.empty() ? "" : " (" + g.load_note + ")"),
         "Seat the card in a full x16 slot wired to the CPU (not a chipset x4 slot), check the riser and the BIOS "
         "PCIe setting (gen 'Auto' or the card's gen), and `nvidia-smi -q -d PCIE` for replay errors.",
         g.index);
