@@ -1,6 +1,7 @@
 #!/bin/bash
-# The environment doctor on the H200 (issue #25), from a stage/ folder holding trainscope-run and
-# this script (build: cmake --preset gpu-h200 && cmake --build build-gpu --target trainscope-run).
+# The environment doctor on the H200 (issue #25), from a stage/ folder holding trainscope-run,
+# optionally ts_gpu_tests, and this script (build: cmake --preset gpu-h200 && cmake --build build-gpu
+# --target trainscope-run ts_gpu_tests; copy both, stripped, and this script into stage/).
 #  1. the real report (text, JSON, Markdown) with the CUDA 13 libraries and cuDNN 9.19 first;
 #  2. the induced problem: the system's older cuDNN 9.14 first on LD_LIBRARY_PATH -> the
 #     cudnn_older_than_headers finding and exit code 3;
@@ -22,6 +23,11 @@ echo "exit code: ${PIPESTATUS[0]}" | tee -a "$O/doctor.txt"
 LD_LIBRARY_PATH="$GOOD" "$R" --doctor --json > "$O/doctor.json" 2>&1; echo "json exit code: $?"
 LD_LIBRARY_PATH="$GOOD" "$R" --doctor --markdown > "$O/doctor.md" 2>&1; echo "markdown exit code: $?"
 if grep -qw "$(hostname)" "$O/doctor.md"; then echo "MARKDOWN NAMES THE HOST"; else echo "markdown: no host name"; fi
+
+if [ -x "$S/ts_gpu_tests" ]; then
+  echo; echo "== 1b. the real probe's GPU test"
+  LD_LIBRARY_PATH="$GOOD" "$S/ts_gpu_tests" --gtest_filter='DoctorGpu*' 2>&1 | tee "$O/gpu_test.txt" | grep -E "OK|FAILED|SKIPPED|PASSED"
+fi
 
 echo; echo "== 2. induced problem: the system cuDNN 9.14 first"
 LD_LIBRARY_PATH="$OLD_CUDNN:$GOOD" "$R" --doctor 2>&1 | tee "$O/doctor_cudnn914.txt"
