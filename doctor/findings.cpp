@@ -8,9 +8,13 @@
 
 namespace ts::doctor {
 
-const char* grade_name(Grade g) { return g == Grade::problem ? "problem" : "warning"; }
+const char* grade_name(Grade g) {
+  return g == Grade::problem ? "problem" : "warning";
+}
 
-std::string cuda_version_text(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+std::string cuda_version_text(int v) {
+  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+}
 
 int exit_code(const std::vector<Finding>& findings) {
   for (const auto& f : findings)
@@ -124,9 +128,7 @@ void gpu_problem_rules(const GpuInfo& g, Out& out) {
     if (g.sm_clock_under_load_mhz && g.sm_clock_max_mhz)
       clocks = fmt::format("; SM clock {} MHz of its {} MHz maximum", *g.sm_clock_under_load_mhz, *g.sm_clock_max_mhz);
     add(out, Grade::problem, "throttled_under_load", who + ": clocks held down (" + names + ")",
-        "during the copy load NVML reported clock-event reasons " +
-            names + clocks,
-        nvml::reason_fix(r), g.index);
+        "during the copy load NVML reported clock-event reasons " + names + clocks, nvml::reason_fix(r), g.index);
   }
 }
 

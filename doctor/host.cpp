@@ -28,11 +28,16 @@ HostInfo parse_cpuinfo(const std::string& text) {
     const auto colon = line.find(':');
     if (colon == std::string::npos) continue;
     const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
-    if (key == "processor") ++logical;
-    else if (key == "model name" && model.empty()) model = value;
-    else if (key == "flags" && flags.empty()) flags.append(" ").append(value).append(" ");
-    else if (key == "physical id") phys = value;
-    else if (key == "core id") cores.insert({phys, value}), have_core_ids = true;
+    if (key == "processor")
+      ++logical;
+    else if (key == "model name" && model.empty())
+      model = value;
+    else if (key == "flags" && flags.empty())
+      flags.append(" ").append(value).append(" ");
+    else if (key == "physical id")
+      phys = value;
+    else if (key == "core id")
+      cores.insert({phys, value}), have_core_ids = true;
   }
   const std::string why = "no such field in /proc/cpuinfo";
   h.cpu_model = model.empty() ? Reading<std::string>::unreadable(why) : Reading<std::string>::of(model);
@@ -56,7 +61,8 @@ std::optional<std::string> parse_os_release(const std::string& text) {
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("PRETTY_NAME=", 0) != 0) continue;
     std::string v = trim(line.substr(12));
-    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+      v = v.substr(1, v.size() - 2);
     if (!v.empty()) return v;
   }
   return std::nullopt;

@@ -20,7 +20,6 @@ std::optional<std::string> parse_os_release(const std::string& text);
 std::optional<int> parse_profiling_admin_only(const std::string& text);
 /// Whether counters are allowed given that value and the effective user id (root may always read them),
 /// with the detail said in the report.
-Reading<bool> counters_allowed(std::optional<int> admin_only, bool params_readable, unsigned euid,
-                               std::string* detail);
+Reading<bool> counters_allowed(std::optional<int> admin_only, bool params_readable, unsigned euid, std::string* detail);
 
 }  // namespace ts::doctor

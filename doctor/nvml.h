@@ -82,7 +82,7 @@ struct Library {
 
   void* handle = nullptr;
   bool initialised = false;
-  int init_result = -1;  // nvmlInit_v2's return (kErrorLibRmVersionMismatch: the driver mismatch)
+  int init_result = -1;                    // nvmlInit_v2's return (kErrorLibRmVersionMismatch: the driver mismatch)
   std::string status = "NVML not loaded";  // "" when loaded and initialised
 
   Library() = default;

@@ -74,12 +74,11 @@ Environment FakeProbe::healthy() {
   e.nvml.loaded = true;
   e.nvml.init_result = 0;
   e.nvml.cuda_driver_version = Reading<int>::of(13000);
-  e.libraries = {
-      {"cuDNN", Reading<std::string>::of("9.19.0"), 91900, "9.19.0", 91900, "/usr/lib/libcudnn.so.9", false},
-      {"cuBLAS", Reading<std::string>::of("13.1.0"), 130100, "13.1.0", 130100, "", false},
-      {"CUPTI", Reading<std::string>::of("API 130000"), 130000, "API 130000", 130000, "", false},
-      {"NCCL", Reading<std::string>::unreadable("libnccl.so.2 not found"), 0, "", 0, "", true},
-      {"oneDNN", Reading<std::string>::of("2.6.0"), 20600, "2.6.0", 20600, "", true}};
+  e.libraries = {{"cuDNN", Reading<std::string>::of("9.19.0"), 91900, "9.19.0", 91900, "/usr/lib/libcudnn.so.9", false},
+                 {"cuBLAS", Reading<std::string>::of("13.1.0"), 130100, "13.1.0", 130100, "", false},
+                 {"CUPTI", Reading<std::string>::of("API 130000"), 130000, "API 130000", 130000, "", false},
+                 {"NCCL", Reading<std::string>::unreadable("libnccl.so.2 not found"), 0, "", 0, "", true},
+                 {"oneDNN", Reading<std::string>::of("2.6.0"), 20600, "2.6.0", 20600, "", true}};
   e.cupti.activity = Reading<bool>::of(true);
   e.cupti.counters = Reading<bool>::of(true);
   e.cupti.counters_detail = "RmProfilingAdminOnly: 0";

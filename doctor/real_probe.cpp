@@ -1,6 +1,8 @@
 // The machine's probe (see probe.h): CUDA runtime facts (CUDA builds), NVML, the libraries by dlopen
 // (so a missing or older one is reported, not a failure to start), CUPTI's permissions and /proc.
 // The GPUs' part is real_probe_gpu.cpp.
+#include "doctor/real_probe.h"
+
 #include <dlfcn.h>
 #include <fmt/core.h>
 #include <sys/utsname.h>
@@ -12,7 +14,6 @@
 
 #include "doctor/host.h"
 #include "doctor/nvml.h"
-#include "doctor/real_probe.h"
 
 #if defined(TRAINSCOPE_HAVE_CUDA)
 #include <cublas_api.h>
@@ -204,8 +205,9 @@ class RealProbe : public Probe {
     c.runtime_version = e == cudaSuccess ? Reading<int>::of(v) : Reading<int>::unreadable(cudaGetErrorString(e));
     int n = 0;
     e = cudaGetDeviceCount(&n);
-    c.device_count = e == cudaSuccess ? Reading<int>::of(n)
-                                      : Reading<int>::unreadable(std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e));
+    c.device_count = e == cudaSuccess
+                         ? Reading<int>::of(n)
+                         : Reading<int>::unreadable(std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e));
     cudaGetLastError();  // clear the sticky error of a failed count
 #else
     c.driver_version = Reading<int>::unreadable("built without CUDA (TRAINSCOPE_CUDA=OFF)");
@@ -226,10 +228,12 @@ class RealProbe : public Probe {
     n.init_result = nvml_.init_result;
     n.status = nvml_.status;
     int v = 0;
-    if (!nvml_.initialised) n.cuda_driver_version = Reading<int>::unreadable(nvml_.status);
+    if (!nvml_.initialised)
+      n.cuda_driver_version = Reading<int>::unreadable(nvml_.status);
     else if (nvml_.system_cuda_driver_version && nvml_.system_cuda_driver_version(&v) == 0)
       n.cuda_driver_version = Reading<int>::of(v);
-    else n.cuda_driver_version = Reading<int>::unreadable("nvmlSystemGetCudaDriverVersion_v2 failed");
+    else
+      n.cuda_driver_version = Reading<int>::unreadable("nvmlSystemGetCudaDriverVersion_v2 failed");
     return n;
   }
 
@@ -276,13 +280,16 @@ class RealProbe : public Probe {
     auto os = read_text_file("/etc/os-release");
     if (!os) os = read_text_file("/usr/lib/os-release");
     const auto pretty = os ? parse_os_release(*os) : std::nullopt;
-    h.os = pretty ? Reading<std::string>::of(*pretty) : Reading<std::string>::unreadable("no PRETTY_NAME in os-release");
+    h.os =
+        pretty ? Reading<std::string>::of(*pretty) : Reading<std::string>::unreadable("no PRETTY_NAME in os-release");
     utsname u{};
     h.kernel = uname(&u) == 0 ? Reading<std::string>::of(u.release) : Reading<std::string>::unreadable("uname failed");
     return h;
   }
 
-  std::vector<GpuInfo> gpus(std::string* why) override { return probe_gpus(nvml_, options_, why); }
+  std::vector<GpuInfo> gpus(std::string* why) override {
+    return probe_gpus(nvml_, options_, why);
+  }
 
  private:
   RealProbeOptions options_;

@@ -68,7 +68,7 @@ void read_static(const nvml::Library& lib, Device d, GpuInfo& g) {
   if (lib.mig_mode) {
     unsigned cur = 0, pend = 0;
     const int r = lib.mig_mode(d, &cur, &pend);
-    g.mig = r == nvml::kSuccess          ? Reading<bool>::of(cur == 1)
+    g.mig = r == nvml::kSuccess             ? Reading<bool>::of(cur == 1)
             : r == nvml::kErrorNotSupported ? Reading<bool>::of(false)  // a card without MIG is not in MIG mode
                                             : Reading<bool>::unreadable("nvmlDeviceGetMigMode: " + lib.message(r));
   }
@@ -77,7 +77,8 @@ void read_static(const nvml::Library& lib, Device d, GpuInfo& g) {
     unsigned n = 64;
     const int r = lib.compute_processes(d, &n, procs);
     if (r != nvml::kSuccess) {
-      g.other_processes = Reading<std::vector<OtherProcess>>::unreadable("nvmlDeviceGetComputeRunningProcesses: " + lib.message(r));
+      g.other_processes =
+          Reading<std::vector<OtherProcess>>::unreadable("nvmlDeviceGetComputeRunningProcesses: " + lib.message(r));
     } else {
       std::vector<OtherProcess> others;
       for (unsigned i = 0; i < n && i < 64; ++i) {

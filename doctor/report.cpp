@@ -23,7 +23,9 @@ Report make_report(Probe& probe) {
 
 namespace {
 
-std::string unreadable(const std::string& why) { return "not readable: " + (why.empty() ? "unknown" : why); }
+std::string unreadable(const std::string& why) {
+  return "not readable: " + (why.empty() ? "unknown" : why);
+}
 
 template <class T, class F>
 std::string show(const Reading<T>& r, F&& f) {
@@ -42,7 +44,9 @@ std::string show_bool(const Reading<bool>& r, const char* yes = "on", const char
 std::string show_cuda(const Reading<int>& r) {
   return show(r, [](int v) { return v == 0 ? std::string("none (no driver)") : cuda_version_text(v); });
 }
-std::string gib(std::uint64_t b) { return fmt::format("{:.1f} GiB", b / 1073741824.0); }
+std::string gib(std::uint64_t b) {
+  return fmt::format("{:.1f} GiB", b / 1073741824.0);
+}
 
 std::string flags_text(const HostInfo& h) {
   return show(h.cpu_flags, [](const std::vector<std::string>& f) {
@@ -81,16 +85,17 @@ void gpu_rows(const GpuInfo& g, std::vector<Row>& rows) {
   row("PCIe link", "gen " + show_num(g.pcie_gen) + " x" + show_num(g.pcie_width) + " (max gen " +
                        show_num(g.pcie_gen_max) + " x" + show_num(g.pcie_width_max) + "); " +
                        (g.load_note.empty() ? std::string(g.under_load ? "under load" : "idle") : g.load_note));
-  row("NVLink", show(g.nvlink_active, [](int n) { return n ? fmt::format("{} active link(s)", n) : std::string("none active"); }));
+  row("NVLink", show(g.nvlink_active,
+                     [](int n) { return n ? fmt::format("{} active link(s)", n) : std::string("none active"); }));
   row("ECC", show_bool(g.ecc_enabled) + "; corrected " + show_num(g.ecc_corrected) + ", uncorrected " +
                  show_num(g.ecc_uncorrected));
   row("temperature", show_num(g.temperature_c, " C"));
   row("power", show(g.power_w, [](double w) { return fmt::format("{:.0f} W", w); }) + " of limit " +
                    show(g.power_limit_w, [](double w) { return fmt::format("{:.0f} W", w); }));
-  row("clock-event reasons", reasons_text(g.clock_event_reasons) +
-                                 (g.sm_clock_under_load_mhz ? fmt::format("; SM clock under load {} MHz",
-                                                                          *g.sm_clock_under_load_mhz)
-                                                            : std::string()));
+  row("clock-event reasons",
+      reasons_text(g.clock_event_reasons) +
+          (g.sm_clock_under_load_mhz ? fmt::format("; SM clock under load {} MHz", *g.sm_clock_under_load_mhz)
+                                     : std::string()));
   row("persistence mode", show_bool(g.persistence));
   row("compute mode", show(g.compute_mode));
   row("MIG mode", show_bool(g.mig));
@@ -110,7 +115,8 @@ std::vector<Row> rows_of(const Environment& e) {
   row("Versions", "NVIDIA driver", show(e.cuda.nvidia_driver));
   row("Versions", "highest CUDA the driver supports", show_cuda(e.cuda.driver_version));
   row("Versions", "CUDA runtime loaded", show_cuda(e.cuda.runtime_version));
-  row("Versions", "CUDA runtime built with", e.cuda.built_with ? cuda_version_text(e.cuda.built_with) : "built without CUDA");
+  row("Versions", "CUDA runtime built with",
+      e.cuda.built_with ? cuda_version_text(e.cuda.built_with) : "built without CUDA");
   row("Versions", "NVML", e.nvml.status.empty() ? std::string("loaded") : unreadable(e.nvml.status));
   for (const auto& l : e.libraries) {
     std::string v = l.loaded ? *l.loaded : (l.optional ? "absent (" + l.loaded.why + ")" : unreadable(l.loaded.why));
@@ -119,9 +125,8 @@ std::vector<Row> rows_of(const Environment& e) {
     row("Versions", l.name, v);
   }
   for (const auto& [k, v] : e.extra) row("Versions", k, v);
-  row("Permissions", "CUPTI activity tracing", show(e.cupti.activity, [&](bool b) {
-        return b ? std::string("works") : "refused: " + e.cupti.activity.why;
-      }));
+  row("Permissions", "CUPTI activity tracing",
+      show(e.cupti.activity, [&](bool b) { return b ? std::string("works") : "refused: " + e.cupti.activity.why; }));
   row("Permissions", "hardware counters",
       show(e.cupti.counters, [](bool b) { return std::string(b ? "allowed" : "administrators only"); }) +
           (e.cupti.counters_detail.empty() ? "" : " (" + e.cupti.counters_detail + ")"));
@@ -300,8 +305,8 @@ std::string format_markdown(const Report& r) {
   for (const auto& f : r.findings) problems += f.grade == Grade::problem;
   o += fmt::format("**Findings:** {} problem(s), {} warning(s)\n\n", problems, r.findings.size() - problems);
   for (const auto& f : r.findings)
-    o += fmt::format("- **{}** {}  \n  cause: {}  \n  fix: {}\n", f.grade == Grade::problem ? "Problem:" : "Warning:",
-                     f.title, f.cause, f.fix);
+    o += fmt::format("- **{}** {}  \n  cause: {}  \n  fix: {}\n",
+                     f.grade == Grade::problem ? "Problem:" : "Warning:", f.title, f.cause, f.fix);
   std::string section;
   for (const auto& row : rows_of(r.env)) {
     if (row.section != section) {
@@ -317,7 +322,9 @@ std::string format_markdown(const Report& r) {
 
 namespace {
 
-bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
+bool word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+}
 
 // Whole-word replacement; one-letter names and "root" (which names no one) are left.
 void replace_all(std::string& s, const std::string& from, const std::string& to) {

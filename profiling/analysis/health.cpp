@@ -27,7 +27,8 @@ std::optional<double> rise(const SeriesSet::Series* s) {
 void judge_reasons(const SeriesSet& set, GpuHealth& h) {
   const auto* reasons = set.find("gpu.clock_event_reasons");
   const auto* clock = set.find("gpu.sm_clock");
-  if (const auto* mx = set.find("gpu.sm_clock_max"); mx && !mx->points.empty()) h.sm_clock_max_mhz = mx->points.back().v;
+  if (const auto* mx = set.find("gpu.sm_clock_max"); mx && !mx->points.empty())
+    h.sm_clock_max_mhz = mx->points.back().v;
   if (!reasons) return;
   std::map<std::uint64_t, std::int64_t> per_bit;
   double clock_sum = 0;

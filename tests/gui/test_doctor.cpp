@@ -1,6 +1,8 @@
 // Help ▸ Environment doctor with a fake probe (doctor::set_probe_factory): the findings first,
 // problems red and warnings amber, the full report with the Qt version below, Copy as Markdown puts
 // the bug report (without the host name) on the clipboard, and Check again reads the probe again.
+#include <unistd.h>
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -10,7 +12,6 @@
 #include <QTreeWidget>
 #include <QtTest>
 #include <atomic>
-#include <unistd.h>
 
 #include "app/gui/main_window.h"
 #include "doctor/probe.h"

@@ -1,9 +1,9 @@
 // The GPU-health series (issue #25) as tracks of the Utilization panel (the Profile workspace's
 // utilization track): NVML PCIe RX/TX in the H2D row, the SM clock's maximum and a red mark for each
 // sample whose clock-event reasons held the clock down (not for idle / applications clocks).
-#include <QtTest>
 #include <qcustomplot.h>
 
+#include <QtTest>
 #include <memory>
 
 #include "doctor/nvml.h"
@@ -33,7 +33,8 @@ std::shared_ptr<prof::EventStore> health_store(bool throttle) {
   for (int i = 0; i < 40; ++i) {
     const std::int64_t t = i * 50'000'000LL;
     const bool held = throttle && i >= 10 && i < 20;
-    const std::uint64_t bits = held ? nvml::kReasonSwPowerCap : nvml::kReasonGpuIdle | nvml::kReasonApplicationsClocksSetting;
+    const std::uint64_t bits =
+        held ? nvml::kReasonSwPowerCap : nvml::kReasonGpuIdle | nvml::kReasonApplicationsClocksSetting;
     s->append(s->samples, prof::SampleRecord{t, reasons, static_cast<double>(bits)});
     s->append(s->samples, prof::SampleRecord{t, clock, held ? 1400.0 : 1980.0});
     s->append(s->samples, prof::SampleRecord{t, max, 1980.0});

@@ -32,8 +32,12 @@ const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
     if (f.id == id) return &f;
   return nullptr;
 }
-Environment healthy() { return FakeProbe::healthy(); }
-GpuInfo& gpu(Environment& e) { return e.gpus.at(0); }
+Environment healthy() {
+  return FakeProbe::healthy();
+}
+GpuInfo& gpu(Environment& e) {
+  return e.gpus.at(0);
+}
 
 TEST(Doctor, HealthyMachineHasNoFinding) {
   const Environment e = healthy();
@@ -174,7 +178,8 @@ TEST(Doctor, ThrottledUnderLoad) {
     EXPECT_EQ(f->title.find("gpu_idle"), std::string::npos);
   }
   Environment e = healthy();
-  gpu(e).clock_event_reasons = Reading<std::uint64_t>::of(nvml::kReasonGpuIdle | nvml::kReasonApplicationsClocksSetting);
+  gpu(e).clock_event_reasons =
+      Reading<std::uint64_t>::of(nvml::kReasonGpuIdle | nvml::kReasonApplicationsClocksSetting);
   EXPECT_FALSE(has(e, "throttled_under_load"));
   gpu(e).clock_event_reasons = Reading<std::uint64_t>::of(nvml::kReasonSwThermalSlowdown);
   gpu(e).under_load = false;

@@ -85,7 +85,8 @@ TEST(Health, AnalysisTextAndJsonCarryTheHealth) {
   const Report r = judged(s);
   const std::string t = to_text(r);
   EXPECT_NE(t.find("GPU health: clock held down in 10 of 100 samples (sw_power_cap, SM clock 1500 of 1980 MHz)"),
-            std::string::npos) << t;
+            std::string::npos)
+      << t;
   EXPECT_NE(to_json(r).find("\"gpu_health\":{\"reason_samples\":100,\"throttled_samples\":10"), std::string::npos);
   Series empty;
   const std::string t0 = to_text(judged(empty));

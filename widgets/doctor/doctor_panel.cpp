@@ -61,7 +61,9 @@ DoctorPanel::DoctorPanel(QWidget* parent) : QDialog(parent), alive_(std::make_sh
   refresh();
 }
 
-DoctorPanel::~DoctorPanel() { *alive_ = false; }
+DoctorPanel::~DoctorPanel() {
+  *alive_ = false;
+}
 
 void DoctorPanel::refresh() {
   if (running_) return;
@@ -79,9 +81,12 @@ void DoctorPanel::refresh() {
     }
     r->env.extra.push_back({"Qt", std::string(qVersion()) + " (built with " QT_VERSION_STR ")"});
     // The panel may be gone when the probe ends: the queued call checks it on the GUI thread.
-    QMetaObject::invokeMethod(qApp, [self, alive, r] {
-      if (*alive && self) self->show_report(r);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        qApp,
+        [self, alive, r] {
+          if (*alive && self) self->show_report(r);
+        },
+        Qt::QueuedConnection);
   }).detach();
 }
 
