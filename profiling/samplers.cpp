@@ -44,19 +44,19 @@ namespace {
 
 // NVML through the doctor's run-time loader (doctor/nvml.h), opened for one CUDA device.
 struct Nvml {
-  nvml::Library lib;
+  std::shared_ptr<nvml::Library> lib = std::make_shared<nvml::Library>();
   nvml::Device dev = nullptr;
   std::string status = "NVML not loaded";
 
   void load(int cuda_device) {
 #if defined(TRAINSCOPE_HAVE_CUDA)
-    if (!lib.load()) {
-      status = "NVML series missing: " + lib.status;
+    if (!lib->load()) {
+      status = "NVML series missing: " + lib->status;
       return;
     }
     char bus[32] = "";
-    if (cudaDeviceGetPCIBusId(bus, sizeof(bus), cuda_device) != cudaSuccess || !lib.by_pci ||
-        lib.by_pci(bus, &dev) != nvml::kSuccess) {
+    if (cudaDeviceGetPCIBusId(bus, sizeof(bus), cuda_device) != cudaSuccess || !lib->by_pci ||
+        lib->by_pci(bus, &dev) != nvml::kSuccess) {
       status = "NVML series missing: no NVML handle for CUDA device " + std::to_string(cuda_device);
       dev = nullptr;
       return;
@@ -153,7 +153,7 @@ void Samplers::Impl::sample_cpu(std::int64_t t) {
 
 void Samplers::Impl::sample_nvml(std::int64_t t) {
   if (!nvml.dev) return;
-  const nvml::Library& l = nvml.lib;
+  const nvml::Library& l = *nvml.lib;
   const nvml::Device d = nvml.dev;
   unsigned util[2] = {0, 0}, v = 0;
   if (l.utilization && l.utilization(d, util) == 0) {
@@ -168,7 +168,7 @@ void Samplers::Impl::sample_nvml(std::int64_t t) {
 }
 
 void Samplers::Impl::sample_health(std::int64_t t, std::uint64_t r) {
-  const nvml::Library& l = nvml.lib;
+  const nvml::Library& l = *nvml.lib;
   const nvml::Device d = nvml.dev;
   unsigned long long reasons = 0, count = 0;
   if (l.clock_event_reasons && l.clock_event_reasons(d, &reasons) == 0)
@@ -202,8 +202,15 @@ void Samplers::Impl::sample_health(std::int64_t t, std::uint64_t r) {
 
 Samplers::Samplers(EventStore& store, SessionClock clock, SamplerOptions options)
     : impl_(std::make_unique<Impl>(store, clock, std::move(options))) {
-  if (impl_->options.cuda_device >= 0) impl_->nvml.load(impl_->options.cuda_device);
-  else impl_->nvml.status = "NVML series missing: not a GPU run";
+  if (impl_->options.nvml) {  // tests: given entry points
+    impl_->nvml.lib = impl_->options.nvml;
+    impl_->nvml.dev = impl_->options.nvml_device;
+    impl_->nvml.status.clear();
+  } else if (impl_->options.cuda_device >= 0) {
+    impl_->nvml.load(impl_->options.cuda_device);
+  } else {
+    impl_->nvml.status = "NVML series missing: not a GPU run";
+  }
   store.set_meta("samplers.nvml", impl_->nvml.status.empty() ? "sampled" : impl_->nvml.status);
   if (impl_->options.period.count() <= 0) return;
   impl_->thread = std::thread([this] {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "doctor/nvml.h"
 #include "engine/memory.h"
 #include "profiling/clock.h"
 #include "profiling/event_store.h"
@@ -29,6 +30,10 @@ struct SamplerOptions {
   std::chrono::milliseconds period{50};       // <= 0: no thread (tests call sample_once)
   std::function<MemoryStats()> memory_stats;  // empty: no allocator series
   int cuda_device = -1;                        // >= 0: cudaMemGetInfo and NVML for this ordinal
+  /// Tests: an NVML whose entry points are fakes, used for `nvml_device` instead of loading NVML
+  /// (cuda_device is then only for cudaMemGetInfo).
+  std::shared_ptr<nvml::Library> nvml;
+  nvml::Device nvml_device = nullptr;
 };
 
 class Samplers {
