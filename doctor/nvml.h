@@ -40,7 +40,8 @@ std::vector<std::string> reason_names(std::uint64_t reasons);
 /// What to do about the throttle reasons in `reasons`, in plain words ("" when none is set).
 std::string reason_fix(std::uint64_t reasons);
 
-// nvmlProcessInfo_t (v2 layout, used by the _v3 entry points).
+// nvmlProcessInfo_t (v2 layout, used by the _v3 entry points); kMaxProcesses: the most asked for.
+inline constexpr unsigned kMaxProcesses = 64;
 struct ProcessInfo {
   unsigned pid = 0;
   unsigned long long used_gpu_memory = 0;  // bytes; NVML_VALUE_NOT_AVAILABLE (~0ULL) when unknown

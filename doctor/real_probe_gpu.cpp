@@ -73,15 +73,16 @@ void read_static(const nvml::Library& lib, Device d, GpuInfo& g) {
                                             : Reading<bool>::unreadable("nvmlDeviceGetMigMode: " + lib.message(r));
   }
   if (lib.compute_processes) {
-    nvml::ProcessInfo procs[64];
-    unsigned n = 64;
+    // Twice the room NVML is told of: a driver whose record outgrew ours cannot write past the buffer.
+    nvml::ProcessInfo procs[2 * nvml::kMaxProcesses];
+    unsigned n = nvml::kMaxProcesses;
     const int r = lib.compute_processes(d, &n, procs);
     if (r != nvml::kSuccess) {
       g.other_processes =
           Reading<std::vector<OtherProcess>>::unreadable("nvmlDeviceGetComputeRunningProcesses: " + lib.message(r));
     } else {
       std::vector<OtherProcess> others;
-      for (unsigned i = 0; i < n && i < 64; ++i) {
+      for (unsigned i = 0; i < n && i < nvml::kMaxProcesses; ++i) {
         if (procs[i].pid == static_cast<unsigned>(getpid())) continue;
         OtherProcess p{procs[i].pid, {}};
         if (procs[i].used_gpu_memory != ~0ULL) p.bytes = procs[i].used_gpu_memory;

@@ -185,11 +185,12 @@ void Samplers::Impl::sample_health(std::int64_t t, std::uint64_t r) {
   if (l.ecc_total && l.ecc_total(d, 0, 0, &count) == 0) put("gpu.ecc_corrected", "count", t, static_cast<double>(count));
   if (l.ecc_total && l.ecc_total(d, 1, 0, &count) == 0) put("gpu.ecc_uncorrected", "count", t, static_cast<double>(count));
   if (l.compute_processes) {
-    nvml::ProcessInfo procs[64];
-    unsigned n = 64;
+    // Twice the room NVML is told of: a driver whose record outgrew ours cannot write past the buffer.
+    nvml::ProcessInfo procs[2 * nvml::kMaxProcesses];
+    unsigned n = nvml::kMaxProcesses;
     if (l.compute_processes(d, &n, procs) == 0) {
       double others = 0, bytes = 0;
-      for (unsigned i = 0; i < n && i < 64; ++i) {
+      for (unsigned i = 0; i < n && i < nvml::kMaxProcesses; ++i) {
         if (procs[i].pid == static_cast<unsigned>(getpid())) continue;
         others += 1;
         if (procs[i].used_gpu_memory != ~0ULL) bytes += static_cast<double>(procs[i].used_gpu_memory);
