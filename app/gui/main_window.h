@@ -40,6 +40,7 @@ QPalette presenter_palette();
 /// ", simulated 8 GiB card" after the status bar's device (--memory-limit / Simulate a smaller card); "" for 0.
 QString simulated_card_status(std::int64_t memory_limit_bytes);
 
+class DoctorPanel;
 class ModelBuilder;
 class CompareView;
 class LessonsPanel;
@@ -108,6 +109,11 @@ class MainWindow : public QMainWindow {
   LessonView* lessonView() const { return lesson_view_; }
   /// Classroom mode (main_window_classroom.cpp): View ▸ Classroom mode and its font scale.
   QAction* classroomAction() const { return classroom_; }
+  /// Help ▸ Environment doctor (main_window_dialogs.cpp): the doctor's window, created on first use
+  /// (its probe: doctor::make_probe(), which tests replace with doctor::set_probe_factory).
+  QAction* doctorAction() const { return doctor_; }
+  DoctorPanel* showDoctor();
+  DoctorPanel* doctorPanel() const { return doctor_panel_; }
   bool classroomMode() const { return classroom_on_; }
   double classroomScale() const { return classroom_scale_; }
 
@@ -252,6 +258,8 @@ class MainWindow : public QMainWindow {
   LessonsPanel* lessons_panel_ = nullptr;
   LessonView* lesson_view_ = nullptr;
   QAction* classroom_ = nullptr;
+  QAction* doctor_ = nullptr;
+  DoctorPanel* doctor_panel_ = nullptr;
   bool classroom_on_ = false;
   double classroom_scale_ = 1.5;
   QFont classroom_saved_font_;

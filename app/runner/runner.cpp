@@ -111,7 +111,11 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--analyze", o.analyze,
                  "analyse a recorded session (or a PyTorch profiler trace) instead of training: step-time "
                  "breakdown, GPU metrics and verdicts (docs/metrics.md)");
-  app.add_flag("--json", o.json, "with --analyze, --compare or --playground: print one JSON object");
+  app.add_flag("--json", o.json, "with --analyze, --compare, --playground or --doctor: print one JSON object");
+  app.add_flag("--doctor", o.doctor,
+               "check the environment: driver, CUDA, cuDNN, CUPTI permissions, each GPU's health (a ~0.5 s copy "
+               "load per GPU); exit 3 when a problem is found (docs/doctor.md)");
+  app.add_flag("--markdown", o.markdown, "with --doctor: a Markdown bug report to paste, without user or host names");
   app.add_option("--analyze-warmup", o.analyze_warmup,
                  "with --analyze: leading steps left out as warm-up (cuDNN algorithm search, first allocations)")
       ->check(kNonNegative)->capture_default_str();
