@@ -6,7 +6,9 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <map>
 
+#include "doctor/nvml.h"
 #include "engine/errors.h"
 #include "engine/host_trace.h"
 #include "profiling/cupti_collector.h"
@@ -105,25 +107,39 @@ std::string launch_text(const prof::EventStore& st, const prof::KernelRecord& k)
 
 // "SM clock 1980 MHz, 690 W" from the NVML samples in [t0, t1]; "" when NVML gave none.
 std::string clock_power(const prof::EventStore& st, std::int64_t t0, std::int64_t t1) {
-  std::uint32_t clock_id = ~0u, power_id = ~0u;
+  std::uint32_t clock_id = ~0u, power_id = ~0u, reasons_id = ~0u;
   for (std::size_t i = 0; i < st.series.size(); ++i) {
     const std::string name = st.strings.get(st.series[i].name);
     if (name == "gpu.sm_clock") clock_id = st.series[i].id;
     if (name == "gpu.power") power_id = st.series[i].id;
+    if (name == "gpu.clock_event_reasons") reasons_id = st.series[i].id;
   }
   std::vector<double> clocks;
   double power = 0;
-  int powers = 0;
+  int powers = 0, reason_samples = 0;
+  std::map<std::uint64_t, int> bits;  // throttle bit -> samples with it set
   for (std::size_t i = 0; i < st.samples.size(); ++i) {
     const prof::SampleRecord& r = st.samples[i];
     if (r.time < t0 || r.time > t1) continue;
     if (r.series == clock_id) clocks.push_back(r.value);
     if (r.series == power_id) power += r.value, ++powers;
+    if (r.series == reasons_id && r.value >= 0) {
+      ++reason_samples;
+      const auto mask = static_cast<std::uint64_t>(r.value) & nvml::kThrottleMask;
+      for (std::uint64_t b = 1; b && b <= mask; b <<= 1)
+        if (mask & b) ++bits[b];
+    }
   }
   if (clocks.empty() && powers == 0) return "";
   std::string out = "NVML during the timed launches:";
   if (!clocks.empty()) out += fmt::format(" SM clock {:.0f} MHz (median of {})", median(clocks), clocks.size());
   if (powers) out += fmt::format("{} {:.0f} W (mean)", clocks.empty() ? "" : ",", power / powers);
+  if (reason_samples > 0) {
+    std::string held;
+    for (const auto& [b, n] : bits)
+      held += fmt::format("{}{} in {} of {}", held.empty() ? "" : ", ", nvml::reason_names(b).front(), n, reason_samples);
+    out += held.empty() ? ", no clock-event reason" : ", clock held by " + held;
+  }
   return out;
 }
 

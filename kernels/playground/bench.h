@@ -58,8 +58,9 @@ class Bench {
   void time(Ladder& ladder, std::size_t variant, const std::function<cudaError_t()>& launch);
   /// Stops CUPTI and the samplers and fills every timed row: median_ns, event_ns, launches,
   /// kernels_per_launch, time_source, throughput (from work), launch, and in the note the SM clock
-  /// (median, MHz) and power (mean, W) NVML read during the row's timed launches (a clock below the
-  /// card's boost under load is a power or thermal limit: the figure is that clock's). Returns "" or
+  /// (median, MHz), power (mean, W) and the clock-event reasons NVML read during the row's timed
+  /// launches (a clock below the card's maximum under load: the figure is that clock's, the reasons
+  /// say what held it). Returns "" or
   /// why CUPTI was not used.
   std::string finish(std::int64_t* dropped);
 
