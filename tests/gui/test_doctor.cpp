@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QDir>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -105,6 +106,23 @@ class TestDoctor : public QObject {
     auto* p = new DoctorPanel;
     delete p;  // the worker's queued result finds the panel gone
     QTest::qWait(200);
+  }
+
+  void screenshotsWhenAsked() {
+    const QString dir = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
+    QDir().mkpath(dir);
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      MainWindow w;
+      w.resize(size);
+      w.show();
+      w.doctorAction()->trigger();
+      DoctorPanel* p = w.doctorPanel();
+      QTRY_VERIFY_WITH_TIMEOUT(p->report() != nullptr, 10000);
+      QTest::qWait(300);
+      const QString name = QString("%1/doctor_%2x%3.png").arg(dir).arg(size.width()).arg(size.height());
+      QVERIFY(p->window()->grab().save(name));
+    }
   }
 };
 

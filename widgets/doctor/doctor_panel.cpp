@@ -35,7 +35,11 @@ DoctorPanel::DoctorPanel(QWidget* parent) : QDialog(parent), alive_(std::make_sh
   findings_->setColumnCount(2);
   findings_->setHeaderLabels({tr("Grade"), tr("Finding")});
   findings_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-  findings_->setWordWrap(true);
+  // Causes and fixes are sentences: broken into lines that fit the Finding column (QTreeWidget's own
+  // word wrap does not wrap item text), again whenever the column changes width; the whole sentence
+  // is also the row's tooltip.
+  findings_->setUniformRowHeights(false);
+  connect(findings_->header(), &QHeaderView::sectionResized, findings_, [this] { wrapFindings(); });
   text_ = new QPlainTextEdit;
   text_->setObjectName("doctorReport");
   text_->setReadOnly(true);
@@ -107,10 +111,14 @@ void DoctorPanel::show_report(std::shared_ptr<doctor::Report> r) {
     item->setData(0, Qt::UserRole, QString::fromStdString(f.id));
     item->setForeground(0, p ? kProblem : kWarning);
     item->setForeground(1, p ? kProblem : kWarning);
-    new QTreeWidgetItem(item, {tr("cause"), QString::fromStdString(f.cause)});
-    new QTreeWidgetItem(item, {tr("fix"), QString::fromStdString(f.fix)});
+    for (const auto& [label, text] : {std::pair{tr("cause"), f.cause}, std::pair{tr("fix"), f.fix}}) {
+      auto* row = new QTreeWidgetItem(item, {label, QString::fromStdString(text)});
+      row->setData(1, Qt::UserRole, QString::fromStdString(text));
+      row->setToolTip(1, QString::fromStdString(text));
+    }
     item->setExpanded(true);
   }
+  wrapFindings();
   summary_->setText(problems + warnings == 0 ? tr("Nothing wrong found.")
                                              : tr("%1 problem(s), %2 warning(s).").arg(problems).arg(warnings));
   QPalette pal = summary_->palette();
@@ -119,6 +127,28 @@ void DoctorPanel::show_report(std::shared_ptr<doctor::Report> r) {
   text_->setPlainText(QString::fromStdString(doctor::format_environment_text(report_->env)));
   copy_->setEnabled(true);
   emit reportReady();
+}
+
+void DoctorPanel::wrapFindings() {
+  const int width = findings_->header()->sectionSize(1) - 2 * findings_->indentation();
+  if (width < 100) return;
+  const QFontMetrics fm(findings_->font());
+  for (int i = 0; i < findings_->topLevelItemCount(); ++i)
+    for (int j = 0; j < findings_->topLevelItem(i)->childCount(); ++j) {
+      QTreeWidgetItem* row = findings_->topLevelItem(i)->child(j);
+      const QStringList words = row->data(1, Qt::UserRole).toString().split(' ');
+      QString out, line;
+      for (const QString& w : words) {
+        const QString next = line.isEmpty() ? w : line + ' ' + w;
+        if (!line.isEmpty() && fm.horizontalAdvance(next) > width) {
+          out += line + '\n';
+          line = w;
+        } else {
+          line = next;
+        }
+      }
+      row->setText(1, out + line);
+    }
 }
 
 }  // namespace ts::gui

@@ -37,6 +37,7 @@ class DoctorPanel : public QDialog {
   void reportReady();
 
  private:
+  void wrapFindings();  // cause and fix rows broken into lines that fit the Finding column
   void show_report(std::shared_ptr<doctor::Report> r);
 
   QLabel* summary_;
