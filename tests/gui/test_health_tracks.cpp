@@ -3,6 +3,7 @@
 // sample whose clock-event reasons held the clock down (not for idle / applications clocks).
 #include <qcustomplot.h>
 
+#include <QDir>
 #include <QtTest>
 #include <memory>
 
@@ -77,6 +78,22 @@ class TestHealthTracks : public QObject {
     hub.setStore(health_store(false), false);
     QTRY_VERIFY(p.graphFor("gpu.sm_clock_max"));
     QVERIFY(!p.graphFor("gpu.throttled"));
+  }
+
+  void screenshotsWhenAsked() {
+    const QString dir = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
+    QDir().mkpath(dir);
+    PanelHub hub;
+    UtilizationPanel p(&hub);
+    hub.setStore(health_store(true), false);
+    QTRY_VERIFY(p.graphFor("gpu.throttled"));
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      p.resize(size);
+      p.show();
+      QTest::qWait(300);
+      QVERIFY(p.grab().save(QString("%1/health_tracks_%2x%3.png").arg(dir).arg(size.width()).arg(size.height())));
+    }
   }
 };
 
