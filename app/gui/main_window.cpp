@@ -166,6 +166,7 @@ void MainWindow::buildActions() {
   file->addAction(save_session_);
   file->addAction(run_again_);
   file->addAction(compare_action_);
+  buildProgramActions(file);
   file->addMenu(buildExportMenu());
   file->addSeparator();
   buildSetupActions(file);

@@ -41,6 +41,8 @@ QPalette presenter_palette();
 QString simulated_card_status(std::int64_t memory_limit_bytes);
 
 class DoctorPanel;
+class ProgramPane;
+struct ProgramSpec;
 class ModelBuilder;
 class CompareView;
 class LessonsPanel;
@@ -112,6 +114,11 @@ class MainWindow : public QMainWindow {
   /// Help ▸ Environment doctor (main_window_dialogs.cpp): the doctor's window, created on first use
   /// (its probe: doctor::make_probe(), which tests replace with doctor::set_probe_factory).
   QAction* doctorAction() const { return doctor_; }
+  /// File ▸ Profile a program… (main_window_program.cpp): starts `spec` under trainscope-run and
+  /// follows its session; false with the reason in the message bar.
+  bool profileProgram(const ProgramSpec& spec);
+  ProgramPane* programPane() const { return program_pane_; }
+  QAction* profileProgramAction() const { return profile_program_; }
   DoctorPanel* showDoctor();
   DoctorPanel* doctorPanel() const { return doctor_panel_; }
   bool classroomMode() const { return classroom_on_; }
@@ -225,7 +232,10 @@ class MainWindow : public QMainWindow {
   /// The status bar's labels for the shown session or trace (false when none is shown).
   bool showShownStatus();
   void showLoadedSession(const SessionReplay& r);
-  void showFollowing(bool on);  // the status bar while a session still being written is followed
+  void showFollowing(bool on);
+  void buildProgramActions(QMenu* file);
+  void chooseProgramToProfile();
+  void followProgramSession(const QString& session, int attempt);  // the status bar while a session still being written is followed
   void sessionLoadFailed(const QString& message, bool cancelled);
   void buildLoadProgress();
   void updateIdleStatus();
@@ -259,6 +269,8 @@ class MainWindow : public QMainWindow {
   LessonView* lesson_view_ = nullptr;
   QAction* classroom_ = nullptr;
   QAction* doctor_ = nullptr;
+  QAction* profile_program_ = nullptr;
+  ProgramPane* program_pane_ = nullptr;  // the Profile workspace's Program tab
   DoctorPanel* doctor_panel_ = nullptr;
   bool classroom_on_ = false;
   double classroom_scale_ = 1.5;
