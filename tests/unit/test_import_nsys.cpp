@@ -64,10 +64,13 @@ std::string error_of(const std::string& path, const imp::ImportOptions& o = {}) 
   return "<imported>";
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
-const char kMinimalStrings[] = "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
-                               "INSERT INTO StringIds VALUES (1, 'k');";
+const char kMinimalStrings[] =
+    "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+    "INSERT INTO StringIds VALUES (1, 'k');";
 
 /// A kernel table of the given column declarations and one row of values.
 std::string kernel_db(const std::string& name, const std::string& columns, const std::string& values) {
@@ -244,7 +247,8 @@ TEST(ImportNsys, RefusesWhatIsNotAnExportWithTheExportHint) {
 TEST(ImportNsys, BadTablesAndValuesNameFileTableColumnRow) {
   const std::string cols = "start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, demangledName INTEGER";
   // A needed column declared with another type.
-  std::string e = error_of(kernel_db("type", "start TEXT, end INTEGER, deviceId INTEGER, streamId INTEGER", "('1', 2, 0, 7)"));
+  std::string e =
+      error_of(kernel_db("type", "start TEXT, end INTEGER, deviceId INTEGER, streamId INTEGER", "('1', 2, 0, 7)"));
   EXPECT_TRUE(contains(e, "table CUPTI_ACTIVITY_KIND_KERNEL column start is declared TEXT, not INTEGER")) << e;
   EXPECT_TRUE(contains(e, "nsys_type.sqlite")) << e;
   // A needed column missing.
@@ -268,7 +272,8 @@ TEST(ImportNsys, BadTablesAndValuesNameFileTableColumnRow) {
 
 TEST(ImportNsys, ToleratesMissingTablesAndBadOptionalValues) {
   // No StringIds: names are "<string N>", counted; an optional value of the wrong type is absent.
-  const auto t = imp::import_trace(make_db("nostrings",
+  const auto t = imp::import_trace(make_db(
+      "nostrings",
       "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, "
       "demangledName INTEGER, graphId INTEGER); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 0, 7, 5, 'x');"));
   ASSERT_EQ(t.store->counts().kernels, 1u);
@@ -296,8 +301,8 @@ TEST(ImportNsys, CutFileIsAnErrorNotACrash) {
 }
 
 TEST(ImportNsysReal, ConcurrentStreamsExportCounts) {
-  const std::string path = std::string(TRAINSCOPE_SHARED_DIR) +
-                           "/cases/traces/nsys_2022.1_windows_gtx1060_concurrent_streams.sqlite";
+  const std::string path =
+      std::string(TRAINSCOPE_SHARED_DIR) + "/cases/traces/nsys_2022.1_windows_gtx1060_concurrent_streams.sqlite";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "absent: " << path;
   const auto t = imp::import_trace(path);
   const EventStore& s = *t.store;

@@ -43,9 +43,10 @@ void TableReader::devices() {
     out_.rows[t->name] = r.row();
     out_.bad_optional += r.bad_optional();
   }
-  const char* cols[] = {"computeMajor", "computeMinor", "smCount", "totalMemory", "maxWarpsPerSm", "threadsPerWarp",
-                        "maxRegistersPerSm", "maxShmemPerSm", "maxShmemPerBlockOptin", "maxBlocksPerSm", "clockRate",
-                        "memoryBandwidth", "l2CacheSize"};
+  const char* cols[] = {
+      "computeMajor",   "computeMinor",      "smCount",       "totalMemory",           "maxWarpsPerSm",
+      "threadsPerWarp", "maxRegistersPerSm", "maxShmemPerSm", "maxShmemPerBlockOptin", "maxBlocksPerSm",
+      "clockRate",      "memoryBandwidth",   "l2CacheSize"};
   std::vector<Gpu> gpus;
   if (const TableInfo* t = table("TARGET_INFO_GPU")) {
     std::vector<Want> wants = {{{"id"}}, {{"name"}, false, true}};
@@ -79,7 +80,8 @@ void TableReader::devices() {
   };
   if (!pick->name.empty()) m["device.name"] = pick->name;
   m["device.ordinal"] = std::to_string(want);
-  m["device.compute_capability"] = std::to_string(pick->get("computeMajor")) + "." + std::to_string(pick->get("computeMinor"));
+  m["device.compute_capability"] =
+      std::to_string(pick->get("computeMajor")) + "." + std::to_string(pick->get("computeMinor"));
   put("device.multiprocessors", pick->get("smCount") > 0 ? pick->get("smCount") : cuda_sms);
   put("device.total_memory_bytes", pick->get("totalMemory"));
   if (pick->get("maxWarpsPerSm") < (1 << 20) && pick->get("threadsPerWarp") < (1 << 20))

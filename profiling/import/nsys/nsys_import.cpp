@@ -35,7 +35,8 @@ void sorted_into(EventStore& store, AppendLog<T>& log, std::vector<T>& v) {
 
 /// Steps by the step rule (profiling/steps/step_rule.h) over the NVTX ranges; a range inside a step
 /// gets its number. Returns the rule's meta text.
-std::string apply_steps(NsysData& d, EventStore& store, const StepRangePattern& pattern, std::vector<StepRecord>& steps) {
+std::string apply_steps(NsysData& d, EventStore& store, const StepRangePattern& pattern,
+                        std::vector<StepRecord>& steps) {
   StepRuleInput in;
   std::int64_t lo = INT64_MAX, hi = INT64_MIN;
   auto span = [&](const auto& v) {
@@ -53,7 +54,8 @@ std::string apply_steps(NsysData& d, EventStore& store, const StepRangePattern& 
     h.step = c.steps[k].global_step;
   }
   std::vector<StepRecord> by_start = steps;
-  std::sort(by_start.begin(), by_start.end(), [](const StepRecord& a, const StepRecord& b) { return a.start < b.start; });
+  std::sort(by_start.begin(), by_start.end(),
+            [](const StepRecord& a, const StepRecord& b) { return a.start < b.start; });
   for (auto& h : d.host) {
     if (h.kind == static_cast<std::uint8_t>(trace::RangeKind::step)) continue;
     auto it = std::upper_bound(by_start.begin(), by_start.end(), h.start,
@@ -129,18 +131,22 @@ void write_meta(const Schema& schema, const NsysData& d, EventStore& store, Impo
 ImportedTrace run(const Db& db, const ImportOptions& opt) {
   const StepRangePattern pattern(opt.step_range);
   if (db.application_id() == kSessionApplicationId)
-    throw InputError(db.name() + ": a TrainScope session, not a trace: open it as a session (trainscope-run --analyze, or the window)");
+    throw InputError(
+        db.name() +
+        ": a TrainScope session, not a trace: open it as a session (trainscope-run --analyze, or the window)");
   const Schema schema = read_schema(db);
   if (!schema.is_export())
-    throw InputError(db.name() + ": a SQLite file that is not an Nsight Systems export (no StringIds, "
-                     "CUPTI_ACTIVITY_KIND_* or NVTX_EVENTS table); " + kExportHint);
+    throw InputError(db.name() +
+                     ": a SQLite file that is not an Nsight Systems export (no StringIds, "
+                     "CUPTI_ACTIVITY_KIND_* or NVTX_EVENTS table); " +
+                     kExportHint);
   ImportedTrace out;
   out.store = std::make_shared<EventStore>();
   NsysData d;
   TableReader reader(db, schema, *out.store, d, opt.cancel);
   using Step = void (TableReader::*)();
-  const Step steps[] = {&TableReader::strings, &TableReader::kernels, &TableReader::runtime, &TableReader::memcpys,
-                        &TableReader::memsets, &TableReader::syncs, &TableReader::nvtx, &TableReader::threads,
+  const Step steps[] = {&TableReader::strings, &TableReader::kernels,      &TableReader::runtime, &TableReader::memcpys,
+                        &TableReader::memsets, &TableReader::syncs,        &TableReader::nvtx,    &TableReader::threads,
                         &TableReader::devices, &TableReader::session_start};
   const auto total = static_cast<std::int64_t>(std::size(steps));
   for (std::int64_t i = 0; i < total; ++i) {
@@ -180,7 +186,9 @@ ImportedTrace run(const Db& db, const ImportOptions& opt) {
 }
 
 /// The file's first 16 bytes: "SQLite format 3\0" for any SQLite database.
-bool is_sqlite(const void* head, std::size_t n) { return n >= 16 && std::memcmp(head, "SQLite format 3", 16) == 0; }
+bool is_sqlite(const void* head, std::size_t n) {
+  return n >= 16 && std::memcmp(head, "SQLite format 3", 16) == 0;
+}
 
 }  // namespace
 

@@ -37,7 +37,7 @@ inline constexpr const char* kKind = "Nsight Systems export";
 /// (.nsys-rep/.qdrep) or any SQLite file that is not an export (the line says how to export one:
 /// `nsys export --type sqlite report.nsys-rep`); a TrainScope session; a known table whose needed
 /// column is missing or declared with a non-integer type; a needed value that is NULL, of the wrong
-/// storage class or out of range (times beyond ±2^62 ns, end before start, ids beyond 32 bits).
+/// storage class or out of range (times beyond ±2^53 ns, end before start, ids beyond 32 bits, bytes beyond 2^48).
 /// ImportCancelled when ImportOptions::cancel turns true (checked every 4,096 rows).
 /// ImportOptions::progress gets (tables read, tables to read).
 ImportedTrace import_export(const std::string& path, const ImportOptions& options = {});

@@ -27,7 +27,9 @@ int version_of(const std::string& name, const std::string& base) {
 }
 
 /// INTEGER affinity by SQLite's rule (the declared type contains "INT"), or untyped.
-bool integer_like(const std::string& type) { return type.empty() || type.find("INT") != std::string::npos; }
+bool integer_like(const std::string& type) {
+  return type.empty() || type.find("INT") != std::string::npos;
+}
 
 void read_metadata(const Db& db, Schema& s) {
   for (const char* t : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {
@@ -113,8 +115,11 @@ void Rows::fail(int i, const std::string& what) const {
 std::int64_t Rows::integer(int i, std::int64_t lo, std::int64_t hi) const {
   const int t = stmt_->type(i);
   if (t == SQLITE_NULL) fail(i, "NULL where a value is needed");
-  if (t != SQLITE_INTEGER) fail(i, std::string(t == SQLITE_TEXT ? "text" : t == SQLITE_FLOAT ? "a real" : "a blob") +
-                                   " where an integer is needed");
+  if (t != SQLITE_INTEGER)
+    fail(i, std::string(t == SQLITE_TEXT    ? "text"
+                        : t == SQLITE_FLOAT ? "a real"
+                                            : "a blob") +
+                " where an integer is needed");
   const std::int64_t v = stmt_->i64(i);
   if (v < lo || v > hi)
     fail(i, std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");

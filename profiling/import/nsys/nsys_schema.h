@@ -16,10 +16,10 @@
 namespace ts::prof::import::nsys {
 
 struct Schema {
-  std::map<std::string, TableInfo> tables;  // every table of the file, by exact name
-  std::string version;         // "2.9.1"; "" when no metadata table says
-  std::string version_source;  // "META_DATA_EXPORT", "EXPORT_META_DATA" or "inferred: ..."
-  std::string product_version; // EXPORT_PRODUCT_VERSION ("2022.1.1.61"), "" when absent
+  std::map<std::string, TableInfo> tables;      // every table of the file, by exact name
+  std::string version;                          // "2.9.1"; "" when no metadata table says
+  std::string version_source;                   // "META_DATA_EXPORT", "EXPORT_META_DATA" or "inferred: ..."
+  std::string product_version;                  // EXPORT_PRODUCT_VERSION ("2022.1.1.61"), "" when absent
   std::map<std::string, std::string> metadata;  // name -> value of the metadata table
 
   /// The table for `base` ("NVTX_EVENTS"): the table of that name, or of a versioned name
@@ -72,8 +72,11 @@ class Rows {
   std::int64_t row_ = 0, bad_optional_ = 0;
 };
 
-/// The ns limits of a time: ±2^62 (about 146 years), so end - start never overflows.
-inline constexpr std::int64_t kMaxTime = std::int64_t{1} << 62;
+/// The ns limits of a time: ±2^53 (about 104 days from the session start), so durations and their
+/// sums over many events stay far from int64 overflow.
+inline constexpr std::int64_t kMaxTime = std::int64_t{1} << 53;
+/// The most bytes one copy or memset may move: 2^48 (256 TiB).
+inline constexpr std::int64_t kMaxBytes = std::int64_t{1} << 48;
 inline constexpr std::int64_t kMaxU32 = 0xFFFFFFFFll;
 
 }  // namespace ts::prof::import::nsys

@@ -18,9 +18,13 @@ constexpr std::int64_t kNvtxMark = 34, kNvtxPushPop = 59, kNvtxStartEnd = 60;
 
 /// CUDA ids (device, context, stream, correlation, event): unsigned 32-bit; Nsight writes
 /// 0xFFFFFFFF for "none".
-std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+std::uint32_t u32(std::int64_t v) {
+  return static_cast<std::uint32_t>(v);
+}
 /// A device ordinal as the records hold it (int32); 0xFFFFFFFF ("none") becomes -1.
-std::int32_t device_of(std::int64_t v) { return v > INT32_MAX ? -1 : static_cast<std::int32_t>(v); }
+std::int32_t device_of(std::int64_t v) {
+  return v > INT32_MAX ? -1 : static_cast<std::int32_t>(v);
+}
 
 }  // namespace
 
@@ -88,10 +92,27 @@ void TableReader::strings() {
 void TableReader::kernels() {
   const TableInfo* t = table("CUPTI_ACTIVITY_KIND_KERNEL");
   if (!t) return;
-  Rows r(db_, *t, {{{"start"}, true}, {{"end"}, true}, {{"deviceId"}, true}, {{"contextId"}}, {{"streamId"}, true},
-                   {{"correlationId"}}, {{"demangledName"}}, {{"shortName"}}, {{"mangledName"}},
-                   {{"registersPerThread"}}, {{"gridX"}}, {{"gridY"}}, {{"gridZ"}}, {{"blockX"}}, {{"blockY"}},
-                   {{"blockZ"}}, {{"staticSharedMemory"}}, {{"dynamicSharedMemory"}}, {{"graphId"}}, {{"graphNodeId"}}});
+  Rows r(db_, *t,
+         {{{"start"}, true},
+          {{"end"}, true},
+          {{"deviceId"}, true},
+          {{"contextId"}},
+          {{"streamId"}, true},
+          {{"correlationId"}},
+          {{"demangledName"}},
+          {{"shortName"}},
+          {{"mangledName"}},
+          {{"registersPerThread"}},
+          {{"gridX"}},
+          {{"gridY"}},
+          {{"gridZ"}},
+          {{"blockX"}},
+          {{"blockY"}},
+          {{"blockZ"}},
+          {{"staticSharedMemory"}},
+          {{"dynamicSharedMemory"}},
+          {{"graphId"}},
+          {{"graphNodeId"}}});
   while (r.next()) {
     tick(r);
     KernelRecord k;
@@ -123,8 +144,13 @@ void TableReader::kernels() {
 void TableReader::runtime() {
   const TableInfo* t = table("CUPTI_ACTIVITY_KIND_RUNTIME");
   if (!t) return;
-  Rows r(db_, *t, {{{"start"}, true}, {{"end"}, true}, {{"globalTid"}}, {{"correlationId"}}, {{"nameId"}, true},
-                   {{"returnValue"}}});
+  Rows r(db_, *t,
+         {{{"start"}, true},
+          {{"end"}, true},
+          {{"globalTid"}},
+          {{"correlationId"}},
+          {{"nameId"}, true},
+          {{"returnValue"}}});
   std::unordered_map<std::int64_t, StringId> names;  // nameId -> the name without its _vNNNN suffix
   while (r.next()) {
     tick(r);
@@ -146,9 +172,19 @@ void TableReader::runtime() {
 void TableReader::memcpys() {
   const TableInfo* t = table("CUPTI_ACTIVITY_KIND_MEMCPY");
   if (!t) return;
-  Rows r(db_, *t, {{{"start"}, true}, {{"end"}, true}, {{"deviceId"}, true}, {{"contextId"}}, {{"streamId"}, true},
-                   {{"correlationId"}}, {{"bytes"}, true}, {{"copyKind"}, true}, {{"srcKind"}}, {{"dstKind"}},
-                   {{"graphId"}}, {{"graphNodeId"}}});
+  Rows r(db_, *t,
+         {{{"start"}, true},
+          {{"end"}, true},
+          {{"deviceId"}, true},
+          {{"contextId"}},
+          {{"streamId"}, true},
+          {{"correlationId"}},
+          {{"bytes"}, true},
+          {{"copyKind"}, true},
+          {{"srcKind"}},
+          {{"dstKind"}},
+          {{"graphId"}},
+          {{"graphNodeId"}}});
   while (r.next()) {
     tick(r);
     MemcpyRecord m;
@@ -157,7 +193,7 @@ void TableReader::memcpys() {
     m.context = u32(r.maybe(3, 0, kMaxU32).value_or(0));
     m.stream = u32(r.integer(4, 0, kMaxU32));
     m.correlation = u32(r.maybe(5, 0, kMaxU32).value_or(0));
-    m.bytes = r.integer(6, 0, kI64Max);
+    m.bytes = r.integer(6, 0, kMaxBytes);
     m.copy_kind = static_cast<std::uint8_t>(r.integer(7, 0, 255));
     m.src_kind = static_cast<std::uint8_t>(r.maybe(8, 0, 255).value_or(0));
     m.dst_kind = static_cast<std::uint8_t>(r.maybe(9, 0, 255).value_or(0));
@@ -172,8 +208,18 @@ void TableReader::memcpys() {
 void TableReader::memsets() {
   const TableInfo* t = table("CUPTI_ACTIVITY_KIND_MEMSET");
   if (!t) return;
-  Rows r(db_, *t, {{{"start"}, true}, {{"end"}, true}, {{"deviceId"}, true}, {{"contextId"}}, {{"streamId"}, true},
-                   {{"correlationId"}}, {{"bytes"}, true}, {{"value"}}, {{"memKind"}}, {{"graphId"}}, {{"graphNodeId"}}});
+  Rows r(db_, *t,
+         {{{"start"}, true},
+          {{"end"}, true},
+          {{"deviceId"}, true},
+          {{"contextId"}},
+          {{"streamId"}, true},
+          {{"correlationId"}},
+          {{"bytes"}, true},
+          {{"value"}},
+          {{"memKind"}},
+          {{"graphId"}},
+          {{"graphNodeId"}}});
   while (r.next()) {
     tick(r);
     MemsetRecord m;
@@ -182,7 +228,7 @@ void TableReader::memsets() {
     m.context = u32(r.maybe(3, 0, kMaxU32).value_or(0));
     m.stream = u32(r.integer(4, 0, kMaxU32));
     m.correlation = u32(r.maybe(5, 0, kMaxU32).value_or(0));
-    m.bytes = r.integer(6, 0, kI64Max);
+    m.bytes = r.integer(6, 0, kMaxBytes);
     m.value = u32(r.maybe(7, 0, kMaxU32).value_or(0));
     m.memory_kind = static_cast<std::uint16_t>(r.maybe(8, 0, 0xFFFF).value_or(0));
     m.graph_id = u32(r.maybe(9, 0, kMaxU32).value_or(0));
@@ -196,8 +242,15 @@ void TableReader::memsets() {
 void TableReader::syncs() {
   const TableInfo* t = table("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
   if (!t) return;
-  Rows r(db_, *t, {{{"start"}, true}, {{"end"}, true}, {{"deviceId"}}, {{"contextId"}}, {{"streamId"}},
-                   {{"correlationId"}}, {{"syncType"}, true}, {{"eventId"}}});
+  Rows r(db_, *t,
+         {{{"start"}, true},
+          {{"end"}, true},
+          {{"deviceId"}},
+          {{"contextId"}},
+          {{"streamId"}},
+          {{"correlationId"}},
+          {{"syncType"}, true},
+          {{"eventId"}}});
   while (r.next()) {
     tick(r);
     SyncRecord s;
@@ -238,8 +291,10 @@ void TableReader::nvtx() {
     h.device = -1;
     h.kind = static_cast<std::uint8_t>(trace::RangeKind::other);
     if (auto g = r.maybe(5, 0, kI64Max)) h.thread = thread_of(*g);
-    if (!r.is_null(3)) h.name = store_.strings.intern(r.text(3));
-    else if (auto id = r.maybe(4, INT64_MIN, kI64Max)) h.name = name(*id);
+    if (!r.is_null(3))
+      h.name = store_.strings.intern(r.text(3));
+    else if (auto id = r.maybe(4, INT64_MIN, kI64Max))
+      h.name = name(*id);
     out_.host.push_back(h);
   }
   out_.rows[t->name] = r.row();

@@ -22,12 +22,12 @@ struct NsysData {
   std::vector<MemsetRecord> memsets;
   std::vector<RuntimeRecord> runtime;
   std::vector<SyncRecord> syncs;
-  std::vector<HostRangeRecord> host;  // NVTX ranges (device -1, kind other)
-  std::map<std::uint32_t, std::string> thread_names;   // tid -> ThreadNames' name
-  std::map<std::uint32_t, std::string> process_names;  // pid -> PROCESSES' name
+  std::vector<HostRangeRecord> host;                      // NVTX ranges (device -1, kind other)
+  std::map<std::uint32_t, std::string> thread_names;      // tid -> ThreadNames' name
+  std::map<std::uint32_t, std::string> process_names;     // pid -> PROCESSES' name
   std::map<std::uint32_t, std::uint32_t> thread_process;  // tid -> pid (from globalTid)
-  std::map<std::string, std::string> meta;             // device.*, session.*, import.* keys
-  std::map<std::string, std::int64_t> rows;            // table read -> rows
+  std::map<std::string, std::string> meta;                // device.*, session.*, import.* keys
+  std::map<std::string, std::int64_t> rows;               // table read -> rows
   std::int64_t nvtx_marks = 0, nvtx_other = 0, nvtx_unclosed = 0;
   std::int64_t missing_strings = 0, bad_optional = 0, graph_kernels = 0;
 };
@@ -36,15 +36,15 @@ class TableReader {
  public:
   /// `cancel` (may be null) is checked every 4,096 rows; reading throws ImportCancelled then.
   TableReader(const Db& db, const Schema& schema, EventStore& store, NsysData& out, const std::atomic<bool>* cancel);
-  void strings();   // StringIds, first: the others name through it
+  void strings();  // StringIds, first: the others name through it
   void kernels();
   void runtime();
   void memcpys();
   void memsets();
   void syncs();
   void nvtx();
-  void threads();   // ThreadNames and PROCESSES
-  void devices();   // TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE (after kernels: picks their device)
+  void threads();  // ThreadNames and PROCESSES
+  void devices();  // TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE (after kernels: picks their device)
   void session_start();
 
  private:

@@ -100,8 +100,9 @@ Db Db::open_bytes(const void* data, std::size_t size, const std::string& name) {
     throw InputError(name + ": out of memory for " + std::to_string(size) + " bytes");
   }
   if (size) std::memcpy(copy, data, size);
-  const int rc = sqlite3_deserialize(db, "main", copy, static_cast<sqlite3_int64>(size), static_cast<sqlite3_int64>(size),
-                                     SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+  const int rc =
+      sqlite3_deserialize(db, "main", copy, static_cast<sqlite3_int64>(size), static_cast<sqlite3_int64>(size),
+                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
   if (rc != SQLITE_OK) {
     sqlite3_close(db);
     throw InputError(name + ": not a SQLite file (" + sqlite3_errstr(rc) + ")");
@@ -131,9 +132,15 @@ std::map<std::string, TableInfo> Db::tables() const {
     }
   }
   for (auto& [n, t] : out) {
-    Stmt s(*this, "SELECT name, type, \"notnull\" FROM pragma_table_info(?1)", "PRAGMA table_info(" + n + ")");
-    sqlite3_bind_text(s.handle_for_bind(), 1, n.c_str(), static_cast<int>(n.size()), SQLITE_TRANSIENT);
-    while (s.step()) t.columns.push_back({s.text(0), upper(s.text(1)), s.type(2) == SQLITE_INTEGER && s.i64(2) != 0});
+    // A table SQLite cannot describe (a virtual table of a module this build lacks) keeps no
+    // columns: the importer does not know it, so it is ignored like any unknown table.
+    try {
+      Stmt s(*this, "SELECT name, type, \"notnull\" FROM pragma_table_info(?1)", "PRAGMA table_info(" + n + ")");
+      sqlite3_bind_text(s.handle_for_bind(), 1, n.c_str(), static_cast<int>(n.size()), SQLITE_TRANSIENT);
+      while (s.step()) t.columns.push_back({s.text(0), upper(s.text(1)), s.type(2) == SQLITE_INTEGER && s.i64(2) != 0});
+    } catch (const InputError&) {
+      t.columns.clear();
+    }
   }
   return out;
 }
@@ -147,7 +154,9 @@ Stmt::Stmt(const Db& db, const std::string& sql, std::string what) : db_(db), wh
   }
 }
 
-Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+Stmt::~Stmt() {
+  sqlite3_finalize(stmt_);
+}
 
 bool Stmt::step() {
   const int rc = sqlite3_step(stmt_);
