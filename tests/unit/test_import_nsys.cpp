@@ -281,6 +281,16 @@ TEST(ImportNsys, ToleratesMissingTablesAndBadOptionalValues) {
   EXPECT_EQ(t.store->kernels[0].graph_id, 0u);
   EXPECT_TRUE(contains(t.summary.warnings_text(), "1 string ids missing from StringIds")) << t.summary.warnings_text();
   EXPECT_TRUE(contains(t.summary.warnings_text(), "1 optional values of the wrong type")) << t.summary.warnings_text();
+  // A ThreadNames row of no thread (globalTid NULL, as the schema allows), and a table whose name
+  // only starts like a known one: neither is an error, neither is read as the known table.
+  const auto n = imp::import_trace(make_db(
+      "nullthread",
+      "CREATE TABLE StringIds (id INTEGER, value TEXT); INSERT INTO StringIds VALUES (1, 'w');"
+      "CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, globalTid INTEGER); INSERT INTO ThreadNames VALUES (1, NULL);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL_EXTRA (start TEXT); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL_EXTRA "
+      "VALUES ('x');"));
+  EXPECT_EQ(n.store->counts().kernels, 0u);
+  EXPECT_EQ(n.summary.warning_count(), 0) << n.summary.warnings_text();
   // A metadata table and nothing else: an export without events imports empty.
   const auto e = imp::import_trace(make_db("empty", "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"));
   EXPECT_EQ(e.store->counts().events(), 0u);

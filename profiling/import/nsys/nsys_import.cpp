@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include "engine/host_trace.h"
 #include "profiling/import/nsys/nsys_tables.h"
@@ -108,12 +109,11 @@ void write_meta(const Schema& schema, const NsysData& d, EventStore& store, Impo
   m["import.tables_ignored"] = std::to_string(ignored);
   m["import.nvtx_marks"] = std::to_string(d.nvtx_marks);
   m["import.cuda_graph_kernels"] = std::to_string(d.graph_kernels);
+  std::set<std::uint32_t> pids;  // processes whose threads ran calls or ranges
+  for (const auto& [tid, pid] : d.thread_process) pids.insert(pid);
   std::string procs;
-  for (const auto& [pid, pname] : d.process_names) {
-    bool used = false;
-    for (const auto& [tid, p] : d.thread_process) used = used || p == pid;
-    if (used) procs += (procs.empty() ? "" : ", ") + pname + " (pid " + std::to_string(pid) + ")";
-  }
+  for (const auto& [pid, pname] : d.process_names)
+    if (pids.count(pid)) procs += (procs.empty() ? "" : ", ") + pname + " (pid " + std::to_string(pid) + ")";
   if (!procs.empty()) m["import.processes"] = procs;
   const bool gpu = !d.kernels.empty() || !d.memcpys.empty() || !d.memsets.empty();
   m["device.kind"] = gpu || m.count("device.name") ? "cuda" : "cpu";

@@ -303,14 +303,15 @@ void TableReader::nvtx() {
 
 void TableReader::threads() {
   if (const TableInfo* t = table("ThreadNames")) {
-    Rows r(db_, *t, {{{"nameId"}, true}, {{"globalTid"}, true}});
+    Rows r(db_, *t, {{{"nameId"}, true}, {{"globalTid"}}});
     while (r.next()) {
       tick(r);
       const std::int64_t id = r.integer(0, INT64_MIN, kI64Max);
-      const std::int64_t g = r.integer(1, 0, kI64Max);
-      out_.thread_names[static_cast<std::uint32_t>(g & 0xFFFFFF)] = string_of(id);
+      // globalTid may be NULL (the schema allows it): a name of no thread.
+      if (auto g = r.maybe(1, 0, kI64Max)) out_.thread_names[static_cast<std::uint32_t>(*g & 0xFFFFFF)] = string_of(id);
     }
     out_.rows[t->name] = r.row();
+    out_.bad_optional += r.bad_optional();
   }
   if (const TableInfo* t = table("PROCESSES")) {
     Rows r(db_, *t, {{{"pid"}}, {{"globalPid"}}, {{"name"}, false, true}});
