@@ -49,7 +49,7 @@ TEST(RunnerNsys, ImportWritesASessionThatOpens) {
   const std::string path = build_fixture(dir);
   const auto r = ts::test::run_runner_split("--import " + path, dir.string());
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("(Nsight Systems export, schema 3.11.2 (META_DATA_EXPORT)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(Nsight Systems export, schema 3.11.2 from META_DATA_EXPORT"), std::string::npos) << r.out;
   const fs::path session = dir / "report.tsession";  // the default name: .sqlite dropped
   ASSERT_TRUE(fs::exists(session)) << r.out;
   const auto src = ts::prof::open_session(session.string());

@@ -85,7 +85,7 @@ TEST(ImportNsys, NewerLayoutMetaDataExportVersionedNvtxGraphIds) {
   const auto t = imp::import_trace(path);
   const EventStore& s = *t.store;
   EXPECT_EQ(t.summary.kind, "Nsight Systems export");
-  EXPECT_TRUE(contains(t.summary.format, "schema 3.11.2 (META_DATA_EXPORT)")) << t.summary.format;
+  EXPECT_TRUE(contains(t.summary.format, "schema 3.11.2 from META_DATA_EXPORT")) << t.summary.format;
   EXPECT_EQ(meta(s, "versions.nsight_systems"), "2024.5.1.113");
   const auto c = s.counts();
   ASSERT_EQ(c.kernels, 4u);
@@ -159,7 +159,7 @@ TEST(ImportNsys, NewerLayoutMetaDataExportVersionedNvtxGraphIds) {
 TEST(ImportNsys, OlderLayoutWithoutMetadataTable) {
   const auto t = imp::import_trace(make_db("old", fixture_sql("old_no_meta.sql")));
   const EventStore& s = *t.store;
-  EXPECT_TRUE(contains(t.summary.format, "schema unknown (inferred: no metadata table")) << t.summary.format;
+  EXPECT_EQ(t.summary.format, "schema inferred: no metadata table (NVTX_EVENTS without textId)");
   EXPECT_TRUE(contains(meta(s, "import.schema_version"), "inferred")) << meta(s, "import.schema_version");
   const auto c = s.counts();
   ASSERT_EQ(c.kernels, 2u);
@@ -190,7 +190,7 @@ TEST(ImportNsys, ExportMetaDataLayoutTextThatIsNotUtf8AndStepRange) {
   const std::string path = make_db("meta29", fixture_sql("export_meta_2_9.sql"));
   const auto t = imp::import_trace(path);
   const EventStore& s = *t.store;
-  EXPECT_TRUE(contains(t.summary.format, "schema 2.7.1 (EXPORT_META_DATA), Nsight Systems 2021.3.1.54"))
+  EXPECT_TRUE(contains(t.summary.format, "schema 2.7.1 from EXPORT_META_DATA, Nsight Systems 2021.3.1.54"))
       << t.summary.format;
   ASSERT_EQ(s.counts().kernels, 3u);
   // "kernel\xFF_a": the byte that is not UTF-8 became U+FFFD; the import did not fail.
@@ -294,6 +294,7 @@ TEST(ImportNsys, ToleratesMissingTablesAndBadOptionalValues) {
   // A metadata table and nothing else: an export without events imports empty.
   const auto e = imp::import_trace(make_db("empty", "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"));
   EXPECT_EQ(e.store->counts().events(), 0u);
+  EXPECT_EQ(e.summary.format, "schema inferred: META_DATA_EXPORT names no EXPORT_SCHEMA_VERSION");
   (void)imp::analyze_imported(*e.store);
 }
 
@@ -333,7 +334,7 @@ TEST(ImportNsysReal, ConcurrentStreamsExportCounts) {
   }
   EXPECT_EQ(h2d, 15);
   EXPECT_EQ(d2h, 15);
-  EXPECT_TRUE(contains(t.summary.format, "schema 2.9.1 (EXPORT_META_DATA), Nsight Systems 2022.1.1.61"));
+  EXPECT_TRUE(contains(t.summary.format, "schema 2.9.1 from EXPORT_META_DATA, Nsight Systems 2022.1.1.61"));
   EXPECT_EQ(meta(s, "device.name"), "GeForce GTX 1060 with Max-Q Design");  // not the iGPU rows
   EXPECT_EQ(meta(s, "device.compute_capability"), "6.1");
   EXPECT_EQ(meta(s, "device.multiprocessors"), "10");

@@ -156,8 +156,9 @@ ImportedTrace run(const Db& db, const ImportOptions& opt) {
   }
   ImportSummary& s = out.summary;
   s.kind = kKind;
-  s.format = "schema " + (schema.version.empty() ? std::string("unknown") : schema.version) + " (" +
-             schema.version_source + ")";
+  // "schema 2.9.1 from EXPORT_META_DATA" or "schema inferred: no metadata table (...)".
+  s.format = schema.version.empty() ? "schema " + schema.version_source
+                                    : "schema " + schema.version + " from " + schema.version_source;
   if (!schema.product_version.empty()) s.format += ", Nsight Systems " + schema.product_version;
   for (const auto& [t, n] : d.rows) s.events_read += n;
   s.events_kept = static_cast<std::int64_t>(d.kernels.size() + d.memcpys.size() + d.memsets.size() + d.runtime.size() +

@@ -47,11 +47,19 @@ void read_metadata(const Db& db, Schema& s) {
   };
   s.version = get("EXPORT_SCHEMA_VERSION");
   s.product_version = get("EXPORT_PRODUCT_VERSION");
-  if (!s.version_source.empty()) return;
-  // No metadata table (exports before Nsight Systems 2021): say what the tables suggest.
-  const bool v2 = s.find("NVTX_EVENTS") && s.find("NVTX_EVENTS")->name != "NVTX_EVENTS";
-  s.version_source = v2 ? "inferred: versioned tables, no metadata table"
-                        : "inferred: no metadata table (an export older than Nsight Systems 2021)";
+  if (!s.version.empty()) return;
+  // No metadata table (older exports), or one without the version: say what the tables show.
+  std::string why =
+      s.version_source.empty() ? "no metadata table" : s.version_source + " names no EXPORT_SCHEMA_VERSION";
+  std::string seen;
+  auto add = [&](const std::string& what) { seen += (seen.empty() ? "" : ", ") + what; };
+  if (const TableInfo* k = s.find("CUPTI_ACTIVITY_KIND_KERNEL"); k && k->column("graphNodeId"))
+    add("kernels with graphNodeId");
+  if (const TableInfo* n = s.find("NVTX_EVENTS")) {
+    if (upper(n->name) != "NVTX_EVENTS") add("versioned " + n->name);
+    if (!n->column("textId")) add("NVTX_EVENTS without textId");
+  }
+  s.version_source = "inferred: " + why + (seen.empty() ? "" : " (" + seen + ")");
 }
 
 }  // namespace
