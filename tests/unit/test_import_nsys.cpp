@@ -239,6 +239,13 @@ TEST(ImportNsys, RefusesWhatIsNotAnExportWithTheExportHint) {
   // A TrainScope session.
   e = error_of(std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/gpu_b16_nw4.tsession");
   EXPECT_TRUE(contains(e, "not a trace: open it as a session")) << e;
+  const std::string session = read_text(std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/gpu_b16_nw4.tsession");
+  try {
+    nsys::import_export_bytes(session.data(), session.size(), "mem.tsession");
+    ADD_FAILURE() << "a session imported as an export";
+  } catch (const ts::InputError& x) {
+    EXPECT_EQ(std::string(x.what()).rfind("mem.tsession: a TrainScope session, not a trace", 0), 0u) << x.what();
+  }
   EXPECT_EQ(error_of("/nonexistent/report.sqlite").find("/nonexistent/report.sqlite"), 0u);
   const std::string junk = "SQLite format 3";
   EXPECT_THROW(nsys::import_export_bytes(junk.data(), junk.size(), "m"), ts::InputError);

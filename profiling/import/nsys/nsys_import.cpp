@@ -130,10 +130,6 @@ void write_meta(const Schema& schema, const NsysData& d, EventStore& store, Impo
 
 ImportedTrace run(const Db& db, const ImportOptions& opt) {
   const StepRangePattern pattern(opt.step_range);
-  if (db.application_id() == kSessionApplicationId)
-    throw InputError(
-        db.name() +
-        ": a TrainScope session, not a trace: open it as a session (trainscope-run --analyze, or the window)");
   const Schema schema = read_schema(db);
   if (!schema.is_export())
     throw InputError(db.name() +
@@ -186,9 +182,21 @@ ImportedTrace run(const Db& db, const ImportOptions& opt) {
   return out;
 }
 
-/// The file's first 16 bytes: "SQLite format 3\0" for any SQLite database.
-bool is_sqlite(const void* head, std::size_t n) {
-  return n >= 16 && std::memcmp(head, "SQLite format 3", 16) == 0;
+/// The file's header (its first 100 bytes): "SQLite format 3\0" for any SQLite database; a TrainScope
+/// session's PRAGMA application_id sits big-endian at byte 68. Read from the header, not through
+/// SQLite: a session in WAL mode would need its -shm file created beside it to be opened.
+void check_header(const void* head, std::size_t n, const std::string& name) {
+  const auto* b = static_cast<const unsigned char*>(head);
+  if (n < 16 || std::memcmp(b, "SQLite format 3", 16) != 0) {
+    if (ends_with(name, ".nsys-rep") || ends_with(name, ".qdrep")) throw InputError(report_refusal(name));
+    throw InputError(name + ": not a SQLite file, so not an Nsight Systems export; " + kExportHint);
+  }
+  if (n < 72) return;
+  const std::uint32_t app = std::uint32_t{b[68]} << 24 | std::uint32_t{b[69]} << 16 | std::uint32_t{b[70]} << 8 | b[71];
+  if (app == static_cast<std::uint32_t>(kSessionApplicationId))
+    throw InputError(name +
+                     ": a TrainScope session, not a trace: open it as a session (trainscope-run --analyze, or "
+                     "the window)");
 }
 
 }  // namespace
@@ -203,23 +211,18 @@ std::string report_refusal(const std::string& path) {
 }
 
 ImportedTrace import_export(const std::string& path, const ImportOptions& options) {
-  char head[16] = {};
+  char head[100] = {};
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError(path + ": does not exist or cannot be read");
   f.read(head, sizeof head);
-  const auto n = static_cast<std::size_t>(f.gcount());
-  if (!is_sqlite(head, n)) {
-    if (ends_with(path, ".nsys-rep") || ends_with(path, ".qdrep")) throw InputError(report_refusal(path));
-    throw InputError(path + ": not a SQLite file, so not an Nsight Systems export; " + kExportHint);
-  }
+  check_header(head, static_cast<std::size_t>(f.gcount()), path);
   const Db db = Db::open_file(path);
   return run(db, options);
 }
 
 ImportedTrace import_export_bytes(const void* data, std::size_t size, const std::string& name,
                                   const ImportOptions& options) {
-  if (!is_sqlite(data, size))
-    throw InputError(name + ": not a SQLite file, so not an Nsight Systems export; " + kExportHint);
+  check_header(data, size, name);
   const Db db = Db::open_bytes(data, size, name);
   return run(db, options);
 }

@@ -115,11 +115,6 @@ Db::~Db() {
   if (db_) sqlite3_close(db_);
 }
 
-std::int64_t Db::application_id() const {
-  Stmt s(*this, "PRAGMA application_id", "PRAGMA application_id");
-  return s.step() ? s.i64(0) : 0;
-}
-
 std::map<std::string, TableInfo> Db::tables() const {
   std::map<std::string, TableInfo> out;
   {

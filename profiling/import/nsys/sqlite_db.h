@@ -47,8 +47,6 @@ class Db {
   /// Every table (not views, not sqlite_* internals) by exact name, with its columns. Throws
   /// InputError when sqlite_master cannot be read (a damaged or encrypted file).
   std::map<std::string, TableInfo> tables() const;
-  /// PRAGMA application_id (0 when unset).
-  std::int64_t application_id() const;
 
  private:
   Db(sqlite3* db, std::string name) : db_(db), name_(std::move(name)) {}
