@@ -46,7 +46,7 @@ void MainWindow::buildSessionActions() {
   auto* st = style();
   open_session_ = new QAction(st->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open session…"), this);
   open_session_->setShortcut(QKeySequence::Open);
-  open_session_->setToolTip(tr("Show a recorded run (*.tsession) or a PyTorch profiler trace (*.json, *.json.gz): its charts, panels, config and hardware"));
+  open_session_->setToolTip(tr("Show a recorded run (*.tsession), a PyTorch profiler trace (*.json, *.json.gz) or an Nsight Systems SQLite export (*.sqlite): its charts, panels, config and hardware"));
   save_session_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton), tr("Save session &as…"), this);
   save_session_->setShortcut(QKeySequence::SaveAs);
   recent_ = new QMenu(tr("Recent sessions"), this);
@@ -272,8 +272,9 @@ bool MainWindow::saveSessionAs(const QString& path) {
 
 void MainWindow::chooseSessionToOpen() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), default_session_dir(),
-                                                    tr("Sessions and traces (*.tsession *.json *.json.gz);;TrainScope sessions (*.tsession);;"
-                                                       "PyTorch profiler / Chrome traces (*.json *.json.gz);;All files (*)"));
+                                                    tr("Sessions and traces (*.tsession *.json *.json.gz *.sqlite);;TrainScope sessions (*.tsession);;"
+                                                       "PyTorch profiler / Chrome traces (*.json *.json.gz);;"
+                                                       "Nsight Systems SQLite exports (*.sqlite);;All files (*)"));
   if (!path.isEmpty()) openSession(path);
 }
 

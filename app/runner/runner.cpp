@@ -120,7 +120,8 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "with --analyze: leading steps left out as warm-up (cuDNN algorithm search, first allocations)")
       ->check(kNonNegative)->capture_default_str();
   app.add_option("--import", o.import_trace,
-                 "convert a PyTorch profiler trace (*.pt.trace.json[.gz]) or Chrome trace JSON into a session "
+                 "convert a PyTorch profiler trace (*.pt.trace.json[.gz]), Chrome trace JSON or an Nsight Systems "
+                 "SQLite export (*.sqlite) into a session "
                  "(--session OUT.tsession; default: the trace's name + .tsession)");
   app.add_option("--compare", o.compare, "compare two or more sessions: config diff, throughput, accuracy, "
                  "step-time breakdown, verdicts, kernel diff (text, or --json)")->expected(2, 64);
