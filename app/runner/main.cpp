@@ -58,7 +58,9 @@ void start_signal_thread() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  start_signal_thread();  // first: before any other thread exists
+  // First, before any other thread exists; a program to record (-- PROGRAM) shares the terminal's
+  // signals with the runner instead (run_program).
+  if (!ts::launches_program(argc, argv)) start_signal_thread();
   ts::RunnerOptions opt;
   CLI::App app{"trainscope-run: train a CNN on CIFAR-10 with TrainScope's engine, headless"};
   app.set_version_flag("--version", std::string("trainscope-run ") + TRAINSCOPE_VERSION);
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
   try {
     ts::apply_setup(app, opt);
     if (!opt.save_setup.empty()) return ts::run_save_setup(opt);
+    if (ts::launches_program(argc, argv)) return ts::run_program(opt);
     if (!opt.analyze.empty()) return ts::run_analysis(opt);
     if (!opt.import_trace.empty()) return ts::run_import(opt);
     if (!opt.compare.empty()) return ts::run_compare(opt);

@@ -151,9 +151,17 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_flag("--lesson-compress", o.lesson_compress,
                "with --lesson: compress the runs' sessions afterwards (ID.tsession.zst, zstd), as the shipped recordings are");
   app.add_option("--step-range", o.step_range,
-                 "with --import / --analyze of a trace without ProfilerStep#N: host ranges (NVTX, record_function) whose "
+                 "with --import / --analyze of a trace, or -- PROGRAM, without ProfilerStep#N: host ranges (NVTX, record_function) whose "
                  "whole name matches this regular expression (case-insensitive, a step number after it allowed) are the "
                  "steps; with none, the whole trace is one step (docs/metrics.md, Steps)")->capture_default_str();
+  app.add_option("--inject-mode", o.inject_mode,
+                 "with -- PROGRAM: lean (kernels, copies, memsets, syncs, memory: the default, cheapest), full "
+                 "(+ every CUDA runtime call: launch-bound and host-wait verdicts) or nvtx (NVTX ranges only; CUPTI "
+                 "left to the program's own profiler) (docs/profile-a-program.md)")
+      ->check(CLI::IsMember({"lean", "full", "nvtx"}))->capture_default_str();
+  app.add_option("program", o.program,
+                 "-- PROGRAM ARGS...: record any CUDA program (a PyTorch script included) into --session; its exit "
+                 "code is trainscope-run's (docs/profile-a-program.md)");
   app.add_option("--setup", o.setup,
                  "take the run's model and knobs (or a lesson) from a setup: a .tsetup file or a 'trainscope:...' "
                  "line (docs/setups.md); options given beside it win over the setup's");

@@ -70,6 +70,9 @@ struct RunnerOptions {
   int threads_per_block = 256;   // --threads-per-block: vector_add's launch
   int blocks_per_grid = 0;       // --blocks-per-grid: vector_add's launch (0 = one element per thread)
   std::string playground_session;  // --playground-session FILE: print a recorded playground run (no GPU)
+  // -- PROGRAM ARGS... (app/runner/program_cmd.cpp, docs/profile-a-program.md)
+  std::vector<std::string> program;  // everything after "--": a program to record with the injection library
+  std::string inject_mode = "lean";  // --inject-mode lean|full|nvtx
   std::FILE* out = stdout;       // where a training run prints (a lesson's runs print to stderr)
 };
 
@@ -95,6 +98,17 @@ int run_export(const RunnerOptions& opt);
 /// InputError (exit 2) for a bad family or size and DeviceError (exit 3) without a GPU or without a
 /// CUDA build. app/runner/playground_cmd.cpp.
 int run_playground(const RunnerOptions& opt);
+
+/// Whether the command line holds "--" (a program to record): main() then leaves SIGINT/SIGTERM to
+/// run_program, which shares the terminal's signals with the program.
+bool launches_program(int argc, char** argv);
+/// `trainscope-run [--session OUT] [--step-range P] [--inject-mode M] -- PROGRAM ARGS...`: starts the
+/// program with libtrainscope_inject.so (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH), its output
+/// on this terminal, and returns its exit code (128 + N when signal N ended it). Says after a few
+/// seconds when the program has not started CUDA or NVTX, and writes an empty, readable session
+/// when it never did. Throws InputError (exit 2) when the library is missing or nothing follows
+/// "--". app/runner/program_cmd.cpp.
+int run_program(const RunnerOptions& opt);
 
 /// Loads data and model, trains, prints per-epoch lines and the JSON summary on opt.out.
 /// Returns the exit code (0, or 130 when stopped by `stop`); throws ts::Error subclasses.
