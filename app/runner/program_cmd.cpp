@@ -43,7 +43,7 @@ std::string find_library() {
   for (const auto& p : tried)
     if (fs::exists(p, ec)) return p.string();
   std::string where;
-  for (const auto& p : tried) where += " " + p.string();
+  for (const auto& p : tried) where.append(" ").append(p.string());
   throw InputError(std::string("-- PROGRAM: ") + kLibrary + " not found (looked at" + where +
                    "); build the trainscope_inject target (a CUDA build) or set TRAINSCOPE_INJECT_LIB");
 }
@@ -171,9 +171,14 @@ int run_program(const RunnerOptions& o) {
   if (WIFEXITED(status) && code == 127 && written_sessions(session, since).empty()) return code;  // exec failed: said
   std::vector<std::string> files = written_sessions(session, since);
   if (files.empty()) {
-    write_empty_session(session.string(), o.program[0], o.inject_mode, code);
+    std::string where = "an empty session is in " + session.string();
+    try {
+      write_empty_session(session.string(), o.program[0], o.inject_mode, code);
+    } catch (const std::exception& e) {  // the program's exit code stands; say why there is no file
+      where = std::string("no session either: ") + e.what();
+    }
     fmt::print(stderr, "trainscope-run: {} {} without starting CUDA or NVTX (not a CUDA program?): nothing was "
-               "recorded; an empty session is in {}\n", o.program[0], describe(status), session.string());
+               "recorded; {}\n", o.program[0], describe(status), where);
     return code;
   }
   for (const auto& f : files) {

@@ -12,6 +12,7 @@
 // A forked child (DataLoader workers) records nothing: an atfork handler turns every entry point off.
 #define NVTX_NO_IMPL  // the types and callback ids only: this library implements NVTX, it does not call it
 #include <nvtx3/nvToolsExt.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -58,7 +59,8 @@ std::string program_line() {
 
 void at_exit() {
   Recorder* rec = g_rec.load();
-  if (!rec || g_child.load()) return;
+  static std::atomic<bool> done{false};
+  if (!rec || g_child.load() || done.exchange(true)) return;
   const int sig = g_deferred_signal.load();
   rec->finish(sig ? "closed: signal " + std::to_string(sig) : "closed: the program exited", [rec] {
     cupti_before_flush(*rec);
@@ -82,6 +84,11 @@ void on_term(int sig) {
 
 void install_handlers() {
   std::atexit(at_exit);
+  // Python: also at the end of Py_FinalizeEx. An uncaught KeyboardInterrupt (Ctrl-C) makes Python
+  // finalize, then kill itself with SIGINT (for the right exit status), so C atexit handlers never
+  // run there; Py_AtExit's do. at_exit runs once whichever comes first.
+  using PyAtExit = int (*)(void (*)());
+  if (auto py_at_exit = reinterpret_cast<PyAtExit>(dlsym(RTLD_DEFAULT, "Py_AtExit"))) py_at_exit(at_exit);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   struct sigaction old {};
   if (sigaction(SIGTERM, nullptr, &old) == 0 && old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO)) {

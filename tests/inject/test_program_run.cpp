@@ -101,6 +101,10 @@ TEST(ProgramRun, AProgramThatExitsAtOnceAndOneThatCannotStart) {
   EXPECT_NE(missing.output.find("cannot start /no/such/program"), std::string::npos) << missing.output;
   const Result nothing = run({"--"}, kLib);
   EXPECT_EQ(nothing.code, 2) << nothing.output;
+  const Result nowhere = run({"--session", "/nonexistent-dir/x.tsession", "--", TRAINSCOPE_NVTX_PROGRAM, "--steps", "1",
+                              "--exit", "6"}, kLib);
+  EXPECT_EQ(nowhere.code, 6) << nowhere.output;  // the program's code stands
+  EXPECT_NE(nowhere.output.find("cannot create session file"), std::string::npos) << nowhere.output;
   fs::remove_all(d);
 }
 
@@ -156,5 +160,28 @@ TEST(ProgramRun, InterruptAndTerminateLeaveAReadableSession) {
   EXPECT_EQ(t.code, 143) << t.output;
   const auto m = meta_of(b);
   EXPECT_NE(m.at("inject.status").find("signal 15"), std::string::npos);  // closed by the deferred handler
+  fs::remove_all(d);
+}
+
+// Python, as a PyTorch script: NVTX through a ctypes-loaded library, a forked worker, then an uncaught
+// KeyboardInterrupt (Python finalizes, then kills itself with SIGINT: no C atexit handler runs, the
+// Py_AtExit one does, so the session is closed, not left as a killed recording).
+TEST(ProgramRun, PythonKeyboardInterruptClosesTheSession) {
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  const fs::path d = temp_dir("python");
+  const std::string session = (d / "py.tsession").string();
+  const std::string script = std::string("import ctypes, os\n") + "lib = ctypes.CDLL('" + TRAINSCOPE_NVTX_SHIM + "')\n" +
+                             "lib.ts_steps(4, 5)\n"
+                             "pid = os.fork()\n"
+                             "if pid == 0:\n    lib.ts_steps(3, 1)\n    os._exit(0)\n"
+                             "os.waitpid(pid, 0)\n"
+                             "lib.ts_steps(4, 5)\n"
+                             "raise KeyboardInterrupt\n";
+  const Result r = run({"--session", session, "--", "python3", "-c", script}, kLib);
+  EXPECT_EQ(r.code, 130) << r.output;
+  EventStore s;
+  read_session(session, s);
+  EXPECT_EQ(s.steps.size(), 8u);  // not the forked worker's 3
+  EXPECT_EQ(s.meta().at("inject.status"), "closed: the program exited");
   fs::remove_all(d);
 }
