@@ -99,20 +99,24 @@ std::vector<MetaPair> device_meta(int ordinal) {
   using GetName = int (*)(char*, int, int);
   using TotalMem = int (*)(size_t*, int);
   using DriverVersion = int (*)(int*);
+  using DeviceGet = int (*)(int*, int);
+  auto device_get = reinterpret_cast<DeviceGet>(dlsym(h, "cuDeviceGet"));
   auto attr = reinterpret_cast<GetAttr>(dlsym(h, "cuDeviceGetAttribute"));
   auto name = reinterpret_cast<GetName>(dlsym(h, "cuDeviceGetName"));
   auto total = reinterpret_cast<TotalMem>(dlsym(h, "cuDeviceTotalMem_v2"));
   auto version = reinterpret_cast<DriverVersion>(dlsym(h, "cuDriverGetVersion"));
-  if (!attr) return out;
+  int dev = ordinal;  // the CUdevice handle of the ordinal (CUDA_SUCCESS is 0)
+  if (!attr || !device_get || device_get(&dev, ordinal) != 0) return out;
   auto get = [&](int a) {
     int v = 0;
-    return attr(&v, a, ordinal) == 0 ? v : -1;
+    return attr(&v, a, dev) == 0 ? v : -1;
   };
   // CUdevice_attribute values (cuda.h): 75/76 compute capability major/minor, 16 SMs, 39 max threads
   // per SM, 82 registers per SM, 81 shared memory per SM, 97 shared memory per block opt-in.
   const int major = get(75), minor = get(76);
   if (major < 0 || minor < 0) return out;
   out.push_back({"device.kind", "cuda"});
+  out.push_back({"device.vendor", "NVIDIA"});
   out.push_back({"device.ordinal", std::to_string(ordinal)});
   out.push_back({"device.compute_capability", std::to_string(major) + "." + std::to_string(minor)});
   auto put = [&](const char* key, int a) {
@@ -124,9 +128,9 @@ std::vector<MetaPair> device_meta(int ordinal) {
   put("device.shared_mem_per_sm", 81);
   put("device.shared_mem_per_block_optin", 97);
   char buf[256] = {};
-  if (name && name(buf, sizeof buf - 1, ordinal) == 0) out.push_back({"device.name", buf});
+  if (name && name(buf, sizeof buf - 1, dev) == 0) out.push_back({"device.name", buf});
   std::size_t bytes = 0;
-  if (total && total(&bytes, ordinal) == 0) out.push_back({"device.total_memory_bytes", std::to_string(bytes)});
+  if (total && total(&bytes, dev) == 0) out.push_back({"device.total_memory_bytes", std::to_string(bytes)});
   int v = 0;
   if (version && version(&v) == 0) out.push_back({"versions.cuda_driver", std::to_string(v)});
   return out;

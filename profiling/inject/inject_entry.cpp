@@ -66,6 +66,8 @@ void at_exit() {
     cupti_before_flush(*rec);
     stop_cupti();
   });
+  const auto meta = rec->store().meta();
+  if (auto g = meta.find("inject.gpu_stopped"); g != meta.end()) say(g->second);
   if (!rec->error().empty()) say(rec->error());
   else if (std::getenv("TRAINSCOPE_QUIET") == nullptr) say("session " + rec->path());
 }

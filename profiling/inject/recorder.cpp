@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -185,7 +186,24 @@ void Recorder::finish(const std::string& status, const std::function<void()>& be
   if (open) store_.set_meta("nvtx.open_at_exit", std::to_string(open));
   store_.set_meta("inject.status", status);
   flush(steady_ns());
+  if (const std::string gap = gpu_gap(); !gap.empty()) store_.set_meta("inject.gpu_stopped", gap);
   writer_->close();
+}
+
+/// GPU records that stopped long before the program's steps did: another CUPTI client (torch.profiler's
+/// Kineto registers its own buffer callbacks when it starts, and disables its kinds when it stops)
+/// took the activity buffers. "" when the kernels ran until the end.
+std::string Recorder::gpu_gap() const {
+  const std::size_t nk = store_.kernels.size(), ns = store_.steps.size();
+  if (nk == 0 || ns == 0) return {};
+  std::int64_t last_kernel = 0;
+  for (std::size_t i = nk > 256 ? nk - 256 : 0; i < nk; ++i) last_kernel = std::max(last_kernel, store_.kernels[i].end);
+  const std::int64_t last_step = store_.steps[ns - 1].end;
+  constexpr std::int64_t kGapNs = 2'000'000'000;
+  if (last_step - last_kernel < kGapNs) return {};
+  return "GPU records stopped at " + std::to_string(last_kernel / 1'000'000) + " ms while steps went on until " +
+         std::to_string(last_step / 1'000'000) +
+         " ms: another CUPTI client (torch.profiler?) took CUPTI's activity buffers; use --inject-mode nvtx beside it";
 }
 
 std::string Recorder::error() const { return writer_ ? writer_->error() : std::string(); }

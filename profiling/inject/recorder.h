@@ -63,6 +63,7 @@ class Recorder {
   std::string error() const;
 
  private:
+  std::string gpu_gap() const;
   void run(int period_ms);
   void sync_ranges();
   InjectConfig config_;

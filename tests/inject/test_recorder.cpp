@@ -165,3 +165,27 @@ TEST(InjectRecorder, UnwritableSessionIsATypedError) {
   c.session = "/nonexistent-dir/x.tsession";
   EXPECT_THROW(Recorder(c, 0), SessionError);
 }
+
+TEST(InjectRecorder, GpuRecordsThatStopEarlyAreSaid) {
+  const fs::path dir = temp_dir("gap");
+  InjectConfig c;
+  c.session = (dir / "g.tsession").string();
+  Records R;
+  R.kernels.reserve(2), R.copies.reserve(1), R.syncs.reserve(1);
+  step(R, 0, 1);  // GPU records of the first step only, as when torch.profiler took CUPTI's buffers
+  for (auto& k : R.kernels) R.all.push_back(reinterpret_cast<CUpti_Activity*>(&k));
+  {
+    Recorder rec(c, kStart);
+    rec.set_gpu(0, nullptr);
+    rec.set_release([](std::uint8_t*) {});
+    rec.buffer_completed(reinterpret_cast<std::uint8_t*>(R.all.data()), R.all.size() * sizeof(CUpti_Activity*), &next);
+    for (int i = 0; i < 400; ++i)  // steps for 4 s
+      nvtx(rec, RangeEvent::Type::push, 10 * i, "step"), nvtx(rec, RangeEvent::Type::pop, 10 * i + 9);
+    rec.finish("closed: test");
+  }
+  EventStore s;
+  read_session(c.session, s);
+  ASSERT_EQ(s.meta().count("inject.gpu_stopped"), 1u);
+  EXPECT_NE(s.meta().at("inject.gpu_stopped").find("torch.profiler"), std::string::npos);
+  fs::remove_all(dir);
+}
