@@ -77,6 +77,12 @@ if has smoke; then
   "$RUN" --session "$OUT/smoke.tsession" -- "$PY" "$SEED" --nvtx --data-on-gpu --limit 20000 >"$OUT/smoke.log" 2>&1
   say "  exit $?: $(tail -3 "$OUT/smoke.log" | tr '\n' ' ')"
   inspect "$OUT/smoke.tsession"; analyze "$OUT/smoke.tsession" smoke
+  say "== smoke without --nvtx (steps: one-second windows), full mode"
+  "$RUN" --session "$OUT/smoke-windows.tsession" --inject-mode full -- "$PY" "$SEED" --data-on-gpu --limit 50000 --epochs 3 \
+    >"$OUT/smoke-windows.log" 2>&1
+  say "  exit $?: $(tail -1 "$OUT/smoke-windows.log")"
+  inspect "$OUT/smoke-windows.tsession"; analyze "$OUT/smoke-windows.tsession" smoke-windows
+  keep_small "$OUT/smoke.tsession" "$OUT/smoke-windows.tsession"
 fi
 
 # One timed run: MODE is none | lean | full | kinds:K1,K2 | nvtx. Prints img/s of the last epoch.

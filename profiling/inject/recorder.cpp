@@ -49,7 +49,13 @@ Recorder::Recorder(const InjectConfig& config, std::int64_t start_host_ns)
   store_.process_rank = std::max(config_.rank, 0);
   writer_ = std::make_unique<SessionRecorder>(config_.session, store_);  // throws SessionError(io)
   const SessionClock clock(start_host_ns, 0);
-  builder_ = std::make_unique<RangeBuilder>(store_, clock, StepRangePattern(config_.step_range), store_.process_rank);
+  StepRangePattern pattern;  // a bad TRAINSCOPE_STEP_RANGE (set by hand: the runner checks its own) is no failure
+  try {
+    pattern = StepRangePattern(config_.step_range);
+  } catch (const std::exception& e) {
+    config_.warnings.push_back(std::string(e.what()) + "; using the default pattern");
+  }
+  builder_ = std::make_unique<RangeBuilder>(store_, clock, pattern, store_.process_rank);
   parser_ = std::make_unique<CuptiParser>(store_, clock, store_.process_rank, nullptr);
   runtime_collected_ = has(config_.kinds, "RUNTIME");
   store_.set_meta("session.source", "injected (trainscope-run -- PROGRAM; profiling/inject)");
