@@ -161,11 +161,11 @@ fi
 
 if has signals; then
   say "== Ctrl-C and SIGTERM during a run (seed_train.py --nvtx --num-workers 2 --epochs 50)"
-  timeout -s INT 12 "$RUN" --session "$OUT/ctrlc.tsession" -- "$PY" "$SEED" --nvtx --num-workers 2 --epochs 50 \
+  timeout --preserve-status -s INT 12 "$RUN" --session "$OUT/ctrlc.tsession" -- "$PY" "$SEED" --nvtx --num-workers 2 --epochs 50 \
     >"$OUT/ctrlc.log" 2>&1
   say "  SIGINT: exit $? $(tail -2 "$OUT/ctrlc.log" | tr '\n' ' ' | cut -c1-300)"
   inspect "$OUT/ctrlc.tsession"; analyze "$OUT/ctrlc.tsession" ctrlc
-  timeout -s TERM 12 "$RUN" --session "$OUT/term.tsession" -- "$PY" "$SEED" --nvtx --data-on-gpu --epochs 50 \
+  timeout --preserve-status -s TERM 12 "$RUN" --session "$OUT/term.tsession" -- "$PY" "$SEED" --nvtx --data-on-gpu --epochs 50 \
     >"$OUT/term.log" 2>&1
   say "  SIGTERM: exit $? $(tail -1 "$OUT/term.log" | cut -c1-300)"
   inspect "$OUT/term.tsession"; analyze "$OUT/term.tsession" term
