@@ -160,6 +160,7 @@ void cupti_before_flush(Recorder& rec) {
   if (!g_active.load()) return;
   g_api.flush_all(0);  // completed buffers come back through buffer_completed, on this thread
   if (!g_device_written && g_device.load() >= 0) {
+    rec.set_device(g_device.load());
     const auto meta = device_meta(g_device.load());
     for (const auto& [k, v] : meta) rec.store().set_meta(k, v);
     g_device_written = !meta.empty();

@@ -33,11 +33,12 @@ bool is_data_range_name(const std::string& name) {
 RangeQueue::Buffer& RangeQueue::mine() {
   // One queue per process (the library's), so a plain thread_local pointer is enough; buffers of
   // threads that ended stay registered (one per thread that ever made an NVTX call).
+  // The queue's serial, not its address: a later queue may sit where a destroyed one was (tests).
   thread_local Buffer* b = nullptr;
-  thread_local const RangeQueue* owner = nullptr;
-  if (!b || owner != this) {
+  thread_local std::uint64_t owner = 0;
+  if (!b || owner != serial_) {
     auto fresh = std::make_unique<Buffer>();
-    b = fresh.get(), owner = this;
+    b = fresh.get(), owner = serial_;
     std::lock_guard lock(registry_);
     buffers_.push_back(std::move(fresh));
   }

@@ -10,6 +10,7 @@
 //     loader's next() belongs to the iteration, as torch.profiler's ProfilerStep#N counts it).
 // Times: steady_clock ns in, session ns out (SessionClock).
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -50,6 +51,8 @@ class RangeQueue {
     std::int64_t dropped = 0;
   };
   Buffer& mine();
+  static inline std::atomic<std::uint64_t> next_serial_{1};
+  const std::uint64_t serial_ = next_serial_.fetch_add(1);
   mutable std::mutex registry_;
   std::vector<std::unique_ptr<Buffer>> buffers_;
 };

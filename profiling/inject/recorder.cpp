@@ -57,6 +57,7 @@ Recorder::Recorder(const InjectConfig& config, std::int64_t start_host_ns)
   }
   builder_ = std::make_unique<RangeBuilder>(store_, clock, pattern, store_.process_rank);
   parser_ = std::make_unique<CuptiParser>(store_, clock, store_.process_rank, nullptr);
+  sampler_ = std::make_unique<Sampler>(store_, clock);
   runtime_collected_ = has(config_.kinds, "RUNTIME");
   store_.set_meta("session.source", "injected (trainscope-run -- PROGRAM; profiling/inject)");
   store_.set_meta("session.start_steady_ns", std::to_string(start_host_ns));
@@ -152,6 +153,7 @@ void Recorder::flush(std::int64_t now_host_ns) {
 void Recorder::start_thread(int period_ms, std::function<void()> before_flush) {
   before_flush_ = std::move(before_flush);
   thread_ = std::thread([this, period_ms] { run(period_ms); });
+  sampler_->start();
 }
 
 void Recorder::run(int period_ms) {
@@ -187,6 +189,7 @@ void Recorder::finish(const std::string& status, const std::function<void()>& be
     if (thread_.get_id() == std::this_thread::get_id()) thread_.detach();  // finish() from the writer thread
     else thread_.join();
   }
+  sampler_->stop();
   if (before_close) before_close();
   const std::int64_t open = builder_ ? builder_->open_ranges() : 0;
   if (open) store_.set_meta("nvtx.open_at_exit", std::to_string(open));

@@ -17,6 +17,7 @@
 #include "profiling/event_store.h"
 #include "profiling/inject/inject_config.h"
 #include "profiling/inject/range_builder.h"
+#include "profiling/inject/sampler.h"
 #include "profiling/session_file.h"
 
 namespace ts::prof::inject {
@@ -51,8 +52,10 @@ class Recorder {
   /// ranges and steps, sync records as host sync ranges when no runtime records are collected,
   /// the one-second windows, metadata, then one batch into the file. `now_host_ns`: steady ns.
   void flush(std::int64_t now_host_ns);
-  /// Starts the writer thread: flush() every `period_ms`, or sooner after wake().
+  /// Starts the writer thread (flush() every `period_ms`, or sooner after wake()) and the samplers'.
   void start_thread(int period_ms = 1000, std::function<void()> before_flush = {});
+  /// The CUDA ordinal of the program's first context: NVML's series sample it (any thread).
+  void set_device(int ordinal) { sampler_->set_device(ordinal); }
   /// Async-signal-safe: asks the writer thread for a flush now (a pipe write).
   void wake();
   /// Stops the thread, flushes and closes the file (meta inject.status = `status`); idempotent.
@@ -73,6 +76,7 @@ class Recorder {
   std::unique_ptr<CuptiParser> parser_;
   RangeQueue ranges_;
   std::unique_ptr<RangeBuilder> builder_;
+  std::unique_ptr<Sampler> sampler_;
   std::vector<RangeEvent> drained_;
   std::mutex buffers_mutex_;
   std::deque<std::pair<std::uint8_t*, std::size_t>> buffers_;

@@ -126,3 +126,17 @@ TEST(RangeQueue, DrainsEveryThreadInOrder) {
   EXPECT_TRUE(out.empty());
   EXPECT_EQ(q.dropped(), 0);
 }
+
+TEST(RangeQueue, ALaterQueueAtTheSameAddressGetsItsOwnBuffers) {
+  alignas(RangeQueue) unsigned char place[sizeof(RangeQueue)];
+  auto* a = new (place) RangeQueue;
+  a->append(RangeEvent{T::push, 1, 1, 0, "a"});
+  a->~RangeQueue();
+  auto* b = new (place) RangeQueue;  // same address, as a recorder made after another one was destroyed
+  b->append(RangeEvent{T::push, 1, 2, 0, "b"});
+  std::vector<RangeEvent> out;
+  b->drain(out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].name, "b");
+  b->~RangeQueue();
+}

@@ -189,3 +189,21 @@ TEST(InjectRecorder, GpuRecordsThatStopEarlyAreSaid) {
   EXPECT_NE(s.meta().at("inject.gpu_stopped").find("torch.profiler"), std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST(InjectSampler, CpuPercentOfEveryThread) {
+  EventStore s;
+  ts::prof::inject::Sampler smp(s, SessionClock(0, 0));
+  std::string comm;
+  EXPECT_GE(ts::prof::inject::task_cpu_ns(static_cast<std::uint32_t>(getpid()), &comm), 0);
+  EXPECT_FALSE(comm.empty());
+  EXPECT_EQ(ts::prof::inject::task_cpu_ns(0xfffffff0u, nullptr), -1);
+  smp.sample_once(1'000'000'000);
+  volatile double x = 0;
+  for (int i = 0; i < 20'000'000; ++i) x = x + i;  // some CPU time on this thread
+  smp.sample_once(1'200'000'000);
+  ASSERT_GE(s.series.size(), 1u);
+  ASSERT_GE(s.samples.size(), 1u);
+  EXPECT_EQ(s.strings.get(s.series[0].name).rfind("cpu.percent.", 0), 0u);
+  EXPECT_EQ(s.samples[0].time, 1'200'000'000);
+  EXPECT_EQ(s.meta().count("samplers.nvml"), 0u);  // no device known: NVML not even tried
+}
