@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
     ts::apply_setup(app, opt);
     if (!opt.save_setup.empty()) return ts::run_save_setup(opt);
     if (ts::launches_program(argc, argv)) return ts::run_program(opt);
+    if (!opt.program.empty())  // a stray word is no program: CLI11 took it as the positional
+      throw ts::InputError("unexpected argument " + opt.program.front() + " (a program to record goes after --)");
     if (!opt.analyze.empty()) return ts::run_analysis(opt);
     if (!opt.import_trace.empty()) return ts::run_import(opt);
     if (!opt.compare.empty()) return ts::run_compare(opt);

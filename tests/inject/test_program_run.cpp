@@ -99,6 +99,9 @@ TEST(ProgramRun, AProgramThatExitsAtOnceAndOneThatCannotStart) {
   const Result missing = run({"--session", (d / "m.tsession").string(), "--", "/no/such/program"}, kLib);
   EXPECT_EQ(missing.code, 127);
   EXPECT_NE(missing.output.find("cannot start /no/such/program"), std::string::npos) << missing.output;
+  const Result stray = run({"python3", "x.py"}, kLib);  // no "--": not a program to record, not training either
+  EXPECT_EQ(stray.code, 2) << stray.output;
+  EXPECT_NE(stray.output.find("goes after --"), std::string::npos) << stray.output;
   const Result nothing = run({"--"}, kLib);
   EXPECT_EQ(nothing.code, 2) << nothing.output;
   const Result nowhere = run({"--session", "/nonexistent-dir/x.tsession", "--", TRAINSCOPE_NVTX_PROGRAM, "--steps", "1",
