@@ -188,3 +188,37 @@ TEST(ProgramRun, PythonKeyboardInterruptClosesTheSession) {
   EXPECT_EQ(s.meta().at("inject.status"), "closed: the program exited");
   fs::remove_all(d);
 }
+
+// The CUPTI side without a GPU: a stand-in libcupti (TRAINSCOPE_CUPTI) and a program that calls
+// InitializeInjection as cuInit does. Kernels reach the session; a refused subscription is said
+// plainly and the NVTX steps are still recorded.
+TEST(ProgramRun, CuptiGlueWithAStandInCupti) {
+  const fs::path d = temp_dir("fakecupti");
+  const std::string ok = (d / "ok.tsession").string(), busy = (d / "busy.tsession").string();
+  const Result r = run({"--session", ok, "--", TRAINSCOPE_FAKE_DRIVER}, {kLib[0], {"TRAINSCOPE_CUPTI", TRAINSCOPE_FAKE_CUPTI}});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EventStore s;
+  read_session(ok, s);
+  EXPECT_GE(s.kernels.size(), 50u) << r.output;  // one per 10 ms of a ~1.5 s run, the last ones by the forced flush at exit
+  EXPECT_EQ(s.steps.size(), 60u);
+  EXPECT_EQ(s.strings.get(s.kernels[0].name), "fakeKernel()");
+  const auto m = s.meta();
+  EXPECT_EQ(m.at("gpu_activity"), "collected (CUPTI)");
+  EXPECT_EQ(m.at("cupti.path"), TRAINSCOPE_FAKE_CUPTI);
+  EXPECT_EQ(m.at("inject.kinds"), "CONCURRENT_KERNEL,MEMCPY,MEMSET,SYNCHRONIZATION,MEMORY2,OVERHEAD");
+  const Result b = run({"--session", busy, "--", TRAINSCOPE_FAKE_DRIVER},
+                       {kLib[0], {"TRAINSCOPE_CUPTI", TRAINSCOPE_FAKE_CUPTI}, {"FAKE_CUPTI", "busy"}});
+  EXPECT_EQ(b.code, 0) << b.output;
+  EXPECT_NE(b.output.find("CUPTI allows one subscriber per process"), std::string::npos) << b.output;
+  EXPECT_NE(b.output.find("NVTX ranges and steps still are"), std::string::npos) << b.output;
+  EventStore sb;
+  read_session(busy, sb);
+  EXPECT_EQ(sb.kernels.size(), 0u);
+  EXPECT_EQ(sb.steps.size(), 60u);
+  EXPECT_NE(sb.meta().at("gpu_activity").find("CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"), std::string::npos);
+  const Result none = run({"--session", (d / "none.tsession").string(), "--", TRAINSCOPE_FAKE_DRIVER, "--steps", "2"},
+                          {kLib[0], {"TRAINSCOPE_CUPTI", "/no/such/libcupti.so.13"}});
+  EXPECT_EQ(none.code, 0);
+  EXPECT_NE(none.output.find("GPU activity is not recorded"), std::string::npos) << none.output;
+  fs::remove_all(d);
+}
