@@ -175,6 +175,7 @@ int run_analysis(const RunnerOptions& o) {
   options.per_step = false;
   options.warmup_steps = o.analyze_warmup;
   prof::analysis::Report r;
+  std::string recorded_from_outside;  // a program recorded with -- PROGRAM: what its mode could not see
   if (prof::import::is_trace_path(o.analyze)) {  // a PyTorch profiler / Chrome trace, analysed as imported
     prof::import::ImportOptions io;
     io.step_range = o.step_range;
@@ -188,9 +189,12 @@ int run_analysis(const RunnerOptions& o) {
     const auto src = prof::open_session(o.analyze);
     // A session converted from a trace (--import) holds only the profiler's active steps.
     r = prof::import::analyze_session(src->store(), options);
+    const auto meta = src->store().meta();
+    if (auto m = meta.find("inject.mode"), u = meta.find("inject.unavailable"); m != meta.end() && u != meta.end() && !u->second.empty())
+      recorded_from_outside = "recorded with --inject-mode " + m->second + ": not available: " + u->second + "\n";
   }
   if (o.json) fmt::print("{}\n", prof::analysis::to_json(r));
-  else fmt::print("session {}\n{}", o.analyze, prof::analysis::to_text(r));
+  else fmt::print("session {}\n{}{}", o.analyze, recorded_from_outside, prof::analysis::to_text(r));
   std::fflush(stdout);
   return 0;
 }
