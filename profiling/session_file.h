@@ -49,6 +49,10 @@ class SessionRecorder {
   /// transaction. Returns false, and stops recording for good, when the write failed (disk full, I/O
   /// error): the transaction is rolled back, so the file holds every earlier batch; error() says why.
   bool write_batch();
+  /// The next batch first deletes every row of the file's steps table, in its transaction: steps
+  /// that were provisional (the injection library's one-second windows, replaced once the
+  /// program's own step ranges appear) leave the file as the real ones arrive.
+  void drop_steps_in_next_batch() { drop_steps_ = true; }
   /// A final batch, then a WAL checkpoint so the file stands alone; idempotent.
   void close() { finish(nullptr); }
   /// "" or one line naming the file: "session file F: disk full: recording stopped; ...".
@@ -78,7 +82,7 @@ class SessionRecorder {
   std::uint64_t meta_version_done_ = ~0ull;
   std::int64_t events_written_ = 0;
   std::string error_;
-  bool failed_ = false, closed_ = false;
+  bool failed_ = false, closed_ = false, drop_steps_ = false;
 };
 
 /// SessionRecorder that also writes the whole-session timeline overview (profiling/overview.h)

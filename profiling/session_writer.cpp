@@ -242,8 +242,10 @@ bool SessionRecorder::write_batch() {
   const std::size_t strings_before = strings_done_;
   try {
     exec("BEGIN");
+    if (drop_steps_) exec("DELETE FROM steps");
     write_rows(c);
     exec("COMMIT");
+    drop_steps_ = false;
     events_written_ = static_cast<std::int64_t>(done_.events());
     return true;
   } catch (int rc) {

@@ -96,11 +96,13 @@ bool RangeBuilder::accept(Class c) {
   const StepRule want = c == Class::profiler_step ? StepRule::profiler_step : StepRule::named_ranges;
   if (rule_ == StepRule::profiler_step && want != StepRule::profiler_step) return false;
   if (rule_ != want) {
-    if (windows_ > 0 && !any_step_)
-      note_ = "steps 1-" + std::to_string(windows_) + " are one-second windows (no step range yet), then " +
-              step_rule_text(want, pattern_.text());
-    else if (any_step_)
+    if (windows_ > 0 && !any_step_) {
+      note_ = std::to_string(windows_) + " one-second window(s) before the first step range were dropped";
+      windows_dropped_ = true;
+      next_step_ = 1;
+    } else if (any_step_) {
       note_ = "ranges matching '" + pattern_.text() + "' made steps until the first ProfilerStep#N range";
+    }
     rule_ = want;
   }
   any_step_ = true;

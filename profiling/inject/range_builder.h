@@ -5,7 +5,7 @@
 //   RangeBuilder: the writer thread turns the events into host ranges and steps by the shared step
 //     rule (profiling/steps/step_rule.h), live: ProfilerStep#N ranges, else the outermost ranges
 //     matching --step-range on their thread, else one-second windows while no step range has been
-//     seen. A range named like a data fetch ("data", "data_wait", "enumerate(DataLoader)...") is a
+//     seen (replaced, in the file too, by the range steps once they appear). A range named like a data fetch ("data", "data_wait", "enumerate(DataLoader)...") is a
 //     data_wait range, and one that ends just before a step on the same thread opens that step (the
 //     loader's next() belongs to the iteration, as torch.profiler's ProfilerStep#N counts it).
 // Times: steady_clock ns in, session ns out (SessionClock).
@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "profiling/clock.h"
@@ -70,6 +71,9 @@ class RangeBuilder {
   StepRule rule() const { return rule_; }
   std::string rule_text() const;
   std::string note() const { return note_; }
+  /// True once after step ranges replaced the one-second windows: the windows already in the file
+  /// must go (SessionRecorder::drop_steps_in_next_batch); the range steps are numbered from 1 again.
+  bool take_windows_dropped() { return std::exchange(windows_dropped_, false); }
   /// The thread that ran the latest step (0 before any): where sync records without a thread go.
   std::uint32_t step_thread() const { return step_thread_; }
   std::int64_t unmatched() const { return unmatched_; }
@@ -99,7 +103,7 @@ class RangeBuilder {
   std::unordered_map<std::uint32_t, std::int64_t> data_since_;  // tid -> start of the data fetch before the next step
   std::unordered_map<std::uint32_t, std::int64_t> data_ns_;     // tid -> data wait since the last step
   StepRule rule_ = StepRule::one_second_windows;
-  bool any_step_ = false;
+  bool any_step_ = false, windows_dropped_ = false;
   std::int64_t next_step_ = 1, windows_ = 0, first_ns_ = 0, unmatched_ = 0;
   std::uint32_t step_thread_ = 0;
   std::string note_;

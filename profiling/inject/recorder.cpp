@@ -143,6 +143,7 @@ void Recorder::flush(std::int64_t now_host_ns) {
   for (const RangeEvent& e : drained_) builder_->add(e);
   sync_ranges();
   builder_->tick(now_host_ns - start_host_ns_);
+  if (builder_->take_windows_dropped()) writer_->drop_steps_in_next_batch();
   store_.dropped_host_ranges = ranges_.dropped();
   store_.set_meta("steps.rule", builder_->rule_text());
   if (!builder_->note().empty()) store_.set_meta("steps.note", builder_->note());

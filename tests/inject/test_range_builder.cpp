@@ -80,9 +80,11 @@ TEST(RangeBuilder, OneSecondWindowsUntilAStepRangeAppears) {
   f.iteration(1, 3000);
   f.b.tick(9000 * kMs);  // no more windows once steps come from ranges
   ASSERT_EQ(f.store.steps.size(), 3u);
-  EXPECT_EQ(f.store.steps[2].global_step, 3);
+  EXPECT_EQ(f.store.steps[2].global_step, 1);  // numbered from 1 again: the windows leave the file
+  EXPECT_TRUE(f.b.take_windows_dropped());
+  EXPECT_FALSE(f.b.take_windows_dropped());
   EXPECT_EQ(f.b.rule(), StepRule::named_ranges);
-  EXPECT_NE(f.b.note().find("one-second windows"), std::string::npos);
+  EXPECT_NE(f.b.note().find("one-second window(s) before the first step range were dropped"), std::string::npos);
 }
 
 TEST(RangeBuilder, BadInputIsCountedNotFatal) {

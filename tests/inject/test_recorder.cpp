@@ -207,3 +207,28 @@ TEST(InjectSampler, CpuPercentOfEveryThread) {
   EXPECT_EQ(s.samples[0].time, 1'200'000'000);
   EXPECT_EQ(s.meta().count("samplers.nvml"), 0u);  // no device known: NVML not even tried
 }
+
+TEST(InjectRecorder, WindowsLeaveTheFileWhenStepRangesAppear) {
+  const fs::path dir = temp_dir("windows");
+  InjectConfig c;
+  c.session = (dir / "w.tsession").string();
+  {
+    Recorder rec(c, kStart);
+    rec.flush(kStart + 3500 * kMs);  // 3.5 s of imports and setup: three windows written
+    EventStore early;
+    read_session(c.session, early);
+    EXPECT_EQ(early.steps.size(), 3u);
+    EXPECT_EQ(early.meta().at("steps.rule"), "one-second windows (a live run without step ranges)");
+    for (int i = 0; i < 2; ++i)
+      nvtx(rec, RangeEvent::Type::push, 4000 + 10 * i, "step"), nvtx(rec, RangeEvent::Type::pop, 4005 + 10 * i);
+    rec.finish("closed: test");
+  }
+  EventStore s;
+  read_session(c.session, s);
+  ASSERT_EQ(s.steps.size(), 2u);  // the windows are gone, the two range steps stay
+  EXPECT_EQ(s.steps[0].global_step, 1);
+  EXPECT_EQ(s.steps[0].start, 4000 * kMs);
+  EXPECT_EQ(s.meta().at("steps.rule"), "ranges matching 'step'");
+  EXPECT_NE(s.meta().at("steps.note").find("dropped"), std::string::npos);
+  fs::remove_all(dir);
+}
