@@ -110,7 +110,7 @@ void before_flush() {
   if (const int sig = g_deferred_signal.load()) {
     rec->finish("closed: signal " + std::to_string(sig) + " (SIGTERM)", [] { stop_cupti(); });
     signal(sig, SIG_DFL);
-    raise(sig);
+    kill(getpid(), sig);  // to the process: this thread blocks every signal
   }
 }
 

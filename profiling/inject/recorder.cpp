@@ -3,6 +3,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -157,7 +159,15 @@ void Recorder::start_thread(int period_ms, std::function<void()> before_flush) {
   sampler_->start();
 }
 
+void block_signals() {
+  // The program's signals are the program's: none is ever delivered to the library's threads.
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+}
+
 void Recorder::run(int period_ms) {
+  block_signals();
   pthread_setname_np(pthread_self(), "trainscope-rec");
   while (!stopping_.load()) {
     if (wake_fd_[0] >= 0) {

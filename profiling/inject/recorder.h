@@ -22,6 +22,9 @@
 
 namespace ts::prof::inject {
 
+/// Blocks every signal on the calling thread (the library's own threads call it first).
+void block_signals();
+
 /// The verdicts a mode cannot give, one line (meta inject.unavailable; docs/profile-a-program.md).
 std::string unavailable_verdicts(const std::vector<std::string>& kinds);
 

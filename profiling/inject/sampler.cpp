@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -137,6 +138,9 @@ void Sampler::sample_once(std::int64_t now) {
 
 void Sampler::start(int period_ms) {
   thread_ = std::thread([this, period_ms] {
+    sigset_t all;  // the program's signals are the program's (recorder.h, block_signals)
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, nullptr);
     pthread_setname_np(pthread_self(), "trainscope-smp");
     while (!stop_.load()) {
       sample_once(steady_ns());
