@@ -61,8 +61,14 @@ analyze() {  # SESSION NAME: text and JSON analyses into OUT
   "$RUN" --analyze "$1" --json >"$OUT/$2.analysis.json" 2>/dev/null
 }
 
-ips() {  # the last epoch's images_per_s in a log
-  grep -o '"images_per_s": [0-9]*' "$1" | tail -1 | grep -o '[0-9]*$'
+ips() {  # the last epoch's images_per_s in a log (0 when the run printed none: see its log)
+  local v
+  v=$(grep -o '"images_per_s": [0-9]*' "$1" | tail -1 | grep -o '[0-9]*$')
+  echo "${v:-0}"
+}
+
+slower() {  # 1 - V/BASE as a fraction, "n/a" when either is 0
+  "$PY" -c "import sys; v, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{1 - v / b:.4f}' if v > 0 and b > 0 else 'n/a')" "$1" "$2"
 }
 
 keep_small() { for f in "$@"; do [ -f "$f" ] && [ "$(stat -c %s "$f")" -gt 15000000 ] && rm -f "$f" && say "  (removed $f: over 15 MB)"; done; true; }
@@ -103,11 +109,11 @@ if has overhead; then
   for round in 1 2 3; do
     b=$(timed none "base$round"); l=$(timed lean "lean$round"); f=$(timed full "full$round"); b2=$(timed none "base${round}b")
     base=$(( (b + b2) / 2 ))
-    RL+=("$("$PY" -c "print(f'{1-$l/$base:.4f}')")"); RF+=("$("$PY" -c "print(f'{1-$f/$base:.4f}')")")
+    RL+=("$(slower "$l" "$base")"); RF+=("$(slower "$f" "$base")")
     say "  round $round: no library $b / $b2 img/s, lean $l (-${RL[-1]}), full $f (-${RF[-1]})"
   done
-  say "  median slowdown: lean $("$PY" -c "import statistics as s; print(s.median([${RL[*]// /,}]))")," \
-      "full $("$PY" -c "import statistics as s; print(s.median([${RF[*]// /,}]))") (fractions; target lean <= 0.10)"
+  median() { "$PY" -c "import statistics as s, sys; v = [float(x) for x in sys.argv[1:] if x != 'n/a']; print(s.median(v) if v else 'n/a')" "$@"; }
+  say "  median slowdown: lean $(median "${RL[@]}"), full $(median "${RF[@]}") (fractions; target lean <= 0.10)"
   inspect "$OUT/t-lean3.tsession"; inspect "$OUT/t-full3.tsession"
   analyze "$OUT/t-lean3.tsession" overhead-lean; analyze "$OUT/t-full3.tsession" overhead-full
   rm -f "$OUT"/t-lean1.tsession "$OUT"/t-lean2.tsession "$OUT"/t-full1.tsession "$OUT"/t-full2.tsession
@@ -120,9 +126,9 @@ if has kinds; then
   say "  no library: $b img/s"
   for k in CONCURRENT_KERNEL MEMCPY MEMSET SYNCHRONIZATION MEMORY2 OVERHEAD RUNTIME; do
     v=$(timed "kinds:$k" "k-$k")
-    say "  $k alone: $v img/s (-$("$PY" -c "print(f'{1-$v/$b:.4f}')"))"
+    say "  $k alone: $v img/s (-$(slower "$v" "$b"))"
   done
-  v=$(timed nvtx k-nvtx); say "  nvtx mode (no CUPTI): $v img/s (-$("$PY" -c "print(f'{1-$v/$b:.4f}')"))"
+  v=$(timed nvtx k-nvtx); say "  nvtx mode (no CUPTI): $v img/s (-$(slower "$v" "$b"))"
   rm -f "$OUT"/t-k-*.tsession
 fi
 

@@ -14,11 +14,15 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <map>
 
 #include "app/runner/runner.h"
 #include "engine/errors.h"
 #include "profiling/session_file.h"
 #include "profiling/steps/step_rule.h"
+#if defined(TRAINSCOPE_HAVE_INJECT)
+#include "profiling/inject/inject_config.h"
+#endif
 
 namespace ts {
 namespace fs = std::filesystem;
@@ -57,18 +61,27 @@ std::string default_session() {
   return buf;
 }
 
-/// Session files this run wrote: the path itself and its -rankN / -pidN siblings (inject_config.h).
-std::vector<std::string> written_sessions(const fs::path& session, fs::file_time_type since) {
-  std::vector<std::string> out;
+/// Session files of this run's name: the path itself and its -rankN / -pidN siblings (inject_config.h),
+/// with their modification times.
+using SessionFiles = std::map<std::string, fs::file_time_type>;
+SessionFiles session_files(const fs::path& session) {
+  SessionFiles out;
   std::error_code ec;
   const std::string stem = session.stem().string(), ext = session.extension().string();
   for (const auto& e : fs::directory_iterator(session.parent_path(), ec)) {
     const std::string n = e.path().filename().string();
     const bool ours = n == session.filename().string() ||
                       (n.starts_with(stem + "-rank") && n.ends_with(ext)) || (n.starts_with(stem + "-pid") && n.ends_with(ext));
-    if (ours && e.last_write_time(ec) >= since) out.push_back(e.path().string());
+    if (ours) out[e.path().string()] = e.last_write_time(ec);
   }
-  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// The files of `session_files` that are new or changed since `before` (sorted).
+std::vector<std::string> written_sessions(const fs::path& session, const SessionFiles& before) {
+  std::vector<std::string> out;
+  for (const auto& [path, t] : session_files(session))
+    if (auto it = before.find(path); it == before.end() || it->second != t) out.push_back(path);
   return out;
 }
 
@@ -112,7 +125,7 @@ std::string describe(int status) {
 
 /// Waits for `child`, forwarding signals sent to the runner alone; says once, after `notice_s`
 /// seconds, when no session file has appeared. Returns the wait status.
-int wait_for(pid_t child, const sigset_t& set, const fs::path& session, fs::file_time_type since, int notice_s,
+int wait_for(pid_t child, const sigset_t& set, const fs::path& session, const SessionFiles& since, int notice_s,
              const std::string& name) {
   const auto t0 = std::chrono::steady_clock::now();
   bool noticed = false;
@@ -150,7 +163,7 @@ int run_program(const RunnerOptions& o) {
   const fs::path session = fs::absolute(o.session.empty() ? default_session() : o.session);
   std::error_code ec;
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(session.string() + suffix, ec);
-  const auto since = fs::file_time_type::clock::now() - std::chrono::seconds(1);
+  const SessionFiles since = session_files(session);  // a sibling left by an earlier run is not this run's
   if (const char* prev = std::getenv("CUDA_INJECTION64_PATH"); prev && *prev && lib != prev)
     fmt::print(stderr, "trainscope-run: CUDA_INJECTION64_PATH was {} (another tool's injection): replaced by {}\n", prev, lib);
   sigset_t set, old;
@@ -171,9 +184,15 @@ int run_program(const RunnerOptions& o) {
   if (WIFEXITED(status) && code == 127 && written_sessions(session, since).empty()) return code;  // exec failed: said
   std::vector<std::string> files = written_sessions(session, since);
   if (files.empty()) {
-    std::string where = "an empty session is in " + session.string();
+    std::string empty = session.string();
+#if defined(TRAINSCOPE_HAVE_INJECT)  // the name the program's own session would have had (its rank)
+    const auto env = [](const char* n) { return static_cast<const char*>(std::getenv(n)); };
+    prof::inject::InjectConfig c = prof::inject::read_config(env, child);
+    empty = prof::inject::session_path(session.string(), c.rank, child, true);
+#endif
+    std::string where = "an empty session is in " + empty;
     try {
-      write_empty_session(session.string(), o.program[0], o.inject_mode, code);
+      write_empty_session(empty, o.program[0], o.inject_mode, code);
     } catch (const std::exception& e) {  // the program's exit code stands; say why there is no file
       where = std::string("no session either: ") + e.what();
     }

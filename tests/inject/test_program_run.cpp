@@ -152,6 +152,8 @@ TEST(ProgramRun, StepRangeAndRankNameTheSession) {
   EXPECT_EQ(s.meta().at("distributed.rank"), "3");
   EXPECT_EQ(s.meta().at("steps.rule"), "ranges matching 'train_step'");
   EXPECT_EQ(run({"--step-range", "(", "--", "/bin/true"}, kLib).code, 2);  // a bad pattern, before starting anything
+  const Result plain = run({"--session", session, "--", "/bin/true"}, {kLib[0], {"RANK", "5"}});
+  EXPECT_TRUE(fs::exists(d / "r-rank5.tsession")) << plain.output;  // the empty session of a rank, named as its own
   fs::remove_all(d);
 }
 
