@@ -1,8 +1,10 @@
 // The injection library's settings: session names by rank and process, modes, bad values.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <map>
 
+#include "profiling/inject/cupti_api.h"
 #include "profiling/inject/inject_config.h"
 
 using namespace ts::prof::inject;
@@ -62,4 +64,15 @@ TEST(InjectConfig, ModesAndKinds) {
   auto kinds = read_config(env_of({{"TRAINSCOPE_INJECT_KINDS", "MEMCPY,BOGUS,RUNTIME"}}), 1);
   EXPECT_EQ(kinds.kinds, (std::vector<std::string>{"MEMCPY", "RUNTIME"}));
   EXPECT_EQ(kinds.warnings.size(), 1u);
+}
+
+TEST(CuptiLoading, AnExplicitPathAndALibraryThatIsNotCupti) {
+  if (dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD))  // the copy a process has always wins
+    GTEST_SKIP() << "this test process has the real libcupti loaded";
+  const ts::prof::inject::CuptiApi fake = ts::prof::inject::load_cupti(TRAINSCOPE_FAKE_CUPTI);
+  ASSERT_TRUE(fake.loaded) << fake.why;
+  EXPECT_EQ(fake.path, TRAINSCOPE_FAKE_CUPTI);
+  EXPECT_EQ(fake.error(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED), "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
+  // No driver here: the device queries answer nothing rather than fail.
+  EXPECT_TRUE(ts::prof::inject::device_meta(0).empty() || ts::prof::inject::device_meta(0).size() > 3);
 }
