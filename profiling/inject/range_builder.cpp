@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 #include "engine/host_trace.h"
 
@@ -109,8 +110,28 @@ bool RangeBuilder::accept(Class c) {
   return true;
 }
 
+/// The OS name of a thread of this process (/proc/self/task/<tid>/comm: "python3", "pt_autograd_0"),
+/// "" when it has ended or is not ours.
+std::string os_thread_name(std::uint32_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return {};
+  char buf[64] = {};
+  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  std::string s(buf, n);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
 void RangeBuilder::push(const RangeEvent& e) {
-  auto& stack = stacks_[e.tid];
+  auto [it, fresh] = stacks_.try_emplace(e.tid);
+  if (fresh) {  // a thread's first range: name its lane as the OS does (nvtxNameOsThread may rename it)
+    const std::string name = os_thread_name(e.tid);
+    if (!name.empty()) store_.append(store_.threads, ThreadRecord{e.tid, store_.strings.intern(name)});
+  }
+  auto& stack = it->second;
   Open o;
   o.start = clock_.from_host(e.host_ns);
   o.name = store_.strings.intern(e.name);
@@ -192,7 +213,7 @@ void RangeBuilder::add(const RangeEvent& e) {
       return;
     }
     case T::thread_name:
-      store_.append(store_.threads, ThreadRecord{e.tid, store_.strings.intern(e.name)});
+      if (e.tid != 0) store_.append(store_.threads, ThreadRecord{e.tid, store_.strings.intern(e.name)});
       return;
   }
 }

@@ -109,6 +109,9 @@ class RangeBuilder {
   std::string note_;
 };
 
+/// The OS name of thread `tid` of this process ("" when unknown).
+std::string os_thread_name(std::uint32_t tid);
+
 /// Whether a range name reads as the input pipeline: "data", "data_wait", "dataloader", "data
 /// loading", "enumerate(DataLoader)#..." (torch.profiler's name for next() on a DataLoader).
 bool is_data_range_name(const std::string& name);

@@ -124,6 +124,8 @@ TEST(ProgramRun, NvtxStepsAreRecordedAndForkedChildrenRecordNothing) {
   EXPECT_EQ(m.at("steps.rule"), "ranges matching 'step'");
   EXPECT_EQ(m.at("inject.status"), "closed: the program exited");
   EXPECT_NE(m.at("gpu_activity").find("did not initialise CUDA"), std::string::npos);
+  ASSERT_EQ(s.threads.size(), 1u);  // the step thread's lane carries its OS name (comm: 15 characters);
+  EXPECT_EQ(s.strings.get(s.threads[0].name), "ts_inject_nvtx_");  // nvtxNameOsThreadA(0, ...) names no thread
   EXPECT_EQ(std::distance(fs::directory_iterator(d), fs::directory_iterator()), 1);  // no -pid file of the child
   analysis::Options o;
   o.warmup_steps = 1;  // as --analyze
