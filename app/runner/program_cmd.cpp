@@ -176,7 +176,7 @@ int run_program(const RunnerOptions& o) {
   const pid_t child = fork();
   if (child < 0) throw Error(std::string("cannot fork: ") + std::strerror(errno));
   if (child == 0) exec_child(o, lib, session.string(), old);
-  int notice_s = 5;
+  int notice_s = 10;  // import torch and a data set take seconds before the first CUDA call
   if (const char* e = std::getenv("TRAINSCOPE_NOTICE_AFTER_S")) notice_s = std::max(0, std::atoi(e));
   const int status = wait_for(child, set, session, since, notice_s, o.program[0]);
   sigprocmask(SIG_SETMASK, &old, nullptr);
