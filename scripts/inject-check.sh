@@ -181,7 +181,7 @@ fi
 if has programs; then
   say "== small programs"
   P="$STAGE/ts_inject_cuda_program"
-  for spec in "normal:--steps 200" "at-once:--steps 0 --exit 4" "crash:--steps 100000 --crash-at 3000" "cupti:--steps 50 --cupti" \
+  for spec in "normal:--steps 200" "at-once:--steps 0 --exit 4" "crash:--steps 1000000 --crash-at 30000" "cupti:--steps 50 --cupti" \
               "full:--steps 200"; do
     tag=${spec%%:*} pargs=${spec#*:} mode=lean
     [ "$tag" = full ] && mode=full
