@@ -190,6 +190,10 @@ if has programs; then
     say "  $tag ($pargs): exit $? $(tr '\n' ' ' <"$OUT/p-$tag.log" | cut -c1-400)"
     inspect "$OUT/p-$tag.tsession"; analyze "$OUT/p-$tag.tsession" "p-$tag"
   done
+  "$(dirname "$0")/../tests/inject/gpu_program_check.sh" "$RUN" "$TRAINSCOPE_INJECT_LIB" "$P" "$OUT/gpu-check" \
+    >"$OUT/gpu-check.log" 2>&1
+  say "  tests/inject/gpu_program_check.sh (the ctest inject.gpu_program): exit $? $(tail -1 "$OUT/gpu-check.log")"
+  rm -rf "$OUT/gpu-check"
   TRAINSCOPE_NOTICE_AFTER_S=3 "$RUN" --session "$OUT/p-sleep.tsession" -- /bin/sleep 5 >"$OUT/p-sleep.log" 2>&1
   say "  not a CUDA program (sleep 5): exit $? $(tr '\n' ' ' <"$OUT/p-sleep.log" | cut -c1-400)"
   inspect "$OUT/p-sleep.tsession"
