@@ -84,7 +84,7 @@ if has smoke; then
   say "  exit $?: $(tail -3 "$OUT/smoke.log" | tr '\n' ' ')"
   inspect "$OUT/smoke.tsession"; analyze "$OUT/smoke.tsession" smoke
   say "== smoke without --nvtx (steps: one-second windows), full mode"
-  "$RUN" --session "$OUT/smoke-windows.tsession" --inject-mode full -- "$PY" "$SEED" --data-on-gpu --limit 50000 --epochs 3 \
+  "$RUN" --session "$OUT/smoke-windows.tsession" --inject-mode full -- "$PY" "$SEED" --data-on-gpu --limit 50000 --epochs 6 \
     >"$OUT/smoke-windows.log" 2>&1
   say "  exit $?: $(tail -1 "$OUT/smoke-windows.log")"
   inspect "$OUT/smoke-windows.tsession"; analyze "$OUT/smoke-windows.tsession" smoke-windows
