@@ -63,12 +63,16 @@ bool MainWindow::profileProgram(const ProgramSpec& spec) {
   message_bar_->hide();
   if (workspaces_->mode() == Workspaces::Mode::train) workspaces_->setMode(Workspaces::Mode::profile);
   workspaces_->profile()->showTab(program_pane_);
+  QTimer::singleShot(0, this, [this] { workspaces_->profile()->showTab(program_pane_); });  // after the first layout
   updateActions();
   return true;
 }
 
 void MainWindow::followProgramSession(const QString& session, int attempt) {
-  if (openSession(session)) return;
+  if (openSession(session)) {
+    workspaces_->profile()->showTab(program_pane_);  // the log stays in view while the lanes fill
+    return;
+  }
   if (attempt >= 10) {
     showMessage(tr("Cannot follow %1: another session is still opening").arg(session), true);
     return;

@@ -17,8 +17,14 @@ namespace ts::gui {
 
 QString check_program_spec(const ProgramSpec& spec) {
   if (spec.command_line.trimmed().isEmpty()) return QObject::tr("no program: give the command to run (e.g. python3 train.py)");
+  QChar open_quote;  // QProcess::splitCommand takes an unclosed quote to the end of the line: refuse it instead
+  for (const QChar c : spec.command_line)
+    if (open_quote.isNull() && (c == '"' || c == '\'')) open_quote = c;
+    else if (c == open_quote) open_quote = QChar();
+  if (!open_quote.isNull())
+    return QObject::tr("command line '%1': a %2 quote is left open").arg(spec.command_line, QString(open_quote));
   if (QProcess::splitCommand(spec.command_line).isEmpty())
-    return QObject::tr("command line '%1': nothing to run (a quote left open?)").arg(spec.command_line);
+    return QObject::tr("command line '%1': nothing to run").arg(spec.command_line);
   if (!spec.working_dir.isEmpty() && !QFileInfo(spec.working_dir).isDir())
     return QObject::tr("working folder %1 is not a folder").arg(spec.working_dir);
   for (const QString& e : spec.env)

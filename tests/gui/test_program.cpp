@@ -1,0 +1,131 @@
+// File ▸ Profile a program… (issue #24) with a stand-in program (fake_program.cpp: it writes the
+// session named by TRAINSCOPE_SESSION in batches, as libtrainscope_inject.so does) through the real
+// trainscope-run --: the dialog refuses what cannot run, with the reason; the window follows the
+// session live while the program runs, shows its output and how it ended, and ends as a normal open
+// with every row; Stop interrupts the program (SIGINT) and the session stays readable.
+#include <QAction>
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/gui/main_window.h"
+#include "gui/gui_test_util.h"
+#include "profiling/session_file.h"
+#include "widgets/panel_hub.h"
+#include "widgets/program/program_dialog.h"
+#include "widgets/program/program_pane.h"
+#include "widgets/session_loader.h"
+
+using namespace ts;
+using namespace ts::gui;
+
+class TestProgram : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    test::isolate_settings();
+    qputenv("TRAINSCOPE_RUNNER", TS_RUNNER);
+    // The stand-in never starts CUDA, so the injection library is never loaded: any existing file will do.
+    qputenv("TRAINSCOPE_INJECT_LIB", TS_FAKE_PROGRAM);
+  }
+
+  void theDialogRefusesWhatCannotRunWithTheReason() {
+    ProgramSpec bad;
+    QVERIFY(check_program_spec(bad).contains("no program"));
+    bad.command_line = "python3 'train.py";
+    QVERIFY2(check_program_spec(bad).contains("quote"), qPrintable(check_program_spec(bad)));
+    bad.command_line = "python3 train.py";
+    bad.working_dir = "/no/such/folder";
+    QVERIFY(check_program_spec(bad).contains("is not a folder"));
+    bad.working_dir.clear();
+    bad.env = {"CUDA_VISIBLE_DEVICES"};
+    QVERIFY(check_program_spec(bad).contains("KEY=VALUE"));
+    bad.env = {"CUDA_VISIBLE_DEVICES=0"};
+    QVERIFY(check_program_spec(bad).isEmpty());
+    ProgramDialog d(ProgramSpec{});
+    d.commandEdit()->clear();
+    d.accept();
+    QVERIFY(d.result() != QDialog::Accepted);
+    QVERIFY(d.problem().contains("no program"));
+    // The last spec is remembered for the next dialog.
+    save_program_spec(bad);
+    QCOMPARE(load_program_spec().command_line, QString("python3 train.py"));
+    QCOMPARE(load_program_spec().env, QStringList{"CUDA_VISIBLE_DEVICES=0"});
+  }
+
+  void aProgramIsFollowedLiveAndEndsAsANormalOpen() {
+    QTemporaryDir dir;
+    MainWindow w;
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    QSignalSpy ended(w.programPane()->run(), &ProgramRun::finished);
+    ProgramSpec spec;
+    spec.command_line = QString("%1 15 150").arg(TS_FAKE_PROGRAM);
+    spec.session = dir.filePath("fake.tsession");
+    QVERIFY2(w.profileProgram(spec), qPrintable(w.programPane()->state()));
+    QVERIFY(w.profileProgramAction());
+    QTRY_VERIFY_WITH_TIMEOUT(w.sessionLoader()->isFollowing(), 10000);
+    QVERIFY(w.panelHub()->isLive());
+    QVERIFY(w.programPane()->state().contains("following"));
+    // Rows arrive while the program runs, before it ends.
+    QTRY_VERIFY_WITH_TIMEOUT(w.panelHub()->store()->counts().kernels >= 3, 10000);
+    QVERIFY(ended.isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 30000);
+    QCOMPARE(ended.at(0).at(0).toInt(), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+    QVERIFY(!w.panelHub()->isLive());
+    QCOMPARE(w.panelHub()->store()->counts().kernels, std::size_t{15});
+    QVERIFY2(w.programPane()->log().contains("fake program: step 15"), qPrintable(w.programPane()->log()));
+    QVERIFY(w.programPane()->state().contains("exited with code 0"));
+  }
+
+  void stopInterruptsTheProgramAndKeepsItsSession() {
+    QTemporaryDir dir;
+    MainWindow w;
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    QSignalSpy ended(w.programPane()->run(), &ProgramRun::finished);
+    ProgramSpec spec;
+    spec.command_line = QString("%1 100000 50").arg(TS_FAKE_PROGRAM);
+    spec.session = dir.filePath("stopped.tsession");
+    QVERIFY(w.profileProgram(spec));
+    QTRY_VERIFY_WITH_TIMEOUT(w.sessionLoader()->isFollowing(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.panelHub()->store()->counts().kernels >= 5, 10000);
+    QVERIFY(w.programPane()->stopButton()->isEnabled());
+    w.programPane()->stopButton()->click();
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 15000);
+    QCOMPARE(ended.at(0).at(0).toInt(), 130);  // 128 + SIGINT, as a shell reports it
+    QVERIFY2(w.programPane()->state().contains("interrupted"), qPrintable(w.programPane()->state()));
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+    prof::check_session(spec.session.toStdString());  // readable: throws otherwise
+    prof::EventStore s;
+    prof::read_session(spec.session.toStdString(), s);
+    QCOMPARE(s.kernels.size(), w.panelHub()->store()->counts().kernels);  // nothing lost to the window
+  }
+
+  void screenshotsWhenAsked() {
+    const QString shots = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (shots.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
+    QDir().mkpath(shots);
+    QTemporaryDir dir;
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      MainWindow w;
+      w.resize(size);
+      w.show();
+      ProgramSpec spec;
+      spec.command_line = QString("%1 100000 40").arg(TS_FAKE_PROGRAM);
+      spec.session = dir.filePath(QString("shot%1.tsession").arg(size.width()));
+      QVERIFY(w.profileProgram(spec));
+      QTRY_VERIFY_WITH_TIMEOUT(w.sessionLoader()->isFollowing(), 10000);
+      QTest::qWait(2500);
+      QVERIFY(w.grab().save(QString("%1/program_live_%2x%3.png").arg(shots).arg(size.width()).arg(size.height())));
+      w.programPane()->stopButton()->click();
+      QSignalSpy opened(&w, &MainWindow::sessionOpened);
+      QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 15000);
+    }
+  }
+};
+
+QTEST_MAIN(TestProgram)
+#include "test_program.moc"
