@@ -1,0 +1,230 @@
+// The Playground workspace (issue #20), on playground sessions written here from hand-made ladders
+// (tests/common/playground_fixture.h; no GPU): a session fills the ladder (a failed check red with
+// no time), the roofline (measured and datasheet roofs), the timeline and the kernel source; knobs
+// out of range are refused with their rule; Run without a GPU offers the recording; two sessions
+// compare; the window routes a playground session to the workspace. TS_SCREENSHOTS=DIR saves the
+// SGEMM ladder, the roofline and a memory ladder at 1280x720 and 1920x1080.
+#include <QAction>
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTextBlock>
+#include <QtTest>
+
+#include "app/gui/main_window.h"
+#include "common/playground_fixture.h"
+#include "gui/gui_test_util.h"
+#include "widgets/panel_hub.h"
+#include "widgets/playground/ladder_view.h"
+#include "widgets/playground/playground_runner.h"
+#include "widgets/playground/playground_workspace.h"
+#include "widgets/playground/roofline_chart.h"
+#include "widgets/timeline/timeline_panel.h"
+#include "widgets/timeline/timeline_view.h"
+#include "widgets/workspaces/workspaces.h"
+
+using namespace ts;
+using namespace ts::gui;
+
+class TestPlayground : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString a_, b_;
+
+ private slots:
+  void initTestCase() {
+    ts::gui::test::isolate_settings();
+    QVERIFY(dir_.isValid());
+    a_ = dir_.filePath("h200.tsession");
+    b_ = dir_.filePath("faster.tsession");
+    ts::test::pg_write_session(a_.toStdString(), ts::test::pg_run(1, "NVIDIA H200"));
+    ts::test::pg_write_session(b_.toStdString(), ts::test::pg_run(2, "NVIDIA B200"));
+  }
+  void init() { qunsetenv("TRAINSCOPE_PLAYGROUND_RECORDING"); }
+
+  void aSessionFillsTheLadderRooflineTimelineAndSource() {
+    PlaygroundWorkspace w(false, "no CUDA driver");
+    w.resize(1280, 680);
+    w.show();
+    QVERIFY(w.openSession(a_));
+    QVERIFY(w.selectFamily("sgemm"));
+    LadderView* l = w.ladderView();
+    QVERIFY(l->hasLadder());
+    QCOMPARE(l->ladder()->variants.size(), std::size_t(11));
+    QStringList r0 = l->rowCells(0);
+    QCOMPARE(r0[0], QString("1 naive"));
+    QVERIFY2(r0[2].endsWith("TFLOP/s"), qPrintable(r0[2]));
+    QVERIFY2(r0[1].contains("ms"), qPrintable(r0[1]));  // 0.5 TFLOP/s at 4096^3: 275 ms
+    // Step 3 failed its check: red, no time, the error and tolerance said.
+    QVERIFY(l->rowFailed(2));
+    QCOMPARE(l->rowCells(2)[1], QString("-"));
+    QCOMPARE(l->rowCells(2)[5], QString("FAILED"));
+    QVERIFY(l->rowCells(2)[6].contains("tolerance"));
+    QVERIFY(l->headerLines().join('\n').contains("datasheet"));
+    // The roofline: every passing GEMM row and no memory kernel (no flops), roofs labelled.
+    QCOMPARE(w.roofline()->pointCount(), 10);
+    const QString roofs = w.roofline()->roofLabels().join('\n');
+    QVERIFY2(roofs.contains("device copy 4262 GB/s (measured)"), qPrintable(roofs));
+    QVERIFY2(roofs.contains("FP32 67.0 TFLOP/s (datasheet)"), qPrintable(roofs));
+    QVERIFY(roofs.contains("BF16/FP16 tensor cores"));
+    // The kernels on the timeline: the session's store (3 launches per variant).
+    QVERIFY(w.timeline()->view() != nullptr);
+    QCOMPARE(static_cast<int>(w.findChild<PanelHub*>()->store()->kernels.size()), 3 * (2 + 6 + 3 + 11));
+    // The source of the selected variant's kernel.
+    l->selectRow(0);
+    QVERIFY(w.sourceView()->toPlainText().contains("__global__ void sgemm_naive"));
+    QVERIFY(w.sourceView()->textCursor().block().text().contains("sgemm_naive"));
+    l->selectRow(6);
+    QVERIFY(w.sourceView()->textCursor().block().text().contains("sgemm_warptile") ||
+            w.sourceView()->textCursor().block().text().contains("__global__"));
+    l->selectRow(10);
+    QVERIFY(w.findChild<QLabel*>("playground.source_label")->text().contains("cuBLAS"));
+    // Another family: the memory ladder in GB/s.
+    QVERIFY(w.selectFamily("transpose"));
+    QCOMPARE(l->rowCells(2)[0], QString("tile padded to 33"));
+    QVERIFY(l->rowCells(2)[2].endsWith("GB/s"));
+    QVERIFY(w.sourceView()->toPlainText().contains("transpose_tile_kernel"));
+    // A family the session did not run: no ladder, said.
+    QVERIFY(w.selectFamily("reduction"));
+    QVERIFY(!l->hasLadder());
+    // Not a playground session: refused in one line, the shown one stays.
+    QVERIFY(!w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b16_nw4.tsession"));
+    QVERIFY(w.statusText().contains("holds no playground run"));
+    QVERIFY(!w.statusText().contains('\n'));
+    QCOMPARE(w.shownSession(), a_);
+    QVERIFY(!w.openSession(dir_.filePath("missing.tsession")));
+  }
+
+  void knobsOutOfRangeAreRefusedWithTheReason() {
+    PlaygroundWorkspace w(true, QString());
+    QVERIFY(w.selectFamily("sgemm"));
+    QCOMPARE(w.sizeEdit()->text(), QString("4096"));
+    QVERIFY(w.knobError().isEmpty());
+    w.sizeEdit()->setText("100");
+    QVERIFY2(w.knobError().contains("multiple of 128"), qPrintable(w.knobError()));
+    QVERIFY(!w.run());
+    QVERIFY(w.statusText().startsWith("Refused: size 100 for sgemm"));
+    QVERIFY(!w.statusText().contains('\n'));
+    w.sizeEdit()->setText("abc");
+    QVERIFY(w.knobError().contains("whole number"));
+    QVERIFY(w.selectFamily("vector_add"));
+    QVERIFY(w.knobError().isEmpty());
+    w.threadsEdit()->setText("100");
+    QVERIFY2(w.knobError().contains("multiple of 32"), qPrintable(w.knobError()));
+    w.threadsEdit()->setText("2048");
+    QVERIFY(!w.knobError().isEmpty());
+    w.threadsEdit()->setText("256");
+    w.blocksEdit()->setText("-4");
+    QVERIFY(w.knobError().contains("blocks per grid"));
+    QVERIFY(!w.run());
+    w.blocksEdit()->setText("0");
+    QVERIFY(w.selectFamily("occupancy"));
+    w.smemEdit()->setText("300");
+    QVERIFY2(w.knobError().contains("227 KiB"), qPrintable(w.knobError()));
+    w.smemEdit()->setText("0");
+    w.registersEdit()->setText("300");
+    QVERIFY(w.knobError().contains("registers"));
+    w.registersEdit()->setText("32");
+    QVERIFY(w.knobError().isEmpty());
+    emit w.registersEdit()->textEdited("32");  // as typing does: the calculator's line follows
+    QVERIFY(w.findChild<QLabel*>("playground.occupancy")->text().contains("100 % occupancy"));
+  }
+
+  void aRunWithoutAGpuIsOfferedTheRecording() {
+    qputenv("TRAINSCOPE_PLAYGROUND_RECORDING", a_.toUtf8());
+    PlaygroundWorkspace w(false, "no CUDA driver");
+    QVERIFY(w.findChild<QLabel*>("playground.banner")->text().contains("No usable GPU"));
+    QVERIFY(w.selectFamily("sgemm"));
+    QVERIFY(!w.run());
+    QVERIFY(w.recordingOffered());
+    QVERIFY2(w.statusText().contains("No usable GPU here (no CUDA driver)"), qPrintable(w.statusText()));
+    QVERIFY(w.statusText().contains("Open the recording"));
+    QVERIFY(w.recordingButton()->isEnabled());
+    QVERIFY(w.openRecording());
+    QCOMPARE(w.shownRun().device, std::string("NVIDIA H200"));
+    QVERIFY(w.statusText().contains("Nothing ran on this machine"));
+    // No recording anywhere: said where it looked.
+    qputenv("TRAINSCOPE_PLAYGROUND_RECORDING", dir_.filePath("none.tsession.zst").toUtf8());
+    if (playground_recording().isEmpty()) {
+      PlaygroundWorkspace w2(false, "no CUDA driver");
+      QVERIFY(!w2.run());
+      QVERIFY(w2.statusText().contains("looked in"));
+    }
+  }
+
+  void twoSessionsCompare() {
+    PlaygroundWorkspace w(false, "no CUDA driver");
+    QVERIFY(!w.compareWith(b_));  // nothing shown yet: A is missing
+    QVERIFY(w.openSession(a_));
+    QVERIFY(w.compareWith(b_));
+    const QString head = w.compareLabel()->text();
+    QVERIFY2(head.contains("differs: device: NVIDIA H200 vs NVIDIA B200"), qPrintable(head));
+    QVERIFY(head.contains("B faster in"));
+    QTableWidget* t = w.compareTable();
+    QCOMPARE(t->rowCount(), 2 + 6 + 3 + 11);
+    bool saw_failed = false, saw_ratio = false;
+    for (int i = 0; i < t->rowCount(); ++i) {
+      if (t->item(i, 1)->text() == "7 warp tiling") saw_ratio = t->item(i, 4)->text() == "2.00x" && t->item(i, 5)->text() == "B";
+      if (t->item(i, 1)->text() == "3 shared-memory tiles") saw_failed = t->item(i, 2)->text().contains("FAILED");
+    }
+    QVERIFY(saw_ratio);
+    QVERIFY(saw_failed);
+    QVERIFY(!w.compareWith(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b16_nw4.tsession"));
+    // Save as: the copy opens again.
+    const QString copy = dir_.filePath("saved.tsession");
+    QVERIFY(w.saveSessionAs(copy));
+    PlaygroundWorkspace w2(false, "x");
+    QVERIFY(w2.openSession(copy));
+  }
+
+  void theWindowHasThePlaygroundWorkspaceAndRoutesPlaygroundSessionsToIt() {
+    MainWindow w;
+    w.show();
+    bool found = false;
+    for (QAction* a : w.workspaces()->modeActions()) found = found || a->text().remove('&') == "Playground";
+    QVERIFY(found);
+    QVERIFY(w.openSession(a_));
+    QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::playground);
+    QVERIFY(w.playground()->isVisible());
+    QCOMPARE(w.playground()->shownSession(), a_);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QVERIFY(!w.playground()->isVisible());
+    QCOMPARE(mode_name(Workspaces::Mode::playground), QString("playground"));
+    Workspaces::Mode m{};
+    QVERIFY(mode_from_name("playground", m));
+    QCOMPARE(m, Workspaces::Mode::playground);
+  }
+
+  void screenshotsWhenAsked() {
+    const QString out = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (out.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
+    QDir().mkpath(out);
+    const QString session = qEnvironmentVariable("TS_PLAYGROUND_SESSION", a_);
+    for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      MainWindow w;
+      w.resize(size);
+      w.show();
+      QVERIFY(w.openSession(session));
+      PlaygroundWorkspace* p = w.playground();
+      const QString tag = QString("%1x%2").arg(size.width()).arg(size.height());
+      auto shoot = [&](const QString& family, int tab, const QString& name) {
+        p->selectFamily(family);
+        p->tabs()->setCurrentIndex(tab);
+        QTest::qWait(400);
+        QVERIFY(w.grab().save(out + "/playground_" + name + "_" + tag + ".png"));
+      };
+      shoot("sgemm", 0, "sgemm_ladder");
+      shoot("sgemm", 1, "roofline");
+      shoot("transpose", 0, "memory_ladder");
+      shoot("sgemm", 2, "timeline");
+    }
+  }
+};
+
+QTEST_MAIN(TestPlayground)
+#include "test_playground.moc"

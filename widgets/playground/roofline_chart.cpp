@@ -1,0 +1,190 @@
+// RooflineChart (roofline_chart.h): roofs as line graphs, points as scatter graphs per family, labels
+// placed right of their points and nudged apart so they never overlap.
+#include "widgets/playground/roofline_chart.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace ts::gui {
+
+namespace {
+/// The x range: 0.01 to 10^4 flop/byte covers vector add (1/12) to a 8192^3 GEMM (~2000).
+constexpr double kXMin = 0.01, kXMax = 1e4;
+
+QColor family_colour(const std::string& f) {
+  static const std::map<std::string, QColor> c = {
+      {"vector_add", QColor(0, 150, 136)}, {"reduction", QColor(230, 120, 0)}, {"occupancy", QColor(120, 90, 60)},
+      {"divergence", QColor(150, 60, 170)}, {"sgemm", QColor(40, 100, 200)}, {"tensor", QColor(200, 40, 80)}};
+  auto it = c.find(f);
+  return it == c.end() ? QColor(90, 90, 90) : it->second;
+}
+
+/// A point's short label: the step number or the library's name ("7", "cuBLAS TF32").
+QString short_label(const playground::RooflinePoint& p) {
+  const QString n = QString::fromStdString(p.variant);
+  if (p.own && !n.isEmpty() && n[0].isDigit()) return n.section(' ', 0, 0);
+  return n;
+}
+}  // namespace
+
+RooflineChart::RooflineChart(QWidget* parent) : QWidget(parent) {
+  setObjectName("playground.roofline");
+  plot_ = new QCustomPlot;
+  plot_->setObjectName("playground.roofline.plot");
+  plot_->setMinimumSize(420, 300);
+  note_ = new QLabel;
+  note_->setObjectName("playground.roofline.note");
+  note_->setWordWrap(true);
+  note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(0, 0, 0, 0);
+  lay->addWidget(plot_, 1);
+  lay->addWidget(note_);
+  for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
+    a->setScaleType(QCPAxis::stLogarithmic);
+    QSharedPointer<QCPAxisTickerLog> t(new QCPAxisTickerLog);
+    a->setTicker(t);
+    a->setNumberFormat("gb");
+    a->setNumberPrecision(3);
+  }
+  plot_->xAxis->setLabel(tr("arithmetic intensity (flop per byte moved at least once)"));
+  plot_->yAxis->setLabel(tr("achieved TFLOP/s"));
+  plot_->legend->setVisible(true);
+  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+  connect(plot_, &QCustomPlot::afterLayout, this, [this] { placeLabels(); });
+  clear();
+}
+
+void RooflineChart::clear() {
+  roofline_ = {};
+  roof_labels_.clear();
+  rebuild();
+  note_->setText(tr("Open a playground session to see its roofline."));
+}
+
+void RooflineChart::setRun(const std::vector<playground::Ladder>& ladders, const QString& device) {
+  roofline_ = playground::roofline(ladders, device.toStdString());
+  rebuild();
+  QStringList left;
+  for (const auto& s : roofline_.left_out) left << QString::fromStdString(s);
+  note_->setText(tr("Intensity: the flops of a launch over the bytes it must move at least (each input read once, "
+                    "each output written once). Roofs: bandwidth %1; compute peaks from the datasheet.%2")
+                     .arg(roofline_.bandwidth.measured ? tr("measured") : tr("from the datasheet"),
+                          left.isEmpty() ? QString() : tr("\nNot on the chart: ") + left.join("; ")));
+}
+
+void RooflineChart::setFocusFamily(const QString& family) {
+  if (family == focus_) return;
+  focus_ = family;
+  rebuild();
+}
+
+void RooflineChart::rebuild() {
+  plot_->clearGraphs();
+  plot_->clearItems();
+  roof_labels_.clear();
+  const auto& r = roofline_;
+  double ymax = 1;
+  for (const auto& pk : r.peaks) ymax = std::max(ymax, pk.value);
+  for (const auto& pt : r.points) ymax = std::max(ymax, pt.tflops);
+  const double ymin = 0.01;
+  const double bw = r.bandwidth.value;
+  const double top = r.peaks.empty() ? ymax : r.peaks.back().value;
+  if (bw > 0) {  // the slope, up to the highest peak's ridge
+    QCPGraph* g = plot_->addGraph();
+    const double ridge = top * 1e3 / bw;
+    g->setData(QVector<double>{kXMin, std::min(ridge, kXMax)},
+               QVector<double>{kXMin * bw / 1e3, std::min(ridge, kXMax) * bw / 1e3});
+    g->setPen(QPen(QColor(40, 40, 40), 2, r.bandwidth.measured ? Qt::SolidLine : Qt::DashLine));
+    const QString label = QString("%1 %2 GB/s (%3)")
+                              .arg(QString::fromStdString(r.bandwidth.what))
+                              .arg(bw, 0, 'f', 0)
+                              .arg(r.bandwidth.measured ? "measured" : "datasheet");
+    g->setName(label);
+    roof_labels_ << label;
+    auto* t = new QCPItemText(plot_);
+    t->setObjectName("roof.bandwidth");
+    t->position->setCoords(0.1, 0.1 * bw / 1e3);
+    t->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    t->setRotation(-20);
+    t->setText(label);
+  }
+  const Qt::PenStyle styles[] = {Qt::DashLine, Qt::DashDotLine, Qt::DotLine};
+  for (std::size_t i = 0; i < r.peaks.size(); ++i) {
+    const auto& pk = r.peaks[i];
+    const double from = bw > 0 ? std::max(kXMin, pk.value * 1e3 / bw) : kXMin;
+    QCPGraph* g = plot_->addGraph();
+    g->setData(QVector<double>{from, kXMax}, QVector<double>{pk.value, pk.value});
+    g->setPen(QPen(QColor(110, 110, 110), 1.5, styles[i % 3]));
+    const QString label = QString("%1 %2 TFLOP/s (%3)")
+                              .arg(QString::fromStdString(pk.what))
+                              .arg(pk.value, 0, 'f', pk.value < 100 ? 1 : 0)
+                              .arg(pk.measured ? "measured" : "datasheet");
+    g->setName(label);
+    roof_labels_ << label;
+    auto* t = new QCPItemText(plot_);
+    t->position->setCoords(kXMax, pk.value);
+    t->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    t->setText(label);
+    t->setColor(QColor(60, 60, 60));
+  }
+  std::map<std::string, std::pair<QCPGraph*, QCPGraph*>> by_family;  // own, library
+  for (const auto& pt : r.points) {
+    auto& slot = by_family[pt.family];
+    QCPGraph*& g = pt.own ? slot.first : slot.second;
+    if (!g) {
+      g = plot_->addGraph();
+      g->setLineStyle(QCPGraph::lsNone);
+      const QColor c = family_colour(pt.family);
+      const bool dim = !focus_.isEmpty() && focus_.toStdString() != pt.family;
+      QColor fill = dim ? c.lighter(170) : c;
+      g->setScatterStyle(QCPScatterStyle(pt.own ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssCircle, fill,
+                                         pt.own ? fill : Qt::white, 9));
+      g->setPen(QPen(fill, 2));
+      g->setName(QString::fromStdString(pt.family) + (pt.own ? tr(" (own kernels)") : tr(" (cuBLAS)")));
+    }
+    g->addData(pt.intensity, pt.tflops);
+    auto* t = new QCPItemText(plot_);
+    t->setObjectName("point");
+    t->setProperty("k", pt.intensity);  // placeLabels() positions it from these, in pixels
+    t->setProperty("v", pt.tflops);
+    t->position->setCoords(pt.intensity, pt.tflops);
+    t->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    t->setPadding(QMargins(8, 0, 0, 0));
+    t->setText(short_label(pt));
+    t->setColor(family_colour(pt.family).darker(130));
+  }
+  plot_->xAxis->setRange(kXMin, kXMax);
+  plot_->yAxis->setRange(ymin, ymax * 3);
+  plot_->replot();
+}
+
+void RooflineChart::placeLabels() {
+  // Points of one GEMM ladder share their intensity: their labels would stack. Sort them by pixel
+  // height and push each below the one above it by at least a line.
+  std::vector<QCPItemText*> labels;
+  for (int i = 0; i < plot_->itemCount(); ++i)
+    if (auto* t = qobject_cast<QCPItemText*>(plot_->item(i)); t && t->objectName() == "point") labels.push_back(t);
+  std::map<int, std::vector<QCPItemText*>> columns;  // by x pixel (rounded to 20 px)
+  for (auto* t : labels)
+    columns[static_cast<int>(plot_->xAxis->coordToPixel(t->property("k").toDouble()) / 20)].push_back(t);
+  const int line = QFontMetrics(plot_->font()).height();
+  for (auto& [x, col] : columns) {
+    std::sort(col.begin(), col.end(),
+              [](QCPItemText* a, QCPItemText* b) { return a->property("v").toDouble() > b->property("v").toDouble(); });
+    double last = -1e9;
+    for (auto* t : col) {
+      const double px = std::max(plot_->yAxis->coordToPixel(t->property("v").toDouble()), last + line);
+      t->position->setType(QCPItemPosition::ptAbsolute);
+      t->position->setCoords(plot_->xAxis->coordToPixel(t->property("k").toDouble()), px);
+      last = px;
+    }
+  }
+}
+
+}  // namespace ts::gui
