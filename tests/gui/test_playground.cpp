@@ -139,6 +139,7 @@ class TestPlayground : public QObject {
     qputenv("TRAINSCOPE_PLAYGROUND_RECORDING", a_.toUtf8());
     PlaygroundWorkspace w(false, "no CUDA driver");
     QVERIFY(w.findChild<QLabel*>("playground.banner")->text().contains("No usable GPU"));
+    QCOMPARE(w.findChild<QLabel*>("playground.banner")->toolTip(), QString("no CUDA driver"));
     QVERIFY(w.selectFamily("sgemm"));
     QVERIFY(!w.run());
     QVERIFY(w.recordingOffered());

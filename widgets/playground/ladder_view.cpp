@@ -11,9 +11,9 @@
 namespace ts::gui {
 
 namespace {
-/// Column widths in font-height units (em): the numbers' columns fit "1234.567 ms", "4262.0 GB/s",
-/// "100 %" and "FAILED" at any font size (classroom mode scales the font).
-constexpr double kTimeEm = 6.0, kValueEm = 6.5, kPctEm = 3.6, kCheckEm = 4.6;
+/// The numbers' columns, measured on their widest texts in the widget's font (classroom mode scales
+/// it): time, throughput, % of best, % of limit, check.
+const char* const kColumnSamples[] = {"9999.999 ms", "9999.9 TFLOP/s", "100 %", "100 %", "FAILED"};
 const QColor kFail(190, 30, 30), kOwnBar(70, 130, 200), kLibBar(150, 150, 150), kLimitTick(30, 30, 30);
 
 QString unit_text(playground::Unit u) { return u == playground::Unit::gbps ? "GB/s" : "TFLOP/s"; }
@@ -101,16 +101,19 @@ QStringList LadderView::headerLines() const {
 
 LadderView::Geometry LadderView::geometry(int width) const {
   const QFontMetrics fm(font());
+  QFont bold = font();
+  bold.setBold(true);
+  const QFontMetrics bfm(bold);  // the names are drawn bold
   Geometry g;
   g.header_h = (headerLines().size() + 1) * fm.lineSpacing() + 6;  // + the column titles
   g.row_h = 2 * fm.lineSpacing() + 8;
-  int name_w = fm.horizontalAdvance("8 double buffering");
+  int name_w = bfm.horizontalAdvance("8 double buffering");
   if (ladder_)
     for (const auto& v : ladder_->variants)
-      name_w = std::max(name_w, fm.horizontalAdvance(QString::fromStdString(v.name)));
+      name_w = std::max(name_w, bfm.horizontalAdvance(QString::fromStdString(v.name)));
   g.name_w = std::min(name_w + 12, width / 4);
-  const int em = fm.height();
-  const int nums = static_cast<int>((kTimeEm + kValueEm + 2 * kPctEm + kCheckEm) * em);
+  int nums = 0;
+  for (const char* c : kColumnSamples) nums += fm.horizontalAdvance(c) + 12;
   g.bar_x = 6 + g.name_w;
   g.bar_w = std::max(width - g.bar_x - nums - 12, 60);
   g.num_x = g.bar_x + g.bar_w + 8;
@@ -142,14 +145,13 @@ void LadderView::paintEvent(QPaintEvent*) {
     y += ls;
   }
   if (!ladder_) return;
-  const int em = fm.height();
-  const int cols[] = {static_cast<int>(kTimeEm * em), static_cast<int>(kValueEm * em), static_cast<int>(kPctEm * em),
-                      static_cast<int>(kPctEm * em), static_cast<int>(kCheckEm * em)};
+  int cols[5];
+  for (int c = 0; c < 5; ++c) cols[c] = fm.horizontalAdvance(kColumnSamples[c]) + 12;
   const QString titles[] = {tr("time"), unit_text(ladder_->unit), tr("best"), tr("limit"), tr("check")};
   p.setFont(bold);
   p.setPen(palette().color(QPalette::PlaceholderText));
   p.drawText(QRect(6, y, g.name_w, ls), Qt::AlignLeft | Qt::AlignVCenter, tr("variant"));
-  p.drawText(QRect(g.bar_x, y, g.bar_w, ls), Qt::AlignLeft | Qt::AlignVCenter, tr("share of best (tick: share of limit)"));
+  p.drawText(QRect(g.bar_x, y, g.bar_w, ls), Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(tr("of best (| of limit)"), Qt::ElideRight, g.bar_w));
   for (int c = 0, x = g.num_x; c < 5; x += cols[c], ++c)
     p.drawText(QRect(x, y, cols[c] - 4, ls), Qt::AlignRight | Qt::AlignVCenter, titles[c]);
   y = g.header_h;
@@ -177,7 +179,7 @@ void LadderView::paintEvent(QPaintEvent*) {
       }
     } else {
       p.setPen(text);
-      p.drawText(bar, Qt::AlignLeft | Qt::AlignVCenter, failed ? tr("check FAILED: no time shown") : tr("not run"));
+      p.drawText(bar, Qt::AlignLeft | Qt::AlignVCenter, failed ? tr("no time") : tr("not run"));
     }
     p.setPen(text);
     for (int c = 0, x = g.num_x; c < 5; x += cols[c], ++c)

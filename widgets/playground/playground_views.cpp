@@ -39,7 +39,7 @@ QWidget* PlaygroundWorkspace::buildViews() {
   scroll->setWidget(ladder_);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setMinimumWidth(500);
+  scroll->setMinimumWidth(480);
   ladder_split->addWidget(scroll);
   auto* src_box = new QWidget;
   auto* src_col = new QVBoxLayout(src_box);
@@ -58,6 +58,7 @@ QWidget* PlaygroundWorkspace::buildViews() {
   ladder_split->setStretchFactor(0, 3);
   ladder_split->setStretchFactor(1, 2);
   ladder_split->setChildrenCollapsible(false);
+  ladder_split->setSizes({650, 350});  // the bars first; the source scrolls sideways where narrow
   tabs_->addTab(ladder_split, tr("Ladder"));
   roofline_ = new RooflineChart;
   tabs_->addTab(roofline_, tr("Roofline"));

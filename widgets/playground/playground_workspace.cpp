@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -58,7 +59,7 @@ PlaygroundWorkspace::PlaygroundWorkspace(bool gpu, const QString& no_gpu_reason,
   split->setStretchFactor(0, 0);
   split->setStretchFactor(1, 1);
   split->setChildrenCollapsible(false);
-  split->setSizes({300, 980});
+  split->setSizes({250, 1030});
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(0, 0, 0, 0);
   lay->addWidget(split);
@@ -70,9 +71,9 @@ PlaygroundWorkspace::PlaygroundWorkspace(bool gpu, const QString& no_gpu_reason,
   fillFamilies();
   selectFamily("sgemm");
   if (!gpu_) {
-    banner_->setText(tr("No usable GPU here (%1): the playground's kernels need one. You can open the recorded "
-                        "H200 session or any playground session, and read every kernel's source.")
-                         .arg(no_gpu_reason_));
+    banner_->setText(tr("No usable GPU here: Run needs one. Open the recording (an H200's run) or any playground "
+                        "session; every kernel's source is shown."));
+    banner_->setToolTip(no_gpu_reason_);
     banner_->show();
   }
 }
@@ -82,7 +83,7 @@ PlaygroundWorkspace::~PlaygroundWorkspace() = default;
 QWidget* PlaygroundWorkspace::buildControls() {
   auto* box = new QWidget;
   box->setObjectName("playground.controls");
-  box->setMinimumWidth(260);
+  box->setMinimumWidth(240);
   box->setMaximumWidth(420);
   auto* col = new QVBoxLayout(box);
   banner_ = note_label("playground.banner");
@@ -111,7 +112,7 @@ QWidget* PlaygroundWorkspace::buildControls() {
   col->addWidget(progress_);
   status_ = note_label("playground.status");
   col->addWidget(status_);
-  auto* files = new QHBoxLayout;
+  auto* files = new QGridLayout;
   recording_button_ = new QPushButton(tr("Open recording"));
   recording_button_->setObjectName("playground.open_recording");
   recording_button_->setToolTip(tr("The playground as recorded on an NVIDIA H200 (no GPU needed)"));
@@ -122,7 +123,10 @@ QWidget* PlaygroundWorkspace::buildControls() {
   compare_button_ = new QPushButton(tr("Compare…"));
   compare_button_->setToolTip(tr("Compare the shown session with another playground session (two cards, or two launches)"));
   compare_button_->setEnabled(false);
-  for (auto* b : {recording_button_, open, save_button_, compare_button_}) files->addWidget(b);
+  files->addWidget(recording_button_, 0, 0);
+  files->addWidget(open, 0, 1);
+  files->addWidget(save_button_, 1, 0);
+  files->addWidget(compare_button_, 1, 1);
   col->addLayout(files);
   session_label_ = note_label("playground.session");
   col->addWidget(session_label_);
@@ -146,6 +150,11 @@ QWidget* PlaygroundWorkspace::buildKnobs() {
     connect(e, &QLineEdit::textEdited, this, &PlaygroundWorkspace::updateKnobs);
     return e;
   };
+  family_title_ = note_label("playground.family_title");
+  QFont bold = family_title_->font();
+  bold.setBold(true);
+  family_title_->setFont(bold);
+  col->addWidget(family_title_);
   size_ = edit("playground.size");
   form->addRow(tr("Size"), size_);
   col->addLayout(form);
@@ -193,7 +202,7 @@ void PlaygroundWorkspace::fillFamilies() {
     top->setFont(0, f);
     for (const char* name : g.families) {
       const auto& info = playground::family(name);
-      auto* it = new QTreeWidgetItem(top, {QString("%1 — %2").arg(name, info.title)});
+      auto* it = new QTreeWidgetItem(top, {QString(name)});
       it->setData(0, Qt::UserRole, QString(name));
       it->setToolTip(0, QString::fromUtf8(info.title));
     }
@@ -214,6 +223,7 @@ bool PlaygroundWorkspace::selectFamily(const QString& name) {
   for (QTreeWidgetItemIterator it(families_); *it; ++it)
     if ((*it)->data(0, Qt::UserRole).toString() == name && families_->currentItem() != *it) families_->setCurrentItem(*it);
   if (changed) size_->setText(QString::number(info->default_size));
+  family_title_->setText(QString("%1: %2").arg(name, QString::fromUtf8(info->title)));
   size_rule_->setText(tr("%1; a multiple of %2 in [%3, %4] (default %5)")
                           .arg(QString::fromUtf8(info->size_what))
                           .arg(info->multiple_of)

@@ -111,7 +111,7 @@ class PlaygroundWorkspace : public QWidget {
   PlaygroundRunner* runner_;
   QTreeWidget* families_ = nullptr;
   QLineEdit *size_ = nullptr, *threads_ = nullptr, *blocks_ = nullptr, *registers_ = nullptr, *smem_ = nullptr;
-  QLabel* blocks_label_ = nullptr;
+  QLabel *blocks_label_ = nullptr, *family_title_ = nullptr;
   QLabel *size_rule_ = nullptr, *knob_note_ = nullptr, *knob_error_ = nullptr, *occupancy_ = nullptr;
   QWidget *launch_box_ = nullptr, *occupancy_box_ = nullptr;
   QLabel *banner_ = nullptr, *status_ = nullptr, *session_label_ = nullptr;

@@ -8,12 +8,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <QFontMetrics>
 #include <map>
 
 namespace ts::gui {
 
 namespace {
-/// The x range: 0.01 to 10^4 flop/byte covers vector add (1/12) to a 8192^3 GEMM (~2000).
+/// The x range: 0.01 to 10^4 flop/byte covers vector add (1/12) to a 8192^3 GEMM (~2700).
 constexpr double kXMin = 0.01, kXMax = 1e4;
 
 QColor family_colour(const std::string& f) {
@@ -55,7 +56,8 @@ RooflineChart::RooflineChart(QWidget* parent) : QWidget(parent) {
   plot_->xAxis->setLabel(tr("arithmetic intensity (flop per byte moved at least once)"));
   plot_->yAxis->setLabel(tr("achieved TFLOP/s"));
   plot_->legend->setVisible(true);
-  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+  // Top left: above the bandwidth slope, where no point can be (nothing beats the roof there).
+  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
   connect(plot_, &QCustomPlot::afterLayout, this, [this] { placeLabels(); });
   clear();
 }
@@ -70,8 +72,14 @@ void RooflineChart::clear() {
 void RooflineChart::setRun(const std::vector<playground::Ladder>& ladders, const QString& device) {
   roofline_ = playground::roofline(ladders, device.toStdString());
   rebuild();
-  QStringList left;
-  for (const auto& s : roofline_.left_out) left << QString::fromStdString(s);
+  QStringList moving, left;  // data movement (no flops) named once, then the failed or unrun rows
+  for (const auto& s : roofline_.left_out) {
+    const QString t = QString::fromStdString(s);
+    if (t.contains("no arithmetic")) moving << t.section(':', 0, 0);
+    else left << t;
+  }
+  if (!moving.isEmpty())
+    left.prepend(tr("%1 (data movement only: no flops, and intensity 0 has no place on a log axis)").arg(moving.join(", ")));
   note_->setText(tr("Intensity: the flops of a launch over the bytes it must move at least (each input read once, "
                     "each output written once). Roofs: bandwidth %1; compute peaks from the datasheet.%2")
                      .arg(roofline_.bandwidth.measured ? tr("measured") : tr("from the datasheet"),
@@ -106,13 +114,13 @@ void RooflineChart::rebuild() {
                               .arg(bw, 0, 'f', 0)
                               .arg(r.bandwidth.measured ? "measured" : "datasheet");
     g->setName(label);
+    g->removeFromLegend();  // labelled along the line
     roof_labels_ << label;
     auto* t = new QCPItemText(plot_);
     t->setObjectName("roof.bandwidth");
     t->position->setCoords(0.1, 0.1 * bw / 1e3);
     t->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    t->setRotation(-20);
-    t->setText(label);
+    t->setText(label);  // rotated to the slope's angle in placeLabels()
   }
   const Qt::PenStyle styles[] = {Qt::DashLine, Qt::DashDotLine, Qt::DotLine};
   for (std::size_t i = 0; i < r.peaks.size(); ++i) {
@@ -127,9 +135,12 @@ void RooflineChart::rebuild() {
                               .arg(pk.measured ? "measured" : "datasheet");
     g->setName(label);
     roof_labels_ << label;
+    // The label ends at the ridge, above the roof's height: left of the ridge and above the slope
+    // nothing can be plotted, while right of it the GEMM points sit just under their roofs.
+    g->removeFromLegend();
     auto* t = new QCPItemText(plot_);
-    t->position->setCoords(kXMax, pk.value);
-    t->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    t->position->setCoords(from, pk.value);
+    t->setPositionAlignment((bw > 0 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
     t->setText(label);
     t->setColor(QColor(60, 60, 60));
   }
@@ -154,9 +165,11 @@ void RooflineChart::rebuild() {
     t->setProperty("k", pt.intensity);  // placeLabels() positions it from these, in pixels
     t->setProperty("v", pt.tflops);
     t->position->setCoords(pt.intensity, pt.tflops);
-    t->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    t->setPadding(QMargins(8, 0, 0, 0));
+    t->setProperty("own", pt.own);  // own kernels' labels right of the point, the library's left of it
+    t->setPositionAlignment((pt.own ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+    t->setPadding(pt.own ? QMargins(8, 0, 0, 0) : QMargins(0, 0, 8, 0));
     t->setText(short_label(pt));
+    t->setProperty("label", short_label(pt));
     t->setColor(family_colour(pt.family).darker(130));
   }
   plot_->xAxis->setRange(kXMin, kXMax);
@@ -165,25 +178,50 @@ void RooflineChart::rebuild() {
 }
 
 void RooflineChart::placeLabels() {
-  // Points of one GEMM ladder share their intensity: their labels would stack. Sort them by pixel
-  // height and push each below the one above it by at least a line.
-  std::vector<QCPItemText*> labels;
+  // The bandwidth label along its slope (the angle in pixels of a decade of intensity).
+  if (auto* t = plot_->findChild<QCPItemText*>("roof.bandwidth"); t && roofline_.bandwidth.value > 0) {
+    const double bw = roofline_.bandwidth.value;
+    const double dx = plot_->xAxis->coordToPixel(1) - plot_->xAxis->coordToPixel(0.1);
+    const double dy = plot_->yAxis->coordToPixel(bw / 1e3) - plot_->yAxis->coordToPixel(0.1 * bw / 1e3);
+    t->setRotation(std::atan2(dy, dx) * 180 / M_PI);
+  }
+  // Points of one GEMM ladder share their intensity, so their labels would stack. Per column (x
+  // pixel, 20 px wide) and side (own right, library left): labels closer than a line are merged
+  // into one ("6, 7, 8"), and a merged label below another is pushed down a line.
+  std::map<std::pair<int, bool>, std::vector<QCPItemText*>> columns;
   for (int i = 0; i < plot_->itemCount(); ++i)
-    if (auto* t = qobject_cast<QCPItemText*>(plot_->item(i)); t && t->objectName() == "point") labels.push_back(t);
-  std::map<int, std::vector<QCPItemText*>> columns;  // by x pixel (rounded to 20 px)
-  for (auto* t : labels)
-    columns[static_cast<int>(plot_->xAxis->coordToPixel(t->property("k").toDouble()) / 20)].push_back(t);
+    if (auto* t = qobject_cast<QCPItemText*>(plot_->item(i)); t && t->objectName() == "point") {
+      t->setVisible(true);
+      const int x = static_cast<int>(plot_->xAxis->coordToPixel(t->property("k").toDouble()) / 20);
+      columns[{x, t->property("own").toBool()}].push_back(t);
+    }
   const int line = QFontMetrics(plot_->font()).height();
-  for (auto& [x, col] : columns) {
+  for (auto& [key, col] : columns) {
     std::sort(col.begin(), col.end(),
               [](QCPItemText* a, QCPItemText* b) { return a->property("v").toDouble() > b->property("v").toDouble(); });
-    double last = -1e9;
+    QCPItemText* head = nullptr;
+    double head_px = -1e9, last_px = -1e9;
+    QStringList names;
+    auto flush = [&] {
+      if (!head) return;
+      head->setText(names.join(", "));
+      const double px = std::max(head_px, last_px + line);
+      head->position->setType(QCPItemPosition::ptAbsolute);
+      head->position->setCoords(plot_->xAxis->coordToPixel(head->property("k").toDouble()), px);
+      last_px = px;
+    };
     for (auto* t : col) {
-      const double px = std::max(plot_->yAxis->coordToPixel(t->property("v").toDouble()), last + line);
-      t->position->setType(QCPItemPosition::ptAbsolute);
-      t->position->setCoords(plot_->xAxis->coordToPixel(t->property("k").toDouble()), px);
-      last = px;
+      const double px = plot_->yAxis->coordToPixel(t->property("v").toDouble());
+      const QString name = t->property("label").toString();
+      if (head && px - head_px < line) {
+        names.prepend(name);  // lowest first: "6, 7, 8"
+        t->setVisible(false);
+        continue;
+      }
+      flush();
+      head = t, head_px = px, names = {name};
     }
+    flush();
   }
 }
 
