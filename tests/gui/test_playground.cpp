@@ -24,6 +24,7 @@
 #include "widgets/playground/playground_runner.h"
 #include "widgets/playground/playground_workspace.h"
 #include "widgets/playground/roofline_chart.h"
+#include "widgets/timeline/timeline_details.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
 #include "widgets/workspaces/workspaces.h"
@@ -75,6 +76,25 @@ class TestPlayground : public QObject {
     // The kernels on the timeline: the session's store (3 launches per variant).
     QVERIFY(w.timeline()->view() != nullptr);
     QCOMPARE(static_cast<int>(w.findChild<PanelHub*>()->store()->kernels.size()), 3 * (2 + 6 + 3 + 11));
+    // One click on a kernel shows its launch: grid, block, registers, shared memory, occupancy.
+    w.tabs()->setCurrentWidget(w.timeline());
+    TimelineView* view = w.timeline()->view();
+    QTest::qWait(200);
+    view->fitAll();
+    QTest::qWait(100);
+    QPoint hit;
+    for (int y = 0; y < view->height() && hit.isNull(); y += 3)
+      for (int x = TimelineView::kHeaderWidth; x < view->width() && hit.isNull(); x += 3)
+        if (view->eventAt(QPoint(x, y)).valid()) hit = QPoint(x, y);
+    QVERIFY(!hit.isNull());
+    QTest::mouseClick(view, Qt::LeftButton, {}, hit);
+    QVERIFY(view->selectedEvent().valid());
+    QMap<QString, QString> d;
+    for (const auto& [key, value] : w.timeline()->details()->rows()) d[key] = value;
+    QVERIFY2(d["Name"].contains("_kernel_"), qPrintable(d["Name"]));
+    QVERIFY(d.contains("Grid") && d.contains("Block") && d.contains("Registers / thread") && d.contains("Shared memory"));
+    QVERIFY(d.contains("Theoretical occupancy"));
+    w.tabs()->setCurrentIndex(0);
     // The source of the selected variant's kernel.
     l->selectRow(0);
     QVERIFY(w.sourceView()->toPlainText().contains("__global__ void sgemm_naive"));
