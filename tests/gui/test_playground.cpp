@@ -178,6 +178,47 @@ class TestPlayground : public QObject {
     }
   }
 
+  void runStartsTheRunnerWithTheKnobsAndOpensItsSession() {
+    // A stand-in for trainscope-run (TRAINSCOPE_RUNNER): records its arguments, prints a line, copies
+    // the fixture to --session and exits with $FAKE_EXIT (3: no GPU in the child).
+    const QString script = dir_.filePath("fake-runner.sh");
+    QFile f(script);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QString("#!/bin/sh\necho \"$@\" > %1\necho 'device: NVIDIA H200 (132 SMs)'\n"
+                    "[ \"$FAKE_EXIT\" = 3 ] && { echo 'error: no CUDA device' >&2; exit 3; }\n"
+                    "while [ $# -gt 0 ]; do [ \"$1\" = --session ] && cp %2 \"$2\"; shift; done\nexit 0\n")
+                .arg(dir_.filePath("args.txt"), a_)
+                .toUtf8());
+    f.close();
+    QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    qputenv("TRAINSCOPE_RUNNER", script.toUtf8());
+    qputenv("FAKE_EXIT", "0");
+    PlaygroundWorkspace w(true, QString());
+    QVERIFY(w.selectFamily("vector_add"));
+    w.sizeEdit()->setText("1048576");
+    w.threadsEdit()->setText("128");
+    w.blocksEdit()->setText("64");
+    QSignalSpy shown(&w, &PlaygroundWorkspace::sessionShown);
+    QVERIFY(w.run());
+    QVERIFY(!w.runButton()->isEnabled());
+    QVERIFY(shown.wait(10000));
+    QFile args(dir_.filePath("args.txt"));
+    QVERIFY(args.open(QIODevice::ReadOnly));
+    const QString a = QString::fromUtf8(args.readAll());
+    QVERIFY2(a.startsWith("--playground vector_add --size 1048576 --threads-per-block 128 --blocks-per-grid 64 --session "),
+             qPrintable(a));
+    QVERIFY(w.statusText().contains("every check passed"));
+    QCOMPARE(w.shownRun().device, std::string("NVIDIA H200"));
+    QVERIFY(w.runButton()->isEnabled());
+    // The child finds no GPU: the recording is offered.
+    qputenv("FAKE_EXIT", "3");
+    qputenv("TRAINSCOPE_PLAYGROUND_RECORDING", a_.toUtf8());
+    QVERIFY(w.run());
+    QTRY_VERIFY_WITH_TIMEOUT(w.recordingOffered(), 10000);
+    QVERIFY2(w.statusText().contains("no CUDA device"), qPrintable(w.statusText()));
+    qunsetenv("TRAINSCOPE_RUNNER");
+  }
+
   void twoSessionsCompare() {
     PlaygroundWorkspace w(false, "no CUDA driver");
     QVERIFY(!w.compareWith(b_));  // nothing shown yet: A is missing
@@ -209,6 +250,11 @@ class TestPlayground : public QObject {
     bool found = false;
     for (QAction* a : w.workspaces()->modeActions()) found = found || a->text().remove('&') == "Playground";
     QVERIFY(found);
+    // Its minimum size fits a 1280x720 screen (at most 1280x680, as the other workspaces).
+    w.workspaces()->setMode(Workspaces::Mode::playground);
+    QApplication::processEvents();
+    const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
+    QVERIFY2(min.width() <= 1280 && min.height() <= 680, qPrintable(QString("%1x%2").arg(min.width()).arg(min.height())));
     QVERIFY(w.openSession(a_));
     QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::playground);
     QVERIFY(w.playground()->isVisible());
