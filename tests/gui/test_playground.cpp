@@ -18,6 +18,7 @@
 
 #include "app/gui/main_window.h"
 #include "common/playground_fixture.h"
+#include "lessons/session_pack.h"
 #include "gui/gui_test_util.h"
 #include "widgets/panel_hub.h"
 #include "widgets/playground/ladder_view.h"
@@ -156,7 +157,10 @@ class TestPlayground : public QObject {
   }
 
   void aRunWithoutAGpuIsOfferedTheRecording() {
-    qputenv("TRAINSCOPE_PLAYGROUND_RECORDING", a_.toUtf8());
+    // The recording as it ships: zstd-compressed (resources/playground/h200.tsession.zst).
+    const QString zst = dir_.filePath("h200.tsession.zst");
+    lessons::compress_session(a_.toStdString(), zst.toStdString());
+    qputenv("TRAINSCOPE_PLAYGROUND_RECORDING", zst.toUtf8());
     PlaygroundWorkspace w(false, "no CUDA driver");
     QVERIFY(w.findChild<QLabel*>("playground.banner")->text().contains("No usable GPU"));
     QCOMPARE(w.findChild<QLabel*>("playground.banner")->toolTip(), QString("no CUDA driver"));
@@ -289,6 +293,53 @@ class TestPlayground : public QObject {
       shoot("sgemm", 1, "roofline");
       shoot("transpose", 0, "memory_ladder");
       shoot("sgemm", 2, "timeline");
+    }
+  }
+
+  /// On a GPU machine (TS_PLAYGROUND_RUN=1; TS_SCREENSHOTS=DIR): Run from the workspace, as a user
+  /// does, for sgemm and transpose at their default sizes; each ladder printed and shot at 1280x720
+  /// and 1920x1080 with the roofline and the timeline; then the recording
+  /// (TRAINSCOPE_PLAYGROUND_RECORDING, e.g. a `--playground all` session) for the full roofline.
+  void runOnTheGpuWhenAsked() {
+    if (qEnvironmentVariable("TS_PLAYGROUND_RUN").isEmpty()) QSKIP("TS_PLAYGROUND_RUN not set (a GPU machine)");
+    const QString out = qEnvironmentVariable("TS_SCREENSHOTS", QDir::tempPath() + "/ts_playground_shots");
+    QDir().mkpath(out);
+    MainWindow w;
+    w.show();
+    PlaygroundWorkspace* p = w.playground();
+    QVERIFY2(p->hasGpu(), "the window found no usable GPU");
+    w.workspaces()->setMode(Workspaces::Mode::playground);
+    auto shoot = [&](const QString& family, int tab, const QString& name) {
+      for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+        w.resize(size);
+        p->selectFamily(family);
+        p->tabs()->setCurrentIndex(tab);
+        QTest::qWait(500);
+        QVERIFY(w.grab().save(QString("%1/%2_%3x%4.png").arg(out, name).arg(size.width()).arg(size.height())));
+      }
+    };
+    for (const char* family : {"sgemm", "transpose"}) {
+      QVERIFY(p->selectFamily(family));
+      QSignalSpy shown(p, &PlaygroundWorkspace::sessionShown);
+      QVERIFY2(p->run(), qPrintable(p->statusText()));
+      QVERIFY2(shown.wait(300000), qPrintable(p->statusText()));
+      qInfo().noquote() << family << ":" << p->statusText();
+      for (int i = 0; p->ladderView()->ladder() && i < static_cast<int>(p->ladderView()->ladder()->variants.size()); ++i)
+        qInfo().noquote() << "  " << p->ladderView()->rowCells(i).join(" | ");
+      QFile::copy(shown.first().first().toString(), out + "/run_" + QString(family) + ".tsession");
+      shoot(family, 0, QString("run_%1_ladder").arg(family));
+      if (QString(family) == "sgemm") {
+        shoot(family, 1, "run_sgemm_roofline");
+        shoot(family, 2, "run_sgemm_timeline");
+      }
+    }
+    if (p->openRecording()) {
+      qInfo().noquote() << "recording:" << p->statusText();
+      for (const auto& s : p->roofline()->roofLabels()) qInfo().noquote() << "  roof:" << s;
+      shoot("sgemm", 0, "recorded_sgemm_ladder");
+      shoot("sgemm", 1, "recorded_roofline");
+      shoot("copy", 0, "recorded_copy_ladder");
+      shoot("transpose", 0, "recorded_memory_ladder");
     }
   }
 };
