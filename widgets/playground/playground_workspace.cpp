@@ -239,8 +239,7 @@ bool PlaygroundWorkspace::selectFamily(const QString& name) {
                       : name == "occupancy"
                           ? tr("The ladder runs fixed configurations (block sizes, shared memory, __launch_bounds__); "
                                "these three knobs drive the occupancy calculator (cc 9.0 rules) beside it.")
-                          : tr("This family's launches are fixed by its kernels: each row's grid, block, registers and "
-                               "shared memory are in its tooltip and on the timeline."));
+                          : tr("Launches fixed by the kernels: each row's is in its tooltip and on the timeline."));
   updateKnobs();
   showLadderOf(name);
   return true;
