@@ -39,7 +39,8 @@ QString kernel_source_path(const QString& family, const QString& variant, QStrin
     at = names[step >= 1 && step <= 8 ? step : 0];
   } else if (family == "tensor") file = "gemm_tensor.cu", at = "wmma_gemm";
   else if (family == "divergence") file = "warps.cu", at = "divergence_kernel";
-  else if (family == "occupancy") file = "warps.cu", at = variant.contains("ILP") ? "occupancy_ilp16" : "occupancy_ilp1";
+  else if (family == "occupancy") file = "warps.cu", at = variant.contains("launch bounds") ? "occupancy_ilp16_capped"
+                                                      : variant.contains("ILP") ? "occupancy_ilp16" : "occupancy_ilp1";
   else return {};
   if (anchor) *anchor = at;
   return ":/playground/src/" + file;

@@ -92,15 +92,8 @@ void RooflineChart::setFocusFamily(const QString& family) {
   rebuild();
 }
 
-void RooflineChart::rebuild() {
-  plot_->clearGraphs();
-  plot_->clearItems();
-  roof_labels_.clear();
+void RooflineChart::addRoofs(double ymax) {
   const auto& r = roofline_;
-  double ymax = 1;
-  for (const auto& pk : r.peaks) ymax = std::max(ymax, pk.value);
-  for (const auto& pt : r.points) ymax = std::max(ymax, pt.tflops);
-  const double ymin = 0.01;
   const double bw = r.bandwidth.value;
   const double top = r.peaks.empty() ? ymax : r.peaks.back().value;
   if (bw > 0) {  // the slope, up to the highest peak's ridge
@@ -144,6 +137,18 @@ void RooflineChart::rebuild() {
     t->setText(label);
     t->setColor(QColor(60, 60, 60));
   }
+}
+
+void RooflineChart::rebuild() {
+  plot_->clearGraphs();
+  plot_->clearItems();
+  roof_labels_.clear();
+  const auto& r = roofline_;
+  double ymax = 1;
+  for (const auto& pk : r.peaks) ymax = std::max(ymax, pk.value);
+  for (const auto& pt : r.points) ymax = std::max(ymax, pt.tflops);
+  const double ymin = 0.01;
+  addRoofs(ymax);
   std::map<std::string, std::pair<QCPGraph*, QCPGraph*>> by_family;  // own, library
   for (const auto& pt : r.points) {
     auto& slot = by_family[pt.family];

@@ -31,6 +31,8 @@ class RooflineChart : public QWidget {
 
  private:
   void rebuild();
+  /// The bandwidth slope and the compute peaks, each labelled (roofLabels()).
+  void addRoofs(double ymax);
   void placeLabels();
   QCustomPlot* plot_;
   QLabel* note_;
