@@ -99,6 +99,8 @@ class TestPlayground : public QObject {
     // The source of the selected variant's kernel.
     l->selectRow(0);
     QVERIFY(w.sourceView()->toPlainText().contains("__global__ void sgemm_naive"));
+    QVERIFY2(w.findChild<PanelHub*>()->highlight().kernel_name.contains("sgemm_naive("),  // outlined on the timeline
+             qPrintable(w.findChild<PanelHub*>()->highlight().kernel_name));
     QVERIFY(w.sourceView()->textCursor().block().text().contains("sgemm_naive"));
     l->selectRow(6);
     QVERIFY(w.sourceView()->textCursor().block().text().contains("sgemm_warptile") ||

@@ -15,10 +15,12 @@
 #include <QTableWidget>
 #include <QTextBlock>
 #include <QVBoxLayout>
+#include <set>
 
 #include "kernels/playground/compare.h"
 #include "lessons/session_pack.h"
 #include "profiling/event_source.h"
+#include "profiling/lanes.h"
 #include "widgets/panel_hub.h"
 #include "widgets/playground/ladder_view.h"
 #include "widgets/playground/playground_runner.h"
@@ -27,6 +29,23 @@
 #include "widgets/timeline/timeline_panel.h"
 
 namespace ts::gui {
+
+namespace {
+/// The exact demangled name of the first kernel in `store` whose name is the function `anchor`
+/// ("sgemm_naive(" or a template "sgemm_warptile<"), "" when none ran.
+QString kernel_named(const prof::EventStore& store, const QString& anchor) {
+  if (anchor.isEmpty()) return {};
+  const std::string a = anchor.toStdString();
+  std::set<prof::StringId> seen;
+  for (std::size_t i = 0; i < store.kernels.size(); ++i) {
+    if (!seen.insert(store.kernels[i].name).second) continue;
+    const std::string name = prof::timeline::demangle(store.strings.get(store.kernels[i].name));
+    for (const char* after : {"(", "<"})
+      if (name.find(a + after) != std::string::npos) return QString::fromStdString(name);
+  }
+  return {};
+}
+}  // namespace
 
 QWidget* PlaygroundWorkspace::buildViews() {
   tabs_ = new QTabWidget;
@@ -170,6 +189,12 @@ void PlaygroundWorkspace::showSource(int row) {
     source_->setProperty("file", file);
   }
   source_label_->setText(tr("kernels/playground/%1 (read only) — %2").arg(file, anchor));
+  // Its launches outlined on the Timeline tab (centred on the first).
+  if (hub_->store()) {
+    const QString name = kernel_named(*hub_->store(), anchor);
+    if (name.isEmpty()) hub_->clearHighlight();
+    else hub_->setHighlight({tr("variant: %1").arg(variant), {}, name});
+  }
   // The kernel's definition: its __global__ line, else the first mention.
   QTextCursor c;
   for (QTextBlock b = source_->document()->begin(); b.isValid(); b = b.next())
