@@ -25,7 +25,9 @@ const VariantResult* find_variant(const Ladder* l, const std::string& name) {
   return nullptr;
 }
 
-bool passed(const VariantResult* v) { return v && v->checked && v->check_passed && v->throughput > 0; }
+bool passed(const VariantResult* v) {
+  return v && v->checked && v->check_passed && v->throughput > 0;
+}
 
 VariantComparison compare_variant(const std::string& name, const VariantResult* a, const VariantResult* b) {
   VariantComparison r;
@@ -65,10 +67,14 @@ std::string summary_of(const RunComparison& c) {
   int faster_a = 0, faster_b = 0, same = 0, alone = 0;
   for (const auto& l : c.ladders)
     for (const auto& r : l.rows) {
-      if (r.faster == 'A') ++faster_a;
-      else if (r.faster == 'B') ++faster_b;
-      else if (r.faster == '=') ++same;
-      else ++alone;
+      if (r.faster == 'A')
+        ++faster_a;
+      else if (r.faster == 'B')
+        ++faster_b;
+      else if (r.faster == '=')
+        ++same;
+      else
+        ++alone;
     }
   if (faster_a + faster_b + same == 0) return "no variant ran and passed in both runs: nothing to compare";
   std::string s = fmt::format("B faster in {}, A faster in {}, the same (within {:.0f} %) in {} of {} variants",
@@ -125,8 +131,9 @@ std::string format_compare_text(const RunComparison& c, const std::string& label
                      std::string("B ") + unit, "B/A", "faster");
     for (const auto& r : l.rows) {
       const std::string faster = r.faster == '=' ? "same" : r.faster ? std::string(1, r.faster) : "-";
-      s += fmt::format("{:<{}}  {:>10}  {:>10}  {:>7}  {}\n", r.name, w, value_text(r.in_a, r.passed_a, r.a),
-                       value_text(r.in_b, r.passed_b, r.b), r.ratio > 0 ? fmt::format("{:.2f}x", r.ratio) : "-", faster);
+      s +=
+          fmt::format("{:<{}}  {:>10}  {:>10}  {:>7}  {}\n", r.name, w, value_text(r.in_a, r.passed_a, r.a),
+                      value_text(r.in_b, r.passed_b, r.b), r.ratio > 0 ? fmt::format("{:.2f}x", r.ratio) : "-", faster);
     }
     if (l.geomean_ratio > 0) s += fmt::format("geometric mean B/A: {:.2f}x\n", l.geomean_ratio);
   }

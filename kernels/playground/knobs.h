@@ -19,8 +19,8 @@ void check_blocks_per_grid(std::int64_t blocks);
 /// A launch to hold against the occupancy calculator (occupancy family's knobs).
 struct LaunchKnobs {
   int threads_per_block = 256;
-  int registers = 32;             // per thread
-  std::int64_t smem_bytes = 0;    // static + dynamic shared memory per block
+  int registers = 32;           // per thread
+  std::int64_t smem_bytes = 0;  // static + dynamic shared memory per block
 };
 /// Throws ts::InputError with the first knob out of `sm`'s range (threads 32..max_threads_per_block in
 /// warps, registers 1..max_regs_per_thread, shared memory 0..smem_per_block_optin).

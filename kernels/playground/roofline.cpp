@@ -11,7 +11,9 @@ namespace ts::playground {
 
 namespace {
 
-bool has(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
+bool has(const std::string& s, const char* what) {
+  return s.find(what) != std::string::npos;
+}
 
 /// Bytes per input element of a GEMM row, from its name (the ladders' names, families_compute.cpp).
 double gemm_input_bytes(const std::string& name) {
@@ -28,7 +30,8 @@ LaunchWork launch_work(const Ladder& l, const VariantResult& v) {
     const double in = gemm_input_bytes(v.name), out = has(v.name, "bf16 out") ? 2 : 4;
     w.flops = l.unit == Unit::tflops && v.work > 0 ? v.work : 2 * n * n * n;
     w.bytes = 2 * n * n * in + n * n * out;
-    w.basis = fmt::format("2 M N K flops; A and B read once ({} bytes each element), C written once ({} bytes)", in, out);
+    w.basis =
+        fmt::format("2 M N K flops; A and B read once ({} bytes each element), C written once ({} bytes)", in, out);
   } else if (f == "vector_add") {
     w.flops = n, w.bytes = v.work > 0 ? v.work : 12 * n;
     w.basis = "one add per element; a and b read, c written (12 bytes per element)";
@@ -107,8 +110,8 @@ Roofline roofline(const std::vector<Ladder>& ladders, const std::string& device)
         out.left_out.push_back(l.family + " " + v.name + ": " + (v.checked ? "check failed" : "not run"));
         continue;
       }
-      out.points.push_back({l.family, v.name, v.own, w.intensity(), w.flops / v.median_ns / 1e3, w.bytes / v.median_ns,
-                            w.basis});
+      out.points.push_back(
+          {l.family, v.name, v.own, w.intensity(), w.flops / v.median_ns / 1e3, w.bytes / v.median_ns, w.basis});
     }
   }
   return out;

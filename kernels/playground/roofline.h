@@ -17,9 +17,9 @@ namespace ts::playground {
 
 /// The flops and the minimum DRAM bytes of one launch of `v` (a row of ladder `l`).
 struct LaunchWork {
-  double flops = 0;    // floating-point operations (an FMA counts 2, an add 1)
-  double bytes = 0;    // bytes read + written at least once
-  std::string basis;   // how they were counted: "2 M N K flops; A, B in bf16, C fp32 written"
+  double flops = 0;   // floating-point operations (an FMA counts 2, an add 1)
+  double bytes = 0;   // bytes read + written at least once
+  std::string basis;  // how they were counted: "2 M N K flops; A, B in bf16, C fp32 written"
   double intensity() const { return bytes > 0 ? flops / bytes : 0; }  // flop / byte
 };
 
@@ -35,26 +35,26 @@ LaunchWork launch_work(const Ladder& l, const VariantResult& v);
 /// One point of the chart: a row that passed its check and does arithmetic.
 struct RooflinePoint {
   std::string family, variant;
-  bool own = true;         // false: the library's (cuBLAS) row
-  double intensity = 0;    // flop / byte
-  double tflops = 0;       // achieved: flops / median time
-  double gbps = 0;         // achieved: bytes / median time
+  bool own = true;       // false: the library's (cuBLAS) row
+  double intensity = 0;  // flop / byte
+  double tflops = 0;     // achieved: flops / median time
+  double gbps = 0;       // achieved: bytes / median time
   std::string basis;
 };
 
 /// A roof: the bandwidth (GB/s, a slope) or a compute peak (TFLOP/s, flat).
 struct Roof {
-  std::string what;        // "device copy", "FP32", "TF32 tensor cores", "BF16/FP16 tensor cores"
-  double value = 0;        // GB/s for the bandwidth, TFLOP/s for a peak
-  bool measured = false;   // measured by this run, else a datasheet figure
+  std::string what;       // "device copy", "FP32", "TF32 tensor cores", "BF16/FP16 tensor cores"
+  double value = 0;       // GB/s for the bandwidth, TFLOP/s for a peak
+  bool measured = false;  // measured by this run, else a datasheet figure
   std::string source;
 };
 
 struct Roofline {
   std::vector<RooflinePoint> points;
-  Roof bandwidth;                       // value 0: none known
-  std::vector<Roof> peaks;              // datasheet FP32, TF32, BF16 (those the table knows)
-  std::vector<std::string> left_out;    // "copy: no arithmetic (intensity 0)", "sgemm 3: check failed"
+  Roof bandwidth;                     // value 0: none known
+  std::vector<Roof> peaks;            // datasheet FP32, TF32, BF16 (those the table knows)
+  std::vector<std::string> left_out;  // "copy: no arithmetic (intensity 0)", "sgemm 3: check failed"
 };
 
 /// The roofline of a run on `device` (its name, for the datasheet table): points from every ladder;

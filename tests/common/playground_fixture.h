@@ -39,8 +39,13 @@ inline playground::StoredRun pg_run(double scale = 1, const std::string& device 
     ls.push_back(l);
   };
   mem("copy", "device copy: the bandwidth ceiling", {{"float per thread", 3950}, {"float4 per thread", 4262}});
-  mem("stride", "strided reads", {{"stride 1", 2424}, {"stride 2", 1700}, {"stride 4", 1000}, {"stride 8", 600},
-                                 {"stride 16", 500}, {"stride 32", 456}});
+  mem("stride", "strided reads",
+      {{"stride 1", 2424},
+       {"stride 2", 1700},
+       {"stride 4", 1000},
+       {"stride 8", 600},
+       {"stride 16", 500},
+       {"stride 32", 456}});
   mem("transpose", "matrix transpose", {{"naive", 561}, {"32x32 shared tile", 1641}, {"tile padded to 33", 3563}});
   Ladder g;
   g.family = "sgemm", g.title = "SGEMM 4096x4096x4096 (FP32)", g.unit = Unit::tflops, g.size = 4096;

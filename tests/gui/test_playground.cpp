@@ -18,8 +18,8 @@
 
 #include "app/gui/main_window.h"
 #include "common/playground_fixture.h"
-#include "lessons/session_pack.h"
 #include "gui/gui_test_util.h"
+#include "lessons/session_pack.h"
 #include "widgets/panel_hub.h"
 #include "widgets/playground/ladder_view.h"
 #include "widgets/playground/playground_runner.h"
@@ -93,7 +93,8 @@ class TestPlayground : public QObject {
     QMap<QString, QString> d;
     for (const auto& [key, value] : w.timeline()->details()->rows()) d[key] = value;
     QVERIFY2(d["Name"].contains("_kernel_"), qPrintable(d["Name"]));
-    QVERIFY(d.contains("Grid") && d.contains("Block") && d.contains("Registers / thread") && d.contains("Shared memory"));
+    QVERIFY(d.contains("Grid") && d.contains("Block") && d.contains("Registers / thread") &&
+            d.contains("Shared memory"));
     QVERIFY(d.contains("Theoretical occupancy"));
     w.tabs()->setCurrentIndex(0);
     // The source of the selected variant's kernel.
@@ -211,8 +212,9 @@ class TestPlayground : public QObject {
     QFile args(dir_.filePath("args.txt"));
     QVERIFY(args.open(QIODevice::ReadOnly));
     const QString a = QString::fromUtf8(args.readAll());
-    QVERIFY2(a.startsWith("--playground vector_add --size 1048576 --threads-per-block 128 --blocks-per-grid 64 --session "),
-             qPrintable(a));
+    QVERIFY2(
+        a.startsWith("--playground vector_add --size 1048576 --threads-per-block 128 --blocks-per-grid 64 --session "),
+        qPrintable(a));
     QVERIFY(w.statusText().contains("every check passed"));
     QCOMPARE(w.shownRun().device, std::string("NVIDIA H200"));
     QVERIFY(w.runButton()->isEnabled());
@@ -237,7 +239,8 @@ class TestPlayground : public QObject {
     QCOMPARE(t->rowCount(), 2 + 6 + 3 + 11);
     bool saw_failed = false, saw_ratio = false;
     for (int i = 0; i < t->rowCount(); ++i) {
-      if (t->item(i, 1)->text() == "7 warp tiling") saw_ratio = t->item(i, 4)->text() == "2.00x" && t->item(i, 5)->text() == "B";
+      if (t->item(i, 1)->text() == "7 warp tiling")
+        saw_ratio = t->item(i, 4)->text() == "2.00x" && t->item(i, 5)->text() == "B";
       if (t->item(i, 1)->text() == "3 shared-memory tiles") saw_failed = t->item(i, 2)->text().contains("FAILED");
     }
     QVERIFY(saw_ratio);
@@ -260,7 +263,8 @@ class TestPlayground : public QObject {
     w.workspaces()->setMode(Workspaces::Mode::playground);
     QApplication::processEvents();
     const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
-    QVERIFY2(min.width() <= 1280 && min.height() <= 680, qPrintable(QString("%1x%2").arg(min.width()).arg(min.height())));
+    QVERIFY2(min.width() <= 1280 && min.height() <= 680,
+             qPrintable(QString("%1x%2").arg(min.width()).arg(min.height())));
     QVERIFY(w.openSession(a_));
     QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::playground);
     QVERIFY(w.playground()->isVisible());
@@ -326,7 +330,8 @@ class TestPlayground : public QObject {
       QVERIFY2(p->run(), qPrintable(p->statusText()));
       QVERIFY2(shown.wait(300000), qPrintable(p->statusText()));
       qInfo().noquote() << family << ":" << p->statusText();
-      for (int i = 0; p->ladderView()->ladder() && i < static_cast<int>(p->ladderView()->ladder()->variants.size()); ++i)
+      for (int i = 0; p->ladderView()->ladder() && i < static_cast<int>(p->ladderView()->ladder()->variants.size());
+           ++i)
         qInfo().noquote() << "  " << p->ladderView()->rowCells(i).join(" | ");
       QFile::copy(shown.first().first().toString(), out + "/run_" + QString(family) + ".tsession");
       shoot(family, 0, QString("run_%1_ladder").arg(family));

@@ -37,7 +37,8 @@ Ladder copy(double gbps) {
   Ladder l;
   l.family = "copy", l.unit = Unit::gbps, l.size = 1 << 20;
   const double bytes = 8.0 * l.size;
-  l.variants = {row("float per thread", gbps * 0.9, bytes / (gbps * 0.9), bytes), row("float4 per thread", gbps, bytes / gbps, bytes)};
+  l.variants = {row("float per thread", gbps * 0.9, bytes / (gbps * 0.9), bytes),
+                row("float4 per thread", gbps, bytes / gbps, bytes)};
   return l;
 }
 
@@ -91,9 +92,9 @@ TEST(PlaygroundRoofline, WithoutACopyLadderTheRoofIsTheDatasheetsAndFailedRowsAr
 }
 
 TEST(PlaygroundRoofline, AttainableIsTheLowerRoof) {
-  EXPECT_DOUBLE_EQ(attainable_tflops(1, 4000, 67), 4);     // 1 flop/byte x 4000 GB/s = 4 TFLOP/s
-  EXPECT_DOUBLE_EQ(attainable_tflops(1000, 4000, 67), 67);  // compute-bound
-  EXPECT_DOUBLE_EQ(attainable_tflops(16.75, 4000, 67), 67); // the ridge point
+  EXPECT_DOUBLE_EQ(attainable_tflops(1, 4000, 67), 4);       // 1 flop/byte x 4000 GB/s = 4 TFLOP/s
+  EXPECT_DOUBLE_EQ(attainable_tflops(1000, 4000, 67), 67);   // compute-bound
+  EXPECT_DOUBLE_EQ(attainable_tflops(16.75, 4000, 67), 67);  // the ridge point
 }
 
 TEST(PlaygroundCompare, VariantsMatchByNameWithRatiosAndTheFasterRun) {

@@ -5,7 +5,6 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
-
 #include <algorithm>
 
 namespace ts::gui {
@@ -16,7 +15,9 @@ namespace {
 const char* const kColumnSamples[] = {"9999.999 ms", "9999.9 TFLOP/s", "100 %", "100 %", "FAILED"};
 const QColor kFail(190, 30, 30), kOwnBar(70, 130, 200), kLibBar(150, 150, 150), kLimitTick(30, 30, 30);
 
-QString unit_text(playground::Unit u) { return u == playground::Unit::gbps ? "GB/s" : "TFLOP/s"; }
+QString unit_text(playground::Unit u) {
+  return u == playground::Unit::gbps ? "GB/s" : "TFLOP/s";
+}
 
 QString limit_line(const playground::Limit& l, playground::Unit u) {
   return QString("%1 = %2 %3 (%4; %5)")
@@ -91,8 +92,10 @@ QStringList LadderView::headerLines() const {
   QStringList out{QString("%1 — %2 = %3")
                       .arg(QString::fromStdString(ladder_->title), QString::fromStdString(ladder_->size_what))
                       .arg(ladder_->size)};
-  if (ladder_->limit.value > 0) out << tr("limit: ") + limit_line(ladder_->limit, ladder_->unit);
-  else out << tr("limit: none known for this card (shares of the limit not shown)");
+  if (ladder_->limit.value > 0)
+    out << tr("limit: ") + limit_line(ladder_->limit, ladder_->unit);
+  else
+    out << tr("limit: none known for this card (shares of the limit not shown)");
   for (const auto& l : ladder_->other_limits)
     if (l.value > 0) out << tr("beside: ") + limit_line(l, ladder_->unit);
   if (!ladder_->warning.empty()) out << tr("warning: ") + QString::fromStdString(ladder_->warning);
@@ -125,8 +128,12 @@ int LadderView::heightForWidth(int w) const {
   return g.header_h + (ladder_ ? static_cast<int>(ladder_->variants.size()) : 0) * g.row_h + 8;
 }
 
-QSize LadderView::sizeHint() const { return {760, heightForWidth(760)}; }
-QSize LadderView::minimumSizeHint() const { return {480, heightForWidth(480)}; }
+QSize LadderView::sizeHint() const {
+  return {760, heightForWidth(760)};
+}
+QSize LadderView::minimumSizeHint() const {
+  return {480, heightForWidth(480)};
+}
 
 void LadderView::paintEvent(QPaintEvent*) {
   QPainter p(this);
@@ -151,7 +158,8 @@ void LadderView::paintEvent(QPaintEvent*) {
   p.setFont(bold);
   p.setPen(palette().color(QPalette::PlaceholderText));
   p.drawText(QRect(6, y, g.name_w, ls), Qt::AlignLeft | Qt::AlignVCenter, tr("variant"));
-  p.drawText(QRect(g.bar_x, y, g.bar_w, ls), Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(tr("of best (| of limit)"), Qt::ElideRight, g.bar_w));
+  p.drawText(QRect(g.bar_x, y, g.bar_w, ls), Qt::AlignLeft | Qt::AlignVCenter,
+             fm.elidedText(tr("of best (| of limit)"), Qt::ElideRight, g.bar_w));
   for (int c = 0, x = g.num_x; c < 5; x += cols[c], ++c)
     p.drawText(QRect(x, y, cols[c] - 4, ls), Qt::AlignRight | Qt::AlignVCenter, titles[c]);
   y = g.header_h;
@@ -159,8 +167,10 @@ void LadderView::paintEvent(QPaintEvent*) {
     const auto& v = ladder_->variants[static_cast<std::size_t>(i)];
     const QStringList cells = rowCells(i);
     const bool failed = v.checked && !v.check_passed;
-    if (i == selected_) p.fillRect(QRect(0, y, width(), g.row_h), palette().color(QPalette::AlternateBase).darker(105));
-    else if (i % 2) p.fillRect(QRect(0, y, width(), g.row_h), palette().color(QPalette::AlternateBase));
+    if (i == selected_)
+      p.fillRect(QRect(0, y, width(), g.row_h), palette().color(QPalette::AlternateBase).darker(105));
+    else if (i % 2)
+      p.fillRect(QRect(0, y, width(), g.row_h), palette().color(QPalette::AlternateBase));
     const QColor text = failed ? kFail : palette().color(QPalette::Text);
     p.setFont(bold);
     p.setPen(text);
@@ -213,11 +223,12 @@ bool LadderView::event(QEvent* e) {
       return true;
     }
     const auto& v = ladder_->variants[static_cast<std::size_t>(r)];
-    QString tip = "<b>" + QString::fromStdString(v.name).toHtmlEscaped() + "</b><br>" +
-                  rowCells(r)[6].toHtmlEscaped();
+    QString tip = "<b>" + QString::fromStdString(v.name).toHtmlEscaped() + "</b><br>" + rowCells(r)[6].toHtmlEscaped();
     if (!v.launch.empty()) tip += "<br>launch: " + QString::fromStdString(v.launch).toHtmlEscaped();
     if (v.limit > 0)
-      tip += QString("<br>limit: %1 = %2").arg(QString::fromStdString(v.limit_what).toHtmlEscaped()).arg(v.limit, 0, 'f', 1);
+      tip += QString("<br>limit: %1 = %2")
+                 .arg(QString::fromStdString(v.limit_what).toHtmlEscaped())
+                 .arg(v.limit, 0, 'f', 1);
     if (!v.note.empty()) tip += "<br>" + QString::fromStdString(v.note).toHtmlEscaped();
     if (v.check_passed) tip += QString("<br>event time %1 (CUDA events, cross-check)").arg(ladder_time(v.event_ns));
     QToolTip::showText(he->globalPos(), tip, this);

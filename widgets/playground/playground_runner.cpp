@@ -26,22 +26,32 @@ QString playground_recording(QString* tried) {
 QString kernel_source_path(const QString& family, const QString& variant, QString* anchor) {
   QString file, at;
   if (variant.startsWith("cuBLAS")) return {};
-  if (family == "vector_add") file = "memory.cu", at = "vector_add_kernel";
-  else if (family == "copy") file = "memory.cu", at = variant.contains("float4") ? "copy4_kernel" : "copy_kernel";
-  else if (family == "stride") file = "memory.cu", at = "strided_read_kernel";
-  else if (family == "transpose") file = "memory.cu", at = variant == "naive" ? "transpose_naive_kernel" : "transpose_tile_kernel";
-  else if (family == "reduction") file = "reduction.cu", at = "reduce" + variant.left(1);
+  if (family == "vector_add")
+    file = "memory.cu", at = "vector_add_kernel";
+  else if (family == "copy")
+    file = "memory.cu", at = variant.contains("float4") ? "copy4_kernel" : "copy_kernel";
+  else if (family == "stride")
+    file = "memory.cu", at = "strided_read_kernel";
+  else if (family == "transpose")
+    file = "memory.cu", at = variant == "naive" ? "transpose_naive_kernel" : "transpose_tile_kernel";
+  else if (family == "reduction")
+    file = "reduction.cu", at = "reduce" + variant.left(1);
   else if (family == "sgemm") {
     file = "gemm.cu";
     const int step = variant.section(' ', 0, 0).toInt();
-    const char* names[] = {"sgemm_naive", "sgemm_naive", "sgemm_coalesced", "sgemm_smem", "sgemm_1d",
+    const char* names[] = {"sgemm_naive", "sgemm_naive", "sgemm_coalesced", "sgemm_smem",    "sgemm_1d",
                            "sgemm_2d",    "sgemm_vec",   "sgemm_warptile",  "sgemm_warptile"};
     at = names[step >= 1 && step <= 8 ? step : 0];
-  } else if (family == "tensor") file = "gemm_tensor.cu", at = "wmma_gemm";
-  else if (family == "divergence") file = "warps.cu", at = "divergence_kernel";
-  else if (family == "occupancy") file = "warps.cu", at = variant.contains("launch bounds") ? "occupancy_ilp16_capped"
-                                                      : variant.contains("ILP") ? "occupancy_ilp16" : "occupancy_ilp1";
-  else return {};
+  } else if (family == "tensor")
+    file = "gemm_tensor.cu", at = "wmma_gemm";
+  else if (family == "divergence")
+    file = "warps.cu", at = "divergence_kernel";
+  else if (family == "occupancy")
+    file = "warps.cu", at = variant.contains("launch bounds") ? "occupancy_ilp16_capped"
+                            : variant.contains("ILP")         ? "occupancy_ilp16"
+                                                              : "occupancy_ilp1";
+  else
+    return {};
   if (anchor) *anchor = at;
   return ":/playground/src/" + file;
 }
@@ -122,7 +132,9 @@ void PlaygroundRunner::onFinished(int code, QProcess::ExitStatus status) {
     return;
   }
   const QString why = !error_line_.isEmpty() ? error_line_ : last_line_;
-  emit failed(tr("trainscope-run exit %1%2").arg(status == QProcess::NormalExit ? code : -1).arg(why.isEmpty() ? "" : ": " + why),
+  emit failed(tr("trainscope-run exit %1%2")
+                  .arg(status == QProcess::NormalExit ? code : -1)
+                  .arg(why.isEmpty() ? "" : ": " + why),
               status == QProcess::NormalExit && code == 3);
 }
 

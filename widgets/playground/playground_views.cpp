@@ -116,7 +116,8 @@ bool PlaygroundWorkspace::openSession(const QString& path) {
     plain = std::make_unique<lessons::PlainSession>(path.toStdString());
     run = playground::read_playground_session(plain->path());
     if (run.ladders.empty())
-      throw std::runtime_error(path.toStdString() + " holds no playground run (a training session, or a file before format 3)");
+      throw std::runtime_error(path.toStdString() +
+                               " holds no playground run (a training session, or a file before format 3)");
     source = prof::open_session(plain->path());
   } catch (const std::exception& e) {
     setStatus(QString::fromUtf8(e.what()), true);
@@ -161,8 +162,10 @@ void PlaygroundWorkspace::showLadderOf(const QString& family) {
   const playground::Ladder* found = nullptr;
   for (const auto& l : run_.ladders)
     if (QString::fromStdString(l.family) == family) found = &l;
-  if (found) ladder_->setLadder(*found);
-  else ladder_->clear();
+  if (found)
+    ladder_->setLadder(*found);
+  else
+    ladder_->clear();
   roofline_->setFocusFamily(family);
   showSource(found && !found->variants.empty() ? 0 : -1);
 }
@@ -174,7 +177,8 @@ void PlaygroundWorkspace::showSource(int row) {
   QString path = kernel_source_path(family_, variant, &anchor);
   if (path.isEmpty() && variant.startsWith("cuBLAS")) {
     source_label_->setText(tr("%1: a cuBLAS kernel (NVIDIA's library; its source is not public). The kernel that "
-                              "ran is named on the Timeline tab.").arg(variant));
+                              "ran is named on the Timeline tab.")
+                               .arg(variant));
     return;
   }
   QFile f(path);
@@ -192,8 +196,10 @@ void PlaygroundWorkspace::showSource(int row) {
   // Its launches outlined on the Timeline tab (centred on the first).
   if (hub_->store()) {
     const QString name = kernel_named(*hub_->store(), anchor);
-    if (name.isEmpty()) hub_->clearHighlight();
-    else hub_->setHighlight({tr("variant: %1").arg(variant), {}, name});
+    if (name.isEmpty())
+      hub_->clearHighlight();
+    else
+      hub_->setHighlight({tr("variant: %1").arg(variant), {}, name});
   }
   // The kernel's definition: its __global__ line, else the first mention.
   QTextCursor c;
@@ -240,12 +246,16 @@ bool PlaygroundWorkspace::compareWith(const QString& path) {
         return !in ? QString("-") : ok ? QString::number(v, 'f', 1) + unit : tr("FAILED: no time");
       };
       const QString faster = r.faster == '=' ? tr("same") : r.faster ? QString(QChar(r.faster)) : QString("-");
-      const QStringList cells{QString::fromStdString(l.family), QString::fromStdString(r.name),
-                              val(r.in_a, r.passed_a, r.a), val(r.in_b, r.passed_b, r.b),
-                              r.ratio > 0 ? QString("%1x").arg(r.ratio, 0, 'f', 2) : "-", faster};
+      const QStringList cells{QString::fromStdString(l.family),
+                              QString::fromStdString(r.name),
+                              val(r.in_a, r.passed_a, r.a),
+                              val(r.in_b, r.passed_b, r.b),
+                              r.ratio > 0 ? QString("%1x").arg(r.ratio, 0, 'f', 2) : "-",
+                              faster};
       for (int k = 0; k < cells.size(); ++k) {
         auto* it = new QTableWidgetItem(cells[k]);
-        if ((r.in_a && !r.passed_a && k == 2) || (r.in_b && !r.passed_b && k == 3)) it->setForeground(QColor(176, 30, 30));
+        if ((r.in_a && !r.passed_a && k == 2) || (r.in_b && !r.passed_b && k == 3))
+          it->setForeground(QColor(176, 30, 30));
         if (k >= 2) it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         compare_table_->setItem(i, k, it);
       }
@@ -279,8 +289,8 @@ void PlaygroundWorkspace::chooseCompare() {
 }
 
 void PlaygroundWorkspace::chooseSave() {
-  const QString p = QFileDialog::getSaveFileName(this, tr("Save the playground session"), QFileInfo(shown_).completeBaseName(),
-                                                 tr("Sessions (*.tsession)"));
+  const QString p = QFileDialog::getSaveFileName(this, tr("Save the playground session"),
+                                                 QFileInfo(shown_).completeBaseName(), tr("Sessions (*.tsession)"));
   if (!p.isEmpty()) saveSessionAs(p.endsWith(".tsession") ? p : p + ".tsession");
 }
 

@@ -49,7 +49,10 @@ QLabel* note_label(const QString& object_name) {
 }  // namespace
 
 PlaygroundWorkspace::PlaygroundWorkspace(bool gpu, const QString& no_gpu_reason, QWidget* parent)
-    : QWidget(parent), gpu_(gpu), no_gpu_reason_(no_gpu_reason), hub_(new PanelHub(this)),
+    : QWidget(parent),
+      gpu_(gpu),
+      no_gpu_reason_(no_gpu_reason),
+      hub_(new PanelHub(this)),
       runner_(new PlaygroundRunner(this)) {
   setObjectName("workspace.playground");
   auto* split = new QSplitter(Qt::Horizontal);
@@ -71,8 +74,9 @@ PlaygroundWorkspace::PlaygroundWorkspace(bool gpu, const QString& no_gpu_reason,
   fillFamilies();
   selectFamily("sgemm");
   if (!gpu_) {
-    banner_->setText(tr("No usable GPU here: Run needs one. Open the recording (an H200's run) or any playground "
-                        "session; every kernel's source is shown."));
+    banner_->setText(
+        tr("No usable GPU here: Run needs one. Open the recording (an H200's run) or any playground "
+           "session; every kernel's source is shown."));
     banner_->setToolTip(no_gpu_reason_);
     banner_->show();
   }
@@ -100,7 +104,8 @@ QWidget* PlaygroundWorkspace::buildControls() {
   auto* row = new QHBoxLayout;
   run_button_ = new QPushButton(tr("Run"));
   run_button_->setObjectName("playground.run");
-  run_button_->setToolTip(tr("Run this family on this machine's GPU (trainscope-run --playground) and open its session"));
+  run_button_->setToolTip(
+      tr("Run this family on this machine's GPU (trainscope-run --playground) and open its session"));
   cancel_button_ = new QPushButton(tr("Cancel"));
   cancel_button_->setEnabled(false);
   row->addWidget(run_button_);
@@ -121,7 +126,8 @@ QWidget* PlaygroundWorkspace::buildControls() {
   save_button_ = new QPushButton(tr("Save as…"));
   save_button_->setEnabled(false);
   compare_button_ = new QPushButton(tr("Compare…"));
-  compare_button_->setToolTip(tr("Compare the shown session with another playground session (two cards, or two launches)"));
+  compare_button_->setToolTip(
+      tr("Compare the shown session with another playground session (two cards, or two launches)"));
   compare_button_->setEnabled(false);
   files->addWidget(recording_button_, 0, 0);
   files->addWidget(open, 0, 1);
@@ -221,7 +227,8 @@ bool PlaygroundWorkspace::selectFamily(const QString& name) {
   const bool changed = family_ != name;
   family_ = name;
   for (QTreeWidgetItemIterator it(families_); *it; ++it)
-    if ((*it)->data(0, Qt::UserRole).toString() == name && families_->currentItem() != *it) families_->setCurrentItem(*it);
+    if ((*it)->data(0, Qt::UserRole).toString() == name && families_->currentItem() != *it)
+      families_->setCurrentItem(*it);
   if (changed) size_->setText(QString::number(info->default_size));
   family_title_->setText(QString("%1: %2").arg(name, QString::fromUtf8(info->title)));
   size_rule_->setText(tr("%1; a multiple of %2 in [%3, %4] (default %5)")
@@ -234,8 +241,7 @@ bool PlaygroundWorkspace::selectFamily(const QString& name) {
   blocks_->setVisible(name == "vector_add");
   blocks_label_->setVisible(name == "vector_add");
   occupancy_box_->setVisible(name == "occupancy");
-  knob_note_->setText(name == "vector_add"
-                          ? tr("Your launch is the ladder's last row, beside three fixed launches.")
+  knob_note_->setText(name == "vector_add" ? tr("Your launch is the ladder's last row, beside three fixed launches.")
                       : name == "occupancy"
                           ? tr("The ladder runs fixed configurations (block sizes, shared memory, __launch_bounds__); "
                                "these three knobs drive the occupancy calculator (cc 9.0 rules) beside it.")
@@ -303,11 +309,12 @@ bool PlaygroundWorkspace::run() {
     return false;
   }
   QStringList args{"--size", size_->text().trimmed()};
-  if (family_ == "vector_add") args << "--threads-per-block" << threads_->text().trimmed() << "--blocks-per-grid"
-                                    << blocks_->text().trimmed();
+  if (family_ == "vector_add")
+    args << "--threads-per-block" << threads_->text().trimmed() << "--blocks-per-grid" << blocks_->text().trimmed();
   const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + "/playground";
   QDir().mkpath(dir);
-  const QString out = dir + QString("/%1-%2.tsession").arg(family_, QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
+  const QString out =
+      dir + QString("/%1-%2.tsession").arg(family_, QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
   if (!runner_->start(family_, args, out)) return false;
   progress_->show();
   cancel_button_->setEnabled(true);
@@ -329,8 +336,10 @@ void PlaygroundWorkspace::runFailed(const QString& message, bool no_gpu) {
   progress_->hide();
   cancel_button_->setEnabled(false);
   run_button_->setEnabled(true);
-  if (no_gpu) offerRecording(tr("The runner found no GPU (%1).").arg(message));
-  else setStatus(tr("Run failed: %1").arg(message), true);
+  if (no_gpu)
+    offerRecording(tr("The runner found no GPU (%1).").arg(message));
+  else
+    setStatus(tr("Run failed: %1").arg(message), true);
 }
 
 void PlaygroundWorkspace::offerRecording(const QString& why) {
@@ -350,6 +359,8 @@ void PlaygroundWorkspace::setStatus(const QString& text, bool error) {
   status_->setStyleSheet(error ? "QLabel { color: #b01e1e; }" : QString());
 }
 
-QString PlaygroundWorkspace::statusText() const { return status_->text(); }
+QString PlaygroundWorkspace::statusText() const {
+  return status_->text();
+}
 
 }  // namespace ts::gui

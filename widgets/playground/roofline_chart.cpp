@@ -2,13 +2,13 @@
 // placed right of their points and nudged apart so they never overlap.
 #include "widgets/playground/roofline_chart.h"
 
-#include <QLabel>
-#include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
+#include <QLabel>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <QFontMetrics>
 #include <map>
 
 namespace ts::gui {
@@ -19,8 +19,8 @@ constexpr double kXMin = 0.01, kXMax = 1e4;
 
 QColor family_colour(const std::string& f) {
   static const std::map<std::string, QColor> c = {
-      {"vector_add", QColor(0, 150, 136)}, {"reduction", QColor(230, 120, 0)}, {"occupancy", QColor(120, 90, 60)},
-      {"divergence", QColor(150, 60, 170)}, {"sgemm", QColor(40, 100, 200)}, {"tensor", QColor(200, 40, 80)}};
+      {"vector_add", QColor(0, 150, 136)},  {"reduction", QColor(230, 120, 0)}, {"occupancy", QColor(120, 90, 60)},
+      {"divergence", QColor(150, 60, 170)}, {"sgemm", QColor(40, 100, 200)},    {"tensor", QColor(200, 40, 80)}};
   auto it = c.find(f);
   return it == c.end() ? QColor(90, 90, 90) : it->second;
 }
@@ -75,11 +75,14 @@ void RooflineChart::setRun(const std::vector<playground::Ladder>& ladders, const
   QStringList moving, left;  // data movement (no flops) named once, then the failed or unrun rows
   for (const auto& s : roofline_.left_out) {
     const QString t = QString::fromStdString(s);
-    if (t.contains("no arithmetic")) moving << t.section(':', 0, 0);
-    else left << t;
+    if (t.contains("no arithmetic"))
+      moving << t.section(':', 0, 0);
+    else
+      left << t;
   }
   if (!moving.isEmpty())
-    left.prepend(tr("%1 (data movement only: no flops, and intensity 0 has no place on a log axis)").arg(moving.join(", ")));
+    left.prepend(
+        tr("%1 (data movement only: no flops, and intensity 0 has no place on a log axis)").arg(moving.join(", ")));
   note_->setText(tr("Intensity: the flops of a launch over the bytes it must move at least (each input read once, "
                     "each output written once). Roofs: bandwidth %1; compute peaks from the datasheet.%2")
                      .arg(roofline_.bandwidth.measured ? tr("measured") : tr("from the datasheet"),
