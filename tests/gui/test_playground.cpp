@@ -208,6 +208,9 @@ class TestPlayground : public QObject {
     QSignalSpy shown(&w, &PlaygroundWorkspace::sessionShown);
     QVERIFY(w.run());
     QVERIFY(!w.runButton()->isEnabled());
+    QVERIFY2(w.statusText().startsWith("Running vector_add on the GPU, 0 s: trainscope-run --playground vector_add") ||
+                 w.statusText().contains("fake-runner.sh --playground vector_add"),
+             qPrintable(w.statusText()));
     QVERIFY(shown.wait(10000));
     QFile args(dir_.filePath("args.txt"));
     QVERIFY(args.open(QIODevice::ReadOnly));

@@ -93,7 +93,8 @@ bool PlaygroundRunner::start(const QString& family, const QStringList& args, con
   });
   clock_.start();
   process_->start(program, all);
-  emit progress(tr("started: %1").arg(command_), 0);
+  last_line_ = command_;
+  emit progress(command_, 0);
   return true;
 }
 

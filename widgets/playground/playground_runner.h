@@ -34,6 +34,9 @@ class PlaygroundRunner : public QObject {
   bool running() const { return process_ != nullptr; }
   /// The command line started (for the status and the log).
   QString commandLine() const { return command_; }
+  /// Seconds since the run started, and the last line it printed.
+  double seconds() const { return clock_.isValid() ? clock_.elapsed() / 1000.0 : 0; }
+  QString lastLine() const { return last_line_; }
 
  signals:
   /// A line the runner printed, and the seconds since it started.

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QStandardPaths>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -66,9 +67,20 @@ PlaygroundWorkspace::PlaygroundWorkspace(bool gpu, const QString& no_gpu_reason,
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(0, 0, 0, 0);
   lay->addWidget(split);
-  connect(runner_, &PlaygroundRunner::progress, this, [this](const QString& line, double s) {
-    setStatus(tr("Running (%1 s): %2").arg(s, 0, 'f', 0).arg(line), false);
-  });
+  // The runner prints its ladders at the end: the status ticks each second with the elapsed time
+  // and the last line it printed (the command line at first).
+  auto* tick = new QTimer(this);
+  tick->setInterval(1000);
+  auto show_progress = [this] {
+    setStatus(
+        tr("Running %1 on the GPU, %2 s: %3").arg(family_).arg(runner_->seconds(), 0, 'f', 0).arg(runner_->lastLine()),
+        false);
+  };
+  connect(tick, &QTimer::timeout, this, show_progress);
+  connect(runner_, &PlaygroundRunner::progress, this, show_progress);
+  connect(runner_, &PlaygroundRunner::progress, tick, qOverload<>(&QTimer::start));
+  connect(runner_, &PlaygroundRunner::finished, tick, &QTimer::stop);
+  connect(runner_, &PlaygroundRunner::failed, tick, &QTimer::stop);
   connect(runner_, &PlaygroundRunner::finished, this, &PlaygroundWorkspace::runFinished);
   connect(runner_, &PlaygroundRunner::failed, this, &PlaygroundWorkspace::runFailed);
   fillFamilies();
