@@ -89,7 +89,10 @@ inline void pg_fill_store(prof::EventStore& s, const playground::StoredRun& run,
         s.append(s.kernels, k);
         t = k.end + 5000;
       }
-  s.set_meta("device.name", run.device);
+  s.set_meta("device.name", run.device);  // as playground.cpp records the device (H200: cc 9.0, 132 SMs)
+  s.set_meta("device.kind", "cuda");
+  s.set_meta("device.compute_capability", "9.0");
+  s.set_meta("device.multiprocessors", "132");
 }
 
 /// Writes the run as a session at `path` (overwrites).
