@@ -28,16 +28,19 @@ inline playground::VariantResult pg_row(const std::string& name, double throughp
 inline playground::StoredRun pg_run(double scale = 1, const std::string& device = "NVIDIA H200") {
   using namespace playground;
   std::vector<Ladder> ls;
-  auto mem = [&](const char* fam, const char* title, std::vector<std::pair<const char*, double>> rows) {
+  auto mem = [&](const char* fam, const char* title, std::vector<std::pair<const char*, double>> rows,
+                 double bytes_per_element = 8) {
     Ladder l;
     l.family = fam, l.title = title, l.unit = Unit::gbps, l.size = 134217728, l.size_what = "elements (floats)";
-    for (auto& [n, t] : rows) l.variants.push_back(pg_row(n, t * scale, 8.0 * 134217728));
+    for (auto& [n, t] : rows) l.variants.push_back(pg_row(n, t * scale, bytes_per_element * 134217728));
     l.limit = {"device copy, measured", 4262 * scale, true, "this run's copy ladder"};
     l.other_limits = {{"HBM3e bandwidth, datasheet", 4800, false, "NVIDIA H200 datasheet"}};
     if (std::string(fam) == "copy") l.limit = l.other_limits[0], l.other_limits.clear();
     compute_shares(l);
     ls.push_back(l);
   };
+  mem("vector_add", "vector add: c = a + b",
+      {{"one block per SM", 846}, {"full wave", 3655}, {"thread per element", 2667}, {"your launch", 2667}}, 12);
   mem("copy", "device copy: the bandwidth ceiling", {{"float per thread", 3950}, {"float4 per thread", 4262}});
   mem("stride", "strided reads",
       {{"stride 1", 2424},
@@ -47,6 +50,14 @@ inline playground::StoredRun pg_run(double scale = 1, const std::string& device 
        {"stride 16", 500},
        {"stride 32", 456}});
   mem("transpose", "matrix transpose", {{"naive", 561}, {"32x32 shared tile", 1641}, {"tile padded to 33", 3563}});
+  mem("reduction", "sum of n floats, Harris's steps",
+      {{"1 interleaved, divergent", 419},
+       {"2 strided index", 675},
+       {"3 sequential addressing", 848},
+       {"4 first add during load", 1611},
+       {"5 last warp unrolled", 2259},
+       {"6 several elements per thread", 4550}},
+      4);
   Ladder g;
   g.family = "sgemm", g.title = "SGEMM 4096x4096x4096 (FP32)", g.unit = Unit::tflops, g.size = 4096;
   g.size_what = "matrix side (M = N = K)";
@@ -65,6 +76,21 @@ inline playground::StoredRun pg_run(double scale = 1, const std::string& device 
   g.other_limits = {{"cuBLAS SGEMM, measured", 51.3 * scale, true, "this ladder"}};
   compute_shares(g);
   ls.push_back(g);
+  Ladder tc;
+  tc.family = "tensor", tc.title = "tensor cores 8192x8192x8192", tc.unit = Unit::tflops, tc.size = 8192;
+  tc.size_what = "matrix side (M = N = K)";
+  const double tflops8k = 2.0 * 8192 * 8192 * 8192;
+  const std::pair<const char*, double> tensor[] = {{"WMMA fp16", 55},
+                                                   {"WMMA bf16", 56},
+                                                   {"cuBLAS FP32", 51},
+                                                   {"cuBLAS TF32", 414},
+                                                   {"cuBLAS FP16", 648},
+                                                   {"cuBLAS BF16", 670.7},
+                                                   {"cuBLAS BF16, bf16 out", 696.5}};
+  for (auto& [n, t] : tensor) tc.variants.push_back(pg_row(n, t * scale, tflops8k, n[0] != 'c', true));
+  tc.limit = {"BF16 dense, datasheet", 989.5, false, "NVIDIA H200 datasheet"};
+  compute_shares(tc);
+  ls.push_back(tc);
   return {device, "cupti", ls};
 }
 

@@ -68,15 +68,16 @@ class TestPlayground : public QObject {
     QCOMPARE(l->rowCells(2)[5], QString("FAILED"));
     QVERIFY(l->rowCells(2)[6].contains("tolerance"));
     QVERIFY(l->headerLines().join('\n').contains("datasheet"));
-    // The roofline: every passing GEMM row and no memory kernel (no flops), roofs labelled.
-    QCOMPARE(w.roofline()->pointCount(), 10);
+    // The roofline: every passing GEMM row, vector add and the reduction (1 flop per element); no
+    // copy, strided read or transpose (no flops); roofs labelled.
+    QCOMPARE(w.roofline()->pointCount(), 10 + 7 + 4 + 6);
     const QString roofs = w.roofline()->roofLabels().join('\n');
     QVERIFY2(roofs.contains("device copy 4262 GB/s (measured)"), qPrintable(roofs));
     QVERIFY2(roofs.contains("FP32 67.0 TFLOP/s (datasheet)"), qPrintable(roofs));
     QVERIFY(roofs.contains("BF16/FP16 tensor cores"));
     // The kernels on the timeline: the session's store (3 launches per variant).
     QVERIFY(w.timeline()->view() != nullptr);
-    QCOMPARE(static_cast<int>(w.findChild<PanelHub*>()->store()->kernels.size()), 3 * (2 + 6 + 3 + 11));
+    QCOMPARE(static_cast<int>(w.findChild<PanelHub*>()->store()->kernels.size()), 3 * (4 + 2 + 6 + 3 + 6 + 11 + 7));
     // One click on a kernel shows its launch: grid, block, registers, shared memory, occupancy.
     w.tabs()->setCurrentWidget(w.timeline());
     TimelineView* view = w.timeline()->view();
@@ -115,8 +116,9 @@ class TestPlayground : public QObject {
     QVERIFY(l->rowCells(2)[2].endsWith("GB/s"));
     QVERIFY(w.sourceView()->toPlainText().contains("transpose_tile_kernel"));
     // A family the session did not run: no ladder, said.
-    QVERIFY(w.selectFamily("reduction"));
+    QVERIFY(w.selectFamily("divergence"));
     QVERIFY(!l->hasLadder());
+    QVERIFY(l->headerLines().join(' ').contains("No ladder"));
     // Not a playground session: refused in one line, the shown one stays.
     QVERIFY(!w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b16_nw4.tsession"));
     QVERIFY(w.statusText().contains("holds no playground run"));
@@ -240,7 +242,7 @@ class TestPlayground : public QObject {
     QVERIFY2(head.contains("differs: device: NVIDIA H200 vs NVIDIA B200"), qPrintable(head));
     QVERIFY(head.contains("B faster in"));
     QTableWidget* t = w.compareTable();
-    QCOMPARE(t->rowCount(), 2 + 6 + 3 + 11);
+    QCOMPARE(t->rowCount(), 4 + 2 + 6 + 3 + 6 + 11 + 7);
     bool saw_failed = false, saw_ratio = false;
     for (int i = 0; i < t->rowCount(); ++i) {
       if (t->item(i, 1)->text() == "7 warp tiling")

@@ -114,7 +114,9 @@ void RooflineChart::addRoofs(double ymax) {
     roof_labels_ << label;
     auto* t = new QCPItemText(plot_);
     t->setObjectName("roof.bandwidth");
-    t->position->setCoords(0.1, 0.1 * bw / 1e3);
+    // From the left edge: memory kernels sit near the slope from 1/12 flop/byte on (a reduction
+    // that only reads can sit above it), so the label ends before them.
+    t->position->setCoords(kXMin * 1.1, kXMin * 1.1 * bw / 1e3);
     t->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
     t->setText(label);  // rotated to the slope's angle in placeLabels()
   }
@@ -152,6 +154,10 @@ void RooflineChart::rebuild() {
   for (const auto& pt : r.points) ymax = std::max(ymax, pt.tflops);
   const double ymin = 0.01;
   addRoofs(ymax);
+  // Only the focused family's points are labelled when it has any (another family's labels could
+  // fall on its points: the tensor ladder's cuBLAS rows sit a decade right of SGEMM's), else all.
+  bool focus_has_points = false;
+  for (const auto& pt : r.points) focus_has_points = focus_has_points || focus_.toStdString() == pt.family;
   std::map<std::string, std::pair<QCPGraph*, QCPGraph*>> by_family;  // own, library
   for (const auto& pt : r.points) {
     auto& slot = by_family[pt.family];
@@ -168,6 +174,7 @@ void RooflineChart::rebuild() {
       g->setName(QString::fromStdString(pt.family) + (pt.own ? tr(" (own kernels)") : tr(" (cuBLAS)")));
     }
     g->addData(pt.intensity, pt.tflops);
+    if (focus_has_points && focus_.toStdString() != pt.family) continue;
     auto* t = new QCPItemText(plot_);
     t->setObjectName("point");
     t->setProperty("k", pt.intensity);  // placeLabels() positions it from these, in pixels
