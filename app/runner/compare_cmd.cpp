@@ -14,6 +14,7 @@
 #include "engine/errors.h"
 #include "kernels/playground/compare.h"
 #include "kernels/playground/session.h"
+#include "lessons/session_pack.h"
 #include "profiling/compare/compare.h"
 #include "profiling/event_source.h"
 
@@ -24,9 +25,13 @@ namespace {
 /// The playground run a file holds, or nullopt (a training session, a trace, an older session).
 /// An unreadable file is left to the training comparison's reader, which names it.
 std::optional<playground::StoredRun> playground_run(const std::string& path) {
-  if (path.size() < 9 || path.compare(path.size() - 9, 9, ".tsession") != 0) return std::nullopt;
+  auto ends = [&](const std::string& s) {
+    return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+  };
+  if (!ends(".tsession") && !ends(".tsession.zst")) return std::nullopt;
   try {
-    playground::StoredRun r = playground::read_playground_session(path);
+    const lessons::PlainSession plain(path);  // the shipped recording is zstd-compressed
+    playground::StoredRun r = playground::read_playground_session(plain.path());
     if (!r.ladders.empty()) return r;
   } catch (const std::exception&) {
   }

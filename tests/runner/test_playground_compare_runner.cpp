@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/playground_fixture.h"
+#include "lessons/session_pack.h"
 #include "runner_test_util.h"
 
 namespace {
@@ -32,6 +33,15 @@ TEST(RunnerPlaygroundCompare, TwoPlaygroundSessionsCompareTheirLadders) {
   ASSERT_FALSE(d.HasParseError()) << j.out;
   EXPECT_STREQ(d["device_b"].GetString(), "NVIDIA H200");
   EXPECT_GE(d["ladders"].Size(), 4u);
+  // The shipped recording is compressed: --compare and --playground-session read it as it is.
+  const std::string zst = (dir / "h200.tsession.zst").string();
+  ts::lessons::compress_session(b, zst);
+  const auto z = run_runner_split("--compare " + a + " " + zst);
+  EXPECT_EQ(z.code, 0) << z.err;
+  EXPECT_NE(z.out.find("B: h200.tsession.zst (NVIDIA H200)"), std::string::npos) << z.out;
+  const auto p = run_runner_split("--playground-session " + zst);
+  EXPECT_EQ(p.code, 1) << p.err;  // the session's failed check (sgemm step 3) is exit 1, as when it ran
+  EXPECT_NE(p.out.find("1 check(s) FAILED"), std::string::npos) << p.out;
   std::filesystem::remove_all(dir);
 }
 

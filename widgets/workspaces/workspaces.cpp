@@ -23,7 +23,8 @@ QString mode_name(Workspaces::Mode m) {
 }
 
 bool mode_from_name(const QString& name, Workspaces::Mode& out) {
-  for (auto m : {Workspaces::Mode::train, Workspaces::Mode::profile, Workspaces::Mode::both, Workspaces::Mode::playground})
+  using M = Workspaces::Mode;
+  for (auto m : {M::train, M::profile, M::both, M::playground})
     if (name == mode_name(m)) return out = m, true;
   return false;
 }
@@ -75,8 +76,8 @@ void Workspaces::setPlayground(QWidget* playground) {
   playground_action_->setCheckable(true);
   const QKeySequence key(Qt::CTRL | Qt::Key_4);
   playground_action_->setShortcut(key);
-  playground_action_->setToolTip(tr("Teaching kernels from vector add to cuBLAS: ladders, roofline, their source") + " (" +
-                                 key.toString(QKeySequence::NativeText) + ")");
+  playground_action_->setToolTip(tr("Teaching kernels from vector add to cuBLAS: ladders, roofline, their source") +
+                                 " (" + key.toString(QKeySequence::NativeText) + ")");
   group_->addAction(playground_action_);
   connect(playground_action_, &QAction::triggered, this, [this] { setMode(Mode::playground); });
 }
