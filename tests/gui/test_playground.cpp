@@ -305,6 +305,8 @@ class TestPlayground : public QObject {
       shoot("sgemm", 1, "roofline");
       shoot("transpose", 0, "memory_ladder");
       shoot("sgemm", 2, "timeline");
+      QVERIFY(p->compareWith(b_));
+      shoot("sgemm", 3, "compare");
     }
   }
 

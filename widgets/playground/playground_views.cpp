@@ -100,7 +100,8 @@ QWidget* PlaygroundWorkspace::buildCompare() {
   compare_table_->setObjectName("playground.compare");
   compare_table_->setHorizontalHeaderLabels({tr("family"), tr("variant"), tr("A"), tr("B"), tr("B / A"), tr("faster")});
   compare_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  compare_table_->horizontalHeader()->setStretchLastSection(true);
+  compare_table_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);  // the variant's name
+  compare_table_->verticalHeader()->setDefaultSectionSize(compare_table_->fontMetrics().height() + 6);
   compare_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   compare_table_->verticalHeader()->hide();
   col->addWidget(compare_label_);
@@ -256,7 +257,7 @@ bool PlaygroundWorkspace::compareWith(const QString& path) {
         auto* it = new QTableWidgetItem(cells[k]);
         if ((r.in_a && !r.passed_a && k == 2) || (r.in_b && !r.passed_b && k == 3))
           it->setForeground(QColor(176, 30, 30));
-        if (k >= 2) it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        if (k >= 2) it->setTextAlignment((k == 5 ? Qt::AlignHCenter : Qt::AlignRight) | Qt::AlignVCenter);
         compare_table_->setItem(i, k, it);
       }
     }
