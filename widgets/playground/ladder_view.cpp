@@ -65,8 +65,9 @@ void LadderView::selectRow(int row) {
 }
 
 bool LadderView::rowFailed(int i) const {
-  const auto& v = ladder_->variants.at(static_cast<std::size_t>(i));
-  return !v.check_passed;
+  if (!ladder_ || i < 0 || i >= static_cast<int>(ladder_->variants.size())) return false;
+  const auto& v = ladder_->variants[static_cast<std::size_t>(i)];
+  return v.checked && !v.check_passed;
 }
 
 QStringList LadderView::rowCells(int i) const {
