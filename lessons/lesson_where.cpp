@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "engine/errors.h"
 #include "engine/network.h"
 
 namespace ts::lessons {
@@ -40,6 +41,27 @@ std::string find_recording(const std::string& first_root, const std::string& nam
     if (fs::exists(r / name / "manifest.json", ec)) return (r / name).string();
   }
   if (tried) *tried = looked;
+  return {};
+}
+
+std::string find_recording(const std::string& first_root, const Lesson& lesson, std::string* tried) {
+  std::string looked;
+  const std::string dir = find_recording(first_root, lesson.name, &looked);
+  if (dir.empty()) {
+    if (tried) *tried = looked;
+    return {};
+  }
+  try {
+    const LessonRecord rec = read_record(dir);
+    const auto& a = rec.lesson.runs;
+    const auto& b = lesson.runs;
+    bool same = rec.lesson.base == lesson.base && a.size() == b.size();
+    for (std::size_t i = 0; same && i < a.size(); ++i) same = a[i].id == b[i].id && a[i].knobs == b[i].knobs;
+    if (same) return dir;
+  } catch (const Error&) {
+    // A damaged manifest is said where the recording is opened; here it is simply not this lesson's.
+  }
+  if (tried) *tried = dir + " (a recording of another lesson named " + lesson.name + ": its runs differ)";
   return {};
 }
 

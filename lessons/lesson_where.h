@@ -18,6 +18,12 @@ bool can_run_here(const Lesson& l, const std::vector<std::string>& ids, std::str
 /// tree's resources/lessons/recorded. "" when none has it; `tried` (optional) lists the roots looked in.
 std::string find_recording(const std::string& first_root, const std::string& name, std::string* tried = nullptr);
 
+/// The recording of `lesson` itself: as above, but a folder counts only when its manifest's lesson
+/// trains the same runs (same base knobs, same run ids and knobs; title, story and expectations may
+/// differ). So a user's lesson that shares a built-in's name is not shown the built-in's recording.
+/// `tried` also says when a recording of another lesson with this name was passed over.
+std::string find_recording(const std::string& first_root, const Lesson& lesson, std::string* tried = nullptr);
+
 /// Where and when each run of a recording was made: "before recorded on NVIDIA H200, 2026-12-02; after …".
 std::string recorded_where(const LessonRecord& rec);
 

@@ -2,7 +2,6 @@
 #include "profiling/samplers.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -12,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "doctor/nvml.h"
 #include "engine/host_trace.h"
 
 #if defined(TRAINSCOPE_HAVE_CUDA)
@@ -42,42 +42,21 @@ std::int64_t thread_cpu_ns(std::uint32_t tid, std::string* comm) {
 
 namespace {
 
-// The few NVML entry points we use (no nvml.h on development machines; signatures from NVML's API
-// reference). nvmlReturn_t is an int, 0 = NVML_SUCCESS; nvmlDevice_t is an opaque pointer.
+// NVML through the doctor's run-time loader (doctor/nvml.h), opened for one CUDA device.
 struct Nvml {
-  using Device = void*;
-  int (*init)() = nullptr;
-  int (*shutdown)() = nullptr;
-  int (*by_pci)(const char*, Device*) = nullptr;
-  int (*utilization)(Device, unsigned* /*nvmlUtilization_t {gpu, memory}*/) = nullptr;
-  int (*clock)(Device, int /*NVML_CLOCK_SM 1, NVML_CLOCK_MEM 2*/, unsigned*) = nullptr;
-  int (*power)(Device, unsigned* /*mW*/) = nullptr;
-  int (*temperature)(Device, int /*NVML_TEMPERATURE_GPU 0*/, unsigned*) = nullptr;
-  void* lib = nullptr;
-  Device dev = nullptr;
+  std::shared_ptr<nvml::Library> lib = std::make_shared<nvml::Library>();
+  nvml::Device dev = nullptr;
   std::string status = "NVML not loaded";
 
   void load(int cuda_device) {
 #if defined(TRAINSCOPE_HAVE_CUDA)
-    lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      status = "NVML series missing: libnvidia-ml.so.1 not found";
+    if (!lib->load()) {
+      status = "NVML series missing: " + lib->status;
       return;
     }
-    auto sym = [&](auto& fn, const char* name) { fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name)); };
-    sym(init, "nvmlInit_v2");
-    sym(shutdown, "nvmlShutdown");
-    sym(by_pci, "nvmlDeviceGetHandleByPciBusId_v2");
-    sym(utilization, "nvmlDeviceGetUtilizationRates");
-    sym(clock, "nvmlDeviceGetClockInfo");
-    sym(power, "nvmlDeviceGetPowerUsage");
-    sym(temperature, "nvmlDeviceGetTemperature");
     char bus[32] = "";
-    if (!init || !by_pci || init() != 0) {
-      status = "NVML series missing: nvmlInit failed";
-      return;
-    }
-    if (cudaDeviceGetPCIBusId(bus, sizeof(bus), cuda_device) != cudaSuccess || by_pci(bus, &dev) != 0) {
+    if (cudaDeviceGetPCIBusId(bus, sizeof(bus), cuda_device) != cudaSuccess || !lib->by_pci ||
+        lib->by_pci(bus, &dev) != nvml::kSuccess) {
       status = "NVML series missing: no NVML handle for CUDA device " + std::to_string(cuda_device);
       dev = nullptr;
       return;
@@ -87,10 +66,6 @@ struct Nvml {
     (void)cuda_device;
     status = "NVML series missing: built without CUDA";
 #endif
-  }
-  ~Nvml() {
-    if (dev && shutdown) shutdown();
-    if (lib) dlclose(lib);
   }
 };
 
@@ -122,6 +97,9 @@ struct Samplers::Impl {
   void sample_memory(std::int64_t t);
   void sample_cpu(std::int64_t t);
   void sample_nvml(std::int64_t t);
+  void sample_health(std::int64_t t, std::uint64_t round);
+  std::uint64_t round = 0;
+  unsigned sm_clock_max = 0;
 };
 
 void Samplers::set_memory_stats(std::function<MemoryStats()> fn) {
@@ -175,21 +153,65 @@ void Samplers::Impl::sample_cpu(std::int64_t t) {
 
 void Samplers::Impl::sample_nvml(std::int64_t t) {
   if (!nvml.dev) return;
+  const nvml::Library& l = *nvml.lib;
+  const nvml::Device d = nvml.dev;
   unsigned util[2] = {0, 0}, v = 0;
-  if (nvml.utilization && nvml.utilization(nvml.dev, util) == 0) {
+  if (l.utilization && l.utilization(d, util) == 0) {
     put("gpu.utilization", "%", t, util[0]);
     put("gpu.memory_utilization", "%", t, util[1]);
   }
-  if (nvml.clock && nvml.clock(nvml.dev, 1, &v) == 0) put("gpu.sm_clock", "MHz", t, v);
-  if (nvml.clock && nvml.clock(nvml.dev, 2, &v) == 0) put("gpu.memory_clock", "MHz", t, v);
-  if (nvml.power && nvml.power(nvml.dev, &v) == 0) put("gpu.power", "W", t, v / 1000.0);
-  if (nvml.temperature && nvml.temperature(nvml.dev, 0, &v) == 0) put("gpu.temperature", "C", t, v);
+  if (l.clock && l.clock(d, 1, &v) == 0) put("gpu.sm_clock", "MHz", t, v);
+  if (l.clock && l.clock(d, 2, &v) == 0) put("gpu.memory_clock", "MHz", t, v);
+  if (l.power && l.power(d, &v) == 0) put("gpu.power", "W", t, v / 1000.0);
+  if (l.temperature && l.temperature(d, 0, &v) == 0) put("gpu.temperature", "C", t, v);
+  sample_health(t, round++);
+}
+
+void Samplers::Impl::sample_health(std::int64_t t, std::uint64_t r) {
+  const nvml::Library& l = *nvml.lib;
+  const nvml::Device d = nvml.dev;
+  unsigned long long reasons = 0, count = 0;
+  if (l.clock_event_reasons && l.clock_event_reasons(d, &reasons) == 0)
+    put("gpu.clock_event_reasons", "bitmask", t, static_cast<double>(reasons));
+  if (l.max_clock && sm_clock_max == 0) l.max_clock(d, 1, &sm_clock_max);
+  if (sm_clock_max) put("gpu.sm_clock_max", "MHz", t, sm_clock_max);
+  unsigned kbs = 0;
+  // Each nvmlDeviceGetPcieThroughput call measures over ~20 ms (NVML's API reference): every 4th round.
+  if (l.pcie_throughput && r % 4 == 0) {
+    if (l.pcie_throughput(d, 0, &kbs) == 0) put("gpu.pcie_tx", "bytes/s", t, kbs * 1024.0);
+    if (l.pcie_throughput(d, 1, &kbs) == 0) put("gpu.pcie_rx", "bytes/s", t, kbs * 1024.0);
+  }
+  if (r % 10 != 0) return;  // ECC counts and processes change slowly: every 10th round
+  if (l.ecc_total && l.ecc_total(d, 0, 0, &count) == 0) put("gpu.ecc_corrected", "count", t, static_cast<double>(count));
+  if (l.ecc_total && l.ecc_total(d, 1, 0, &count) == 0) put("gpu.ecc_uncorrected", "count", t, static_cast<double>(count));
+  if (l.compute_processes) {
+    // Twice the room NVML is told of: a driver whose record outgrew ours cannot write past the buffer.
+    nvml::ProcessInfo procs[2 * nvml::kMaxProcesses];
+    unsigned n = nvml::kMaxProcesses;
+    if (l.compute_processes(d, &n, procs) == 0) {
+      double others = 0, bytes = 0;
+      for (unsigned i = 0; i < n && i < nvml::kMaxProcesses; ++i) {
+        if (procs[i].pid == static_cast<unsigned>(getpid())) continue;
+        others += 1;
+        if (procs[i].used_gpu_memory != ~0ULL) bytes += static_cast<double>(procs[i].used_gpu_memory);
+      }
+      put("gpu.other_processes", "count", t, others);
+      put("gpu.other_processes_memory", "bytes", t, bytes);
+    }
+  }
 }
 
 Samplers::Samplers(EventStore& store, SessionClock clock, SamplerOptions options)
     : impl_(std::make_unique<Impl>(store, clock, std::move(options))) {
-  if (impl_->options.cuda_device >= 0) impl_->nvml.load(impl_->options.cuda_device);
-  else impl_->nvml.status = "NVML series missing: not a GPU run";
+  if (impl_->options.nvml) {  // tests: given entry points
+    impl_->nvml.lib = impl_->options.nvml;
+    impl_->nvml.dev = impl_->options.nvml_device;
+    impl_->nvml.status.clear();
+  } else if (impl_->options.cuda_device >= 0) {
+    impl_->nvml.load(impl_->options.cuda_device);
+  } else {
+    impl_->nvml.status = "NVML series missing: not a GPU run";
+  }
   store.set_meta("samplers.nvml", impl_->nvml.status.empty() ? "sampled" : impl_->nvml.status);
   if (impl_->options.period.count() <= 0) return;
   impl_->thread = std::thread([this] {
@@ -209,7 +231,7 @@ Samplers::~Samplers() { stop(); }
 void Samplers::sample_once() {
   const std::int64_t t = impl_->clock.from_host(trace::now_ns());
   impl_->sample_memory(t);
-  impl_->sample_cpu(t);
+  if (impl_->options.cpu_threads) impl_->sample_cpu(t);
   impl_->sample_nvml(t);
 }
 

@@ -4,7 +4,13 @@
 //  - CPU % of every thread of this process, from /proc/self/task/<tid>/stat (utime + stime deltas
 //    over wall time; 100 % = one core busy), named by /proc/self/task/<tid>/comm,
 //  - NVML (GPU utilisation %, SM and memory clocks MHz, power W, temperature C), with libnvidia-ml
-//    loaded at run time (dlopen). Where it is absent those series do not exist: never zeros.
+//    loaded at run time (doctor/nvml.h, the loader the environment doctor uses too). Where it is absent
+//    those series do not exist: never zeros.
+//  - GPU health from NVML where it gives them (issue #25): gpu.clock_event_reasons (the NVML bitmask,
+//    doctor/nvml.h names the bits), gpu.sm_clock_max (MHz), gpu.pcie_tx / gpu.pcie_rx (bytes/s, every 4th
+//    round: each read measures ~20 ms), and every 10th round gpu.ecc_corrected / gpu.ecc_uncorrected
+//    (volatile counts), gpu.other_processes (compute processes other than this one) and
+//    gpu.other_processes_memory (their bytes).
 // Each series is registered once (sample_series: name, unit) and written as (time, series, value).
 #pragma once
 #include <chrono>
@@ -13,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "doctor/nvml.h"
 #include "engine/memory.h"
 #include "profiling/clock.h"
 #include "profiling/event_store.h"
@@ -23,6 +30,11 @@ struct SamplerOptions {
   std::chrono::milliseconds period{50};       // <= 0: no thread (tests call sample_once)
   std::function<MemoryStats()> memory_stats;  // empty: no allocator series
   int cuda_device = -1;                        // >= 0: cudaMemGetInfo and NVML for this ordinal
+  bool cpu_threads = true;                     // false: no per-thread CPU % series (the playground)
+  /// Tests: an NVML whose entry points are fakes, used for `nvml_device` instead of loading NVML
+  /// (cuda_device is then only for cudaMemGetInfo).
+  std::shared_ptr<nvml::Library> nvml;
+  nvml::Device nvml_device = nullptr;
 };
 
 class Samplers {

@@ -96,6 +96,35 @@ void read_session(const std::string& path, EventStore& store, const ReadProgress
 /// known format version) without loading it; throws SessionError like read_session.
 void check_session(const std::string& path);
 
+/// Whether a writer still has `path` open: the file is in WAL mode (a -wal file beside it) and has
+/// no overview yet (SessionWriter::close writes the overview last, then leaves WAL mode). A file
+/// whose writer was killed looks the same; a follower tells them apart by whether it still grows.
+bool session_being_written(const std::string& path);
+
+/// Reads a session while its writer is still writing it (WAL: the writer never waits for this
+/// reader, the reader sees each committed batch whole). poll() appends to `store` every row
+/// committed since the previous poll, in the tables' order; the caller's thread that polls is then
+/// the store's only writer. When the writer closes the file, poll() reads the rest and the
+/// overview, and finished() turns true. Throws SessionError like read_session (constructor, poll).
+class SessionFollower {
+ public:
+  SessionFollower(const std::string& path, EventStore& store);
+  ~SessionFollower();
+  SessionFollower(const SessionFollower&) = delete;
+  SessionFollower& operator=(const SessionFollower&) = delete;
+  /// Rows added to the store by this poll (0 when nothing new was committed).
+  std::int64_t poll();
+  bool finished() const { return finished_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  struct State;
+  std::string path_;
+  EventStore& store_;
+  std::unique_ptr<State> state_;
+  bool finished_ = false;
+};
+
 /// Size in bytes of the session file plus its -wal file (0 when absent).
 std::int64_t session_file_bytes(const std::string& path);
 

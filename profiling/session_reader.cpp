@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <unordered_map>
@@ -72,12 +73,62 @@ class Reader {
   std::int64_t rows_ = 0, total_ = 0;
 };
 
+/// A read transaction for its scope: every query inside sees one state of the file, even while a
+/// writer commits batches beside it (WAL).
+class Snapshot {
+ public:
+  explicit Snapshot(Reader& r) : r_(r) { r_.query("BEGIN", [](sqlite3_stmt*) {}); }
+  ~Snapshot() {
+    try {
+      r_.query("COMMIT", [](sqlite3_stmt*) {});
+    } catch (...) {
+      // nothing was written: ending a read transaction cannot lose data
+    }
+  }
+  Snapshot(const Snapshot&) = delete;
+  Snapshot& operator=(const Snapshot&) = delete;
+
+ private:
+  Reader& r_;
+};
+
 std::int64_t col(sqlite3_stmt* st, int i) { return sqlite3_column_int64(st, i); }
 
 /// Whether the file has table `name` (tables added by later format versions or while format 1 was
 /// young). `name` is one of this file's literals.
 bool has_table(Reader& r, const std::string& name) {
   return r.scalar(("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='" + name + "'").c_str()) > 0;
+}
+
+/// What a reader has read so far: the file's string ids and launch configurations as interned in
+/// the store, and per table the largest rowid read. read_session reads once from an empty cursor;
+/// SessionFollower keeps one across polls and reads only the rows committed since.
+struct ReadCursor {
+  std::unordered_map<std::int64_t, StringId> sid;
+  std::unordered_map<std::int64_t, KernelRecord> configs;
+  std::unordered_map<std::string, std::int64_t> last;
+  std::int64_t loss_upto = INT64_MIN;  // the last step whose loss was read
+  std::int64_t rows = 0;               // rows read so far
+  StringId str(std::int64_t id) const {
+    auto it = sid.find(id);
+    return it == sid.end() ? kNoString : it->second;
+  }
+};
+
+/// SELECT `columns`,rowid FROM `table` WHERE rowid > (the cursor's last) ORDER BY `order`; calls
+/// row(stmt) per row (rowid is column `columns`' count) and moves the cursor. `table`, `columns`
+/// and `order` are this file's literals.
+template <class F>
+void read_new(Reader& r, ReadCursor& c, const char* table, const char* columns, F row, const char* order = "rowid") {
+  std::int64_t& last = c.last.try_emplace(table, INT64_MIN).first->second;  // rowids may be 0 or negative
+  const int rowid_col = static_cast<int>(std::count(columns, columns + std::strlen(columns), ',')) + 1;
+  const std::string sql = std::string("SELECT ") + columns + ",rowid FROM " + table + " WHERE rowid > " +
+                          std::to_string(last) + " ORDER BY " + order;
+  r.query(sql.c_str(), [&](sqlite3_stmt* st) {
+    row(st);
+    last = std::max<std::int64_t>(last, sqlite3_column_int64(st, rowid_col));
+    ++c.rows;
+  });
 }
 
 /// The file's format version (1 .. kSessionSchemaVersion); throws SessionError otherwise.
@@ -96,10 +147,10 @@ int check_identity(Reader& r, const std::string& path) {
   return static_cast<int>(version);
 }
 
-void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int64_t, StringId>& sid) {
-  auto str = [&](std::int64_t id) { auto it = sid.find(id); return it == sid.end() ? kNoString : it->second; };
-  std::unordered_map<std::int64_t, KernelRecord> configs;
-  r.query("SELECT id,name_id,grid_x,grid_y,grid_z,block_x,block_y,block_z,registers,static_smem,dynamic_smem FROM kernel_configs",
+void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
+  auto str = [&](std::int64_t id) { return cur.str(id); };
+  auto& configs = cur.configs;
+  read_new(r, cur, "kernel_configs", "id,name_id,grid_x,grid_y,grid_z,block_x,block_y,block_z,registers,static_smem,dynamic_smem",
           [&](sqlite3_stmt* st) {
             KernelRecord k;
             k.name = str(col(st, 1));
@@ -111,7 +162,7 @@ void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int
             k.config = s.intern_config(c);
             configs[col(st, 0)] = k;
           });
-  r.query("SELECT start,dur,device,rank,context,stream,correlation,config_id,graph_id,graph_node FROM kernels ORDER BY rowid",
+  read_new(r, cur, "kernels", "start,dur,device,rank,context,stream,correlation,config_id,graph_id,graph_node",
           [&](sqlite3_stmt* st) {
             KernelRecord k = configs[col(st, 7)];
             k.start = col(st, 0), k.end = k.start + col(st, 1);
@@ -121,7 +172,7 @@ void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int
             k.graph_id = static_cast<std::uint32_t>(col(st, 8)), k.graph_node = static_cast<std::uint64_t>(col(st, 9));
             s.append(s.kernels, k);
           });
-  r.query("SELECT start,dur,device,rank,context,stream,correlation,bytes,copy_kind,src_kind,dst_kind,graph_id,graph_node FROM memcpys ORDER BY rowid",
+  read_new(r, cur, "memcpys", "start,dur,device,rank,context,stream,correlation,bytes,copy_kind,src_kind,dst_kind,graph_id,graph_node",
           [&](sqlite3_stmt* st) {
             MemcpyRecord m;
             m.start = col(st, 0), m.end = m.start + col(st, 1);
@@ -133,7 +184,7 @@ void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int
             m.graph_id = static_cast<std::uint32_t>(col(st, 11)), m.graph_node = static_cast<std::uint64_t>(col(st, 12));
             s.append(s.memcpys, m);
           });
-  r.query("SELECT start,dur,device,rank,context,stream,correlation,bytes,value,memory_kind,graph_id,graph_node FROM memsets ORDER BY rowid",
+  read_new(r, cur, "memsets", "start,dur,device,rank,context,stream,correlation,bytes,value,memory_kind,graph_id,graph_node",
           [&](sqlite3_stmt* st) {
             MemsetRecord m;
             m.start = col(st, 0), m.end = m.start + col(st, 1);
@@ -144,7 +195,7 @@ void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int
             m.graph_id = static_cast<std::uint32_t>(col(st, 10)), m.graph_node = static_cast<std::uint64_t>(col(st, 11));
             s.append(s.memsets, m);
           });
-  r.query("SELECT start,dur,rank,tid,correlation,cbid,name_id,result FROM runtime_calls ORDER BY rowid", [&](sqlite3_stmt* st) {
+  read_new(r, cur, "runtime_calls", "start,dur,rank,tid,correlation,cbid,name_id,result", [&](sqlite3_stmt* st) {
     RuntimeRecord x;
     x.start = col(st, 0), x.end = x.start + col(st, 1);
     if (s.runtime.size() == 0) s.process_rank = static_cast<std::int32_t>(col(st, 2));  // one process per file
@@ -153,7 +204,7 @@ void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int
     x.result = static_cast<std::uint16_t>(std::clamp<std::int64_t>(col(st, 7), 0, UINT16_MAX));
     s.append(s.runtime, x);
   });
-  r.query("SELECT start,dur,device,rank,context,stream,correlation,type,event FROM syncs ORDER BY rowid", [&](sqlite3_stmt* st) {
+  read_new(r, cur, "syncs", "start,dur,device,rank,context,stream,correlation,type,event", [&](sqlite3_stmt* st) {
     SyncRecord x;
     x.start = col(st, 0), x.end = x.start + col(st, 1), x.device = static_cast<int>(col(st, 2)), x.rank = static_cast<int>(col(st, 3));
     x.context = static_cast<std::uint32_t>(col(st, 4)), x.stream = static_cast<std::uint32_t>(col(st, 5));
@@ -161,7 +212,7 @@ void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int
     x.event = static_cast<std::uint32_t>(col(st, 8));
     s.append(s.syncs, x);
   });
-  r.query("SELECT time,device,rank,context,stream,correlation,op,memory_kind,address,bytes FROM memory_events ORDER BY rowid",
+  read_new(r, cur, "memory_events", "time,device,rank,context,stream,correlation,op,memory_kind,address,bytes",
           [&](sqlite3_stmt* st) {
             MemoryRecord x;
             x.time = col(st, 0), x.device = static_cast<int>(col(st, 1)), x.rank = static_cast<int>(col(st, 2));
@@ -171,7 +222,7 @@ void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int
             x.bytes = col(st, 9);
             s.append(s.memory, x);
           });
-  r.query("SELECT start,dur,rank,kind,object_kind,object_id FROM overheads ORDER BY rowid", [&](sqlite3_stmt* st) {
+  read_new(r, cur, "overheads", "start,dur,rank,kind,object_kind,object_id", [&](sqlite3_stmt* st) {
     OverheadRecord x;
     x.start = col(st, 0), x.end = x.start + col(st, 1), x.rank = static_cast<int>(col(st, 2));
     x.kind = static_cast<std::uint32_t>(col(st, 3)), x.object_kind = static_cast<std::uint32_t>(col(st, 4));
@@ -181,10 +232,9 @@ void read_gpu_tables(Reader& r, EventStore& s, const std::unordered_map<std::int
 }
 
 /// The epochs table joined format 1 before it shipped: a file without it has no epochs.
-void read_epochs(Reader& r, EventStore& s) {
+void read_epochs(Reader& r, EventStore& s, ReadCursor& cur) {
   if (!has_table(r, "epochs")) return;
-  r.query("SELECT epoch,train_loss,test_accuracy,test_loss,images_per_s,train_ns,eval_ns,loss_scale,skipped_steps "
-          "FROM epochs ORDER BY epoch",
+  read_new(r, cur, "epochs", "epoch,train_loss,test_accuracy,test_loss,images_per_s,train_ns,eval_ns,loss_scale,skipped_steps",
           [&](sqlite3_stmt* st) {
             EpochRecord x;
             x.epoch = static_cast<std::int32_t>(col(st, 0));
@@ -193,12 +243,12 @@ void read_epochs(Reader& r, EventStore& s) {
             x.train_ns = col(st, 5), x.eval_ns = col(st, 6);
             x.loss_scale = static_cast<float>(sqlite3_column_double(st, 7)), x.skipped_steps = col(st, 8);
             s.append(s.epochs, x);
-          });
+          }, "epoch");
 }
 
-void read_host_ranges(Reader& r, EventStore& s, const std::unordered_map<std::int64_t, StringId>& sid) {
-  auto str = [&](std::int64_t id) { auto it = sid.find(id); return it == sid.end() ? kNoString : it->second; };
-  r.query("SELECT start,dur,device,rank,tid,kind,name_id,layer_id,step FROM host_ranges ORDER BY rowid", [&](sqlite3_stmt* st) {
+void read_host_ranges(Reader& r, EventStore& s, ReadCursor& cur) {
+  auto str = [&](std::int64_t id) { return cur.str(id); };
+  read_new(r, cur, "host_ranges", "start,dur,device,rank,tid,kind,name_id,layer_id,step", [&](sqlite3_stmt* st) {
     HostRangeRecord h;
     h.start = col(st, 0), h.end = h.start + col(st, 1), h.device = static_cast<int>(col(st, 2));
     h.rank = static_cast<int>(col(st, 3)), h.thread = static_cast<std::uint32_t>(col(st, 4));
@@ -246,33 +296,43 @@ std::shared_ptr<SessionOverview> read_overview(Reader& r, int version) {
   return bad || o->lanes.empty() ? nullptr : o;
 }
 
-void read_host_tables(Reader& r, EventStore& s, const std::unordered_map<std::int64_t, StringId>& sid) {
-  auto str = [&](std::int64_t id) { auto it = sid.find(id); return it == sid.end() ? kNoString : it->second; };
+void read_host_tables(Reader& r, EventStore& s, ReadCursor& cur) {
+  auto str = [&](std::int64_t id) { return cur.str(id); };
+  const std::map<std::string, std::string> had = s.meta();
   r.query("SELECT key,value FROM meta", [&](sqlite3_stmt* st) {
+    auto* k = sqlite3_column_text(st, 0);
     auto* v = sqlite3_column_text(st, 1);
-    s.set_meta(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), v ? reinterpret_cast<const char*>(v) : "");
+    const std::string key = k ? reinterpret_cast<const char*>(k) : "", value = v ? reinterpret_cast<const char*>(v) : "";
+    auto it = had.find(key);
+    if (it == had.end() || it->second != value) s.set_meta(key, value);  // a follower sees each change once
   });
-  r.query("SELECT tid,name_id FROM threads ORDER BY rowid", [&](sqlite3_stmt* st) {
+  read_new(r, cur, "threads", "tid,name_id", [&](sqlite3_stmt* st) {
     s.append(s.threads, ThreadRecord{static_cast<std::uint32_t>(col(st, 0)), str(col(st, 1))});
   });
-  r.query("SELECT global_step,epoch,step,start,\"end\",loss,images,data_wait_ns FROM steps ORDER BY global_step",
+  read_new(r, cur, "steps", "global_step,epoch,step,start,\"end\",loss,images,data_wait_ns",
           [&](sqlite3_stmt* st) {
             StepRecord x;
             x.global_step = col(st, 0), x.epoch = static_cast<int>(col(st, 1)), x.step = col(st, 2);
             x.start = col(st, 3), x.end = col(st, 4), x.images = col(st, 6), x.data_wait_ns = col(st, 7);
             s.append(s.steps, x);
-            if (sqlite3_column_type(st, 5) != SQLITE_NULL)
-              s.append(s.losses, LossRecord{x.global_step, static_cast<float>(sqlite3_column_double(st, 5))});
+          }, "global_step");
+  // Losses apart from their steps: the writer sets a step's loss in a later batch than its row, so a
+  // follower reads it when it comes (losses arrive in step order).
+  r.query(("SELECT global_step,loss FROM steps WHERE global_step > " + std::to_string(cur.loss_upto) +
+           " AND loss IS NOT NULL ORDER BY global_step").c_str(),
+          [&](sqlite3_stmt* st) {
+            cur.loss_upto = col(st, 0);
+            s.append(s.losses, LossRecord{cur.loss_upto, static_cast<float>(sqlite3_column_double(st, 1))});
           });
-  read_epochs(r, s);
-  r.query("SELECT id,name,unit FROM sample_series ORDER BY id", [&](sqlite3_stmt* st) {
+  read_epochs(r, s, cur);
+  read_new(r, cur, "sample_series", "id,name,unit", [&](sqlite3_stmt* st) {
     auto text = [&](int i) { auto* p = sqlite3_column_text(st, i); return p ? std::string(reinterpret_cast<const char*>(p)) : std::string(); };
     s.append(s.series, SeriesRecord{static_cast<std::uint32_t>(col(st, 0)), s.strings.intern(text(1)), s.strings.intern(text(2))});
-  });
-  r.query("SELECT time,series_id,value FROM samples ORDER BY rowid", [&](sqlite3_stmt* st) {
+  }, "id");
+  read_new(r, cur, "samples", "time,series_id,value", [&](sqlite3_stmt* st) {
     s.append(s.samples, SampleRecord{col(st, 0), static_cast<std::uint32_t>(col(st, 1)), sqlite3_column_double(st, 2)});
   });
-  r.query("SELECT time,offset_ns,drift_ns FROM clock_checks ORDER BY rowid", [&](sqlite3_stmt* st) {
+  read_new(r, cur, "clock_checks", "time,offset_ns,drift_ns", [&](sqlite3_stmt* st) {
     s.append(s.clock, ClockRecord{col(st, 0), col(st, 1), col(st, 2)});
   });
   r.query("SELECT source,count FROM dropped", [&](sqlite3_stmt* st) {
@@ -292,6 +352,23 @@ std::int64_t rows_total(Reader& r) {
   return total;
 }
 
+/// The strings table (re-interned: ids in the store may differ from the file's).
+void read_strings(Reader& r, EventStore& store, ReadCursor& cur) {
+  read_new(r, cur, "strings", "id,value", [&](sqlite3_stmt* st) {
+    auto* p = sqlite3_column_text(st, 1);
+    cur.sid[col(st, 0)] = store.strings.intern(p ? reinterpret_cast<const char*>(p) : "");
+  });
+}
+
+/// One pass over every table from `cur` on: strings first (rows name them), then meta, threads,
+/// steps, epochs and samples, host ranges, GPU tables.
+void read_rows(Reader& r, EventStore& store, ReadCursor& cur) {
+  read_strings(r, store, cur);
+  read_host_tables(r, store, cur);
+  read_host_ranges(r, store, cur);
+  read_gpu_tables(r, store, cur);
+}
+
 }  // namespace
 
 void check_session(const std::string& path) {
@@ -299,23 +376,65 @@ void check_session(const std::string& path) {
   check_identity(r, path);
 }
 
+
 void read_session(const std::string& path, EventStore& store, const ReadProgress& progress) {
   Reader r(path);
   const int version = check_identity(r, path);
+  Snapshot snap(r);  // a file still being written is read as one committed state
   if (progress.on_rows) r.set_progress(progress, rows_total(r));
-  std::unordered_map<std::int64_t, StringId> sid;
-  r.query("SELECT id,value FROM strings", [&](sqlite3_stmt* st) {
-    auto* p = sqlite3_column_text(st, 1);
-    sid[col(st, 0)] = store.strings.intern(p ? reinterpret_cast<const char*>(p) : "");
-  });
-  read_host_tables(r, store, sid);  // meta, threads, steps, epochs and samples first
+  ReadCursor cur;
+  read_strings(r, store, cur);
+  read_host_tables(r, store, cur);  // meta, threads, steps, epochs and samples first
   std::shared_ptr<SessionOverview> overview = read_overview(r, version);
   if (overview) store.set_overview(overview);  // before any event: a viewer paints the overview now
-  read_host_ranges(r, store, sid);
-  read_gpu_tables(r, store, sid);
+  read_host_ranges(r, store, cur);
+  read_gpu_tables(r, store, cur);
   if (!r.report()) throw SessionError(SessionError::Kind::cancelled, "opening " + path + " was cancelled");
   // Migration of format 1 (and of a file whose recording never closed): the overview from the events.
   if (!overview) store.set_overview(std::make_shared<SessionOverview>(build_overview(store)));
+}
+
+bool session_being_written(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path + "-wal", ec)) return false;
+  try {
+    Reader r(path);
+    check_identity(r, path);
+    return !has_table(r, "overview_lanes") || r.scalar("SELECT COUNT(*) FROM overview_lanes") == 0;
+  } catch (const SessionError&) {
+    return false;
+  }
+}
+
+struct SessionFollower::State {
+  explicit State(const std::string& p) : reader(p) {}
+  Reader reader;
+  ReadCursor cursor;
+  int version = 0;
+};
+
+SessionFollower::SessionFollower(const std::string& path, EventStore& store)
+    : path_(path), store_(store), state_(std::make_unique<State>(path)) {
+  state_->version = check_identity(state_->reader, path);
+}
+
+SessionFollower::~SessionFollower() = default;
+
+std::int64_t SessionFollower::poll() {
+  if (finished_) return 0;
+  State& s = *state_;
+  const std::int64_t before = s.cursor.rows;
+  // The overview is the writer's last act (SessionWriter::close): seen before this pass's rows, every
+  // row is then in the file and this pass reads the rest.
+  Snapshot snap(s.reader);  // one read transaction: every query of this poll sees the same batches
+  const bool closing = has_table(s.reader, "overview_lanes") && s.reader.scalar("SELECT COUNT(*) FROM overview_lanes") > 0;
+  read_rows(s.reader, store_, s.cursor);
+  if (closing) {
+    std::shared_ptr<SessionOverview> overview = read_overview(s.reader, s.version);
+    store_.set_overview(overview ? overview : std::make_shared<SessionOverview>(build_overview(store_)));
+    finished_ = true;
+  }
+  return s.cursor.rows - before;
 }
 
 }  // namespace ts::prof

@@ -5,7 +5,10 @@
 #include <QMetaObject>
 #include <QSettings>
 
+#include <chrono>
+
 #include "profiling/import/trace_import.h"
+#include "profiling/overview.h"
 #include "profiling/session_file.h"
 #include "profiling/steps/step_rule.h"
 
@@ -33,6 +36,10 @@ bool SessionLoader::start(const QString& path) {
   }
   auto store = std::make_shared<prof::EventStore>();
   emit storeReady(store);
+  if (prof::session_being_written(path.toStdString())) {
+    startFollow(path, store);
+    return true;
+  }
   worker_ = std::thread([this, path, store] {
     QElapsedTimer since_report;
     since_report.start();
@@ -61,6 +68,40 @@ bool SessionLoader::start(const QString& path) {
     }
   });
   return true;
+}
+
+void SessionLoader::startFollow(const QString& path, std::shared_ptr<prof::EventStore> store) {
+  following_ = true;
+  emit following(true);
+  worker_ = std::thread([this, path, store] {
+    try {
+      prof::SessionFollower follower(path.toStdString(), *store);
+      QElapsedTimer idle;
+      idle.start();
+      while (!cancel_.load() && !follower.finished() && idle.elapsed() < kFollowIdleMs) {
+        if (follower.poll() > 0) idle.restart();
+        if (!follower.finished()) std::this_thread::sleep_for(std::chrono::milliseconds(kFollowPollMs));
+      }
+      const bool finished = follower.finished();
+      if (!finished) store->set_overview(std::make_shared<prof::SessionOverview>(prof::build_overview(*store)));
+      SessionReplay replay = replay_from_store(path, store);
+      replay.incomplete = replay.incomplete || !finished;
+      QMetaObject::invokeMethod(this, [this, replay = std::move(replay)] {
+        loading_ = false;
+        following_ = false;
+        emit following(false);
+        emit loaded(replay);
+      }, Qt::QueuedConnection);
+    } catch (const std::exception& e) {
+      const QString message = QString::fromStdString(e.what());
+      QMetaObject::invokeMethod(this, [this, message] {
+        loading_ = false;
+        following_ = false;
+        emit following(false);
+        emit failed(message, false);
+      }, Qt::QueuedConnection);
+    }
+  });
 }
 
 void SessionLoader::startTrace(const QString& path) {

@@ -27,10 +27,20 @@ class SessionLoader : public QObject {
   /// Starts loading `path` (false while another load runs). Emits storeReady, then progress,
   /// then exactly one of loaded / failed. A trace's store is complete when it comes (storeReady
   /// right before loaded; progress counts file bytes).
+  /// A session a writer still has open (prof::session_being_written: a run of trainscope-run
+  /// --session, a profiled program) is *followed*: following(true) after storeReady, new rows
+  /// every kFollowPollMs while the panels stay live, and loaded once the writer closes the file,
+  /// the user stops following (cancel()), or nothing new came for kFollowIdleMs (a writer that was
+  /// killed: replay.incomplete). Latency from a committed batch to the store: at most one poll.
   bool start(const QString& path);
-  /// Asks the load to stop (failed(..., true) follows).
+  /// Asks the load to stop (failed(..., true) follows); while following, stops following and keeps
+  /// what was read (loaded follows).
   void cancel() { cancel_ = true; }
   bool isLoading() const { return loading_; }
+  bool isFollowing() const { return following_; }
+
+  static constexpr int kFollowPollMs = 100;      // the writer commits every 250 ms (ProfilerOptions::write_period)
+  static constexpr int kFollowIdleMs = 15000;    // samplers add rows every 50 ms while a run is alive
 
  signals:
   void storeReady(std::shared_ptr<const ts::prof::EventStore> store);
@@ -38,13 +48,17 @@ class SessionLoader : public QObject {
   void loaded(const ts::gui::SessionReplay& replay);
   /// One line for the user; cancelled: the user asked for it (not an error).
   void failed(const QString& message, bool cancelled);
+  /// Following a session that is still being written started (true) or ended (false, before loaded).
+  void following(bool on);
 
  private:
   void join();
   void startTrace(const QString& path);
+  void startFollow(const QString& path, std::shared_ptr<prof::EventStore> store);
   std::thread worker_;
   std::atomic<bool> cancel_{false};
   bool loading_ = false;
+  bool following_ = false;
 };
 
 }  // namespace ts::gui

@@ -39,8 +39,9 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   ts::gui::add_autorun_options(parser);
-  parser.addPositionalArgument("file", "a session file (*.tsession) or a PyTorch profiler trace (*.json, *.json.gz) to "
-                               "open, or a setup (*.tsetup, or a 'trainscope:...' line) to load", "[FILE|SETUP]");
+  parser.addPositionalArgument("file", "a session file (*.tsession), a PyTorch profiler trace (*.json, *.json.gz) or an "
+                               "Nsight Systems export (*.sqlite) to open, or a setup (*.tsetup, or a 'trainscope:...' line) to "
+                               "load", "[FILE|SETUP]");
   parser.process(app);
   ts::gui::AutorunOptions options;
   QString error;

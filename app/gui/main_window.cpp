@@ -102,6 +102,7 @@ void MainWindow::buildWorkspaces() {
   insertToolBar(findChild<QToolBar*>("toolbar.run"), bar);
   buildLessonsMenu(menuBar()->addMenu(tr("&Lessons")));
   auto* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(doctor_);
   help->addAction(about_);
 }
 
@@ -135,6 +136,8 @@ void MainWindow::buildActions() {
   prefs_ = new QAction(tr("&Preferences…"), this);
   prefs_->setShortcut(QKeySequence::Preferences);
   about_ = new QAction(tr("&About TrainScope"), this);
+  doctor_ = new QAction(tr("Environment &doctor…"), this);
+  doctor_->setToolTip(tr("Check the driver, CUDA, cuDNN, CUPTI permissions and each GPU's health"));
   quit_ = new QAction(tr("&Quit"), this);
   quit_->setShortcut(QKeySequence::Quit);
   reset_layout_ = new QAction(tr("Reset layout"), this);
@@ -153,6 +156,7 @@ void MainWindow::buildActions() {
   connect(resume_, &QAction::triggered, this, &MainWindow::chooseCheckpointToResume);
   connect(prefs_, &QAction::triggered, this, &MainWindow::showPreferences);
   connect(about_, &QAction::triggered, this, &MainWindow::showAbout);
+  connect(doctor_, &QAction::triggered, this, &MainWindow::showDoctor);
   connect(quit_, &QAction::triggered, this, &QWidget::close);
   connect(reset_layout_, &QAction::triggered, this, [this] { workspaces_->resetLayout(); });
 
@@ -165,6 +169,7 @@ void MainWindow::buildActions() {
   file->addAction(save_session_);
   file->addAction(run_again_);
   file->addAction(compare_action_);
+  buildProgramActions(file);
   file->addMenu(buildExportMenu());
   file->addSeparator();
   buildSetupActions(file);

@@ -41,6 +41,9 @@ QPalette presenter_palette();
 /// ", simulated 8 GiB card" after the status bar's device (--memory-limit / Simulate a smaller card); "" for 0.
 QString simulated_card_status(std::int64_t memory_limit_bytes);
 
+class DoctorPanel;
+class ProgramPane;
+struct ProgramSpec;
 class ModelBuilder;
 class CompareView;
 class LessonsPanel;
@@ -112,6 +115,16 @@ class MainWindow : public QMainWindow {
   LessonView* lessonView() const { return lesson_view_; }
   /// Classroom mode (main_window_classroom.cpp): View ▸ Classroom mode and its font scale.
   QAction* classroomAction() const { return classroom_; }
+  /// Help ▸ Environment doctor (main_window_dialogs.cpp): the doctor's window, created on first use
+  /// (its probe: doctor::make_probe(), which tests replace with doctor::set_probe_factory).
+  QAction* doctorAction() const { return doctor_; }
+  /// File ▸ Profile a program… (main_window_program.cpp): starts `spec` under trainscope-run and
+  /// follows its session; false with the reason in the message bar.
+  bool profileProgram(const ProgramSpec& spec);
+  ProgramPane* programPane() const { return program_pane_; }
+  QAction* profileProgramAction() const { return profile_program_; }
+  DoctorPanel* showDoctor();
+  DoctorPanel* doctorPanel() const { return doctor_panel_; }
   bool classroomMode() const { return classroom_on_; }
   double classroomScale() const { return classroom_scale_; }
 
@@ -223,6 +236,10 @@ class MainWindow : public QMainWindow {
   /// The status bar's labels for the shown session or trace (false when none is shown).
   bool showShownStatus();
   void showLoadedSession(const SessionReplay& r);
+  void showFollowing(bool on);
+  void buildProgramActions(QMenu* file);
+  void chooseProgramToProfile();
+  void followProgramSession(const QString& session, int attempt);  // the status bar while a session still being written is followed
   void sessionLoadFailed(const QString& message, bool cancelled);
   void buildLoadProgress();
   void updateIdleStatus();
@@ -255,6 +272,10 @@ class MainWindow : public QMainWindow {
   LessonsPanel* lessons_panel_ = nullptr;
   LessonView* lesson_view_ = nullptr;
   QAction* classroom_ = nullptr;
+  QAction* doctor_ = nullptr;
+  QAction* profile_program_ = nullptr;
+  ProgramPane* program_pane_ = nullptr;  // the Profile workspace's Program tab
+  DoctorPanel* doctor_panel_ = nullptr;
   bool classroom_on_ = false;
   double classroom_scale_ = 1.5;
   QFont classroom_saved_font_;
@@ -264,6 +285,7 @@ class MainWindow : public QMainWindow {
   QWidget* load_box_ = nullptr;     // status bar: "Opening …" + progress bar + Cancel
   class QProgressBar* load_bar_ = nullptr;
   QLabel* load_label_ = nullptr;
+  class QPushButton* load_cancel_ = nullptr;  // "Cancel", or "Stop following" for a session still being written
   std::map<std::string, std::string> shown_meta_;  // the shown session's metadata
   QString shown_name_;                             // its file name ("" when none is shown)
   ModelSpec own_model_;                            // the user's model while a session's is shown

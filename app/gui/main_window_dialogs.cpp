@@ -1,5 +1,5 @@
-// MainWindow's dialogs: About (versions of Qt, CUDA runtime, driver, cuDNN, the GPU or "no GPU")
-// and Preferences (download folder, loss smoothing), kept in QSettings.
+// MainWindow's dialogs: About (versions of Qt, CUDA runtime, driver, cuDNN, the GPU or "no GPU"),
+// the environment doctor (widgets/doctor) and Preferences (download folder, loss smoothing), kept in QSettings.
 #include <QDialog>
 #include <QDir>
 #include <QDialogButtonBox>
@@ -11,6 +11,7 @@
 
 #include "app/gui/main_window.h"
 #include "profiling/steps/step_rule.h"
+#include "widgets/doctor/doctor_panel.h"
 #include "widgets/session_loader.h"
 #include "widgets/run_settings.h"
 #include "widgets/training_charts.h"
@@ -52,6 +53,14 @@ void MainWindow::showAbout() {
                   .arg(cuda_version(d.runtime_version), cuda_version(d.driver_version), cudnn_version(d.cudnn_version));
   }
   QMessageBox::about(this, tr("About TrainScope"), text);
+}
+
+DoctorPanel* MainWindow::showDoctor() {
+  if (!doctor_panel_) doctor_panel_ = new DoctorPanel(this);
+  else doctor_panel_->refresh();
+  doctor_panel_->show();
+  doctor_panel_->raise();
+  return doctor_panel_;
 }
 
 void MainWindow::applyPreferences() {

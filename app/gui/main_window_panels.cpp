@@ -15,6 +15,7 @@
 #include "widgets/panels/memory_graph.h"
 #include "widgets/panels/utilization_panel.h"
 #include "widgets/panels/verdict_panel.h"
+#include "widgets/program/program_pane.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
 #include "widgets/workspaces/profile_workspace.h"
@@ -35,6 +36,8 @@ ProfileWorkspace* MainWindow::buildProfileWorkspace() {
   profile->addTab(new KernelTable(hub_), tr("Kernels"));
   profile->addTab(new LayerTimeTable(hub_), tr("Layers"));
   profile->addTab(buildSessionDetails(), tr("Session details"));
+  program_pane_ = new ProgramPane;
+  profile->addTab(program_pane_, tr("Program"));
 
   auto* bar = new QToolBar(tr("Verdict"), this);
   bar->setObjectName("toolbar.verdict");

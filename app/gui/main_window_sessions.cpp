@@ -59,7 +59,7 @@ void MainWindow::buildSessionActions() {
   auto* st = style();
   open_session_ = new QAction(st->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open session…"), this);
   open_session_->setShortcut(QKeySequence::Open);
-  open_session_->setToolTip(tr("Show a recorded run (*.tsession) or a PyTorch profiler trace (*.json, *.json.gz): its charts, panels, config and hardware"));
+  open_session_->setToolTip(tr("Show a recorded run (*.tsession), a PyTorch profiler trace (*.json, *.json.gz) or an Nsight Systems SQLite export (*.sqlite): its charts, panels, config and hardware"));
   save_session_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton), tr("Save session &as…"), this);
   save_session_->setShortcut(QKeySequence::SaveAs);
   recent_ = new QMenu(tr("Recent sessions"), this);
@@ -80,6 +80,7 @@ void MainWindow::buildSessionActions() {
     load_bar_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
   });
   connect(loader_, &SessionLoader::loaded, this, &MainWindow::showLoadedSession);
+  connect(loader_, &SessionLoader::following, this, &MainWindow::showFollowing);
   connect(loader_, &SessionLoader::failed, this, &MainWindow::sessionLoadFailed);
   setAcceptDrops(true);
   connect(save_session_, &QAction::triggered, this, &MainWindow::chooseSessionToSave);
@@ -113,12 +114,12 @@ void MainWindow::buildLoadProgress() {
   load_bar_ = new QProgressBar;
   load_bar_->setMaximumWidth(200);
   load_bar_->setTextVisible(true);
-  auto* cancel = new QPushButton(tr("Cancel"));
-  cancel->setToolTip(tr("Stop opening the session"));
-  connect(cancel, &QPushButton::clicked, loader_, &SessionLoader::cancel);
+  load_cancel_ = new QPushButton(tr("Cancel"));
+  load_cancel_->setToolTip(tr("Stop opening the session"));
+  connect(load_cancel_, &QPushButton::clicked, loader_, &SessionLoader::cancel);
   row->addWidget(load_label_);
   row->addWidget(load_bar_);
-  row->addWidget(cancel);
+  row->addWidget(load_cancel_);
   statusBar()->addWidget(load_box_);
   load_box_->hide();
 }
@@ -149,11 +150,22 @@ bool MainWindow::openSession(const QString& path) {
     workspaces_->setMode(Workspaces::Mode::profile);
   if (!load_box_) buildLoadProgress();
   load_label_->setText(tr("Opening %1").arg(QFileInfo(path).fileName()));
+  load_label_->setProperty("path", path);
   load_bar_->setRange(0, 0);  // busy until the first progress report
   load_box_->show();
   const bool started = loader_->start(path);
   updateActions();
   return started;
+}
+
+void MainWindow::showFollowing(bool on) {
+  if (!load_box_) return;
+  load_bar_->setVisible(!on);
+  load_cancel_->setText(on ? tr("Stop following") : tr("Cancel"));
+  load_cancel_->setToolTip(on ? tr("Stop reading new events; keep what has arrived") : tr("Stop opening the session"));
+  if (on)
+    load_label_->setText(tr("Following %1 live: it is still being written")
+                             .arg(QFileInfo(load_label_->property("path").toString()).fileName()));
 }
 
 void MainWindow::showLoadedSession(const SessionReplay& r) {
@@ -280,8 +292,9 @@ bool MainWindow::saveSessionAs(const QString& path) {
 
 void MainWindow::chooseSessionToOpen() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), default_session_dir(),
-                                                    tr("Sessions and traces (*.tsession *.json *.json.gz);;TrainScope sessions (*.tsession);;"
-                                                       "PyTorch profiler / Chrome traces (*.json *.json.gz);;All files (*)"));
+                                                    tr("Sessions and traces (*.tsession *.json *.json.gz *.sqlite);;TrainScope sessions (*.tsession);;"
+                                                       "PyTorch profiler / Chrome traces (*.json *.json.gz);;"
+                                                       "Nsight Systems SQLite exports (*.sqlite);;All files (*)"));
   if (!path.isEmpty()) openSession(path);
 }
 

@@ -1,5 +1,5 @@
-// --import TRACE [--session OUT.tsession]: a PyTorch profiler / Chrome trace JSON(.gz) becomes a
-// session file (profiling/import, SessionWriter). Prints the session's path, then events, steps and
+// --import TRACE [--session OUT.tsession]: a PyTorch profiler / Chrome trace JSON(.gz) or an Nsight
+// Systems SQLite export becomes a session file (profiling/import, SessionWriter). Prints the session's path, then events, steps and
 // warnings one line each. Bad input: the importer's one-line InputError (main() exits 2).
 #include <fmt/core.h>
 
@@ -19,7 +19,7 @@ namespace {
 /// trace's own folder may be read-only).
 std::string default_session_path(const std::string& trace) {
   std::string name = std::filesystem::path(trace).filename().string();
-  for (const char* ext : {".gz", ".json"})
+  for (const char* ext : {".gz", ".json", ".sqlite"})
     if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::string::npos, ext) == 0)
       name.resize(name.size() - std::strlen(ext));
   return name + ".tsession";

@@ -170,7 +170,7 @@ int run_lesson(const RunnerOptions& o, const std::atomic<bool>& stop) {
     if (o.lesson_compress) compress_sessions(dir, rec);
   } else {
     std::string tried;
-    dir = lessons::find_recording(o.recordings, lesson.name, &tried);
+    dir = lessons::find_recording(o.recordings, lesson, &tried);
     if (dir.empty())
       throw DeviceError("lesson " + lesson.name + ": " + (o.recorded ? "asked for its recording" : why) +
                         ", and no recording of it was found (looked in " + tried + ")");

@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   }
   try {
     ts::apply_setup(app, opt);
+    if (opt.doctor) return ts::run_doctor(opt);
     if (!opt.save_setup.empty()) return ts::run_save_setup(opt);
     if (!opt.analyze.empty()) return ts::run_analysis(opt);
     if (!opt.import_trace.empty()) return ts::run_import(opt);

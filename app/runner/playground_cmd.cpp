@@ -53,7 +53,8 @@ int print_ladders(const RunnerOptions& o, const std::string& device, const std::
 }
 
 int show_recorded(const RunnerOptions& o) {
-  const lessons::PlainSession plain(o.playground_session);  // a recorded *.zst through a plain copy
+  // A recording may be zstd- or gzip-compressed (resources/playground/h200.tsession.zst).
+  const lessons::PlainSession plain(o.playground_session);
   const playground::StoredRun run = playground::read_playground_session(plain.path());
   if (run.ladders.empty())
     throw InputError(o.playground_session + " holds no playground run (a training session, or a file before format 3)");

@@ -111,12 +111,17 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--analyze", o.analyze,
                  "analyse a recorded session (or a PyTorch profiler trace) instead of training: step-time "
                  "breakdown, GPU metrics and verdicts (docs/metrics.md)");
-  app.add_flag("--json", o.json, "with --analyze, --compare or --playground: print one JSON object");
+  app.add_flag("--json", o.json, "with --analyze, --compare, --playground or --doctor: print one JSON object");
+  app.add_flag("--doctor", o.doctor,
+               "check the environment: driver, CUDA, cuDNN, CUPTI permissions, each GPU's health (a ~0.5 s copy "
+               "load per GPU); exit 3 when a problem is found (docs/doctor.md)");
+  app.add_flag("--markdown", o.markdown, "with --doctor: a Markdown bug report to paste, without user or host names");
   app.add_option("--analyze-warmup", o.analyze_warmup,
                  "with --analyze: leading steps left out as warm-up (cuDNN algorithm search, first allocations)")
       ->check(kNonNegative)->capture_default_str();
   app.add_option("--import", o.import_trace,
-                 "convert a PyTorch profiler trace (*.pt.trace.json[.gz]) or Chrome trace JSON into a session "
+                 "convert a PyTorch profiler trace (*.pt.trace.json[.gz]), Chrome trace JSON or an Nsight Systems "
+                 "SQLite export (*.sqlite) into a session "
                  "(--session OUT.tsession; default: the trace's name + .tsession)");
   app.add_option("--compare", o.compare, "compare two or more sessions: config diff, throughput, accuracy, "
                  "step-time breakdown, verdicts, kernel diff (text, or --json)")->expected(2, 64);

@@ -70,6 +70,8 @@ struct RunnerOptions {
   int threads_per_block = 256;   // --threads-per-block: vector_add's launch
   int blocks_per_grid = 0;       // --blocks-per-grid: vector_add's launch (0 = one element per thread)
   std::string playground_session;  // --playground-session FILE: print a recorded playground run (no GPU)
+  bool doctor = false;           // --doctor: the environment doctor (app/runner/doctor_cmd.cpp, docs/doctor.md)
+  bool markdown = false;         // --markdown: with --doctor, a bug report to paste
   std::FILE* out = stdout;       // where a training run prints (a lesson's runs print to stderr)
 };
 
@@ -95,6 +97,10 @@ int run_export(const RunnerOptions& opt);
 /// InputError (exit 2) for a bad family or size and DeviceError (exit 3) without a GPU or without a
 /// CUDA build. app/runner/playground_cmd.cpp.
 int run_playground(const RunnerOptions& opt);
+
+/// --doctor: the environment report (text, --json or --markdown); 3 when a finding is a problem, else
+/// 0. Throws InputError for --json with --markdown. app/runner/doctor_cmd.cpp.
+int run_doctor(const RunnerOptions& opt);
 
 /// Loads data and model, trains, prints per-epoch lines and the JSON summary on opt.out.
 /// Returns the exit code (0, or 130 when stopped by `stop`); throws ts::Error subclasses.

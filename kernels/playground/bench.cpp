@@ -6,11 +6,14 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <map>
 
+#include "doctor/nvml.h"
 #include "engine/errors.h"
 #include "engine/host_trace.h"
 #include "profiling/cupti_collector.h"
 #include "profiling/event_store.h"
+#include "profiling/samplers.h"
 
 namespace ts::playground {
 
@@ -47,9 +50,17 @@ template class DeviceBuffer<__nv_bfloat16>;
 Bench::Bench() : store_(std::make_unique<prof::EventStore>()), start_ns_(trace::now_ns()) {
   for (auto& e : events_) TS_PG_CUDA(cudaEventCreate(&e));
   cupti_ = std::make_unique<prof::CuptiCollector>(*store_, start_ns_, 0);
+  int device = 0;
+  cudaGetDevice(&device);
+  prof::SamplerOptions so;
+  so.period = std::chrono::milliseconds(kSamplePeriodMs);
+  so.cuda_device = device;
+  so.cpu_threads = false;
+  samplers_ = std::make_unique<prof::Samplers>(*store_, prof::SessionClock(start_ns_), so);
 }
 
 Bench::~Bench() {
+  if (samplers_) samplers_->stop();
   if (cupti_) cupti_->stop();
   for (auto& e : events_)
     if (e) cudaEventDestroy(e);
@@ -88,10 +99,48 @@ namespace {
 
 std::string launch_text(const prof::EventStore& st, const prof::KernelRecord& k) {
   const prof::KernelConfig& c = st.config(k);
-  std::string name = st.strings.get(k.name);
-  if (name.size() > 48) name = name.substr(0, 45) + "...";
+  std::string name = short_kernel_name(st.strings.get(k.name));
+  if (name.size() > 60) name = name.substr(0, 57) + "...";
   return fmt::format("{}: grid {}x{}x{} block {}x{}x{}, {} regs, smem {}+{} B", name, c.grid[0], c.grid[1], c.grid[2],
                      c.block[0], c.block[1], c.block[2], c.registers, c.static_smem, c.dynamic_smem);
+}
+
+// "SM clock 1980 MHz, 690 W" from the NVML samples in [t0, t1]; "" when NVML gave none.
+std::string clock_power(const prof::EventStore& st, std::int64_t t0, std::int64_t t1) {
+  std::uint32_t clock_id = ~0u, power_id = ~0u, reasons_id = ~0u;
+  for (std::size_t i = 0; i < st.series.size(); ++i) {
+    const std::string name = st.strings.get(st.series[i].name);
+    if (name == "gpu.sm_clock") clock_id = st.series[i].id;
+    if (name == "gpu.power") power_id = st.series[i].id;
+    if (name == "gpu.clock_event_reasons") reasons_id = st.series[i].id;
+  }
+  std::vector<double> clocks;
+  double power = 0;
+  int powers = 0, reason_samples = 0;
+  std::map<std::uint64_t, int> bits;  // throttle bit -> samples with it set
+  for (std::size_t i = 0; i < st.samples.size(); ++i) {
+    const prof::SampleRecord& r = st.samples[i];
+    if (r.time < t0 || r.time > t1) continue;
+    if (r.series == clock_id) clocks.push_back(r.value);
+    if (r.series == power_id) power += r.value, ++powers;
+    if (r.series == reasons_id && r.value >= 0) {
+      ++reason_samples;
+      const auto mask = static_cast<std::uint64_t>(r.value) & nvml::kThrottleMask;
+      for (std::uint64_t b = 1; b && b <= mask; b <<= 1)
+        if (mask & b) ++bits[b];
+    }
+  }
+  if (clocks.empty() && powers == 0) return "";
+  std::string out = "NVML during the timed launches:";
+  if (!clocks.empty()) out += fmt::format(" SM clock {:.0f} MHz (median of {})", median(clocks), clocks.size());
+  if (powers) out += fmt::format("{} {:.0f} W (mean)", clocks.empty() ? "" : ",", power / powers);
+  if (reason_samples > 0) {
+    std::string held;
+    for (const auto& [b, n] : bits)
+      held += fmt::format("{}{} in {} of {}", held.empty() ? "" : ", ", nvml::reason_names(b).front(), n, reason_samples);
+    out += held.empty() ? ", no clock-event reason" : ", clock held by " + held;
+  }
+  return out;
 }
 
 }  // namespace
@@ -103,6 +152,7 @@ std::string Bench::finish(std::int64_t* dropped) {
     why = cupti_->why();
     cupti_->stop();
   }
+  if (samplers_) samplers_->stop();
   if (dropped) *dropped = store_->dropped_cupti.load();
   // Kernel records sorted by start (CUPTI delivers them per buffer, not in order across buffers).
   std::vector<const prof::KernelRecord*> ks;
@@ -137,6 +187,8 @@ std::string Bench::finish(std::int64_t* dropped) {
       v.time_source = cupti ? fmt::format("events ({} kernel records for {} launches)", in.size(), n) : "events";
     }
     v.throughput = throughput(w.ladder->unit, v.work, v.median_ns);
+    const std::string cp = clock_power(*store_, w.t0, w.t1);
+    if (!cp.empty()) v.note += (v.note.empty() ? "" : "; ") + cp;
   }
   windows_.clear();
   return cupti ? "" : (why.empty() ? "CUPTI inactive" : why);

@@ -16,6 +16,7 @@
 namespace ts::prof {
 class EventStore;
 class CuptiCollector;
+class Samplers;
 }  // namespace ts::prof
 
 namespace ts::playground {
@@ -55,8 +56,12 @@ class Bench {
   /// as warm-up, then n launches, n chosen so they take about kTargetNs (at least kMinLaunches, at
   /// most kMaxLaunches), with a CUDA event between launches. The row is filled in finish().
   void time(Ladder& ladder, std::size_t variant, const std::function<cudaError_t()>& launch);
-  /// Stops CUPTI and fills every timed row: median_ns, event_ns, launches, kernels_per_launch,
-  /// time_source, throughput (from work), launch. Returns "" or why CUPTI was not used.
+  /// Stops CUPTI and the samplers and fills every timed row: median_ns, event_ns, launches,
+  /// kernels_per_launch, time_source, throughput (from work), launch, and in the note the SM clock
+  /// (median, MHz), power (mean, W) and the clock-event reasons NVML read during the row's timed
+  /// launches (a clock below the card's maximum under load: the figure is that clock's, the reasons
+  /// say what held it). Returns "" or
+  /// why CUPTI was not used.
   std::string finish(std::int64_t* dropped);
 
   /// The run's events (CUPTI records, clock checks): complete after finish().
@@ -64,6 +69,7 @@ class Bench {
 
   static constexpr double kTargetNs = 200e6;
   static constexpr int kMinLaunches = 5, kMaxLaunches = 200;
+  static constexpr int kSamplePeriodMs = 50;  // about 4 samples in a 200 ms timed window (the sampler default)
 
  private:
   struct Window {
@@ -74,6 +80,7 @@ class Bench {
   };
   std::unique_ptr<prof::EventStore> store_;
   std::unique_ptr<prof::CuptiCollector> cupti_;
+  std::unique_ptr<prof::Samplers> samplers_;  // NVML SM clock and power every kSamplePeriod
   std::int64_t start_ns_ = 0;
   std::vector<Window> windows_;
   cudaEvent_t events_[kMaxLaunches + 1] = {};

@@ -8,8 +8,11 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <memory>
 
 #include "kernels/playground/cublas_gemm.h"
+#include "engine/errors.h"
+#include "kernels/playground/cublaslt_tuned.h"
 #include "kernels/playground/families.h"
 #include "kernels/playground/launch.h"
 #include "kernels/playground/pattern.h"
@@ -185,6 +188,31 @@ void run_sgemm(Context& ctx, Ladder& ladder, std::int64_t side) {
       [&] { return check_samples(c, side, smp, bf16, kTolReduced); }, clear);
 }
 
+namespace {
+
+// The top of the tensor ladder: cuBLASLt BF16 (fp32 C) with the fastest of the heuristic's algorithms
+// for this shape (cublaslt_tuned.h), checked against the same CPU samples as the default row.
+void run_tuned_bf16(Context& ctx, Ladder& ladder, std::int64_t side, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                    DeviceBuffer<float>& c, const Samples& smp, const std::vector<double>& ref) {
+  const int s = static_cast<int>(side);
+  const double flops = 2.0 * side * side * side;
+  VariantResult row = variant("cuBLASLt BF16, tuned",
+                              "the same GEMM with the fastest of cuBLASLt's candidate algorithms for this shape, "
+                              "timed here (what autotuners do)",
+                              flops, false);
+  try {
+    auto gemm = std::make_shared<TunedBf16Gemm>(s, s, s, false);
+    row.note = gemm->tune(a, b, c.get());
+    run_variant(
+        ctx, ladder, std::move(row), [&, gemm] { return gemm->run(a, b, c.get()); },
+        [&] { return check_samples(c, side, smp, ref, kTolReduced); }, [&] { poison(c.get(), side * side); });
+  } catch (const DeviceError& e) {
+    skip_variant(ladder, std::move(row), e.what());
+  }
+}
+
+}  // namespace
+
 void run_tensor(Context& ctx, Ladder& ladder, std::int64_t side) {
   ladder.unit = Unit::tflops;
   const int s = static_cast<int>(side);
@@ -261,6 +289,7 @@ void run_tensor(Context& ctx, Ladder& ladder, std::int64_t side) {
         return r;
       },
       [&] { TS_PG_CUDA(cudaMemset(cb.get(), 0xFF, static_cast<std::size_t>(nn) * 2)); });
+  run_tuned_bf16(ctx, ladder, side, ab.get(), bb.get(), c, smp, bf16);
 }
 
 }  // namespace ts::playground

@@ -15,6 +15,33 @@ int Ladder::failed_checks() const {
   return n;
 }
 
+std::string short_kernel_name(const std::string& name) {
+  // Cut the top-level parameter list: the first '(' at template depth 0 that is not "(anonymous".
+  std::string s = name;
+  int depth = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '<') ++depth;
+    if (c == '>' && depth > 0) --depth;
+    if (c == '(' && depth == 0 && s.compare(i, 20, "(anonymous namespace") != 0) {
+      s.resize(i);
+      break;
+    }
+  }
+  // Drop everything up to the last top-level "::" and a return type before the first top-level space.
+  std::size_t start = 0;
+  depth = 0;
+  for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '<') ++depth;
+    if (c == '>' && depth > 0) --depth;
+    if (depth == 0 && c == ':' && s[i + 1] == ':') start = i + 2;
+    if (depth == 0 && c == ' ' && s.compare(i, 11, " namespace)") != 0) start = std::max(start, i + 1);
+  }
+  s = s.substr(start);
+  return s.empty() ? name : s;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());

@@ -60,6 +60,12 @@ struct Ladder {
   int failed_checks() const;
 };
 
+/// A kernel's name as a student reads it: the demangled name without its return type, parameter
+/// list and namespace qualifiers outside template arguments ("void ts::playground::k::(anonymous
+/// namespace)::sgemm_naive<32>(int, float const*)" -> "sgemm_naive<32>"). Names that are not
+/// demangled C++ (cuBLAS's "sm90_xmma_gemm_..." ) come back unchanged.
+std::string short_kernel_name(const std::string& name);
+
 /// Median of `v` (the mean of the two middle values for an even count); 0 for an empty vector.
 double median(std::vector<double> v);
 

@@ -105,10 +105,13 @@ void set_limits(std::deque<Ladder>& ladders, const std::string& device, std::int
       } else {
         l.limit = dram;
       }
+      if (l.family == "reduction" && copy_best > 0)
+        l.warning = "a reduction only reads: a read-only stream can pass the copy's read + write figure, so a share "
+                    "above 100 % of the limit is that, not an error";
       const std::int64_t bytes = footprint(l.family, l.size);
       if (bytes > 0 && bytes < 8 * l2_bytes)
         l.warning = fmt::format("{} MB of data is less than 8x the {} MB L2: figures may be the cache's, not DRAM's",
-                                bytes >> 20, l2_bytes >> 20);
+                                bytes >> 20, l2_bytes >> 20) + (l.warning.empty() ? "" : "; " + l.warning);
     } else if (l.family == "tensor") {
       l.limit = datasheet(peaks, "BF16 dense, datasheet", &DatasheetPeaks::bf16_tflops);
       l.other_limits = {datasheet(peaks, "TF32 dense, datasheet", &DatasheetPeaks::tf32_tflops),

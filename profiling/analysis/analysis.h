@@ -129,6 +129,19 @@ struct Verdict {
   std::string advice;
 };
 
+/// The GPU's health over the run, from the samplers' NVML series (profiling/analysis/health.cpp).
+struct GpuHealth {
+  std::int64_t reason_samples = 0;     // gpu.clock_event_reasons samples
+  std::int64_t throttled_samples = 0;  // of those, with a bit of nvml::kThrottleMask set (doctor/nvml.h)
+  std::uint64_t reasons = 0;           // OR of the throttle bits seen
+  std::string main_reason;             // the throttle reason set in most samples ("sw_power_cap", ...)
+  std::optional<double> sm_clock_throttled_mhz;  // mean gpu.sm_clock over the throttled samples
+  std::optional<double> sm_clock_max_mhz;        // gpu.sm_clock_max
+  std::int64_t process_samples = 0, shared_samples = 0;  // gpu.other_processes samples; those > 0
+  double max_other_processes = 0, max_other_bytes = 0;
+  std::optional<double> ecc_corrected_rise, ecc_uncorrected_rise;  // last - first volatile count
+};
+
 /// Session (or rolling-window) metrics and verdicts.
 struct Report {
   std::int64_t steps = 0;
@@ -192,6 +205,8 @@ struct Report {
     double overlap() const { return communication_ns > 0 ? static_cast<double>(overlap_ns) / communication_ns : 0; }
   };
   std::optional<Communication> communication;
+  /// The samplers' GPU-health series over the whole run; nullopt where NVML gave none.
+  std::optional<GpuHealth> health;
   DeviceProps device;
   RunConfig config;
   std::vector<StepMetrics> per_step;

@@ -12,6 +12,24 @@ namespace {
 std::string pct(std::optional<double> v) { return v ? fmt::format("{:.1f} %", 100 * *v) : "absent"; }
 double share(std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / b : 0; }
 
+/// The samplers' GPU-health figures (health.h), one line ("absent" without NVML series).
+std::string health_text(const std::optional<GpuHealth>& h) {
+  if (!h) return "GPU health: absent (no NVML clock-event or process samples)\n";
+  std::string o = fmt::format("GPU health: clock held down in {} of {} samples", h->throttled_samples, h->reason_samples);
+  if (h->throttled_samples) {
+    o += " (" + h->main_reason;
+    if (h->sm_clock_throttled_mhz && h->sm_clock_max_mhz)
+      o += fmt::format(", SM clock {:.0f} of {:.0f} MHz", *h->sm_clock_throttled_mhz, *h->sm_clock_max_mhz);
+    o += ")";
+  }
+  o += fmt::format("; other processes on the card in {} of {} samples (up to {:.0f})", h->shared_samples,
+                   h->process_samples, h->max_other_processes);
+  if (h->ecc_corrected_rise || h->ecc_uncorrected_rise)
+    o += fmt::format("; ECC errors during the run: corrected +{:.0f}, uncorrected +{:.0f}",
+                     h->ecc_corrected_rise.value_or(0), h->ecc_uncorrected_rise.value_or(0));
+  return o + "\n";
+}
+
 }  // namespace
 
 std::string to_text(const Report& r) {
@@ -65,6 +83,7 @@ std::string to_text(const Report& r) {
                        100 * c.overlap(), 100 * share(c.exposed_ns, r.wall_ns));
     }
   }
+  o += health_text(r.health);
   const std::int64_t cap = r.config.memory_limit_bytes;
   if (cap > 0) {
     constexpr double kGiB = 1073741824.0;
@@ -105,6 +124,27 @@ void opt_i(W& w, const char* k, std::optional<std::int64_t> v) {
   if (v) w.Int64(*v);
   else w.Null();
 }
+void health_json(W& w, const std::optional<GpuHealth>& h) {
+  w.Key("gpu_health");
+  if (!h) {
+    w.Null();
+    return;
+  }
+  w.StartObject();
+  w.Key("reason_samples"); w.Int64(h->reason_samples);
+  w.Key("throttled_samples"); w.Int64(h->throttled_samples);
+  w.Key("clock_event_reasons"); w.Uint64(h->reasons);
+  w.Key("main_reason"); w.String(h->main_reason.c_str());
+  opt(w, "sm_clock_throttled_mhz", h->sm_clock_throttled_mhz);
+  opt(w, "sm_clock_max_mhz", h->sm_clock_max_mhz);
+  w.Key("process_samples"); w.Int64(h->process_samples);
+  w.Key("shared_samples"); w.Int64(h->shared_samples);
+  w.Key("max_other_processes"); w.Double(h->max_other_processes);
+  w.Key("max_other_bytes"); w.Double(h->max_other_bytes);
+  opt(w, "ecc_corrected_rise", h->ecc_corrected_rise);
+  opt(w, "ecc_uncorrected_rise", h->ecc_uncorrected_rise);
+  w.EndObject();
+}
 }  // namespace
 
 std::string to_json(const Report& r) {
@@ -123,6 +163,7 @@ std::string to_json(const Report& r) {
   w.Key("gpu_present"); w.Bool(r.gpu_present);
   if (!r.device_vendor.empty()) { w.Key("device_vendor"); w.String(r.device_vendor.c_str()); }
   w.Key("gpu_absent_reason"); w.String(r.gpu_absent_reason.c_str());
+  health_json(w, r.health);
   opt(w, "gpu_utilization", r.gpu_utilization);
   opt(w, "sm_efficiency_est", r.sm_efficiency);
   opt(w, "theoretical_occupancy", r.theoretical_occupancy);

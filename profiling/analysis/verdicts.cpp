@@ -3,6 +3,8 @@
 // the window writes its own words and applies the knobs to its Run settings.
 // Every threshold is a named constant with its source; docs/metrics.md lists them.
 #include "profiling/analysis/analysis.h"
+#include "profiling/analysis/health.h"
+#include "doctor/nvml.h"
 
 #include <fmt/core.h>
 
@@ -229,6 +231,50 @@ void amp(Report& r) {
   }
 }
 
+// GPU clocks held down (NVML clock-event reasons other than idle / applications clocks, doctor/nvml.h)
+// in >= kThrottledShare of the run's samples (health.h; the threshold is issue #25's).
+void throttled(Report& r) {
+  if (!r.health || r.health->reason_samples == 0) return;
+  const GpuHealth& h = *r.health;
+  const double s = static_cast<double>(h.throttled_samples) / static_cast<double>(h.reason_samples);
+  if (s < kThrottledShare) return;
+  std::vector<std::pair<std::string, double>> ev = {{"throttled_samples_pct", 100 * s},
+                                                    {"clock_event_reasons", static_cast<double>(h.reasons)}};
+  std::string clock;
+  if (h.sm_clock_throttled_mhz && h.sm_clock_max_mhz && *h.sm_clock_max_mhz > 0) {
+    const double lost = 100 * (1 - *h.sm_clock_throttled_mhz / *h.sm_clock_max_mhz);
+    ev.push_back({"sm_clock_throttled_mhz", *h.sm_clock_throttled_mhz});
+    ev.push_back({"sm_clock_max_mhz", *h.sm_clock_max_mhz});
+    ev.push_back({"sm_clock_lost_pct", lost});
+    clock = fmt::format("; SM clock {:.0f} MHz of its {:.0f} MHz maximum ({:.0f} % lost)", *h.sm_clock_throttled_mhz,
+                        *h.sm_clock_max_mhz, lost);
+  }
+  std::string names;
+  for (const auto& n : nvml::reason_names(h.reasons)) names += (names.empty() ? "" : ", ") + n;
+  r.verdicts.push_back({"throttled", s >= kThrottledHighShare ? "high" : "moderate",
+                        fmt::format("GPU clocks held down ({}) in {:.0f} % of the samples, mostly {}{}", names, 100 * s,
+                                    h.main_reason, clock),
+                        nvml::reason_fix(h.reasons) + " `trainscope-run --doctor` checks the card.", ev, {}, {}});
+}
+
+// Another process used the card during the run (a warning: the run's timings and memory were shared).
+void shared_gpu(Report& r) {
+  if (!r.health || r.health->max_other_processes < 1) return;
+  const GpuHealth& h = *r.health;
+  const double s = h.process_samples ? static_cast<double>(h.shared_samples) / static_cast<double>(h.process_samples) : 0;
+  r.verdicts.push_back({"shared_gpu", "low",
+                        fmt::format("another process used the GPU during the run (up to {:.0f}, {:.1f} GiB, in {:.0f} % "
+                                    "of the samples): timings and memory were not this run's alone",
+                                    h.max_other_processes, h.max_other_bytes / 1073741824.0, 100 * s),
+                        "Stop the other processes (`nvidia-smi` lists them) or train on another GPU "
+                        "(CUDA_VISIBLE_DEVICES), then measure again.",
+                        {{"other_processes_max", h.max_other_processes},
+                         {"other_processes_samples_pct", 100 * s},
+                         {"other_processes_gib", h.max_other_bytes / 1073741824.0}},
+                        {},
+                        {}});
+}
+
 }  // namespace
 
 const std::vector<std::string>& whole_trace_verdicts() {
@@ -271,6 +317,8 @@ void add_verdicts(Report& r) {
   pageable_copies(r);
   memory_pressure(r);
   amp(r);
+  throttled(r);
+  shared_gpu(r);
 }
 
 std::int64_t min_steps_for_verdicts() { return kMinSteps; }
@@ -282,7 +330,8 @@ namespace ts::prof::analysis {
 const std::vector<std::string>& verdict_ids() {
   static const std::vector<std::string> ids = {"input_bound",     "sync_bound",      "launch_bound",
                                                "low_utilization", "pageable_memcpy", "memory_pressure",
-                                               "amp_eligible",    "amp_overflow", "communication_bound"};
+                                               "amp_eligible",    "amp_overflow", "communication_bound",
+                                               "throttled",       "shared_gpu"};
   return ids;
 }
 
@@ -296,6 +345,8 @@ std::optional<VerdictRule> verdict_rule(const std::string& id) {
   if (id == "amp_eligible") return VerdictRule{"matmul_kernel_time_pct", 100 * kAmpMatmulShare, true};
   if (id == "amp_overflow") return VerdictRule{"skipped_pct", 100 * kOverflowShare, true};
   if (id == "communication_bound") return VerdictRule{"exposed_communication_pct", 100 * kCommModerate, true};
+  if (id == "throttled") return VerdictRule{"throttled_samples_pct", 100 * kThrottledShare, true};
+  if (id == "shared_gpu") return VerdictRule{"other_processes_max", 1, true};
   return std::nullopt;
 }
 
@@ -309,6 +360,9 @@ std::optional<double> verdict_measure(const Report& r, const std::string& id) {
   if (id == "memory_pressure" && r.device_memory_fraction) return 100 * *r.device_memory_fraction;
   if (id == "amp_eligible" && r.matmul_kernel_share) return 100 * *r.matmul_kernel_share;
   if (id == "communication_bound" && r.communication) return 100 * share(r.communication->exposed_ns, r.wall_ns);
+  if (id == "throttled" && r.health && r.health->reason_samples)
+    return 100 * share(r.health->throttled_samples, r.health->reason_samples);
+  if (id == "shared_gpu" && r.health && r.health->process_samples) return r.health->max_other_processes;
   if (id == "amp_overflow" && r.skipped_steps && r.optimizer_steps && *r.optimizer_steps > 0)
     return 100 * share(*r.skipped_steps, *r.optimizer_steps);
   return std::nullopt;

@@ -1,6 +1,7 @@
 # The fuzz preset's hook (CMakePresets.json sets CMAKE_PROJECT_TrainScope_INCLUDE to this file): once
 # the top-level CMakeLists.txt has defined every library, adds one libFuzzer target per reader of
-# outside data: ts_import_fuzzer (profiling/import: PyTorch/Chrome traces), ts_session_fuzzer
+# outside data: ts_import_fuzzer (profiling/import: PyTorch/Chrome traces), ts_nsys_fuzzer (Nsight
+# Systems SQLite exports), ts_session_fuzzer
 # (.tsession files), ts_model_spec_fuzzer, ts_cifar10_fuzzer and ts_checkpoint_fuzzer (engine/fuzz),
 # ts_lesson_fuzzer (lessons/fuzz), ts_setup_fuzzer (setups/fuzz).
 # The preset compiles everything with -fsanitize=fuzzer-no-link,address (coverage + ASan); only these
@@ -16,6 +17,7 @@ function(_ts_add_fuzzers)
     message(FATAL_ERROR "fuzz.cmake: ts_profiling is not defined")
   endif()
   _ts_add_fuzzer(ts_import_fuzzer ${PROJECT_SOURCE_DIR}/profiling/fuzz/import_fuzzer.cpp)
+  _ts_add_fuzzer(ts_nsys_fuzzer ${PROJECT_SOURCE_DIR}/profiling/fuzz/nsys_fuzzer.cpp)
   _ts_add_fuzzer(ts_session_fuzzer ${PROJECT_SOURCE_DIR}/profiling/fuzz/session_fuzzer.cpp)
   _ts_add_fuzzer(ts_model_spec_fuzzer ${PROJECT_SOURCE_DIR}/engine/fuzz/model_spec_fuzzer.cpp)
   _ts_add_fuzzer(ts_cifar10_fuzzer ${PROJECT_SOURCE_DIR}/engine/fuzz/cifar10_fuzzer.cpp)

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "profiling/import/json_input.h"
+#include "profiling/import/nsys/nsys_import.h"
 #include "profiling/import/trace_builder.h"
 #include "profiling/import/trace_reader.h"
 
@@ -77,12 +78,13 @@ ImportedTrace run_import(ByteSource& src, const std::string& name, const ImportO
 }  // namespace
 
 ImportedTrace import_trace(const std::string& path, const ImportOptions& options) {
-  // A session file handed to the importer: say what it is instead of "not valid JSON at byte 0".
+  // SQLite (an Nsight Systems export, or a session handed to the importer: the export reader says
+  // which) and Nsight Systems report names go to profiling/import/nsys.
+  if (nsys::is_nsys_path(path)) return nsys::import_export(path, options);
   if (std::ifstream f(path, std::ios::binary); f) {
     char magic[16] = {};
     if (f.read(magic, sizeof magic) && std::memcmp(magic, "SQLite format 3", 16) == 0)
-      throw InputError("trace " + path + ": a SQLite file (a TrainScope session?), not a trace: open it as a session "
-                              "(trainscope-run --analyze, or the window)");
+      return nsys::import_export(path, options);
   }
   auto src = open_file_source(path);
   return run_import(*src, path, options);
@@ -122,7 +124,7 @@ bool is_trace_path(const std::string& path) {
     const std::string e(s);
     return p.size() >= e.size() && p.compare(p.size() - e.size(), e.size(), e) == 0;
   };
-  return ends(".json") || ends(".json.gz");
+  return ends(".json") || ends(".json.gz") || nsys::is_nsys_path(path);
 }
 
 }  // namespace ts::prof::import

@@ -90,6 +90,8 @@ struct ImportedTrace {
 /// line naming the file and the byte offset for input that is not a trace (not JSON, a syntax error,
 /// no traceEvents, no complete event before the end); ImportCancelled when cancelled. Tolerated
 /// problems (bad events, out-of-order events, unknown phases, truncation) become warnings.
+/// A SQLite file or a *.sqlite / *.nsys-rep / *.qdrep name goes to the Nsight Systems export reader
+/// (profiling/import/nsys/nsys_import.h: its errors and kind "Nsight Systems export").
 ImportedTrace import_trace(const std::string& path, const ImportOptions& options = {});
 
 /// The same from memory (the fuzzer, tests); `name` stands for the file in messages.
@@ -99,7 +101,8 @@ ImportedTrace import_trace_bytes(const void* data, std::size_t size, const std::
 /// An imported trace as an EventSource: kind() "PyTorch trace" or "Chrome trace".
 std::unique_ptr<EventSource> open_trace(const std::string& path, const ImportOptions& options = {});
 
-/// True for trace files by name: *.json, *.json.gz, *.pt.trace.json(.gz).
+/// True for trace files by name: *.json, *.json.gz, *.pt.trace.json(.gz), and Nsight Systems files
+/// (*.sqlite exports; *.nsys-rep / *.qdrep reports, which import_trace refuses with the export hint).
 bool is_trace_path(const std::string& path);
 
 /// NCCL communication kernels (ncclKernel_*, ncclDevKernel_*, and "void ncclKernel..." forms):

@@ -4,6 +4,7 @@
 // drops a missing one. An H200 session (tests/data) opens in the background (the panels' store
 // fills, Cancel stops it), by drag and drop too, and "Run again with these settings" loads its knobs.
 #include <QAction>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QMenu>
 #include <QMimeData>
@@ -12,6 +13,7 @@
 #include <QtTest>
 
 #include "app/gui/main_window.h"
+#include "profiling/session_file.h"
 #include "gui/gui_test_util.h"
 #include "widgets/model_builder.h"
 #include "widgets/panel_hub.h"
@@ -132,6 +134,52 @@ class TestSessions : public QObject {
     QVERIFY(!w.panelHub()->isLive());
     QVERIFY(w.panelHub()->store()->counts().kernels > 1000);
     QVERIFY(w.sessionDetails().contains("NVIDIA H200"));
+  }
+
+  // A session still being written (a run of trainscope-run --session, a profiled program) is
+  // followed: the panels stay live and get each committed batch, the status bar says so, and the
+  // writer's close ends it as a normal open with every row.
+  void aSessionStillBeingWrittenIsFollowedUntilItsWriterCloses() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("live.tsession");
+    prof::EventStore ws;
+    auto add = [&ws](int from, int to) {
+      for (int i = from; i <= to; ++i) {
+        prof::KernelRecord k;
+        k.start = 1000000LL * i, k.end = k.start + 400000, k.stream = 7, k.correlation = static_cast<std::uint32_t>(i);
+        k.name = ws.strings.intern("live_kernel");
+        prof::KernelConfig c;
+        c.grid[0] = 4, c.block[0] = 128;
+        k.config = ws.intern_config(c);
+        ws.append(ws.kernels, k);
+        ws.append(ws.steps, prof::StepRecord{i, 1, i, 1000000LL * i, 1000000LL * i + 900000, 64, 10});
+      }
+    };
+    auto writer = std::make_unique<prof::SessionWriter>(path.toStdString(), ws);
+    add(1, 20);
+    QVERIFY(writer->write_batch());
+    MainWindow w;
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    QVERIFY(w.openSession(path));
+    QVERIFY(w.sessionLoader()->isFollowing());
+    QVERIFY(w.panelHub()->isLive());
+    QTRY_COMPARE_WITH_TIMEOUT(w.panelHub()->store()->counts().kernels, std::size_t{20}, 5000);
+    add(21, 50);
+    QVERIFY(writer->write_batch());
+    QElapsedTimer t;
+    t.start();
+    QTRY_COMPARE_WITH_TIMEOUT(w.panelHub()->store()->counts().kernels, std::size_t{50}, 5000);
+    QVERIFY2(t.elapsed() < 2000, qPrintable(QString::number(t.elapsed())));  // one poll (100 ms), with slack
+    QVERIFY(opened.isEmpty());
+    QVERIFY(w.panelHub()->isLive());
+    add(51, 60);
+    writer->close();
+    QVERIFY(opened.wait(10000));
+    QVERIFY(!w.sessionLoader()->isFollowing());
+    QVERIFY(!w.panelHub()->isLive());
+    QCOMPARE(w.panelHub()->store()->counts().kernels, std::size_t{60});
+    QCOMPARE(w.panelHub()->store()->counts().steps, std::size_t{60});
+    QVERIFY(w.windowTitle().contains("live.tsession"));
   }
 
   void runAgainLoadsTheSessionsKnobs() {

@@ -3,7 +3,12 @@
 // searches every slice (a host range by name, copies, runtime calls) with next/previous; adjacent
 // step ranges alternate colours and PyTorch's host ops get shades by name; empty lanes are hidden and
 // listed, unchecked, in the lane menu; the ruler's step labels never overlap the selection's label.
+// An Nsight Systems export (issue #22) opens through the window's loader and shows its streams as lanes.
+#include <sqlite3.h>
+
 #include <QAction>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QFileInfo>
 #include <QMenu>
 #include <QtTest>
@@ -12,6 +17,7 @@
 #include "engine/host_trace.h"
 #include "profiling/event_source.h"
 #include "profiling/import/trace_import.h"
+#include "widgets/session_loader.h"
 #include "widgets/timeline/categories.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
@@ -36,6 +42,27 @@ std::shared_ptr<const prof::EventStore> small_trace() {
 
 /// The ResNet-50 trace of ../shared (absent on most machines: the tests using it skip).
 const char* kResnet = "/../shared/cases/traces/kineto_2021-06_resnet50_nw4_memory.pt.trace.json.gz";
+
+/// The file through SessionLoader, as File ▸ Open and drag and drop load it; null when it failed.
+std::shared_ptr<const prof::EventStore> load(const QString& path, QString* error = nullptr) {
+  SessionLoader loader;
+  QSignalSpy loaded(&loader, &SessionLoader::loaded), failed(&loader, &SessionLoader::failed);
+  if (!loader.start(path)) return nullptr;
+  if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 60000)) return nullptr;
+  if (!failed.isEmpty()) {
+    if (error) *error = failed.first().first().toString();
+    return nullptr;
+  }
+  return loaded.first().first().value<SessionReplay>().store;
+}
+
+/// The stream lanes' keys ("stream:D:S") of a view.
+std::set<std::string> stream_lanes(const ts::gui::timeline::TimelineData& d) {
+  std::set<std::string> out;
+  for (const auto& l : d.lanes())
+    if (l.kind == prof::timeline::LaneKind::stream && l.events() > 0) out.insert(l.key);
+  return out;
+}
 
 struct Shown {
   PanelHub hub;
@@ -188,6 +215,41 @@ class TestTimelineOpen : public QObject {
     w.view.setTimeSelection(std::nullopt);
     w.view.grab();
     QVERIFY(w.view.rulerLabels().size() > labels.size() - 1);  // the step labels are back
+  }
+
+  void nsysExportShowsItsStreamsAsLanes() {
+    // The newer-layout fixture (tests/data/nsys/newer_meta_v2.sql), built into a .sqlite file.
+    QTemporaryDir dir;
+    const QString path = dir.filePath("report.sqlite");
+    QFile sql(QString::fromStdString(kSource) + "/tests/data/nsys/newer_meta_v2.sql");
+    QVERIFY(sql.open(QIODevice::ReadOnly));
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db, sql.readAll().constData(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    const auto store = load(path);
+    QVERIFY(store);
+    QCOMPARE(store->meta().at("import.kind"), std::string("Nsight Systems export"));
+    Shown w(store, false);
+    QCOMPARE(stream_lanes(w.view.data()), (std::set<std::string>{"stream:0:7", "stream:0:13"}));
+    QCOMPARE(w.view.range().start, store->steps[0].start);  // opens on its first NVTX step
+    // A report, not its export: the loader fails with the export hint.
+    const QString rep = dir.filePath("report.nsys-rep");
+    QFile f(rep);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("not sqlite");
+    f.close();
+    QString error;
+    QVERIFY(!load(rep, &error));
+    QVERIFY2(error.contains("nsys export --type sqlite"), qPrintable(error));
+    // The real export of ../shared: 12 kernels on 10 streams, 10 stream lanes.
+    const QString real = QString::fromStdString(kSource) +
+                         "/../shared/cases/traces/nsys_2022.1_windows_gtx1060_concurrent_streams.sqlite";
+    if (!QFileInfo::exists(real)) QSKIP("../shared's Nsight Systems export is not here");
+    const auto r = load(real);
+    QVERIFY(r);
+    Shown v(r, false);
+    QCOMPARE(stream_lanes(v.view.data()).size(), std::size_t{10});
   }
 };
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "engine/network.h"
@@ -49,6 +50,33 @@ TEST(RunnerPlayground, ATrainingSessionHoldsNoPlaygroundRun) {
                                           "/tests/data/gpu_b16_nw4.tsession");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("holds no playground run"), std::string::npos) << r.err;
+}
+
+// The H200 recording the Playground workspace ships (issue #20: at most 500 KB) opens on any machine:
+// every family's ladder, every check passed, the acceptance rows present with their figures.
+TEST(RunnerPlayground, TheShippedH200RecordingOpensAnywhere) {
+  const std::string file = std::string(TRAINSCOPE_SOURCE_DIR) + "/resources/playground/h200.tsession.zst";
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  ASSERT_NE(f, nullptr) << file;
+  std::fseek(f, 0, SEEK_END);
+  EXPECT_LE(std::ftell(f), 500 * 1024);
+  std::fclose(f);
+  const RunnerResult r = run_runner_split("--playground-session " + file + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  ASSERT_FALSE(d.HasParseError()) << r.out.substr(0, 200);
+  EXPECT_EQ(d["failed_checks"].GetInt(), 0);
+  EXPECT_EQ(d["ladders"].Size(), 9u);
+  EXPECT_NE(std::string(d["device"].GetString()).find("H200"), std::string::npos);
+  bool tuned = false;
+  for (const auto& l : d["ladders"].GetArray())
+    for (const auto& v : l["variants"].GetArray())
+      tuned = tuned || std::string(v["name"].GetString()) == "cuBLASLt BF16, tuned";
+  EXPECT_TRUE(tuned);
+  const RunnerResult cut = run_runner_split("--playground-session " + std::string(TRAINSCOPE_SOURCE_DIR) +
+                                            "/tests/data/traces/bad_events.json");
+  EXPECT_NE(cut.code, 0);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "lessons/lesson.h"
 #include "profiling/analysis/analysis.h"
 #include "lessons/lesson_eval.h"
+#include "lessons/lesson_where.h"
 #include "lessons/session_pack.h"
 
 namespace ts::lessons {
@@ -174,6 +175,25 @@ TEST(Lessons, ManifestRoundTripsAndRefusesDamage) {
   fs::remove_all(dir);
 }
 
+/// A recording is found by its lesson, not its name alone: the built-in's recording for the built-in
+/// (a changed story or title does not matter), none for a user's lesson that shares the name but
+/// trains other runs (the window must not show the built-in's figures as the user's).
+TEST(Lessons, ARecordingBelongsToTheLessonThatTrainsItsRuns) {
+  const Lesson& builtin = builtin_lessons().front();
+  std::string tried;
+  EXPECT_FALSE(find_recording("", builtin, &tried).empty()) << tried;
+  Lesson retold = builtin;
+  retold.title = "Another title";
+  retold.story = {"Told differently."};
+  retold.runs[0].label = "relabelled";
+  EXPECT_FALSE(find_recording("", retold).empty());
+  Lesson mine = builtin;
+  mine.runs[0].knobs.push_back({"seed", "7"});
+  EXPECT_TRUE(find_recording("", mine, &tried).empty());
+  EXPECT_NE(tried.find("another lesson named " + builtin.name), std::string::npos) << tried;
+  EXPECT_FALSE(find_recording("", builtin.name).empty());  // by name alone, as before
+}
+
 /// Every built-in lesson ships a recording (resources/lessons/recorded/NAME) that opens, analyses
 /// and shows what it promises: a laptop without a GPU opens the lessons from these.
 TEST(Lessons, EveryRecordingOpensAnalysesAndShowsItsChange) {
@@ -321,7 +341,7 @@ namespace {
 
 // Every verdict the analysis can give has a rule (measure, threshold) that lessons judge it by.
 TEST(Lessons, EveryVerdictIdHasARule) {
-  ASSERT_EQ(prof::analysis::verdict_ids().size(), 9u);
+  ASSERT_EQ(prof::analysis::verdict_ids().size(), 11u);
   for (const std::string& id : prof::analysis::verdict_ids()) EXPECT_TRUE(prof::analysis::verdict_rule(id)) << id;
   EXPECT_FALSE(prof::analysis::verdict_rule("no_such_verdict"));
   EXPECT_EQ(knob_json_type("batch_size"), 'i');

@@ -215,6 +215,19 @@ TEST(PlaygroundLadder, TextHidesAFailedRowsTimeAndJsonParses) {
   EXPECT_FALSE(d["ladders"][0]["limit"]["measured"].GetBool());
 }
 
+TEST(PlaygroundLadder, ShortKernelNamesDropNamespacesReturnTypesAndParameters) {
+  EXPECT_EQ(short_kernel_name("void ts::playground::k::(anonymous namespace)::sgemm_naive<32>(int, float const*)"),
+            "sgemm_naive<32>");
+  EXPECT_EQ(short_kernel_name("ts::playground::k::(anonymous namespace)::vector_add_kernel"), "vector_add_kernel");
+  EXPECT_EQ(short_kernel_name("void ts::k::reduce<256, ts::k::Op>(float const*, float*)"),
+            "reduce<256, ts::k::Op>");  // qualifiers inside template arguments stay
+  const std::string blas = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_cublas";
+  EXPECT_EQ(short_kernel_name(blas), blas);
+  EXPECT_EQ(short_kernel_name("copy4_kernel(float4 const*, float4*, long)"), "copy4_kernel");
+  EXPECT_EQ(short_kernel_name(""), "");
+  EXPECT_EQ(short_kernel_name("ns::"), "ns::");  // nothing left: the name as given
+}
+
 TEST(PlaygroundFamilies, NamesAndSizeRules) {
   EXPECT_EQ(families().size(), 9u);
   EXPECT_THROW(family("nope"), InputError);

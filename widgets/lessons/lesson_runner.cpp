@@ -44,7 +44,7 @@ bool LessonRunner::start(const lessons::Lesson& l, const QString& source, const 
   std::string why;
   if (recorded_only || !lessons::can_run_here(l, {}, &why)) {
     std::string tried;
-    const QString dir = QString::fromStdString(lessons::find_recording("", l.name, &tried));
+    const QString dir = QString::fromStdString(lessons::find_recording("", l, &tried));
     const QString reason = recorded_only ? tr("the recording was asked for") : QString::fromStdString(why);
     if (dir.isEmpty()) {
       emit failed(tr("Lesson %1: %2, and it has no recording (looked in %3)")

@@ -179,7 +179,7 @@ void LessonsPanel::showSelected() {
   for (const auto& d : e.lesson.devices()) devices << (d == "cuda" ? tr("a GPU (CUDA)") : tr("the CPU backend"));
   std::string why;
   const bool runs_here = lessons::can_run_here(e.lesson, {}, &why);
-  const bool recorded = !lessons::find_recording("", e.lesson.name).empty();
+  const bool recorded = !lessons::find_recording("", e.lesson).empty();
   recording_->setEnabled(recorded && !runner_->running());
   const QString here =
       runs_here ? tr("This machine has what it needs: Run lesson trains it here (seconds to a minute).")

@@ -1,6 +1,8 @@
 // UtilizationPanel: bucketed GPU activity (worker thread), sampled CPU % and NVML series.
 #include "widgets/panels/utilization_panel.h"
 
+#include "doctor/nvml.h"
+
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -177,6 +179,7 @@ void UtilizationPanel::setupRects() {
                                 : s.row == 1 ? palette_color(0) : palette_color(5);
     addGraph(r, l, s.name, tr(s.label), c, s.row == 0 ? Qt::DashLine : Qt::SolidLine);
   }
+  add_health_graphs();
   gpu_absent_ = add_center_message(plot_, gpu_);
   cpu_absent_ = add_center_message(plot_, cpu_);
   // Every legend and row in the layout once, so each has its parent plot before arrange() picks rows.
@@ -327,6 +330,7 @@ void UtilizationPanel::fillSamples() {
     if (ser)
       for (const auto& p : ser->points) (s.row == 1 ? clock_max : power_max) = std::max(s.row == 1 ? clock_max : power_max, p.v);
   }
+  clock_max = std::max(clock_max, fill_health());
   nvml_->axis(QCPAxis::atLeft)->setRange(0, std::max(clock_max, 1.0) * 1.15);
   power_->axis(QCPAxis::atLeft)->setRange(0, std::max(power_max, 1.0) * 1.15);
   for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
@@ -425,13 +429,56 @@ void UtilizationPanel::fillBuckets() {
   set_buckets(graphs_["h2d"], buckets_, show ? buckets_.h2d_bytes_per_s : std::vector<double>{}, 1);
   double h2d_max = 0;
   for (double v : buckets_.h2d_bytes_per_s) h2d_max = std::max(h2d_max, v);
-  h2d_->axis(QCPAxis::atLeft)->setRange(0, std::max(h2d_max, 1e6) * 1.15);
+  h2d_bucket_max_ = h2d_max;
+  h2d_->axis(QCPAxis::atLeft)->setRange(0, std::max({h2d_max, pcie_max_, 1e6}) * 1.15);
   for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
   arrange();
   gpu_absent_->setText(gpu_message_);
   gpu_absent_->setVisible(!show);
   status_->setText(statusText());
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// GPU health from the samplers (issue #25): NVML's PCIe throughput in the H2D row, the SM clock's
+// maximum and the samples whose clock-event reasons hold the clock down (doctor/nvml.h's
+// kThrottleMask: any reason but idle / applications clocks) as red marks on the SM clock row.
+void UtilizationPanel::add_health_graphs() {
+  addGraph(h2d_, h2d_legend_, "gpu.pcie_rx", tr("NVML PCIe RX: host to GPU /s"), palette_color(3), Qt::DashLine);
+  addGraph(h2d_, h2d_legend_, "gpu.pcie_tx", tr("NVML PCIe TX: GPU to host /s"), palette_color(6), Qt::DotLine);
+  addGraph(nvml_, nvml_legend_, "gpu.sm_clock_max", tr("SM clock max (MHz)"), QColor(130, 130, 130), Qt::DashLine);
+  QCPGraph* marks = addGraph(nvml_, nvml_legend_, "gpu.throttled", tr("clock held down (NVML clock-event reasons)"),
+                             QColor(200, 30, 30));
+  marks->setLineStyle(QCPGraph::lsNone);
+  marks->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
+}
+
+double UtilizationPanel::fill_health() {
+  pcie_max_ = 0;
+  for (const char* n : {"gpu.pcie_rx", "gpu.pcie_tx"}) {
+    const auto* ser = series_.find(n);
+    set_steps(graphs_[n], ser ? ser->points : std::vector<SeriesPoint>{});
+    if (ser)
+      for (const auto& p : ser->points) pcie_max_ = std::max(pcie_max_, p.v);
+  }
+  const auto* mx = series_.find("gpu.sm_clock_max");
+  set_steps(graphs_["gpu.sm_clock_max"], mx ? mx->points : std::vector<SeriesPoint>{});
+  double clock_max = 0;
+  if (mx)
+    for (const auto& p : mx->points) clock_max = std::max(clock_max, p.v);
+  std::vector<SeriesPoint> marks;
+  const auto* reasons = series_.find("gpu.clock_event_reasons");
+  const auto* clock = series_.find("gpu.sm_clock");
+  if (reasons) {
+    std::size_t c = 0;
+    for (const auto& p : reasons->points) {
+      if (!(p.v >= 0 && p.v < 1.8e19) || !(static_cast<std::uint64_t>(p.v) & nvml::kThrottleMask)) continue;
+      while (clock && c + 1 < clock->points.size() && clock->points[c + 1].t <= p.t) ++c;  // the clock at that round
+      marks.push_back({p.t, clock && !clock->points.empty() ? clock->points[c].v : clock_max});
+    }
+  }
+  set_steps(graphs_["gpu.throttled"], marks);
+  h2d_->axis(QCPAxis::atLeft)->setRange(0, std::max({h2d_bucket_max_, pcie_max_, 1e6}) * 1.15);
+  return clock_max;
 }
 
 QString UtilizationPanel::statusText() const {

@@ -7,6 +7,8 @@
 //    = one core), from the cpu.percent.<name>.<tid> samples.
 //  - H2D throughput: bytes/s of host-to-device memcpy records per bucket.
 //  - NVML: SM clock (MHz) and power (W), a row each, only where NVML was sampled.
+//  - GPU health (issue #25): NVML PCIe RX/TX bytes/s in the H2D row; the SM clock's maximum and red
+//    marks where the clock-event reasons held the clock down (throttling) in the clock row.
 // Buckets cover the shown range (about 200 of 1/2/5 x 10^k ns) and are recomputed off the GUI
 // thread when it moves or the store grows (<= 2 Hz live). Absent series stay absent; a store
 // without GPU activity says so instead of drawing zeros.
@@ -85,6 +87,8 @@ class UtilizationPanel : public QWidget {
   void jobDone(quint64 gen, Job job);
   void fillBuckets();
   void fillSamples();
+  void add_health_graphs();
+  double fill_health();  // returns the SM clock maximum sampled (MHz; 0 when none)
 
   PanelHub* hub_;
   QCustomPlot* plot_;
@@ -102,6 +106,7 @@ class UtilizationPanel : public QWidget {
   prof::analysis::GpuBuckets buckets_;
   QString gpu_message_;
   int target_buckets_ = 200;
+  double pcie_max_ = 0, h2d_bucket_max_ = 0;  // bytes/s: NVML PCIe throughput, CUPTI H2D buckets
   quint64 generation_ = 0;
   bool running_ = false, pending_ = false;
   int jobs_done_ = 0;

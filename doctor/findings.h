@@ -1,0 +1,37 @@
+// The environment doctor's findings: what is wrong, in two grades, each with its cause and the fix
+// in plain words (issue #25). diagnose() is a pure function of the Environment, so every finding is
+// unit tested with a FakeProbe (tests/unit/test_doctor.cpp).
+//  Problems (stop or slow training): no_driver, driver_older_than_runtime, nvml_mismatch,
+//    cudnn_missing, cudnn_older_than_headers, cupti_activity_refused, cupti_counters_refused,
+//    ecc_uncorrected, pcie_below_max (only when read under the copy load), throttled_under_load.
+//  Warnings (may matter): persistence_off, mig_on, other_processes, ecc_corrected.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "doctor/environment.h"
+
+namespace ts::doctor {
+
+enum class Grade { problem, warning };
+
+struct Finding {
+  Grade grade = Grade::problem;
+  std::string id;     // stable, e.g. "cudnn_older_than_headers"
+  std::string title;  // one line
+  std::string cause;  // what was seen, with the figures
+  std::string fix;    // what to do
+  int gpu = -1;       // the CUDA ordinal it concerns, -1 = the machine
+};
+
+/// Problems first, then warnings, each in the order of the list above.
+std::vector<Finding> diagnose(const Environment& env);
+
+/// 3 (the runner's device-error code) when any finding is a problem, else 0 (warnings allowed).
+int exit_code(const std::vector<Finding>& findings);
+
+const char* grade_name(Grade g);  // "problem" | "warning"
+/// "13.0" for 13000 (CUDA's 1000*major + 10*minor).
+std::string cuda_version_text(int v);
+
+}  // namespace ts::doctor

@@ -1,0 +1,102 @@
+// /proc readers of the doctor (see host.h).
+#include "doctor/host.h"
+
+#include <set>
+#include <sstream>
+
+namespace ts::doctor {
+
+namespace {
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+HostInfo parse_cpuinfo(const std::string& text) {
+  HostInfo h;
+  std::istringstream in(text);
+  int logical = 0;
+  std::string model, flags, phys = "0";
+  std::set<std::pair<std::string, std::string>> cores;
+  bool have_core_ids = false;
+  for (std::string line; std::getline(in, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
+    if (key == "processor")
+      ++logical;
+    else if (key == "model name" && model.empty())
+      model = value;
+    else if (key == "flags" && flags.empty())
+      flags.append(" ").append(value).append(" ");
+    else if (key == "physical id")
+      phys = value;
+    else if (key == "core id")
+      cores.insert({phys, value}), have_core_ids = true;
+  }
+  const std::string why = "no such field in /proc/cpuinfo";
+  h.cpu_model = model.empty() ? Reading<std::string>::unreadable(why) : Reading<std::string>::of(model);
+  h.logical_cores = logical ? Reading<int>::of(logical) : Reading<int>::unreadable(why);
+  h.physical_cores = have_core_ids ? Reading<int>::of(static_cast<int>(cores.size()))
+                                   : Reading<int>::unreadable("no physical/core id in /proc/cpuinfo");
+  if (flags.empty()) {
+    h.cpu_flags = Reading<std::vector<std::string>>::unreadable("no flags line in /proc/cpuinfo");
+  } else {
+    std::vector<std::string> found;
+    for (const char* f : {"avx2", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16", "amx_int8"})
+      if (std::string needle = std::string(" ").append(f).append(" "); flags.find(needle) != std::string::npos)
+        found.push_back(f);
+    h.cpu_flags = Reading<std::vector<std::string>>::of(found);
+  }
+  return h;
+}
+
+std::optional<std::string> parse_os_release(const std::string& text) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("PRETTY_NAME=", 0) != 0) continue;
+    std::string v = trim(line.substr(12));
+    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+      v = v.substr(1, v.size() - 2);
+    if (!v.empty()) return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<int> parse_profiling_admin_only(const std::string& text) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("RmProfilingAdminOnly", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) return std::nullopt;
+    try {
+      return std::stoi(line.substr(colon + 1));
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+Reading<bool> counters_allowed(std::optional<int> admin_only, bool params_readable, unsigned euid,
+                               std::string* detail) {
+  std::string d;
+  Reading<bool> r;
+  if (!params_readable) {
+    r = Reading<bool>::unreadable("/proc/driver/nvidia/params not readable (no NVIDIA driver loaded)");
+  } else if (!admin_only) {
+    r = Reading<bool>::unreadable("no RmProfilingAdminOnly line in /proc/driver/nvidia/params");
+  } else {
+    d = "RmProfilingAdminOnly: " + std::to_string(*admin_only) + (euid == 0 ? ", running as root" : ", not root");
+    r = Reading<bool>::of(*admin_only == 0 || euid == 0);
+  }
+  if (detail) *detail = d;
+  return r;
+}
+
+}  // namespace ts::doctor

@@ -1,0 +1,76 @@
+-- A hand-written Nsight Systems export in the newer layout (2023-2025 exports): the metadata table is
+-- META_DATA_EXPORT, NVTX_EVENTS carries a version suffix (_V2, with an older NVTX_EVENTS beside it that
+-- must lose), kernels carry graphId/graphNodeId, TARGET_INFO_CUDA_DEVICE maps CUDA ordinals to GPUs,
+-- and a table the importer does not know (SOME_FUTURE_TABLE). Columns are listed in a different order
+-- from older exports on purpose. Process 4242, thread 4243: globalTid = (1 << 56) | (pid << 24) | tid.
+-- 2 steps of 10 ms ("step 1", "step 2") on the main thread; 4 kernels on streams 7 and 13.
+CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);
+INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.2'), ('EXPORT_PRODUCT_VERSION', '2024.5.1.113'),
+  ('EXPORT_PRODUCT_NAME', 'NVIDIA Nsight Systems');
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'void gemm_kernel<float>(float*, int)'), (2, 'gemm_kernel'), (3, '_Z11gemm_kernelIfEvPfi'),
+  (4, 'relu_kernel'), (5, 'cudaLaunchKernel_v7000'), (6, 'cudaMemcpyAsync_v3020'), (7, 'cudaStreamSynchronize_v3020'),
+  (8, 'python3'), (9, 'forward'), (10, 'cudaGraphLaunch_v10000'), (11, 'cudaMemsetAsync_v3020');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (
+  correlationId INTEGER, streamId INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, globalPid INTEGER,
+  demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER,
+  registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL,
+  blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,
+  staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL, sharedMemoryExecuted INTEGER,
+  graphNodeId INTEGER, graphId INTEGER, launchType INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+  (101, 7, 1200000, 1500000, 0, 1, 4242, 1, 2, 3, 64, 128, 1, 1, 256, 1, 1, 0, 4096, 0, NULL, NULL, 0),
+  (102, 7, 1600000, 1700000, 0, 1, 4242, 4, 4, NULL, 16, 512, 1, 1, 128, 1, 1, 0, 0, 0, NULL, NULL, 0),
+  (201, 13, 11200000, 11500000, 0, 1, 4242, 1, 2, 3, 64, 128, 1, 1, 256, 1, 1, 0, 4096, 0, 5001, 77, 1),
+  (201, 13, 11600000, 11700000, 0, 1, 4242, 4, 4, NULL, 16, 512, 1, 1, 128, 1, 1, 0, 0, 0, 5002, 77, 1);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (
+  start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER,
+  correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+  (1100000, 1150000, 1, (1 << 56) | (4242 << 24) | 4243, 101, 5, 0, NULL),
+  (1550000, 1590000, 1, (1 << 56) | (4242 << 24) | 4243, 102, 5, 0, NULL),
+  (1800000, 2900000, 1, (1 << 56) | (4242 << 24) | 4243, 103, 6, 0, NULL),
+  (3000000, 9000000, 1, (1 << 56) | (4242 << 24) | 4243, 104, 7, 0, NULL),
+  (11000000, 11100000, 1, (1 << 56) | (4242 << 24) | 4243, 201, 10, 0, NULL),
+  (11800000, 11850000, 1, (1 << 56) | (4242 << 24) | 4243, 202, 11, 0, NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (
+  start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL,
+  streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL,
+  copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER, graphNodeId INTEGER, graphId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (2000000, 2800000, 0, 1, 7, 103, 4242, 1048576, 2, 3, 1, NULL, NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (
+  start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL,
+  streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, value INTEGER NOT NULL, bytes INTEGER NOT NULL,
+  graphNodeId INTEGER, graphId INTEGER, memKind INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (11900000, 11950000, 0, 1, 13, 202, 4242, 0, 4096, NULL, NULL, 3);
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (
+  start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL,
+  streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, syncType INTEGER NOT NULL, eventId INTEGER NOT NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (3000000, 9000000, 0, 1, 7, 104, 4242, 3, 4294967295);
+CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT, globalTid INTEGER);
+INSERT INTO NVTX_EVENTS VALUES (0, 99, 59, 'the older table: must not be read', 1);
+CREATE TABLE NVTX_EVENTS_V2 (
+  start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER, category INTEGER, color INTEGER,
+  text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER, uint64Value INTEGER, jsonText TEXT);
+INSERT INTO NVTX_EVENTS_V2 VALUES
+  (1000000, 11000000, 59, NULL, NULL, NULL, 'step 1', (1 << 56) | (4242 << 24) | 4243, NULL, NULL, 0, NULL, NULL),
+  (1050000, 2000000, 59, NULL, NULL, NULL, NULL, (1 << 56) | (4242 << 24) | 4243, NULL, 9, 0, NULL, NULL),
+  (11000000, 21000000, 60, NULL, NULL, NULL, 'step 2', (1 << 56) | (4242 << 24) | 4243, NULL, NULL, 0, NULL, NULL),
+  (11500000, NULL, 34, NULL, NULL, NULL, 'a mark', (1 << 56) | (4242 << 24) | 4243, NULL, NULL, 0, NULL, NULL),
+  (0, NULL, 75, NULL, NULL, NULL, 'a domain', (1 << 56) | (4242 << 24) | 4243, NULL, NULL, 1, NULL, NULL);
+CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);
+INSERT INTO ThreadNames VALUES (8, 0, (1 << 56) | (4242 << 24) | 4243);
+CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);
+INSERT INTO PROCESSES VALUES ((1 << 56) | (4242 << 24), 4242, 'python3');
+CREATE TABLE TARGET_INFO_GPU (
+  vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, totalMemory INTEGER, smCount INTEGER, computeMajor INTEGER,
+  computeMinor INTEGER, maxWarpsPerSm INTEGER, threadsPerWarp INTEGER, maxRegistersPerSm INTEGER, maxShmemPerSm INTEGER,
+  maxShmemPerBlockOptin INTEGER, maxBlocksPerSm INTEGER, clockRate INTEGER);
+INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA H200', 150754820096, 132, 9, 0, 64, 32, 65536, 233472, 232448, 32, 1980000000);
+CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER NOT NULL, cudaId INTEGER NOT NULL, pid INTEGER, uuid TEXT, numMultiprocessors INTEGER);
+INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (0, 0, 4242, 'GPU-0000', 132);
+CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
+INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1733000000000000000, '2024-11-30T20:53:20', '2024-11-30T21:53:20');
+CREATE TABLE SOME_FUTURE_TABLE (whatever BLOB, start TEXT);
+INSERT INTO SOME_FUTURE_TABLE VALUES (x'00ff', 'not a time');

@@ -1,0 +1,130 @@
+// Help ▸ Environment doctor with a fake probe (doctor::set_probe_factory): the findings first,
+// problems red and warnings amber, the full report with the Qt version below, Copy as Markdown puts
+// the bug report (without the host name) on the clipboard, and Check again reads the probe again.
+#include <unistd.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTreeWidget>
+#include <QtTest>
+#include <atomic>
+
+#include "app/gui/main_window.h"
+#include "doctor/probe.h"
+#include "gui/gui_test_util.h"
+#include "widgets/doctor/doctor_panel.h"
+
+using namespace ts;
+using namespace ts::gui;
+
+namespace {
+
+std::atomic<int> g_probes{0};
+
+/// One problem (cuDNN older than the headers) and one warning (persistence off).
+doctor::Environment sick() {
+  doctor::Environment e = doctor::FakeProbe::healthy();
+  e.libraries[0].loaded = doctor::Reading<std::string>::of("9.14.0");
+  e.libraries[0].loaded_code = 91400;
+  e.gpus[0].persistence = doctor::Reading<bool>::of(false);
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  e.host.os = doctor::Reading<std::string>::of(std::string("Ubuntu 24.04 on ") + host);
+  return e;
+}
+
+}  // namespace
+
+class TestDoctor : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    test::isolate_settings();
+    doctor::set_probe_factory([] {
+      ++g_probes;
+      return std::make_unique<doctor::FakeProbe>(sick());
+    });
+  }
+  void cleanupTestCase() { doctor::set_probe_factory(nullptr); }
+
+  void helpMenuShowsFindingsFirstColouredByGrade() {
+    MainWindow w;
+    QVERIFY(w.doctorAction());
+    QVERIFY(w.doctorAction()->text().contains("doctor"));
+    w.doctorAction()->trigger();
+    DoctorPanel* p = w.doctorPanel();
+    QVERIFY(p);
+    QTRY_VERIFY_WITH_TIMEOUT(p->report() != nullptr, 10000);
+    QTreeWidget* f = p->findingsView();
+    QCOMPARE(f->topLevelItemCount(), 2);
+    QCOMPARE(f->topLevelItem(0)->data(0, Qt::UserRole).toString(), QString("cudnn_older_than_headers"));
+    QCOMPARE(f->topLevelItem(0)->text(0), QString("Problem"));
+    QCOMPARE(f->topLevelItem(1)->text(0), QString("Warning"));
+    const QColor red = f->topLevelItem(0)->foreground(0).color(), amber = f->topLevelItem(1)->foreground(0).color();
+    QVERIFY(red.red() > 150 && red.green() < 80);
+    QVERIFY(amber.red() > 150 && amber.green() > 80 && amber.blue() < 50);
+    QCOMPARE(f->topLevelItem(0)->childCount(), 2);  // cause, fix
+    QVERIFY(f->topLevelItem(0)->child(0)->text(1).contains("9.14.0"));
+    QVERIFY(p->summaryLabel()->text().contains("1 problem(s), 1 warning(s)"));
+    const QString text = p->reportView()->toPlainText();
+    QVERIFY(text.contains("NVIDIA H200"));
+    QVERIFY(text.contains(QString("Qt ")) || text.contains(QString("  Qt")));
+    QVERIFY(text.contains(qVersion()));
+  }
+
+  void copyAsMarkdownLeavesTheHostOut() {
+    DoctorPanel p;
+    QTRY_VERIFY_WITH_TIMEOUT(p.report() != nullptr, 10000);
+    QVERIFY(p.copyMarkdownButton()->isEnabled());
+    p.copyMarkdownButton()->click();
+    const QString md = QApplication::clipboard()->text();
+    QVERIFY(md.startsWith("## TrainScope environment"));
+    QVERIFY(md.contains("**Problem:** cuDNN is older than the headers"));
+    QVERIFY(md.contains("| Qt |"));
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    QVERIFY(!md.contains(QRegularExpression("\\b" + QRegularExpression::escape(host) + "\\b")));
+    QVERIFY(md.contains("<host>"));
+  }
+
+  void checkAgainReadsTheProbeAgain() {
+    DoctorPanel p;
+    QSignalSpy ready(&p, &DoctorPanel::reportReady);
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 10000);
+    const int before = g_probes.load();
+    p.refresh();
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, 10000);
+    QCOMPARE(g_probes.load(), before + 1);
+  }
+
+  void closingWhileTheProbeRunsIsSafe() {
+    auto* p = new DoctorPanel;
+    delete p;  // the worker's queued result finds the panel gone
+    QTest::qWait(200);
+  }
+
+  void screenshotsWhenAsked() {
+    const QString dir = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
+    QDir().mkpath(dir);
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      MainWindow w;
+      w.resize(size);
+      w.show();
+      w.doctorAction()->trigger();
+      DoctorPanel* p = w.doctorPanel();
+      QTRY_VERIFY_WITH_TIMEOUT(p->report() != nullptr, 10000);
+      QTest::qWait(300);
+      const QString name = QString("%1/doctor_%2x%3.png").arg(dir).arg(size.width()).arg(size.height());
+      QVERIFY(p->window()->grab().save(name));
+    }
+  }
+};
+
+QTEST_MAIN(TestDoctor)
+#include "test_doctor.moc"

@@ -1,0 +1,88 @@
+// ProgramDialog (see program_dialog.h).
+#include "widgets/program/program_dialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace ts::gui {
+
+ProgramDialog::ProgramDialog(const ProgramSpec& initial, QWidget* parent) : QDialog(parent) {
+  setWindowTitle(tr("Profile a program"));
+  setObjectName("programDialog");
+  command_ = new QLineEdit(initial.command_line);
+  command_->setPlaceholderText(tr("python3 train.py --epochs 1"));
+  command_->setToolTip(tr("The program and its arguments, as on a terminal. TrainScope records its CUDA kernels, "
+                          "copies, syncs and NVTX ranges (any CUDA program: PyTorch scripts included)."));
+  dir_ = new QLineEdit(initial.working_dir);
+  dir_->setPlaceholderText(tr("the current folder"));
+  auto* browse = new QPushButton(tr("Browse…"));
+  connect(browse, &QPushButton::clicked, this, [this] {
+    const QString d = QFileDialog::getExistingDirectory(this, tr("Working folder"), dir_->text());
+    if (!d.isEmpty()) dir_->setText(d);
+  });
+  auto* dir_row = new QHBoxLayout;
+  dir_row->addWidget(dir_, 1);
+  dir_row->addWidget(browse);
+  env_ = new QPlainTextEdit(initial.env.join('\n'));
+  env_->setPlaceholderText(tr("CUDA_VISIBLE_DEVICES=0\n(one KEY=VALUE per line, added to this environment)"));
+  env_->setMaximumHeight(80);
+  steps_ = new QLineEdit(initial.step_range);
+  steps_->setToolTip(tr("Steps: ProfilerStep#N when the program uses torch.profiler, else NVTX ranges whose name "
+                        "matches this pattern (e.g. torch.cuda.nvtx.range_push('step')), else one-second windows"));
+  mode_ = new QComboBox;
+  mode_->addItem(tr("lean (default: kernels, copies, syncs, NVTX; ≤ 10 % slower)"), "lean");
+  mode_->addItem(tr("full (also every runtime call and memory event: slower)"), "full");
+  mode_->setCurrentIndex(initial.inject_mode == "full" ? 1 : 0);
+  session_ = new QLineEdit(initial.session);
+  session_->setPlaceholderText(tr("a new file in TrainScope's sessions folder"));
+  auto* form = new QFormLayout;
+  form->addRow(tr("Command line:"), command_);
+  form->addRow(tr("Working folder:"), dir_row);
+  form->addRow(tr("Environment:"), env_);
+  form->addRow(tr("Step ranges:"), steps_);
+  form->addRow(tr("Record:"), mode_);
+  form->addRow(tr("Session file:"), session_);
+  problem_ = new QLabel;
+  problem_->setObjectName("programDialog.problem");
+  problem_->setStyleSheet("color: #c62828");
+  problem_->setWordWrap(true);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  buttons->button(QDialogButtonBox::Ok)->setText(tr("Run and follow"));
+  connect(buttons, &QDialogButtonBox::accepted, this, &ProgramDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  auto* lay = new QVBoxLayout(this);
+  lay->addLayout(form);
+  lay->addWidget(problem_);
+  lay->addWidget(buttons);
+  resize(640, sizeHint().height());
+}
+
+ProgramSpec ProgramDialog::spec() const {
+  ProgramSpec s;
+  s.command_line = command_->text().trimmed();
+  s.working_dir = dir_->text().trimmed();
+  for (const QString& line : env_->toPlainText().split('\n'))
+    if (!line.trimmed().isEmpty()) s.env << line.trimmed();
+  s.step_range = steps_->text().trimmed().isEmpty() ? QString("step") : steps_->text().trimmed();
+  s.inject_mode = mode_->currentData().toString();
+  s.session = session_->text().trimmed();
+  return s;
+}
+
+QString ProgramDialog::problem() const { return problem_->text(); }
+
+void ProgramDialog::accept() {
+  const QString why = check_program_spec(spec());
+  problem_->setText(why);
+  if (why.isEmpty()) QDialog::accept();
+}
+
+}  // namespace ts::gui
