@@ -32,13 +32,6 @@ void name_nvtx_categories() {
 #endif
 }  // namespace
 
-const char* range_kind_name(RangeKind k) {
-  static constexpr const char* kNames[] = {"step", "data_wait", "h2d_copy", "forward", "backward", "loss",
-                                           "optimizer", "sync", "eval", "loader_batch", "other"};
-  const auto i = static_cast<std::size_t>(k);
-  return i < std::size(kNames) ? kNames[i] : "other";
-}
-
 void set_sink(Sink* sink) { detail::g_sink.store(sink, std::memory_order_release); }
 
 void set_nvtx_enabled(bool on) {

@@ -20,8 +20,14 @@ enum class RangeKind : std::uint8_t {
   step, data_wait, h2d_copy, forward, backward, loss, optimizer, sync, eval, loader_batch, other, count
 };
 /// "step", "data_wait", "h2d_copy", "forward", "backward", "loss", "optimizer", "sync", "eval",
-/// "loader_batch", "other".
-const char* range_kind_name(RangeKind k);
+/// "loader_batch", "other". Inline: the session writer (profiling's engine-free core, which the
+/// injection library links) names the kinds without linking the engine.
+inline const char* range_kind_name(RangeKind k) {
+  constexpr const char* kNames[] = {"step", "data_wait", "h2d_copy", "forward", "backward", "loss",
+                                    "optimizer", "sync", "eval", "loader_batch", "other"};
+  const auto i = static_cast<unsigned>(k);
+  return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "other";
+}
 
 /// One finished range. `name` is a static string; `layer` (may be null) points to a string that lives
 /// at least as long as the network that made it (sinks copy or intern it during on_range).

@@ -33,34 +33,45 @@ class SessionError : public InputError {
   Kind kind;
 };
 
-/// Writes an EventStore into a new session file, incrementally. Not thread-safe: one thread calls
+/// Writes an EventStore into a new session file, incrementally, without the timeline overview: the
+/// engine-free core (ts_prof_core) that the injection library links (a file without an overview is
+/// a valid session: read_session builds it from the events). Not thread-safe: one thread calls
 /// write_batch() (the profiler's writer thread, every <= 500 ms) and close().
-class SessionWriter {
+class SessionRecorder {
  public:
   /// Creates `path` (replacing an existing file and its -wal/-shm). Throws SessionError(io).
-  SessionWriter(const std::string& path, const EventStore& store);
-  ~SessionWriter();
-  SessionWriter(const SessionWriter&) = delete;
-  SessionWriter& operator=(const SessionWriter&) = delete;
+  SessionRecorder(const std::string& path, const EventStore& store);
+  virtual ~SessionRecorder();
+  SessionRecorder(const SessionRecorder&) = delete;
+  SessionRecorder& operator=(const SessionRecorder&) = delete;
 
   /// Writes every row added to the store since the previous call (and changed metadata) in one
   /// transaction. Returns false, and stops recording for good, when the write failed (disk full, I/O
   /// error): the transaction is rolled back, so the file holds every earlier batch; error() says why.
   bool write_batch();
+  /// The next batch first deletes every row of the file's steps table, in its transaction: steps
+  /// that were provisional (the injection library's one-second windows, replaced once the
+  /// program's own step ranges appear) leave the file as the real ones arrive.
+  void drop_steps_in_next_batch() { drop_steps_ = true; }
   /// A final batch, then a WAL checkpoint so the file stands alone; idempotent.
-  void close();
+  void close() { finish(nullptr); }
   /// "" or one line naming the file: "session file F: disk full: recording stopped; ...".
   const std::string& error() const { return error_; }
   /// Rows written so far that count as events (StoreCounts::events()).
   std::int64_t events_written() const { return events_written_; }
   const std::string& path() const { return path_; }
 
+ protected:
+  /// close() with `before_checkpoint(db)` run after the final batch when no write failed (its
+  /// exceptions are swallowed: the file stays valid without what it wanted to add).
+  void finish(void (*before_checkpoint)(sqlite3* db, const EventStore& store));
+  const EventStore& store() const { return store_; }
+
  private:
   struct Statements;
   void exec(const char* sql);
   void write_rows(const StoreCounts& c);
   void write_meta();
-  void write_overview();
   std::string why_failed(int rc) const;
   std::string path_;
   const EventStore& store_;
@@ -71,7 +82,17 @@ class SessionWriter {
   std::uint64_t meta_version_done_ = ~0ull;
   std::int64_t events_written_ = 0;
   std::string error_;
-  bool failed_ = false, closed_ = false;
+  bool failed_ = false, closed_ = false, drop_steps_ = false;
+};
+
+/// SessionRecorder that also writes the whole-session timeline overview (profiling/overview.h)
+/// when it closes: what TrainScope's own runs, imports and playground runs use (ts_profiling).
+class SessionWriter : public SessionRecorder {
+ public:
+  using SessionRecorder::SessionRecorder;
+  ~SessionWriter() override;
+  /// A final batch, the overview, then a WAL checkpoint so the file stands alone; idempotent.
+  void close();
 };
 
 /// Progress of read_session: `on_rows(rows_read, rows_total)` every few thousand rows (rows of every

@@ -1,5 +1,6 @@
-// SessionWriter (see session_file.h): creates the schema, then appends each batch of new store rows
-// in one transaction with prepared statements.
+// SessionRecorder (see session_file.h): creates the schema, then appends each batch of new store rows
+// in one transaction with prepared statements. Engine-free (ts_prof_core); the overview that
+// SessionWriter adds at close lives in session_overview_write.cpp (ts_profiling).
 #include <sqlite3.h>
 
 #include <array>
@@ -9,7 +10,6 @@
 #include <utility>
 
 #include "engine/host_trace.h"
-#include "profiling/overview.h"
 #include "profiling/session_file.h"
 #include "profiling/session_schema.h"
 
@@ -27,7 +27,7 @@ using ConfigKey = std::pair<StringId, std::uint32_t>;
 
 }  // namespace
 
-struct SessionWriter::Statements {
+struct SessionRecorder::Statements {
   Stmt strings, threads, config, kernel, memcpy, memset, runtime, sync, memory, overhead, range, step, loss, epoch, series,
       sample, clock, meta, dropped;
   std::map<ConfigKey, std::int64_t> configs;
@@ -73,7 +73,7 @@ void prepare(sqlite3* db, Stmt& st, const char* sql) {
 
 }  // namespace
 
-SessionWriter::SessionWriter(const std::string& path, const EventStore& store)
+SessionRecorder::SessionRecorder(const std::string& path, const EventStore& store)
     : path_(path), store_(store), st_(std::make_unique<Statements>()) {
   std::error_code ec;
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
@@ -122,14 +122,14 @@ SessionWriter::SessionWriter(const std::string& path, const EventStore& store)
   prepare(db_, s.dropped, "INSERT OR REPLACE INTO dropped VALUES(?,?)");
 }
 
-SessionWriter::~SessionWriter() {
+SessionRecorder::~SessionRecorder() {
   try {
     close();
   } catch (...) {
   }
 }
 
-void SessionWriter::exec(const char* sql) {
+void SessionRecorder::exec(const char* sql) {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     const std::string why = err ? err : "unknown error";
@@ -138,13 +138,13 @@ void SessionWriter::exec(const char* sql) {
   }
 }
 
-void SessionWriter::write_meta() {
+void SessionRecorder::write_meta() {
   if (store_.meta_version() == meta_version_done_) return;
   meta_version_done_ = store_.meta_version();
   for (const auto& [k, v] : store_.meta()) Binder(st_->meta.s).t(k).t(v).run();
 }
 
-void SessionWriter::write_rows(const StoreCounts& c) {
+void SessionRecorder::write_rows(const StoreCounts& c) {
   Statements& s = *st_;
   const EventStore& e = store_;
   const std::size_t nstrings = e.strings.size();  // after the counts: covers every id they use
@@ -224,7 +224,7 @@ void SessionWriter::write_rows(const StoreCounts& c) {
   done_ = next;
 }
 
-std::string SessionWriter::why_failed(int rc) const {
+std::string SessionRecorder::why_failed(int rc) const {
   // One line naming the file; a full disk or a file size limit (EFBIG) reads as such, not as "disk I/O error".
   const int err = sqlite3_system_errno(db_), ext = sqlite3_extended_errcode(db_);
   const std::string why = (rc & 0xff) == SQLITE_FULL || err == ENOSPC || err == EDQUOT ? "disk full"
@@ -234,7 +234,7 @@ std::string SessionWriter::why_failed(int rc) const {
   return "session file " + path_ + ": " + why + ": recording stopped; the file keeps every batch written before";
 }
 
-bool SessionWriter::write_batch() {
+bool SessionRecorder::write_batch() {
   if (failed_ || closed_) return !failed_;
   // Counts first: rows published after this instant wait for the next batch.
   const StoreCounts c = store_.counts();
@@ -242,8 +242,10 @@ bool SessionWriter::write_batch() {
   const std::size_t strings_before = strings_done_;
   try {
     exec("BEGIN");
+    if (drop_steps_) exec("DELETE FROM steps");
     write_rows(c);
     exec("COMMIT");
+    drop_steps_ = false;
     events_written_ = static_cast<std::int64_t>(done_.events());
     return true;
   } catch (int rc) {
@@ -258,35 +260,14 @@ bool SessionWriter::write_batch() {
   return false;
 }
 
-void SessionWriter::write_overview() {
-  const SessionOverview o = build_overview(store_);
-  Stmt st;
-  prepare(db_, st, "INSERT INTO overview_lanes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  exec("BEGIN");
-  for (std::size_t l = 0; l < o.lanes.size(); ++l) {
-    const OverviewLane& lane = o.lanes[l];
-    std::string tids;
-    for (std::uint32_t t : lane.tids) {
-      if (!tids.empty()) tids += ',';
-      tids += std::to_string(t);
-    }
-    std::int64_t raw = 0;
-    const std::string rows = encode_overview_rows(lane.rows, &raw);
-    Binder(st.s).i(static_cast<std::int64_t>(l)).i(static_cast<int>(lane.kind)).t(lane.key).i(lane.id).i(lane.device)
-        .i(lane.has_steps).i(lane.launches).i(lane.events).t(tids).i(o.t0).i(o.t1).i(o.bins).i(o.events).i(raw)
-        .blob(rows).run();
-  }
-  exec("COMMIT");
-}
-
-void SessionWriter::close() {
+void SessionRecorder::finish(void (*before_checkpoint)(sqlite3* db, const EventStore& store)) {
   if (closed_ || !db_) return;
   write_batch();
-  if (!failed_) {
-    // The overview is a summary of what is in the file: a file that lacks it (a failed write, a killed
-    // run) gets one built by the reader, so a failure here only costs the reader that work.
+  if (!failed_ && before_checkpoint) {
+    // What a subclass adds (the overview) only summarises what is in the file: a file that lacks it
+    // (a failed write, a killed run) gets one built by the reader, so a failure here only costs that.
     try {
-      write_overview();
+      before_checkpoint(db_, store_);
     } catch (...) {
       sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     }

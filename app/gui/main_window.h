@@ -238,6 +238,7 @@ class MainWindow : public QMainWindow {
   void showLoadedSession(const SessionReplay& r);
   void showFollowing(bool on);
   void buildProgramActions(QMenu* file);
+  void connectProgramPane();  // after buildProfileWorkspace made the Program tab
   void chooseProgramToProfile();
   void followProgramSession(const QString& session, int attempt);  // the status bar while a session still being written is followed
   void sessionLoadFailed(const QString& message, bool cancelled);

@@ -38,6 +38,7 @@ ProfileWorkspace* MainWindow::buildProfileWorkspace() {
   profile->addTab(buildSessionDetails(), tr("Session details"));
   program_pane_ = new ProgramPane;
   profile->addTab(program_pane_, tr("Program"));
+  connectProgramPane();
 
   auto* bar = new QToolBar(tr("Verdict"), this);
   bar->setObjectName("toolbar.verdict");

@@ -29,6 +29,9 @@ void MainWindow::buildProgramActions(QMenu* file) {
   profile_program_->setShortcut(QKeySequence(tr("Ctrl+Shift+R")));
   profile_program_->setToolTip(tr("Run your own CUDA program (a PyTorch script, any binary) under TrainScope and "
                                   "watch its kernels, memory and verdicts live"));
+}
+
+void MainWindow::connectProgramPane() {
   ProgramRun* run = program_pane_->run();
   connect(run, &ProgramRun::sessionAppeared, this, [this](const QString& s) { followProgramSession(s, 0); });
   connect(run, &ProgramRun::finished, this, [this](int code, const QString& how) {

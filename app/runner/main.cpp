@@ -58,7 +58,9 @@ void start_signal_thread() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  start_signal_thread();  // first: before any other thread exists
+  // First, before any other thread exists; a program to record (-- PROGRAM) shares the terminal's
+  // signals with the runner instead (run_program).
+  if (!ts::launches_program(argc, argv)) start_signal_thread();
   ts::RunnerOptions opt;
   CLI::App app{"trainscope-run: train a CNN on CIFAR-10 with TrainScope's engine, headless"};
   app.set_version_flag("--version", std::string("trainscope-run ") + TRAINSCOPE_VERSION);
@@ -81,6 +83,9 @@ int main(int argc, char** argv) {
     ts::apply_setup(app, opt);
     if (opt.doctor) return ts::run_doctor(opt);
     if (!opt.save_setup.empty()) return ts::run_save_setup(opt);
+    if (ts::launches_program(argc, argv)) return ts::run_program(opt);
+    if (!opt.program.empty())  // a stray word is no program: CLI11 took it as the positional
+      throw ts::InputError("unexpected argument " + opt.program.front() + " (a program to record goes after --)");
     if (!opt.analyze.empty()) return ts::run_analysis(opt);
     if (!opt.import_trace.empty()) return ts::run_import(opt);
     if (!opt.compare.empty()) return ts::run_compare(opt);

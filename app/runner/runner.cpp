@@ -156,9 +156,17 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_flag("--lesson-compress", o.lesson_compress,
                "with --lesson: compress the runs' sessions afterwards (ID.tsession.zst, zstd), as the shipped recordings are");
   app.add_option("--step-range", o.step_range,
-                 "with --import / --analyze of a trace without ProfilerStep#N: host ranges (NVTX, record_function) whose "
+                 "with --import / --analyze of a trace, or -- PROGRAM, without ProfilerStep#N: host ranges (NVTX, record_function) whose "
                  "whole name matches this regular expression (case-insensitive, a step number after it allowed) are the "
                  "steps; with none, the whole trace is one step (docs/metrics.md, Steps)")->capture_default_str();
+  app.add_option("--inject-mode", o.inject_mode,
+                 "with -- PROGRAM: lean (kernels, copies, memsets, syncs, memory: the default, cheapest), full "
+                 "(+ every CUDA runtime call: launch-bound and host-wait verdicts) or nvtx (NVTX ranges only; CUPTI "
+                 "left to the program's own profiler) (docs/profile-a-program.md)")
+      ->check(CLI::IsMember({"lean", "full", "nvtx"}))->capture_default_str();
+  app.add_option("program", o.program,
+                 "-- PROGRAM ARGS...: record any CUDA program (a PyTorch script included) into --session; its exit "
+                 "code is trainscope-run's (docs/profile-a-program.md)");
   app.add_option("--setup", o.setup,
                  "take the run's model and knobs (or a lesson) from a setup: a .tsetup file or a 'trainscope:...' "
                  "line (docs/setups.md); options given beside it win over the setup's");
@@ -172,6 +180,7 @@ int run_analysis(const RunnerOptions& o) {
   options.per_step = false;
   options.warmup_steps = o.analyze_warmup;
   prof::analysis::Report r;
+  std::string recorded_from_outside;  // a program recorded with -- PROGRAM: what its mode could not see
   if (prof::import::is_trace_path(o.analyze)) {  // a PyTorch profiler / Chrome trace, analysed as imported
     prof::import::ImportOptions io;
     io.step_range = o.step_range;
@@ -185,9 +194,12 @@ int run_analysis(const RunnerOptions& o) {
     const auto src = prof::open_session(o.analyze);
     // A session converted from a trace (--import) holds only the profiler's active steps.
     r = prof::import::analyze_session(src->store(), options);
+    const auto meta = src->store().meta();
+    if (auto m = meta.find("inject.mode"), u = meta.find("inject.unavailable"); m != meta.end() && u != meta.end() && !u->second.empty())
+      recorded_from_outside = "recorded with --inject-mode " + m->second + ": not available: " + u->second + "\n";
   }
   if (o.json) fmt::print("{}\n", prof::analysis::to_json(r));
-  else fmt::print("session {}\n{}", o.analyze, prof::analysis::to_text(r));
+  else fmt::print("session {}\n{}{}", o.analyze, recorded_from_outside, prof::analysis::to_text(r));
   std::fflush(stdout);
   return 0;
 }

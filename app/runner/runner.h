@@ -72,6 +72,9 @@ struct RunnerOptions {
   std::string playground_session;  // --playground-session FILE: print a recorded playground run (no GPU)
   bool doctor = false;           // --doctor: the environment doctor (app/runner/doctor_cmd.cpp, docs/doctor.md)
   bool markdown = false;         // --markdown: with --doctor, a bug report to paste
+  // -- PROGRAM ARGS... (app/runner/program_cmd.cpp, docs/profile-a-program.md)
+  std::vector<std::string> program;  // everything after "--": a program to record with the injection library
+  std::string inject_mode = "lean";  // --inject-mode lean|full|nvtx
   std::FILE* out = stdout;       // where a training run prints (a lesson's runs print to stderr)
 };
 
@@ -101,6 +104,16 @@ int run_playground(const RunnerOptions& opt);
 /// --doctor: the environment report (text, --json or --markdown); 3 when a finding is a problem, else
 /// 0. Throws InputError for --json with --markdown. app/runner/doctor_cmd.cpp.
 int run_doctor(const RunnerOptions& opt);
+/// Whether the command line holds "--" (a program to record): main() then leaves SIGINT/SIGTERM to
+/// run_program, which shares the terminal's signals with the program.
+bool launches_program(int argc, char** argv);
+/// `trainscope-run [--session OUT] [--step-range P] [--inject-mode M] -- PROGRAM ARGS...`: starts the
+/// program with libtrainscope_inject.so (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH), its output
+/// on this terminal, and returns its exit code (128 + N when signal N ended it). Says after a few
+/// seconds when the program has not started CUDA or NVTX, and writes an empty, readable session
+/// when it never did. Throws InputError (exit 2) when the library is missing or nothing follows
+/// "--". app/runner/program_cmd.cpp.
+int run_program(const RunnerOptions& opt);
 
 /// Loads data and model, trains, prints per-epoch lines and the JSON summary on opt.out.
 /// Returns the exit code (0, or 130 when stopped by `stop`); throws ts::Error subclasses.

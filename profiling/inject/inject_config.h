@@ -1,0 +1,52 @@
+// The injection library's settings, read from the environment that trainscope-run (or a user)
+// gives the profiled program: where the session goes, which mode, the step-range pattern, and the
+// process's rank. Pure functions of an environment lookup, so they are tested without a process.
+//   TRAINSCOPE_SESSION       the session file (trainscope-run's --session); default trainscope-<pid>.tsession
+//   TRAINSCOPE_INJECT_MODE   lean (default) | full | nvtx (no CUPTI: NVTX ranges only)
+//   TRAINSCOPE_INJECT_KINDS  comma-separated CUPTI activity kinds instead of the mode's (cost measurements)
+//   TRAINSCOPE_STEP_RANGE    --step-range PATTERN (default "step")
+//   TRAINSCOPE_ROOT_PID      the pid trainscope-run started; other processes get their own file
+//   RANK / OMPI_COMM_WORLD_RANK / SLURM_PROCID, WORLD_SIZE / OMPI_COMM_WORLD_SIZE / SLURM_NTASKS
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ts::prof::inject {
+
+enum class Mode : std::uint8_t { lean, full, nvtx };
+
+/// "lean", "full", "nvtx".
+const char* mode_name(Mode m);
+
+/// What one process records and where.
+struct InjectConfig {
+  std::string session;          // the file this process writes
+  Mode mode = Mode::lean;
+  std::vector<std::string> kinds;  // CUPTI activity kind names (kind_names()), in enable order
+  std::string step_range = "step";
+  std::int32_t rank = -1, world_size = -1;  // -1: not a distributed job
+  std::string rank_source;      // "RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID" or ""
+  std::vector<std::string> warnings;  // bad values that were replaced by defaults, one line each
+};
+
+using EnvFn = std::function<const char*(const char* name)>;
+
+/// The activity kinds of a mode: lean = CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION,
+/// MEMORY2, OVERHEAD; full = lean + RUNTIME (every runtime call: launches, copies, syncs, allocations);
+/// nvtx = none.
+std::vector<std::string> mode_kinds(Mode m);
+/// Every kind name TRAINSCOPE_INJECT_KINDS accepts.
+const std::vector<std::string>& kind_names();
+
+/// The session file of a process: `base` as given (default "trainscope-<root pid>.tsession") for
+/// the process trainscope-run started; with a rank, "<stem>-rank<R><ext>"; any other process (a
+/// subprocess that initialised CUDA itself) "<stem>-pid<PID><ext>".
+std::string session_path(const std::string& base, std::int32_t rank, std::int64_t pid, bool is_root);
+
+/// Reads the configuration from `env` for the process `pid`. Never throws: a bad value becomes the
+/// default and a line in warnings.
+InjectConfig read_config(const EnvFn& env, std::int64_t pid);
+
+}  // namespace ts::prof::inject

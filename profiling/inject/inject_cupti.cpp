@@ -1,0 +1,177 @@
+// The CUPTI side of the injection library: activity buffers (1 MiB, malloc'd, handed back by CUPTI
+// on its own thread and queued for the recorder's writer thread, so nothing is parsed on the
+// program's threads), the mode's activity kinds, the resource callback that says which device a
+// context is on, and the one-subscriber rule said plainly.
+#include <cupti.h>
+#include <dlfcn.h>
+#include <link.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "profiling/clock.h"
+#include "profiling/inject/cupti_api.h"
+#include "profiling/inject/inject_internal.h"
+
+namespace ts::prof::inject {
+namespace {
+
+constexpr std::size_t kBufferBytes = 1u << 20;  // ~5k kernel records: a busy step fills one in well under 1 s
+
+CuptiApi g_api;
+CUpti_SubscriberHandle g_subscriber = nullptr;
+std::atomic<bool> g_active{false};
+std::atomic<int> g_device{-1};
+bool g_device_written = false;  // writer thread only
+std::vector<CUpti_ActivityKind> g_enabled;
+
+CUpti_ActivityKind kind_of(const std::string& n) {
+  if (n == "CONCURRENT_KERNEL") return CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  if (n == "MEMCPY") return CUPTI_ACTIVITY_KIND_MEMCPY;
+  if (n == "MEMSET") return CUPTI_ACTIVITY_KIND_MEMSET;
+  if (n == "SYNCHRONIZATION") return CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+  if (n == "MEMORY2") return CUPTI_ACTIVITY_KIND_MEMORY2;
+  if (n == "OVERHEAD") return CUPTI_ACTIVITY_KIND_OVERHEAD;
+  if (n == "RUNTIME") return CUPTI_ACTIVITY_KIND_RUNTIME;
+  if (n == "DRIVER") return CUPTI_ACTIVITY_KIND_DRIVER;
+  return CUPTI_ACTIVITY_KIND_INVALID;
+}
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *max_records = 0;
+  *size = kBufferBytes;
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));  // null: CUPTI drops and counts
+}
+
+CUptiResult next_record(std::uint8_t* b, std::size_t n, CUpti_Activity** r) { return g_api.next_record(b, n, r); }
+
+void CUPTIAPI buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
+                               std::size_t valid) {
+  Recorder* rec = recorder();
+  if (!rec) {
+    std::free(buffer);
+    return;
+  }
+  std::size_t dropped = 0;
+  if (g_api.dropped_records(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+    rec->store().dropped_cupti.fetch_add(static_cast<std::int64_t>(dropped));
+  rec->buffer_completed(buffer, valid, &next_record);
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED) return;
+  const auto* r = static_cast<const CUpti_ResourceData*>(data);
+  std::uint32_t dev = 0;
+  if (g_device.load() < 0 && g_api.device_id(r->context, &dev) == CUPTI_SUCCESS) g_device.store(static_cast<int>(dev));
+}
+
+/// Which tool holds CUPTI, from the libraries loaded in the process.
+std::string cupti_holder() {
+  std::string who;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* p) -> int {
+        auto& w = *static_cast<std::string*>(p);
+        const char* n = info->dlpi_name ? info->dlpi_name : "";
+        if (std::strstr(n, "ToolsInjection")) w = "Nsight Systems (nsys)";
+        else if (std::strstr(n, "InterceptorInjection") || std::strstr(n, "nsight-compute")) w = "Nsight Compute (ncu)";
+        else if (std::strstr(n, "sanitizer")) w = "compute-sanitizer";
+        return w.empty() ? 0 : 1;
+      },
+      &who);
+  return who.empty() ? "another CUPTI client (torch.profiler/Kineto, Nsight, compute-sanitizer or a second injection)"
+                     : who;
+}
+
+std::string api_name(std::uint32_t cbid) {
+  const char* name = nullptr;
+  if (g_api.callback_name(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && name) {
+    std::string s(name);
+    const auto v = s.find("_v");  // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel"
+    return v == std::string::npos ? s : s.substr(0, v);
+  }
+  return "runtime cbid " + std::to_string(cbid);
+}
+
+std::int64_t steady_now() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::int64_t cupti_now() {
+  std::uint64_t t = 0;
+  g_api.timestamp(&t);
+  return static_cast<std::int64_t>(t);
+}
+
+}  // namespace
+
+void start_cupti(Recorder& rec) {
+  EventStore& s = rec.store();
+  const InjectConfig& c = rec.config();
+  if (c.kinds.empty()) {
+    s.set_meta("gpu_activity", "not collected (--inject-mode nvtx: NVTX ranges only; CUPTI left to other tools)");
+    return;
+  }
+  const char* explicit_path = std::getenv("TRAINSCOPE_CUPTI");
+  g_api = load_cupti(explicit_path ? explicit_path : "");
+  if (!g_api.loaded) {
+    s.set_meta("gpu_activity", "none: " + g_api.why);
+    say("GPU activity is not recorded: " + g_api.why + "; NVTX ranges still are");
+    return;
+  }
+  s.set_meta("cupti.path", g_api.path);
+  CUptiResult r = g_api.subscribe(&g_subscriber, &on_callback, nullptr);
+  if (r != CUPTI_SUCCESS) {
+    const std::string who = r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                                ? "CUPTI allows one subscriber per process and " + cupti_holder() + " holds it"
+                                : "CUPTI refused (" + g_api.error(r) + ")";
+    s.set_meta("gpu_activity", "none: " + who + " (CUPTI_ERROR_" +
+                                   (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? "MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"
+                                                                                        : std::to_string(r)) + ")");
+    say("GPU activity is not recorded: " + who + "; NVTX ranges and steps still are");
+    return;
+  }
+  g_api.enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+  // Runtime records carry the Linux tid, the id NVTX ranges use (CUPTI's default is a pthread id).
+  g_api.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  const ClockOffset o = measure_offset(steady_now, cupti_now);
+  rec.set_gpu(o.offset_ns, &api_name);
+  s.set_meta("clock.gpu_offset_error_ns", std::to_string(o.error_ns));
+  r = g_api.register_callbacks(buffer_requested, buffer_completed);
+  std::string refused;
+  for (const std::string& k : c.kinds) {
+    if (r != CUPTI_SUCCESS) break;
+    const CUptiResult e = g_api.activity_enable(kind_of(k));
+    if (e == CUPTI_SUCCESS) g_enabled.push_back(kind_of(k));
+    else refused += (refused.empty() ? "" : ", ") + k + " (" + g_api.error(e) + ")";
+  }
+  if (r != CUPTI_SUCCESS || g_enabled.empty()) {
+    const std::string why = r != CUPTI_SUCCESS ? g_api.error(r) : refused;
+    s.set_meta("gpu_activity", "none: CUPTI refused the activity kinds: " + why);
+    say("GPU activity is not recorded: CUPTI refused (" + why + ")");
+    return;
+  }
+  if (!refused.empty()) s.set_meta("inject.kinds_refused", refused);
+  s.set_meta("gpu_activity", "collected (CUPTI)");
+  g_active.store(true);
+}
+
+void cupti_before_flush(Recorder& rec) {
+  if (!g_active.load()) return;
+  g_api.flush_all(0);  // completed buffers come back through buffer_completed, on this thread
+  if (!g_device_written && g_device.load() >= 0) {
+    rec.set_device(g_device.load());
+    const auto meta = device_meta(g_device.load());
+    for (const auto& [k, v] : meta) rec.store().set_meta(k, v);
+    g_device_written = !meta.empty();
+  }
+}
+
+void stop_cupti() {
+  if (!g_active.exchange(false)) return;
+  g_api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  for (CUpti_ActivityKind k : g_enabled) g_api.activity_disable(k);
+  g_api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+}  // namespace ts::prof::inject

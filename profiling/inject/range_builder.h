@@ -1,0 +1,119 @@
+// NVTX ranges on their way into the session, in two halves.
+//   RangeQueue: the program's threads (inside nvtxRangePush/Pop...) append events to a buffer of
+//     their own (a mutex that only the library's writer thread also takes, once per drain); nothing
+//     is interned, matched or written there.
+//   RangeBuilder: the writer thread turns the events into host ranges and steps by the shared step
+//     rule (profiling/steps/step_rule.h), live: ProfilerStep#N ranges, else the outermost ranges
+//     matching --step-range on their thread, else one-second windows while no step range has been
+//     seen (replaced, in the file too, by the range steps once they appear). A range named like a data fetch ("data", "data_wait", "enumerate(DataLoader)...") is a
+//     data_wait range, and one that ends just before a step on the same thread opens that step (the
+//     loader's next() belongs to the iteration, as torch.profiler's ProfilerStep#N counts it).
+// Times: steady_clock ns in, session ns out (SessionClock).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "profiling/clock.h"
+#include "profiling/event_store.h"
+#include "profiling/steps/step_rule.h"
+
+namespace ts::prof::inject {
+
+struct RangeEvent {
+  enum class Type : std::uint8_t { push, pop, start, end, mark, thread_name };
+  Type type = Type::push;
+  std::uint32_t tid = 0;
+  std::int64_t host_ns = 0;  // steady_clock
+  std::uint64_t id = 0;      // start/end: the nvtxRangeId_t
+  std::string name;          // push, start, mark, thread_name
+};
+
+class RangeQueue {
+ public:
+  /// The calling thread's buffer; events past kMaxPending per thread are dropped and counted.
+  void append(RangeEvent&& e);
+  /// Moves every buffered event into `out`, thread by thread (each thread's in order).
+  void drain(std::vector<RangeEvent>& out);
+  std::int64_t dropped() const;
+  static constexpr std::size_t kMaxPending = 1u << 20;
+
+ private:
+  struct Buffer {
+    std::mutex mutex;
+    std::vector<RangeEvent> events;
+    std::int64_t dropped = 0;
+  };
+  Buffer& mine();
+  static inline std::atomic<std::uint64_t> next_serial_{1};
+  const std::uint64_t serial_ = next_serial_.fetch_add(1);
+  mutable std::mutex registry_;
+  std::vector<std::unique_ptr<Buffer>> buffers_;
+};
+
+class RangeBuilder {
+ public:
+  RangeBuilder(EventStore& store, SessionClock clock, const StepRangePattern& pattern, std::int32_t rank);
+  void set_clock(const SessionClock& c) { clock_ = c; }
+  /// One event (each thread's in order). Unmatched pops and ends are counted, never fatal.
+  void add(const RangeEvent& e);
+  /// Live rule 4: while no step range was seen, appends the complete one-second windows up to
+  /// `now_session_ns` (from session time 0, the library's start).
+  void tick(std::int64_t now_session_ns);
+  /// Where the steps came from so far (meta steps.rule), and a note when the rule changed mid-run.
+  StepRule rule() const { return rule_; }
+  std::string rule_text() const;
+  std::string note() const { return note_; }
+  /// True once after step ranges replaced the one-second windows: the windows already in the file
+  /// must go (SessionRecorder::drop_steps_in_next_batch); the range steps are numbered from 1 again.
+  bool take_windows_dropped() { return std::exchange(windows_dropped_, false); }
+  /// The thread that ran the latest step (0 before any): where sync records without a thread go.
+  std::uint32_t step_thread() const { return step_thread_; }
+  std::int64_t unmatched() const { return unmatched_; }
+  std::int64_t open_ranges() const;
+
+ private:
+  enum class Class : std::uint8_t { none, profiler_step, named };
+  struct Open {
+    std::int64_t start = 0;
+    StringId name = kNoString;
+    Class cls = Class::none;
+    std::int64_t step = -1;  // the global step this range opened (outermost step range) or is inside
+    bool is_step = false;
+  };
+  Class classify(const std::string& name);
+  bool accept(Class c);
+  void push(const RangeEvent& e);
+  void pop(const RangeEvent& e);
+  void emit(std::uint32_t tid, const Open& o, std::int64_t end);
+  EventStore& store_;
+  SessionClock clock_;
+  StepRangePattern pattern_;
+  std::int32_t rank_;
+  std::unordered_map<std::uint32_t, std::vector<Open>> stacks_;
+  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, Open>> started_;  // start/end ranges by id
+  std::unordered_map<std::string, Class> class_cache_;
+  std::unordered_map<std::uint32_t, std::int64_t> data_since_;  // tid -> start of the data fetch before the next step
+  std::unordered_map<std::uint32_t, std::int64_t> data_ns_;     // tid -> data wait since the last step
+  StepRule rule_ = StepRule::one_second_windows;
+  bool any_step_ = false, windows_dropped_ = false;
+  std::int64_t next_step_ = 1, windows_ = 0, first_ns_ = 0, unmatched_ = 0;
+  std::uint32_t step_thread_ = 0;
+  std::string note_;
+};
+
+/// The OS name of thread `tid` of this process ("" when unknown).
+std::string os_thread_name(std::uint32_t tid);
+
+/// Whether a range name reads as the input pipeline: "data", "data_wait", "dataloader", "data
+/// loading", "enumerate(DataLoader)#..." (torch.profiler's name for next() on a DataLoader).
+bool is_data_range_name(const std::string& name);
+
+}  // namespace ts::prof::inject

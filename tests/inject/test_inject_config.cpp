@@ -1,0 +1,78 @@
+// The injection library's settings: session names by rank and process, modes, bad values.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "profiling/inject/cupti_api.h"
+#include "profiling/inject/inject_config.h"
+
+using namespace ts::prof::inject;
+
+namespace {
+EnvFn env_of(const std::map<std::string, std::string>& m) {
+  return [m](const char* n) -> const char* {
+    auto it = m.find(n);
+    return it == m.end() ? nullptr : it->second.c_str();
+  };
+}
+}  // namespace
+
+TEST(InjectConfig, SessionNamesByRankAndProcess) {
+  EXPECT_EQ(session_path("/r/run.tsession", -1, 10, true), "/r/run.tsession");
+  EXPECT_EQ(session_path("/r/run.tsession", 3, 10, true), "/r/run-rank3.tsession");
+  EXPECT_EQ(session_path("/r/run.tsession", -1, 42, false), "/r/run-pid42.tsession");
+  EXPECT_EQ(session_path("/r.d/run", 0, 1, true), "/r.d/run-rank0");  // a dot in the folder is no extension
+  EXPECT_EQ(session_path("", -1, 7, true), "trainscope-7.tsession");
+}
+
+TEST(InjectConfig, RankFromTorchrunMpiOrSlurm) {
+  auto c = read_config(env_of({{"TRAINSCOPE_SESSION", "/t/s.tsession"}, {"RANK", "2"}, {"WORLD_SIZE", "4"}}), 100);
+  EXPECT_EQ(c.rank, 2);
+  EXPECT_EQ(c.world_size, 4);
+  EXPECT_EQ(c.rank_source, "RANK");
+  EXPECT_EQ(c.session, "/t/s-rank2.tsession");
+  c = read_config(env_of({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}}), 100);
+  EXPECT_EQ(c.rank, 1);
+  EXPECT_EQ(c.rank_source, "OMPI_COMM_WORLD_RANK");
+  c = read_config(env_of({{"SLURM_PROCID", "5"}, {"SLURM_NTASKS", "8"}}), 100);
+  EXPECT_EQ(c.rank, 5);
+  EXPECT_EQ(c.world_size, 8);
+  c = read_config(env_of({{"RANK", "x1"}}), 100);
+  EXPECT_EQ(c.rank, -1);
+  ASSERT_EQ(c.warnings.size(), 1u);
+}
+
+TEST(InjectConfig, OtherProcessesGetTheirOwnFile) {
+  const auto root = read_config(env_of({{"TRAINSCOPE_SESSION", "a.tsession"}, {"TRAINSCOPE_ROOT_PID", "100"}}), 100);
+  EXPECT_EQ(root.session, "a.tsession");
+  const auto sub = read_config(env_of({{"TRAINSCOPE_SESSION", "a.tsession"}, {"TRAINSCOPE_ROOT_PID", "100"}}), 101);
+  EXPECT_EQ(sub.session, "a-pid101.tsession");
+}
+
+TEST(InjectConfig, ModesAndKinds) {
+  auto lean = read_config(env_of({}), 1);
+  EXPECT_EQ(lean.mode, Mode::lean);
+  EXPECT_EQ(std::count(lean.kinds.begin(), lean.kinds.end(), "RUNTIME"), 0);
+  EXPECT_EQ(std::count(lean.kinds.begin(), lean.kinds.end(), "CONCURRENT_KERNEL"), 1);
+  auto full = read_config(env_of({{"TRAINSCOPE_INJECT_MODE", "full"}}), 1);
+  EXPECT_EQ(std::count(full.kinds.begin(), full.kinds.end(), "RUNTIME"), 1);
+  EXPECT_TRUE(read_config(env_of({{"TRAINSCOPE_INJECT_MODE", "nvtx"}}), 1).kinds.empty());
+  auto bad = read_config(env_of({{"TRAINSCOPE_INJECT_MODE", "fast"}}), 1);
+  EXPECT_EQ(bad.mode, Mode::lean);
+  EXPECT_EQ(bad.warnings.size(), 1u);
+  auto kinds = read_config(env_of({{"TRAINSCOPE_INJECT_KINDS", "MEMCPY,BOGUS,RUNTIME"}}), 1);
+  EXPECT_EQ(kinds.kinds, (std::vector<std::string>{"MEMCPY", "RUNTIME"}));
+  EXPECT_EQ(kinds.warnings.size(), 1u);
+}
+
+TEST(CuptiLoading, AnExplicitPathAndALibraryThatIsNotCupti) {
+  if (dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD))  // the copy a process has always wins
+    GTEST_SKIP() << "this test process has the real libcupti loaded";
+  const ts::prof::inject::CuptiApi fake = ts::prof::inject::load_cupti(TRAINSCOPE_FAKE_CUPTI);
+  ASSERT_TRUE(fake.loaded) << fake.why;
+  EXPECT_EQ(fake.path, TRAINSCOPE_FAKE_CUPTI);
+  EXPECT_EQ(fake.error(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED), "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
+  // No driver here: the device queries answer nothing rather than fail.
+  EXPECT_TRUE(ts::prof::inject::device_meta(0).empty() || ts::prof::inject::device_meta(0).size() > 3);
+}
