@@ -25,10 +25,12 @@ QColor family_colour(const std::string& f) {
   return it == c.end() ? QColor(90, 90, 90) : it->second;
 }
 
-/// A point's short label: the step number or the library's name ("7", "cuBLAS TF32").
+/// A point's short label: the step number, or the library row's precision ("7", "TF32"; the hollow
+/// marker and the legend say cuBLAS), so that labels stay clear of the points beside them.
 QString short_label(const playground::RooflinePoint& p) {
-  const QString n = QString::fromStdString(p.variant);
+  QString n = QString::fromStdString(p.variant);
   if (p.own && !n.isEmpty() && n[0].isDigit()) return n.section(' ', 0, 0);
+  if (n.startsWith("cuBLAS ")) n = n.mid(7);
   return n;
 }
 }  // namespace
@@ -203,14 +205,30 @@ void RooflineChart::placeLabels() {
   // Points of one GEMM ladder share their intensity, so their labels would stack. Per column (x
   // pixel, 20 px wide) and side (own right, library left): labels closer than a line are merged
   // into one ("6, 7, 8"), and a merged label below another is pushed down a line.
+  // A library label goes right of its point instead where, on the left, it would cover another
+  // family's point (SGEMM's "cuBLAS FP32" over the divergence ladder's at 48 TFLOP/s).
+  const QFontMetrics fm(plot_->font());
+  const int line = fm.height();
+  std::vector<QPointF> dots;
+  for (const auto& pt : roofline_.points)
+    dots.emplace_back(plot_->xAxis->coordToPixel(pt.intensity), plot_->yAxis->coordToPixel(pt.tflops));
+  auto covers = [&](const QRectF& r) {
+    for (const QPointF& d : dots)
+      if (r.adjusted(-5, -5, 5, 5).contains(d)) return true;
+    return false;
+  };
   std::map<std::pair<int, bool>, std::vector<QCPItemText*>> columns;
   for (int i = 0; i < plot_->itemCount(); ++i)
     if (auto* t = qobject_cast<QCPItemText*>(plot_->item(i)); t && t->objectName() == "point") {
       t->setVisible(true);
-      const int x = static_cast<int>(plot_->xAxis->coordToPixel(t->property("k").toDouble()) / 20);
-      columns[{x, t->property("own").toBool()}].push_back(t);
+      const QPointF at(plot_->xAxis->coordToPixel(t->property("k").toDouble()),
+                       plot_->yAxis->coordToPixel(t->property("v").toDouble()));
+      const double w = fm.horizontalAdvance(t->property("label").toString());
+      bool right = t->property("own").toBool() || covers(QRectF(at.x() - 8 - w, at.y() - line / 2.0, w, line));
+      t->setPositionAlignment((right ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+      t->setPadding(right ? QMargins(8, 0, 0, 0) : QMargins(0, 0, 8, 0));
+      columns[{static_cast<int>(at.x() / 20), right}].push_back(t);
     }
-  const int line = QFontMetrics(plot_->font()).height();
   for (auto& [key, col] : columns) {
     std::sort(col.begin(), col.end(),
               [](QCPItemText* a, QCPItemText* b) { return a->property("v").toDouble() > b->property("v").toDouble(); });
