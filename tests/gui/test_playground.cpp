@@ -127,6 +127,24 @@ class TestPlayground : public QObject {
     QVERIFY(!w.openSession(dir_.filePath("missing.tsession")));
   }
 
+  void theShippedH200RecordingOpensWithEveryLadder() {
+    // resources/playground/h200.tsession.zst, found in the source tree (no environment variable).
+    QString tried;
+    if (playground_recording(&tried).isEmpty()) QSKIP(qPrintable("no recording: looked in " + tried));
+    PlaygroundWorkspace w(false, "no CUDA driver");
+    QVERIFY2(w.openRecording(), qPrintable(w.statusText()));
+    QCOMPARE(w.shownRun().device, std::string("NVIDIA H200"));
+    QCOMPARE(static_cast<int>(w.shownRun().ladders.size()), 9);  // every family of --playground all
+    QVERIFY(w.selectFamily("sgemm"));
+    QVERIFY(w.ladderView()->hasLadder());
+    QVERIFY(w.ladderView()->ladder()->variants.size() >= 11);
+    for (int i = 0; i < static_cast<int>(w.ladderView()->ladder()->variants.size()); ++i)
+      QVERIFY2(!w.ladderView()->rowFailed(i), qPrintable(w.ladderView()->rowCells(i).join(" | ")));
+    QVERIFY(w.roofline()->roofline().bandwidth.measured);
+    QVERIFY(w.roofline()->pointCount() > 20);
+    QVERIFY(w.findChild<PanelHub*>()->store()->kernels.size() > 100);
+  }
+
   void knobsOutOfRangeAreRefusedWithTheReason() {
     PlaygroundWorkspace w(true, QString());
     QVERIFY(w.selectFamily("sgemm"));
