@@ -37,9 +37,11 @@ class TestPlayground : public QObject {
   Q_OBJECT
   QTemporaryDir dir_;
   QString a_, b_;
+  QByteArray recording_env_;  // TRAINSCOPE_PLAYGROUND_RECORDING as given (runOnTheGpuWhenAsked uses it)
 
  private slots:
   void initTestCase() {
+    recording_env_ = qgetenv("TRAINSCOPE_PLAYGROUND_RECORDING");
     ts::gui::test::isolate_settings();
     QVERIFY(dir_.isValid());
     a_ = dir_.filePath("h200.tsession");
@@ -47,7 +49,12 @@ class TestPlayground : public QObject {
     ts::test::pg_write_session(a_.toStdString(), ts::test::pg_run(1, "NVIDIA H200"));
     ts::test::pg_write_session(b_.toStdString(), ts::test::pg_run(2, "NVIDIA B200"));
   }
-  void init() { qunsetenv("TRAINSCOPE_PLAYGROUND_RECORDING"); }
+  void init() {
+    if (recording_env_.isEmpty())
+      qunsetenv("TRAINSCOPE_PLAYGROUND_RECORDING");
+    else
+      qputenv("TRAINSCOPE_PLAYGROUND_RECORDING", recording_env_);
+  }
 
   void aSessionFillsTheLadderRooflineTimelineAndSource() {
     PlaygroundWorkspace w(false, "no CUDA driver");
