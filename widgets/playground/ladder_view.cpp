@@ -186,7 +186,7 @@ void LadderView::paintEvent(QPaintEvent*) {
       if (v.share_of_limit > 0 && v.share_of_limit <= 1.5) {
         const int tx = bar.x() + static_cast<int>(bar.width() * std::min(v.share_of_limit, 1.0));
         p.setPen(QPen(kLimitTick, 2));
-        p.drawLine(tx, bar.top() - 2, tx, bar.bottom() + 2);
+        p.drawLine(tx, bar.top() - 2, tx, bar.bottom());
       }
     } else {
       p.setPen(text);
