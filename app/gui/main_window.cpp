@@ -29,6 +29,7 @@
 #include "widgets/session_details.h"
 #include "widgets/session_replay.h"
 #include "widgets/training_charts.h"
+#include "widgets/playground/playground_workspace.h"
 #include "widgets/workspaces/train_workspace.h"
 #include "widgets/workspaces/workspaces.h"
 
@@ -89,6 +90,8 @@ MainWindow::~MainWindow() = default;
 void MainWindow::buildWorkspaces() {
   auto* train = new TrainWorkspace(model_, settings_, charts_);
   workspaces_ = new Workspaces(train, buildProfileWorkspace(), this);
+  playground_ = new PlaygroundWorkspace(!gpus_.empty(), no_gpu_reason_);
+  workspaces_->setPlayground(playground_);
   setCentralWidget(workspaces_);
   buildViewMenu();
   // The workspace switch leads the first toolbar row (Qt Creator's mode selector, as a row).

@@ -1,6 +1,7 @@
-// TrainScope's main window: two workspaces (widgets/workspaces: Train with the model, run settings and
+// TrainScope's main window: workspaces (widgets/workspaces: Train with the model, run settings and
 // training charts; Profile with the timeline, its memory and utilization tracks and the analysis
-// tabs), shown one at a time or side by side, whose layouts QSettings remembers; the window fits
+// tabs; Playground with the teaching kernels, widgets/playground), shown one at a time or side by
+// side, whose layouts QSettings remembers; the window fits
 // the screen it opens on (clamped to the available geometry, minimum size <= 1280x680); the
 // File/Run/View/Help menus and toolbar, a message bar for engine errors with their
 // fix, and a status bar with device, batch size, AMP, num_workers and elapsed time. Run ▸ Save
@@ -56,6 +57,7 @@ struct SessionReplay;
 class RunSettingsPanel;
 class TrainingCharts;
 class Workspaces;
+class PlaygroundWorkspace;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -84,6 +86,8 @@ class MainWindow : public QMainWindow {
   QAction* compareAction() const { return compare_action_; }
   /// The central area: the Train and Profile workspaces and the mode shown.
   Workspaces* workspaces() const { return workspaces_; }
+  /// The Playground workspace (widgets/playground): its ladders, roofline, kernels and their source.
+  PlaygroundWorkspace* playground() const { return playground_; }
   /// The Compare window (nullptr until sessions were compared).
   CompareView* compareView() const { return compare_; }
   /// The session load in progress, if any (tests cancel it).
@@ -293,6 +297,7 @@ class MainWindow : public QMainWindow {
     QString note;
   } before_open_;
   Workspaces* workspaces_ = nullptr;
+  PlaygroundWorkspace* playground_ = nullptr;
   QPlainTextEdit* session_details_ = nullptr;
   QString last_session_;
   QLabel *device_label_, *batch_label_, *amp_label_, *workers_label_, *elapsed_label_;

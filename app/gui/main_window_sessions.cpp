@@ -22,6 +22,8 @@
 
 #include "app/gui/main_window.h"
 #include "engine/errors.h"
+#include "kernels/playground/session.h"
+#include "lessons/session_pack.h"
 #include "profiling/import/trace_import.h"
 #include "profiling/session_file.h"
 #include "setups/setup.h"
@@ -32,12 +34,23 @@
 #include "widgets/session_loader.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/verdict_panel.h"
+#include "widgets/playground/playground_workspace.h"
 #include "widgets/session_replay.h"
 #include "widgets/training_charts.h"
 #include "widgets/workspaces/workspaces.h"
 
 namespace ts::gui {
 namespace {
+/// A .tsession (or recorded .tsession.zst) holding a playground run (kernels/playground/session.h).
+bool is_playground_session(const QString& path) {
+  if (!path.endsWith(".tsession") && !path.endsWith(".tsession.zst")) return false;
+  try {
+    lessons::PlainSession plain(path.toStdString());
+    return !playground::read_playground_session(plain.path()).ladders.empty();
+  } catch (const std::exception&) {
+    return false;  // not one: the ordinary open says why
+  }
+}
 constexpr int kRecentSessions = 8;
 const char* const kRecentKey = "sessions/recent";
 }  // namespace
@@ -113,6 +126,12 @@ void MainWindow::buildLoadProgress() {
 
 bool MainWindow::openSession(const QString& path) {
   if (running_ || loader_->isLoading()) return false;
+  if (is_playground_session(path)) {  // its ladders, roofline and kernels: the Playground workspace
+    workspaces_->setMode(Workspaces::Mode::playground);
+    const bool shown = playground_->openSession(path);
+    if (!shown) showMessage(playground_->statusText(), true);
+    return shown;
+  }
   try {
     if (prof::import::is_trace_path(path.toStdString())) {
       if (!QFileInfo(path).isFile() || !QFileInfo(path).isReadable())
@@ -127,7 +146,8 @@ bool MainWindow::openSession(const QString& path) {
   message_bar_->hide();
   before_open_ = {hub_->store(), verdicts_->sourceNote()};
   // Opening a session or a trace shows it in the Profile workspace (side by side stays as it is).
-  if (workspaces_->mode() == Workspaces::Mode::train) workspaces_->setMode(Workspaces::Mode::profile);
+  if (workspaces_->mode() == Workspaces::Mode::train || workspaces_->mode() == Workspaces::Mode::playground)
+    workspaces_->setMode(Workspaces::Mode::profile);
   if (!load_box_) buildLoadProgress();
   load_label_->setText(tr("Opening %1").arg(QFileInfo(path).fileName()));
   load_label_->setProperty("path", path);

@@ -148,7 +148,9 @@ void MainWindow::takeRunSetup(const setups::Setup& s) {
     if (!is_preset_name(model) || !model_->loadPreset(q(model))) model_->model()->setSpec(*t.model);
   }
   settings_->setSettings(t.settings);
-  workspaces_->setMode(workspaces_->mode() == Workspaces::Mode::profile ? Workspaces::Mode::train : workspaces_->mode());
+  workspaces_->setMode(workspaces_->mode() == Workspaces::Mode::profile || workspaces_->mode() == Workspaces::Mode::playground
+                           ? Workspaces::Mode::train
+                           : workspaces_->mode());
   if (t.notes.isEmpty()) {
     message_bar_->hide();
     statusBar()->showMessage(s.title.empty() ? tr("Setup loaded: press Start to run it")

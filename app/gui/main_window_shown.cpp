@@ -104,7 +104,9 @@ bool MainWindow::runAgainWithSessionSettings() {
   }
   if (model) model_->model()->setSpec(*model);
   settings_->setSettings(next);
-  workspaces_->setMode(workspaces_->mode() == Workspaces::Mode::profile ? Workspaces::Mode::train : workspaces_->mode());
+  workspaces_->setMode(workspaces_->mode() == Workspaces::Mode::profile || workspaces_->mode() == Workspaces::Mode::playground
+                           ? Workspaces::Mode::train
+                           : workspaces_->mode());
   if (changed.isEmpty())
     statusBar()->showMessage(tr("The session's model and settings are loaded: press Start to run them again"), 8000);
   else

@@ -2,7 +2,8 @@
 // ladders (kernels/playground, docs/playground.md). Families and sizes are checked first (a bad one
 // is an InputError, exit 2, on any machine); then the run needs a CUDA build and a GPU
 // (DeviceError, exit 3). --playground-session FILE prints a recorded run on any machine. Prints
-// each ladder (or one JSON object) and returns 1 when any check failed.
+// each ladder (or one JSON object) and returns 1 when any check failed. A --session path ending in
+// .zst is written compressed (lessons/session_pack.h, as the recordings shipped in resources/ are).
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -77,8 +78,13 @@ int run_playground(const RunnerOptions& o) {
   po.size = o.size;
   po.threads_per_block = o.threads_per_block;
   po.blocks_per_grid = o.blocks_per_grid;
-  po.session_path = o.session;
+  const bool zst = o.session.size() > 4 && o.session.compare(o.session.size() - 4, 4, ".zst") == 0;
+  po.session_path = zst ? o.session.substr(0, o.session.size() - 4) : o.session;
   const playground::RunResult r = playground::run(po);
+  if (zst) {
+    lessons::compress_session(po.session_path, o.session);
+    std::remove(po.session_path.c_str());
+  }
   const std::string timing = r.cupti_status.empty() ? "cupti" : "cuda events: " + r.cupti_status;
   std::string header =
       fmt::format("device: {} ({} SMs, L2 {} MB); times: {}{}", r.device_name, r.sms, r.l2_bytes >> 20, timing,

@@ -13,11 +13,18 @@
 namespace ts::gui {
 
 QString mode_name(Workspaces::Mode m) {
-  return m == Workspaces::Mode::train ? "train" : m == Workspaces::Mode::profile ? "profile" : "both";
+  switch (m) {
+    case Workspaces::Mode::train: return "train";
+    case Workspaces::Mode::profile: return "profile";
+    case Workspaces::Mode::both: return "both";
+    case Workspaces::Mode::playground: return "playground";
+  }
+  return "train";
 }
 
 bool mode_from_name(const QString& name, Workspaces::Mode& out) {
-  for (auto m : {Workspaces::Mode::train, Workspaces::Mode::profile, Workspaces::Mode::both})
+  using M = Workspaces::Mode;
+  for (auto m : {M::train, M::profile, M::both, M::playground})
     if (name == mode_name(m)) return out = m, true;
   return false;
 }
@@ -54,16 +61,38 @@ Workspaces::Workspaces(TrainWorkspace* train, ProfileWorkspace* profile, QWidget
   setMode(Mode::train);
 }
 
-QList<QAction*> Workspaces::modeActions() const { return {train_action_, profile_action_, both_action_}; }
+QList<QAction*> Workspaces::modeActions() const {
+  QList<QAction*> all{train_action_, profile_action_, both_action_};
+  if (playground_action_) all << playground_action_;
+  return all;
+}
+
+void Workspaces::setPlayground(QWidget* playground) {
+  if (playground_) return;
+  playground_ = playground;
+  split_->addWidget(playground_);
+  playground_->setVisible(mode_ == Mode::playground);
+  playground_action_ = new QAction(tr("Play&ground"), this);
+  playground_action_->setCheckable(true);
+  const QKeySequence key(Qt::CTRL | Qt::Key_4);
+  playground_action_->setShortcut(key);
+  playground_action_->setToolTip(tr("Teaching kernels from vector add to cuBLAS: ladders, roofline, their source") +
+                                 " (" + key.toString(QKeySequence::NativeText) + ")");
+  group_->addAction(playground_action_);
+  connect(playground_action_, &QAction::triggered, this, [this] { setMode(Mode::playground); });
+}
 
 void Workspaces::setMode(Mode m) {
   train_action_->setChecked(m == Mode::train);
   profile_action_->setChecked(m == Mode::profile);
   both_action_->setChecked(m == Mode::both);
+  if (playground_action_) playground_action_->setChecked(m == Mode::playground);
+  if (m == Mode::playground && !playground_) m = Mode::train;
   if (m == mode_) return;
   mode_ = m;
-  train_->setVisible(m != Mode::profile);
-  profile_->setVisible(m != Mode::train);
+  train_->setVisible(m == Mode::train || m == Mode::both);
+  profile_->setVisible(m == Mode::profile || m == Mode::both);
+  if (playground_) playground_->setVisible(m == Mode::playground);
   if (m == Mode::both && !both_sized_) {  // the first time: the timeline gets the larger share
     both_sized_ = true;
     const int w = std::max(split_->width(), 1200);
@@ -74,8 +103,8 @@ void Workspaces::setMode(Mode m) {
 
 void Workspaces::resetLayout() {
   if (mode_ == Mode::both) split_->setSizes({split_->width() * 4 / 10, split_->width() * 6 / 10});
-  if (mode_ != Mode::profile) train_->resetLayout();
-  if (mode_ != Mode::train) profile_->resetLayout();
+  if (mode_ == Mode::train || mode_ == Mode::both) train_->resetLayout();
+  if (mode_ == Mode::profile || mode_ == Mode::both) profile_->resetLayout();
 }
 
 void Workspaces::saveSettings() const {
@@ -93,6 +122,7 @@ bool Workspaces::restoreSettings() {
   if (split_->restoreState(s.value("workspaces/split").toByteArray())) both_sized_ = true;
   Mode m = mode_;
   if (mode_from_name(s.value("workspaces/mode").toString(), m)) any = true;
+  if (m == Mode::playground && !playground_) m = Mode::train;
   mode_ = m == Mode::train ? Mode::profile : Mode::train;  // re-applies the visibility the splitter state may have changed
   setMode(m);
   return any;

@@ -2,8 +2,8 @@
 // One is shown at a time, or both side by side (a wide screen during a live run). Each keeps its own
 // layout (its splitters; switching only shows and hides); the mode and every layout are saved in
 // QSettings under "workspaces/..." and restored at start; resetLayout() resets what is shown.
-// The mode actions (Train Ctrl+1, Profile Ctrl+2, Side by side Ctrl+3) are one exclusive group for
-// the View menu and the toolbar.
+// The mode actions (Train Ctrl+1, Profile Ctrl+2, Side by side Ctrl+3, and Playground Ctrl+4 once
+// setPlayground() gave one: widgets/playground) are one exclusive group for the View menu and the toolbar.
 #pragma once
 #include <QList>
 #include <QWidget>
@@ -20,11 +20,14 @@ class ProfileWorkspace;
 class Workspaces : public QWidget {
   Q_OBJECT
  public:
-  enum class Mode { train, profile, both };
+  enum class Mode { train, profile, both, playground };
   Workspaces(TrainWorkspace* train, ProfileWorkspace* profile, QWidget* parent = nullptr);
   TrainWorkspace* train() const { return train_; }
   ProfileWorkspace* profile() const { return profile_; }
   QSplitter* splitter() const { return split_; }
+  /// Adds the Playground workspace (shown alone, in mode playground) and its action.
+  void setPlayground(QWidget* playground);
+  QWidget* playground() const { return playground_; }
   Mode mode() const { return mode_; }
   void setMode(Mode m);
   /// Train, Profile, Side by side (checkable, exclusive).
@@ -43,12 +46,13 @@ class Workspaces : public QWidget {
   ProfileWorkspace* profile_;
   QSplitter* split_;
   QActionGroup* group_;
-  QAction *train_action_, *profile_action_, *both_action_;
+  QAction *train_action_, *profile_action_, *both_action_, *playground_action_ = nullptr;
+  QWidget* playground_ = nullptr;
   Mode mode_ = Mode::train;
   bool both_sized_ = false;
 };
 
-/// "train" / "profile" / "both" and back (unknown: nullopt-like false).
+/// "train" / "profile" / "both" / "playground" and back (unknown: nullopt-like false).
 QString mode_name(Workspaces::Mode m);
 bool mode_from_name(const QString& name, Workspaces::Mode& out);
 

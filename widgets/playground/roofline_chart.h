@@ -1,0 +1,44 @@
+// RooflineChart: the run's roofline (kernels/playground/roofline.h) as a log-log QCustomPlot:
+// arithmetic intensity (flop/byte) against achieved TFLOP/s, one point per variant that does
+// arithmetic and passed its check (own kernels filled, library rows hollow; a colour per family),
+// under the bandwidth roof (measured: the run's copy) and the datasheet compute peaks, each roof
+// labelled with its figure and "measured" or "datasheet". What the chart leaves out (data movement
+// with no arithmetic, failed checks) is listed under it.
+#pragma once
+#include <QWidget>
+
+#include "kernels/playground/roofline.h"
+
+class QCustomPlot;
+class QLabel;
+
+namespace ts::gui {
+
+class RooflineChart : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RooflineChart(QWidget* parent = nullptr);
+  /// Draws the roofline of `ladders` run on `device`.
+  void setRun(const std::vector<playground::Ladder>& ladders, const QString& device);
+  void clear();
+  const playground::Roofline& roofline() const { return roofline_; }
+  /// The roofs' labels as drawn ("device copy 4262 GB/s (measured)", "FP32 67 TFLOP/s (datasheet)").
+  QStringList roofLabels() const { return roof_labels_; }
+  int pointCount() const { return static_cast<int>(roofline_.points.size()); }
+  QCustomPlot* plot() const { return plot_; }
+  /// Highlights the points of `family` (the one selected in the workspace); "" for none.
+  void setFocusFamily(const QString& family);
+
+ private:
+  void rebuild();
+  /// The bandwidth slope and the compute peaks, each labelled (roofLabels()).
+  void addRoofs(double ymax);
+  void placeLabels();
+  QCustomPlot* plot_;
+  QLabel* note_;
+  playground::Roofline roofline_;
+  QStringList roof_labels_;
+  QString focus_;
+};
+
+}  // namespace ts::gui
