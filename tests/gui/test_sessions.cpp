@@ -109,7 +109,9 @@ class TestSessions : public QObject {
     w.startRun();
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
     QCOMPARE(finished.at(0).at(0).value<RunOutcome>().kind, RunOutcome::completed);
-    QCOMPARE(w.charts()->accuracyPoints(), 1);
+    // The epoch's accuracy reaches the charts by a queued signal that can come after finished
+    // (seen once in CI under load): wait for it rather than read it at once.
+    QTRY_COMPARE_WITH_TIMEOUT(w.charts()->accuracyPoints(), 1, 5000);
   }
 
   void h200SessionOpensInTheBackgroundAndCancels() {
