@@ -1,6 +1,8 @@
 // The environment doctor (doctor/): every finding from a FakeProbe, the /proc parsers, the reports
 // (text, JSON, Markdown without user or host names) and collect() with a probe that throws.
 #include <gtest/gtest.h>
+
+#include <optional>
 #include <rapidjson/document.h>
 #include <unistd.h>
 
@@ -27,10 +29,11 @@ bool has(const Environment& e, const std::string& id) {
   const auto v = ids(e);
   return std::find(v.begin(), v.end(), id) != v.end();
 }
-const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
+/// The finding `id`, copied: callers pass diagnose(e)'s temporary vector (a pointer into it dangled).
+std::optional<Finding> find(const std::vector<Finding>& fs, const std::string& id) {
   for (const auto& f : fs)
-    if (f.id == id) return &f;
-  return nullptr;
+    if (f.id == id) return f;
+  return std::nullopt;
 }
 Environment healthy() {
   return FakeProbe::healthy();
@@ -51,7 +54,7 @@ TEST(Doctor, NoDriverIsAProblemWithTheFix) {
   e.cuda.device_count = Reading<int>::unreadable("cudaGetDeviceCount: CUDA driver version is insufficient");
   e.gpus.clear();
   const auto fs = diagnose(e);
-  const Finding* f = find(fs, "no_driver");
+  const std::optional<Finding> f = find(fs, "no_driver");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->grade, Grade::problem);
   EXPECT_EQ(f->title, "no NVIDIA driver found");
@@ -63,7 +66,7 @@ TEST(Doctor, NoDriverIsAProblemWithTheFix) {
 TEST(Doctor, DriverOlderThanRuntime) {
   Environment e = healthy();
   e.cuda.driver_version = Reading<int>::of(12040);
-  const Finding* f = find(diagnose(e), "driver_older_than_runtime");
+  const std::optional<Finding> f = find(diagnose(e), "driver_older_than_runtime");
   ASSERT_TRUE(f);
   EXPECT_NE(f->cause.find("12.4"), std::string::npos);
   EXPECT_NE(f->cause.find("13.0"), std::string::npos);
@@ -90,7 +93,7 @@ TEST(Doctor, CudnnMissingOrOlderThanHeaders) {
   e.libraries[0].loaded_code = 91400;
   e.libraries[0].path = "/usr/lib/x86_64-linux-gnu/libcudnn.so.9";
   const auto fs = diagnose(e);
-  const Finding* f = find(fs, "cudnn_older_than_headers");
+  const std::optional<Finding> f = find(fs, "cudnn_older_than_headers");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->grade, Grade::problem);
   EXPECT_NE(f->cause.find("9.14.0"), std::string::npos);
@@ -107,14 +110,14 @@ TEST(Doctor, CudnnMissingOrOlderThanHeaders) {
 TEST(Doctor, CuptiRefused) {
   Environment e = healthy();
   e.cupti.activity = Reading<bool>{false, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (code 35)"};
-  const Finding* f = find(diagnose(e), "cupti_activity_refused");
+  const std::optional<Finding> f = find(diagnose(e), "cupti_activity_refused");
   ASSERT_TRUE(f);
   EXPECT_NE(f->cause.find("INSUFFICIENT_PRIVILEGES"), std::string::npos);
   e = healthy();
   std::string detail;
   e.cupti.counters = counters_allowed(1, true, 1000, &detail);
   e.cupti.counters_detail = detail;
-  const Finding* c = find(diagnose(e), "cupti_counters_refused");
+  const std::optional<Finding> c = find(diagnose(e), "cupti_counters_refused");
   ASSERT_TRUE(c);
   EXPECT_NE(c->cause.find("RmProfilingAdminOnly: 1"), std::string::npos);
   EXPECT_NE(c->fix.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos);
@@ -144,7 +147,7 @@ TEST(Doctor, UncorrectedAndCorrectedEcc) {
   e = healthy();
   gpu(e).ecc_corrected = Reading<std::uint64_t>::of(7);
   const auto fs = diagnose(e);
-  const Finding* f = find(fs, "ecc_corrected");
+  const std::optional<Finding> f = find(fs, "ecc_corrected");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->grade, Grade::warning);
   EXPECT_EQ(exit_code(fs), 0);  // warnings allowed
@@ -153,7 +156,7 @@ TEST(Doctor, UncorrectedAndCorrectedEcc) {
 TEST(Doctor, PcieBelowMaxOnlyUnderLoad) {
   Environment e = healthy();
   gpu(e).pcie_width = Reading<unsigned>::of(8);
-  const Finding* f = find(diagnose(e), "pcie_below_max");
+  const std::optional<Finding> f = find(diagnose(e), "pcie_below_max");
   ASSERT_TRUE(f);
   EXPECT_NE(f->cause.find("x8"), std::string::npos);
   EXPECT_NE(f->cause.find("0.5 s host-to-device copy load"), std::string::npos) << f->cause;  // the measured load
@@ -171,7 +174,7 @@ TEST(Doctor, ThrottledUnderLoad) {
     Environment e = healthy();
     gpu(e).clock_event_reasons = Reading<std::uint64_t>::of(bit | nvml::kReasonGpuIdle);
     gpu(e).sm_clock_under_load_mhz = Reading<unsigned>::of(1200);
-    const Finding* f = find(diagnose(e), "throttled_under_load");
+    const std::optional<Finding> f = find(diagnose(e), "throttled_under_load");
     ASSERT_TRUE(f) << bit;
     EXPECT_NE(f->cause.find("1200 MHz of its 1980 MHz"), std::string::npos);
     EXPECT_FALSE(f->fix.empty());
@@ -193,7 +196,7 @@ TEST(Doctor, Warnings) {
   gpu(e).other_processes = Reading<std::vector<OtherProcess>>::of({{4242, 2147483648ull}, {77, std::nullopt}});
   const auto fs = diagnose(e);
   for (const char* id : {"persistence_off", "mig_on", "other_processes"}) {
-    const Finding* f = find(fs, id);
+    const std::optional<Finding> f = find(fs, id);
     ASSERT_TRUE(f) << id;
     EXPECT_EQ(f->grade, Grade::warning) << id;
     EXPECT_FALSE(f->fix.empty()) << id;
