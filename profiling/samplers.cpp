@@ -13,32 +13,13 @@
 
 #include "doctor/nvml.h"
 #include "engine/host_trace.h"
+#include "profiling/proc_stat.h"
 
 #if defined(TRAINSCOPE_HAVE_CUDA)
 #include <cuda_runtime_api.h>
 #endif
 
 namespace ts::prof {
-
-std::int64_t thread_cpu_ns(std::uint32_t tid, std::string* comm) {
-  char path[64], buf[1024];
-  std::snprintf(path, sizeof(path), "/proc/self/task/%u/stat", tid);
-  FILE* f = std::fopen(path, "r");
-  if (!f) return -1;
-  const std::size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
-  std::fclose(f);
-  buf[n] = '\0';
-  // "tid (comm) state ...": comm may hold spaces and parentheses, so split at the last ')'.
-  char* open = std::strchr(buf, '(');
-  char* close = std::strrchr(buf, ')');
-  if (!open || !close || close < open) return -1;
-  if (comm) comm->assign(open + 1, close);
-  unsigned long utime = 0, stime = 0;
-  // After ") ": field 3 (state) ... fields 14, 15 are utime, stime: skip 11 fields.
-  if (std::sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2) return -1;
-  static const long ticks = sysconf(_SC_CLK_TCK);
-  return static_cast<std::int64_t>((utime + stime) * (1000000000.0 / static_cast<double>(ticks)));
-}
 
 namespace {
 

@@ -57,8 +57,4 @@ class Samplers {
   std::unique_ptr<Impl> impl_;
 };
 
-/// CPU time (utime + stime) of thread `tid` of this process, ns; -1 when unreadable. `comm` gets
-/// its name. Parses /proc/self/task/<tid>/stat (fields 14 and 15, in clock ticks).
-std::int64_t thread_cpu_ns(std::uint32_t tid, std::string* comm);
-
 }  // namespace ts::prof

@@ -1,6 +1,8 @@
 // The injection library's samplers (see sampler.h).
 #include "profiling/inject/sampler.h"
 
+#include "profiling/proc_stat.h"
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -19,34 +21,6 @@ std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 }  // namespace
-
-std::int64_t task_cpu_ns(std::uint32_t tid, std::string* comm) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/self/task/%u/stat", tid);
-  std::FILE* f = std::fopen(path, "r");
-  if (!f) return -1;
-  char buf[1024];
-  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
-  buf[n] = '\0';
-  // "tid (comm) state ppid ...": comm may hold spaces and parentheses, so the last ')' ends it.
-  char* open = std::strchr(buf, '(');
-  char* close = std::strrchr(buf, ')');
-  if (!open || !close || close < open) return -1;
-  if (comm) comm->assign(open + 1, close);
-  // Fields after ')': 3 state, 4 ppid, ... 14 utime, 15 stime (1-based over the whole line).
-  char* p = close + 1;
-  unsigned long long utime = 0, stime = 0;
-  for (int field = 3; field <= 15; ++field) {
-    while (*p == ' ') ++p;
-    if (!*p) return -1;
-    if (field == 14) utime = std::strtoull(p, nullptr, 10);
-    if (field == 15) stime = std::strtoull(p, nullptr, 10);
-    while (*p && *p != ' ') ++p;
-  }
-  const long hz = sysconf(_SC_CLK_TCK);
-  return hz > 0 ? static_cast<std::int64_t>((utime + stime) * (1'000'000'000ull / static_cast<unsigned long long>(hz))) : -1;
-}
 
 struct Sampler::Nvml {
   void* lib = nullptr;
@@ -123,7 +97,7 @@ void Sampler::sample_once(std::int64_t now) {
       if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
       const auto tid = static_cast<std::uint32_t>(std::strtoul(e->d_name, nullptr, 10));
       std::string comm;
-      const std::int64_t cpu = task_cpu_ns(tid, &comm);
+      const std::int64_t cpu = thread_cpu_ns(tid, &comm);
       if (cpu < 0) continue;
       auto [it, fresh] = cpu_last_.try_emplace(tid, cpu, now);
       if (!fresh && now > it->second.second)

@@ -43,8 +43,4 @@ class Sampler {
   std::thread thread_;
 };
 
-/// CPU time (utime + stime, ns) of thread `tid` of this process from /proc/self/task/<tid>/stat,
-/// and its name into `comm`; -1 when unreadable or malformed.
-std::int64_t task_cpu_ns(std::uint32_t tid, std::string* comm);
-
 }  // namespace ts::prof::inject
