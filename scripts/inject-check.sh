@@ -5,15 +5,19 @@
 # pytorch_seed_cnn.py (build: preset gpu-h200, targets trainscope-run trainscope_inject
 # ts_inject_cuda_program; see the report / docs). OUT receives logs, analyses, small sessions and
 # summary.txt (sessions over 15 MB are removed after their analysis).
-# Parts (PARTS="smoke overhead kinds verdicts torchprof signals programs rank", default all):
+# Parts (PARTS="smoke overhead kinds cost verdicts kineto torchprof signals programs rank"; default all but cost):
 #   smoke     seed_train.py --nvtx under trainscope-run, --analyze of the session
 #   overhead  --data-on-gpu --no-item --batch-size 128: img/s without the library, lean, full; 3
 #             alternated rounds, median of the ratios (target: lean <= 10 % slower)
 #   kinds     the same run with one CUPTI activity kind at a time (TRAINSCOPE_INJECT_KINDS), and nvtx mode
 #   verdicts  --num-workers 0 / 8, --data-on-gpu, --data-on-gpu --batch-size 16 (full mode: launch-bound)
+#   kineto    the verdicts' knobs under torch.profiler alone (no TrainScope); --analyze of each trace
 #   torchprof seed_train.py --torch-profiler under trainscope-run, lean (TrainScope holds CUPTI) and
 #             --inject-mode nvtx (torch.profiler keeps it); the Kineto trace analysed beside the session
-#   signals   Ctrl-C (timeout -s INT) and SIGTERM during a run: readable sessions
+#   signals   Ctrl-C (SIGINT to the process group) and SIGTERM mid-run (after the first kernels reached
+#             the file): readable sessions
+#   cost      scripts/inject_cost.py: each configuration (nvtx, kernels only, lean, lean without
+#             samplers, flush period, full) in alternated rounds (ROUNDS, default 3)
 #   programs  ts_inject_cuda_program: normal, exits at once, crashes, subscribes to CUPTI itself; a
 #             program that is not a CUDA program (sleep)
 #   rank      RANK=1 WORLD_SIZE=2: the session is named ...-rank1
@@ -24,7 +28,8 @@ OUT=${2:?usage: inject-check.sh STAGE OUT}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 PY=${PYTHON:-/opt/torch/.venv/bin/python}
 LIMIT=${LIMIT:-50000}
-PARTS=${PARTS:-smoke overhead kinds verdicts torchprof signals programs rank}
+PARTS=${PARTS:-smoke overhead kinds verdicts kineto torchprof signals programs rank}
+ROUNDS=${ROUNDS:-3}
 NV=$(dirname "$(dirname "$PY")")/lib/python3.12/site-packages/nvidia
 export LD_LIBRARY_PATH="$NV/cu13/lib:$NV/cudnn/lib:$NV/cublas/lib:$NV/nccl/lib:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 export TRAINSCOPE_INJECT_LIB="$STAGE/libtrainscope_inject.so"
@@ -120,6 +125,12 @@ if has overhead; then
   keep_small "$OUT"/t-*.tsession
 fi
 
+if has cost; then
+  say "== cost of each configuration, $ROUNDS alternated rounds (scripts/inject_cost.py)"
+  "$PY" "$(dirname "$0")/inject_cost.py" --run "$RUN" --seed "$SEED" --out "$OUT/cost" --rounds "$ROUNDS" \
+    --limit "$LIMIT" 2>&1 | tee -a "$SUM"
+fi
+
 if has kinds; then
   say "== cost of each activity kind alone (same run; one round, against a fresh baseline)"
   b=$(timed none kbase)
@@ -148,6 +159,24 @@ if has verdicts; then
   done
 fi
 
+if has kineto; then
+  say "== the same knobs under torch.profiler alone (its Kineto trace of steps 2-6), analysed by TrainScope"
+  for spec in "w0:--num-workers 0" "w8:--num-workers 8" "gpu:--data-on-gpu" "gpu-b16:--data-on-gpu --batch-size 16"; do
+    tag=${spec%%:*} knobs=${spec#*:}
+    rm -rf "$OUT/kt-$tag"
+    # shellcheck disable=SC2086
+    "$PY" "$SEED" --nvtx $knobs --limit 20000 --torch-profiler "$OUT/kt-$tag" >"$OUT/kt-$tag.log" 2>&1
+    say "  $knobs: exit $? $(ips "$OUT/kt-$tag.log") img/s (torch.profiler on for steps 2-6 only)"
+    trace=$(ls "$OUT"/kt-"$tag"/*.json* 2>/dev/null | head -1)
+    if [ -n "$trace" ]; then
+      analyze "$trace" "kt-$tag"
+      keep_small "$trace"
+    else
+      say "  no trace written: $(tail -2 "$OUT/kt-$tag.log" | tr '\n' ' ')"
+    fi
+  done
+fi
+
 if has torchprof; then
   say "== torch.profiler inside the program"
   for mode in lean nvtx; do
@@ -166,13 +195,26 @@ if has torchprof; then
 fi
 
 if has signals; then
-  say "== Ctrl-C and SIGTERM during a run (seed_train.py --nvtx --num-workers 2 --epochs 50)"
-  timeout --preserve-status -s INT 12 "$RUN" --session "$OUT/ctrlc.tsession" -- "$PY" "$SEED" --nvtx --num-workers 2 --epochs 50 \
-    >"$OUT/ctrlc.log" 2>&1
+  say "== Ctrl-C and SIGTERM during a run, sent once the session holds kernels (as a user would, mid-run)"
+  # SESSION SIGNAL LOG ARGS...: the run in a process group of its own (setsid), the signal to the whole
+  # group as a terminal's Ctrl-C does, 3 s after the session's first kernels reached the file.
+  mid_run() {
+    local session=$1 sig=$2 log=$3; shift 3
+    setsid "$RUN" --session "$session" -- "$PY" "$SEED" "$@" >"$log" 2>&1 &
+    local pid=$! waited=0
+    until "$PY" -c "import sqlite3,sys; db=sqlite3.connect(f'file:{sys.argv[1]}?mode=ro', uri=True); sys.exit(0 if db.execute('select count(*) from kernels').fetchone()[0] > 0 else 1)" "$session" 2>/dev/null; do
+      sleep 0.5; waited=$((waited + 1))
+      [ $waited -gt 120 ] && break
+    done
+    say "  first kernels in the file after ~$((waited / 2)) s; $sig in 3 s"
+    sleep 3
+    kill -s "$sig" -- -"$pid" 2>/dev/null
+    wait "$pid"
+  }
+  mid_run "$OUT/ctrlc.tsession" INT "$OUT/ctrlc.log" --nvtx --num-workers 2 --epochs 50
   say "  SIGINT: exit $? $(tail -2 "$OUT/ctrlc.log" | tr '\n' ' ' | cut -c1-300)"
   inspect "$OUT/ctrlc.tsession"; analyze "$OUT/ctrlc.tsession" ctrlc
-  timeout --preserve-status -s TERM 12 "$RUN" --session "$OUT/term.tsession" -- "$PY" "$SEED" --nvtx --data-on-gpu --epochs 50 \
-    >"$OUT/term.log" 2>&1
+  mid_run "$OUT/term.tsession" TERM "$OUT/term.log" --nvtx --data-on-gpu --epochs 50
   say "  SIGTERM: exit $? $(tail -1 "$OUT/term.log" | cut -c1-300)"
   inspect "$OUT/term.tsession"; analyze "$OUT/term.tsession" term
   keep_small "$OUT/ctrlc.tsession" "$OUT/term.tsession"

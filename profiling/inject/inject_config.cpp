@@ -84,6 +84,19 @@ InjectConfig read_config(const EnvFn& env, std::int64_t pid) {
     c.kinds = kinds;
   }
   if (const std::string s = get("TRAINSCOPE_STEP_RANGE"); !s.empty()) c.step_range = s;
+  // A number in [lo, hi] (or 0 where zero_ok), else the default and a warning naming the variable.
+  auto number = [&](const char* n, std::int64_t lo, std::int64_t hi, bool zero_ok, std::int64_t fallback) {
+    std::int64_t v = 0;
+    if (!env(n)) return fallback;
+    if (parse_int(env(n), v) && ((v >= lo && v <= hi) || (zero_ok && v == 0))) return v;
+    c.warnings.push_back(std::string(n) + "=" + get(n) + ": not a number in [" + std::to_string(lo) + ", " +
+                         std::to_string(hi) + "]" + (zero_ok ? " or 0" : "") + "; using " + std::to_string(fallback));
+    return fallback;
+  };
+  c.flush_ms = static_cast<int>(number("TRAINSCOPE_INJECT_FLUSH_MS", 20, 10000, false, c.flush_ms));
+  c.sample_ms = static_cast<int>(number("TRAINSCOPE_INJECT_SAMPLE_MS", 10, 10000, true, c.sample_ms));
+  c.buffer_bytes = static_cast<std::size_t>(
+      number("TRAINSCOPE_INJECT_BUFFER_KB", 64, 65536, false, static_cast<std::int64_t>(c.buffer_bytes >> 10)) << 10);
   for (const char* n : {"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"}) {
     std::int64_t r = 0;
     if (!env(n)) continue;

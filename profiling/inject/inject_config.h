@@ -5,9 +5,15 @@
 //   TRAINSCOPE_INJECT_MODE   lean (default) | full | nvtx (no CUPTI: NVTX ranges only)
 //   TRAINSCOPE_INJECT_KINDS  comma-separated CUPTI activity kinds instead of the mode's (cost measurements)
 //   TRAINSCOPE_STEP_RANGE    --step-range PATTERN (default "step")
+//   TRAINSCOPE_INJECT_FLUSH_MS   how often buffers are parsed and one WAL batch is written (default
+//                                250: the window follows a live session within about half a second)
+//   TRAINSCOPE_INJECT_SAMPLE_MS  sampler period (default 100; 0 = no samplers)
+//   TRAINSCOPE_INJECT_BUFFER_KB  CUPTI activity buffer size (default 1024)
+//   (the last three exist for cost measurements: scripts/inject-check.sh, part cost)
 //   TRAINSCOPE_ROOT_PID      the pid trainscope-run started; other processes get their own file
 //   RANK / OMPI_COMM_WORLD_RANK / SLURM_PROCID, WORLD_SIZE / OMPI_COMM_WORLD_SIZE / SLURM_NTASKS
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -26,6 +32,9 @@ struct InjectConfig {
   Mode mode = Mode::lean;
   std::vector<std::string> kinds;  // CUPTI activity kind names (kind_names()), in enable order
   std::string step_range = "step";
+  int flush_ms = 250;             // writer period (Recorder::start_thread)
+  int sample_ms = 100;            // sampler period; 0 = no samplers
+  std::size_t buffer_bytes = 1u << 20;  // one CUPTI activity buffer (a kernel record is ~300 bytes)
   std::int32_t rank = -1, world_size = -1;  // -1: not a distributed job
   std::string rank_source;      // "RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID" or ""
   std::vector<std::string> warnings;  // bad values that were replaced by defaults, one line each

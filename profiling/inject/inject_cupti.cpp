@@ -1,4 +1,4 @@
-// The CUPTI side of the injection library: activity buffers (1 MiB, malloc'd, handed back by CUPTI
+// The CUPTI side of the injection library: activity buffers (1 MiB by default, malloc'd, handed back by CUPTI
 // on its own thread and queued for the recorder's writer thread, so nothing is parsed on the
 // program's threads), the mode's activity kinds, the resource callback that says which device a
 // context is on, and the one-subscriber rule said plainly.
@@ -17,7 +17,10 @@
 namespace ts::prof::inject {
 namespace {
 
-constexpr std::size_t kBufferBytes = 1u << 20;  // ~5k kernel records: a busy step fills one in well under 1 s
+// ~3.5k kernel records: a busy program fills one in well under a flush period; CUPTI returns a buffer
+// only when every record in it is complete (cuptiActivityFlushAll with flag 0), so a larger buffer
+// means a later timeline in the window, not a cheaper recording (scripts/inject-check.sh, part cost).
+std::atomic<std::size_t> g_buffer_bytes{1u << 20};
 
 CuptiApi g_api;
 CUpti_SubscriberHandle g_subscriber = nullptr;
@@ -40,8 +43,9 @@ CUpti_ActivityKind kind_of(const std::string& n) {
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *max_records = 0;
-  *size = kBufferBytes;
-  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));  // null: CUPTI drops and counts
+  const std::size_t n = g_buffer_bytes.load();
+  *size = n;
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, n));  // null: CUPTI drops and counts
 }
 
 CUptiResult next_record(std::uint8_t* b, std::size_t n, CUpti_Activity** r) { return g_api.next_record(b, n, r); }
@@ -120,6 +124,7 @@ void start_cupti(Recorder& rec) {
     return;
   }
   s.set_meta("cupti.path", g_api.path);
+  g_buffer_bytes.store(c.buffer_bytes);
   CUptiResult r = g_api.subscribe(&g_subscriber, &on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {
     const std::string who = r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED

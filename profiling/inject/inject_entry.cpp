@@ -137,7 +137,7 @@ bool ensure_started() {
       for (const auto& w : c.warnings) say(w);
       g_rec.store(rec, std::memory_order_release);
       install_handlers();
-      rec->start_thread(1000, before_flush);
+      rec->start_thread(c.flush_ms, before_flush);
     } catch (const std::exception& e) {
       say(std::string(e.what()) + ": nothing is recorded");
     }

@@ -68,6 +68,8 @@ Recorder::Recorder(const InjectConfig& config, std::int64_t start_host_ns)
                                      std::chrono::system_clock::now().time_since_epoch()).count()));
   store_.set_meta("inject.mode", mode_name(config_.mode));
   store_.set_meta("inject.kinds", join(config_.kinds));
+  store_.set_meta("inject.flush_ms", std::to_string(config_.flush_ms));
+  store_.set_meta("inject.buffer_kb", std::to_string(config_.buffer_bytes >> 10));
   store_.set_meta("inject.unavailable", unavailable_verdicts(config_.kinds));
   store_.set_meta("inject.pid", std::to_string(getpid()));
   store_.set_meta("inject.status", "recording (a file left in this state: the program was killed)");
@@ -156,7 +158,8 @@ void Recorder::flush(std::int64_t now_host_ns) {
 void Recorder::start_thread(int period_ms, std::function<void()> before_flush) {
   before_flush_ = std::move(before_flush);
   thread_ = std::thread([this, period_ms] { run(period_ms); });
-  sampler_->start();
+  if (config_.sample_ms > 0) sampler_->start(config_.sample_ms);
+  else store_.set_meta("samplers", "off (TRAINSCOPE_INJECT_SAMPLE_MS=0)");
 }
 
 void block_signals() {

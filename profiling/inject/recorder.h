@@ -55,7 +55,8 @@ class Recorder {
   /// ranges and steps, sync records as host sync ranges when no runtime records are collected,
   /// the one-second windows, metadata, then one batch into the file. `now_host_ns`: steady ns.
   void flush(std::int64_t now_host_ns);
-  /// Starts the writer thread (flush() every `period_ms`, or sooner after wake()) and the samplers'.
+  /// Starts the writer thread (flush() every `period_ms`, or sooner after wake()) and the samplers'
+  /// (every config().sample_ms; none when it is 0).
   void start_thread(int period_ms = 1000, std::function<void()> before_flush = {});
   /// The CUDA ordinal of the program's first context: NVML's series sample it (any thread).
   void set_device(int ordinal) { sampler_->set_device(ordinal); }

@@ -66,6 +66,30 @@ TEST(InjectConfig, ModesAndKinds) {
   EXPECT_EQ(kinds.warnings.size(), 1u);
 }
 
+TEST(InjectConfig, PeriodsAndBufferSizeForCostMeasurements) {
+  const auto d = read_config(env_of({}), 1);
+  EXPECT_EQ(d.flush_ms, 250);  // the window follows within ~0.5 s (docs/profile-a-program.md)
+  EXPECT_EQ(d.sample_ms, 100);
+  EXPECT_EQ(d.buffer_bytes, std::size_t{1} << 20);
+  EXPECT_TRUE(d.warnings.empty());
+  const auto c = read_config(env_of({{"TRAINSCOPE_INJECT_FLUSH_MS", "1000"}, {"TRAINSCOPE_INJECT_SAMPLE_MS", "0"},
+                                     {"TRAINSCOPE_INJECT_BUFFER_KB", "4096"}}), 1);
+  EXPECT_EQ(c.flush_ms, 1000);
+  EXPECT_EQ(c.sample_ms, 0);  // 0: no samplers
+  EXPECT_EQ(c.buffer_bytes, std::size_t{4096} << 10);
+  EXPECT_TRUE(c.warnings.empty());
+  // Out of range or not a number: the default and one line naming the variable.
+  const auto bad = read_config(env_of({{"TRAINSCOPE_INJECT_FLUSH_MS", "5"}, {"TRAINSCOPE_INJECT_SAMPLE_MS", "fast"},
+                                       {"TRAINSCOPE_INJECT_BUFFER_KB", "0"}}), 1);
+  EXPECT_EQ(bad.flush_ms, 250);
+  EXPECT_EQ(bad.sample_ms, 100);
+  EXPECT_EQ(bad.buffer_bytes, std::size_t{1} << 20);
+  ASSERT_EQ(bad.warnings.size(), 3u);
+  EXPECT_NE(bad.warnings[0].find("TRAINSCOPE_INJECT_FLUSH_MS=5"), std::string::npos) << bad.warnings[0];
+  EXPECT_NE(bad.warnings[1].find("TRAINSCOPE_INJECT_SAMPLE_MS=fast"), std::string::npos) << bad.warnings[1];
+  EXPECT_NE(bad.warnings[2].find("using 1024"), std::string::npos) << bad.warnings[2];
+}
+
 TEST(CuptiLoading, AnExplicitPathAndALibraryThatIsNotCupti) {
   if (dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD))  // the copy a process has always wins
     GTEST_SKIP() << "this test process has the real libcupti loaded";

@@ -5,11 +5,14 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "engine/host_trace.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/inject/recorder.h"
+#include "profiling/proc_stat.h"
 #include "profiling/session_file.h"
 
 using namespace ts::prof;
@@ -160,6 +163,34 @@ TEST(InjectRecorder, AKilledRecordingKeepsEveryFlushedBatch) {
   fs::remove_all(dir);
 }
 
+TEST(InjectRecorder, SamplersOffWhenTheirPeriodIsZero) {
+  const fs::path dir = temp_dir("nosamplers");
+  for (const int period : {0, 20}) {
+    InjectConfig c;
+    c.session = (dir / ("s" + std::to_string(period) + ".tsession")).string();
+    c.sample_ms = period, c.flush_ms = 50;
+    {
+      Recorder rec(c, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch()).count());
+      rec.start_thread(c.flush_ms);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      rec.finish("closed: test");
+    }
+    EventStore s;
+    read_session(c.session, s);
+    const auto m = s.meta();
+    EXPECT_EQ(m.at("inject.flush_ms"), "50");
+    if (period == 0) {
+      EXPECT_EQ(m.at("samplers"), "off (TRAINSCOPE_INJECT_SAMPLE_MS=0)");
+      EXPECT_EQ(s.samples.size(), 0u);
+    } else {
+      EXPECT_EQ(m.count("samplers"), 0u);
+      EXPECT_GT(s.samples.size(), 0u);  // this thread's CPU time, every 20 ms
+    }
+  }
+  fs::remove_all(dir);
+}
+
 TEST(InjectRecorder, UnwritableSessionIsATypedError) {
   InjectConfig c;
   c.session = "/nonexistent-dir/x.tsession";
@@ -194,9 +225,9 @@ TEST(InjectSampler, CpuPercentOfEveryThread) {
   EventStore s;
   ts::prof::inject::Sampler smp(s, SessionClock(0, 0));
   std::string comm;
-  EXPECT_GE(ts::prof::inject::task_cpu_ns(static_cast<std::uint32_t>(getpid()), &comm), 0);
+  EXPECT_GE(ts::prof::thread_cpu_ns(static_cast<std::uint32_t>(getpid()), &comm), 0);
   EXPECT_FALSE(comm.empty());
-  EXPECT_EQ(ts::prof::inject::task_cpu_ns(0xfffffff0u, nullptr), -1);
+  EXPECT_EQ(ts::prof::thread_cpu_ns(0xfffffff0u, nullptr), -1);
   smp.sample_once(1'000'000'000);
   volatile double x = 0;
   for (int i = 0; i < 20'000'000; ++i) x = x + i;  // some CPU time on this thread
