@@ -3,11 +3,6 @@
 
 #include <algorithm>
 
-#include "engine/host_trace.h"
-#include "widgets/panel_hub.h"
-#include "widgets/timeline/timeline_panel.h"
-#include "widgets/timeline/timeline_view.h"
-
 #include <QAction>
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -15,6 +10,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "app/gui/live_latency.h"
 #include "app/gui/main_window.h"
 #include "widgets/model_builder.h"
 #include "widgets/training_charts.h"
@@ -125,33 +121,6 @@ void Autorun::grab(const QString& name) {
   std::fflush(stdout);
 }
 
-void Autorun::measureLiveLatency() {
-  auto* view = window_->timelinePanel()->view();
-  connect(view, &TimelineView::painted, this, [this](qint64 newest_end) {
-    if (newest_end <= newest_seen_) return;  // nothing newer on screen
-    newest_seen_ = newest_end;
-    const auto store = window_->panelHub()->store();
-    if (!store || !window_->panelHub()->isLive()) return;
-    const auto meta = store->meta();
-    const auto it = meta.find("session.start_steady_ns");
-    if (it == meta.end()) return;
-    const qint64 now_session = trace::now_ns() - std::stoll(it->second);
-    latencies_ms_.push_back(static_cast<double>(now_session - newest_end) * 1e-6);
-  });
-}
-
-void Autorun::printLiveLatency() {
-  if (latencies_ms_.empty()) {
-    std::printf("live latency: no samples (was the timeline visible while the run trained?)\n");
-    return;
-  }
-  std::vector<double> v = latencies_ms_;
-  std::sort(v.begin(), v.end());
-  auto pct = [&](double q) { return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))]; };
-  std::printf("live latency (event end -> first paint showing it): %zu samples, median %.0f ms, p95 %.0f ms, max %.0f ms\n",
-              v.size(), pct(0.5), pct(0.95), v.back());
-}
-
 RunSettings Autorun::settings_over_window() const {
   RunSettings s = window_->runSettings()->settings();
   const RunSettings& o = o_.settings;
@@ -228,9 +197,9 @@ void Autorun::begin() {
     std::printf("\n");
     std::fflush(stdout);
   });
-  if (o_.live_latency) measureLiveLatency();
+  if (o_.live_latency) latency_ = new LiveLatency(window_);
   connect(session, &TrainingSession::finished, this, [this](const RunOutcome& out) {
-    if (o_.live_latency) printLiveLatency();
+    if (latency_) std::printf("%s\n", qPrintable(latency_->summary()));
     if (out.kind == RunOutcome::failed) std::fprintf(stderr, "trainscope: %s — %s\n", qPrintable(out.message), qPrintable(out.fix));
     else std::printf("%s: test_accuracy %.4f (%.2f %% as the window shows), images/s %.0f, %.1f s\n",
                      out.kind == RunOutcome::stopped ? "stopped" : "done", out.summary.test_accuracy,

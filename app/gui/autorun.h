@@ -16,6 +16,7 @@ class QCommandLineParser;
 namespace ts::gui {
 
 class MainWindow;
+class LiveLatency;
 
 struct AutorunOptions {
   bool autorun = false;
@@ -48,13 +49,10 @@ class Autorun : public QObject {
   void grab(const QString& name);
   /// The window's settings (a loaded setup's) with the options given on the command line over them.
   RunSettings settings_over_window() const;
-  void measureLiveLatency();
-  void printLiveLatency();
   MainWindow* window_;
   AutorunOptions o_;
   bool grabbed_during_ = false;
-  std::vector<double> latencies_ms_;  // --live-latency samples
-  qint64 newest_seen_ = 0;
+  LiveLatency* latency_ = nullptr;  // --live-latency
 };
 
 }  // namespace ts::gui

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "app/gui/autorun.h"
+#include "app/gui/autorun_program.h"
 #include "app/gui/main_window.h"
 #include "setups/setup.h"
 
@@ -39,13 +40,15 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   ts::gui::add_autorun_options(parser);
+  ts::gui::add_program_autorun_options(parser);
   parser.addPositionalArgument("file", "a session file (*.tsession), a PyTorch profiler trace (*.json, *.json.gz) or an "
                                "Nsight Systems export (*.sqlite) to open, or a setup (*.tsetup, or a 'trainscope:...' line) to "
                                "load", "[FILE|SETUP]");
   parser.process(app);
   ts::gui::AutorunOptions options;
   QString error;
-  if (!ts::gui::parse_autorun(parser, options, error)) {
+  ts::gui::ProgramAutorunOptions program;
+  if (!ts::gui::parse_autorun(parser, options, error) || !ts::gui::parse_program_autorun(parser, program, error)) {
     std::fprintf(stderr, "trainscope: %s\n", qPrintable(error));
     return 2;
   }
@@ -93,7 +96,13 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (options.autorun) {
+  if (!program.spec.command_line.isEmpty()) {
+    if (options.autorun) {
+      std::fprintf(stderr, "trainscope: --profile-program and --autorun: one at a time\n");
+      return 2;
+    }
+    (new ts::gui::ProgramAutorun(&window, program))->begin();
+  } else if (options.autorun) {
     auto* autorun = new ts::gui::Autorun(&window, options);
     autorun->begin();
   }

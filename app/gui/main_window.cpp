@@ -215,6 +215,7 @@ void MainWindow::buildActions() {
 
 void MainWindow::buildStatusBar() {
   device_label_ = new QLabel;
+  device_label_->setObjectName("status.device");
   batch_label_ = new QLabel;
   amp_label_ = new QLabel;
   workers_label_ = new QLabel;

@@ -288,6 +288,8 @@ class MainWindow : public QMainWindow {
   QLabel* load_label_ = nullptr;
   class QPushButton* load_cancel_ = nullptr;  // "Cancel", or "Stop following" for a session still being written
   std::map<std::string, std::string> shown_meta_;  // the shown session's metadata
+  QTimer* follow_meta_ = nullptr;  // while following a file: its meta into the status bar (showFollowing)
+  std::uint64_t follow_meta_version_ = 0;
   QString shown_name_;                             // its file name ("" when none is shown)
   ModelSpec own_model_;                            // the user's model while a session's is shown
   bool showing_model_ = false;

@@ -18,6 +18,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTimer>
 #include <QToolBar>
 
 #include "app/gui/main_window.h"
@@ -163,9 +164,29 @@ void MainWindow::showFollowing(bool on) {
   load_bar_->setVisible(!on);
   load_cancel_->setText(on ? tr("Stop following") : tr("Cancel"));
   load_cancel_->setToolTip(on ? tr("Stop reading new events; keep what has arrived") : tr("Stop opening the session"));
-  if (on)
-    load_label_->setText(tr("Following %1 live: it is still being written")
-                             .arg(QFileInfo(load_label_->property("path").toString()).fileName()));
+  const QString name = QFileInfo(load_label_->property("path").toString()).fileName();
+  if (on) load_label_->setText(tr("Following %1 live: it is still being written").arg(name));
+  // The status bar and Run settings say what the followed file ran on (its meta arrives with the
+  // follower's first polls and grows: the device after the program's first CUDA context), not the
+  // window's own settings.
+  if (!follow_meta_) {
+    follow_meta_ = new QTimer(this);
+    follow_meta_->setInterval(500);
+  }
+  follow_meta_->disconnect();
+  if (!on) {
+    follow_meta_->stop();
+    return;
+  }
+  follow_meta_version_ = 0;
+  connect(follow_meta_, &QTimer::timeout, this, [this, name] {
+    const auto store = hub_->store();
+    if (!store || !loader_->isFollowing() || store->meta_version() == follow_meta_version_) return;
+    follow_meta_version_ = store->meta_version();
+    shown_meta_ = store->meta();
+    showSessionSettings(name);
+  });
+  follow_meta_->start();
 }
 
 void MainWindow::showLoadedSession(const SessionReplay& r) {

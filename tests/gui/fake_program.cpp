@@ -32,17 +32,26 @@ int main(int argc, char** argv) {
   signal(SIGINT, on_sigint);
   ts::prof::EventStore store;
   store.set_meta("session.source", "the GUI tests' fake program");
+  // As the library does: session time 0 at this steady-clock instant (the window's --live-latency
+  // maps event times to its own clock through it), and the device the program runs on.
+  const auto steady = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  const long long t0 = steady();
+  store.set_meta("session.start_steady_ns", std::to_string(t0));
+  store.set_meta("device.name", "Fake GPU 0");
   ts::prof::SessionWriter writer(path, store);
   writer.write_batch();
   for (int i = 1; i <= steps && !g_stop; ++i) {
     ts::prof::KernelRecord k;
-    k.start = 1'000'000LL * i, k.end = k.start + 600'000, k.stream = 7, k.correlation = static_cast<std::uint32_t>(i);
+    const long long now = steady() - t0;  // the kernel ends now, as a real one the library just received
+    k.start = now - 600'000, k.end = now, k.stream = 7, k.correlation = static_cast<std::uint32_t>(i);
     k.name = store.strings.intern("fake_kernel");
     ts::prof::KernelConfig c;
     c.grid[0] = 8, c.block[0] = 256;
     k.config = store.intern_config(c);
     store.append(store.kernels, k);
-    store.append(store.steps, ts::prof::StepRecord{i, 1, i, 1'000'000LL * i, 1'000'000LL * i + 900'000, 32, 0});
+    store.append(store.steps, ts::prof::StepRecord{i, 1, i, now - 900'000, now, 32, 0});
     writer.write_batch();
     std::printf("fake program: step %d\n", i);
     std::fflush(stdout);

@@ -4,6 +4,7 @@
 // session live while the program runs, shows its output and how it ended, and ends as a normal open
 // with every row; Stop interrupts the program (SIGINT) and the session stays readable.
 #include <QAction>
+#include <algorithm>
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
@@ -11,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/gui/autorun_program.h"
+#include "app/gui/live_latency.h"
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
 #include "profiling/session_file.h"
@@ -79,6 +82,49 @@ class TestProgram : public QObject {
     QCOMPARE(w.panelHub()->store()->counts().kernels, std::size_t{15});
     QVERIFY2(w.programPane()->log().contains("fake program: step 15"), qPrintable(w.programPane()->log()));
     QVERIFY(w.programPane()->state().contains("exited with code 0"));
+  }
+
+  void theStatusBarSaysWhatTheFollowedProgramRunsOn() {
+    QTemporaryDir dir;
+    MainWindow w;
+    auto* device = w.findChild<QLabel*>("status.device");
+    QVERIFY(device);
+    ProgramSpec spec;
+    spec.command_line = QString("%1 100000 50").arg(TS_FAKE_PROGRAM);
+    spec.session = dir.filePath("status.tsession");
+    QVERIFY2(w.profileProgram(spec), qPrintable(w.programPane()->state()));
+    QTRY_VERIFY_WITH_TIMEOUT(w.sessionLoader()->isFollowing(), 10000);
+    // The fake program's meta names its device; the window's own (CPU here) must not be shown.
+    QTRY_VERIFY2_WITH_TIMEOUT(device->text().contains("Fake GPU 0"), qPrintable(device->text()), 5000);
+    QSignalSpy ended(w.programPane()->run(), &ProgramRun::finished);
+    w.programPane()->stopButton()->click();
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 15000);
+  }
+
+  // `trainscope --profile-program CMD --live-latency` (the H200 check of issue #24) without the
+  // process: every row the file holds reached the window, and the latency has samples under the
+  // budget (the fake program's batches come every 100 ms, the window polls every 100 ms).
+  void theProgramAutorunMeasuresLatencyAndLosesNothing() {
+    QTemporaryDir dir;
+    MainWindow w;
+    ProgramAutorunOptions o;
+    o.spec.command_line = QString("%1 30 100").arg(TS_FAKE_PROGRAM);
+    o.spec.session = dir.filePath("autorun.tsession");
+    o.live_latency = true;
+    w.resize(1280, 720);
+    w.show();  // the samples come from the timeline's paints
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* a = new ProgramAutorun(&w, o);
+    a->begin();
+    QTRY_VERIFY_WITH_TIMEOUT(a->done(), 40000);
+    QCOMPARE(a->lost(), std::size_t{0});
+    QVERIFY(a->latency());
+    const auto& v = a->latency()->samples_ms();
+    QVERIFY2(v.size() >= 5, qPrintable(a->latency()->summary()));
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    QVERIFY2(sorted[sorted.size() / 2] >= 0 && sorted[sorted.size() / 2] < 1000, qPrintable(a->latency()->summary()));
+    QCOMPARE(w.panelHub()->store()->counts().kernels, std::size_t{30});
   }
 
   void stopInterruptsTheProgramAndKeepsItsSession() {

@@ -1,0 +1,166 @@
+// ProgramAutorun (see autorun_program.h).
+#include "app/gui/autorun_program.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QPushButton>
+#include <QTimer>
+#include <cstdio>
+
+#include "app/gui/live_latency.h"
+#include "app/gui/main_window.h"
+#include "profiling/event_store.h"
+#include "profiling/session_file.h"
+#include "widgets/panel_hub.h"
+#include "widgets/program/program_pane.h"
+
+namespace ts::gui {
+
+void add_program_autorun_options(QCommandLineParser& p) {
+  p.addOptions({
+      {"profile-program", "Profile this program (its command line, one argument) as File ▸ Profile a program… does, "
+                          "following its session live.", "command"},
+      {"program-dir", "The profiled program's working folder (default: the current one).", "dir"},
+      {"program-env", "KEY=VALUE added to the profiled program's environment (repeatable).", "KEY=VALUE"},
+      {"program-session", "The session file the profiled program writes (default: a new one in the sessions folder).",
+       "file"},
+      {"inject-mode", "lean (default) or full: what is recorded in the profiled program (docs/profile-a-program.md).",
+       "mode", "lean"},
+      {"step-range", "Ranges that are steps in the profiled program (default: step).", "pattern", "step"},
+      {"window-size", "With --profile-program: the window's size first, e.g. 1280x720 (screenshots offscreen).", "WxH"},
+  });
+}
+
+bool parse_program_autorun(const QCommandLineParser& p, ProgramAutorunOptions& o, QString& error) {
+  o.spec.command_line = p.value("profile-program");
+  o.spec.working_dir = p.isSet("program-dir") ? p.value("program-dir") : QDir::currentPath();
+  o.spec.env = p.values("program-env");
+  o.spec.session = p.value("program-session");
+  o.spec.inject_mode = p.value("inject-mode");
+  o.spec.step_range = p.value("step-range");
+  o.live_latency = p.isSet("live-latency");
+  o.quit_when_done = p.isSet("quit-when-done");
+  o.screenshots = p.value("screenshots");
+  o.stop_after_s = p.value("stop-after").toDouble();
+  if (p.isSet("window-size")) {
+    const QStringList wh = p.value("window-size").split('x');
+    const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
+    if (w < 320 || h < 240) {
+      error = "--window-size: expected WIDTHxHEIGHT of at least 320x240, got '" + p.value("window-size") + "'";
+      return false;
+    }
+    o.window_size = QSize(w, h);
+  }
+  if (o.spec.inject_mode != "lean" && o.spec.inject_mode != "full") {
+    error = "--inject-mode: expected lean or full, got '" + o.spec.inject_mode + "'";
+    return false;
+  }
+  if (!o.spec.command_line.isEmpty()) {
+    if (const QString why = check_program_spec(o.spec); !why.isEmpty()) {
+      error = "--profile-program: " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
+ProgramAutorun::ProgramAutorun(MainWindow* window, ProgramAutorunOptions options)
+    : QObject(window), window_(window), o_(std::move(options)) {}
+
+void ProgramAutorun::grab(const QString& name) {
+  if (o_.screenshots.isEmpty()) return;
+  QDir().mkpath(o_.screenshots);
+  const QString path = o_.screenshots + "/" + name + ".png";
+  if (window_->grab().save(path)) std::printf("screenshot %s\n", qPrintable(path));
+  std::fflush(stdout);
+}
+
+void ProgramAutorun::begin() {
+  if (o_.window_size.isValid()) window_->resize(o_.window_size);
+  if (o_.live_latency) latency_ = new LiveLatency(window_);
+  ProgramRun* run = window_->programPane()->run();
+  connect(run, &ProgramRun::output, this, [](const QString& line) {
+    std::printf("program| %s\n", qPrintable(line));
+    std::fflush(stdout);
+  });
+  connect(run, &ProgramRun::sessionAppeared, this, [this](const QString& s) {
+    std::printf("following %s\n", qPrintable(s));
+    std::fflush(stdout);
+    QTimer::singleShot(6000, this, [this] {
+      if (!ended_) grab("program-during");
+    });
+  });
+  connect(run, &ProgramRun::finished, this, &ProgramAutorun::programEnded);
+  connect(window_, &MainWindow::sessionOpened, this, &ProgramAutorun::sessionShown);
+  connect(window_, &MainWindow::sessionFailed, this, [this](const QString& message, bool) {
+    std::fprintf(stderr, "trainscope: %s\n", qPrintable(message));
+    if (o_.quit_when_done && ended_) QCoreApplication::exit(2);
+  });
+  QTimer::singleShot(o_.screenshots.isEmpty() ? 0 : 800, this, [this] {
+    if (!window_->profileProgram(o_.spec)) {
+      std::fprintf(stderr, "trainscope: --profile-program: %s\n", qPrintable(window_->message()));
+      if (o_.quit_when_done) QCoreApplication::exit(2);
+      return;
+    }
+    if (o_.stop_after_s > 0)
+      QTimer::singleShot(static_cast<int>(o_.stop_after_s * 1000), window_->programPane()->stopButton(), &QPushButton::click);
+  });
+}
+
+void ProgramAutorun::programEnded(int code, const QString& how) {
+  ended_ = true;
+  program_code_ = code;
+  std::printf("the profiled program %s\n", qPrintable(how));
+  std::fflush(stdout);
+  if (!shown_.isEmpty()) finish();  // the file's close reached the window before the process' end
+}
+
+std::size_t ProgramAutorun::compareWithFile(const QString& path) {
+  const auto shown = window_->panelHub()->store();
+  prof::EventStore file;
+  try {
+    prof::read_session(path.toStdString(), file);
+  } catch (const std::exception& e) {
+    std::printf("the finished file does not read: %s\n", e.what());
+    return 1;
+  }
+  if (!shown) return 1;
+  const prof::StoreCounts a = shown->counts(), b = file.counts();
+  std::size_t lost = 0;
+  QString line = "followed / in the file:";
+  auto row = [&](const char* name, std::size_t got, std::size_t want) {
+    line += QString(" %1 %2/%3").arg(name).arg(got).arg(want);
+    if (got < want) lost += want - got;
+  };
+  row("kernels", a.kernels, b.kernels);
+  row("memcpys", a.memcpys, b.memcpys);
+  row("memsets", a.memsets, b.memsets);
+  row("runtime", a.runtime, b.runtime);
+  row("syncs", a.syncs, b.syncs);
+  row("memory", a.memory, b.memory);
+  row("host_ranges", a.host_ranges, b.host_ranges);
+  row("steps", a.steps, b.steps);
+  row("samples", a.samples, b.samples);
+  std::printf("%s; lost %zu\n", qPrintable(line), lost);
+  return lost;
+}
+
+void ProgramAutorun::sessionShown(const QString& path) {
+  shown_ = path;
+  if (ended_) finish();
+}
+
+void ProgramAutorun::finish() {
+  if (done_) return;
+  done_ = true;
+  if (latency_) std::printf("%s\n", qPrintable(latency_->summary()));
+  const std::size_t lost = lost_ = compareWithFile(shown_);
+  std::fflush(stdout);
+  QTimer::singleShot(1000, this, [this, lost] {
+    grab("program-after");
+    if (o_.quit_when_done) QCoreApplication::exit(program_code_ != 0 ? program_code_ : lost > 0 ? 1 : 0);
+  });
+}
+
+}  // namespace ts::gui
