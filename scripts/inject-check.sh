@@ -204,7 +204,7 @@ if has signals; then
     local pid=$! waited=0
     until "$PY" -c "import sqlite3,sys; db=sqlite3.connect(f'file:{sys.argv[1]}?mode=ro', uri=True); sys.exit(0 if db.execute('select count(*) from kernels').fetchone()[0] > 0 else 1)" "$session" 2>/dev/null; do
       sleep 0.5; waited=$((waited + 1))
-      [ $waited -gt 120 ] && break
+      { [ $waited -gt 120 ] || ! kill -0 "$pid" 2>/dev/null; } && break
     done
     say "  first kernels in the file after ~$((waited / 2)) s; $sig in 3 s"
     sleep 3
