@@ -32,6 +32,12 @@ PARTS=${PARTS:-smoke overhead kinds verdicts kineto torchprof signals programs r
 ROUNDS=${ROUNDS:-3}
 NV=$(dirname "$(dirname "$PY")")/lib/python3.12/site-packages/nvidia
 export LD_LIBRARY_PATH="$NV/cu13/lib:$NV/cudnn/lib:$NV/cublas/lib:$NV/nccl/lib:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
+# A stage from the normal build (stage-inject.sh BUILD=build) brings its other libraries (oneDNN, fmt,
+# ...) in qt.tar.xz.
+if [ -f "$STAGE/qt.tar.xz" ]; then
+  [ -d /tmp/qt/lib ] || { mkdir -p /tmp/qt && tar -xJf "$STAGE/qt.tar.xz" -C /tmp/qt; }
+  export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/tmp/qt/lib"
+fi
 export TRAINSCOPE_INJECT_LIB="$STAGE/libtrainscope_inject.so"
 RUN="$STAGE/trainscope-run"
 SEED="$STAGE/seed_train.py"
