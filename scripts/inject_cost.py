@@ -27,6 +27,9 @@ CONFIGS = {
     "lean-buf4m": ({"TRAINSCOPE_INJECT_BUFFER_KB": "4096"}, "lean"),
     "lean-nomem": ({"TRAINSCOPE_INJECT_KINDS": "CONCURRENT_KERNEL,MEMCPY,MEMSET,SYNCHRONIZATION"}, None),
     "full": ({}, "full"),
+    "kernel-sync": ({"TRAINSCOPE_INJECT_KINDS": "CONCURRENT_KERNEL,SYNCHRONIZATION"}, None),
+    "kernel-memcpy": ({"TRAINSCOPE_INJECT_KINDS": "CONCURRENT_KERNEL,MEMCPY"}, None),
+    "kernel-syncapi": ({"TRAINSCOPE_INJECT_KINDS": "CONCURRENT_KERNEL,RUNTIME_SYNC"}, None),
 }
 
 
@@ -75,7 +78,7 @@ def main():
     ap.add_argument("--run", required=True); ap.add_argument("--seed", required=True); ap.add_argument("--out", required=True)
     ap.add_argument("--python", default=sys.executable); ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--epochs", type=int, default=4); ap.add_argument("--limit", type=int, default=50000)
-    ap.add_argument("--configs", default="nvtx,nvtx-nosmp,kernel,lean,lean-nosmp,lean-flush1000,lean-nomem,full")
+    ap.add_argument("--configs", default="kernel,kernel-sync,kernel-syncapi,lean")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     names = [c for c in a.configs.split(",") if c and c != "none"]

@@ -38,7 +38,7 @@ const char* mode_name(Mode m) {
 
 const std::vector<std::string>& kind_names() {
   static const std::vector<std::string> k{"CONCURRENT_KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION",
-                                          "MEMORY2", "OVERHEAD", "RUNTIME", "DRIVER"};
+                                          "MEMORY2", "OVERHEAD", "RUNTIME", "DRIVER", "RUNTIME_SYNC"};
   return k;
 }
 

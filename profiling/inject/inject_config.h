@@ -46,7 +46,8 @@ using EnvFn = std::function<const char*(const char* name)>;
 /// MEMORY2, OVERHEAD; full = lean + RUNTIME (every runtime call: launches, copies, syncs, allocations);
 /// nvtx = none.
 std::vector<std::string> mode_kinds(Mode m);
-/// Every kind name TRAINSCOPE_INJECT_KINDS accepts.
+/// Every kind name TRAINSCOPE_INJECT_KINDS accepts: CUPTI's activity kinds, and RUNTIME_SYNC (runtime
+/// records of the synchronising and copying calls only: cuptiActivityEnableRuntimeApi per call).
 const std::vector<std::string>& kind_names();
 
 /// The session file of a process: `base` as given (default "trainscope-<root pid>.tsession") for

@@ -28,6 +28,7 @@ std::atomic<bool> g_active{false};
 std::atomic<int> g_device{-1};
 bool g_device_written = false;  // writer thread only
 std::vector<CUpti_ActivityKind> g_enabled;
+bool g_runtime_sync = false;  // RUNTIME_SYNC: runtime records of a few calls (start_cupti)
 
 CUpti_ActivityKind kind_of(const std::string& n) {
   if (n == "CONCURRENT_KERNEL") return CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -146,11 +147,24 @@ void start_cupti(Recorder& rec) {
   std::string refused;
   for (const std::string& k : c.kinds) {
     if (r != CUPTI_SUCCESS) break;
+    if (k == "RUNTIME_SYNC") {  // cudaMemcpy(Async), cudaStream/Event/DeviceSynchronize (+ per-thread variants)
+      CUptiResult e = g_api.enable_runtime_api ? CUPTI_SUCCESS : CUPTI_ERROR_NOT_SUPPORTED;
+      for (CUpti_CallbackId cb : {CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+                                  CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+                                  CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+                                  CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+                                  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+                                  CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000})
+        if (e == CUPTI_SUCCESS) e = g_api.enable_runtime_api(cb, 1);
+      if (e == CUPTI_SUCCESS) g_runtime_sync = true;
+      else refused += (refused.empty() ? "" : ", ") + k + " (" + g_api.error(e) + ")";
+      continue;
+    }
     const CUptiResult e = g_api.activity_enable(kind_of(k));
     if (e == CUPTI_SUCCESS) g_enabled.push_back(kind_of(k));
     else refused += (refused.empty() ? "" : ", ") + k + " (" + g_api.error(e) + ")";
   }
-  if (r != CUPTI_SUCCESS || g_enabled.empty()) {
+  if (r != CUPTI_SUCCESS || (g_enabled.empty() && !g_runtime_sync)) {
     const std::string why = r != CUPTI_SUCCESS ? g_api.error(r) : refused;
     s.set_meta("gpu_activity", "none: CUPTI refused the activity kinds: " + why);
     say("GPU activity is not recorded: CUPTI refused (" + why + ")");
