@@ -303,6 +303,7 @@ void read_host_tables(Reader& r, EventStore& s, ReadCursor& cur) {
     auto* k = sqlite3_column_text(st, 0);
     auto* v = sqlite3_column_text(st, 1);
     const std::string key = k ? reinterpret_cast<const char*>(k) : "", value = v ? reinterpret_cast<const char*>(v) : "";
+    if (key == "session.closed") return;  // the writer's close marker (SessionRecorder::finish), not the run's
     auto it = had.find(key);
     if (it == had.end() || it->second != value) s.set_meta(key, value);  // a follower sees each change once
   });
@@ -394,13 +395,22 @@ void read_session(const std::string& path, EventStore& store, const ReadProgress
   if (!overview) store.set_overview(std::make_shared<SessionOverview>(build_overview(store)));
 }
 
+namespace {
+/// The writer closed the file: its close marker (SessionRecorder::finish: the injection library's
+/// files, which have no overview) or the overview SessionWriter writes last (files before the marker).
+bool closed_by_writer(Reader& r) {
+  if (r.scalar("SELECT COUNT(*) FROM meta WHERE key='session.closed'") > 0) return true;
+  return has_table(r, "overview_lanes") && r.scalar("SELECT COUNT(*) FROM overview_lanes") > 0;
+}
+}  // namespace
+
 bool session_being_written(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path + "-wal", ec)) return false;
   try {
     Reader r(path);
     check_identity(r, path);
-    return !has_table(r, "overview_lanes") || r.scalar("SELECT COUNT(*) FROM overview_lanes") == 0;
+    return !closed_by_writer(r);
   } catch (const SessionError&) {
     return false;
   }
@@ -427,7 +437,7 @@ std::int64_t SessionFollower::poll() {
   // The overview is the writer's last act (SessionWriter::close): seen before this pass's rows, every
   // row is then in the file and this pass reads the rest.
   Snapshot snap(s.reader);  // one read transaction: every query of this poll sees the same batches
-  const bool closing = has_table(s.reader, "overview_lanes") && s.reader.scalar("SELECT COUNT(*) FROM overview_lanes") > 0;
+  const bool closing = closed_by_writer(s.reader);
   read_rows(s.reader, store_, s.cursor);
   if (closing) {
     std::shared_ptr<SessionOverview> overview = read_overview(s.reader, s.version);

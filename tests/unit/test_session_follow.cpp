@@ -81,6 +81,31 @@ TEST(SessionFollow, ReadsEachCommittedBatchOnceAndSeesTheClose) {
   remove_session(path);
 }
 
+// The injection library writes with SessionRecorder (no overview): its close marker ends following,
+// and the marker never reaches a store (a copy of the file is not born closed).
+TEST(SessionFollow, TheCloseOfAFileWithoutOverviewIsSeen) {
+  const std::string path = temp_path("recorder.tsession");
+  EventStore w_store, r_store;
+  SessionRecorder w(path, w_store);
+  add_steps(w_store, 1, 5, true);
+  ASSERT_TRUE(w.write_batch());
+  SessionFollower f(path, r_store);
+  f.poll();
+  EXPECT_FALSE(f.finished());
+  add_steps(w_store, 6, 8, true);
+  w.close();
+  f.poll();
+  EXPECT_TRUE(f.finished());
+  EXPECT_EQ(r_store.kernels.size(), 8u);
+  EXPECT_NE(r_store.overview(), nullptr);  // built from the rows
+  EXPECT_EQ(r_store.meta().count("session.closed"), 0u);
+  EventStore again;
+  read_session(path, again);
+  EXPECT_EQ(again.meta().count("session.closed"), 0u);
+  EXPECT_FALSE(session_being_written(path));
+  remove_session(path);
+}
+
 TEST(SessionFollow, ARacingFollowerEndsWithEveryRowOfTheFinishedFile) {
   const std::string path = temp_path("race.tsession");
   EventStore w_store;
