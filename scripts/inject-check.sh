@@ -167,7 +167,8 @@ fi
 
 if has kineto; then
   say "== the same knobs under torch.profiler alone (its Kineto trace of steps 2-6), analysed by TrainScope"
-  for spec in "w0:--num-workers 0" "w8:--num-workers 8" "gpu:--data-on-gpu" "gpu-b16:--data-on-gpu --batch-size 16"; do
+  IFS=';' read -r -a kspecs <<<"${KINETO_SPECS:-w0:--num-workers 0;w8:--num-workers 8;gpu:--data-on-gpu;gpu-b16:--data-on-gpu --batch-size 16}"
+  for spec in "${kspecs[@]}"; do
     tag=${spec%%:*} knobs=${spec#*:}
     rm -rf "$OUT/kt-$tag"
     # shellcheck disable=SC2086
