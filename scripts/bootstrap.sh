@@ -121,7 +121,9 @@ case "$mode" in
     install_deps
     # Only the two programs (`test` builds the tests): a few minutes on 2 cores instead of a quarter hour.
     configure_and_build --target trainscope-run
-    if ninja -C "$BUILD_DIR" -t targets all 2>/dev/null | grep -q '^trainscope:'; then
+    # grep without -q reads to the end: with -q it stops at the match and ninja dies of SIGPIPE,
+    # which pipefail turned into "no window" (a fresh user's trial found the window never built).
+    if ninja -C "$BUILD_DIR" -t targets all 2>/dev/null | grep '^trainscope:' >/dev/null; then
       cmake --build "$BUILD_DIR" -j "$JOBS" --target trainscope
     fi
     if [ -n "${DISPLAY:-}" ] && [ -x "$BUILD_DIR/app/trainscope" ]; then
