@@ -19,14 +19,15 @@ namespace ts::gui {
 
 void add_program_autorun_options(QCommandLineParser& p) {
   p.addOptions({
-      {"profile-program", "Profile this program (its command line, one argument) as File ▸ Profile a program… does, "
-                          "following its session live.", "command"},
+      {"profile-program", "Profile this program as File ▸ Profile a program… does, following its session live: its "
+                          "command line as one argument, split as a shell would ('single' and \"double\" quotes "
+                          "group words).", "command"},
       {"program-dir", "The profiled program's working folder (default: the current one).", "dir"},
       {"program-env", "KEY=VALUE added to the profiled program's environment (repeatable).", "KEY=VALUE"},
       {"program-session", "The session file the profiled program writes (default: a new one in the sessions folder).",
        "file"},
-      {"inject-mode", "lean (default) or full: what is recorded in the profiled program (docs/profile-a-program.md).",
-       "mode", "lean"},
+      {"inject-mode", "lean (default), full or nvtx: what is recorded in the profiled program "
+                      "(docs/profile-a-program.md).", "mode", "lean"},
       {"step-range", "Ranges that are steps in the profiled program (default: step).", "pattern", "step"},
       {"window-size", "With --profile-program: the window's size first, e.g. 1280x720 (screenshots offscreen).", "WxH"},
   });
@@ -52,11 +53,12 @@ bool parse_program_autorun(const QCommandLineParser& p, ProgramAutorunOptions& o
     }
     o.window_size = QSize(w, h);
   }
-  if (o.spec.inject_mode != "lean" && o.spec.inject_mode != "full") {
-    error = "--inject-mode: expected lean or full, got '" + o.spec.inject_mode + "'";
+  if (o.spec.inject_mode != "lean" && o.spec.inject_mode != "full" && o.spec.inject_mode != "nvtx") {
+    error = "--inject-mode: expected lean, full or nvtx, got '" + o.spec.inject_mode + "'";
     return false;
   }
-  if (!o.spec.command_line.isEmpty()) {
+  o.given = p.isSet("profile-program");
+  if (o.given) {
     if (const QString why = check_program_spec(o.spec); !why.isEmpty()) {
       error = "--profile-program: " + why;
       return false;
@@ -85,6 +87,7 @@ void ProgramAutorun::begin() {
     std::fflush(stdout);
   });
   connect(run, &ProgramRun::sessionAppeared, this, [this](const QString& s) {
+    appeared_ = true;
     std::printf("following %s\n", qPrintable(s));
     std::fflush(stdout);
     QTimer::singleShot(6000, this, [this] {
@@ -113,7 +116,15 @@ void ProgramAutorun::programEnded(int code, const QString& how) {
   program_code_ = code;
   std::printf("the profiled program %s\n", qPrintable(how));
   std::fflush(stdout);
-  if (!shown_.isEmpty()) finish();  // the file's close reached the window before the process' end
+  if (!shown_.isEmpty()) {
+    finish();  // the file's close reached the window before the process' end
+    return;
+  }
+  // A program that could not start or never wrote a readable session: nothing will be shown; a
+  // session that appeared gets the follow's end (the window stops following 2.5 s after the exit).
+  QTimer::singleShot(appeared_ ? 20000 : 1500, this, [this] {
+    if (!done_) finish();
+  });
 }
 
 std::size_t ProgramAutorun::compareWithFile(const QString& path) {
@@ -155,11 +166,13 @@ void ProgramAutorun::finish() {
   if (done_) return;
   done_ = true;
   if (latency_) std::printf("%s\n", qPrintable(latency_->summary()));
-  const std::size_t lost = lost_ = compareWithFile(shown_);
+  if (shown_.isEmpty()) std::printf("no session was shown: the program wrote none that reads (see its output above)\n");
+  const std::size_t lost = lost_ = shown_.isEmpty() ? 0 : compareWithFile(shown_);
   std::fflush(stdout);
   QTimer::singleShot(1000, this, [this, lost] {
     grab("program-after");
-    if (o_.quit_when_done) QCoreApplication::exit(program_code_ != 0 ? program_code_ : lost > 0 ? 1 : 0);
+    if (o_.quit_when_done)
+      QCoreApplication::exit(program_code_ != 0 ? program_code_ : lost > 0 || shown_.isEmpty() ? 1 : 0);
   });
 }
 

@@ -6,8 +6,8 @@
 // on stdout: the program's end, the --live-latency figures of the followed file, and what the
 // window received against the finished file read again (every table's rows; "lost 0" when equal).
 // Screenshots: program-during.png (6 s after the session appeared) and program-after.png.
-// Exit code with --quit-when-done: the program's own when it failed, else 1 when rows were lost,
-// else 0.
+// Exit code with --quit-when-done: the program's own when it failed, else 1 when rows were lost or
+// no session could be shown, else 0.
 #pragma once
 #include <QObject>
 #include <QSize>
@@ -23,7 +23,8 @@ class LiveLatency;
 class MainWindow;
 
 struct ProgramAutorunOptions {
-  ProgramSpec spec;          // spec.command_line empty: no --profile-program
+  ProgramSpec spec;
+  bool given = false;        // --profile-program was on the command line
   bool live_latency = false;
   bool quit_when_done = false;
   QString screenshots;
@@ -60,7 +61,7 @@ class ProgramAutorun : public QObject {
   LiveLatency* latency_ = nullptr;
   int program_code_ = -1;
   std::size_t lost_ = 0;
-  bool ended_ = false, done_ = false;
+  bool ended_ = false, done_ = false, appeared_ = false;
   QString shown_;  // the session the window showed whole (the follow ended)
 };
 

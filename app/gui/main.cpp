@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (!program.spec.command_line.isEmpty()) {
+  if (program.given) {
     if (options.autorun) {
       std::fprintf(stderr, "trainscope: --profile-program and --autorun: one at a time\n");
       return 2;

@@ -162,6 +162,11 @@ int run_program(const RunnerOptions& o) {
   const std::string lib = find_library();
   const fs::path session = fs::absolute(o.session.empty() ? default_session() : o.session);
   std::error_code ec;
+  // Said now, not after an hour of training: the library could not have created the file either.
+  if (const fs::path dir = session.parent_path(); !fs::is_directory(dir, ec))
+    throw InputError("--session " + session.string() + ": the folder " + dir.string() + " does not exist");
+  else if (access(dir.c_str(), W_OK) != 0)
+    throw InputError("--session " + session.string() + ": the folder " + dir.string() + " is not writable");
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(session.string() + suffix, ec);
   const SessionFiles since = session_files(session);  // a sibling left by an earlier run is not this run's
   if (const char* prev = std::getenv("CUDA_INJECTION64_PATH"); prev && *prev && lib != prev)

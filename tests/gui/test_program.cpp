@@ -5,6 +5,7 @@
 // with every row; Stop interrupts the program (SIGINT) and the session stays readable.
 #include <QAction>
 #include <algorithm>
+#include <QCommandLineParser>
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
@@ -12,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/gui/autorun.h"
 #include "app/gui/autorun_program.h"
 #include "app/gui/live_latency.h"
 #include "app/gui/main_window.h"
@@ -125,6 +127,52 @@ class TestProgram : public QObject {
     std::sort(sorted.begin(), sorted.end());
     QVERIFY2(sorted[sorted.size() / 2] >= 0 && sorted[sorted.size() / 2] < 1000, qPrintable(a->latency()->summary()));
     QCOMPARE(w.panelHub()->store()->counts().kernels, std::size_t{30});
+  }
+
+  void commandLinesSplitAsAShellWould() {
+    QCOMPARE(split_command_line("sh -c 'exit 3'"), (QStringList{"sh", "-c", "exit 3"}));
+    const QString line = QString::fromUtf8("python3 \"my script.py\" --tag a\\ b \"say \\\"hi\\\"\"");
+    QCOMPARE(split_command_line(line), (QStringList{"python3", "my script.py", "--tag", "a b", "say \"hi\""}));
+    QCOMPARE(split_command_line("  a   ''  b "), (QStringList{"a", "", "b"}));
+    QString why;
+    QVERIFY(split_command_line("python3 'train.py", &why).isEmpty());
+    QVERIFY2(why.contains("quote is left open"), qPrintable(why));
+    ProgramSpec spec;
+    spec.command_line = "sh -c 'exit 3'";
+    QCOMPARE(check_program_spec(spec), QString());
+    spec.inject_mode = "nvtx";
+    QCOMPARE(check_program_spec(spec), QString());
+  }
+
+  void theProgramOptionsRefuseWhatCannotRun() {
+    auto parse = [](const QStringList& args, QString& error) {
+      QCommandLineParser p;
+      add_autorun_options(p);
+      add_program_autorun_options(p);
+      p.parse(QStringList{"trainscope"} + args);
+      ProgramAutorunOptions o;
+      return parse_program_autorun(p, o, error);
+    };
+    QString error;
+    QVERIFY(!parse({"--profile-program", ""}, error));  // given but empty: said, not a window left waiting
+    QVERIFY2(error.contains("no program"), qPrintable(error));
+    QVERIFY(!parse({"--profile-program", "ls", "--inject-mode", "nope"}, error));
+    QVERIFY2(error.contains("lean, full or nvtx"), qPrintable(error));
+    QVERIFY(!parse({"--profile-program", "ls", "--window-size", "12"}, error));
+    QVERIFY(parse({"--profile-program", "sh -c 'exit 3'", "--inject-mode", "nvtx"}, error));
+  }
+
+  // A program that cannot start writes no session: the autorun still ends (the window would wait
+  // forever for a session otherwise), with nothing shown and nothing compared.
+  void theProgramAutorunEndsWhenNoSessionComes() {
+    MainWindow w;
+    ProgramAutorunOptions o;
+    o.spec.command_line = "/no/such/program --flag";
+    auto* a = new ProgramAutorun(&w, o);
+    a->begin();
+    QTRY_VERIFY_WITH_TIMEOUT(a->done(), 15000);
+    QCOMPARE(a->lost(), std::size_t{0});
+    QVERIFY2(w.programPane()->log().contains("cannot start /no/such/program"), qPrintable(w.programPane()->log()));
   }
 
   void stopInterruptsTheProgramAndKeepsItsSession() {

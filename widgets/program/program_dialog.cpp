@@ -1,6 +1,8 @@
 // ProgramDialog (see program_dialog.h).
 #include "widgets/program/program_dialog.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -19,8 +21,9 @@ ProgramDialog::ProgramDialog(const ProgramSpec& initial, QWidget* parent) : QDia
   setObjectName("programDialog");
   command_ = new QLineEdit(initial.command_line);
   command_->setPlaceholderText(tr("python3 train.py --epochs 1"));
-  command_->setToolTip(tr("The program and its arguments, as on a terminal. TrainScope records its CUDA kernels, "
-                          "copies, syncs and NVTX ranges (any CUDA program: PyTorch scripts included)."));
+  command_->setToolTip(tr("The program and its arguments, as on a terminal ('single' and \"double\" quotes group "
+                          "words; no $VARIABLES or globs). TrainScope records its CUDA kernels, copies, syncs and "
+                          "NVTX ranges (any CUDA program: PyTorch scripts included)."));
   dir_ = new QLineEdit(initial.working_dir);
   dir_->setPlaceholderText(tr("the current folder"));
   auto* browse = new QPushButton(tr("Browse…"));
@@ -38,9 +41,10 @@ ProgramDialog::ProgramDialog(const ProgramSpec& initial, QWidget* parent) : QDia
   steps_->setToolTip(tr("Steps: ProfilerStep#N when the program uses torch.profiler, else NVTX ranges whose name "
                         "matches this pattern (e.g. torch.cuda.nvtx.range_push('step')), else one-second windows"));
   mode_ = new QComboBox;
-  mode_->addItem(tr("lean (default: kernels, copies, syncs, NVTX; ≤ 10 % slower)"), "lean");
-  mode_->addItem(tr("full (also every runtime call and memory event: slower)"), "full");
-  mode_->setCurrentIndex(initial.inject_mode == "full" ? 1 : 0);
+  mode_->addItem(tr("lean (default: kernels, copies, syncs, memory, NVTX)"), "lean");
+  mode_->addItem(tr("full (also every runtime call: launch-bound verdicts; slower)"), "full");
+  mode_->addItem(tr("nvtx (NVTX ranges only: leaves CUPTI to the program's own torch.profiler)"), "nvtx");
+  mode_->setCurrentIndex(std::max(0, mode_->findData(initial.inject_mode)));
   session_ = new QLineEdit(initial.session);
   session_->setPlaceholderText(tr("a new file in TrainScope's sessions folder"));
   auto* form = new QFormLayout;

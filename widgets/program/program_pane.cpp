@@ -48,7 +48,7 @@ ProgramPane::ProgramPane(QWidget* parent) : QWidget(parent), run_(new ProgramRun
 }
 
 bool ProgramPane::start(const ProgramSpec& spec) {
-  const QStringList words = QProcess::splitCommand(spec.command_line);
+  const QStringList words = split_command_line(spec.command_line);
   program_ = words.isEmpty() ? spec.command_line : QFileInfo(words.front()).fileName();
   if (!run_->start(spec)) {
     state_->setText(tr("Cannot profile the program: %1").arg(run_->error()));

@@ -15,23 +15,52 @@
 
 namespace ts::gui {
 
+QStringList split_command_line(const QString& line, QString* error) {
+  QStringList words;
+  QString word;
+  bool in_word = false;
+  QChar quote;  // '\'' or '"' while inside one
+  for (qsizetype i = 0; i < line.size(); ++i) {
+    const QChar c = line[i];
+    if (quote == '\'') {
+      if (c == '\'') quote = QChar();
+      else word += c;
+    } else if (quote == '"') {
+      if (c == '"') quote = QChar();
+      else if (c == '\\' && i + 1 < line.size() && QString("\"\\$`").contains(line[i + 1])) word += line[++i];
+      else word += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c, in_word = true;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      word += line[++i], in_word = true;
+    } else if (c.isSpace()) {
+      if (in_word) words << word;
+      word.clear(), in_word = false;
+    } else {
+      word += c, in_word = true;
+    }
+  }
+  if (!quote.isNull()) {
+    if (error) *error = QObject::tr("command line '%1': a %2 quote is left open").arg(line, QString(quote));
+    return {};
+  }
+  if (in_word) words << word;
+  if (error) error->clear();
+  return words;
+}
+
 QString check_program_spec(const ProgramSpec& spec) {
   if (spec.command_line.trimmed().isEmpty()) return QObject::tr("no program: give the command to run (e.g. python3 train.py)");
-  QChar open_quote;  // QProcess::splitCommand takes an unclosed quote to the end of the line: refuse it instead
-  for (const QChar c : spec.command_line)
-    if (open_quote.isNull() && (c == '"' || c == '\'')) open_quote = c;
-    else if (c == open_quote) open_quote = QChar();
-  if (!open_quote.isNull())
-    return QObject::tr("command line '%1': a %2 quote is left open").arg(spec.command_line, QString(open_quote));
-  if (QProcess::splitCommand(spec.command_line).isEmpty())
-    return QObject::tr("command line '%1': nothing to run").arg(spec.command_line);
+  QString why;
+  if (split_command_line(spec.command_line, &why).isEmpty())
+    return why.isEmpty() ? QObject::tr("command line '%1': nothing to run").arg(spec.command_line) : why;
   if (!spec.working_dir.isEmpty() && !QFileInfo(spec.working_dir).isDir())
     return QObject::tr("working folder %1 is not a folder").arg(spec.working_dir);
   for (const QString& e : spec.env)
     if (!e.trimmed().isEmpty() && (e.indexOf('=') <= 0))
       return QObject::tr("environment line '%1': write KEY=VALUE").arg(e);
-  if (spec.inject_mode != "lean" && spec.inject_mode != "full")
-    return QObject::tr("mode '%1': lean or full").arg(spec.inject_mode);
+  if (spec.inject_mode != "lean" && spec.inject_mode != "full" && spec.inject_mode != "nvtx")
+    return QObject::tr("mode '%1': lean, full or nvtx").arg(spec.inject_mode);
   return {};
 }
 
@@ -85,7 +114,7 @@ bool ProgramRun::start(const ProgramSpec& spec) {
   if (running()) return (error_ = tr("a program is already running: stop it first")), false;
   const QString runner = lesson_runner_program();
   if (runner.isEmpty()) return (error_ = tr("trainscope-run was not found beside the window (set TRAINSCOPE_RUNNER)")), false;
-  const QStringList words = QProcess::splitCommand(spec.command_line);
+  const QStringList words = split_command_line(spec.command_line);
   session_ = spec.session.isEmpty() ? default_session(words.front()) : QFileInfo(spec.session).absoluteFilePath();
   QStringList args{"--session", session_, "--step-range", spec.step_range, "--inject-mode", spec.inject_mode, "--"};
   args += words;

@@ -15,14 +15,19 @@ namespace ts::gui {
 
 /// What to run and how to record it (File ▸ Profile a program…; the last one is remembered).
 struct ProgramSpec {
-  QString command_line;  // program and arguments, split like a shell would (QProcess::splitCommand)
+  QString command_line;  // program and arguments, split as a POSIX shell would (split_command_line)
   QString working_dir;   // "" = the window's
   QStringList env;       // KEY=VALUE added to the window's environment
   QString step_range = "step";  // --step-range (profiling/steps/step_rule.h)
-  QString inject_mode = "lean";  // --inject-mode: lean (the default, ≤ 10 % slower) or full
+  QString inject_mode = "lean";  // --inject-mode: lean (the default), full or nvtx (docs/profile-a-program.md)
   QString session;               // the session file to write ("" = a new one in the sessions folder)
 };
 
+/// A command line split into words as a POSIX shell splits it (no expansion): blanks separate words,
+/// '...' keeps everything literally, "..." keeps all but \" \\ \$ \` (backslash escapes), a backslash
+/// outside quotes escapes the next character. A quote left open: empty, and `error` (may be null)
+/// says so in one line; otherwise `error` is cleared.
+QStringList split_command_line(const QString& line, QString* error = nullptr);
 /// The spec's problems in one line ("" when it can run): no command, a working folder that is not a
 /// folder, an environment line without '=', quotes left open.
 QString check_program_spec(const ProgramSpec& spec);
