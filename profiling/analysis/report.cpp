@@ -37,7 +37,11 @@ std::string to_text(const Report& r) {
   o += fmt::format("analysed {} steps, {:.3f} s of training (step windows; {} warm-up step(s) left out)\n", r.steps,
                    r.wall_ns / 1e9, r.warmup_steps_skipped);
   o += "steps: " + r.step_rule + "\n";
-  if (r.steps == 0) return o + "no training steps in this session: nothing to analyse\n";
+  if (r.steps == 0) {
+    // Why there is nothing: a recorded program that never started CUDA says so in its GPU activity.
+    if (!r.gpu_present) o += "GPU activity: " + r.gpu_absent_reason + "\n";
+    return o + "no training steps in this session: nothing to analyse\n";
+  }
   o += "step-time breakdown (each instant counted once, by priority):\n";
   for (int c = 0; c < kCategoryCount; ++c)
     o += fmt::format("  {:<18} {:>10.3f} ms/step {:>6.1f} %\n", category_name(static_cast<Category>(c)),

@@ -406,3 +406,14 @@ TEST(Analysis, MillionEventsInWellUnderASecond) {
 
 }  // namespace
 }  // namespace ts::prof::analysis
+
+// A recorded program that never started CUDA: the text says why there is nothing (it said only
+// "nothing to analyse", the reason was in --json alone).
+TEST(Analysis, NoStepsSaysWhyTheGpuActivityIsAbsent) {
+  ts::prof::EventStore s;
+  s.set_meta("gpu_activity", "none: the program never initialised CUDA (not a CUDA program)");
+  const auto r = ts::prof::analysis::analyze(s);
+  const std::string t = ts::prof::analysis::to_text(r);
+  EXPECT_NE(t.find("GPU activity: none: the program never initialised CUDA"), std::string::npos) << t;
+  EXPECT_NE(t.find("nothing to analyse"), std::string::npos) << t;
+}

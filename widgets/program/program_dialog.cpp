@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include <QComboBox>
+#include <QDir>
+#include <QStandardPaths>
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -46,7 +48,9 @@ ProgramDialog::ProgramDialog(const ProgramSpec& initial, QWidget* parent) : QDia
   mode_->addItem(tr("nvtx (NVTX ranges only: leaves CUPTI to the program's own torch.profiler)"), "nvtx");
   mode_->setCurrentIndex(std::max(0, mode_->findData(initial.inject_mode)));
   session_ = new QLineEdit(initial.session);
-  session_->setPlaceholderText(tr("a new file in TrainScope's sessions folder"));
+  session_->setPlaceholderText(tr("a new file in %1")
+                                   .arg(QDir::toNativeSeparators(
+                                       QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/sessions")));
   auto* form = new QFormLayout;
   form->addRow(tr("Command line:"), command_);
   form->addRow(tr("Working folder:"), dir_row);
