@@ -1,6 +1,7 @@
 // A stand-in for a profiled program in the GUI tests of File ▸ Profile a program… (no GPU needed):
 // it does what libtrainscope_inject.so does inside a real program — writes the session named by
-// TRAINSCOPE_SESSION in batches while it runs (kernels and steps, one batch per `period_ms`) — and
+// TRAINSCOPE_SESSION in batches while it runs (kernels and steps, one batch per `period_ms`; with
+// SessionRecorder, as the library: no overview) — and
 // prints a line per step, as a training script would. SIGINT ends it after a final batch (exit 130).
 //   ts_fake_program STEPS PERIOD_MS [EXIT_CODE]
 #include <signal.h>
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
   const long long t0 = steady();
   store.set_meta("session.start_steady_ns", std::to_string(t0));
   store.set_meta("device.name", "Fake GPU 0");
-  ts::prof::SessionWriter writer(path, store);
+  ts::prof::SessionRecorder writer(path, store);  // as profiling/inject: no overview, a close marker
   writer.write_batch();
   for (int i = 1; i <= steps && !g_stop; ++i) {
     ts::prof::KernelRecord k;

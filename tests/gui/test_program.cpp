@@ -23,6 +23,7 @@
 #include "widgets/program/program_dialog.h"
 #include "widgets/program/program_pane.h"
 #include "widgets/session_loader.h"
+#include "widgets/panels/verdict_panel.h"
 
 using namespace ts;
 using namespace ts::gui;
@@ -82,6 +83,9 @@ class TestProgram : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
     QVERIFY(!w.panelHub()->isLive());
     QCOMPARE(w.panelHub()->store()->counts().kernels, std::size_t{15});
+    // The writer's close was seen (its marker: the library's files have no overview), so the verdicts
+    // do not call the file incomplete (the H200 screenshots did before the marker).
+    QVERIFY2(!w.verdictPanel()->sourceNote().contains("incomplete"), qPrintable(w.verdictPanel()->sourceNote()));
     QVERIFY2(w.programPane()->log().contains("fake program: step 15"), qPrintable(w.programPane()->log()));
     QVERIFY(w.programPane()->state().contains("exited with code 0"));
   }
