@@ -8,6 +8,8 @@
 #include <QFileInfo>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "app/gui/autorun.h"
 #include "app/gui/autorun_program.h"
@@ -28,9 +30,25 @@ bool is_setup_arg(const QString& arg) {
   return head.contains("\"trainscope_setup\"") || head.contains("\"trainscope_lesson\"");
 }
 
+/// No display and no platform chosen: Qt would abort on its xcb plugin. --help and --version need no
+/// screen (offscreen); anything else gets one line saying what to do (false: exit 2).
+bool choose_platform(int argc, char** argv) {
+  const auto set = [](const char* v) { return v && *v; };
+  if (set(std::getenv("QT_QPA_PLATFORM")) || set(std::getenv("DISPLAY")) || set(std::getenv("WAYLAND_DISPLAY")))
+    return true;
+  for (int i = 1; i < argc; ++i)
+    for (const char* a : {"-h", "--help", "--help-all", "-v", "--version"})
+      if (std::strcmp(argv[i], a) == 0) return qputenv("QT_QPA_PLATFORM", "offscreen"), true;
+  std::fprintf(stderr, "trainscope: no display (DISPLAY and WAYLAND_DISPLAY are not set): run it on a desktop, under "
+                       "xvfb-run, or with QT_QPA_PLATFORM=offscreen (--autorun, --profile-program, --screenshots); "
+                       "trainscope-run is the headless runner\n");
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!choose_platform(argc, argv)) return 2;
   QApplication app(argc, argv);
   QApplication::setOrganizationName("TrainScope");
   QApplication::setApplicationName("TrainScope");

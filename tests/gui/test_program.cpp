@@ -23,6 +23,8 @@
 #include "widgets/program/program_dialog.h"
 #include "widgets/program/program_pane.h"
 #include "widgets/session_loader.h"
+#include "widgets/timeline/timeline_view.h"
+#include "widgets/timeline/timeline_panel.h"
 #include "widgets/panels/verdict_panel.h"
 
 using namespace ts;
@@ -177,6 +179,23 @@ class TestProgram : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(a->done(), 15000);
     QCOMPARE(a->lost(), std::size_t{0});
     QVERIFY2(w.programPane()->log().contains("cannot start /no/such/program"), qPrintable(w.programPane()->log()));
+  }
+
+  // A program that never starts CUDA: the runner writes an empty session saying so, and the timeline
+  // says why it is empty once the program has ended (not "yet").
+  void aProgramWithoutCudaIsSaidOnTheTimeline() {
+    QTemporaryDir dir;
+    MainWindow w;
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    ProgramSpec spec;
+    spec.command_line = "/bin/sh -c 'echo no cuda here'";
+    spec.session = dir.filePath("nocuda.tsession");
+    QVERIFY2(w.profileProgram(spec), qPrintable(w.programPane()->state()));
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 15000);
+    const QString text = w.timelinePanel()->view()->emptyText();
+    QVERIFY2(text.contains("never initialised CUDA"), qPrintable(text));
+    QVERIFY2(!text.contains("yet"), qPrintable(text));
+    QVERIFY2(w.programPane()->log().contains("no cuda here"), qPrintable(w.programPane()->log()));
   }
 
   void stopInterruptsTheProgramAndKeepsItsSession() {

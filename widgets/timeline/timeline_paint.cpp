@@ -153,11 +153,20 @@ void TimelineView::paintEvent(QPaintEvent*) {
   p.drawLine(kHeaderWidth - 1, 0, kHeaderWidth - 1, height());
   if (!data_.eventCount()) {
     p.setPen(QColor(90, 90, 90));
-    p.drawText(rect().adjusted(kHeaderWidth, kRulerHeight, 0, 0), Qt::AlignCenter,
-               store_ ? tr("No events recorded yet (GPU activity appears once the profiler flushes).")
-                      : tr("No session: open a session file or start a run with profiling."));
+    p.drawText(rect().adjusted(kHeaderWidth, kRulerHeight, 0, 0), Qt::AlignCenter | Qt::TextWordWrap, emptyText());
   }
   emit painted(newest_shown_);
+}
+
+QString TimelineView::emptyText() const {
+  if (!store_) return tr("No session: open a session file or start a run with profiling.");
+  if (hub_->isLive()) return tr("No events recorded yet (GPU activity appears once the profiler flushes).");
+  // A finished session without events: why, when it says (a profiled program that never used CUDA).
+  const auto meta = store_->meta();
+  const auto it = meta.find("gpu_activity");
+  QString text = tr("No events in this session");
+  if (it != meta.end() && it->second.rfind("none", 0) == 0) text += QString(" (%1)").arg(QString::fromStdString(it->second));
+  return text + '.';
 }
 
 void TimelineView::paintSteps(QPainter& p, int top, int bottom) {

@@ -40,6 +40,9 @@ class TimelineView : public QWidget {
 
   explicit TimelineView(PanelHub* hub, QWidget* parent = nullptr);
   PanelHub* hub() const { return hub_; }
+  /// What the empty timeline says: no session; nothing yet (a live source); or why a finished session
+  /// has no events (its gpu_activity meta when that says "none: ...").
+  QString emptyText() const;
   const timeline::TimelineData& data() const { return data_; }
   const timeline::TimeAxis& axis() const { return axis_; }
   /// Visible time range (session ns).
