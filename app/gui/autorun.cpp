@@ -113,13 +113,15 @@ bool parse_autorun(const QCommandLineParser& p, AutorunOptions& o, QString& erro
 
 Autorun::Autorun(MainWindow* window, AutorunOptions options) : QObject(window), window_(window), o_(std::move(options)) {}
 
-void Autorun::grab(const QString& name) {
-  if (o_.screenshots.isEmpty()) return;
-  QDir().mkpath(o_.screenshots);
-  const QString path = o_.screenshots + "/" + name + ".png";
-  if (window_->grab().save(path)) std::printf("screenshot %s\n", qPrintable(path));
+void save_screenshot(QWidget* window, const QString& dir, const QString& name) {
+  if (dir.isEmpty()) return;
+  QDir().mkpath(dir);
+  const QString path = dir + "/" + name + ".png";
+  if (window->grab().save(path)) std::printf("screenshot %s\n", qPrintable(path));
   std::fflush(stdout);
 }
+
+void Autorun::grab(const QString& name) { save_screenshot(window_, o_.screenshots, name); }
 
 RunSettings Autorun::settings_over_window() const {
   RunSettings s = window_->runSettings()->settings();

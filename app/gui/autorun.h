@@ -12,6 +12,7 @@
 #include "widgets/run_settings.h"
 
 class QCommandLineParser;
+class QWidget;
 
 namespace ts::gui {
 
@@ -33,6 +34,9 @@ struct AutorunOptions {
   QStringList given;
   bool on_window_settings = false;
 };
+
+/// Saves `window` as DIR/NAME.png and prints "screenshot PATH" (nothing when `dir` is empty).
+void save_screenshot(QWidget* window, const QString& dir, const QString& name);
 
 /// Adds the options to `parser`; parse_autorun reads them back (false + `error` on a bad value).
 void add_autorun_options(QCommandLineParser& parser);

@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "app/gui/autorun.h"
 #include "app/gui/live_latency.h"
 #include "app/gui/main_window.h"
 #include "profiling/event_store.h"
@@ -70,13 +71,7 @@ bool parse_program_autorun(const QCommandLineParser& p, ProgramAutorunOptions& o
 ProgramAutorun::ProgramAutorun(MainWindow* window, ProgramAutorunOptions options)
     : QObject(window), window_(window), o_(std::move(options)) {}
 
-void ProgramAutorun::grab(const QString& name) {
-  if (o_.screenshots.isEmpty()) return;
-  QDir().mkpath(o_.screenshots);
-  const QString path = o_.screenshots + "/" + name + ".png";
-  if (window_->grab().save(path)) std::printf("screenshot %s\n", qPrintable(path));
-  std::fflush(stdout);
-}
+void ProgramAutorun::grab(const QString& name) { save_screenshot(window_, o_.screenshots, name); }
 
 void ProgramAutorun::begin() {
   if (o_.window_size.isValid()) window_->resize(o_.window_size);

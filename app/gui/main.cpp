@@ -83,10 +83,7 @@ int main(int argc, char** argv) {
     }
     if (!options.autorun && !options.screenshots.isEmpty())
       QTimer::singleShot(1000, &window, [&window, options] {
-        QDir().mkpath(options.screenshots);
-        const QString path = options.screenshots + "/setup.png";
-        if (window.grab().save(path)) std::printf("screenshot %s\n", qPrintable(path));
-        std::fflush(stdout);
+        ts::gui::save_screenshot(&window, options.screenshots, "setup");
         if (options.quit_when_done) QApplication::exit(0);
       });
   } else if (!arg.isEmpty()) {
@@ -95,10 +92,7 @@ int main(int argc, char** argv) {
     if (!options.autorun && !options.screenshots.isEmpty())
       QObject::connect(&window, &ts::gui::MainWindow::sessionOpened, &window, [&window, options] {
         QTimer::singleShot(1500, &window, [&window, options] {
-          QDir().mkpath(options.screenshots);
-          const QString path = options.screenshots + "/session.png";
-          if (window.grab().save(path)) std::printf("screenshot %s\n", qPrintable(path));
-          std::fflush(stdout);
+          ts::gui::save_screenshot(&window, options.screenshots, "session");
           if (options.quit_when_done) QApplication::exit(0);
         });
       });
