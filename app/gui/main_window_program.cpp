@@ -36,7 +36,10 @@ void MainWindow::connectProgramPane() {
   connect(run, &ProgramRun::sessionAppeared, this, [this](const QString& s) { followProgramSession(s, 0); });
   connect(run, &ProgramRun::finished, this, [this](int code, const QString& how) {
     statusBar()->showMessage(tr("The profiled program %1").arg(how), 10000);
-    if (code != 0) showMessage(tr("The profiled program %1: its output is in the Program tab").arg(how), code != 130);
+    // After Stop any exit is the one asked for (Python's KeyboardInterrupt exits 1): said, not an error.
+    const bool stopped = program_pane_->run()->stopRequested();
+    if (stopped) showMessage(tr("The profiled program was stopped (%1); its session is kept").arg(how), false);
+    else if (code != 0) showMessage(tr("The profiled program %1: its output is in the Program tab").arg(how), code != 130);
     QTimer::singleShot(kAfterExitMs, this, [this] {
       if (loader_->isFollowing()) loader_->cancel();  // keep what arrived: loaded() follows
     });

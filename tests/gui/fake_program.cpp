@@ -3,7 +3,8 @@
 // TRAINSCOPE_SESSION in batches while it runs (kernels and steps, one batch per `period_ms`; with
 // SessionRecorder, as the library: no overview) — and
 // prints a line per step, as a training script would. SIGINT ends it after a final batch (exit 130).
-//   ts_fake_program STEPS PERIOD_MS [EXIT_CODE]
+//   ts_fake_program STEPS PERIOD_MS [EXIT_CODE [EXIT_CODE_AFTER_SIGINT]]  (the last: 130, or 1 as Python's
+//   KeyboardInterrupt)
 #include <signal.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   const int steps = argc > 1 ? std::atoi(argv[1]) : 20;
   const int period_ms = argc > 2 ? std::atoi(argv[2]) : 100;
   const int code = argc > 3 ? std::atoi(argv[3]) : 0;
+  const int interrupted_code = argc > 4 ? std::atoi(argv[4]) : 130;
   const char* path = std::getenv("TRAINSCOPE_SESSION");
   if (!path || !*path) {
     std::fprintf(stderr, "fake program: TRAINSCOPE_SESSION is not set\n");
@@ -61,7 +63,7 @@ int main(int argc, char** argv) {
   writer.close();
   if (g_stop) {
     std::printf("fake program: interrupted\n");
-    return 130;
+    return interrupted_code;
   }
   return code;
 }

@@ -221,6 +221,23 @@ class TestProgram : public QObject {
     QCOMPARE(s.kernels.size(), w.panelHub()->store()->counts().kernels);  // nothing lost to the window
   }
 
+  // Python ends on Ctrl-C with exit 1 (KeyboardInterrupt): after Stop that is the end asked for,
+  // said as such, not shown as the program's failure.
+  void anExitAfterStopIsNoFailure() {
+    QTemporaryDir dir;
+    MainWindow w;
+    QSignalSpy ended(w.programPane()->run(), &ProgramRun::finished);
+    ProgramSpec spec;
+    spec.command_line = QString("%1 100000 50 0 1").arg(TS_FAKE_PROGRAM);
+    spec.session = dir.filePath("stopped1.tsession");
+    QVERIFY(w.profileProgram(spec));
+    QTRY_VERIFY_WITH_TIMEOUT(w.panelHub()->store() && w.panelHub()->store()->counts().kernels >= 3, 10000);
+    w.programPane()->stopButton()->click();
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 15000);
+    QCOMPARE(ended.at(0).at(0).toInt(), 1);
+    QVERIFY2(w.message().contains("was stopped"), qPrintable(w.message()));
+  }
+
   void screenshotsWhenAsked() {
     const QString shots = qEnvironmentVariable("TS_SCREENSHOTS");
     if (shots.isEmpty()) QSKIP("TS_SCREENSHOTS not set");

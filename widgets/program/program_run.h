@@ -48,6 +48,8 @@ class ProgramRun : public QObject {
   /// after as long again. The session stays readable (the recorder flushes every second).
   void stop();
   bool running() const { return process_ && process_->state() != QProcess::NotRunning; }
+  /// stop() was called for this run (its end, whatever the exit code, is what the user asked for).
+  bool stopRequested() const { return stopping_; }
   const QString& sessionPath() const { return session_; }
   const QString& error() const { return error_; }
   qint64 pid() const { return process_ ? process_->processId() : 0; }
