@@ -134,7 +134,7 @@ fi
 if has cost; then
   say "== cost of each configuration, $ROUNDS alternated rounds (scripts/inject_cost.py)"
   "$PY" "$(dirname "$0")/inject_cost.py" --run "$RUN" --seed "$SEED" --out "$OUT/cost" --rounds "$ROUNDS" \
-    --limit "$LIMIT" --epochs "${COST_EPOCHS:-4}" ${COST_CONFIGS:+--configs "$COST_CONFIGS"} 2>&1 | tee -a "$SUM"
+    --limit "$LIMIT" --epochs "${COST_EPOCHS:-4}" ${COST_CONFIGS:+--configs "$COST_CONFIGS"} ${COST_CPUS:+--cpus "$COST_CPUS"} 2>&1 | tee -a "$SUM"
 fi
 
 if has kinds; then

@@ -5,11 +5,13 @@ trainscope-run in several configurations, alternated in rounds so that the machi
 every configuration alike.
 
   inject_cost.py --run STAGE/trainscope-run --seed STAGE/seed_train.py --out DIR [--rounds 3]
-                 [--epochs 4] [--limit 50000] [--configs none,lean,full,...]
+                 [--epochs 4] [--limit 50000] [--configs none,lean,full,...] [--cpus 2-5]
 
 One run's throughput is images / seconds over epochs 2..E (epoch 1 holds cuDNN's autotuning and
 CUDA's lazy loading); a round's slowdown of a configuration is 1 - its img/s / the mean of the round's
 two baselines (the round starts and ends with one); the figure reported is the median over rounds.
+--cpus pins every run (the program and the library's threads) to those CPUs with taskset, to take the
+scheduler's placement out of the noise (the rounds scattered by ±10 % unpinned).
 Prints one line per run and a table; writes DIR/cost.json. Python's standard library only.
 """
 import argparse, json, os, statistics, subprocess, sys, time
@@ -60,6 +62,8 @@ def run_one(a, name, tag):
         env.update(env_add)
         session = os.path.join(a.out, f"cost-{tag}.tsession")
         cmd = [a.run, "--session", session] + (["--inject-mode", mode] if mode else []) + ["--"] + prog
+    if a.cpus:
+        cmd = ["taskset", "-c", a.cpus] + cmd
     t = time.monotonic()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wall = time.monotonic() - t
@@ -78,6 +82,7 @@ def main():
     ap.add_argument("--run", required=True); ap.add_argument("--seed", required=True); ap.add_argument("--out", required=True)
     ap.add_argument("--python", default=sys.executable); ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--epochs", type=int, default=4); ap.add_argument("--limit", type=int, default=50000)
+    ap.add_argument("--cpus", default="", help="taskset CPU list for every run, e.g. 2-5")
     ap.add_argument("--configs", default="kernel,kernel-sync,kernel-syncapi,lean")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
