@@ -397,9 +397,12 @@ void read_session(const std::string& path, EventStore& store, const ReadProgress
 
 namespace {
 /// The writer closed the file: its close marker (SessionRecorder::finish: the injection library's
-/// files, which have no overview) or the overview SessionWriter writes last (files before the marker).
+/// files, which have no overview), the library's "closed: ..." status, or the overview SessionWriter
+/// writes last (files from before the marker).
 bool closed_by_writer(Reader& r) {
   if (r.scalar("SELECT COUNT(*) FROM meta WHERE key='session.closed'") > 0) return true;
+  // The injection library's files from before the marker: its own status says the close.
+  if (r.scalar("SELECT COUNT(*) FROM meta WHERE key='inject.status' AND value LIKE 'closed%'") > 0) return true;
   return has_table(r, "overview_lanes") && r.scalar("SELECT COUNT(*) FROM overview_lanes") > 0;
 }
 }  // namespace

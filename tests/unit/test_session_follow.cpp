@@ -106,6 +106,28 @@ TEST(SessionFollow, TheCloseOfAFileWithoutOverviewIsSeen) {
   remove_session(path);
 }
 
+// A file the injection library closed before the marker existed (still in WAL mode: a reader held
+// it when the writer closed): its "closed: ..." status ends following; "recording" does not.
+TEST(SessionFollow, AnInjectedFileClosedBeforeTheMarkerIsSeenClosed) {
+  const std::string path = temp_path("oldinject.tsession");
+  EventStore w_store, r_store;
+  SessionRecorder w(path, w_store);
+  add_steps(w_store, 1, 3, true);
+  w_store.set_meta("inject.status", "recording");
+  ASSERT_TRUE(w.write_batch());
+  SessionFollower f(path, r_store);
+  f.poll();
+  EXPECT_FALSE(f.finished());
+  EXPECT_TRUE(session_being_written(path));
+  w_store.set_meta("inject.status", "closed: the program exited");
+  ASSERT_TRUE(w.write_batch());  // the old library's last batch: no close marker after it
+  f.poll();
+  EXPECT_TRUE(f.finished());
+  EXPECT_FALSE(session_being_written(path));
+  w.close();
+  remove_session(path);
+}
+
 TEST(SessionFollow, ARacingFollowerEndsWithEveryRowOfTheFinishedFile) {
   const std::string path = temp_path("race.tsession");
   EventStore w_store;

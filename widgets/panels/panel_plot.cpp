@@ -204,6 +204,19 @@ void keep_readable(QCustomPlot* plot, const Readability& r) {
         changed = true;
       }
     }
+    // A left-axis title longer than its row is tall ran over the rows above and below it (the short
+    // Utilization track at 1280x720: "GPU %" across "CPU %"): it is left out until the row is tall
+    // enough again (the row's legend names what it shows).
+    for (QCPAxisRect* rect : r.fitted_titles) {
+      if (rect->height() <= 1) continue;
+      QCPAxis* a = rect->axis(QCPAxis::atLeft);
+      if (!a) continue;
+      QString full = a->property("ts_full_label").toString();
+      if (full.isEmpty() && !a->label().isEmpty()) a->setProperty("ts_full_label", full = a->label());
+      if (full.isEmpty()) continue;
+      const QString want = QFontMetrics(a->labelFont()).horizontalAdvance(full) + 4 <= rect->height() ? full : QString();
+      if (a->label() != want) a->setLabel(want), changed = true;
+    }
     for (QCPLegend* l : r.legends) {
       if (plot->width() < 100) continue;  // not laid out yet
       const int cols = legend_columns_for(l, plot->width());

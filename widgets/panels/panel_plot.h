@@ -108,6 +108,9 @@ struct Readability {
   static constexpr int kTickSpacingYPx = 26, kTickSpacingXPx = 90;
   QList<QCPLegend*> legends;
   QList<QPair<QCPItemText*, QCPAxisRect*>> messages;
+  /// These rows' left-axis titles (set once, never changed later) are left out while longer than the
+  /// row is tall, and come back when it is tall enough.
+  QList<QCPAxisRect*> fitted_titles;
 };
 void keep_readable(QCustomPlot* plot, const Readability& r);
 /// Columns that fit `width_px` for `legend`'s widest item (1 .. item count).

@@ -191,7 +191,8 @@ void UtilizationPanel::setupRects() {
                            {gpu_->axis(QCPAxis::atBottom), cpu_->axis(QCPAxis::atBottom), h2d_->axis(QCPAxis::atBottom),
                             nvml_->axis(QCPAxis::atBottom), power_->axis(QCPAxis::atBottom)});
   keep_readable(plot_, {{gpu_legend_, cpu_legend_, h2d_legend_, nvml_legend_, power_legend_},
-                        {{gpu_absent_, gpu_}, {cpu_absent_, cpu_}}});
+                        {{gpu_absent_, gpu_}, {cpu_absent_, cpu_}},
+                        {gpu_, cpu_, h2d_, nvml_, power_}});
   arrange();
 }
 
