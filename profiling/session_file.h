@@ -23,6 +23,9 @@ constexpr std::int32_t kSessionApplicationId = 0x54534553;  // "TSES"
 /// kernels/playground/session.h; empty in a training session). read_session reads every version up
 /// to this one; older files are migrated in memory (a file before 3 holds no playground run).
 constexpr int kSessionSchemaVersion = 3;
+/// The meta key SessionRecorder writes last when it closes a file (a follower ends on it); the
+/// reader never copies it into a store, so a copy of a file is not born closed.
+inline constexpr const char* kSessionClosedKey = "session.closed";
 
 /// A session file that cannot be opened or written: not a session, a newer schema, damaged, or an
 /// I/O failure. what() is one line for the user.

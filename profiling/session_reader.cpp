@@ -303,7 +303,7 @@ void read_host_tables(Reader& r, EventStore& s, ReadCursor& cur) {
     auto* k = sqlite3_column_text(st, 0);
     auto* v = sqlite3_column_text(st, 1);
     const std::string key = k ? reinterpret_cast<const char*>(k) : "", value = v ? reinterpret_cast<const char*>(v) : "";
-    if (key == "session.closed") return;  // the writer's close marker (SessionRecorder::finish), not the run's
+    if (key == kSessionClosedKey) return;  // the writer's close marker, not the run's
     auto it = had.find(key);
     if (it == had.end() || it->second != value) s.set_meta(key, value);  // a follower sees each change once
   });
@@ -400,9 +400,9 @@ namespace {
 /// files, which have no overview), the library's "closed: ..." status, or the overview SessionWriter
 /// writes last (files from before the marker).
 bool closed_by_writer(Reader& r) {
-  if (r.scalar("SELECT COUNT(*) FROM meta WHERE key='session.closed'") > 0) return true;
-  // The injection library's files from before the marker: its own status says the close.
-  if (r.scalar("SELECT COUNT(*) FROM meta WHERE key='inject.status' AND value LIKE 'closed%'") > 0) return true;
+  static const std::string closed = std::string("SELECT COUNT(*) FROM meta WHERE key='") + kSessionClosedKey +
+                                    "' OR (key='inject.status' AND value LIKE 'closed%')";
+  if (r.scalar(closed.c_str()) > 0) return true;
   return has_table(r, "overview_lanes") && r.scalar("SELECT COUNT(*) FROM overview_lanes") > 0;
 }
 }  // namespace

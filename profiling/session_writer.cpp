@@ -274,11 +274,11 @@ void SessionRecorder::finish(void (*before_checkpoint)(sqlite3* db, const EventS
   }
   closed_ = true;
   st_.reset();
-  // The close marker a follower waits for (SessionFollower: every row is in the file), written after
-  // everything else and never into a store (the reader skips it), so a copy of this file is not
-  // born closed.
+  // The close marker a follower waits for (SessionFollower: every row is in the file), after
+  // everything else and never into a store (kSessionClosedKey).
   if (!failed_)
-    sqlite3_exec(db_, "INSERT OR REPLACE INTO meta VALUES('session.closed','1')", nullptr, nullptr, nullptr);
+    sqlite3_exec(db_, (std::string("INSERT OR REPLACE INTO meta VALUES('") + kSessionClosedKey + "','1')").c_str(),
+                 nullptr, nullptr, nullptr);
   sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
   // A finished file leaves WAL mode: readers of a WAL file create -wal and -shm files beside it
   // that a read-only connection cannot remove (every --analyze left two). A killed run never gets

@@ -18,15 +18,18 @@ LiveLatency::LiveLatency(MainWindow* window) : QObject(window), window_(window) 
     if (!store || !window_->panelHub()->isLive()) return;
     if (newest_end <= newest_seen_) return;  // nothing newer on screen
     newest_seen_ = newest_end;
-    const auto meta = store->meta();
-    const auto it = meta.find("session.start_steady_ns");
-    if (it == meta.end()) return;
-    try {
-      const qint64 now_session = trace::now_ns() - std::stoll(it->second);
-      samples_.push_back(static_cast<double>(now_session - newest_end) * 1e-6);
-    } catch (const std::exception&) {
-      // a meta value that is not a number: no sample (the session's own problem, said elsewhere)
+    if (origin_of_.lock() != store) {  // the store's clock origin, read once it is there (not a meta copy per paint)
+      const auto meta = store->meta();
+      const auto it = meta.find("session.start_steady_ns");
+      if (it == meta.end()) return;
+      try {
+        origin_ns_ = std::stoll(it->second);
+      } catch (const std::exception&) {
+        return;  // a meta value that is not a number: no samples (the session's own problem, said elsewhere)
+      }
+      origin_of_ = store;
     }
+    samples_.push_back(static_cast<double>(trace::now_ns() - origin_ns_ - newest_end) * 1e-6);
   });
 }
 

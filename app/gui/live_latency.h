@@ -8,7 +8,12 @@
 #pragma once
 #include <QObject>
 #include <QString>
+#include <memory>
 #include <vector>
+
+namespace ts::prof {
+class EventStore;
+}
 
 namespace ts::gui {
 
@@ -27,6 +32,8 @@ class LiveLatency : public QObject {
   MainWindow* window_;
   std::vector<double> samples_;
   qint64 newest_seen_ = 0;
+  std::weak_ptr<const prof::EventStore> origin_of_;  // the store whose session.start_steady_ns origin_ns_ holds
+  qint64 origin_ns_ = 0;
 };
 
 }  // namespace ts::gui

@@ -237,6 +237,7 @@ class MainWindow : public QMainWindow {
   bool showShownStatus();
   void showLoadedSession(const SessionReplay& r);
   void showFollowing(bool on);
+  void followedMetaGrew();
   void buildProgramActions(QMenu* file);
   void connectProgramPane();  // after buildProfileWorkspace made the Program tab
   void chooseProgramToProfile();
@@ -288,8 +289,7 @@ class MainWindow : public QMainWindow {
   QLabel* load_label_ = nullptr;
   class QPushButton* load_cancel_ = nullptr;  // "Cancel", or "Stop following" for a session still being written
   std::map<std::string, std::string> shown_meta_;  // the shown session's metadata
-  QTimer* follow_meta_ = nullptr;  // while following a file: its meta into the status bar (showFollowing)
-  std::uint64_t follow_meta_version_ = 0;
+  std::uint64_t follow_meta_version_ = 0;  // the followed file's meta last shown (followedMetaGrew)
   QString shown_name_;                             // its file name ("" when none is shown)
   ModelSpec own_model_;                            // the user's model while a session's is shown
   bool showing_model_ = false;

@@ -18,7 +18,6 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
-#include <QTimer>
 #include <QToolBar>
 
 #include "app/gui/main_window.h"
@@ -82,6 +81,7 @@ void MainWindow::buildSessionActions() {
   });
   connect(loader_, &SessionLoader::loaded, this, &MainWindow::showLoadedSession);
   connect(loader_, &SessionLoader::following, this, &MainWindow::showFollowing);
+  connect(hub_, &PanelHub::grew, this, &MainWindow::followedMetaGrew);
   connect(loader_, &SessionLoader::failed, this, &MainWindow::sessionLoadFailed);
   setAcceptDrops(true);
   connect(save_session_, &QAction::triggered, this, &MainWindow::chooseSessionToSave);
@@ -166,27 +166,18 @@ void MainWindow::showFollowing(bool on) {
   load_cancel_->setToolTip(on ? tr("Stop reading new events; keep what has arrived") : tr("Stop opening the session"));
   const QString name = QFileInfo(load_label_->property("path").toString()).fileName();
   if (on) load_label_->setText(tr("Following %1 live: it is still being written").arg(name));
+  follow_meta_version_ = 0;  // the next grew shows the followed file's settings (followedMetaGrew)
+}
+
+void MainWindow::followedMetaGrew() {
   // The status bar and Run settings say what the followed file ran on (its meta arrives with the
-  // follower's first polls and grows: the device after the program's first CUDA context), not the
+  // follower's batches and grows: the device after the program's first CUDA context), not the
   // window's own settings.
-  if (!follow_meta_) {
-    follow_meta_ = new QTimer(this);
-    follow_meta_->setInterval(500);
-  }
-  follow_meta_->disconnect();
-  if (!on) {
-    follow_meta_->stop();
-    return;
-  }
-  follow_meta_version_ = 0;
-  connect(follow_meta_, &QTimer::timeout, this, [this, name] {
-    const auto store = hub_->store();
-    if (!store || !loader_->isFollowing() || store->meta_version() == follow_meta_version_) return;
-    follow_meta_version_ = store->meta_version();
-    shown_meta_ = store->meta();
-    showSessionSettings(name);
-  });
-  follow_meta_->start();
+  const auto store = hub_->store();
+  if (!store || !loader_->isFollowing() || store->meta_version() == follow_meta_version_) return;
+  follow_meta_version_ = store->meta_version();
+  shown_meta_ = store->meta();
+  showSessionSettings(QFileInfo(load_label_->property("path").toString()).fileName());
 }
 
 void MainWindow::showLoadedSession(const SessionReplay& r) {

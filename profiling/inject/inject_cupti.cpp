@@ -19,7 +19,8 @@ namespace {
 
 // ~3.5k kernel records: a busy program fills one in well under a flush period; CUPTI returns a buffer
 // only when every record in it is complete (cuptiActivityFlushAll with flag 0), so a larger buffer
-// means a later timeline in the window, not a cheaper recording (scripts/inject-check.sh, part cost).
+// means a later timeline in the window (its effect on the cost is not measured yet:
+// scripts/inject_cost.py, configuration lean-buf4m).
 std::atomic<std::size_t> g_buffer_bytes{1u << 20};
 
 CuptiApi g_api;
