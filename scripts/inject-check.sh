@@ -11,6 +11,7 @@
 #             alternated rounds, median of the ratios (target: lean <= 10 % slower)
 #   kinds     the same run with one CUPTI activity kind at a time (TRAINSCOPE_INJECT_KINDS), and nvtx mode
 #   verdicts  --num-workers 0 / 8, --data-on-gpu, --data-on-gpu --batch-size 16 (full mode: launch-bound)
+#             VERDICT_SPECS ("tag:--knobs;..."), VERDICT_MODES ("lean full"; NAME=KIND,KIND sets TRAINSCOPE_INJECT_KINDS)
 #   kineto    the verdicts' knobs under torch.profiler alone (no TrainScope); --analyze of each trace
 #   torchprof seed_train.py --torch-profiler under trainscope-run, lean (TrainScope holds CUPTI) and
 #             --inject-mode nvtx (torch.profiler keeps it); the Kineto trace analysed beside the session
@@ -141,7 +142,7 @@ if has kinds; then
   say "== cost of each activity kind alone (same run; one round, against a fresh baseline)"
   b=$(timed none kbase)
   say "  no library: $b img/s"
-  for k in CONCURRENT_KERNEL MEMCPY MEMSET SYNCHRONIZATION MEMORY2 OVERHEAD RUNTIME; do
+  for k in CONCURRENT_KERNEL MEMCPY MEMSET SYNCHRONIZATION MEMORY2 OVERHEAD RUNTIME SYNC_CALLS; do
     v=$(timed "kinds:$k" "k-$k")
     say "  $k alone: $v img/s (-$(slower "$v" "$b"))"
   done
@@ -151,12 +152,15 @@ fi
 
 if has verdicts; then
   say "== verdicts on real knobs (--nvtx; --limit 20000)"
-  for spec in "w0:--num-workers 0" "w8:--num-workers 8" "gpu:--data-on-gpu" "gpu-b16:--data-on-gpu --batch-size 16"; do
+  IFS=';' read -r -a vspecs <<<"${VERDICT_SPECS:-w0:--num-workers 0;w8:--num-workers 8;gpu:--data-on-gpu;gpu-b16:--data-on-gpu --batch-size 16}"
+  for spec in "${vspecs[@]}"; do
     tag=${spec%%:*} knobs=${spec#*:}
-    for mode in lean full; do
+    for mspec in ${VERDICT_MODES:-lean full}; do  # a mode, or NAME=KIND,KIND (TRAINSCOPE_INJECT_KINDS)
+      mode=${mspec%%=*} kinds=${mspec#*=} margs=()
+      if [ "$kinds" = "$mspec" ]; then margs=(--inject-mode "$mode"); kinds=""; fi
       # shellcheck disable=SC2086
-      "$RUN" --session "$OUT/v-$tag-$mode.tsession" --inject-mode $mode -- "$PY" "$SEED" --nvtx $knobs --limit 20000 \
-        >"$OUT/v-$tag-$mode.log" 2>&1
+      TRAINSCOPE_INJECT_KINDS=$kinds "$RUN" --session "$OUT/v-$tag-$mode.tsession" "${margs[@]}" -- "$PY" "$SEED" --nvtx $knobs \
+        --limit 20000 >"$OUT/v-$tag-$mode.log" 2>&1
       say "  $knobs ($mode): exit $? $(ips "$OUT/v-$tag-$mode.log") img/s"
       analyze "$OUT/v-$tag-$mode.tsession" "v-$tag-$mode"
       ls "$OUT"/v-"$tag"-"$mode"-pid*.tsession >/dev/null 2>&1 && say "  UNEXPECTED: a worker process wrote a session"

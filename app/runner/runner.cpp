@@ -160,8 +160,9 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "whole name matches this regular expression (case-insensitive, a step number after it allowed) are the "
                  "steps; with none, the whole trace is one step (docs/metrics.md, Steps)")->capture_default_str();
   app.add_option("--inject-mode", o.inject_mode,
-                 "with -- PROGRAM: lean (kernels, copies, memsets, syncs, memory: the default, cheapest), full "
-                 "(+ every CUDA runtime call: launch-bound and host-wait verdicts) or nvtx (NVTX ranges only; CUPTI "
+                 "with -- PROGRAM: lean (kernels, copies, blocking syncs; memory from NVML: the default, cheapest), full "
+                 "(+ memsets, CUPTI's sync and allocation records and every CUDA runtime call: launch-bound and "
+                 "host-wait verdicts) or nvtx (NVTX ranges only; CUPTI "
                  "left to the program's own profiler) (docs/profile-a-program.md)")
       ->check(CLI::IsMember({"lean", "full", "nvtx"}))->capture_default_str();
   app.add_option("program", o.program,

@@ -38,16 +38,15 @@ const char* mode_name(Mode m) {
 
 const std::vector<std::string>& kind_names() {
   static const std::vector<std::string> k{"CONCURRENT_KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION",
-                                          "MEMORY2", "OVERHEAD", "RUNTIME", "DRIVER", "RUNTIME_SYNC"};
+                                          "MEMORY2", "OVERHEAD", "RUNTIME", "DRIVER", "RUNTIME_SYNC", "SYNC_CALLS"};
   return k;
 }
 
 std::vector<std::string> mode_kinds(Mode m) {
   std::vector<std::string> k;
   if (m == Mode::nvtx) return k;
-  k = {"CONCURRENT_KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION", "MEMORY2", "OVERHEAD"};
-  if (m == Mode::full) k.push_back("RUNTIME");
-  return k;
+  if (m == Mode::lean) return {"CONCURRENT_KERNEL", "MEMCPY", "SYNC_CALLS"};
+  return {"CONCURRENT_KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION", "MEMORY2", "OVERHEAD", "RUNTIME"};
 }
 
 std::string session_path(const std::string& base, std::int32_t rank, std::int64_t pid, bool is_root) {

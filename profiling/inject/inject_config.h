@@ -42,12 +42,15 @@ struct InjectConfig {
 
 using EnvFn = std::function<const char*(const char* name)>;
 
-/// The activity kinds of a mode: lean = CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION,
-/// MEMORY2, OVERHEAD; full = lean + RUNTIME (every runtime call: launches, copies, syncs, allocations);
-/// nvtx = none.
+/// The activity kinds of a mode: lean = CONCURRENT_KERNEL, MEMCPY, SYNC_CALLS (the kinds that cost
+/// no more than kernels alone on the H200: docs/profile-a-program.md, "Modes and their cost"); full =
+/// CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION, MEMORY2, OVERHEAD, RUNTIME (every runtime call:
+/// launches, copies, syncs, allocations); nvtx = none.
 std::vector<std::string> mode_kinds(Mode m);
-/// Every kind name TRAINSCOPE_INJECT_KINDS accepts: CUPTI's activity kinds, and RUNTIME_SYNC (runtime
-/// records of the synchronising and copying calls only: cuptiActivityEnableRuntimeApi per call).
+/// Every kind name TRAINSCOPE_INJECT_KINDS accepts: CUPTI's activity kinds, RUNTIME_SYNC (runtime
+/// records of the synchronising, copying and allocating calls only: cuptiActivityEnableRuntimeApi per
+/// call) and SYNC_CALLS (the blocking calls timed by the library through CUPTI's callback API for
+/// those calls alone: sync ranges with their thread).
 const std::vector<std::string>& kind_names();
 
 /// The session file of a process: `base` as given (default "trainscope-<root pid>.tsession") for

@@ -5,6 +5,8 @@
 #include <cupti.h>
 #include <dlfcn.h>
 #include <link.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -30,6 +32,26 @@ std::atomic<int> g_device{-1};
 bool g_device_written = false;  // writer thread only
 std::vector<CUpti_ActivityKind> g_enabled;
 bool g_runtime_sync = false;  // RUNTIME_SYNC: runtime records of a few calls (start_cupti)
+bool g_sync_calls = false;    // SYNC_CALLS: callbacks on the blocking calls (start_cupti)
+/// RUNTIME_SYNC's calls: the ones that block the host (copies, stream/event/device syncs: the wait
+/// behind loss.item()) and the allocations, each with its thread, start and end; every other runtime
+/// call (launches above all) stays unrecorded (cuptiActivityEnableRuntimeApi, cupti_activity.h).
+/// SYNC_CALLS's calls: the runtime calls that block the host until the GPU is done (the wait
+/// behind loss.item(): cudaMemcpyAsync then cudaStreamSynchronize), through CUPTI's callback API
+/// for these ids alone (cuptiEnableCallback), timed by the library (enter/exit), not CUPTI records.
+constexpr CUpti_CallbackId kSyncCalls[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,           CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020};
+constexpr CUpti_CallbackId kRuntimeSyncCalls[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,          CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,          CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020,      CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020,       CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020};
 
 CUpti_ActivityKind kind_of(const std::string& n) {
   if (n == "CONCURRENT_KERNEL") return CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -65,7 +87,32 @@ void CUPTIAPI buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t
   rec->buffer_completed(buffer, valid, &next_record);
 }
 
+std::int64_t steady_now() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// SYNC_CALLS: one of kSyncCalls on a program thread. Enter keeps the start in CUPTI's per-call
+/// slot; exit hands the finished call to the recorder's range queue (the calling thread's own
+/// buffer, as NVTX events go), nothing more. The name is CUPTI's without its version suffix.
+void on_sync_call(const CUpti_CallbackData* d) {
+  if (d->callbackSite == CUPTI_API_ENTER) {
+    *d->correlationData = static_cast<std::uint64_t>(steady_now());
+    return;
+  }
+  Recorder* rec = recorder();
+  if (!rec) return;
+  thread_local const auto tid = static_cast<std::uint32_t>(syscall(SYS_gettid));
+  RangeEvent e;
+  e.type = RangeEvent::Type::call, e.tid = tid;
+  e.host_ns = static_cast<std::int64_t>(*d->correlationData), e.end_ns = steady_now();
+  const char* n = d->functionName ? d->functionName : "cudaSynchronize";
+  const char* v = std::strstr(n, "_v");
+  e.name.assign(n, v ? static_cast<std::size_t>(v - n) : std::strlen(n));
+  rec->ranges().append(std::move(e));
+}
+
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) return on_sync_call(static_cast<const CUpti_CallbackData*>(data));
   if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED) return;
   const auto* r = static_cast<const CUpti_ResourceData*>(data);
   std::uint32_t dev = 0;
@@ -97,10 +144,6 @@ std::string api_name(std::uint32_t cbid) {
     return v == std::string::npos ? s : s.substr(0, v);
   }
   return "runtime cbid " + std::to_string(cbid);
-}
-
-std::int64_t steady_now() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::int64_t cupti_now() {
@@ -148,16 +191,19 @@ void start_cupti(Recorder& rec) {
   std::string refused;
   for (const std::string& k : c.kinds) {
     if (r != CUPTI_SUCCESS) break;
-    if (k == "RUNTIME_SYNC") {  // cudaMemcpy(Async), cudaStream/Event/DeviceSynchronize (+ per-thread variants)
+    if (k == "RUNTIME_SYNC") {
       CUptiResult e = g_api.enable_runtime_api ? CUPTI_SUCCESS : CUPTI_ERROR_NOT_SUPPORTED;
-      for (CUpti_CallbackId cb : {CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
-                                  CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
-                                  CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
-                                  CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
-                                  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
-                                  CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000})
+      for (CUpti_CallbackId cb : kRuntimeSyncCalls)
         if (e == CUPTI_SUCCESS) e = g_api.enable_runtime_api(cb, 1);
       if (e == CUPTI_SUCCESS) g_runtime_sync = true;
+      else refused += (refused.empty() ? "" : ", ") + k + " (" + g_api.error(e) + ")";
+      continue;
+    }
+    if (k == "SYNC_CALLS") {
+      CUptiResult e = CUPTI_SUCCESS;
+      for (CUpti_CallbackId cb : kSyncCalls)
+        if (e == CUPTI_SUCCESS) e = g_api.enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
+      if (e == CUPTI_SUCCESS) g_sync_calls = true;
       else refused += (refused.empty() ? "" : ", ") + k + " (" + g_api.error(e) + ")";
       continue;
     }
@@ -165,7 +211,7 @@ void start_cupti(Recorder& rec) {
     if (e == CUPTI_SUCCESS) g_enabled.push_back(kind_of(k));
     else refused += (refused.empty() ? "" : ", ") + k + " (" + g_api.error(e) + ")";
   }
-  if (r != CUPTI_SUCCESS || (g_enabled.empty() && !g_runtime_sync)) {
+  if (r != CUPTI_SUCCESS || (g_enabled.empty() && !g_runtime_sync && !g_sync_calls)) {
     const std::string why = r != CUPTI_SUCCESS ? g_api.error(r) : refused;
     s.set_meta("gpu_activity", "none: CUPTI refused the activity kinds: " + why);
     say("GPU activity is not recorded: CUPTI refused (" + why + ")");
@@ -191,6 +237,10 @@ void stop_cupti() {
   if (!g_active.exchange(false)) return;
   g_api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   for (CUpti_ActivityKind k : g_enabled) g_api.activity_disable(k);
+  if (g_runtime_sync)
+    for (CUpti_CallbackId cb : kRuntimeSyncCalls) g_api.enable_runtime_api(cb, 0);
+  if (g_sync_calls)
+    for (CUpti_CallbackId cb : kSyncCalls) g_api.enable_callback(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
   g_api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 

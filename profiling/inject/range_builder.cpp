@@ -212,6 +212,16 @@ void RangeBuilder::add(const RangeEvent& e) {
       emit(e.tid, o, o.start);
       return;
     }
+    case T::call: {  // a sync range of its thread, as the engine's sync ranges are (the analysis's sync wait)
+      HostRangeRecord r;
+      r.start = clock_.from_host(e.host_ns), r.end = std::max(r.start, clock_.from_host(e.end_ns));
+      r.device = -1, r.rank = std::max(rank_, 0), r.thread = e.tid;
+      r.kind = static_cast<std::uint8_t>(trace::RangeKind::sync);
+      r.name = store_.strings.intern(e.name);
+      if (auto it = stacks_.find(e.tid); it != stacks_.end() && !it->second.empty()) r.step = it->second.back().step;
+      store_.append(store_.host_ranges, r);
+      return;
+    }
     case T::thread_name:
       if (e.tid != 0) store_.append(store_.threads, ThreadRecord{e.tid, store_.strings.intern(e.name)});
       return;

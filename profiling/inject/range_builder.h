@@ -28,12 +28,14 @@
 namespace ts::prof::inject {
 
 struct RangeEvent {
-  enum class Type : std::uint8_t { push, pop, start, end, mark, thread_name };
+  /// call: a finished blocking CUDA call (SYNC_CALLS: CUPTI's callback API), [host_ns, end_ns) on tid.
+  enum class Type : std::uint8_t { push, pop, start, end, mark, thread_name, call };
   Type type = Type::push;
   std::uint32_t tid = 0;
   std::int64_t host_ns = 0;  // steady_clock
   std::uint64_t id = 0;      // start/end: the nvtxRangeId_t
-  std::string name;          // push, start, mark, thread_name
+  std::string name;          // push, start, mark, thread_name, call
+  std::int64_t end_ns = 0;   // call: steady_clock
 };
 
 class RangeQueue {

@@ -37,13 +37,19 @@ bool has(const std::vector<std::string>& v, const char* k) {
 std::string unavailable_verdicts(const std::vector<std::string>& kinds) {
   if (kinds.empty())
     return "every GPU verdict (no CUPTI activity: only NVTX ranges and steps are recorded)";
-  std::string s;
+  std::vector<std::string> s;
   if (!has(kinds, "RUNTIME"))
-    s = "launch_bound (needs runtime call durations), the host-wait split of GPU idle time and host_bound's "
-        "launching-thread evidence (need each kernel's launch call), the runtime share of the step";
-  if (!has(kinds, "CONCURRENT_KERNEL")) s += std::string(s.empty() ? "" : "; ") + "every kernel-based verdict";
-  if (!has(kinds, "MEMCPY")) s += std::string(s.empty() ? "" : "; ") + "pageable copies";
-  return s;
+    s.push_back("launch_bound (needs runtime call durations), the host-wait split of GPU idle time and host_bound's "
+                "launching-thread evidence (need each kernel's launch call), the runtime share of the step");
+  if (!has(kinds, "CONCURRENT_KERNEL")) s.push_back("every kernel-based verdict");
+  if (!has(kinds, "MEMCPY")) s.push_back("pageable copies");
+  if (!has(kinds, "RUNTIME") && !has(kinds, "SYNC_CALLS") && !has(kinds, "RUNTIME_SYNC") && !has(kinds, "SYNCHRONIZATION"))
+    s.push_back("sync_bound (no synchronisation is recorded)");
+  if (!has(kinds, "MEMORY2")) s.push_back("the cudaMalloc curve of the memory graph (device memory comes from NVML samples)");
+  if (!has(kinds, "MEMSET")) s.push_back("memsets on the timeline");
+  std::string o;
+  for (const auto& x : s) o += (o.empty() ? "" : "; ") + x;
+  return o;
 }
 
 Recorder::Recorder(const InjectConfig& config, std::int64_t start_host_ns)
@@ -60,7 +66,7 @@ Recorder::Recorder(const InjectConfig& config, std::int64_t start_host_ns)
   builder_ = std::make_unique<RangeBuilder>(store_, clock, pattern, store_.process_rank);
   parser_ = std::make_unique<CuptiParser>(store_, clock, store_.process_rank, nullptr);
   sampler_ = std::make_unique<Sampler>(store_, clock);
-  runtime_collected_ = has(config_.kinds, "RUNTIME");
+  runtime_collected_ = has(config_.kinds, "RUNTIME") || has(config_.kinds, "RUNTIME_SYNC") || has(config_.kinds, "SYNC_CALLS");
   store_.set_meta("session.source", "injected (trainscope-run -- PROGRAM; profiling/inject)");
   store_.set_meta("session.start_steady_ns", std::to_string(start_host_ns));
   store_.set_meta("session.start_unix_ns",

@@ -2,12 +2,15 @@
 // glue runs without a GPU: FAKE_CUPTI=busy refuses the subscription as CUPTI does when another
 // tool holds it; otherwise every cuptiActivityFlushAll hands back one buffer holding a kernel record
 // per 10 ms since the previous flush (CUpti_ActivityKernel10, packed; its own next-record walk).
+// fake_cupti_stream_synchronize(ms) plays a cudaStreamSynchronize of `ms` ms: the subscriber's
+// runtime-API callback (enter, exit) when that id was enabled with cuptiEnableCallback.
 #include <cupti.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #define FAKE extern "C" __attribute__((visibility("default")))
 
@@ -18,6 +21,9 @@ std::mutex g_mutex;
 std::uint64_t g_last = 0;
 std::uint32_t g_corr = 1;
 bool g_kernels = false;
+CUpti_CallbackFunc g_callback = nullptr;
+void* g_userdata = nullptr;
+bool g_sync_enabled = false;
 
 std::uint64_t now() {
   return static_cast<std::uint64_t>(
@@ -25,14 +31,29 @@ std::uint64_t now() {
 }
 }  // namespace
 
-FAKE CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* h, CUpti_CallbackFunc, void*) {
+FAKE CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* h, CUpti_CallbackFunc f, void* userdata) {
+  g_callback = f, g_userdata = userdata;
   const char* mode = std::getenv("FAKE_CUPTI");
   if (mode && std::strcmp(mode, "busy") == 0) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   *h = reinterpret_cast<CUpti_SubscriberHandle>(0x1);
   return CUPTI_SUCCESS;
 }
+FAKE void fake_cupti_stream_synchronize(int ms) {
+  CUpti_CallbackData d{};
+  std::uint64_t slot = 0;
+  d.functionName = "cudaStreamSynchronize_v3020", d.correlationData = &slot;
+  const auto cbid = CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020;
+  d.callbackSite = CUPTI_API_ENTER;
+  if (g_sync_enabled && g_callback) g_callback(g_userdata, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &d);
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  d.callbackSite = CUPTI_API_EXIT;
+  if (g_sync_enabled && g_callback) g_callback(g_userdata, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &d);
+}
 FAKE CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) { return CUPTI_SUCCESS; }
-FAKE CUptiResult cuptiEnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) {
+FAKE CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain,
+                                     CUpti_CallbackId cbid) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020)
+    g_sync_enabled = enable != 0;
   return CUPTI_SUCCESS;
 }
 FAKE CUptiResult cuptiActivityEnable(CUpti_ActivityKind k) {

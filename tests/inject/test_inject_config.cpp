@@ -6,6 +6,7 @@
 
 #include "profiling/inject/cupti_api.h"
 #include "profiling/inject/inject_config.h"
+#include "profiling/inject/recorder.h"
 
 using namespace ts::prof::inject;
 
@@ -64,6 +65,19 @@ TEST(InjectConfig, ModesAndKinds) {
   auto kinds = read_config(env_of({{"TRAINSCOPE_INJECT_KINDS", "MEMCPY,BOGUS,RUNTIME"}}), 1);
   EXPECT_EQ(kinds.kinds, (std::vector<std::string>{"MEMCPY", "RUNTIME"}));
   EXPECT_EQ(kinds.warnings.size(), 1u);
+}
+
+// What each mode says it cannot give (meta inject.unavailable): lean keeps sync_bound (SYNC_CALLS)
+// and pageable copies (MEMCPY) but not launch_bound; kernels alone lose sync_bound too.
+TEST(InjectConfig, WhatAModeCannotGive) {
+  const std::string lean = unavailable_verdicts(mode_kinds(Mode::lean));
+  EXPECT_NE(lean.find("launch_bound"), std::string::npos);
+  EXPECT_EQ(lean.find("sync_bound"), std::string::npos);
+  EXPECT_EQ(lean.find("pageable"), std::string::npos);
+  EXPECT_NE(lean.find("NVML"), std::string::npos);
+  EXPECT_EQ(unavailable_verdicts(mode_kinds(Mode::full)), "");
+  EXPECT_NE(unavailable_verdicts({"CONCURRENT_KERNEL"}).find("sync_bound"), std::string::npos);
+  EXPECT_NE(unavailable_verdicts({}).find("every GPU verdict"), std::string::npos);
 }
 
 TEST(InjectConfig, PeriodsAndBufferSizeForCostMeasurements) {

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/host_trace.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/session_file.h"
 
@@ -216,7 +217,7 @@ TEST(ProgramRun, CuptiGlueWithAStandInCupti) {
   const auto m = s.meta();
   EXPECT_EQ(m.at("gpu_activity"), "collected (CUPTI)");
   EXPECT_EQ(m.at("cupti.path"), TRAINSCOPE_FAKE_CUPTI);
-  EXPECT_EQ(m.at("inject.kinds"), "CONCURRENT_KERNEL,MEMCPY,MEMSET,SYNCHRONIZATION,MEMORY2,OVERHEAD");
+  EXPECT_EQ(m.at("inject.kinds"), "CONCURRENT_KERNEL,MEMCPY,SYNC_CALLS");
   const Result b = run({"--session", busy, "--", TRAINSCOPE_FAKE_DRIVER},
                        {kLib[0], {"TRAINSCOPE_CUPTI", TRAINSCOPE_FAKE_CUPTI}, {"FAKE_CUPTI", "busy"}});
   EXPECT_EQ(b.code, 0) << b.output;
@@ -227,6 +228,39 @@ TEST(ProgramRun, CuptiGlueWithAStandInCupti) {
   EXPECT_EQ(sb.kernels.size(), 0u);
   EXPECT_EQ(sb.steps.size(), 60u);
   EXPECT_NE(sb.meta().at("gpu_activity").find("CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"), std::string::npos);
+  // SYNC_CALLS: each step's 10 ms stream sync becomes a sync range of the step's thread, inside the step.
+  const std::string syn = (d / "sync.tsession").string();
+  const Result y = run({"--session", syn, "--", TRAINSCOPE_FAKE_DRIVER, "--steps", "20", "--sync-ms", "10"},
+                       {kLib[0], {"TRAINSCOPE_CUPTI", TRAINSCOPE_FAKE_CUPTI},
+                        {"TRAINSCOPE_INJECT_KINDS", "CONCURRENT_KERNEL,SYNC_CALLS"}});
+  EXPECT_EQ(y.code, 0) << y.output;
+  EventStore sy;
+  read_session(syn, sy);
+  ASSERT_EQ(sy.steps.size(), 20u);
+  int syncs = 0;
+  for (std::size_t i = 0; i < sy.host_ranges.size(); ++i) {
+    const HostRangeRecord& h = sy.host_ranges[i];
+    if (h.kind != static_cast<std::uint8_t>(ts::trace::RangeKind::sync)) continue;
+    ++syncs;
+    EXPECT_EQ(sy.strings.get(h.name), "cudaStreamSynchronize");
+    EXPECT_GE(h.end - h.start, 9'000'000);
+    EXPECT_GE(h.step, 1);
+    const StepRecord& st = sy.steps[static_cast<std::size_t>(h.step - 1)];
+    EXPECT_TRUE(h.start >= st.start && h.end <= st.end) << "sync outside its step " << h.step;
+  }
+  EXPECT_EQ(syncs, 20);
+  analysis::Options o;
+  o.warmup_steps = 1;
+  EXPECT_GT(analysis::analyze(sy, o).sync_ns, 19 * 9'000'000);
+  // The same program without SYNC_CALLS (the default kinds): no sync ranges from callbacks.
+  const std::string nos = (d / "nosync.tsession").string();
+  EXPECT_EQ(run({"--session", nos, "--", TRAINSCOPE_FAKE_DRIVER, "--steps", "5", "--sync-ms", "10"},
+                {kLib[0], {"TRAINSCOPE_CUPTI", TRAINSCOPE_FAKE_CUPTI}, {"TRAINSCOPE_INJECT_KINDS", "CONCURRENT_KERNEL"}})
+                .code, 0);
+  EventStore sn;
+  read_session(nos, sn);
+  for (std::size_t i = 0; i < sn.host_ranges.size(); ++i)
+    EXPECT_NE(sn.host_ranges[i].kind, static_cast<std::uint8_t>(ts::trace::RangeKind::sync));
   const Result none = run({"--session", (d / "none.tsession").string(), "--", TRAINSCOPE_FAKE_DRIVER, "--steps", "2"},
                           {kLib[0], {"TRAINSCOPE_CUPTI", "/no/such/libcupti.so.13"}});
   EXPECT_EQ(none.code, 0);

@@ -43,8 +43,8 @@ ProgramDialog::ProgramDialog(const ProgramSpec& initial, QWidget* parent) : QDia
   steps_->setToolTip(tr("Steps: ProfilerStep#N when the program uses torch.profiler, else NVTX ranges whose name "
                         "matches this pattern (e.g. torch.cuda.nvtx.range_push('step')), else one-second windows"));
   mode_ = new QComboBox;
-  mode_->addItem(tr("lean (default: kernels, copies, syncs, memory, NVTX)"), "lean");
-  mode_->addItem(tr("full (also every runtime call: launch-bound verdicts; slower)"), "full");
+  mode_->addItem(tr("lean (default: kernels, copies, syncs, NVTX; memory from NVML)"), "lean");
+  mode_->addItem(tr("full (also every runtime call and allocation: launch-bound verdicts; slower)"), "full");
   mode_->addItem(tr("nvtx (NVTX ranges only: leaves CUPTI to the program's own torch.profiler)"), "nvtx");
   mode_->setCurrentIndex(std::max(0, mode_->findData(initial.inject_mode)));
   session_ = new QLineEdit(initial.session);
