@@ -29,7 +29,11 @@ std::string cpu_flags() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
   while (std::getline(in, line))
-    if (line.rfind("flags", 0) == 0) return " " + line.substr(line.find(':') + 1) + " ";
+    if (line.rfind("flags", 0) == 0) {
+      std::string flags(1, ' ');  // built by appends: GCC 12 warns (-Wrestrict) on " " + substr
+      flags.append(line, line.find(':') + 1).push_back(' ');
+      return flags;
+    }
   return {};
 }
 }  // namespace

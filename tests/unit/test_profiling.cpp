@@ -368,7 +368,7 @@ struct Synthetic {
   template <class T>
   void add(const T& r) {
     const std::size_t at = bytes.size();
-    bytes.resize(at + (sizeof(T) + 7) / 8 * 8);
+    bytes.insert(bytes.end(), (sizeof(T) + 7) / 8 * 8, std::uint8_t{0});
     std::memcpy(bytes.data() + at, &r, sizeof(T));
   }
 };

@@ -148,7 +148,7 @@ void MemoryGraph::setupGraphs() {
   leak_label_->position->setCoords(0.01, 0.01);
   absent_ = add_center_message(plot_, plot_->axisRect());
   legend_below(plot_, 3);  // under the plot, in columns: it never hides the curves
-  keep_readable(plot_, {{plot_->legend}, {{absent_, plot_->axisRect()}}});
+  keep_readable(plot_, {{plot_->legend}, {{absent_, plot_->axisRect()}}, {}});
 }
 
 void MemoryGraph::setTrackMode(int left_px) {
