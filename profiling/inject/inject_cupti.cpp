@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -33,9 +34,6 @@ bool g_device_written = false;  // writer thread only
 std::vector<CUpti_ActivityKind> g_enabled;
 bool g_runtime_sync = false;  // RUNTIME_SYNC: runtime records of a few calls (start_cupti)
 bool g_sync_calls = false;    // SYNC_CALLS: callbacks on the blocking calls (start_cupti)
-/// RUNTIME_SYNC's calls: the ones that block the host (copies, stream/event/device syncs: the wait
-/// behind loss.item()) and the allocations, each with its thread, start and end; every other runtime
-/// call (launches above all) stays unrecorded (cuptiActivityEnableRuntimeApi, cupti_activity.h).
 /// SYNC_CALLS's calls: the runtime calls that block the host until the GPU is done (the wait
 /// behind loss.item(): cudaMemcpyAsync then cudaStreamSynchronize), through CUPTI's callback API
 /// for these ids alone (cuptiEnableCallback), timed by the library (enter/exit), not CUPTI records.
@@ -43,6 +41,9 @@ constexpr CUpti_CallbackId kSyncCalls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,           CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020};
+/// RUNTIME_SYNC's calls: the ones that block the host (copies, stream/event/device syncs: the wait
+/// behind loss.item()) and the allocations, each with its thread, start and end; every other runtime
+/// call (launches above all) stays unrecorded (cuptiActivityEnableRuntimeApi, cupti_activity.h).
 constexpr CUpti_CallbackId kRuntimeSyncCalls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,          CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
@@ -87,6 +88,12 @@ void CUPTIAPI buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t
   rec->buffer_completed(buffer, valid, &next_record);
 }
 
+/// A CUPTI callback name without its version suffix: "cudaLaunchKernel_v7000" -> "cudaLaunchKernel".
+std::string without_version(const char* name) {
+  const char* v = std::strstr(name, "_v");
+  return v ? std::string(name, static_cast<std::size_t>(v - name)) : std::string(name);
+}
+
 std::int64_t steady_now() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -94,7 +101,7 @@ std::int64_t steady_now() {
 /// SYNC_CALLS: one of kSyncCalls on a program thread. Enter keeps the start in CUPTI's per-call
 /// slot; exit hands the finished call to the recorder's range queue (the calling thread's own
 /// buffer, as NVTX events go), nothing more. The name is CUPTI's without its version suffix.
-void on_sync_call(const CUpti_CallbackData* d) {
+void on_sync_call(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
   if (d->callbackSite == CUPTI_API_ENTER) {
     *d->correlationData = static_cast<std::uint64_t>(steady_now());
     return;
@@ -105,14 +112,12 @@ void on_sync_call(const CUpti_CallbackData* d) {
   RangeEvent e;
   e.type = RangeEvent::Type::call, e.tid = tid;
   e.host_ns = static_cast<std::int64_t>(*d->correlationData), e.end_ns = steady_now();
-  const char* n = d->functionName ? d->functionName : "cudaSynchronize";
-  const char* v = std::strstr(n, "_v");
-  e.name.assign(n, v ? static_cast<std::size_t>(v - n) : std::strlen(n));
+  e.name = d->functionName ? without_version(d->functionName) : "runtime cbid " + std::to_string(cbid);
   rec->ranges().append(std::move(e));
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) return on_sync_call(static_cast<const CUpti_CallbackData*>(data));
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) return on_sync_call(cbid, static_cast<const CUpti_CallbackData*>(data));
   if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED) return;
   const auto* r = static_cast<const CUpti_ResourceData*>(data);
   std::uint32_t dev = 0;
@@ -138,11 +143,7 @@ std::string cupti_holder() {
 
 std::string api_name(std::uint32_t cbid) {
   const char* name = nullptr;
-  if (g_api.callback_name(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && name) {
-    std::string s(name);
-    const auto v = s.find("_v");  // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel"
-    return v == std::string::npos ? s : s.substr(0, v);
-  }
+  if (g_api.callback_name(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && name) return without_version(name);
   return "runtime cbid " + std::to_string(cbid);
 }
 
@@ -191,26 +192,25 @@ void start_cupti(Recorder& rec) {
   std::string refused;
   for (const std::string& k : c.kinds) {
     if (r != CUPTI_SUCCESS) break;
+    CUptiResult e = CUPTI_SUCCESS;
     if (k == "RUNTIME_SYNC") {
-      CUptiResult e = g_api.enable_runtime_api ? CUPTI_SUCCESS : CUPTI_ERROR_NOT_SUPPORTED;
+      if (!g_api.enable_runtime_api) e = CUPTI_ERROR_NOT_SUPPORTED;
       for (CUpti_CallbackId cb : kRuntimeSyncCalls)
         if (e == CUPTI_SUCCESS) e = g_api.enable_runtime_api(cb, 1);
-      if (e == CUPTI_SUCCESS) g_runtime_sync = true;
-      else refused += (refused.empty() ? "" : ", ") + k + " (" + g_api.error(e) + ")";
-      continue;
-    }
-    if (k == "SYNC_CALLS") {
-      CUptiResult e = CUPTI_SUCCESS;
+      g_runtime_sync = e == CUPTI_SUCCESS;
+    } else if (k == "SYNC_CALLS") {
       for (CUpti_CallbackId cb : kSyncCalls)
         if (e == CUPTI_SUCCESS) e = g_api.enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
-      if (e == CUPTI_SUCCESS) g_sync_calls = true;
-      else refused += (refused.empty() ? "" : ", ") + k + " (" + g_api.error(e) + ")";
-      continue;
+      g_sync_calls = e == CUPTI_SUCCESS;
+    } else if ((e = g_api.activity_enable(kind_of(k))) == CUPTI_SUCCESS) {
+      g_enabled.push_back(kind_of(k));
     }
-    const CUptiResult e = g_api.activity_enable(kind_of(k));
-    if (e == CUPTI_SUCCESS) g_enabled.push_back(kind_of(k));
-    else refused += (refused.empty() ? "" : ", ") + k + " (" + g_api.error(e) + ")";
+    if (e != CUPTI_SUCCESS) refused += (refused.empty() ? "" : ", ") + k + " (" + g_api.error(e) + ")";
   }
+  // Syncs come with their thread from what was enabled, not from what was asked for (a refused
+  // SYNC_CALLS leaves the SYNCHRONIZATION records to be made sync ranges of the step thread).
+  rec.set_syncs_have_threads(g_runtime_sync || g_sync_calls ||
+                             std::count(g_enabled.begin(), g_enabled.end(), CUPTI_ACTIVITY_KIND_RUNTIME) > 0);
   if (r != CUPTI_SUCCESS || (g_enabled.empty() && !g_runtime_sync && !g_sync_calls)) {
     const std::string why = r != CUPTI_SUCCESS ? g_api.error(r) : refused;
     s.set_meta("gpu_activity", "none: CUPTI refused the activity kinds: " + why);

@@ -20,9 +20,9 @@ std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::string join(const std::vector<std::string>& v) {
+std::string join(const std::vector<std::string>& v, const char* sep = ",") {
   std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
 }
 
@@ -47,9 +47,7 @@ std::string unavailable_verdicts(const std::vector<std::string>& kinds) {
     s.push_back("sync_bound (no synchronisation is recorded)");
   if (!has(kinds, "MEMORY2")) s.push_back("the cudaMalloc curve of the memory graph (device memory comes from NVML samples)");
   if (!has(kinds, "MEMSET")) s.push_back("memsets on the timeline");
-  std::string o;
-  for (const auto& x : s) o += (o.empty() ? "" : "; ") + x;
-  return o;
+  return join(s, "; ");
 }
 
 Recorder::Recorder(const InjectConfig& config, std::int64_t start_host_ns)
@@ -66,7 +64,7 @@ Recorder::Recorder(const InjectConfig& config, std::int64_t start_host_ns)
   builder_ = std::make_unique<RangeBuilder>(store_, clock, pattern, store_.process_rank);
   parser_ = std::make_unique<CuptiParser>(store_, clock, store_.process_rank, nullptr);
   sampler_ = std::make_unique<Sampler>(store_, clock);
-  runtime_collected_ = has(config_.kinds, "RUNTIME") || has(config_.kinds, "RUNTIME_SYNC") || has(config_.kinds, "SYNC_CALLS");
+  syncs_have_threads_ = has(config_.kinds, "RUNTIME") || has(config_.kinds, "RUNTIME_SYNC") || has(config_.kinds, "SYNC_CALLS");
   store_.set_meta("session.source", "injected (trainscope-run -- PROGRAM; profiling/inject)");
   store_.set_meta("session.start_steady_ns", std::to_string(start_host_ns));
   store_.set_meta("session.start_unix_ns",
@@ -117,7 +115,7 @@ void Recorder::buffer_completed(std::uint8_t* buffer, std::size_t valid, CuptiPa
 /// analysis sees the wait. Stream-wait-event records (type 2) block no host thread.
 void Recorder::sync_ranges() {
   const std::size_t n = store_.syncs.size();
-  if (runtime_collected_) {
+  if (syncs_have_threads_.load()) {
     syncs_done_ = n;
     return;
   }

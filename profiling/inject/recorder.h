@@ -5,6 +5,7 @@
 // record-to-session path runs in tests with hand-made CUPTI records and NVTX events.
 #pragma once
 #include <condition_variable>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -50,6 +51,9 @@ class Recorder {
   void buffer_completed(std::uint8_t* buffer, std::size_t valid, CuptiParser::NextFn next);
   using ReleaseFn = void (*)(std::uint8_t* buffer);
   void set_release(ReleaseFn f) { release_ = f; }
+  /// Whether host syncs arrive with their thread (runtime records or SYNC_CALLS); when not, CUPTI's
+  /// SYNCHRONIZATION records become sync ranges of the step thread (sync_ranges). Any thread.
+  void set_syncs_have_threads(bool yes) { syncs_have_threads_.store(yes); }
 
   /// The writer thread's work, also callable directly (tests): parse queued buffers, build NVTX
   /// ranges and steps, sync records as host sync ranges when no runtime records are collected,
@@ -87,7 +91,7 @@ class Recorder {
   CuptiParser::NextFn next_ = nullptr;
   ReleaseFn release_ = nullptr;
   std::size_t syncs_done_ = 0;
-  bool runtime_collected_ = false;
+  std::atomic<bool> syncs_have_threads_{false};  // from the kinds asked for, then what CUPTI enabled
   std::mutex flush_mutex_;  // flush() from the thread and from finish()
   std::thread thread_;
   std::function<void()> before_flush_;
