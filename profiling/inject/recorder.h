@@ -4,8 +4,8 @@
 // hooked (inject_cupti.cpp) or of NVTX's entry points (inject_entry.cpp), so the whole
 // record-to-session path runs in tests with hand-made CUPTI records and NVTX events.
 #pragma once
-#include <condition_variable>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
