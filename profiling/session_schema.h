@@ -7,6 +7,9 @@
 // files have none, and read_session builds it from their events (the in-memory migration).
 // Format 3 added the playground tables (kernels/playground/session.cpp writes and reads them; a
 // training session leaves them empty, a file before format 3 has none: no playground run).
+// The py_* tables (Python insight of a recorded Python program: interned frames, stacks as a tree,
+// the stepping thread's stack samples) came within format 3: older readers ignore them and a file
+// without them has no Python samples.
 #pragma once
 
 namespace ts::prof::schema {
@@ -57,6 +60,12 @@ CREATE TABLE playground_rows(ladder INTEGER, row INTEGER, name TEXT, what_change
   checked INTEGER, check_passed INTEGER, max_error REAL, tolerance REAL, check_what TEXT, median_ns REAL,
   event_ns REAL, launches INTEGER, kernels_per_launch INTEGER, time_source TEXT, work REAL, throughput REAL,
   share_of_best REAL, share_of_limit REAL, row_limit REAL, row_limit_what TEXT, launch TEXT, note TEXT);
+CREATE TABLE py_frames(id INTEGER PRIMARY KEY, function_id INTEGER, file_id INTEGER, line INTEGER);
+CREATE TABLE py_stacks(id INTEGER PRIMARY KEY, parent INTEGER, frame_id INTEGER);
+CREATE TABLE py_samples(time INTEGER, tid INTEGER, stack_id INTEGER);
+CREATE VIEW py_sample_view AS SELECT p.time, p.tid, fn.value AS function, fl.value AS file, f.line, p.stack_id
+  FROM py_samples p JOIN py_stacks s ON s.id = p.stack_id JOIN py_frames f ON f.id = s.frame_id
+  LEFT JOIN strings fn ON fn.id = f.function_id LEFT JOIN strings fl ON fl.id = f.file_id;
 CREATE VIEW kernel_view AS SELECT k.start, k.start + k.dur AS "end", k.dur, s.value AS name, k.device,
   k.rank, k.stream, k.correlation, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z,
   c.registers, c.static_smem, c.dynamic_smem, k.graph_id, k.graph_node

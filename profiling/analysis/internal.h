@@ -58,6 +58,9 @@ void merge(std::vector<Span>& v);
 void sweep(const Timeline& tl, std::vector<StepMetrics>& out);
 void idle_gaps(const Timeline& tl, std::int64_t launch_cost, std::vector<StepMetrics>& out);
 std::int64_t median(std::vector<std::int64_t>& v);  // nth_element; 0 when empty
+/// What the host did while the GPU idled (Report::idle_by_host), the launch gaps, the stepping
+/// thread's CPU, the Python frames by cause and the sync call sites (host_idle.cpp).
+void host_idle(const EventStore& store, const Timeline& tl, const std::map<std::string, std::string>& meta, Report& r);
 /// A host<->device copy whose host side is pageable memory (CUpti_ActivityMemoryKind 1).
 inline bool is_pageable_copy(const MemcpyRecord& m) {
   return (m.copy_kind == 1 && m.src_kind == 1) || (m.copy_kind == 2 && m.dst_kind == 1);

@@ -149,11 +149,19 @@ void Recorder::flush(std::int64_t now_host_ns) {
   drained_.clear();
   ranges_.drain(drained_);
   for (const RangeEvent& e : drained_) builder_->add(e);
+  if (stopping_.load()) builder_->finish();  // the last flush: the step kept back for trailing syncs too
+  python_.drain(store_, SessionClock(start_host_ns_, 0));
+  if (const std::int64_t n = python_.samples()) {
+    store_.set_meta("python.samples", std::to_string(n));
+    if (const std::int64_t lost = python_.dropped()) store_.set_meta("python.dropped_samples", std::to_string(lost));
+  }
   sync_ranges();
   builder_->tick(now_host_ns - start_host_ns_);
   if (builder_->take_windows_dropped()) writer_->drop_steps_in_next_batch();
   store_.dropped_host_ranges = ranges_.dropped();
   store_.set_meta("steps.rule", builder_->rule_text());
+  if (builder_->step_thread() != 0 && builder_->step_thread() != step_thread_meta_)
+    step_thread_meta_ = builder_->step_thread(), store_.set_meta("steps.thread", std::to_string(step_thread_meta_));
   if (!builder_->note().empty()) store_.set_meta("steps.note", builder_->note());
   if (builder_->unmatched()) store_.set_meta("nvtx.unmatched_pops", std::to_string(builder_->unmatched()));
   writer_->write_batch();

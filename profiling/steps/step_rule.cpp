@@ -12,6 +12,7 @@ constexpr const char* kWholeTrace = "the whole trace (one step: no ProfilerStep#
 constexpr const char* kWindows = "one-second windows (a live run without step ranges)";
 constexpr const char* kProfilerStep = "ProfilerStep#N ranges";
 constexpr const char* kRangesHead = "ranges matching '";
+constexpr const char* kOptimizerSteps = "optimizer.step calls (Python insight)";
 }  // namespace
 
 std::string step_rule_text(StepRule rule, const std::string& pattern) {
@@ -21,6 +22,7 @@ std::string step_rule_text(StepRule rule, const std::string& pattern) {
     case StepRule::named_ranges: return kRangesHead + pattern + "'";
     case StepRule::whole_trace: return kWholeTrace;
     case StepRule::one_second_windows: return kWindows;
+    case StepRule::optimizer_steps: return kOptimizerSteps;
   }
   return {};
 }
@@ -30,6 +32,7 @@ StepRule step_rule_of(const std::string& v) {
   if (v.starts_with(kRangesHead)) return StepRule::named_ranges;
   if (v == kWholeTrace) return StepRule::whole_trace;
   if (v == kWindows) return StepRule::one_second_windows;
+  if (v == kOptimizerSteps) return StepRule::optimizer_steps;
   return StepRule::trainscope;
 }
 

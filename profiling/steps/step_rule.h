@@ -4,6 +4,8 @@
 //   2. ProfilerStep#N ranges (torch.profiler with a schedule, or prof.step());
 //   3. host ranges (NVTX, record_function, user annotations) whose name matches --step-range PATTERN
 //      (default "step"; the outermost on their thread);
+//   3b. a recorded Python program's optimizer.step calls (the Python insight's `trainscope:step`
+//      marks, profiling/inject/python/PROTOCOL.md): each ends a step (live recordings only);
 //   4. otherwise the whole trace is one step (as the PyTorch profiler's TensorBoard plugin does), or,
 //      for a live run whose end is not known yet, windows of one second.
 // The analysis says which rule was used (meta "steps.rule", Report::step_rule). Qt-free.
@@ -18,7 +20,12 @@
 
 namespace ts::prof {
 
-enum class StepRule : std::uint8_t { trainscope, profiler_step, named_ranges, whole_trace, one_second_windows };
+enum class StepRule : std::uint8_t { trainscope, profiler_step, named_ranges, whole_trace, one_second_windows, optimizer_steps };
+
+/// The NVTX mark the Python insight makes right after each outermost optimizer.step / GradScaler.step.
+inline constexpr const char* kOptimizerStepMark = "trainscope:step";
+/// The NVTX mark the Python insight makes once its hooks are in: "trainscope:python lean" / "... full".
+inline constexpr const char* kPythonInsightMark = "trainscope:python ";
 
 /// The default --step-range pattern.
 inline constexpr const char* kDefaultStepRange = "step";
