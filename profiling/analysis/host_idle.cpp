@@ -253,6 +253,10 @@ void sync_sites(const EventStore& store, const Timeline& tl, const HostState& h,
 void host_idle(const EventStore& store, const Timeline& tl, const std::map<std::string, std::string>& meta, Report& r) {
   if (tl.steps.empty()) return;
   const HostState h = host_state(store, tl);
+  if (!r.gpu_present) {  // no GPU to idle: every sample of the steps counts, by what the host did
+    python_frames(store, tl, h, r);
+    return;
+  }
   std::vector<std::int64_t> launch_gaps;
   split_idle(tl, h, r, launch_gaps);
   if (!launch_gaps.empty()) r.median_launch_gap_ns = static_cast<double>(median(launch_gaps));

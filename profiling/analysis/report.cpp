@@ -65,7 +65,8 @@ std::string host_text(const Report& r) {
     o += fmt::format("Python insight: {} ({} stack samples of the stepping thread in the steps)\n",
                      r.python_insight.empty() ? "samples" : r.python_insight, r.python_samples);
     if (auto it = r.frames_by_cause.find("idle"); it != r.frames_by_cause.end())
-      o += "  GPU idle by Python line: " + frames_text(it->second) + "\n";
+      o += std::string(r.gpu_present ? "  GPU idle by Python line: " : "  steps by Python line (no GPU activity): ") +
+           frames_text(it->second) + "\n";
     if (!r.sync_sites.empty()) o += "  blocking calls by GPU idle inside them: " + frames_text(r.sync_sites) + "\n";
   }
   return o;
@@ -93,6 +94,7 @@ std::string to_text(const Report& r) {
                    100 * share(r.data_wait_ns, r.wall_ns), 100 * share(r.sync_ns, r.wall_ns));
   if (!r.gpu_present) {
     o += "GPU metrics: absent (" + r.gpu_absent_reason + ")\n";
+    o += host_text(r);
   } else {
     if (!r.device_vendor.empty())  // whose accelerator the device activity ran on (imported traces)
       o += fmt::format("device activity on {}{}\n", r.device_vendor, r.device_name.empty() ? "" : " (" + r.device_name + ")");
