@@ -10,8 +10,8 @@
 # Environment:
 #   ONLY=a,b       run these programs only (names without .py)
 #   PYTHON=...     the interpreter (default python3)
-#   MODE=full      --inject-mode (default full: launch_bound and host_bound's launch evidence need the
-#                  runtime records, which lean does not record)
+#   MODE=full      --inject-mode (default lean, the product default; full also records every CUDA
+#                  runtime call, so launch_bound uses the launch calls instead of the gaps)
 #   TS_ARGS="..."  more trainscope-run options, before the "--"
 #   PROG_ARGS="..."  more options for every program (e.g. "--epochs 1" for a quick look)
 #   TIMEOUT=300    seconds per program
@@ -67,7 +67,7 @@ OUT=$2
 RUN="$BIN/trainscope-run"
 [ -x "$RUN" ] || { echo "run_corpus: no $RUN" >&2; exit 2; }
 mkdir -p "$OUT"
-MODE=${MODE:-full}
+MODE=${MODE:-lean}
 # shellcheck disable=SC2086
 for n in $(programs); do
   echo "== $n"

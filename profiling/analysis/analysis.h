@@ -217,6 +217,9 @@ struct Report {
   std::optional<double> median_launch_gap_ns;
   /// A recorded program with the Python insight (meta python.insight: "lean" / "full"); "" without.
   std::string python_insight;
+  /// A program recorded by trainscope-run -- PROGRAM (meta session.source "injected ..."): host_bound
+  /// and launch_bound's launching measure of HostIdle are judged on these only.
+  bool recorded_program = false;
   /// The stepping thread's mean CPU use over the analysed steps (its cpu.percent series), 0..100.
   std::optional<double> stepping_thread_cpu_pct;
   /// Python stack samples of the stepping thread in the analysed steps, and by cause of GPU idle

@@ -253,6 +253,8 @@ void sync_sites(const EventStore& store, const Timeline& tl, const HostState& h,
 void host_idle(const EventStore& store, const Timeline& tl, const std::map<std::string, std::string>& meta, Report& r) {
   if (tl.steps.empty()) return;
   const HostState h = host_state(store, tl);
+  auto src = meta.find("session.source");
+  r.recorded_program = src != meta.end() && src->second.starts_with("injected");
   if (!r.gpu_present) {  // no GPU to idle: every sample of the steps counts, by what the host did
     python_frames(store, tl, h, r);
     return;
@@ -266,9 +268,7 @@ void host_idle(const EventStore& store, const Timeline& tl, const std::map<std::
   // A recorded program (not TrainScope's own run, not an imported trace): launch_bound counts the
   // launching idle of the cut above, so a host busy in its input pipeline or its own Python is never
   // "launching" (TrainScope's own runs and imports keep the host-wait measure they were judged by).
-  auto src = meta.find("session.source");
-  if (src != meta.end() && src->second.starts_with("injected") && r.idle_by_host)
-    r.idle_host_launching_ns = r.idle_by_host->launching;
+  if (r.recorded_program && r.idle_by_host) r.idle_host_launching_ns = r.idle_by_host->launching;
 }
 
 }  // namespace ts::prof::analysis::detail

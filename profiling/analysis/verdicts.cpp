@@ -81,8 +81,10 @@ void attach_frames(Report& r, const char* cause) {
   if (auto it = r.frames_by_cause.find(cause); it != r.frames_by_cause.end()) r.verdicts.back().frames = it->second;
 }
 
+/// A recorded program's host (TrainScope's own runs and imported traces are judged by launch_bound's
+/// host-wait measure, with which their lessons and tests were made).
 void host_bound(Report& r) {
-  if (!r.idle_by_host) return;
+  if (!r.idle_by_host || !r.recorded_program) return;
   const double s = share(r.idle_by_host->host, r.wall_ns);
   if (s < kHostModerate) return;
   if (r.stepping_thread_cpu_pct && *r.stepping_thread_cpu_pct < kHostCpuBusyPct) return;
@@ -90,7 +92,8 @@ void host_bound(Report& r) {
                                                     {"gpu_utilization_pct", 100 * r.gpu_utilization.value_or(0)}};
   if (r.stepping_thread_cpu_pct) ev.emplace_back("stepping_thread_cpu_pct", *r.stepping_thread_cpu_pct);
   r.verdicts.push_back({"host_bound", s >= kHostHigh ? "high" : "moderate",
-                        "CPU-bound: the GPU waits for the Python thread",
+                        r.python_insight.empty() ? "CPU-bound: the GPU waits for the program's host thread"
+                                                 : "CPU-bound: the GPU waits for the Python thread",
                         fix(r, "move the per-step host work to the GPU or off the training thread; a larger --batch-size",
                             "move the per-step Python/NumPy work to the GPU (torch ops) or into DataLoader workers, use "
                             "a larger batch size; CUDA graphs / torch.compile(mode=\"reduce-overhead\") when the time "
