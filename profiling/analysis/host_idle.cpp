@@ -22,15 +22,6 @@ namespace {
 
 using Spans = std::vector<Span>;
 
-/// Length of [a, b) covered by the merged list v; k is a forward-only cursor.
-std::int64_t cover(const Spans& v, std::size_t& k, std::int64_t a, std::int64_t b) {
-  while (k < v.size() && v[k].end <= a) ++k;
-  std::int64_t sum = 0;
-  for (std::size_t i = k; i < v.size() && v[i].start < b; ++i)
-    sum += std::max<std::int64_t>(0, std::min(b, v[i].end) - std::max(a, v[i].start));
-  return sum;
-}
-
 bool inside(const Spans& v, std::int64_t t) {
   auto it = std::upper_bound(v.begin(), v.end(), t, [](std::int64_t x, const Span& s) { return x < s.start; });
   return it != v.begin() && t < std::prev(it)->end;
@@ -141,8 +132,8 @@ void split_idle(const Timeline& tl, const HostState& h, Report& r, std::vector<s
     for (std::size_t i = w; i < tl.steps.size() && tl.steps[i].start < b; ++i) {
       const std::int64_t pa = std::max(a, tl.steps[i].start), pb = std::min(b, tl.steps[i].end);
       if (pb <= pa) continue;
-      const std::int64_t s = cover(h.syncs, ks, pa, pb), bl = cover(h.blocked, kb, pa, pb);
-      const std::int64_t pob = cover(h.phases_or_blocked, kp, pa, pb);
+      const std::int64_t s = covered(h.syncs, ks, pa, pb), bl = covered(h.blocked, kb, pa, pb);
+      const std::int64_t pob = covered(h.phases_or_blocked, kp, pa, pb);
       const std::int64_t phase = pob - bl, rest = (pb - pa) - pob;
       out.sync += s, out.input += bl - s;
       if (queued) {
@@ -235,7 +226,7 @@ void sync_sites(const EventStore& store, const Timeline& tl, const HostState& h,
     if (!name.starts_with("sync: ")) continue;
     std::size_t k = 0;
     const std::int64_t a = std::max(x.start, lo), b = std::min(x.end, hi);
-    const std::int64_t idle = (b - a) - cover(h.busy, k, a, b);
+    const std::int64_t idle = (b - a) - covered(h.busy, k, a, b);
     if (idle <= 0) continue;
     const std::string site = name.substr(6);
     const auto sp = site.find_last_of(' ');
