@@ -89,7 +89,8 @@ bool busy_at(const std::vector<Span>& busy, std::int64_t t) {
 }
 
 /// The range python_lines counts (its header).
-void choose_range(const EventStore& store, const detail::Timeline& tl, std::int64_t from, std::int64_t to, PythonLines& out) {
+void choose_range(const EventStore& store, const detail::Timeline& tl, std::int64_t from, std::int64_t to,
+                  PythonLines& out) {
   if (to > from) {
     out.from_ns = from, out.to_ns = to;
   } else if (!tl.steps.empty()) {
@@ -97,7 +98,8 @@ void choose_range(const EventStore& store, const detail::Timeline& tl, std::int6
     out.analysed_steps = true, out.steps = static_cast<std::int64_t>(tl.steps.size());
   } else if (const std::size_t n = store.py_samples.size(); n > 0) {
     std::int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (std::size_t i = 0; i < n; ++i) lo = std::min(lo, store.py_samples[i].time), hi = std::max(hi, store.py_samples[i].time);
+    for (std::size_t i = 0; i < n; ++i)
+      lo = std::min(lo, store.py_samples[i].time), hi = std::max(hi, store.py_samples[i].time);
     out.from_ns = lo, out.to_ns = hi + 1;
   }
 }
@@ -135,7 +137,8 @@ PythonLines python_lines(const EventStore& store, std::int64_t from_ns, std::int
   for (auto& [key, a] : by_line) {
     PythonLine& l = a.line;
     l.pct = 100.0 * static_cast<double>(l.samples) / static_cast<double>(out.samples);
-    l.idle_pct = out.idle_samples > 0 ? 100.0 * static_cast<double>(l.idle_samples) / static_cast<double>(out.idle_samples) : 0;
+    l.idle_pct =
+        out.idle_samples > 0 ? 100.0 * static_cast<double>(l.idle_samples) / static_cast<double>(out.idle_samples) : 0;
     std::uint32_t top = 0;
     for (const auto& [stack, count] : a.stacks)
       if (count > l.stack_samples) top = stack, l.stack_samples = count;

@@ -39,9 +39,9 @@ class StackNames {
 
 /// One line of the program (and the library frame it was in, as StackNames::of splits them).
 struct PythonLine {
-  std::string where;      // "train.py:57"
-  std::string function;   // its function ("" for a stack of library frames only)
-  std::string innermost;  // "conv.py:549 _conv_forward" when the innermost frame is another, else ""
+  std::string where;              // "train.py:57"
+  std::string function;           // its function ("" for a stack of library frames only)
+  std::string innermost;          // "conv.py:549 _conv_forward" when the innermost frame is another, else ""
   std::int64_t samples = 0;       // the stepping thread's samples in the range on this line
   double pct = 0;                 // of the range's samples, 0..100
   std::int64_t idle_samples = 0;  // of those, taken while no kernel, copy or memset ran
@@ -57,12 +57,12 @@ struct PythonLines {
   /// windows (steps > 0), else the samples' own span (a recording without steps).
   std::int64_t from_ns = 0, to_ns = 0;
   bool analysed_steps = false;
-  std::int64_t steps = 0;              // analysed steps (analysed_steps only)
-  std::int64_t samples = 0;            // the stepping thread's samples in the range
-  std::int64_t idle_samples = 0;       // of those, while the GPU idled
-  std::int64_t recorded_samples = 0;   // py_samples in the store: any thread, any time
-  bool gpu_recorded = false;           // kernels, copies or memsets were recorded (else "idle" means nothing)
-  std::vector<PythonLine> lines;       // most samples first (ties by where, then innermost)
+  std::int64_t steps = 0;             // analysed steps (analysed_steps only)
+  std::int64_t samples = 0;           // the stepping thread's samples in the range
+  std::int64_t idle_samples = 0;      // of those, while the GPU idled
+  std::int64_t recorded_samples = 0;  // py_samples in the store: any thread, any time
+  bool gpu_recorded = false;          // kernels, copies or memsets were recorded (else "idle" means nothing)
+  std::vector<PythonLine> lines;      // most samples first (ties by where, then innermost)
 };
 
 /// The stepping thread's samples in [from_ns, to_ns) by line (StackNames::of's where + innermost,
@@ -72,6 +72,7 @@ struct PythonLines {
 /// thread (step ranges' thread, meta steps.thread; every sampled thread when neither is known). GPU
 /// idle: no kernel, copy or memset of the store running at the sample's time. A store without samples
 /// gives an empty result at once (its range left at 0).
-PythonLines python_lines(const EventStore& store, std::int64_t from_ns, std::int64_t to_ns, std::int64_t warmup_steps = 0);
+PythonLines python_lines(const EventStore& store, std::int64_t from_ns, std::int64_t to_ns,
+                         std::int64_t warmup_steps = 0);
 
 }  // namespace ts::prof::analysis

@@ -8,11 +8,11 @@
 #include <QDir>
 #include <QHeaderView>
 #include <QLabel>
-#include <QTabBar>
 #include <QScreen>
+#include <QTabBar>
 #include <QTabWidget>
-#include <QToolTip>
 #include <QTableView>
+#include <QToolTip>
 #include <QtTest>
 
 #include "app/gui/main_window.h"
@@ -91,7 +91,10 @@ std::shared_ptr<EventStore> small_program(bool samples = true) {
     b.step(i + 1, t, t + 10 * kMs);
     b.kernel(t, t + 4 * kMs);
     for (int m = 0; samples && m < 10; ++m)
-      store->append(store->py_samples, prof::PySampleRecord{t + m * kMs + kMs / 2, kTid, m == 0 ? fwd : m < 4 ? in_conv : load});
+      store->append(store->py_samples, prof::PySampleRecord{t + m * kMs + kMs / 2, kTid,
+                                                            m == 0  ? fwd
+                                                            : m < 4 ? in_conv
+                                                                    : load});
   }
   return store;
 }
@@ -108,7 +111,8 @@ std::shared_ptr<EventStore> cifar_program() {
   store->set_meta("device.kind", "cuda");
   store->set_meta("device.compute_capability", "9.0");
   store->set_meta("device.multiprocessors", "132");
-  const std::string home = "/home/ana/cifar/", site = "/opt/venv/lib/python3.12/site-packages/", torch = site + "torch/";
+  const std::string home = "/home/ana/cifar/", site = "/opt/venv/lib/python3.12/site-packages/",
+                    torch = site + "torch/";
   const auto main_s = b.stack(0, b.frame("<module>", home + "train.py", 88));
   const auto run = b.stack(main_s, b.frame("train_one_epoch", home + "train.py", 41));
   const auto next = b.stack(run, b.frame("__next__", torch + "utils/data/dataloader.py", 708));
@@ -149,11 +153,16 @@ std::shared_ptr<EventStore> cifar_program() {
   for (std::int64_t at = 50 * kMs; at < 50 * kMs + 200 * 20 * kMs; at += 10'300 * kUs) {
     const std::int64_t in = (at - 50 * kMs) % (20 * kMs), i = (at - 50 * kMs) / (20 * kMs);
     std::uint32_t st;
-    if (in < 8 * kMs) st = in < 2 * kMs ? next : in < 5 * kMs ? pil : in < 7 * kMs ? aug : item;
-    else if (in < 12 * kMs) st = in < 9 * kMs ? call : in < 11 * kMs ? conv : model;
-    else if (in < 17 * kMs) st = bwd;
-    else if (in < 18 * kMs) st = opt;
-    else st = i % 10 == 9 ? sync : sched;
+    if (in < 8 * kMs)
+      st = in < 2 * kMs ? next : in < 5 * kMs ? pil : in < 7 * kMs ? aug : item;
+    else if (in < 12 * kMs)
+      st = in < 9 * kMs ? call : in < 11 * kMs ? conv : model;
+    else if (in < 17 * kMs)
+      st = bwd;
+    else if (in < 18 * kMs)
+      st = opt;
+    else
+      st = i % 10 == 9 ? sync : sched;
     store->append(store->py_samples, prof::PySampleRecord{at, kTid, st});
   }
   return store;
@@ -202,7 +211,8 @@ class TestPythonLines : public QObject {
     QCOMPARE(v->data(v->index(0, PythonLinesModel::SamplesColumn), kSortRole).toLongLong(), 11);
     const QString header = table.headerLabel()->text();
     QVERIFY2(header.contains("analysed steps") && header.contains("110 samples") && header.contains("1000 Hz") &&
-                 header.contains("66 while the GPU idled"), qPrintable(header));
+                 header.contains("66 while the GPU idled"),
+             qPrintable(header));
     QVERIFY(table.emptyLabel()->isHidden());
   }
 
@@ -316,7 +326,8 @@ class TestPythonLines : public QObject {
         QVERIFY2(cell_fm.horizontalAdvance(cell) < h->sectionSize(c), qPrintable(title + ": " + cell));
       }
     }
-    QVERIFY(h->sectionViewportPosition(PythonLinesModel::InnermostColumn) + h->sectionSize(PythonLinesModel::InnermostColumn) <=
+    QVERIFY(h->sectionViewportPosition(PythonLinesModel::InnermostColumn) +
+                h->sectionSize(PythonLinesModel::InnermostColumn) <=
             table->view()->viewport()->width());
     // The one line of a session without samples fits too.
     hub->setStore(small_program(false), false);

@@ -88,7 +88,8 @@ TEST(PythonLines, CountsEachLineInTheRangeAndWhileTheGpuIdled) {
   EXPECT_EQ(conv->function, "forward");
   EXPECT_EQ(conv->samples, 36);
   EXPECT_EQ(conv->idle_samples, 0);  // the kernel ran
-  EXPECT_EQ(conv->stack, (std::vector<std::string>{"train.py:80 main", "train.py:40 forward", "conv.py:549 _conv_forward"}));
+  EXPECT_EQ(conv->stack,
+            (std::vector<std::string>{"train.py:80 main", "train.py:40 forward", "conv.py:549 _conv_forward"}));
   EXPECT_EQ(conv->stack_samples, 36);
   const PythonLine* own = line(r, "train.py:40");
   ASSERT_TRUE(own);

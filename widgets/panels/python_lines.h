@@ -27,7 +27,15 @@ class TimelineView;
 class PythonLinesModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { LineColumn, FunctionColumn, SamplesColumn, RangeShareColumn, IdleShareColumn, InnermostColumn, ColumnCount };
+  enum Column {
+    LineColumn,
+    FunctionColumn,
+    SamplesColumn,
+    RangeShareColumn,
+    IdleShareColumn,
+    InnermostColumn,
+    ColumnCount
+  };
   explicit PythonLinesModel(QObject* parent = nullptr);
 
   /// Replaces the rows (in place while the lines stay the same, as in a live run; else a reset).
