@@ -10,11 +10,12 @@
 // were recorded, a short gap outside them is launching too (a program without the Python insight).
 #include <algorithm>
 #include <cstdlib>
-#include <unordered_map>
+#include <map>
 
 #include "engine/host_trace.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/analysis/internal.h"
+#include "profiling/analysis/python_lines.h"
 
 namespace ts::prof::analysis::detail {
 
@@ -32,56 +33,6 @@ bool is_phase_kind(std::uint8_t kind) {
   const auto k = static_cast<K>(kind);
   return k == K::forward || k == K::backward || k == K::loss || k == K::optimizer;
 }
-
-/// A file of Python's own library folders (the standard library, site-packages: torch, numpy).
-bool is_library_file(const std::string& f) {
-  return f.empty() || f[0] == '<' || f.find("/site-packages/") != std::string::npos ||
-         f.find("/dist-packages/") != std::string::npos || f.find("/lib/python3") != std::string::npos;
-}
-
-std::string base_name(const std::string& f) {
-  const auto at = f.find_last_of('/');
-  return at == std::string::npos ? f : f.substr(at + 1);
-}
-
-/// Python stacks resolved to the line the program's own code was on (cached per stack node).
-class StackNames {
- public:
-  explicit StackNames(const EventStore& store) : store_(store) {
-    for (std::size_t i = 0, n = store.py_frames.size(); i < n; ++i) frames_[store.py_frames[i].id] = i;
-    for (std::size_t i = 0, n = store.py_stacks.size(); i < n; ++i) stacks_[store.py_stacks[i].id] = i;
-  }
-  const FrameShare& of(std::uint32_t stack) {
-    auto [it, fresh] = cache_.try_emplace(stack);
-    if (!fresh) return it->second;
-    FrameShare& out = it->second;
-    bool first = true;
-    for (std::uint32_t node = stack, hops = 0; node != 0 && hops < 256; ++hops) {
-      auto s = stacks_.find(node);
-      if (s == stacks_.end()) break;
-      const PyStackRecord& st = store_.py_stacks[s->second];
-      if (auto f = frames_.find(st.frame); f != frames_.end()) {
-        const PyFrameRecord& fr = store_.py_frames[f->second];
-        const std::string& file = store_.strings.get(fr.file);
-        const std::string here = base_name(file) + ":" + std::to_string(fr.line);
-        if (!is_library_file(file)) {
-          out.where = here, out.function = store_.strings.get(fr.function);
-          break;
-        }
-        if (first) out.innermost = here + " " + store_.strings.get(fr.function);
-        first = false;
-      }
-      node = st.parent;
-    }
-    if (out.where.empty()) out.where = out.innermost.empty() ? "?" : out.innermost, out.innermost.clear();
-    return out;
-  }
-
- private:
-  const EventStore& store_;
-  std::unordered_map<std::uint32_t, std::size_t> frames_, stacks_;
-  std::unordered_map<std::uint32_t, FrameShare> cache_;
-};
 
 /// The top `n` lines of `counts` (where -> samples), as shares of `total`.
 std::vector<FrameShare> top(std::map<std::string, FrameShare>& counts, std::int64_t total, std::size_t n = 5) {

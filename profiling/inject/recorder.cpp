@@ -39,8 +39,8 @@ std::string unavailable_verdicts(const std::vector<std::string>& kinds) {
     return "every GPU verdict (no CUPTI activity: only NVTX ranges and steps are recorded)";
   std::vector<std::string> s;
   if (!has(kinds, "RUNTIME"))
-    s.push_back("launch_bound (needs runtime call durations), the host-wait split of GPU idle time and host_bound's "
-                "launching-thread evidence (need each kernel's launch call), the runtime share of the step");
+    s.push_back("the launch calls (launch_bound takes the launch cost from the gaps between kernels; idle time while "
+                "the next op was already queued is not told apart from the host's), the runtime share of the step");
   if (!has(kinds, "CONCURRENT_KERNEL")) s.push_back("every kernel-based verdict");
   if (!has(kinds, "MEMCPY")) s.push_back("pageable copies");
   if (!has(kinds, "RUNTIME") && !has(kinds, "SYNC_CALLS") && !has(kinds, "RUNTIME_SYNC") && !has(kinds, "SYNCHRONIZATION"))
