@@ -91,8 +91,7 @@ Setup parse_document(std::string_view text, const std::string& source) {
   // the setup; the same bytes read the same whether they came as a file or inside a line.
   std::string json(trimmed(text));
   if (json.starts_with("\xEF\xBB\xBF")) json.erase(0, 3);
-  if (const auto at = overlong_number(json); at != std::string::npos)
-    fail(source, fmt::format("offset {}", at), "a number of more than 100 characters");
+  if (const auto p = outside_json_problem(json)) fail(source, fmt::format("offset {}", p->offset), p->what);
   rapidjson::Document doc;
   // A MemoryStream, not Parse(data, size): that one skips each byte of a BOM on its own, so a lone
   // 0xEF before the '{' would pass in a file and fail after white space in a line.
