@@ -12,6 +12,7 @@
 
 #include "engine/errors.h"
 #include "engine/memory.h"
+#include "engine/printable.h"
 #include "engine/synthetic_data.h"
 #include "engine/trainer.h"
 #include "model_presets.h"
@@ -226,7 +227,7 @@ ModelSpec resolve_model(const std::string& name) {
   if (!fs::exists(name)) {
     std::string names;
     for (const auto& [preset, json] : kModelPresets) names += std::string(names.empty() ? "" : ", ") + preset;
-    throw InputError("--model " + name + ": no such preset or file (presets: " + names + ")");
+    throw InputError("--model " + printable(name, 256) + ": no such preset or file (presets: " + names + ")");
   }
   return load_model_spec(name);
 }

@@ -7,6 +7,7 @@
 
 #include "app/runner/runner.h"
 #include "engine/errors.h"
+#include "engine/printable.h"
 #include "lessons/knob_json.h"
 #include "setups/setup.h"
 
@@ -73,7 +74,8 @@ void apply_setup(const CLI::App& app, RunnerOptions& o) {
       try {  // a spec file named in a setup: refused here, naming the setup's field
         resolve_model(k.value);
       } catch (const InputError& e) {
-        throw InputError("setup " + (setups::is_setup_line(o.setup) ? std::string("line") : o.setup) + ": knobs.model: " + e.what());
+        throw InputError("setup " + (setups::is_setup_line(o.setup) ? std::string("line") : printable(o.setup, 256)) +
+                         ": knobs.model: " + e.what());
       }
     }
     apply_knob(o, k);
