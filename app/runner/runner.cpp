@@ -109,6 +109,9 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_flag("--profile", o.profile,
                "record a session: host ranges, GPU activity (CUPTI), samples -> a .tsession file (SQLite)");
   app.add_option("--session", o.session, "session file to write (implies --profile; default trainscope-<time>.tsession)");
+  app.add_flag("--overwrite", o.overwrite,
+               "let --session replace a file already at its path (an earlier recording is otherwise kept and the run "
+               "refused; docs/output-paths.md)");
   app.add_option("--profile-schedule", o.profile_schedule,
                  "record only some steps, as torch.profiler.schedule: wait=W,warmup=U,active=A,repeat=R (implies --profile)");
   app.add_option("--analyze", o.analyze,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
 #include "engine/errors.h"
 #include "engine/printable.h"
@@ -109,6 +110,7 @@ std::vector<Knob> knobs_of(const RunnerOptions& o) {
 }  // namespace
 
 int run_save_setup(const RunnerOptions& o) {
+  check_output_path("--save-setup", o.save_setup, run_inputs(o));
   setups::Setup s;
   if (o.lesson_setup || !o.lesson.empty()) {
     s.lesson = o.lesson_setup ? *o.lesson_setup : lessons::resolve_lesson(o.lesson);
@@ -123,7 +125,7 @@ int run_save_setup(const RunnerOptions& o) {
   // The line must read back as it was written, knob for knob; a knob the table refuses (a value
   // out of its range) is refused here rather than in a student's window.
   (void)setups::parse_setup(setups::to_json(s), o.save_setup);
-  setups::write_setup_file(o.save_setup, s);
+  write_replacing(o.save_setup, [&](const std::string& tmp) { setups::write_setup_file(tmp, s); });
   fmt::print(stderr, "setup written to {}; its one-line form:\n", o.save_setup);
   fmt::print("{}\n", setups::to_line(s));
   return 0;
