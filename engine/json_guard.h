@@ -1,7 +1,8 @@
-// overlong_number(): a check readers of outside JSON make before RapidJSON parses it.
-// Its own small header, like printable.h.
+// Checks readers of outside JSON make before RapidJSON parses it: overlong_number(),
+// overdeep_nesting(), and outside_json_problem() for both. Its own small header, like printable.h.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,50 @@ inline std::size_t overlong_number(std::string_view json, std::size_t max_chars 
     if (c == '"') in_string = true;
   }
   return std::string::npos;
+}
+
+/// The deepest nesting of arrays and objects a reader of outside JSON accepts. TrainScope's own files
+/// nest a dozen levels at most (a setup holding a lesson whose knobs hold a model spec). RapidJSON's
+/// DOM parser recurses once per level, and so do Accept() and CopyFrom() on the document it built:
+/// a model spec, lesson or setup nested ~160,000 levels deep (~320 KB, under the readers' 1 MiB cap)
+/// overflowed the stack. kParseIterativeFlag alone would mend the parse but not the walks after it.
+inline constexpr std::size_t kMaxJsonDepth = 256;
+
+/// The byte offset of the first '[' or '{' (outside strings) that opens a level deeper than
+/// `max_depth`, or std::string::npos when there is none.
+inline std::size_t overdeep_nesting(std::string_view json, std::size_t max_depth = kMaxJsonDepth) {
+  bool in_string = false, escaped = false;
+  std::size_t depth = 0;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
+/// What a reader of outside JSON refuses before parsing: the byte offset and what is there ("a
+/// number of more than 100 characters", "nested more than 256 levels deep"), or nothing.
+struct JsonProblem {
+  std::size_t offset = 0;
+  std::string what;
+};
+inline std::optional<JsonProblem> outside_json_problem(std::string_view json) {
+  if (const auto at = overdeep_nesting(json); at != std::string::npos)
+    return JsonProblem{at, "nested more than " + std::to_string(kMaxJsonDepth) + " levels deep"};
+  if (const auto at = overlong_number(json); at != std::string::npos)
+    return JsonProblem{at, "a number of more than 100 characters"};
+  return std::nullopt;
 }
 
 /// True when `s` (a string RapidJSON decoded) holds a UTF-16 surrogate encoded as UTF-8 (ED A0..BF

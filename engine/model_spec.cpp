@@ -238,8 +238,8 @@ ModelSpec parse_model_spec(std::string_view json, std::string_view source) {
   // name with invalid bytes was written back as JSON that does not parse to the same spec), and
   // numbers are read at full precision (the default, faster path was off by an ulp for a
   // Dropout p of 1.0248e-47, so a spec written by to_json read back as another value).
-  if (const auto at = overlong_number(json); at != std::string::npos)
-    throw InputError(src + ": invalid JSON at byte " + std::to_string(at) + ": a number of more than 100 characters");
+  if (const auto p = outside_json_problem(json))
+    throw InputError(src + ": invalid JSON at byte " + std::to_string(p->offset) + ": " + p->what);
   doc.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
   if (doc.HasParseError())
     throw InputError(src + ": invalid JSON at byte " + std::to_string(doc.GetErrorOffset()) + ": " +

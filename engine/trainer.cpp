@@ -1,9 +1,11 @@
 // Trainer implementation: the step loop, loss read-back policy, evaluation and throughput.
 #include "engine/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <thread>
 
 #include "engine/checkpoint.h"
 #include "engine/errors.h"
@@ -19,7 +21,20 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+/// Refuses a thread count past max_run_threads() before any thread is made.
+void check_threads(const char* option, int n) {
+  const int cap = max_run_threads();
+  if (n > cap)
+    throw InputError(std::string(option) + " " + std::to_string(n) + ": at most " + std::to_string(cap) +
+                     " on this machine (4 per hardware thread, " + std::to_string(cap / 4) + " here)");
+}
+
 }  // namespace
+
+int max_run_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return 4 * static_cast<int>(hw == 0 ? 1 : std::min(hw, 1u << 20));
+}
 
 Trainer::Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observer)
     : config_(std::move(config)), data_(data), observer_(std::move(observer)) {
@@ -33,6 +48,9 @@ Trainer::Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observ
   if (config_.log_every <= 0) config_.log_every = 100;
   if (config_.accumulate < 1)
     throw InputError("--accumulate must be >= 1 micro-batch per optimizer step, got " + std::to_string(config_.accumulate));
+  if (config_.cpu_threads < 0) throw InputError("--cpu-threads must be >= 0, got " + std::to_string(config_.cpu_threads));
+  check_threads("--cpu-threads", config_.cpu_threads);
+  check_threads("--num-workers", config_.num_workers);
   if (config_.checkpoint_every < 0)
     throw InputError("--checkpoint-every must be >= 0 epochs, got " + std::to_string(config_.checkpoint_every));
 

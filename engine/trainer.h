@@ -21,6 +21,14 @@
 
 namespace ts {
 
+/// The most threads a run may ask for, of either kind (TrainConfig::cpu_threads, num_workers): 4 x
+/// the machine's hardware threads (std::thread::hardware_concurrency(), 1 when it is not known).
+/// Why 4 per core: compute threads past the cores only wait on one another (256 OpenMP threads on 2
+/// cores made a 2 s run take 56 s) and loader workers past a few per core have nothing to do, while
+/// far more fail outright (--cpu-threads 100000 crashed inside libgomp; --num-workers 30000 ran into
+/// the process's thread limit, EAGAIN). Four per core still leaves room to show oversubscription.
+int max_run_threads();
+
 struct TrainConfig {
   ModelSpec model = simple_cnn_spec();
   Device device = Device::cpu;

@@ -194,8 +194,7 @@ Expectation parse_expectation(const std::string& source, const std::string& f, c
 
 Lesson parse_lesson(const std::string& json, const std::string& source) {
   if (json.size() > (1u << 20)) fail(source, "file", "larger than 1 MiB");
-  if (const auto at = overlong_number(json); at != std::string::npos)
-    fail(source, fmt::format("offset {}", at), "a number of more than 100 characters");
+  if (const auto p = outside_json_problem(json)) fail(source, fmt::format("offset {}", p->offset), p->what);
   rapidjson::Document doc;
   doc.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
   if (doc.HasParseError())

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "engine/errors.h"
+#include "engine/json_guard.h"
 #include "engine/printable.h"
 #include "lessons/json_write.h"
 #include "lessons/lesson_eval.h"
@@ -70,6 +71,7 @@ LessonRecord read_record(const std::string& dir) {
   std::ostringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str();
+  if (const auto p = outside_json_problem(text)) fail(file, fmt::format("offset {}", p->offset), p->what);
   rapidjson::Document doc;
   doc.Parse<rapidjson::kParseValidateEncodingFlag>(text.data(), text.size());
   if (doc.HasParseError())

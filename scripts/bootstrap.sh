@@ -26,14 +26,14 @@ BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 
 # Debian packages: toolchain, Qt 6 + QCustomPlot + libarchive (GUI), oneDNN (CPU backend), GoogleTest, and the
-# libraries the core uses (RapidJSON, CLI11, fmt, SQLite, zstd, zlib). ocl-icd-opencl-dev is only a
+# libraries the core uses (RapidJSON, CLI11, fmt, SQLite, zstd, zlib, RE2). ocl-icd-opencl-dev is only a
 # Recommends of libdnnl-dev, but Debian's oneDNN was built with its OpenCL GPU runtime and its CMake
 # config does find_package(OpenCL REQUIRED): without it, configuring fails on a fresh machine. CUDA 13, cuDNN, cuBLAS and
 # CUPTI come from NVIDIA's toolkit under /usr/local/cuda (not from Debian).
 PACKAGES=(build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev libqt6sql6-sqlite libqcustomplot-dev libqcustomplot2.1-qt6
   libdnnl-dev ocl-icd-opencl-dev libgtest-dev rapidjson-dev libcli11-dev libfmt-dev
-  libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev libarchive-dev libsodium-dev xvfb xauth)
+  libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev libre2-dev libarchive-dev libsodium-dev xvfb xauth)
 
 # The fuzz mode's extra packages: clang and its runtime libraries (libclang_rt.fuzzer, ASan).
 FUZZ_PACKAGES=(clang libclang-rt-dev)

@@ -91,8 +91,7 @@ Setup parse_document(std::string_view text, const std::string& source) {
   // the setup; the same bytes read the same whether they came as a file or inside a line.
   std::string json(trimmed(text));
   if (json.starts_with("\xEF\xBB\xBF")) json.erase(0, 3);
-  if (const auto at = overlong_number(json); at != std::string::npos)
-    fail(source, fmt::format("offset {}", at), "a number of more than 100 characters");
+  if (const auto p = outside_json_problem(json)) fail(source, fmt::format("offset {}", p->offset), p->what);
   rapidjson::Document doc;
   // A MemoryStream, not Parse(data, size): that one skips each byte of a BOM on its own, so a lone
   // 0xEF before the '{' would pass in a file and fail after white space in a line.
@@ -203,14 +202,15 @@ Setup read_setup(const std::string& line_or_path) {
   std::error_code ec;
   const bool file = std::filesystem::exists(line_or_path, ec);
   if (!file && is_setup_line(line_or_path)) return parse_setup(line_or_path, "line");
-  if (std::filesystem::is_directory(line_or_path, ec))
-    throw InputError("setup " + line_or_path + ": a folder, not a setup file");
+  // Whatever was given is echoed escaped: a pasted text that is no line may hold anything.
+  const std::string shown = printable(line_or_path, 256);
+  if (std::filesystem::is_directory(line_or_path, ec)) throw InputError("setup " + shown + ": a folder, not a setup file");
   std::ifstream in(line_or_path, std::ios::binary);
-  if (!in) throw InputError("setup " + line_or_path + ": cannot be read");
+  if (!in) throw InputError("setup " + shown + ": cannot be read");
   std::string bytes(kMaxSetupBytes + 1, '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   bytes.resize(static_cast<std::size_t>(in.gcount()));
-  return parse_setup(bytes, line_or_path);
+  return parse_setup(bytes, shown);
 }
 
 std::string to_json(const Setup& s, bool pretty) {

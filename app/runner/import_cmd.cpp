@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
 #include "engine/errors.h"
 #include "profiling/import/trace_import.h"
@@ -30,8 +31,9 @@ std::string default_session_path(const std::string& trace) {
 int run_import(const RunnerOptions& opt) {
   prof::import::ImportOptions io;
   io.step_range = opt.step_range;
-  const prof::import::ImportedTrace t = prof::import::import_trace(opt.import_trace, io);
   const std::string out = opt.session.empty() ? default_session_path(opt.import_trace) : opt.session;
+  check_output_path("--session", out, run_inputs(opt), ExistingFile::refuse_unless_overwrite, opt.overwrite);
+  const prof::import::ImportedTrace t = prof::import::import_trace(opt.import_trace, io);
   prof::SessionWriter writer(out, *t.store);
   if (!writer.write_batch()) throw InputError(writer.error());
   writer.close();

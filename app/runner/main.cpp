@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
 #include "engine/errors.h"
 
@@ -92,6 +93,7 @@ int main(int argc, char** argv) {
     if (!opt.export_session.empty()) return ts::run_export(opt);
     if (!opt.lesson.empty() || opt.lesson_setup) return ts::run_lesson(opt, g_stop);
     if (!opt.playground.empty() || !opt.playground_session.empty()) return ts::run_playground(opt);
+    ts::check_training_outputs(opt);  // before the data or the --resume file is read
     return ts::run_training(opt, g_stop);
   } catch (const ts::InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
 #include "engine/errors.h"
 #include "kernels/playground/ladder.h"
@@ -72,6 +73,8 @@ int run_playground(const RunnerOptions& o) {
   for (const auto& name : names)  // --size against every family that will run
     for (const auto& f : playground::families())
       if (name == "all" || name == f.name) playground::check_size(f, o.size);
+  if (!o.session.empty())
+    check_output_path("--session", o.session, run_inputs(o), ExistingFile::refuse_unless_overwrite, o.overwrite);
 #if defined(TRAINSCOPE_HAVE_PLAYGROUND)
   playground::Options po;
   po.families = names;

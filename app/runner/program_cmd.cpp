@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <map>
 
+#include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
 #include "engine/errors.h"
 #include "profiling/session_file.h"
@@ -200,6 +201,7 @@ int run_program(const RunnerOptions& o) {
     throw InputError("--session " + session.string() + ": the folder " + dir.string() + " does not exist");
   else if (access(dir.c_str(), W_OK) != 0)
     throw InputError("--session " + session.string() + ": the folder " + dir.string() + " is not writable");
+  check_output_path("--session", session.string(), run_inputs(o));
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(session.string() + suffix, ec);
   const SessionFiles since = session_files(session);  // a sibling left by an earlier run is not this run's
   if (const char* prev = std::getenv("CUDA_INJECTION64_PATH"); prev && *prev && lib != prev)

@@ -12,6 +12,7 @@
 
 #include "engine/errors.h"
 #include "engine/memory.h"
+#include "engine/printable.h"
 #include "engine/synthetic_data.h"
 #include "engine/trainer.h"
 #include "model_presets.h"
@@ -62,7 +63,8 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
   app.add_option("--epochs", o.epochs, "epochs to train")->check(kPositive)->capture_default_str();
   app.add_option("--batch-size", o.batch_size, "images per step")->capture_default_str();
-  app.add_option("--num-workers", o.num_workers, "data-loader worker threads (0 = the trainer thread loads)")
+  app.add_option("--num-workers", o.num_workers,
+                 "data-loader worker threads (0 = the trainer thread loads; at most 4 per hardware thread)")
       ->check(kNonNegative)->capture_default_str();
   app.add_flag("--pin-memory,!--no-pin-memory", o.pin_memory, "page-locked batch buffers (faster host-to-device copies)")
       ->capture_default_str();
@@ -80,7 +82,8 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                "read the loss back every step (a device sync, what loss.item() does)");
   app.add_option("--log-every", o.log_every, "steps between loss read-backs and progress lines")
       ->check(kPositive)->capture_default_str();
-  app.add_option("--cpu-threads", o.cpu_threads, "threads of the CPU backend (0 = all cores)")
+  app.add_option("--cpu-threads", o.cpu_threads,
+                 "threads of the CPU backend (0 = all cores; at most 4 per hardware thread)")
       ->check(kNonNegative);
   app.add_option("--amp", o.amp,
                  "automatic mixed precision: off (fp32), fp16 (dynamic loss scaling, GradScaler's semantics) or "
@@ -106,6 +109,9 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_flag("--profile", o.profile,
                "record a session: host ranges, GPU activity (CUPTI), samples -> a .tsession file (SQLite)");
   app.add_option("--session", o.session, "session file to write (implies --profile; default trainscope-<time>.tsession)");
+  app.add_flag("--overwrite", o.overwrite,
+               "let --session replace a file already at its path (an earlier recording is otherwise kept and the run "
+               "refused; docs/output-paths.md)");
   app.add_option("--profile-schedule", o.profile_schedule,
                  "record only some steps, as torch.profiler.schedule: wait=W,warmup=U,active=A,repeat=R (implies --profile)");
   app.add_option("--analyze", o.analyze,
@@ -157,7 +163,7 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                "with --lesson: compress the runs' sessions afterwards (ID.tsession.zst, zstd), as the shipped recordings are");
   app.add_option("--step-range", o.step_range,
                  "with --import / --analyze of a trace, or -- PROGRAM, without ProfilerStep#N: host ranges (NVTX, record_function) whose "
-                 "whole name matches this regular expression (case-insensitive, a step number after it allowed) are the "
+                 "whole name matches this regular expression (RE2 syntax, case-insensitive, a step number after it allowed) are the "
                  "steps; with none, the whole trace is one step (docs/metrics.md, Steps)")->capture_default_str();
   app.add_option("--inject-mode", o.inject_mode,
                  "with -- PROGRAM: lean (kernels, copies, blocking syncs; memory from NVML: the default, cheapest), full "
@@ -224,7 +230,7 @@ ModelSpec resolve_model(const std::string& name) {
   if (!fs::exists(name)) {
     std::string names;
     for (const auto& [preset, json] : kModelPresets) names += std::string(names.empty() ? "" : ", ") + preset;
-    throw InputError("--model " + name + ": no such preset or file (presets: " + names + ")");
+    throw InputError("--model " + printable(name, 256) + ": no such preset or file (presets: " + names + ")");
   }
   return load_model_spec(name);
 }

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 
+#include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
 #include "engine/errors.h"
+#include "engine/printable.h"
 #include "lessons/knob_json.h"
 #include "setups/setup.h"
 
@@ -73,7 +75,8 @@ void apply_setup(const CLI::App& app, RunnerOptions& o) {
       try {  // a spec file named in a setup: refused here, naming the setup's field
         resolve_model(k.value);
       } catch (const InputError& e) {
-        throw InputError("setup " + (setups::is_setup_line(o.setup) ? std::string("line") : o.setup) + ": knobs.model: " + e.what());
+        throw InputError("setup " + (setups::is_setup_line(o.setup) ? std::string("line") : printable(o.setup, 256)) +
+                         ": knobs.model: " + e.what());
       }
     }
     apply_knob(o, k);
@@ -107,6 +110,7 @@ std::vector<Knob> knobs_of(const RunnerOptions& o) {
 }  // namespace
 
 int run_save_setup(const RunnerOptions& o) {
+  check_output_path("--save-setup", o.save_setup, run_inputs(o));
   setups::Setup s;
   if (o.lesson_setup || !o.lesson.empty()) {
     s.lesson = o.lesson_setup ? *o.lesson_setup : lessons::resolve_lesson(o.lesson);
@@ -121,7 +125,7 @@ int run_save_setup(const RunnerOptions& o) {
   // The line must read back as it was written, knob for knob; a knob the table refuses (a value
   // out of its range) is refused here rather than in a student's window.
   (void)setups::parse_setup(setups::to_json(s), o.save_setup);
-  setups::write_setup_file(o.save_setup, s);
+  write_replacing(o.save_setup, [&](const std::string& tmp) { setups::write_setup_file(tmp, s); });
   fmt::print(stderr, "setup written to {}; its one-line form:\n", o.save_setup);
   fmt::print("{}\n", setups::to_line(s));
   return 0;

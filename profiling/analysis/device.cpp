@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "engine/json_guard.h"
 #include "profiling/analysis/analysis.h"
 #if defined(TS_HAVE_CUDA_OCCUPANCY)
 #include <cuda_occupancy.h>
@@ -174,7 +175,7 @@ bool is_collective_op(std::string_view n) {
 RunConfig run_config(const std::map<std::string, std::string>& meta) {
   RunConfig c;
   auto it = meta.find("run.config");
-  if (it == meta.end()) return c;
+  if (it == meta.end() || outside_json_problem(it->second)) return c;
   rapidjson::Document d;
   d.Parse(it->second.c_str());
   if (d.HasParseError() || !d.IsObject()) return c;

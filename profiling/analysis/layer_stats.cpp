@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "engine/errors.h"
+#include "engine/json_guard.h"
 #include "engine/host_trace.h"
 #include "engine/model_spec.h"
 #include "profiling/analysis/analysis.h"
@@ -190,7 +191,7 @@ void attribute_kernels(const EventStore& s, const StoreCounts& n, HostSide& h, c
 void optimizer_of(const std::map<std::string, std::string>& meta, LayerReport& r, bool* momentum) {
   *momentum = false;
   auto it = meta.find("run.config");
-  if (it == meta.end()) return;
+  if (it == meta.end() || outside_json_problem(it->second)) return;
   rapidjson::Document d;
   d.Parse(it->second.c_str());
   if (d.HasParseError() || !d.IsObject()) return;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "engine/json_guard.h"
 #include "profiling/import/trace_analysis.h"
 
 namespace ts::prof::compare {
@@ -36,7 +37,7 @@ std::string value_text(const rapidjson::Value& v) {
 std::vector<std::pair<std::string, std::string>> config_fields(const std::map<std::string, std::string>& meta) {
   std::vector<std::pair<std::string, std::string>> out;
   const auto it = meta.find("run.config");
-  if (it == meta.end()) return out;
+  if (it == meta.end() || outside_json_problem(it->second)) return out;
   rapidjson::Document d;
   d.Parse(it->second.c_str(), it->second.size());
   if (d.HasParseError() || !d.IsObject()) return out;
@@ -52,7 +53,7 @@ std::optional<std::string> model_spec_text(const std::map<std::string, std::stri
   std::uint32_t h = 2166136261u;
   for (const unsigned char c : it->second) h = (h ^ c) * 16777619u;
   rapidjson::Document d;
-  d.Parse(it->second.c_str(), it->second.size());
+  if (!outside_json_problem(it->second)) d.Parse(it->second.c_str(), it->second.size());
   std::string name = "?";
   if (!d.HasParseError() && d.IsObject() && d.HasMember("name") && d["name"].IsString()) name = d["name"].GetString();
   return fmt::format("{} #{:08x}", name, h);

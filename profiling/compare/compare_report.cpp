@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "engine/printable.h"
 #include "profiling/compare/compare.h"
 
 namespace ts::prof::compare {
@@ -19,8 +20,11 @@ constexpr int kCol = 20;  // width of a session's column in the text tables
 std::string letter(std::size_t i) { return i < 26 ? std::string(1, static_cast<char>('A' + i)) : fmt::format("S{}", i); }
 std::string opt_num(const std::optional<double>& v, const char* f) { return v ? fmt::vformat(f, fmt::make_format_args(*v)) : "absent"; }
 double share(std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / b : 0; }
-/// Text of at most `w` characters: long values are cut with "…" so the columns stay aligned.
-std::string fit(const std::string& s, std::size_t w) {
+/// Text of at most `w` characters: control characters escaped (names and meta come from the
+/// sessions: a hostile one holds escape sequences), long values cut with "..." so the columns stay
+/// aligned.
+std::string fit(const std::string& raw, std::size_t w) {
+  const std::string s = printable(raw, std::string::npos);
   if (s.size() <= w) return s;
   return s.substr(0, w - 3) + "...";
 }
@@ -33,7 +37,8 @@ void row(std::string& o, const std::string& name, const std::vector<std::string>
 
 void text_header(std::string& o, const Comparison& c) {
   o += fmt::format("compare {} sessions ({} is the baseline of the kernel diff)\n", c.sessions.size(), letter(0));
-  for (std::size_t i = 0; i < c.sessions.size(); ++i) o += fmt::format("  {}  {}\n", letter(i), c.sessions[i].label);
+  for (std::size_t i = 0; i < c.sessions.size(); ++i)
+    o += fmt::format("  {}  {}\n", letter(i), printable(c.sessions[i].label, std::string::npos));
   std::vector<std::string> heads;
   for (std::size_t i = 0; i < c.sessions.size(); ++i) heads.push_back(letter(i));
   o += "\nconfiguration and hardware (only what differs)\n";

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 
+#include <re2/re2.h>
+
 #include "engine/errors.h"
 
 namespace ts::prof {
@@ -39,16 +41,18 @@ StepRule step_rule_of(const std::string& v) {
 
 StepRangePattern::StepRangePattern(const std::string& pattern) : text_(pattern) {
   if (pattern.empty()) throw InputError("--step-range: the pattern is empty (default: step)");
-  try {
-    // The whole name, then an optional step number: "step 12", "step#3", "Step_4".
-    re_ = std::regex("(?:" + pattern + ")(?:[ #:_.-]*[0-9]+)?", std::regex::ECMAScript | std::regex::icase);
-  } catch (const std::regex_error& e) {
-    throw InputError("--step-range " + pattern + ": not a regular expression (" + e.what() + ")");
-  }
+  RE2::Options opt;
+  opt.set_case_sensitive(false);
+  opt.set_encoding(RE2::Options::EncodingLatin1);  // bytes, as names come (not always UTF-8)
+  opt.set_log_errors(false);                       // the error goes into the InputError, not to stderr
+  // The whole name (FullMatch), then an optional step number: "step 12", "step#3", "Step_4".
+  auto re = std::make_shared<const RE2>("(?:" + pattern + ")(?:[ #:_.-]*[0-9]+)?", opt);
+  if (!re->ok()) throw InputError("--step-range " + pattern + ": not a regular expression (" + re->error() + ")");
+  re_ = std::move(re);
 }
 
 bool StepRangePattern::matches(std::string_view name) const {
-  return std::regex_match(name.begin(), name.end(), re_);
+  return RE2::FullMatch(re2::StringPiece(name.data(), name.size()), *re_);
 }
 
 namespace {

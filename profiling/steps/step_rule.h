@@ -12,12 +12,16 @@
 // The analysis says which rule was used (meta "steps.rule", Report::step_rule). Qt-free.
 #pragma once
 #include <cstdint>
-#include <regex>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "profiling/records.h"
+
+namespace re2 {
+class RE2;
+}
 
 namespace ts::prof {
 
@@ -39,11 +43,15 @@ std::string step_rule_text(StepRule rule, const std::string& pattern);
 /// The rule a session's meta names; trainscope when it names none (TrainScope's own sessions).
 StepRule step_rule_of(const std::string& meta_value);
 
-/// A compiled --step-range pattern: an ECMAScript regular expression, case-insensitive, that must
-/// match a range's whole name, a step number after it allowed ("step", "Step 12", "step#3",
-/// "step_4" all match "step"; "Optimizer.step#Adam.step" and "train_step" do not: pass
-/// "train_step" or ".*step.*" for those). Throws ts::InputError "--step-range PATTERN: ..." for a
-/// pattern std::regex refuses or an empty one.
+/// A compiled --step-range pattern: an RE2 regular expression (the ECMAScript / Perl syntax without
+/// backreferences and lookaround), case-insensitive, that must match a range's whole name, a step
+/// number after it allowed ("step", "Step 12", "step#3", "step_4" all match "step";
+/// "Optimizer.step#Adam.step" and "train_step" do not: pass "train_step" or ".*step.*" for those).
+/// RE2 matches in time linear in the name and bounded stack, whatever the pattern (std::regex, used
+/// before, recursed once per character and crashed on a 50,000-character name, and took minutes on
+/// '((((.*)*)*)*)*y'). Names and pattern are read as bytes (Latin-1), as std::regex did, so a name
+/// that is not valid UTF-8 still matches ".*". Throws ts::InputError "--step-range PATTERN: ..." for
+/// a pattern RE2 refuses or an empty one. Copies share the compiled pattern (RE2 is thread-safe).
 class StepRangePattern {
  public:
   explicit StepRangePattern(const std::string& pattern = kDefaultStepRange);
@@ -52,7 +60,7 @@ class StepRangePattern {
 
  private:
   std::string text_;
-  std::regex re_;
+  std::shared_ptr<const re2::RE2> re_;
 };
 
 /// A named host range, as the rule sees it (start < end, ns; any time base).

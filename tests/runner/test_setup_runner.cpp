@@ -69,8 +69,11 @@ TEST(RunnerSetup, ALineTrainsTheSameRunAndAModelFileTravelsInline) {
 }
 
 TEST(RunnerSetup, ALessonLineOpensThatLesson) {
-  const RunnerResult saved = run_runner_split("--lesson dataloader_workers --save-setup /dev/null");
+  // A file, not /dev/null: no writer replaces a device (docs/output-paths.md).
+  const fs::path d = fresh_temp_dir("ts_setup_lesson");
+  const RunnerResult saved = run_runner_split("--lesson dataloader_workers --save-setup " + (d / "l.tsetup").string());
   ASSERT_EQ(saved.code, 0) << saved.err;
+  fs::remove_all(d);
   const RunnerResult r = run_runner_split("--setup " + last_line(saved.out) + " --recorded --json");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   rapidjson::Document doc;

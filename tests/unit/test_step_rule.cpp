@@ -8,6 +8,9 @@
 
 #include <fmt/core.h>
 
+#include <chrono>
+#include <string>
+
 #include "engine/errors.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/compare/compare.h"
@@ -30,6 +33,47 @@ TEST(StepRule, ThePatternMatchesWholeNamesWithAStepNumber) {
   EXPECT_TRUE(StepRangePattern(".*iteration.*").matches("my iteration"));
   EXPECT_THROW(StepRangePattern("(unclosed"), InputError);
   EXPECT_THROW(StepRangePattern(""), InputError);
+}
+
+// The matcher runs in time linear in the name and bounded stack (RE2): std::regex recursed once
+// per character (SIGSEGV on a 50,000-character name) and backtracked for minutes on nested stars.
+TEST(StepRule, ThePatternIsBoundedOnHostileNamesAndPatterns) {
+  const std::string long_name = "step" + std::string(50'000, 'x');
+  EXPECT_TRUE(StepRangePattern("step.*").matches(long_name));
+  EXPECT_FALSE(StepRangePattern("step").matches(long_name));
+  EXPECT_TRUE(StepRangePattern("step.*").matches("step" + std::string(5'000'000, 'y')));
+  const auto t0 = std::chrono::steady_clock::now();
+  const StepRangePattern nested("((((.*)*)*)*)*y");
+  EXPECT_FALSE(nested.matches(std::string(30, 'a')));
+  EXPECT_FALSE(nested.matches(std::string(100'000, 'a')));
+  EXPECT_TRUE(nested.matches(std::string(100'000, 'a') + "y"));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  // Bytes, not UTF-8: a name that is not valid UTF-8 still matches ".*", and a UTF-8 pattern
+  // matches its own bytes.
+  EXPECT_TRUE(StepRangePattern(".*step").matches("\xff\xfe step"));
+  EXPECT_TRUE(StepRangePattern("schritt \xc3\xa4").matches("Schritt \xc3\xa4 3"));
+}
+
+TEST(StepRule, ABadPatternIsAnInputErrorNamingIt) {
+  for (const char* bad : {"(unclosed", "a)b", "[z-a]", "x{2,1}", "(?=look)", "a**"}) {
+    try {
+      const StepRangePattern p(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_TRUE(std::string(e.what()).starts_with(std::string("--step-range ") + bad + ": not a regular expression ("))
+          << e.what();
+    }
+  }
+  try {
+    const StepRangePattern p("");
+    ADD_FAILURE() << "the empty pattern was accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "--step-range: the pattern is empty (default: step)");
+  }
+  // Copies share the compiled pattern and match alike.
+  const StepRangePattern a("iter"), b = a;
+  EXPECT_TRUE(b.matches("ITER 4"));
+  EXPECT_EQ(b.text(), "iter");
 }
 
 TEST(StepRule, TheOrderIsOwnStepsProfilerStepsRangesThenTheWholeTrace) {

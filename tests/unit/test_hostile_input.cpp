@@ -1,0 +1,139 @@
+// Hostile but fair input to the core readers: JSON nested far deeper than any TrainScope file
+// (RapidJSON's DOM parser and its Accept() recurse once per level: ~160,000 levels overflowed the
+// stack) is refused with one line naming the source and the byte; the trace importer (a SAX reader
+// with kParseIterativeFlag) reads it without recursing; a session whose run.config is nested so
+// reads as one without a config; thread counts past 4 per hardware thread are refused before a
+// thread is made.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "engine/errors.h"
+#include "engine/json_guard.h"
+#include "engine/model_spec.h"
+#include "engine/synthetic_data.h"
+#include "engine/trainer.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_eval.h"
+#include "profiling/compare/compare.h"
+#include "profiling/import/trace_import.h"
+#include "setups/setup.h"
+
+namespace ts {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kHostileDepth = 160'000;
+
+/// `depth` opening brackets, then as many closing ones: ~320 KB at 160,000 levels.
+std::string nested(std::size_t depth, char open = '[', char close = ']') {
+  return std::string(depth, open) + std::string(depth, close);
+}
+
+/// The message of the InputError `f` throws ("" when it throws none).
+template <typename F>
+std::string input_error(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(HostileInput, NestingDepthIsFoundOutsideStringsOnly) {
+  EXPECT_EQ(overdeep_nesting(nested(kMaxJsonDepth)), std::string::npos);
+  EXPECT_EQ(overdeep_nesting(nested(kMaxJsonDepth + 1)), kMaxJsonDepth);
+  EXPECT_EQ(overdeep_nesting("{\"a\": \"" + std::string(1000, '[') + "\"}"), std::string::npos);
+  EXPECT_EQ(overdeep_nesting("[\"\\\"[[[\"]", 1), std::string::npos) << "an escaped quote does not end the string";
+  EXPECT_EQ(overdeep_nesting("[[]]", 1), 1u);
+  // Closing brackets past the top never let a later run go deeper unseen.
+  EXPECT_EQ(overdeep_nesting("]]]]" + nested(3), 2), 6u);
+}
+
+TEST(HostileInput, DeepModelSpecLessonAndSetupAreOneLineErrors) {
+  const std::string deep = nested(kHostileDepth);
+  const std::string spec = input_error([&] { parse_model_spec(deep, "deep.json"); });
+  EXPECT_EQ(spec, "deep.json: invalid JSON at byte 256: nested more than 256 levels deep");
+  const std::string inside = "{\"name\": \"x\", \"layers\": " + nested(kHostileDepth, '{', '}') + "}";
+  EXPECT_NE(input_error([&] { parse_model_spec(inside, "obj.json"); }).find("obj.json: invalid JSON at byte "),
+            std::string::npos);
+  const std::string lesson = input_error([&] { lessons::parse_lesson("{\"lesson\": " + deep + "}", "deep.lesson.json"); });
+  EXPECT_NE(lesson.find("deep.lesson.json"), std::string::npos) << lesson;
+  EXPECT_NE(lesson.find("nested more than 256 levels deep"), std::string::npos) << lesson;
+  EXPECT_EQ(lesson.find('\n'), std::string::npos) << lesson;
+  const std::string setup = input_error([&] { setups::parse_setup("{\"knobs\": " + deep + "}", "deep.tsetup"); });
+  EXPECT_NE(setup.find("deep.tsetup"), std::string::npos) << setup;
+  EXPECT_NE(setup.find("nested more than 256 levels deep"), std::string::npos) << setup;
+  // A file on disk is named too.
+  const fs::path file = fs::temp_directory_path() / ("ts_deep_spec." + std::to_string(::getpid()) + ".json");
+  std::ofstream(file, std::ios::binary) << deep;
+  const std::string loaded = input_error([&] { load_model_spec(file.string()); });
+  EXPECT_NE(loaded.find(file.string()), std::string::npos) << loaded;
+  EXPECT_NE(loaded.find("nested more than 256 levels deep"), std::string::npos) << loaded;
+  fs::remove(file);
+}
+
+TEST(HostileInput, DeepLessonRecordManifestIsRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("ts_deep_record." + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "manifest.json", std::ios::binary) << "{\"lesson\": " << nested(kHostileDepth) << "}";
+  const std::string msg = input_error([&] { lessons::read_record(dir.string()); });
+  EXPECT_NE(msg.find("manifest.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("nested more than 256 levels deep"), std::string::npos) << msg;
+  fs::remove_all(dir);
+}
+
+TEST(HostileInput, DeepTraceArgsDoNotRecurse) {
+  const std::string json = "{\"traceEvents\": [{\"ph\":\"X\",\"name\":\"step\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":5,\"args\":" +
+                           nested(kHostileDepth) + "}]}";
+  try {
+    const auto t = prof::import::import_trace_bytes(json.data(), json.size(), "deep.json");
+    EXPECT_TRUE(t.store != nullptr);
+  } catch (const InputError& e) {  // refused is fine too: one line naming the file
+    EXPECT_NE(std::string(e.what()).find("deep.json"), std::string::npos) << e.what();
+  }
+}
+
+TEST(HostileInput, ADeepRunConfigInASessionReadsAsNoConfig) {
+  std::map<std::string, std::string> a{{"run.config", "{\"batch_size\": 64, \"x\": " + nested(kHostileDepth) + "}"},
+                                       {"run.model_spec", nested(kHostileDepth, '{', '}')}};
+  std::map<std::string, std::string> b{{"run.config", "{\"batch_size\": 128}"}};
+  const auto diff = prof::compare::config_diff({a, b});
+  bool batch = false;
+  for (const auto& d : diff)
+    if (d.key == "batch_size") {
+      batch = true;
+      ASSERT_EQ(d.values.size(), 2u);
+      EXPECT_FALSE(d.values[0].has_value()) << "a config that is not read is unknown";
+    }
+  EXPECT_TRUE(batch);
+}
+
+TEST(HostileInput, ThreadCountsPastFourPerHardwareThreadAreRefused) {
+  const int cap = max_run_threads();
+  EXPECT_GE(cap, 4);
+  EXPECT_EQ(cap % 4, 0);
+  SyntheticOptions so;
+  so.train_images = 64;
+  so.test_images = 32;
+  const Cifar10 data = make_synthetic_cifar(so);
+  TrainConfig c;
+  c.model = simple_cnn_spec();
+  c.batch_size = 32;
+  c.cpu_threads = 100'000;
+  EXPECT_EQ(input_error([&] { Trainer t(c, data, {}); }),
+            "--cpu-threads 100000: at most " + std::to_string(cap) + " on this machine (4 per hardware thread, " +
+                std::to_string(cap / 4) + " here)");
+  c.cpu_threads = 0;
+  c.num_workers = 30'000;
+  EXPECT_NE(input_error([&] { Trainer t(c, data, {}); }).find("--num-workers 30000: at most "), std::string::npos);
+  c.num_workers = cap + 1;
+  EXPECT_NE(input_error([&] { Trainer t(c, data, {}); }), "");
+}
+
+}  // namespace
+}  // namespace ts
