@@ -22,6 +22,9 @@ if [ "$B" != build-gpu ]; then
   cp "$B"/app/trainscope stage/ && strip stage/trainscope
   ../shared/tools/pack-qt-runtime.sh stage/qt.tar.xz stage/trainscope "$B"/app/trainscope-run
 fi
+# libre2 (the --step-range matcher, shared: Debian's libre2.a is not PIC) beside the library, whose
+# RPATH is $ORIGIN: the GPU machine has none of Debian's.
+ldd stage/libtrainscope_inject.so | awk '/libre2\.so/{print $3}' | xargs -r -I{} cp -L {} stage/
 # The Python insight's package, beside the library where trainscope-run looks for it.
 cp -r profiling/inject/python/trainscope_site stage/trainscope_site
 find stage/trainscope_site -name __pycache__ -prune -exec rm -rf {} +
