@@ -32,7 +32,7 @@ LIMIT=${LIMIT:-50000}
 PARTS=${PARTS:-smoke overhead kinds verdicts kineto torchprof signals programs rank}
 ROUNDS=${ROUNDS:-3}
 NV=$(dirname "$(dirname "$PY")")/lib/python3.12/site-packages/nvidia
-export LD_LIBRARY_PATH="$NV/cu13/lib:$NV/cudnn/lib:$NV/cublas/lib:$NV/nccl/lib:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
+export LD_LIBRARY_PATH="$STAGE:$NV/cu13/lib:$NV/cudnn/lib:$NV/cublas/lib:$NV/nccl/lib:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 # A stage from the normal build (stage-inject.sh BUILD=build) brings its other libraries (oneDNN, fmt,
 # ...) in qt.tar.xz.
 if [ -f "$STAGE/qt.tar.xz" ]; then

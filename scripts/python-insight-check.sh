@@ -21,7 +21,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PYTHON:-/opt/torch/.venv/bin/python}
 PARTS=${PARTS:-realtorch compat seed corpus cost}
 NV=$(dirname "$(dirname "$PY")")/lib/python3.12/site-packages/nvidia
-export LD_LIBRARY_PATH="$NV/cu13/lib:$NV/cudnn/lib:$NV/cublas/lib:$NV/nccl/lib:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
+export LD_LIBRARY_PATH="$STAGE:$NV/cu13/lib:$NV/cudnn/lib:$NV/cublas/lib:$NV/nccl/lib:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 if [ -f "$STAGE/qt.tar.xz" ]; then
   [ -d /tmp/qt/lib ] || { mkdir -p /tmp/qt && tar -xJf "$STAGE/qt.tar.xz" -C /tmp/qt; }
   export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/tmp/qt/lib"
