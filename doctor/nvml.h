@@ -31,7 +31,7 @@ inline constexpr std::uint64_t kReasonHwThermalSlowdown = 0x40;
 inline constexpr std::uint64_t kReasonHwPowerBrakeSlowdown = 0x80;
 inline constexpr std::uint64_t kReasonDisplayClockSetting = 0x100;
 /// Reasons that lower the clock of a busy card: every bit but GPU idle and the applications-clocks
-/// setting (issue #25: "reasons other than idle / application setting").
+/// setting (an idle card or a clock the user set is not throttling).
 inline constexpr std::uint64_t kThrottleMask = ~(kReasonGpuIdle | kReasonApplicationsClocksSetting);
 
 /// Names of the bits set in `reasons` ("sw_power_cap", "hw_thermal_slowdown", ...; an unknown bit is

@@ -6,7 +6,7 @@
 //  - NVML (GPU utilisation %, SM and memory clocks MHz, power W, temperature C), with libnvidia-ml
 //    loaded at run time (doctor/nvml.h, the loader the environment doctor uses too). Where it is absent
 //    those series do not exist: never zeros.
-//  - GPU health from NVML where it gives them (issue #25): gpu.clock_event_reasons (the NVML bitmask,
+//  - GPU health from NVML where it gives them: gpu.clock_event_reasons (the NVML bitmask,
 //    doctor/nvml.h names the bits), gpu.sm_clock_max (MHz), gpu.pcie_tx / gpu.pcie_rx (bytes/s, every 4th
 //    round: each read measures ~20 ms), and every 10th round gpu.ecc_corrected / gpu.ecc_uncorrected
 //    (volatile counts), gpu.other_processes (compute processes other than this one) and

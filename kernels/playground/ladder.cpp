@@ -205,7 +205,7 @@ std::string format_json(const std::vector<Ladder>& ladders, const std::string& d
 namespace ts::playground {
 
 // Memory families default to 128 Mi floats = 512 MiB per buffer: >= 8x the H200's 60 MiB L2, so
-// the figures are DRAM's (issue #19). GEMMs at 4096^3 (SGEMM) and 8192^3 (tensor cores), the
+// the figures are DRAM's. GEMMs at 4096^3 (SGEMM) and 8192^3 (tensor cores), the
 // sizes the acceptance figures are stated at.
 const std::vector<FamilyInfo>& families() {
   static const std::vector<FamilyInfo> kFamilies = {

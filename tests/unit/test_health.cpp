@@ -1,5 +1,5 @@
 // GPU health over a run (profiling/analysis/health.h) from hand-made sampler series: the
-// "throttled" verdict at the 10 % threshold (issue #25), the reason, the clock lost, and the
+// "throttled" verdict at the 10 % threshold, the reason, the clock lost, and the
 // "shared_gpu" warning when another process used the card.
 #include <gtest/gtest.h>
 

@@ -235,7 +235,7 @@ TEST(PlaygroundFamilies, NamesAndSizeRules) {
   EXPECT_EQ(check_size(family("sgemm"), 256), 256);
   EXPECT_THROW(check_size(family("sgemm"), 100), InputError);
   EXPECT_THROW(check_size(family("copy"), 1ll << 40), InputError);
-  // The memory families' defaults are >= 8x the H200's 60 MiB L2 (issue #19).
+  // The memory families' defaults are >= 8x the H200's 60 MiB L2 (the figures are DRAM's).
   EXPECT_GE(check_size(family("copy"), 0) * 4 * 2, 8ll * 60 * 1024 * 1024);
   EXPECT_GE(check_size(family("reduction"), 0) * 4, 8ll * 60 * 1024 * 1024);
   EXPECT_GE(check_size(family("transpose"), 0) * 2 * check_size(family("transpose"), 0) * 4 * 2,

@@ -440,7 +440,7 @@ void UtilizationPanel::fillBuckets() {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-// GPU health from the samplers (issue #25): NVML's PCIe throughput in the H2D row, the SM clock's
+// GPU health from the samplers: NVML's PCIe throughput in the H2D row, the SM clock's
 // maximum and the samples whose clock-event reasons hold the clock down (doctor/nvml.h's
 // kThrottleMask: any reason but idle / applications clocks) as red marks on the SM clock row.
 void UtilizationPanel::add_health_graphs() {
