@@ -10,7 +10,7 @@
 
 #include "engine/errors.h"
 #include "lessons/lesson.h"
-#include "profiling/fuzz/fuzz_util.h"
+#include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string json(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-// Shared by the libFuzzer targets (profiling/fuzz, engine/fuzz): the contract every reader of outside
+// Shared by the libFuzzer targets (tests/fuzz): the contract every reader of outside
 // data keeps — bad input ends in a typed error whose message is one non-empty line — and a scratch
 // file per process for the readers that take a path.
 #pragma once

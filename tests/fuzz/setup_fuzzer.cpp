@@ -10,7 +10,7 @@
 #include <string>
 
 #include "engine/errors.h"
-#include "profiling/fuzz/fuzz_util.h"
+#include "fuzz_util.h"
 #include "setups/setup.h"
 
 namespace {

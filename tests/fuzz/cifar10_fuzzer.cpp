@@ -11,7 +11,7 @@
 #include "engine/batch.h"
 #include "engine/cifar10.h"
 #include "engine/errors.h"
-#include "profiling/fuzz/fuzz_util.h"
+#include "fuzz_util.h"
 
 namespace {
 

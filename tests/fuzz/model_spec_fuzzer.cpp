@@ -1,7 +1,7 @@
 // libFuzzer target for the model-spec JSON reader (engine/model_spec.cpp): any bytes must end in a
 // ModelSpec or a one-line InputError / ModelSpecError, never a crash or a sanitizer report. A spec that
 // parses also goes through shape inference (for any number of classes) and must survive the round
-// trip to_json -> parse_model_spec unchanged. Seeds: resources/models/*.json, engine/fuzz/seeds/model_spec.
+// trip to_json -> parse_model_spec unchanged. Seeds: resources/models/*.json, tests/data/fuzz/model_spec.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -9,7 +9,7 @@
 
 #include "engine/errors.h"
 #include "engine/model_spec.h"
-#include "profiling/fuzz/fuzz_util.h"
+#include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view json(reinterpret_cast<const char*>(data), size);

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "profiling/event_store.h"
-#include "profiling/fuzz/fuzz_util.h"
+#include "fuzz_util.h"
 #include "profiling/import/trace_analysis.h"
 #include "profiling/session_file.h"
 #include "profiling/session_schema.h"

@@ -1,6 +1,6 @@
 // libFuzzer target for the trace importer (profiling/import): any bytes, plain or gzip, must end in a
 // store or a one-line InputError, never a crash, a sanitizer report or another exception; the
-// analysis then runs on whatever was imported. Built by the `fuzz` preset (profiling/fuzz/fuzz.cmake);
+// analysis then runs on whatever was imported. Built by the `fuzz` preset (tests/fuzz/fuzz.cmake);
 // run by `scripts/bootstrap.sh fuzz [SECONDS]` with the fixtures of tests/data/traces as seeds.
 #include <cstddef>
 #include <cstdint>

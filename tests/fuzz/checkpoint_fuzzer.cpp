@@ -13,7 +13,7 @@
 
 #include "engine/checkpoint.h"
 #include "engine/errors.h"
-#include "profiling/fuzz/fuzz_util.h"
+#include "fuzz_util.h"
 
 namespace {
 
