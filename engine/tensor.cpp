@@ -1,7 +1,7 @@
 // Tensor helpers: dtype sizes and names, shape printing, allocation through an Allocator.
 #include "engine/tensor.h"
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts {
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include "base/errors.h"
 #include "engine/checkpoint.h"
-#include "engine/errors.h"
 #include "engine/host_trace.h"
 #include "engine/memory_fit.h"
 

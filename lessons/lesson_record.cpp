@@ -11,8 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/errors.h"
-#include "engine/printable.h"
+#include "base/errors.h"
+#include "base/printable.h"
 #include "lessons/json_write.h"
 #include "lessons/lesson_eval.h"
 

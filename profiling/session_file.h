@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "profiling/event_store.h"
 
 struct sqlite3;

@@ -21,7 +21,7 @@
 #include <QToolBar>
 
 #include "app/gui/main_window.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "kernels/playground/session.h"
 #include "lessons/session_pack.h"
 #include "profiling/import/trace_import.h"
@@ -30,11 +30,11 @@
 #include "widgets/compare/compare_view.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/model_builder.h"
-#include "widgets/run_settings.h"
-#include "widgets/session_loader.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/playground/playground_workspace.h"
+#include "widgets/run_settings.h"
+#include "widgets/session_loader.h"
 #include "widgets/session_replay.h"
 #include "widgets/training_charts.h"
 #include "widgets/workspaces/workspaces.h"

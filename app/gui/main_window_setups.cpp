@@ -16,7 +16,7 @@
 #include <QToolBar>
 
 #include "app/gui/main_window.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "setups/setup.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/lessons/lessons_panel.h"

@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "app/runner/runner.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "kernels/playground/compare.h"
 #include "kernels/playground/session.h"
 #include "lessons/session_pack.h"

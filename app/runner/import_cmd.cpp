@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "app/runner/runner.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "profiling/import/trace_import.h"
 #include "profiling/session_file.h"
 

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "app/runner/runner.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "app/runner/runner.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "kernels/playground/ladder.h"
 #include "kernels/playground/session.h"
 #include "lessons/session_pack.h"

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/memory.h"
 #include "engine/synthetic_data.h"
 #include "engine/trainer.h"

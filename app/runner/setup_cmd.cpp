@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "app/runner/runner.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "lessons/knob_json.h"
 #include "setups/setup.h"
 

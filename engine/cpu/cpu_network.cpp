@@ -18,10 +18,10 @@
 #include <cstring>
 #include <utility>
 
+#include "base/errors.h"
+#include "base/printable.h"
 #include "engine/cpu/cpu_layers.h"
 #include "engine/cpu/cpu_ops.h"
-#include "engine/errors.h"
-#include "engine/printable.h"
 #include "engine/host_trace.h"
 #include "engine/network.h"
 

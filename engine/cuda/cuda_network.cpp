@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "base/cuda_check.h"
 #include "engine/cuda/cublas_check.h"
-#include "engine/cuda/cuda_check.h"
 #include "engine/memory_fit.h"
 #include "kernels/kernels.h"
 

@@ -38,9 +38,9 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.h"
 #include "engine/cuda/caching_allocator.h"
 #include "engine/cuda/cudnn_layers.h"
-#include "engine/errors.h"
 #include "engine/network.h"
 #include "kernels/kernels.h"
 

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <map>
 
-#include "doctor/nvml.h"
-#include "engine/errors.h"
+#include "base/errors.h"
+#include "base/nvml.h"
 #include "engine/host_trace.h"
 #include "profiling/cupti_collector.h"
 #include "profiling/event_store.h"

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::playground {
 namespace {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::playground {
 

@@ -10,8 +10,8 @@
 #include <functional>
 #include <memory>
 
+#include "base/errors.h"
 #include "kernels/playground/cublas_gemm.h"
-#include "engine/errors.h"
 #include "kernels/playground/cublaslt_tuned.h"
 #include "kernels/playground/families.h"
 #include "kernels/playground/launch.h"

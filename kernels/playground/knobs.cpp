@@ -3,7 +3,7 @@
 
 #include <fmt/core.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::playground {
 

@@ -200,7 +200,7 @@ std::string format_json(const std::vector<Ladder>& ladders, const std::string& d
 
 }  // namespace ts::playground
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::playground {
 

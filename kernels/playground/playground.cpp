@@ -7,7 +7,7 @@
 #include <deque>
 #include <map>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/network.h"
 #include "kernels/playground/families.h"
 #include "kernels/playground/limits.h"

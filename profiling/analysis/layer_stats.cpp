@@ -10,7 +10,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/host_trace.h"
 #include "engine/model_spec.h"
 #include "profiling/analysis/analysis.h"

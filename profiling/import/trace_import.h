@@ -31,7 +31,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "profiling/event_source.h"
 #include "profiling/event_store.h"
 

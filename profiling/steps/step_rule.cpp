@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::prof {
 

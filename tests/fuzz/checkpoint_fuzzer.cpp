@@ -11,8 +11,8 @@
 #include <cstring>
 #include <vector>
 
+#include "base/errors.h"
 #include "engine/checkpoint.h"
-#include "engine/errors.h"
 #include "fuzz_util.h"
 
 namespace {

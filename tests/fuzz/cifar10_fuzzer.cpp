@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "base/errors.h"
 #include "engine/batch.h"
 #include "engine/cifar10.h"
-#include "engine/errors.h"
 #include "fuzz_util.h"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "profiling/import/trace_analysis.h"
 #include "profiling/import/trace_import.h"
 

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine/errors.h"
-#include "lessons/lesson.h"
+#include "base/errors.h"
 #include "fuzz_util.h"
+#include "lessons/lesson.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string json(reinterpret_cast<const char*>(data), size);

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/model_spec.h"
 #include "fuzz_util.h"
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "profiling/import/nsys/nsys_import.h"
 #include "profiling/import/trace_analysis.h"
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "fuzz_util.h"
 #include "setups/setup.h"
 

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/network.h"
 #include "kernels/playground/playground.h"
 #include "kernels/playground/session.h"

@@ -7,7 +7,7 @@
 #include <QtTest>
 #include <memory>
 
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 #include "profiling/event_store.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/utilization_panel.h"

@@ -11,10 +11,10 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "base/nvml.h"
 #include "common/healthy_environment.h"
 #include "doctor/findings.h"
 #include "doctor/host.h"
-#include "doctor/nvml.h"
 #include "doctor/probe.h"
 #include "doctor/report.h"
 

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/analysis/health.h"
 #include "profiling/event_store.h"

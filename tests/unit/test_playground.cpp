@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "kernels/playground/ladder.h"
 #include "kernels/playground/limits.h"
 #include "kernels/playground/reference.h"

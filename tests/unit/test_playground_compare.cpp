@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "kernels/playground/compare.h"
 #include "kernels/playground/knobs.h"
 #include "kernels/playground/roofline.h"

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 #include "engine/host_trace.h"
 #include "profiling/analysis/health.h"
 #include "profiling/analysis/series.h"

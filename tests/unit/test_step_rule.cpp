@@ -8,7 +8,7 @@
 
 #include <fmt/core.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/compare/compare.h"
 #include "profiling/import/trace_analysis.h"

@@ -17,7 +17,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "kernels/playground/knobs.h"
 #include "kernels/playground/ladder.h"
 #include "lessons/session_pack.h"

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::prof::import::nsys {
 

@@ -1,5 +1,5 @@
 // NVML loaded at run time (see nvml.h).
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 
 #include <dlfcn.h>
 

@@ -1,5 +1,6 @@
-// Typed errors of the engine. Everything below app/ throws one of these; the front ends catch them,
-// show the one-line message and map them to exit codes (runner: InputError -> 2, DeviceError -> 3).
+// TrainScope's typed errors, in base/ because every module throws them (kernels/ and engine/ through
+// cuda_check.h). Everything below app/ throws one of these; the front ends catch them, show the
+// one-line message and map them to exit codes (runner: InputError -> 2, DeviceError -> 3).
 #pragma once
 #include <cstdint>
 #include <stdexcept>

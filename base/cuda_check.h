@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::cuda {
 
