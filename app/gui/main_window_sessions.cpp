@@ -22,7 +22,7 @@
 
 #include "app/gui/main_window.h"
 #include "base/errors.h"
-#include "kernels/playground/session.h"
+#include "playground/session.h"
 #include "lessons/session_pack.h"
 #include "profiling/import/trace_import.h"
 #include "profiling/session_file.h"
@@ -41,7 +41,7 @@
 
 namespace ts::gui {
 namespace {
-/// A .tsession (or recorded .tsession.zst) holding a playground run (kernels/playground/session.h).
+/// A .tsession (or recorded .tsession.zst) holding a playground run (playground/session.h).
 bool is_playground_session(const QString& path) {
   if (!path.endsWith(".tsession") && !path.endsWith(".tsession.zst")) return false;
   try {

@@ -1,4 +1,4 @@
-// The playground's CPU side (kernels/playground, no GPU): every CPU reference, the checks, the
+// The playground's CPU side (playground, no GPU): every CPU reference, the checks, the
 // occupancy arithmetic (hand-computed from CUDA's occupancy calculator rules for cc 9.0), the
 // datasheet table, the ladder arithmetic and its text/JSON forms, and the families' size rules.
 #include <gtest/gtest.h>
@@ -10,10 +10,10 @@
 #include <filesystem>
 
 #include "base/errors.h"
-#include "kernels/playground/ladder.h"
-#include "kernels/playground/limits.h"
-#include "kernels/playground/reference.h"
-#include "kernels/playground/session.h"
+#include "playground/ladder.h"
+#include "playground/limits.h"
+#include "playground/reference.h"
+#include "playground/session.h"
 #include "profiling/event_source.h"
 #include "profiling/event_store.h"
 #include "profiling/session_file.h"

@@ -8,7 +8,7 @@
 #include <QWidget>
 #include <optional>
 
-#include "kernels/playground/ladder.h"
+#include "playground/ladder.h"
 
 namespace ts::gui {
 

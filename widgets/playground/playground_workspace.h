@@ -12,7 +12,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "kernels/playground/session.h"
+#include "playground/session.h"
 
 class QLabel;
 class QLineEdit;

@@ -10,7 +10,7 @@
 //   7 warp tiling: a warp owns a 64x64 (or 64x32) sub-tile, threads 8x4 outputs per strip (BK = 16)
 //   8 double buffering (the worklog's repository, kernels 11-12): the next tile loads while this one computes
 // m, n, k must be multiples of 128. Kernels first, then the launcher (launch.h).
-#include "kernels/playground/launch.h"
+#include "playground/kernels/launch.h"
 
 namespace ts::playground::k {
 namespace {

@@ -1,11 +1,11 @@
 // The roofline of a playground run (roofline.h): work per launch, points and roofs.
-#include "kernels/playground/roofline.h"
+#include "playground/roofline.h"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 
-#include "kernels/playground/limits.h"
+#include "playground/limits.h"
 
 namespace ts::playground {
 

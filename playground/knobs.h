@@ -1,11 +1,11 @@
 // The launch knobs a user sets in the Playground workspace, checked before anything runs (the same
-// rules `trainscope-run --playground` applies, kernels/playground/playground.cpp), and the
+// rules `trainscope-run --playground` applies, playground/playground.cpp), and the
 // theoretical occupancy of a hand-set launch (the warps family's calculator). Qt-free, CUDA-free.
 #pragma once
 #include <cstdint>
 #include <string>
 
-#include "kernels/playground/limits.h"
+#include "playground/limits.h"
 
 namespace ts::playground {
 

@@ -1,10 +1,10 @@
 // CPU references and checks (see reference.h).
-#include "kernels/playground/reference.h"
+#include "playground/reference.h"
 
 #include <cmath>
 #include <cstring>
 
-#include "kernels/playground/pattern.h"
+#include "playground/kernels/pattern.h"
 
 namespace ts::playground {
 

@@ -1,5 +1,5 @@
 // The Playground workspace's launch knobs (knobs.h).
-#include "kernels/playground/knobs.h"
+#include "playground/knobs.h"
 
 #include <fmt/core.h>
 

@@ -1,5 +1,5 @@
 // Bench: CUPTI-timed windows per variant (see bench.h).
-#include "kernels/playground/bench.h"
+#include "playground/bench.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

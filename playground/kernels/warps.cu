@@ -3,8 +3,8 @@
 // agree (CUDA C++ Programming Guide, "SIMT Architecture"). Occupancy: a streaming read whose
 // resident warps are limited by block size, registers (__launch_bounds__ variants) or dynamic shared
 // memory, beside CUDA's occupancy calculator. Kernels first, then the launchers (launch.h).
-#include "kernels/playground/launch.h"
-#include "kernels/playground/pattern.h"
+#include "playground/kernels/launch.h"
+#include "playground/kernels/pattern.h"
 
 namespace ts::playground::k {
 namespace {

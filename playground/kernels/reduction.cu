@@ -10,7 +10,7 @@
 // Steps 1-4 loop to blockDim.x, a run-time value, as Harris's reduce0-3 do (so the compiler cannot
 // unroll the tree and turn step 1's modulo into a mask); steps 5-6 know the block size at compile
 // time (his reduce5-6 take it as a template parameter). Kernels first, then the launcher (launch.h).
-#include "kernels/playground/launch.h"
+#include "playground/kernels/launch.h"
 
 namespace ts::playground::k {
 namespace {

@@ -1,5 +1,5 @@
 // TunedBf16Gemm (see cublaslt_tuned.h).
-#include "kernels/playground/cublaslt_tuned.h"
+#include "playground/cublaslt_tuned.h"
 
 #include <cublasLt.h>
 #include <fmt/core.h>

@@ -7,7 +7,7 @@
 
 #include <type_traits>
 
-#include "kernels/playground/launch.h"
+#include "playground/kernels/launch.h"
 
 namespace ts::playground::k {
 namespace {

@@ -1,5 +1,5 @@
 // Datasheet peaks and occupancy arithmetic (see limits.h).
-#include "kernels/playground/limits.h"
+#include "playground/limits.h"
 
 #include <algorithm>
 #include <climits>

@@ -1,6 +1,6 @@
 // run(): the families in order, one Bench (CUPTI) for the whole run, then the limits and shares
 // (see playground.h). Also the shared pieces of families.h.
-#include "kernels/playground/playground.h"
+#include "playground/playground.h"
 
 #include <fmt/core.h>
 
@@ -9,9 +9,9 @@
 
 #include "base/errors.h"
 #include "engine/network.h"
-#include "kernels/playground/families.h"
-#include "kernels/playground/limits.h"
-#include "kernels/playground/session.h"
+#include "playground/families.h"
+#include "playground/limits.h"
+#include "playground/session.h"
 #include "profiling/event_store.h"
 
 namespace ts::playground {

@@ -1,5 +1,5 @@
 // Two playground runs side by side (compare.h).
-#include "kernels/playground/compare.h"
+#include "playground/compare.h"
 
 #include <fmt/core.h>
 #include <rapidjson/stringbuffer.h>

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "kernels/playground/families.h"
-#include "kernels/playground/launch.h"
-#include "kernels/playground/limits.h"
+#include "playground/families.h"
+#include "playground/kernels/launch.h"
+#include "playground/limits.h"
 
 namespace ts::playground {
 

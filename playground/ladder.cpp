@@ -1,5 +1,5 @@
 // Ladder arithmetic (median, throughput, shares) and its text and JSON forms (see ladder.h).
-#include "kernels/playground/ladder.h"
+#include "playground/ladder.h"
 
 #include <fmt/core.h>
 #include <rapidjson/stringbuffer.h>

@@ -1,4 +1,4 @@
-// Launchers of the playground's kernels (kernels/playground/*.cu), callable from host C++. Each one
+// Launchers of the playground's kernels (playground/kernels/*.cu), callable from host C++. Each one
 // enqueues its kernel(s) on `stream` and returns cudaGetLastError() (the launch error; execution
 // errors surface at the next synchronisation). Shapes: counts are elements, matrices row-major.
 // Inputs are filled on the device with the patterns of pattern.h.

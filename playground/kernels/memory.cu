@@ -3,8 +3,8 @@
 // transpose ladder (naive -> shared-memory tile -> tile padded against bank conflicts; Harris,
 // "An Efficient Matrix Transpose in CUDA C/C++", NVIDIA developer blog, 2013).
 // Kernels first, then their launchers (launch.h).
-#include "kernels/playground/launch.h"
-#include "kernels/playground/pattern.h"
+#include "playground/kernels/launch.h"
+#include "playground/kernels/pattern.h"
 
 namespace ts::playground::k {
 namespace {

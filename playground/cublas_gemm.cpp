@@ -1,5 +1,5 @@
 // Cublas (see cublas_gemm.h).
-#include "kernels/playground/cublas_gemm.h"
+#include "playground/cublas_gemm.h"
 
 #include <cublas_v2.h>
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/playground/ladder.h"
-#include "kernels/playground/session.h"
+#include "playground/ladder.h"
+#include "playground/session.h"
 
 namespace ts::playground {
 

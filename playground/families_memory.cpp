@@ -2,8 +2,8 @@
 // written by the kernel's useful accesses, per launch.
 #include <fmt/core.h>
 
-#include "kernels/playground/families.h"
-#include "kernels/playground/launch.h"
+#include "playground/families.h"
+#include "playground/kernels/launch.h"
 
 namespace ts::playground {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/playground/ladder.h"
+#include "playground/ladder.h"
 
 namespace ts::prof {
 class EventStore;

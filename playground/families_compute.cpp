@@ -11,11 +11,11 @@
 #include <memory>
 
 #include "base/errors.h"
-#include "kernels/playground/cublas_gemm.h"
-#include "kernels/playground/cublaslt_tuned.h"
-#include "kernels/playground/families.h"
-#include "kernels/playground/launch.h"
-#include "kernels/playground/pattern.h"
+#include "playground/cublas_gemm.h"
+#include "playground/cublaslt_tuned.h"
+#include "playground/families.h"
+#include "playground/kernels/launch.h"
+#include "playground/kernels/pattern.h"
 
 namespace ts::playground {
 

@@ -1,6 +1,6 @@
 // Playground sessions (see session.h): SessionWriter for the events, then the playground tables in
 // one transaction; reading goes straight to those tables (the events load through open_session).
-#include "kernels/playground/session.h"
+#include "playground/session.h"
 
 #include <sqlite3.h>
 
@@ -13,6 +13,19 @@ namespace ts::playground {
 namespace {
 
 using prof::SessionError;
+
+/// The playground's own tables (docs/session-format.md), created in a session file when a
+/// playground run is added to it; a training session has none. Session format 3.
+constexpr const char* kCreateTables = R"SQL(
+CREATE TABLE IF NOT EXISTS playground_ladders(ladder INTEGER PRIMARY KEY, family TEXT NOT NULL, title TEXT, unit TEXT,
+  size INTEGER, size_what TEXT, warning TEXT);
+CREATE TABLE IF NOT EXISTS playground_limits(ladder INTEGER, position INTEGER, what TEXT, value REAL, measured INTEGER,
+  source TEXT);
+CREATE TABLE IF NOT EXISTS playground_rows(ladder INTEGER, row INTEGER, name TEXT, what_changed TEXT, own INTEGER,
+  checked INTEGER, check_passed INTEGER, max_error REAL, tolerance REAL, check_what TEXT, median_ns REAL,
+  event_ns REAL, launches INTEGER, kernels_per_launch INTEGER, time_source TEXT, work REAL, throughput REAL,
+  share_of_best REAL, share_of_limit REAL, row_limit REAL, row_limit_what TEXT, launch TEXT, note TEXT);
+)SQL";
 
 struct Db {
   sqlite3* db = nullptr;
@@ -88,6 +101,7 @@ void write_playground_session(const std::string& path, prof::EventStore& store, 
   if (sqlite3_open_v2(path.c_str(), &d.db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
     d.fail(SessionError::Kind::io, "opening to add the playground");
   d.exec("BEGIN");
+  d.exec(kCreateTables);
   Stmt ladders(d, "INSERT INTO playground_ladders VALUES(?,?,?,?,?,?,?)");
   Stmt limits(d, "INSERT INTO playground_limits VALUES(?,?,?,?,?,?)");
   Stmt rows(d, "INSERT INTO playground_rows VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");

@@ -7,10 +7,10 @@
 #include <functional>
 #include <string>
 
-#include "kernels/playground/bench.h"
-#include "kernels/playground/ladder.h"
-#include "kernels/playground/playground.h"
-#include "kernels/playground/reference.h"
+#include "playground/bench.h"
+#include "playground/ladder.h"
+#include "playground/playground.h"
+#include "playground/reference.h"
 
 namespace ts::playground {
 
