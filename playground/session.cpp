@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "base/sqlite.h"
 #include "profiling/event_store.h"
 #include "profiling/session_file.h"
 
@@ -42,47 +43,25 @@ struct Db {
   }
 };
 
-struct Stmt {
-  sqlite3_stmt* s = nullptr;
-  int col = 0;
-  Stmt(const Db& d, const char* sql) {
-    if (sqlite3_prepare_v2(d.db, sql, -1, &s, nullptr) != SQLITE_OK)
-      d.fail(SessionError::Kind::damaged, "playground tables");
-  }
-  ~Stmt() { sqlite3_finalize(s); }
-  Stmt& text(const std::string& v) {
-    sqlite3_bind_text(s, ++col, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Stmt& real(double v) {
-    sqlite3_bind_double(s, ++col, v);
-    return *this;
-  }
-  Stmt& integer(std::int64_t v) {
-    sqlite3_bind_int64(s, ++col, v);
-    return *this;
-  }
-  void step(const Db& d) {
-    if (sqlite3_step(s) != SQLITE_DONE) d.fail(SessionError::Kind::io, "writing the playground");
-    sqlite3_reset(s);
-    col = 0;
-  }
-  std::string get_text(int i) const {
-    const auto* p = sqlite3_column_text(s, i);
-    return p ? reinterpret_cast<const char*>(p) : "";
-  }
-};
+/// A statement on the playground's tables: a failure is the session's typed error of `kind`.
+/// Writing fails as io ("writing the playground"), reading as damaged ("playground tables").
+sqlite::Statement statement(const Db& d, const char* sql, SessionError::Kind kind) {
+  const char* what = kind == SessionError::Kind::io ? "writing the playground" : "playground tables";
+  return sqlite::Statement(d.db, sql, [&d, kind, what](const std::string&) { d.fail(kind, what); });
+}
+sqlite::Statement writing(const Db& d, const char* sql) { return statement(d, sql, SessionError::Kind::io); }
+sqlite::Statement reading(const Db& d, const char* sql) { return statement(d, sql, SessionError::Kind::damaged); }
 
-void insert_limit(Stmt& st, const Db& d, int ladder, int position, const Limit& l) {
-  st.integer(ladder).integer(position).text(l.what).real(l.value).integer(l.measured).text(l.source).step(d);
+void insert_limit(sqlite::Statement& st, int ladder, int position, const Limit& l) {
+  st.integer(ladder).integer(position).text(l.what).real(l.value).integer(l.measured).text(l.source).run();
 }
 
-void insert_row(Stmt& st, const Db& d, int ladder, int row, const VariantResult& v) {
+void insert_row(sqlite::Statement& st, int ladder, int row, const VariantResult& v) {
   st.integer(ladder).integer(row).text(v.name).text(v.what_changed).integer(v.own).integer(v.checked);
   st.integer(v.check_passed).real(v.max_error).real(v.tolerance).text(v.check_what).real(v.median_ns);
   st.real(v.event_ns).integer(v.launches).integer(v.kernels_per_launch).text(v.time_source).real(v.work);
   st.real(v.throughput).real(v.share_of_best).real(v.share_of_limit).real(v.limit).text(v.limit_what);
-  st.text(v.launch).text(v.note).step(d);
+  st.text(v.launch).text(v.note).run();
 }
 
 }  // namespace
@@ -102,18 +81,19 @@ void write_playground_session(const std::string& path, prof::EventStore& store, 
     d.fail(SessionError::Kind::io, "opening to add the playground");
   d.exec("BEGIN");
   d.exec(kCreateTables);
-  Stmt ladders(d, "INSERT INTO playground_ladders VALUES(?,?,?,?,?,?,?)");
-  Stmt limits(d, "INSERT INTO playground_limits VALUES(?,?,?,?,?,?)");
-  Stmt rows(d, "INSERT INTO playground_rows VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  sqlite::Statement ladders = writing(d, "INSERT INTO playground_ladders VALUES(?,?,?,?,?,?,?)");
+  sqlite::Statement limits = writing(d, "INSERT INTO playground_limits VALUES(?,?,?,?,?,?)");
+  sqlite::Statement rows =
+      writing(d, "INSERT INTO playground_rows VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (std::size_t i = 0; i < run.ladders.size(); ++i) {
     const Ladder& l = run.ladders[i];
     const int li = static_cast<int>(i);
     ladders.integer(li).text(l.family).text(l.title).text(l.unit == Unit::gbps ? "GB/s" : "TFLOP/s");
-    ladders.integer(l.size).text(l.size_what).text(l.warning).step(d);
-    insert_limit(limits, d, li, 0, l.limit);
+    ladders.integer(l.size).text(l.size_what).text(l.warning).run();
+    insert_limit(limits, li, 0, l.limit);
     for (std::size_t j = 0; j < l.other_limits.size(); ++j)
-      insert_limit(limits, d, li, static_cast<int>(j + 1), l.other_limits[j]);
-    for (std::size_t j = 0; j < l.variants.size(); ++j) insert_row(rows, d, li, static_cast<int>(j), l.variants[j]);
+      insert_limit(limits, li, static_cast<int>(j + 1), l.other_limits[j]);
+    for (std::size_t j = 0; j < l.variants.size(); ++j) insert_row(rows, li, static_cast<int>(j), l.variants[j]);
   }
   d.exec("COMMIT");
 }
@@ -121,29 +101,30 @@ void write_playground_session(const std::string& path, prof::EventStore& store, 
 namespace {
 
 bool has_table(const Db& d, const char* name) {
-  Stmt st(d, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?");
+  sqlite::Statement st = reading(d, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?");
   st.text(name);
-  return sqlite3_step(st.s) == SQLITE_ROW && sqlite3_column_int(st.s, 0) > 0;
+  return st.step() && st.column_int64(0) > 0;
 }
 
 std::string meta(const Db& d, const char* key) {
-  Stmt st(d, "SELECT value FROM meta WHERE key = ?");
+  sqlite::Statement st = reading(d, "SELECT value FROM meta WHERE key = ?");
   st.text(key);
-  return sqlite3_step(st.s) == SQLITE_ROW ? st.get_text(0) : "";
+  return st.step() ? st.column_text(0) : "";
 }
 
-VariantResult read_row(const Stmt& st) {
+int int_at(const sqlite::Statement& st, int i) { return static_cast<int>(st.column_int64(i)); }
+
+VariantResult read_row(const sqlite::Statement& st) {
   VariantResult v;
-  auto* s = st.s;
-  v.name = st.get_text(2), v.what_changed = st.get_text(3);
-  v.own = sqlite3_column_int(s, 4), v.checked = sqlite3_column_int(s, 5), v.check_passed = sqlite3_column_int(s, 6);
-  v.max_error = sqlite3_column_double(s, 7), v.tolerance = sqlite3_column_double(s, 8), v.check_what = st.get_text(9);
-  v.median_ns = sqlite3_column_double(s, 10), v.event_ns = sqlite3_column_double(s, 11);
-  v.launches = sqlite3_column_int(s, 12), v.kernels_per_launch = sqlite3_column_int(s, 13);
-  v.time_source = st.get_text(14), v.work = sqlite3_column_double(s, 15), v.throughput = sqlite3_column_double(s, 16);
-  v.share_of_best = sqlite3_column_double(s, 17), v.share_of_limit = sqlite3_column_double(s, 18);
-  v.limit = sqlite3_column_double(s, 19), v.limit_what = st.get_text(20);
-  v.launch = st.get_text(21), v.note = st.get_text(22);
+  v.name = st.column_text(2), v.what_changed = st.column_text(3);
+  v.own = int_at(st, 4), v.checked = int_at(st, 5), v.check_passed = int_at(st, 6);
+  v.max_error = st.column_double(7), v.tolerance = st.column_double(8), v.check_what = st.column_text(9);
+  v.median_ns = st.column_double(10), v.event_ns = st.column_double(11);
+  v.launches = int_at(st, 12), v.kernels_per_launch = int_at(st, 13);
+  v.time_source = st.column_text(14), v.work = st.column_double(15), v.throughput = st.column_double(16);
+  v.share_of_best = st.column_double(17), v.share_of_limit = st.column_double(18);
+  v.limit = st.column_double(19), v.limit_what = st.column_text(20);
+  v.launch = st.column_text(21), v.note = st.column_text(22);
   return v;
 }
 
@@ -159,28 +140,29 @@ StoredRun read_playground_session(const std::string& path) {
   if (!has_table(d, "playground_ladders")) return run;  // before format 3: no playground run
   run.device = meta(d, "playground.device");
   run.timing = meta(d, "playground.timing");
-  Stmt ls(d, "SELECT ladder, family, title, unit, size, size_what, warning FROM playground_ladders ORDER BY ladder");
-  while (sqlite3_step(ls.s) == SQLITE_ROW) {
+  sqlite::Statement ls =
+      reading(d, "SELECT ladder, family, title, unit, size, size_what, warning FROM playground_ladders ORDER BY ladder");
+  while (ls.step()) {
     Ladder l;
-    l.family = ls.get_text(1), l.title = ls.get_text(2);
-    l.unit = ls.get_text(3) == "GB/s" ? Unit::gbps : Unit::tflops;
-    l.size = sqlite3_column_int64(ls.s, 4), l.size_what = ls.get_text(5), l.warning = ls.get_text(6);
+    l.family = ls.column_text(1), l.title = ls.column_text(2);
+    l.unit = ls.column_text(3) == "GB/s" ? Unit::gbps : Unit::tflops;
+    l.size = ls.column_int64(4), l.size_what = ls.column_text(5), l.warning = ls.column_text(6);
     run.ladders.push_back(std::move(l));
   }
-  Stmt lim(d,
-           "SELECT ladder, position, what, value, measured, source FROM playground_limits ORDER BY ladder, position");
-  while (sqlite3_step(lim.s) == SQLITE_ROW) {
-    const auto li = static_cast<std::size_t>(sqlite3_column_int(lim.s, 0));
+  sqlite::Statement lim = reading(
+      d, "SELECT ladder, position, what, value, measured, source FROM playground_limits ORDER BY ladder, position");
+  while (lim.step()) {
+    const auto li = static_cast<std::size_t>(int_at(lim, 0));
     if (li >= run.ladders.size()) continue;
-    Limit l{lim.get_text(2), sqlite3_column_double(lim.s, 3), sqlite3_column_int(lim.s, 4) != 0, lim.get_text(5)};
-    if (sqlite3_column_int(lim.s, 1) == 0)
+    Limit l{lim.column_text(2), lim.column_double(3), lim.column_int64(4) != 0, lim.column_text(5)};
+    if (int_at(lim, 1) == 0)
       run.ladders[li].limit = l;
     else
       run.ladders[li].other_limits.push_back(l);
   }
-  Stmt rows(d, "SELECT * FROM playground_rows ORDER BY ladder, row");
-  while (sqlite3_step(rows.s) == SQLITE_ROW) {
-    const auto li = static_cast<std::size_t>(sqlite3_column_int(rows.s, 0));
+  sqlite::Statement rows = reading(d, "SELECT * FROM playground_rows ORDER BY ladder, row");
+  while (rows.step()) {
+    const auto li = static_cast<std::size_t>(int_at(rows, 0));
     if (li < run.ladders.size()) run.ladders[li].variants.push_back(read_row(rows));
   }
   return run;
