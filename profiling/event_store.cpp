@@ -23,6 +23,10 @@ StoreCounts EventStore::counts() const {
   c.series = series.size();
   c.samples = samples.size();
   c.clock = clock.size();
+  // Frames before stacks before samples: a sample's stack and a stack's frame are already visible.
+  c.py_frames = py_frames.size();
+  c.py_stacks = py_stacks.size();
+  c.py_samples = py_samples.size();
   return c;
 }
 

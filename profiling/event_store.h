@@ -26,6 +26,7 @@ struct StoreCounts {
   std::size_t kernels = 0, memcpys = 0, memsets = 0, runtime = 0, syncs = 0, memory = 0, overheads = 0;
   std::size_t host_ranges = 0, threads = 0, steps = 0, losses = 0, series = 0, samples = 0, clock = 0;
   std::size_t epochs = 0;
+  std::size_t py_frames = 0, py_stacks = 0, py_samples = 0;
   /// Events as the size budget counts them: kernels, copies, memsets, runtime calls, sync records,
   /// memory records and host ranges (not samples, steps or overhead records).
   std::size_t events() const { return kernels + memcpys + memsets + runtime + syncs + memory + host_ranges; }
@@ -57,6 +58,10 @@ class EventStore {
   AppendLog<SeriesRecord> series;
   AppendLog<SampleRecord> samples;
   AppendLog<ClockRecord> clock;
+  /// Python insight: frames, stacks (a tree) and the stepping thread's stack samples.
+  AppendLog<PyFrameRecord> py_frames;
+  AppendLog<PyStackRecord> py_stacks;
+  AppendLog<PySampleRecord> py_samples;
 
   EventStore();
   StoreCounts counts() const;

@@ -144,6 +144,27 @@ struct SampleRecord {
   double value = 0;
 };
 
+/// Python insight (profiling/inject/python): one interned Python frame. `function` and `file` are
+/// string ids; `line` the line number being executed when sampled (1-based; 0 unknown).
+struct PyFrameRecord {
+  std::uint32_t id = 0;  // 1-based; 0 is "no frame"
+  StringId function = kNoString, file = kNoString;
+  std::int32_t line = 0;
+};
+
+/// A Python call stack as a tree node: `frame` is its innermost frame, `parent` the stack of its
+/// callers (0: `frame` is the outermost). Stacks are interned: a node is written once.
+struct PyStackRecord {
+  std::uint32_t id = 0, parent = 0, frame = 0;
+};
+
+/// One sample of a thread's Python stack (the sampler thread of the Python insight, >= 100 Hz).
+struct PySampleRecord {
+  std::int64_t time = 0;     // session ns
+  std::uint32_t thread = 0;  // Linux tid of the sampled thread
+  std::uint32_t stack = 0;   // PyStackRecord id
+};
+
 /// A clock check: CUPTI timestamp minus host steady clock at `time`, and its change since the start.
 struct ClockRecord {
   std::int64_t time = 0;

@@ -361,12 +361,30 @@ void read_strings(Reader& r, EventStore& store, ReadCursor& cur) {
   });
 }
 
+/// The Python insight's tables (py_frames, py_stacks, py_samples): absent in files recorded without
+/// it. Ids are kept as the file has them (frames and stacks refer to each other by id, never by row).
+void read_python_tables(Reader& r, EventStore& s, ReadCursor& cur) {
+  if (!has_table(r, "py_samples")) return;
+  auto id32 = [](std::int64_t v) { return static_cast<std::uint32_t>(std::clamp<std::int64_t>(v, 0, UINT32_MAX)); };
+  read_new(r, cur, "py_frames", "id,function_id,file_id,line", [&](sqlite3_stmt* st) {
+    s.append(s.py_frames, PyFrameRecord{id32(col(st, 0)), cur.str(col(st, 1)), cur.str(col(st, 2)),
+                                        static_cast<std::int32_t>(std::clamp<std::int64_t>(col(st, 3), 0, INT32_MAX))});
+  });
+  read_new(r, cur, "py_stacks", "id,parent,frame_id", [&](sqlite3_stmt* st) {
+    s.append(s.py_stacks, PyStackRecord{id32(col(st, 0)), id32(col(st, 1)), id32(col(st, 2))});
+  });
+  read_new(r, cur, "py_samples", "time,tid,stack_id", [&](sqlite3_stmt* st) {
+    s.append(s.py_samples, PySampleRecord{col(st, 0), id32(col(st, 1)), id32(col(st, 2))});
+  });
+}
+
 /// One pass over every table from `cur` on: strings first (rows name them), then meta, threads,
 /// steps, epochs and samples, host ranges, GPU tables.
 void read_rows(Reader& r, EventStore& store, ReadCursor& cur) {
   read_strings(r, store, cur);
   read_host_tables(r, store, cur);
   read_host_ranges(r, store, cur);
+  read_python_tables(r, store, cur);
   read_gpu_tables(r, store, cur);
 }
 
@@ -389,6 +407,7 @@ void read_session(const std::string& path, EventStore& store, const ReadProgress
   std::shared_ptr<SessionOverview> overview = read_overview(r, version);
   if (overview) store.set_overview(overview);  // before any event: a viewer paints the overview now
   read_host_ranges(r, store, cur);
+  read_python_tables(r, store, cur);
   read_gpu_tables(r, store, cur);
   if (!r.report()) throw SessionError(SessionError::Kind::cancelled, "opening " + path + " was cancelled");
   // Migration of format 1 (and of a file whose recording never closed): the overview from the events.

@@ -7,6 +7,9 @@
 // files have none, and read_session builds it from their events (the in-memory migration).
 // Format 3 added the playground tables, which the playground creates, writes and reads itself
 // (playground/session.cpp): a training session has none, nor has a file before format 3.
+// The py_* tables (Python insight of a recorded Python program: interned frames, stacks as a tree,
+// the stepping thread's stack samples) came within format 3: older readers ignore them and a file
+// without them has no Python samples.
 #pragma once
 
 namespace ts::prof::schema {
@@ -49,6 +52,12 @@ CREATE TABLE dropped(source TEXT PRIMARY KEY, count INTEGER) WITHOUT ROWID;
 CREATE TABLE overview_lanes(lane INTEGER PRIMARY KEY, kind INTEGER, key TEXT NOT NULL, id INTEGER,
   device INTEGER, has_steps INTEGER, launches INTEGER, events INTEGER, tids TEXT, t0 INTEGER, t1 INTEGER,
   bins INTEGER, total_events INTEGER, raw_bytes INTEGER, rows BLOB);
+CREATE TABLE py_frames(id INTEGER PRIMARY KEY, function_id INTEGER, file_id INTEGER, line INTEGER);
+CREATE TABLE py_stacks(id INTEGER PRIMARY KEY, parent INTEGER, frame_id INTEGER);
+CREATE TABLE py_samples(time INTEGER, tid INTEGER, stack_id INTEGER);
+CREATE VIEW py_sample_view AS SELECT p.time, p.tid, fn.value AS function, fl.value AS file, f.line, p.stack_id
+  FROM py_samples p JOIN py_stacks s ON s.id = p.stack_id JOIN py_frames f ON f.id = s.frame_id
+  LEFT JOIN strings fn ON fn.id = f.function_id LEFT JOIN strings fl ON fl.id = f.file_id;
 CREATE VIEW kernel_view AS SELECT k.start, k.start + k.dur AS "end", k.dur, s.value AS name, k.device,
   k.rank, k.stream, k.correlation, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z,
   c.registers, c.static_smem, c.dynamic_smem, k.graph_id, k.graph_node

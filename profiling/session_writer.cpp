@@ -29,7 +29,7 @@ using ConfigKey = std::pair<StringId, std::uint32_t>;
 
 struct SessionRecorder::Statements {
   Stmt strings, threads, config, kernel, memcpy, memset, runtime, sync, memory, overhead, range, step, loss, epoch, series,
-      sample, clock, meta, dropped;
+      sample, clock, meta, dropped, py_frame, py_stack, py_sample;
   std::map<ConfigKey, std::int64_t> configs;
 };
 
@@ -120,6 +120,9 @@ SessionRecorder::SessionRecorder(const std::string& path, const EventStore& stor
   prepare(db_, s.clock, "INSERT INTO clock_checks VALUES(?,?,?)");
   prepare(db_, s.meta, "INSERT OR REPLACE INTO meta VALUES(?,?)");
   prepare(db_, s.dropped, "INSERT OR REPLACE INTO dropped VALUES(?,?)");
+  prepare(db_, s.py_frame, "INSERT OR REPLACE INTO py_frames VALUES(?,?,?,?)");
+  prepare(db_, s.py_stack, "INSERT OR REPLACE INTO py_stacks VALUES(?,?,?)");
+  prepare(db_, s.py_sample, "INSERT INTO py_samples VALUES(?,?,?)");
 }
 
 SessionRecorder::~SessionRecorder() {
@@ -213,6 +216,14 @@ void SessionRecorder::write_rows(const StoreCounts& c) {
     Binder(s.sample.s).i(e.samples[i].time).i(e.samples[i].series).d(e.samples[i].value).run();
   for (std::size_t i = done_.clock; i < c.clock; ++i)
     Binder(s.clock.s).i(e.clock[i].time).i(e.clock[i].offset_ns).i(e.clock[i].drift_ns).run();
+  for (std::size_t i = done_.py_frames; i < c.py_frames; ++i) {
+    const PyFrameRecord& f = e.py_frames[i];
+    Binder(s.py_frame.s).i(f.id).i(f.function).i(f.file).i(f.line).run();
+  }
+  for (std::size_t i = done_.py_stacks; i < c.py_stacks; ++i)
+    Binder(s.py_stack.s).i(e.py_stacks[i].id).i(e.py_stacks[i].parent).i(e.py_stacks[i].frame).run();
+  for (std::size_t i = done_.py_samples; i < c.py_samples; ++i)
+    Binder(s.py_sample.s).i(e.py_samples[i].time).i(e.py_samples[i].thread).i(e.py_samples[i].stack).run();
   const DroppedCounts d = e.dropped();
   Binder(s.dropped.s).t("cupti").i(d.cupti).run();
   Binder(s.dropped.s).t("host_ranges").i(d.host_ranges).run();

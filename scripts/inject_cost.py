@@ -23,7 +23,9 @@ CONFIGS = {
     "nvtx-nosmp": ({"TRAINSCOPE_INJECT_SAMPLE_MS": "0"}, "nvtx"),
     "kernel": ({"TRAINSCOPE_INJECT_KINDS": "CONCURRENT_KERNEL"}, None),
     "kernel-nosmp": ({"TRAINSCOPE_INJECT_KINDS": "CONCURRENT_KERNEL", "TRAINSCOPE_INJECT_SAMPLE_MS": "0"}, None),
-    "lean": ({}, "lean"),
+    "lean": ({}, "lean"),                        # the default: lean CUPTI kinds + the Python insight (--python lean)
+    "lean-nopy": ({"__python": "off"}, "lean"),  # lean without the Python insight
+    "lean-pyfull": ({"__python": "full"}, "lean"),
     "lean-nosmp": ({"TRAINSCOPE_INJECT_SAMPLE_MS": "0"}, "lean"),
     "lean-flush1000": ({"TRAINSCOPE_INJECT_FLUSH_MS": "1000"}, "lean"),
     "lean-buf4m": ({"TRAINSCOPE_INJECT_BUFFER_KB": "4096"}, "lean"),
@@ -60,9 +62,11 @@ def run_one(a, name, tag):
     if env_add is None:
         cmd = prog
     else:
-        env.update(env_add)
+        python = env_add.get("__python")  # a runner option, not a variable
+        env.update({k: v for k, v in env_add.items() if not k.startswith("__")})
         session = os.path.join(a.out, f"cost-{tag}.tsession")
-        cmd = [a.run, "--session", session] + (["--inject-mode", mode] if mode else []) + ["--"] + prog
+        cmd = [a.run, "--session", session] + (["--inject-mode", mode] if mode else []) + \
+              (["--python", python] if python else []) + ["--"] + prog
     if a.cpus:
         cmd = ["taskset", "-c", a.cpus] + cmd
     t = time.monotonic()

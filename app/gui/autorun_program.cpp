@@ -29,6 +29,8 @@ void add_program_autorun_options(QCommandLineParser& p) {
        "file"},
       {"inject-mode", "lean (default), full or nvtx: what is recorded in the profiled program "
                       "(docs/profile-a-program.md).", "mode", "lean"},
+      {"python", "off, lean (default) or full: the Python insight of a Python program (trainscope-run --python; "
+                 "docs/profile-a-program.md).", "mode", "lean"},
       {"step-range", "Ranges that are steps in the profiled program (default: step).", "pattern", "step"},
       {"window-size", "With --profile-program: the window's size first, e.g. 1280x720 (screenshots offscreen).", "WxH"},
   });
@@ -40,6 +42,7 @@ bool parse_program_autorun(const QCommandLineParser& p, ProgramAutorunOptions& o
   o.spec.env = p.values("program-env");
   o.spec.session = p.value("program-session");
   o.spec.inject_mode = p.value("inject-mode");
+  o.spec.python = p.value("python");
   o.spec.step_range = p.value("step-range");
   o.live_latency = p.isSet("live-latency");
   o.quit_when_done = p.isSet("quit-when-done");
@@ -56,6 +59,10 @@ bool parse_program_autorun(const QCommandLineParser& p, ProgramAutorunOptions& o
   }
   if (o.spec.inject_mode != "lean" && o.spec.inject_mode != "full" && o.spec.inject_mode != "nvtx") {
     error = "--inject-mode: expected lean, full or nvtx, got '" + o.spec.inject_mode + "'";
+    return false;
+  }
+  if (o.spec.python != "off" && o.spec.python != "lean" && o.spec.python != "full") {
+    error = "--python: expected off, lean or full, got '" + o.spec.python + "'";
     return false;
   }
   o.given = p.isSet("profile-program");

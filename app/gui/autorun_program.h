@@ -1,6 +1,6 @@
 // ProgramAutorun: File ▸ Profile a program… from the command line (the H200's live-latency check runs it).
 //   trainscope --profile-program "python3 seed_train.py --nvtx" [--program-dir D] [--program-env K=V]...
-//              [--program-session F] [--inject-mode lean|full] [--step-range P]
+//              [--program-session F] [--inject-mode lean|full|nvtx] [--python off|lean|full] [--step-range P]
 //              [--live-latency] [--screenshots DIR] [--window-size WxH] [--stop-after S] [--quit-when-done]
 // starts the program as the dialog would, lets the Profile workspace follow its session, and prints
 // on stdout: the program's end, the --live-latency figures of the followed file, and what the
@@ -34,7 +34,8 @@ struct ProgramAutorunOptions {
 
 /// Adds --profile-program and its companions (the autorun options hold the shared ones).
 void add_program_autorun_options(QCommandLineParser& parser);
-/// Reads them back; false with `error` set on a bad value (an inject mode that is not lean or full).
+/// Reads them back; false with `error` set on a bad value (an inject mode that is not lean, full or
+/// nvtx, a Python insight that is not off, lean or full).
 bool parse_program_autorun(const QCommandLineParser& parser, ProgramAutorunOptions& out, QString& error);
 
 class ProgramAutorun : public QObject {

@@ -1,8 +1,8 @@
 // The Profile workspace's panels: the timeline with the memory graph and
 // utilization as tracks under its lanes (one linked time axis through the PanelHub, plot areas
-// aligned), the analysis tabs (Verdicts, Step breakdown, Kernels, Layers, Session details) below it,
-// the verdict banner as a toolbar row, and the View menu (workspaces, what the Profile workspace
-// shows, Reset layout). Every panel reads the PanelHub: the live run's events, or the opened session's.
+// aligned), the analysis tabs (Verdicts, Step breakdown, Kernels, Layers, Python, Session details)
+// below it, the verdict banner as a toolbar row, and the View menu (workspaces, what the Profile
+// workspace shows, Reset layout). Every panel reads the PanelHub: the live run's events, or the opened session's.
 #include <QMenuBar>
 #include <QToolBar>
 #include <QToolButton>
@@ -13,6 +13,7 @@
 #include "widgets/panels/kernel_table.h"
 #include "widgets/panels/layer_time_table.h"
 #include "widgets/panels/memory_graph.h"
+#include "widgets/panels/python_lines.h"
 #include "widgets/panels/utilization_panel.h"
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/program/program_pane.h"
@@ -35,6 +36,7 @@ ProfileWorkspace* MainWindow::buildProfileWorkspace() {
   profile->addTab(new BreakdownChart(hub_), tr("Step breakdown"), true);
   profile->addTab(new KernelTable(hub_), tr("Kernels"));
   profile->addTab(new LayerTimeTable(hub_), tr("Layers"));
+  profile->addTab(new PythonLinesTable(hub_, timeline_->view()), tr("Python"));
   profile->addTab(buildSessionDetails(), tr("Session details"));
   program_pane_ = new ProgramPane;
   profile->addTab(program_pane_, tr("Program"));

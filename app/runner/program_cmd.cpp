@@ -52,6 +52,22 @@ std::string find_library() {
                    "); build the trainscope_inject target (a CUDA build) or set TRAINSCOPE_INJECT_LIB");
 }
 
+/// The Python insight's sitecustomize folder (profiling/inject/python/trainscope_site):
+/// TRAINSCOPE_PY_SITE, beside the library, ../share/trainscope/python beside it, then the source
+/// tree's. "" when none is found (the program runs without it; the runner says so).
+std::string find_python_site(const std::string& lib) {
+  if (const char* e = std::getenv("TRAINSCOPE_PY_SITE"); e && *e) return fs::absolute(e).string();
+  const fs::path dir = fs::path(lib).parent_path();
+  std::vector<fs::path> tried = {dir / "trainscope_site", dir.parent_path() / "share" / "trainscope" / "python" / "trainscope_site"};
+#if defined(TRAINSCOPE_PY_SITE_SOURCE_PATH)
+  tried.emplace_back(TRAINSCOPE_PY_SITE_SOURCE_PATH);
+#endif
+  std::error_code ec;
+  for (const auto& p : tried)
+    if (fs::exists(p / "sitecustomize.py", ec)) return p.string();
+  return {};
+}
+
 std::string default_session() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -104,8 +120,20 @@ std::string describe(int status) {
   return "ended";
 }
 
+/// The Python insight's variables (PROTOCOL.md beside the package): its folder first on PYTHONPATH
+/// (the user's PYTHONPATH after it, and in TRAINSCOPE_PY_PREV_PATH), the mode. Set for any program:
+/// PYTHONPATH reaches only Python interpreters, so a shell script or torchrun that starts Python is
+/// covered too, and a program that is not Python never reads it.
+void set_python_env(const RunnerOptions& o, const std::string& site) {
+  if (o.python == "off" || site.empty()) return;
+  const char* prev = std::getenv("PYTHONPATH");
+  setenv("TRAINSCOPE_PY_PREV_PATH", prev ? prev : "", 1);
+  setenv("PYTHONPATH", (prev && *prev ? site + ":" + prev : site).c_str(), 1);
+  setenv("TRAINSCOPE_PYTHON", o.python.c_str(), 1);
+}
+
 [[noreturn]] void exec_child(const RunnerOptions& o, const std::string& lib, const std::string& session,
-                             const sigset_t& old_mask) {
+                             const std::string& py_site, const sigset_t& old_mask) {
   sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   setenv("CUDA_INJECTION64_PATH", lib.c_str(), 1);
   setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);
@@ -114,6 +142,7 @@ std::string describe(int status) {
   setenv("TRAINSCOPE_STEP_RANGE", o.step_range.c_str(), 1);
   setenv("TRAINSCOPE_ROOT_PID", std::to_string(getpid()).c_str(), 1);
   setenv("TRAINSCOPE_QUIET", "1", 1);  // the runner names the session files itself
+  set_python_env(o, py_site);
   std::vector<char*> argv;
   for (const auto& a : o.program) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -160,6 +189,10 @@ int run_program(const RunnerOptions& o) {
   if (o.program.empty()) throw InputError("--: no program after it (trainscope-run -- PROGRAM ARGS...)");
   prof::StepRangePattern check(o.step_range);  // a bad pattern is an error here, not in the program
   const std::string lib = find_library();
+  const std::string py_site = o.python == "off" ? std::string() : find_python_site(lib);
+  if (o.python != "off" && py_site.empty())
+    fmt::print(stderr, "trainscope-run: --python {}: the Python insight's folder (trainscope_site) was not found beside "
+               "{} (set TRAINSCOPE_PY_SITE): the program runs without it\n", o.python, lib);
   const fs::path session = fs::absolute(o.session.empty() ? default_session() : o.session);
   std::error_code ec;
   // Said now, not after an hour of training: the library could not have created the file either.
@@ -180,7 +213,7 @@ int run_program(const RunnerOptions& o) {
   std::fflush(stdout), std::fflush(stderr);
   const pid_t child = fork();
   if (child < 0) throw Error(std::string("cannot fork: ") + std::strerror(errno));
-  if (child == 0) exec_child(o, lib, session.string(), old);
+  if (child == 0) exec_child(o, lib, session.string(), py_site, old);
   int notice_s = 10;  // import torch and a data set take seconds before the first CUDA call
   if (const char* e = std::getenv("TRAINSCOPE_NOTICE_AFTER_S")) notice_s = std::max(0, std::atoi(e));
   const int status = wait_for(child, set, session, since, notice_s, o.program[0]);

@@ -165,6 +165,12 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "host-wait verdicts) or nvtx (NVTX ranges only; CUPTI "
                  "left to the program's own profiler) (docs/profile-a-program.md)")
       ->check(CLI::IsMember({"lean", "full", "nvtx"}))->capture_default_str();
+  app.add_option("--python", o.python,
+                 "with -- PROGRAM: the Python insight, no code changes: a sitecustomize first on PYTHONPATH marks "
+                 "steps at optimizer.step, the DataLoader's next() as data, forward/backward/optimizer, the file:line "
+                 "of .item()/.cpu()/synchronize() that wait, and samples the stepping thread's Python stack (lean: "
+                 "100 Hz; full: also every module's forward, 250 Hz; off: nothing) (docs/profile-a-program.md)")
+      ->check(CLI::IsMember({"off", "lean", "full"}))->capture_default_str();
   app.add_option("program", o.program,
                  "-- PROGRAM ARGS...: record any CUDA program (a PyTorch script included) into --session; its exit "
                  "code is trainscope-run's (docs/profile-a-program.md)");

@@ -60,6 +60,32 @@ struct StepMetrics {
   std::int64_t wall() const { return end - start; }
 };
 
+/// GPU idle time inside the windows by what the stepping thread did meanwhile (host_idle.cpp;
+/// docs/metrics.md, "What the host did while the GPU idled"). Each idle instant counts once, in
+/// this order: the thread waited in a host sync; it waited for data (a data fetch); the next GPU op
+/// was already queued (full mode: the GPU waited on itself, not on the host); the thread was
+/// launching (inside forward/backward/optimizer with gaps of at most kLaunchGapNs between GPU ops,
+/// or, where no phases were recorded, any such short gap); else it was busy elsewhere (Python, the
+/// program's own CPU work, a long gap inside a phase).
+struct HostIdle {
+  std::int64_t sync = 0, input = 0, device = 0, launching = 0, host = 0;
+  std::int64_t total() const { return sync + input + device + launching + host; }
+};
+/// A gap between GPU ops longer than this is more than launching (TrainScope's choice: 20 times
+/// CUDA's few-microsecond launch cost and about five eager PyTorch ops, whose dispatch costs
+/// 10-20 us each on the host).
+constexpr std::int64_t kLaunchGapNs = 100'000;
+
+/// A Python source line's share of some time, from the Python insight's stack samples or its
+/// `sync: ...` call-site ranges (profiling/inject/python/PROTOCOL.md).
+struct FrameShare {
+  std::string where;      // "train.py:57": the innermost frame outside Python's library folders
+  std::string function;   // its function (or the blocking call: ".item()")
+  std::string innermost;  // the innermost frame when it is another ("conv.py:549 _conv_forward"), else ""
+  double pct = 0;         // of the time its owner names (a verdict's cause), 0..100
+  std::int64_t samples = 0;
+};
+
 /// Device properties for the occupancy calculator: from session meta (device.*), defaults by
 /// compute capability otherwise (docs/metrics.md lists them and their source).
 struct DeviceProps {
@@ -77,6 +103,11 @@ DeviceProps device_props(const std::map<std::string, std::string>& meta);
 bool is_tensor_core_kernel(const std::string& demangled_name);
 /// A GEMM / convolution kernel (what AMP would move onto tensor cores).
 bool is_matmul_kernel(const std::string& demangled_name);
+/// The input precision a GEMM/conv kernel's name says: "bf16", "fp16", "fp8", "tf32", "int8", or ""
+/// (not said: fp32 kernels mostly name none). From cuBLAS/cuDNN/CUTLASS naming: "bf16", "f16"/"fp16",
+/// "h884"/"h1688"/"h16816" (half), "e4m3"/"e5m2", "tf32"; cuBLAS's Hopper "nvjet_[sm90_]XYZ" kernels by
+/// their first type letter (h, b, t, s, e).
+std::string kernel_precision(const std::string& demangled_name);
 /// A collective-communication kernel by its name, case-insensitively: NCCL's ncclKernel_* and
 /// ncclDevKernel_*, RCCL's (ROCm's NCCL: the same names, and rccl*).
 bool is_communication_kernel(std::string_view demangled_name);
@@ -127,6 +158,10 @@ struct Verdict {
   /// TrainScope runs: what the fix says beyond `settings`, in plain words without option names
   /// ("move augmentation to the GPU, keep the dataset in memory"); "" when the settings say it all.
   std::string advice;
+  /// Where the cause sits in the program's Python (the Python insight): the top lines by share of
+  /// the verdict's own time (input_bound: the data fetches; sync_bound: the blocking calls; host_bound
+  /// and launch_bound: the GPU idle time they count). Empty without Python samples.
+  std::vector<FrameShare> frames;
 };
 
 /// The GPU's health over the run, from the samplers' NVML series (profiling/analysis/health.cpp).
@@ -175,6 +210,24 @@ struct Report {
   bool kineto_kernel_estimates = false;
   std::optional<IdleBreakdown> idle;
   std::optional<std::int64_t> idle_sync_ns, idle_host_launching_ns, gpu_busy_ns;
+  /// What the host did while the GPU idled (HostIdle); nullopt without GPU activity.
+  std::optional<HostIdle> idle_by_host;
+  /// Median idle gap between GPU ops while the host was launching: the launch cost seen from the
+  /// kernel stream (lean mode records no launch calls).
+  std::optional<double> median_launch_gap_ns;
+  /// A recorded program with the Python insight (meta python.insight: "lean" / "full"); "" without.
+  std::string python_insight;
+  /// A program recorded by trainscope-run -- PROGRAM (meta session.source "injected ..."): host_bound
+  /// and launch_bound's launching measure of HostIdle are judged on these only.
+  bool recorded_program = false;
+  /// The stepping thread's mean CPU use over the analysed steps (its cpu.percent series), 0..100.
+  std::optional<double> stepping_thread_cpu_pct;
+  /// Python stack samples of the stepping thread in the analysed steps, and by cause of GPU idle
+  /// ("idle" every idle instant; "input", "sync", "launching", "host"): the top lines.
+  std::int64_t python_samples = 0;
+  std::map<std::string, std::vector<FrameShare>> frames_by_cause;
+  /// Blocking calls by Python call site (`sync: ...` ranges): share of the GPU idle inside them.
+  std::vector<FrameShare> sync_sites;
   // Launch statistics.
   std::optional<double> kernels_per_step;
   std::optional<double> median_kernel_ns, median_launch_ns, share_kernels_shorter_than_launch;
@@ -182,6 +235,10 @@ struct Report {
   // Tensor cores and precision.
   std::optional<double> tensor_core_kernel_share;  // of kernel time
   std::optional<double> matmul_kernel_share;       // GEMM/conv kernels, of kernel time
+  /// The precision the GEMM/conv kernels ran in, read from their names (kernel_precision): "bf16",
+  /// "fp16" or "fp8" when such kernels are >= half of the matmul time, else "" (fp32 / tf32).
+  std::string amp_from_kernels;
+  std::optional<double> reduced_precision_matmul_share;  // of matmul kernel time
   // Copies and memory.
   std::int64_t pageable_copies = 0, pageable_copy_bytes = 0, pageable_copy_ns = 0;
   std::optional<std::int64_t> peak_device_memory_bytes;  // max of device.memory.used (cudaMemGetInfo)

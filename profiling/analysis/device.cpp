@@ -111,13 +111,37 @@ bool has_any(const std::string& s, std::initializer_list<const char*> pats) {
 bool is_tensor_core_kernel(const std::string& n) {
   // The PyTorch profiler's TensorBoard plugin allowlist (tensor_cores_parser.py, TC_Allowlist) plus
   // Hopper's warp-group MMA (gmma/wgmma), CUTLASS tensor-op and cuBLASLt/cuDNN xmma/hmma/imma kernels.
+  // cuBLAS names its Hopper warp-group GEMMs nvjet_*.
   return has_any(n, {"h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "c1688", "xmma", "gmma", "wmma",
-                     "tensorop", "imma", "tf32", "first_layer_wgrad_kernel", "dgrad_1x1_stride_2x2",
+                     "tensorop", "imma", "tf32", "nvjet", "first_layer_wgrad_kernel", "dgrad_1x1_stride_2x2",
                      "conv1x1", "conv2d_c1_k1", "direct_group"});
 }
 
 bool is_matmul_kernel(const std::string& n) {
   return is_tensor_core_kernel(n) || has_any(n, {"gemm", "gemv", "conv", "Conv", "wgrad", "dgrad", "fprop", "cutlass"});
+}
+
+std::string kernel_precision(const std::string& name) {
+  std::string n(name);
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (auto at = n.find("nvjet_"); at != std::string::npos) {  // nvjet_[smNN_]XYZ_...: X is the inputs' type
+    std::size_t t = at + 6;
+    if (n.compare(t, 2, "sm") == 0) t = n.find('_', t) == std::string::npos ? n.size() : n.find('_', t) + 1;
+    if (t < n.size()) switch (n[t]) {
+        case 'h': return "fp16";
+        case 'b': return "bf16";
+        case 't': return "tf32";
+        case 'e': return "fp8";
+        case 'i': return "int8";
+        default: break;
+      }
+  }
+  if (has_any(n, {"bf16", "bfloat16"})) return "bf16";
+  if (has_any(n, {"e4m3", "e5m2", "fp8"})) return "fp8";
+  if (has_any(n, {"fp16", "f16f16", "_f16", "half", "h884", "h1688", "h16816", "hgemm"})) return "fp16";
+  if (has_any(n, {"tf32"})) return "tf32";
+  if (has_any(n, {"int8", "i8816", "imma"})) return "int8";
+  return {};
 }
 
 namespace {

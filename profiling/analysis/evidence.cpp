@@ -107,7 +107,7 @@ std::vector<EvidenceSpan> for_id(const EventStore& store, const detail::Timeline
       if (h.c == want) add_in_windows(tl, h.start, h.end, out);
     if (id == "sync_bound")
       for (const auto& s : tl.syncs) add_in_windows(tl, s.start, s.end, out);
-  } else if (id == "launch_bound" || id == "low_utilization") {
+  } else if (id == "launch_bound" || id == "low_utilization" || id == "host_bound") {
     out = idle_gaps(tl, id == "launch_bound");
   } else if (id == "pageable_memcpy") {
     for (const auto& g : tl.gpu)

@@ -58,6 +58,11 @@ void merge(std::vector<Span>& v);
 void sweep(const Timeline& tl, std::vector<StepMetrics>& out);
 void idle_gaps(const Timeline& tl, std::int64_t launch_cost, std::vector<StepMetrics>& out);
 std::int64_t median(std::vector<std::int64_t>& v);  // nth_element; 0 when empty
+/// Length of [a, b) covered by the merged list v; k is a forward-only cursor.
+std::int64_t covered(const std::vector<Span>& v, std::size_t& k, std::int64_t a, std::int64_t b);
+/// What the host did while the GPU idled (Report::idle_by_host), the launch gaps, the stepping
+/// thread's CPU, the Python frames by cause and the sync call sites (host_idle.cpp).
+void host_idle(const EventStore& store, const Timeline& tl, const std::map<std::string, std::string>& meta, Report& r);
 /// A host<->device copy whose host side is pageable memory (CUpti_ActivityMemoryKind 1).
 inline bool is_pageable_copy(const MemcpyRecord& m) {
   return (m.copy_kind == 1 && m.src_kind == 1) || (m.copy_kind == 2 && m.dst_kind == 1);

@@ -26,10 +26,14 @@ namespace {
 /// When no kernel launch call was recorded: a typical cudaLaunchKernel cost (CUDA Best Practices
 /// Guide: launch overhead of a few microseconds).
 constexpr std::int64_t kDefaultLaunchCostNs = 5000;
+/// A run is in reduced precision when bf16/fp16/fp8 GEMM/conv kernels are at least half of the
+/// matmul kernel time (TrainScope's choice: autocast leaves some ops in fp32 by design).
+constexpr double kReducedPrecisionShare = 0.5;
 
 struct KernelStats {
   double weight = 0, sm_eff = 0, theo = 0, theo_weight = 0, achieved = 0, tc = 0, matmul = 0;
   double sm_weight = 0, achieved_weight = 0;  // the kernels the SM efficiency / achieved occupancy cover
+  std::map<std::string, double> matmul_by_precision;  // kernel_precision -> matmul kernel time
   bool kineto = false;                        // some came from the trace's own per-kernel estimates
   std::int64_t count = 0, shorter_than_launch = 0, with_launch = 0;
   std::vector<std::int64_t> durations;
@@ -41,6 +45,7 @@ KernelStats kernel_stats(const EventStore& store, const detail::Timeline& tl, co
   k.durations.reserve(tl.gpu.size());
   const std::size_t n_strings = store.strings.size();
   std::vector<std::int8_t> tc(n_strings, -1), mm(n_strings, -1);  // per name id, classified once
+  std::vector<std::string> precision(n_strings);
   struct Occ { std::optional<double> theo; int active = 0; };
   std::unordered_map<std::uint64_t, Occ> occ_cache;
   const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
@@ -61,8 +66,10 @@ KernelStats kernel_stats(const EventStore& store, const detail::Timeline& tl, co
       if (tc[r.name] < 0) {
         const std::string& s = store.strings.get(r.name);
         tc[r.name] = is_tensor_core_kernel(s), mm[r.name] = is_matmul_kernel(s);
+        if (mm[r.name]) precision[r.name] = kernel_precision(s);
       }
       k.tc += tc[r.name] * w, k.matmul += mm[r.name] * w;
+      if (mm[r.name]) k.matmul_by_precision[precision[r.name]] += w;
     }
     // A Kineto trace's own estimates, duration-weighted as the TensorBoard plugin weights them;
     // otherwise computed from the launch configuration and the device (the same formulas).
@@ -229,6 +236,16 @@ void gpu_metrics(const EventStore& store, const detail::Timeline& tl, Report& r)
     r.median_kernel_ns = static_cast<double>(detail::median(k.durations));
     r.tensor_core_kernel_share = k.tc / k.weight;
     r.matmul_kernel_share = k.matmul / k.weight;
+    if (k.matmul > 0) {  // reduced precision read from what ran: AMP on whatever the program said
+      double reduced = 0, best = 0;
+      for (const auto& [p, w] : k.matmul_by_precision)
+        if (p == "bf16" || p == "fp16" || p == "fp8") {
+          reduced += w;
+          if (w > best) best = w, r.amp_from_kernels = p;
+        }
+      r.reduced_precision_matmul_share = reduced / k.matmul;
+      if (*r.reduced_precision_matmul_share < kReducedPrecisionShare) r.amp_from_kernels.clear();
+    }
     if (k.with_launch > 0) r.share_kernels_shorter_than_launch = static_cast<double>(k.shorter_than_launch) / k.with_launch;
     if (k.sm_weight > 0) r.sm_efficiency = k.sm_eff / k.sm_weight;
     if (k.theo_weight > 0) r.theoretical_occupancy = k.theo / k.theo_weight;
@@ -274,6 +291,7 @@ Report analyze(const EventStore& store, const Options& options) {
     r.per_step[i].end = tl.steps[i].end;
   detail::sweep(tl, r.per_step);
   if (r.gpu_present) detail::idle_gaps(tl, r.launch_cost_ns, r.per_step);
+  if (auto py = meta.find("python.insight"); py != meta.end()) r.python_insight = py->second;
   for (const auto& g : tl.gpu) {
     if ((g.c == Category::kernel || g.c == Category::communication) && g.step >= 0)
       ++r.per_step[static_cast<std::size_t>(g.step)].kernels;
@@ -282,6 +300,7 @@ Report analyze(const EventStore& store, const Options& options) {
   for (const auto& s : r.per_step)
     r.wall_ns += s.wall(), r.breakdown.add(s.breakdown), r.data_wait_ns += s.data_wait_ns, r.sync_ns += s.sync_ns;
   if (r.gpu_present) gpu_metrics(store, tl, r);
+  detail::host_idle(store, tl, meta, r);  // without GPU activity: the Python lines of the steps only
   memory_metrics(store, r);
   if (!options.per_step) r.per_step.clear();
   if (options.verdicts) add_verdicts(r);

@@ -30,6 +30,48 @@ std::string health_text(const std::optional<GpuHealth>& h) {
   return o + "\n";
 }
 
+/// "train.py:57 (.item()) 92.0 %, model.py:12 (forward) 5.1 %": the top lines.
+std::string frames_text(const std::vector<FrameShare>& v) {
+  std::string o;
+  for (const auto& f : v) {
+    o += (o.empty() ? "" : ", ") + fmt::format("{}{} {:.1f} %", f.where, f.function.empty() ? "" : " (" + f.function + ")", f.pct);
+    if (!f.innermost.empty()) o += " [in " + f.innermost + "]";
+  }
+  return o;
+}
+
+/// The run's precision: as configured (TrainScope's runs), else as its GEMM/conv kernels say.
+std::string amp_text(const Report& r) {
+  if (r.config.known) return r.config.amp;
+  if (!r.amp_from_kernels.empty())
+    return fmt::format("{} (from kernels: {} of GEMM/conv time)", r.amp_from_kernels, pct(r.reduced_precision_matmul_share));
+  return r.matmul_kernel_share ? "fp32/tf32 (from kernels)" : "unknown";
+}
+
+/// What the host did while the GPU idled, the stepping thread's CPU and the Python lines.
+std::string host_text(const Report& r) {
+  std::string o;
+  if (r.idle_by_host) {
+    const HostIdle& h = *r.idle_by_host;
+    o += fmt::format("GPU idle by what the host did: syncing {:.1f} %, waiting for data {:.1f} %, work already queued "
+                     "{:.1f} %, launching {:.1f} %, busy elsewhere (Python, own CPU work) {:.1f} % of the step",
+                     100 * share(h.sync, r.wall_ns), 100 * share(h.input, r.wall_ns), 100 * share(h.device, r.wall_ns),
+                     100 * share(h.launching, r.wall_ns), 100 * share(h.host, r.wall_ns));
+    if (r.median_launch_gap_ns) o += fmt::format("; median launch gap {:.1f} us", *r.median_launch_gap_ns / 1e3);
+    o += "\n";
+  }
+  if (r.stepping_thread_cpu_pct) o += fmt::format("stepping thread CPU {:.0f} % of a core\n", *r.stepping_thread_cpu_pct);
+  if (!r.python_insight.empty() || r.python_samples > 0) {
+    o += fmt::format("Python insight: {} ({} stack samples of the stepping thread in the steps)\n",
+                     r.python_insight.empty() ? "samples" : r.python_insight, r.python_samples);
+    if (auto it = r.frames_by_cause.find("idle"); it != r.frames_by_cause.end())
+      o += std::string(r.gpu_present ? "  GPU idle by Python line: " : "  steps by Python line (no GPU activity): ") +
+           frames_text(it->second) + "\n";
+    if (!r.sync_sites.empty()) o += "  blocking calls by GPU idle inside them: " + frames_text(r.sync_sites) + "\n";
+  }
+  return o;
+}
+
 }  // namespace
 
 std::string to_text(const Report& r) {
@@ -52,6 +94,7 @@ std::string to_text(const Report& r) {
                    100 * share(r.data_wait_ns, r.wall_ns), 100 * share(r.sync_ns, r.wall_ns));
   if (!r.gpu_present) {
     o += "GPU metrics: absent (" + r.gpu_absent_reason + ")\n";
+    o += host_text(r);
   } else {
     if (!r.device_vendor.empty())  // whose accelerator the device activity ran on (imported traces)
       o += fmt::format("device activity on {}{}\n", r.device_vendor, r.device_name.empty() ? "" : " (" + r.device_name + ")");
@@ -72,8 +115,9 @@ std::string to_text(const Report& r) {
                      r.median_kernel_ns.value_or(0) / 1e3,
                      r.median_launch_ns ? fmt::format("{:.1f} us", *r.median_launch_ns / 1e3) : "absent",
                      pct(r.share_kernels_shorter_than_launch));
+    o += host_text(r);
     o += fmt::format("tensor-core kernels {} of kernel time, GEMM/conv kernels {}; amp {}\n",
-                     pct(r.tensor_core_kernel_share), pct(r.matmul_kernel_share), r.config.amp);
+                     pct(r.tensor_core_kernel_share), pct(r.matmul_kernel_share), amp_text(r));
     o += fmt::format("pageable copies {} ({:.1f} MB)\n", r.pageable_copies, r.pageable_copy_bytes / 1e6);
     const std::string who = r.rank >= 0 ? fmt::format("rank {}{}: ", r.rank, r.world_size > 0 ? fmt::format(" of {}", r.world_size) : "")
                                         : std::string();
@@ -111,6 +155,7 @@ std::string to_text(const Report& r) {
   for (const auto& v : r.verdicts) {
     o += fmt::format("verdict [{}] {}: {}\n  evidence:", v.severity, v.id, v.title);
     for (const auto& [k, x] : v.evidence) o += fmt::format(" {}={:.4g}", k, x);
+    if (!v.frames.empty()) o += "\n  where (Python): " + frames_text(v.frames);
     o += "\n  fix: " + v.fix + "\n";
   }
   return o;
@@ -127,6 +172,45 @@ void opt_i(W& w, const char* k, std::optional<std::int64_t> v) {
   w.Key(k);
   if (v) w.Int64(*v);
   else w.Null();
+}
+void frames_json(W& w, const char* key, const std::vector<FrameShare>& v) {
+  w.Key(key);
+  w.StartArray();
+  for (const auto& f : v) {
+    w.StartObject();
+    w.Key("where"); w.String(f.where.c_str());
+    w.Key("function"); w.String(f.function.c_str());
+    w.Key("innermost"); w.String(f.innermost.c_str());
+    w.Key("pct"); w.Double(f.pct);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+void host_json(W& w, const Report& r) {
+  w.Key("gpu_idle_by_host_ns");
+  if (!r.idle_by_host) {
+    w.Null();
+  } else {
+    const HostIdle& h = *r.idle_by_host;
+    w.StartObject();
+    w.Key("sync"); w.Int64(h.sync);
+    w.Key("input"); w.Int64(h.input);
+    w.Key("queued"); w.Int64(h.device);
+    w.Key("launching"); w.Int64(h.launching);
+    w.Key("host"); w.Int64(h.host);
+    w.EndObject();
+  }
+  opt(w, "median_launch_gap_ns", r.median_launch_gap_ns);
+  opt(w, "stepping_thread_cpu_pct", r.stepping_thread_cpu_pct);
+  w.Key("amp_from_kernels"); w.String(r.amp_from_kernels.c_str());
+  opt(w, "reduced_precision_matmul_share", r.reduced_precision_matmul_share);
+  w.Key("python_insight"); w.String(r.python_insight.c_str());
+  w.Key("python_samples"); w.Int64(r.python_samples);
+  w.Key("python_frames");
+  w.StartObject();
+  for (const auto& [cause, v] : r.frames_by_cause) frames_json(w, cause.c_str(), v);
+  w.EndObject();
+  frames_json(w, "sync_sites", r.sync_sites);
 }
 void health_json(W& w, const std::optional<GpuHealth>& h) {
   w.Key("gpu_health");
@@ -185,6 +269,7 @@ std::string to_json(const Report& r) {
   }
   opt_i(w, "gpu_idle_sync_ns", r.idle_sync_ns);
   opt_i(w, "gpu_idle_host_wait_launching_ns", r.idle_host_launching_ns);
+  host_json(w, r);
   opt(w, "kernels_per_step", r.kernels_per_step);
   opt(w, "median_kernel_ns", r.median_kernel_ns);
   opt(w, "median_launch_ns", r.median_launch_ns);
@@ -233,6 +318,7 @@ std::string to_json(const Report& r) {
     w.StartObject();
     for (const auto& [k, x] : v.evidence) { w.Key(k.c_str()); w.Double(x); }
     w.EndObject();
+    frames_json(w, "frames", v.frames);
     w.EndObject();
   }
   w.EndArray();

@@ -3,6 +3,7 @@
 // Definitions: docs/metrics.md.
 #include <algorithm>
 #include <map>
+#include <cstdlib>
 #include <cstring>
 
 #include "engine/host_trace.h"
@@ -118,6 +119,12 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
     if (r.kind == static_cast<std::uint8_t>(trace::RangeKind::step) &&
         std::find(tl.trainer_tids.begin(), tl.trainer_tids.end(), r.thread) == tl.trainer_tids.end())
       tl.trainer_tids.push_back(r.thread);
+  }
+  // Steps without step ranges (a Python program's optimizer.step calls): the thread that made them.
+  if (tl.trainer_tids.empty()) {
+    const auto meta = store.meta();
+    if (auto it = meta.find("steps.thread"); it != meta.end() && std::atoll(it->second.c_str()) > 0)
+      tl.trainer_tids.push_back(static_cast<std::uint32_t>(std::atoll(it->second.c_str())));
   }
   trainer_runtime_thread(store, tl);
   const std::int64_t span_lo = tl.steps.front().host_start;

@@ -26,6 +26,11 @@ constexpr double kSyncModerate = 0.10, kSyncHigh = 0.30;
 /// Launch-bound: host-wait idle while the trainer launches >= 20 % of wall (issue #4; HTA's idle-time
 /// breakdown names host wait as the launch-bound symptom); high at 40 %.
 constexpr double kLaunchModerate = 0.20, kLaunchHigh = 0.40;
+/// Host-bound: GPU idle while the stepping thread was busy elsewhere than launching, waiting for data
+/// or syncing (HostIdle::host) >= 20 % of wall, high at 40 % — launch-bound's thresholds, for the
+/// other half of HTA's host-wait idle — while that thread used >= 50 % of a core over the steps (it
+/// computed, rather than slept on something not recorded). TrainScope's choice.
+constexpr double kHostModerate = 0.20, kHostHigh = 0.40, kHostCpuBusyPct = 50;
 /// Low GPU utilisation: busy / wall < 50 % (issue #4); high below 25 %.
 constexpr double kLowUtilModerate = 0.50, kLowUtilHigh = 0.25;
 /// Memory pressure: device memory used > 90 % of the card (issue #4; the caching allocator starts
@@ -70,6 +75,34 @@ std::string fix(const Report& r, std::string trainscope, std::string pytorch) {
   return r.config.known ? std::move(trainscope) : std::move(pytorch);
 }
 
+/// The verdict's Python lines (Report::frames_by_cause[cause]), when the Python insight sampled them.
+void attach_frames(Report& r, const char* cause) {
+  if (r.verdicts.empty()) return;
+  if (auto it = r.frames_by_cause.find(cause); it != r.frames_by_cause.end()) r.verdicts.back().frames = it->second;
+}
+
+/// A recorded program's host (TrainScope's own runs and imported traces are judged by launch_bound's
+/// host-wait measure, with which their lessons and tests were made).
+void host_bound(Report& r) {
+  if (!r.idle_by_host || !r.recorded_program) return;
+  const double s = share(r.idle_by_host->host, r.wall_ns);
+  if (s < kHostModerate) return;
+  if (r.stepping_thread_cpu_pct && *r.stepping_thread_cpu_pct < kHostCpuBusyPct) return;
+  std::vector<std::pair<std::string, double>> ev = {{"gpu_idle_host_busy_pct", 100 * s},
+                                                    {"gpu_utilization_pct", 100 * r.gpu_utilization.value_or(0)}};
+  if (r.stepping_thread_cpu_pct) ev.emplace_back("stepping_thread_cpu_pct", *r.stepping_thread_cpu_pct);
+  r.verdicts.push_back({"host_bound", s >= kHostHigh ? "high" : "moderate",
+                        r.python_insight.empty() ? "CPU-bound: the GPU waits for the program's host thread"
+                                                 : "CPU-bound: the GPU waits for the Python thread",
+                        fix(r, "move the per-step host work to the GPU or off the training thread; a larger --batch-size",
+                            "move the per-step Python/NumPy work to the GPU (torch ops) or into DataLoader workers, use "
+                            "a larger batch size; CUDA graphs / torch.compile(mode=\"reduce-overhead\") when the time "
+                            "is launch overhead"),
+                        std::move(ev), {}, {}, {}});
+  attach_frames(r, "host");
+  structured(r, {}, "move the per-step host work to the GPU or off the training thread");
+}
+
 void input_bound(Report& r) {
   const double s = share(r.data_wait_ns, r.wall_ns);
   if (s < kInputModerate) return;
@@ -88,6 +121,7 @@ void input_bound(Report& r) {
   structured(r, {{"num_workers", workers_fix(r.config.num_workers)}, {"pin_memory", "on"}},
              r.config.augment ? "move augmentation to the GPU or turn it off; keep the dataset in memory"
                               : "keep the dataset in memory");
+  attach_frames(r, "input");
 }
 
 void sync_bound(Report& r) {
@@ -106,6 +140,9 @@ void sync_bound(Report& r) {
                          {"gpu_utilization_pct", 100 * r.gpu_utilization.value_or(0)}}, {}, {}});
   structured(r, {{"sync_every_step", "off"}, {"pin_memory", "on"}},
              "read the loss less often and accumulate metrics on the device");
+  // The blocking calls by call site (exact), else the stack samples taken while syncing.
+  if (!r.sync_sites.empty()) r.verdicts.back().frames = r.sync_sites;
+  else attach_frames(r, "sync");
 }
 
 void communication_bound(Report& r) {
@@ -125,9 +162,12 @@ void communication_bound(Report& r) {
 }
 
 void launch_bound(Report& r) {
-  if (!r.idle_host_launching_ns || !r.median_kernel_ns || !r.median_launch_ns) return;
+  // The launch cost: the launch calls' median (full mode), else the median gap between GPU ops while
+  // the host launched (lean mode records no launch call; the gaps are what a launch costs the GPU).
+  const std::optional<double> launch = r.median_launch_ns ? r.median_launch_ns : r.median_launch_gap_ns;
+  if (!r.idle_host_launching_ns || !r.median_kernel_ns || !launch) return;
   const double s = share(*r.idle_host_launching_ns, r.wall_ns);
-  if (s < kLaunchModerate || *r.median_kernel_ns >= *r.median_launch_ns) return;
+  if (s < kLaunchModerate || *r.median_kernel_ns >= *launch) return;
   r.verdicts.push_back({"launch_bound", s >= kLaunchHigh ? "high" : "moderate",
                         "Launch-bound: kernels finish faster than the CPU launches them",
                         fix(r,
@@ -137,8 +177,9 @@ void launch_bound(Report& r) {
                             "mode=\"reduce-overhead\") and kernel fusion (torch.compile) cut launches"),
                         {{"gpu_idle_host_wait_launching_pct", 100 * s},
                          {"median_kernel_us", *r.median_kernel_ns / 1e3},
-                         {"median_launch_us", *r.median_launch_ns / 1e3},
-                         {"kernels_per_step", r.kernels_per_step.value_or(0)}}, {}, {}});
+                         {r.median_launch_ns ? "median_launch_us" : "median_launch_gap_us", *launch / 1e3},
+                         {"kernels_per_step", r.kernels_per_step.value_or(0)}}, {}, {}, {}});
+  attach_frames(r, "launching");
   std::vector<FixSetting> knobs;
   if (r.config.batch_size > 0 && (!r.device_memory_fraction || *r.device_memory_fraction <= kDoubleBatchMemory))
     knobs.push_back({"batch_size", std::to_string(2 * r.config.batch_size)});
@@ -207,7 +248,10 @@ void memory_pressure(Report& r) {
 }
 
 void amp(Report& r) {
-  if (r.config.amp == "off" && r.device.known && r.matmul_kernel_share && *r.matmul_kernel_share >= kAmpMatmulShare) {
+  // Never on a run whose GEMMs and convolutions already run in bf16/fp16 (read from the kernels: a
+  // recorded program or a trace says nothing of autocast in its configuration).
+  if (r.config.amp == "off" && r.amp_from_kernels.empty() && r.device.known && r.matmul_kernel_share &&
+      *r.matmul_kernel_share >= kAmpMatmulShare) {
     const bool bf16 = r.device.cc_major >= 8;  // bf16 tensor cores from Ampere (cc 8.0)
     r.verdicts.push_back({"amp_eligible", "moderate", "fp32 run on tensor-core hardware: AMP-eligible",
                           fix(r, std::string("run with --amp ") + (bf16 ? "bf16" : "fp16"),
@@ -313,6 +357,7 @@ void add_verdicts(Report& r) {
   communication_bound(r);
   sync_bound(r);
   launch_bound(r);
+  host_bound(r);
   low_utilization(r);
   pageable_copies(r);
   memory_pressure(r);
@@ -329,7 +374,7 @@ namespace ts::prof::analysis {
 
 const std::vector<std::string>& verdict_ids() {
   static const std::vector<std::string> ids = {"input_bound",     "sync_bound",      "launch_bound",
-                                               "low_utilization", "pageable_memcpy", "memory_pressure",
+                                               "host_bound",      "low_utilization", "pageable_memcpy", "memory_pressure",
                                                "amp_eligible",    "amp_overflow", "communication_bound",
                                                "throttled",       "shared_gpu"};
   return ids;
@@ -339,6 +384,7 @@ std::optional<VerdictRule> verdict_rule(const std::string& id) {
   if (id == "input_bound") return VerdictRule{"data_loader_wait_pct", 100 * kInputModerate, true};
   if (id == "sync_bound") return VerdictRule{"gpu_idle_sync_pct", 100 * kSyncModerate, true};
   if (id == "launch_bound") return VerdictRule{"gpu_idle_host_wait_launching_pct", 100 * kLaunchModerate, true};
+  if (id == "host_bound") return VerdictRule{"gpu_idle_host_busy_pct", 100 * kHostModerate, true};
   if (id == "low_utilization") return VerdictRule{"gpu_utilization_pct", 100 * kLowUtilModerate, false};
   if (id == "pageable_memcpy") return VerdictRule{"pageable_copy_pct", 100 * kPageableModerate, true};
   if (id == "memory_pressure") return VerdictRule{"device_memory_used_pct", 100 * kMemoryModerate, true};
@@ -355,6 +401,7 @@ std::optional<double> verdict_measure(const Report& r, const std::string& id) {
   if (id == "input_bound") return 100 * share(r.data_wait_ns, r.wall_ns);
   if (id == "sync_bound" && r.idle_sync_ns) return 100 * share(*r.idle_sync_ns, r.wall_ns);
   if (id == "launch_bound" && r.idle_host_launching_ns) return 100 * share(*r.idle_host_launching_ns, r.wall_ns);
+  if (id == "host_bound" && r.idle_by_host) return 100 * share(r.idle_by_host->host, r.wall_ns);
   if (id == "low_utilization" && r.gpu_utilization) return 100 * *r.gpu_utilization;
   if (id == "pageable_memcpy") return 100 * share(r.pageable_copy_ns, r.wall_ns);
   if (id == "memory_pressure" && r.device_memory_fraction) return 100 * *r.device_memory_fraction;

@@ -227,6 +227,28 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   return 1;
 }
 
+// The Python insight's stack samples (profiling/inject/python/PROTOCOL.md), called through ctypes by
+// the sampler thread of a recorded Python program: 0 when queued, -1 when nothing is recorded (a
+// forked child, no recorder) or the arguments are invalid.
+extern "C" __attribute__((visibility("default"))) int trainscope_py_frame(std::uint32_t id, const char* function,
+                                                                          const char* file, std::int32_t line) {
+  if (!ensure_started()) return -1;
+  Recorder* rec = recorder();
+  return rec && rec->python().frame(id, function, file, line) ? 0 : -1;
+}
+
+extern "C" __attribute__((visibility("default"))) int trainscope_py_stack(std::uint32_t id, const std::uint32_t* frames,
+                                                                          std::uint32_t n) {
+  Recorder* rec = recorder();
+  return rec && rec->python().stack(id, frames, n) ? 0 : -1;
+}
+
+extern "C" __attribute__((visibility("default"))) int trainscope_py_sample(std::uint32_t tid, std::int64_t steady_ns,
+                                                                           std::uint32_t stack) {
+  Recorder* rec = recorder();
+  return rec && rec->python().sample(tid, steady_ns, stack) ? 0 : -1;
+}
+
 extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table) {
   if (!get_table || !ensure_started()) return 0;
   const auto* cb = static_cast<const NvtxExportTableCallbacks*>(get_table(NVTX_ETID_CALLBACKS));

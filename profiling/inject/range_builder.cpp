@@ -29,6 +29,15 @@ bool is_data_range_name(const std::string& name) {
          n == "data_loading" || n.rfind("enumerate(dataloader)", 0) == 0;
 }
 
+trace::RangeKind range_kind_of(const std::string& name) {
+  using K = trace::RangeKind;
+  if (name == "forward") return K::forward;
+  if (name == "backward") return K::backward;
+  if (name == "optimizer") return K::optimizer;
+  if (name == "loss") return K::loss;
+  return is_data_range_name(name) ? K::data_wait : K::other;
+}
+
 // ---- RangeQueue -----------------------------------------------------------------------------
 
 RangeQueue::Buffer& RangeQueue::mine() {
@@ -85,7 +94,10 @@ RangeBuilder::RangeBuilder(EventStore& store, SessionClock clock, const StepRang
 
 RangeBuilder::Class RangeBuilder::classify(const std::string& name) {
   if (auto it = class_cache_.find(name); it != class_cache_.end()) return it->second;
-  const Class c = is_profiler_step(name) ? Class::profiler_step : pattern_.matches(name) ? Class::named : Class::none;
+  const Class c = is_profiler_step(name)         ? Class::profiler_step
+                  : pattern_.matches(name)         ? Class::named
+                  : name == kOptimizerStepMark     ? Class::optimizer_step
+                                                   : Class::none;
   if (class_cache_.size() >= kClassCacheMax) class_cache_.clear();
   class_cache_.emplace(name, c);
   return c;
@@ -94,16 +106,24 @@ RangeBuilder::Class RangeBuilder::classify(const std::string& name) {
 /// Rule 2 before rule 3: once a ProfilerStep#N range was seen, named ranges no longer make steps.
 bool RangeBuilder::accept(Class c) {
   if (c == Class::none) return false;
-  const StepRule want = c == Class::profiler_step ? StepRule::profiler_step : StepRule::named_ranges;
+  const StepRule want = c == Class::profiler_step ? StepRule::profiler_step
+                        : c == Class::named       ? StepRule::named_ranges
+                                                  : StepRule::optimizer_steps;
   if (rule_ == StepRule::profiler_step && want != StepRule::profiler_step) return false;
+  // Rule 3b only while no step range (rules 2 and 3) was seen: a script that names its steps keeps them.
+  if (want == StepRule::optimizer_steps && rule_ == StepRule::named_ranges) return false;
   if (rule_ != want) {
     if (windows_ > 0 && !any_step_) {
       note_ = std::to_string(windows_) + " one-second window(s) before the first step range were dropped";
       windows_dropped_ = true;
       next_step_ = 1;
     } else if (any_step_) {
-      note_ = "ranges matching '" + pattern_.text() + "' made steps until the first ProfilerStep#N range";
+      note_ = step_rule_text(rule_, pattern_.text()) + " made steps until the first " +
+              (want == StepRule::profiler_step ? std::string("ProfilerStep#N range")
+                                               : "range matching '" + pattern_.text() + "'");
     }
+    if (rule_ == StepRule::optimizer_steps)  // a step kept back for trailing syncs is a step all the same
+      for (auto& [tid, o] : opt_) opt_emit(o);
     rule_ = want;
   }
   any_step_ = true;
@@ -141,6 +161,7 @@ void RangeBuilder::push(const RangeEvent& e) {
   if (!stack.empty()) o.step = stack.back().step;
   if (!inside_step_range && accept(o.cls)) o.is_step = true, o.step = next_step_++;
   stack.push_back(o);
+  if (rule_ != StepRule::named_ranges && rule_ != StepRule::profiler_step) opt_push(e.tid, e.name, o.start);
 }
 
 void RangeBuilder::emit(std::uint32_t tid, const Open& o, std::int64_t end) {
@@ -148,11 +169,13 @@ void RangeBuilder::emit(std::uint32_t tid, const Open& o, std::int64_t end) {
   r.start = o.start, r.end = std::max(end, o.start);
   r.device = -1, r.rank = std::max(rank_, 0), r.thread = tid;
   r.name = o.name, r.step = o.step;
-  const bool data = !o.is_step && is_data_range_name(store_.strings.get(o.name));
-  r.kind = static_cast<std::uint8_t>(o.is_step ? trace::RangeKind::step
-                                     : data    ? trace::RangeKind::data_wait
-                                               : trace::RangeKind::other);
+  const std::string& name = store_.strings.get(o.name);
+  const trace::RangeKind kind = o.is_step ? trace::RangeKind::step : range_kind_of(name);
+  const bool data = kind == trace::RangeKind::data_wait;
+  r.kind = static_cast<std::uint8_t>(kind);
   store_.append(store_.host_ranges, r);
+  if (!o.is_step && rule_ != StepRule::named_ranges && rule_ != StepRule::profiler_step)
+    opt_pop(tid, name, r.start, r.end);
   if (data) {
     auto [it, fresh] = data_since_.try_emplace(tid, r.start);
     if (!fresh) it->second = std::min(it->second, r.start);
@@ -206,6 +229,14 @@ void RangeBuilder::add(const RangeEvent& e) {
       return;
     }
     case T::mark: {
+      if (e.name == kOptimizerStepMark) {  // a step boundary, not a host range
+        if (accept(Class::optimizer_step)) opt_mark(e.tid, clock_.from_host(e.host_ns));
+        return;
+      }
+      if (e.name.starts_with(kPythonInsightMark)) {  // the Python insight is on, in this mode
+        store_.set_meta("python.insight", e.name.substr(std::string_view(kPythonInsightMark).size()));
+        return;
+      }
       Open o;
       o.start = clock_.from_host(e.host_ns);
       o.name = store_.strings.intern(e.name);

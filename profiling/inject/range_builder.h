@@ -8,6 +8,9 @@
 //     seen (replaced, in the file too, by the range steps once they appear). A range named like a data fetch ("data", "data_wait", "enumerate(DataLoader)...") is a
 //     data_wait range, and one that ends just before a step on the same thread opens that step (the
 //     loader's next() belongs to the iteration, as torch.profiler's ProfilerStep#N counts it).
+//     The Python insight's names (profiling/inject/python/PROTOCOL.md) get their kinds: `forward`,
+//     `backward`, `optimizer`; its `trainscope:step` marks end steps when no step range was seen
+//     (rule 3b, optimizer_steps.cpp).
 // Times: steady_clock ns in, session ns out (SessionClock).
 #pragma once
 #include <atomic>
@@ -23,6 +26,7 @@
 
 #include "profiling/clock.h"
 #include "profiling/event_store.h"
+#include "engine/host_trace.h"
 #include "profiling/steps/step_rule.h"
 
 namespace ts::prof::inject {
@@ -66,6 +70,9 @@ class RangeBuilder {
   void set_clock(const SessionClock& c) { clock_ = c; }
   /// One event (each thread's in order). Unmatched pops and ends are counted, never fatal.
   void add(const RangeEvent& e);
+  /// At the end of the recording: the last optimizer step, held back for the syncs that may follow
+  /// it (loss.item() after optimizer.step), is written.
+  void finish();
   /// Live rule 4: while no step range was seen, appends the complete one-second windows up to
   /// `now_session_ns` (from session time 0, the library's start).
   void tick(std::int64_t now_session_ns);
@@ -82,7 +89,21 @@ class RangeBuilder {
   std::int64_t open_ranges() const;
 
  private:
-  enum class Class : std::uint8_t { none, profiler_step, named };
+  enum class Class : std::uint8_t { none, profiler_step, named, optimizer_step };
+  /// Rule 3b's state per thread: where the next optimizer step starts, and the one that ended last
+  /// (kept back until the next iteration starts: trailing `sync: ...` ranges extend it).
+  struct OptThread {
+    std::int64_t boundary = INT64_MIN;   // end of the last step (pending or written)
+    std::int64_t first = INT64_MAX;      // start of the first Python-insight range since
+    std::int64_t data_start = INT64_MAX; // start of the latest data fetch before the first backward
+    bool backward = false;
+    std::vector<std::pair<std::int64_t, std::int64_t>> data;  // data ranges since the boundary
+    std::optional<StepRecord> pending;
+  };
+  void opt_push(std::uint32_t tid, const std::string& name, std::int64_t t);
+  void opt_pop(std::uint32_t tid, const std::string& name, std::int64_t start, std::int64_t end);
+  void opt_mark(std::uint32_t tid, std::int64_t t);
+  void opt_emit(OptThread& s);
   struct Open {
     std::int64_t start = 0;
     StringId name = kNoString;
@@ -104,6 +125,7 @@ class RangeBuilder {
   std::unordered_map<std::string, Class> class_cache_;
   std::unordered_map<std::uint32_t, std::int64_t> data_since_;  // tid -> start of the data fetch before the next step
   std::unordered_map<std::uint32_t, std::int64_t> data_ns_;     // tid -> data wait since the last step
+  std::unordered_map<std::uint32_t, OptThread> opt_;
   StepRule rule_ = StepRule::one_second_windows;
   bool any_step_ = false, windows_dropped_ = false;
   std::int64_t next_step_ = 1, windows_ = 0, first_ns_ = 0, unmatched_ = 0;
@@ -113,6 +135,10 @@ class RangeBuilder {
 
 /// The OS name of thread `tid` of this process ("" when unknown).
 std::string os_thread_name(std::uint32_t tid);
+
+/// The host range kind of a range name: data fetches (is_data_range_name) data_wait; the Python
+/// insight's phases "forward", "backward", "optimizer" (and "loss") their kinds; anything else other.
+trace::RangeKind range_kind_of(const std::string& name);
 
 /// Whether a range name reads as the input pipeline: "data", "data_wait", "dataloader", "data
 /// loading", "enumerate(DataLoader)#..." (torch.profiler's name for next() on a DataLoader).

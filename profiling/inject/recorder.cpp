@@ -39,8 +39,8 @@ std::string unavailable_verdicts(const std::vector<std::string>& kinds) {
     return "every GPU verdict (no CUPTI activity: only NVTX ranges and steps are recorded)";
   std::vector<std::string> s;
   if (!has(kinds, "RUNTIME"))
-    s.push_back("launch_bound (needs runtime call durations), the host-wait split of GPU idle time and host_bound's "
-                "launching-thread evidence (need each kernel's launch call), the runtime share of the step");
+    s.push_back("the launch calls (launch_bound takes the launch cost from the gaps between kernels; idle time while "
+                "the next op was already queued is not told apart from the host's), the runtime share of the step");
   if (!has(kinds, "CONCURRENT_KERNEL")) s.push_back("every kernel-based verdict");
   if (!has(kinds, "MEMCPY")) s.push_back("pageable copies");
   if (!has(kinds, "RUNTIME") && !has(kinds, "SYNC_CALLS") && !has(kinds, "RUNTIME_SYNC") && !has(kinds, "SYNCHRONIZATION"))
@@ -149,11 +149,19 @@ void Recorder::flush(std::int64_t now_host_ns) {
   drained_.clear();
   ranges_.drain(drained_);
   for (const RangeEvent& e : drained_) builder_->add(e);
+  if (stopping_.load()) builder_->finish();  // the last flush: the step kept back for trailing syncs too
+  python_.drain(store_, SessionClock(start_host_ns_, 0));
+  if (const std::int64_t n = python_.samples()) {
+    store_.set_meta("python.samples", std::to_string(n));
+    if (const std::int64_t lost = python_.dropped()) store_.set_meta("python.dropped_samples", std::to_string(lost));
+  }
   sync_ranges();
   builder_->tick(now_host_ns - start_host_ns_);
   if (builder_->take_windows_dropped()) writer_->drop_steps_in_next_batch();
   store_.dropped_host_ranges = ranges_.dropped();
   store_.set_meta("steps.rule", builder_->rule_text());
+  if (builder_->step_thread() != 0 && builder_->step_thread() != step_thread_meta_)
+    step_thread_meta_ = builder_->step_thread(), store_.set_meta("steps.thread", std::to_string(step_thread_meta_));
   if (!builder_->note().empty()) store_.set_meta("steps.note", builder_->note());
   if (builder_->unmatched()) store_.set_meta("nvtx.unmatched_pops", std::to_string(builder_->unmatched()));
   writer_->write_batch();

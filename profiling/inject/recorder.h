@@ -17,6 +17,7 @@
 #include "profiling/cupti_parse.h"
 #include "profiling/event_store.h"
 #include "profiling/inject/inject_config.h"
+#include "profiling/inject/py_stacks.h"
 #include "profiling/inject/range_builder.h"
 #include "profiling/inject/sampler.h"
 #include "profiling/session_file.h"
@@ -41,6 +42,8 @@ class Recorder {
   const InjectConfig& config() const { return config_; }
   EventStore& store() { return store_; }
   RangeQueue& ranges() { return ranges_; }
+  /// The Python insight's frames, stacks and stack samples (any thread appends).
+  PyStackQueue& python() { return python_; }
   std::int64_t start_host_ns() const { return start_host_ns_; }
 
   /// GPU side: the CUPTI clock offset (CUPTI timestamp - steady ns, measured once at start) and
@@ -83,6 +86,7 @@ class Recorder {
   std::unique_ptr<SessionRecorder> writer_;
   std::unique_ptr<CuptiParser> parser_;
   RangeQueue ranges_;
+  PyStackQueue python_;
   std::unique_ptr<RangeBuilder> builder_;
   std::unique_ptr<Sampler> sampler_;
   std::vector<RangeEvent> drained_;
@@ -91,6 +95,7 @@ class Recorder {
   CuptiParser::NextFn next_ = nullptr;
   ReleaseFn release_ = nullptr;
   std::size_t syncs_done_ = 0;
+  std::uint32_t step_thread_meta_ = 0;  // meta steps.thread as last written
   std::atomic<bool> syncs_have_threads_{false};  // from the kinds asked for, then what CUPTI enabled
   std::mutex flush_mutex_;  // flush() from the thread and from finish()
   std::thread thread_;

@@ -2,6 +2,7 @@
 #include "profiling/steps/step_rule.h"
 
 #include <algorithm>
+#include <map>
 
 #include "base/errors.h"
 
@@ -12,6 +13,7 @@ constexpr const char* kWholeTrace = "the whole trace (one step: no ProfilerStep#
 constexpr const char* kWindows = "one-second windows (a live run without step ranges)";
 constexpr const char* kProfilerStep = "ProfilerStep#N ranges";
 constexpr const char* kRangesHead = "ranges matching '";
+constexpr const char* kOptimizerSteps = "optimizer.step calls (Python insight)";
 }  // namespace
 
 std::string step_rule_text(StepRule rule, const std::string& pattern) {
@@ -21,6 +23,7 @@ std::string step_rule_text(StepRule rule, const std::string& pattern) {
     case StepRule::named_ranges: return kRangesHead + pattern + "'";
     case StepRule::whole_trace: return kWholeTrace;
     case StepRule::one_second_windows: return kWindows;
+    case StepRule::optimizer_steps: return kOptimizerSteps;
   }
   return {};
 }
@@ -30,6 +33,7 @@ StepRule step_rule_of(const std::string& v) {
   if (v.starts_with(kRangesHead)) return StepRule::named_ranges;
   if (v == kWholeTrace) return StepRule::whole_trace;
   if (v == kWindows) return StepRule::one_second_windows;
+  if (v == kOptimizerSteps) return StepRule::optimizer_steps;
   return StepRule::trainscope;
 }
 
@@ -45,6 +49,42 @@ StepRangePattern::StepRangePattern(const std::string& pattern) : text_(pattern) 
 
 bool StepRangePattern::matches(std::string_view name) const {
   return std::regex_match(name.begin(), name.end(), re_);
+}
+
+namespace {
+/// An optimizer step's host range: torch.optim's record_function ("Optimizer.step#Adam.step") or the
+/// Python insight's "optimizer".
+bool is_optimizer_step_range(std::string_view n) {
+  return (n.starts_with("Optimizer.step#") && n.ends_with(".step")) || n == "optimizer";
+}
+}  // namespace
+
+/// Rule 3b for a whole trace: each outermost optimizer step range of a thread ends a step; steps are
+/// contiguous from the previous one's end (the first from the trace's start: the analysis leaves it
+/// out as warm-up). The thread with the most optimizer steps is the stepping thread.
+bool optimizer_steps(const StepRuleInput& in, StepChoice& c) {
+  std::map<std::uint32_t, std::vector<std::pair<std::int64_t, std::int64_t>>> by_thread;
+  for (const NamedRange& r : in.ranges)
+    if (r.end > r.start && is_optimizer_step_range(r.name)) by_thread[r.thread].emplace_back(r.start, r.end);
+  std::uint32_t tid = 0;
+  std::size_t most = 0;
+  for (const auto& [t, v] : by_thread)
+    if (v.size() > most) most = v.size(), tid = t;
+  if (most == 0) return false;
+  auto& v = by_thread[tid];
+  std::sort(v.begin(), v.end());
+  c.rule = StepRule::optimizer_steps;
+  std::int64_t from = in.span_start, last_end = INT64_MIN, n = 0;
+  for (const auto& [a, b] : v) {
+    if (a < last_end) continue;  // nested in the previous one (an inner optimizer's step)
+    StepRecord s;
+    s.global_step = s.step = ++n;
+    s.start = std::min(from, a), s.end = b;
+    c.steps.push_back(s);
+    c.threads.push_back(tid);
+    from = last_end = b;
+  }
+  return true;
 }
 
 StepChoice choose_steps(const StepRuleInput& in, const StepRangePattern& pattern) {
@@ -79,6 +119,7 @@ StepChoice choose_steps(const StepRuleInput& in, const StepRangePattern& pattern
     }
     return c;
   }
+  if (optimizer_steps(in, c)) return c;
   // Rule 4.
   if (in.span_end <= in.span_start) return c.rule = in.live ? StepRule::one_second_windows : StepRule::whole_trace, c;
   if (in.live) {

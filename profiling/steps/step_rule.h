@@ -4,6 +4,9 @@
 //   2. ProfilerStep#N ranges (torch.profiler with a schedule, or prof.step());
 //   3. host ranges (NVTX, record_function, user annotations) whose name matches --step-range PATTERN
 //      (default "step"; the outermost on their thread);
+//   3b. optimizer steps: a recorded Python program's optimizer.step calls (the Python insight's
+//      `trainscope:step` marks, profiling/inject/python/PROTOCOL.md; live, range_builder.h), or in a
+//      trace torch.optim's own "Optimizer.step#Adam.step" ranges: each ends a step;
 //   4. otherwise the whole trace is one step (as the PyTorch profiler's TensorBoard plugin does), or,
 //      for a live run whose end is not known yet, windows of one second.
 // The analysis says which rule was used (meta "steps.rule", Report::step_rule). Qt-free.
@@ -18,7 +21,12 @@
 
 namespace ts::prof {
 
-enum class StepRule : std::uint8_t { trainscope, profiler_step, named_ranges, whole_trace, one_second_windows };
+enum class StepRule : std::uint8_t { trainscope, profiler_step, named_ranges, whole_trace, one_second_windows, optimizer_steps };
+
+/// The NVTX mark the Python insight makes right after each outermost optimizer.step / GradScaler.step.
+inline constexpr const char* kOptimizerStepMark = "trainscope:step";
+/// The NVTX mark the Python insight makes once its hooks are in: "trainscope:python lean" / "... full".
+inline constexpr const char* kPythonInsightMark = "trainscope:python ";
 
 /// The default --step-range pattern.
 inline constexpr const char* kDefaultStepRange = "step";
@@ -73,7 +81,9 @@ struct StepRuleInput {
 };
 
 /// Applies the rule. For rules 1 and 2 the steps are the caller's (`steps` empty); for rule 3 the
-/// outermost matching ranges of each thread, in time order; for rule 4 one step over [span_start,
+/// outermost matching ranges of each thread, in time order; for rule 3b the optimizer step ranges
+/// ("Optimizer.step#NAME.step", "optimizer") of the thread with the most, each ending a step that
+/// starts where the previous one ended (the first at span_start); for rule 4 one step over [span_start,
 /// span_end] (none when the span is empty) or, live, the complete one-second windows from span_start.
 StepChoice choose_steps(const StepRuleInput& in, const StepRangePattern& pattern);
 

@@ -2,9 +2,11 @@
 // session named by TRAINSCOPE_SESSION in batches, as libtrainscope_inject.so does) through the real
 // trainscope-run --: the dialog refuses what cannot run, with the reason; the window follows the
 // session live while the program runs, shows its output and how it ended, and ends as a normal open
-// with every row; Stop interrupts the program (SIGINT) and the session stays readable.
+// with every row; Stop interrupts the program (SIGINT) and the session stays readable; the Python
+// insight (off / lean / full) goes from the dialog and the command line to trainscope-run --python.
 #include <QAction>
 #include <algorithm>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QLabel>
@@ -168,6 +170,54 @@ class TestProgram : public QObject {
     QVERIFY(parse({"--profile-program", "sh -c 'exit 3'", "--inject-mode", "nvtx"}, error));
   }
 
+  void theDialogPassesPython() {
+    ProgramSpec initial;
+    initial.command_line = "python3 train.py --epochs 1";
+    QCOMPARE(initial.python, QString("lean"));  // the default
+    initial.python = "off";
+    ProgramDialog d(initial);
+    QCOMPARE(d.pythonBox()->currentData().toString(), QString("off"));
+    d.pythonBox()->setCurrentIndex(d.pythonBox()->findData("full"));
+    const ProgramSpec spec = d.spec();
+    QCOMPARE(spec.python, QString("full"));
+    const QStringList args = runner_arguments(spec, "/tmp/s.tsession");
+    const int py = args.indexOf("--python"), dashes = args.indexOf("--");
+    QVERIFY(py >= 0 && py < dashes);
+    QCOMPARE(args[py + 1], QString("full"));
+    QCOMPARE(args.mid(dashes + 1), (QStringList{"python3", "train.py", "--epochs", "1"}));
+    QCOMPARE(args.mid(0, 2), (QStringList{"--session", "/tmp/s.tsession"}));
+    ProgramSpec bad = spec;
+    bad.python = "loud";
+    QVERIFY(check_program_spec(bad).contains("off, lean or full"));
+    // The remembered spec keeps it.
+    save_program_spec(spec);
+    QCOMPARE(load_program_spec().python, QString("full"));
+    // The dialog's items fit its width (no clipped choice at 1280x720).
+    d.show();
+    QVERIFY(d.width() <= 1280);
+    for (int i = 0; i < d.pythonBox()->count(); ++i)
+      QVERIFY2(d.pythonBox()->fontMetrics().horizontalAdvance(d.pythonBox()->itemText(i)) < d.pythonBox()->width(),
+               qPrintable(d.pythonBox()->itemText(i)));
+  }
+
+  void theCommandLinePassesPython() {
+    auto parse = [](const QStringList& args, ProgramAutorunOptions& o, QString& error) {
+      QCommandLineParser p;
+      add_autorun_options(p);
+      add_program_autorun_options(p);
+      p.parse(QStringList{"trainscope"} + args);
+      return parse_program_autorun(p, o, error);
+    };
+    QString error;
+    ProgramAutorunOptions o;
+    QVERIFY(parse({"--profile-program", "python3 t.py"}, o, error));
+    QCOMPARE(o.spec.python, QString("lean"));
+    QVERIFY(parse({"--profile-program", "python3 t.py", "--python", "off"}, o, error));
+    QCOMPARE(o.spec.python, QString("off"));
+    QVERIFY(!parse({"--profile-program", "python3 t.py", "--python", "all"}, o, error));
+    QVERIFY2(error.contains("--python: expected off, lean or full"), qPrintable(error));
+  }
+
   // A program that cannot start writes no session: the autorun still ends (the window would wait
   // forever for a session otherwise), with nothing shown and nothing compared.
   void theProgramAutorunEndsWhenNoSessionComes() {
@@ -242,6 +292,14 @@ class TestProgram : public QObject {
     const QString shots = qEnvironmentVariable("TS_SCREENSHOTS");
     if (shots.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
     QDir().mkpath(shots);
+    {
+      ProgramSpec spec;
+      spec.command_line = "python3 train.py --epochs 1";
+      ProgramDialog d(spec);
+      d.show();
+      QTest::qWait(300);
+      QVERIFY(d.grab().save(shots + "/program_dialog.png"));
+    }
     QTemporaryDir dir;
     for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
       MainWindow w;

@@ -14,3 +14,9 @@ extern "C" __attribute__((visibility("default"))) void ts_steps(int n, int ms) {
     nvtxRangePop();
   }
 }
+
+// One NVTX call each, for a stand-in torch.cuda.nvtx (tests/inject/python/fake_torch): the library
+// sees them as it sees PyTorch's.
+extern "C" __attribute__((visibility("default"))) int ts_push(const char* name) { return nvtxRangePushA(name); }
+extern "C" __attribute__((visibility("default"))) int ts_pop() { return nvtxRangePop(); }
+extern "C" __attribute__((visibility("default"))) void ts_mark(const char* name) { nvtxMarkA(name); }

@@ -341,7 +341,7 @@ namespace {
 
 // Every verdict the analysis can give has a rule (measure, threshold) that lessons judge it by.
 TEST(Lessons, EveryVerdictIdHasARule) {
-  ASSERT_EQ(prof::analysis::verdict_ids().size(), 11u);
+  ASSERT_EQ(prof::analysis::verdict_ids().size(), 12u);
   for (const std::string& id : prof::analysis::verdict_ids()) EXPECT_TRUE(prof::analysis::verdict_rule(id)) << id;
   EXPECT_FALSE(prof::analysis::verdict_rule("no_such_verdict"));
   EXPECT_EQ(knob_json_type("batch_size"), 'i');

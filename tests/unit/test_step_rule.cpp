@@ -68,6 +68,27 @@ TEST(StepRule, OnlyTheOutermostMatchingRangeOfAThreadIsAStep) {
   EXPECT_EQ(c.range_index, (std::vector<std::size_t>{0, 2, 3}));
 }
 
+TEST(StepRule, ATraceWithoutStepRangesGetsStepsFromItsOptimizerSteps) {
+  StepRuleInput in;
+  in.ranges = {{"aten::conv2d", 1, 0, 10},         {"Optimizer.step#Adam.step", 1, 40, 50},
+               {"Optimizer.step#Adam.step", 1, 90, 100}, {"Optimizer.step#Adam.step", 2, 95, 99},
+               {"Optimizer.step#Adam.step", 1, 140, 150}, {"Optimizer.zero_grad#Adam.zero_grad", 1, 52, 53}};
+  in.span_start = 0, in.span_end = 160;
+  const StepChoice c = choose_steps(in, StepRangePattern());
+  EXPECT_EQ(c.rule, StepRule::optimizer_steps);
+  ASSERT_EQ(c.steps.size(), 3u);  // thread 1's; thread 2's single one is not the stepping thread
+  EXPECT_EQ(c.steps[0].start, 0);
+  EXPECT_EQ(c.steps[1].start, 50);
+  EXPECT_EQ(c.steps[1].end, 100);
+  EXPECT_EQ(c.steps[2].end, 150);
+  EXPECT_EQ(c.threads[2], 1u);
+  EXPECT_TRUE(c.range_index.empty());  // no host range becomes a step range
+  EXPECT_EQ(step_rule_of(step_rule_text(c.rule, "step")), StepRule::optimizer_steps);
+  // A named step range still wins.
+  in.ranges.push_back({"step", 1, 0, 60});
+  EXPECT_EQ(choose_steps(in, StepRangePattern()).rule, StepRule::named_ranges);
+}
+
 TEST(StepRule, ALiveRunWithoutStepsGetsCompleteOneSecondWindows) {
   StepRuleInput in;
   in.live = true;

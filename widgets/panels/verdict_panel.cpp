@@ -28,6 +28,7 @@ QString evidence_label(const std::string& id) {
   if (id == "input_bound") return QObject::tr("data-loader wait");
   if (id == "sync_bound") return QObject::tr("host syncs");
   if (id == "launch_bound") return QObject::tr("GPU idle while the CPU launches");
+  if (id == "host_bound") return QObject::tr("GPU idle while the Python thread works");
   if (id == "low_utilization") return QObject::tr("GPU idle gaps");
   if (id == "memory_pressure") return QObject::tr("device memory peak");
   if (id == "pageable_memcpy") return QObject::tr("pageable copies");
@@ -245,6 +246,18 @@ void VerdictPanel::fillTree() {
       auto* e = new QTreeWidgetItem(top);
       e->setText(0, first ? tr("evidence") : QString());
       e->setText(1, format_evidence(name, value));
+      first = false;
+    }
+    first = true;
+    for (const auto& fr : v.frames) {  // the Python lines of the cause (the Python insight)
+      auto* e = new QTreeWidgetItem(top);
+      e->setText(0, first ? tr("where") : QString());
+      QString line = QStringLiteral("%1 %2 — %3 %")
+                         .arg(QString::fromStdString(fr.where), QString::fromStdString(fr.function))
+                         .arg(fr.pct, 0, 'f', 1);
+      if (!fr.innermost.empty()) line += tr(" (in %1)").arg(QString::fromStdString(fr.innermost));
+      e->setText(1, line);
+      e->setToolTip(1, line);
       first = false;
     }
     auto* f = new QTreeWidgetItem(top);

@@ -47,6 +47,15 @@ ProgramDialog::ProgramDialog(const ProgramSpec& initial, QWidget* parent) : QDia
   mode_->addItem(tr("full (also every runtime call and allocation: launch-bound verdicts; slower)"), "full");
   mode_->addItem(tr("nvtx (NVTX ranges only: leaves CUPTI to the program's own torch.profiler)"), "nvtx");
   mode_->setCurrentIndex(std::max(0, mode_->findData(initial.inject_mode)));
+  python_ = new QComboBox;
+  python_->setObjectName("programDialog.python");
+  python_->addItem(tr("lean (default: steps at optimizer.step, data and phases, sync lines; stacks at 100 Hz)"), "lean");
+  python_->addItem(tr("full (also every module's forward: time per layer; stacks at 250 Hz)"), "full");
+  python_->addItem(tr("off (PYTHONPATH left as it is)"), "off");
+  python_->setCurrentIndex(std::max(0, python_->findData(initial.python)));
+  python_->setToolTip(tr("trainscope-run --python: a Python program is instrumented with no code changes (a "
+                         "sitecustomize first on PYTHONPATH); its stack samples fill the Profile workspace's "
+                         "Python tab (docs/profile-a-program.md, Python insight)"));
   session_ = new QLineEdit(initial.session);
   session_->setPlaceholderText(tr("a new file in %1")
                                    .arg(QDir::toNativeSeparators(
@@ -57,6 +66,7 @@ ProgramDialog::ProgramDialog(const ProgramSpec& initial, QWidget* parent) : QDia
   form->addRow(tr("Environment:"), env_);
   form->addRow(tr("Step ranges:"), steps_);
   form->addRow(tr("Record:"), mode_);
+  form->addRow(tr("Python insight:"), python_);
   form->addRow(tr("Session file:"), session_);
   problem_ = new QLabel;
   problem_->setObjectName("programDialog.problem");
@@ -81,6 +91,7 @@ ProgramSpec ProgramDialog::spec() const {
     if (!line.trimmed().isEmpty()) s.env << line.trimmed();
   s.step_range = steps_->text().trimmed().isEmpty() ? QString("step") : steps_->text().trimmed();
   s.inject_mode = mode_->currentData().toString();
+  s.python = python_->currentData().toString();
   s.session = session_->text().trimmed();
   return s;
 }

@@ -61,6 +61,8 @@ QString check_program_spec(const ProgramSpec& spec) {
       return QObject::tr("environment line '%1': write KEY=VALUE").arg(e);
   if (spec.inject_mode != "lean" && spec.inject_mode != "full" && spec.inject_mode != "nvtx")
     return QObject::tr("mode '%1': lean, full or nvtx").arg(spec.inject_mode);
+  if (spec.python != "off" && spec.python != "lean" && spec.python != "full")
+    return QObject::tr("Python insight '%1': off, lean or full").arg(spec.python);
   return {};
 }
 
@@ -72,6 +74,7 @@ ProgramSpec load_program_spec() {
   p.env = s.value("program/env").toStringList();
   p.step_range = s.value("program/step_range", p.step_range).toString();
   p.inject_mode = s.value("program/inject_mode", p.inject_mode).toString();
+  p.python = s.value("program/python", p.python).toString();
   p.session = s.value("program/session").toString();
   return p;
 }
@@ -83,6 +86,7 @@ void save_program_spec(const ProgramSpec& p) {
   s.setValue("program/env", p.env);
   s.setValue("program/step_range", p.step_range);
   s.setValue("program/inject_mode", p.inject_mode);
+  s.setValue("program/python", p.python);
   s.setValue("program/session", p.session);
 }
 
@@ -108,6 +112,12 @@ QString default_session(const QString& program) {
 }
 }  // namespace
 
+QStringList runner_arguments(const ProgramSpec& spec, const QString& session) {
+  QStringList args{"--session", session, "--step-range", spec.step_range, "--inject-mode", spec.inject_mode,
+                   "--python", spec.python, "--"};
+  return args + split_command_line(spec.command_line);
+}
+
 bool ProgramRun::start(const ProgramSpec& spec) {
   error_ = check_program_spec(spec);
   if (!error_.isEmpty()) return false;
@@ -116,8 +126,7 @@ bool ProgramRun::start(const ProgramSpec& spec) {
   if (runner.isEmpty()) return (error_ = tr("trainscope-run was not found beside the window (set TRAINSCOPE_RUNNER)")), false;
   const QStringList words = split_command_line(spec.command_line);
   session_ = spec.session.isEmpty() ? default_session(words.front()) : QFileInfo(spec.session).absoluteFilePath();
-  QStringList args{"--session", session_, "--step-range", spec.step_range, "--inject-mode", spec.inject_mode, "--"};
-  args += words;
+  const QStringList args = runner_arguments(spec, session_);
   if (process_) process_->deleteLater();
   process_ = new QProcess(this);
   process_->setProcessChannelMode(QProcess::MergedChannels);

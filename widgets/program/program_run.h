@@ -1,5 +1,5 @@
 // ProgramRun: a program of the user's recorded by TrainScope: `trainscope-run --session
-// S --step-range P --inject-mode M -- PROGRAM ARGS` as a child process (profiling/inject records the
+// S --step-range P --inject-mode M --python Y -- PROGRAM ARGS` as a child process (profiling/inject records the
 // program; docs/profile-a-program.md). It passes the program's output on line by line, says when the
 // session file has appeared (the window then follows it live: SessionLoader), stops the program the
 // way a terminal would (SIGINT, then SIGTERM after a grace period, then SIGKILL) and says how it
@@ -20,6 +20,7 @@ struct ProgramSpec {
   QStringList env;       // KEY=VALUE added to the window's environment
   QString step_range = "step";  // --step-range (profiling/steps/step_rule.h)
   QString inject_mode = "lean";  // --inject-mode: lean (the default), full or nvtx (docs/profile-a-program.md)
+  QString python = "lean";       // --python: the Python insight, off, lean (the default) or full
   QString session;               // the session file to write ("" = a new one in the sessions folder)
 };
 
@@ -29,8 +30,11 @@ struct ProgramSpec {
 /// says so in one line; otherwise `error` is cleared.
 QStringList split_command_line(const QString& line, QString* error = nullptr);
 /// The spec's problems in one line ("" when it can run): no command, a working folder that is not a
-/// folder, an environment line without '=', quotes left open.
+/// folder, an environment line without '=', quotes left open, an unknown mode or Python insight.
 QString check_program_spec(const ProgramSpec& spec);
+/// trainscope-run's arguments for `spec` writing `session`: --session, --step-range, --inject-mode,
+/// --python, then -- and the program's words.
+QStringList runner_arguments(const ProgramSpec& spec, const QString& session);
 /// QSettings keys "program/…": the last spec, so the dialog opens with it.
 ProgramSpec load_program_spec();
 void save_program_spec(const ProgramSpec& spec);

@@ -1,8 +1,8 @@
 // ProfileWorkspace: the Profile workspace (reading a profile, live or opened). The timeline across
 // the whole width with the memory graph and utilization as tracks under its lanes (same time axis,
 // plot areas aligned to the pixel), the details pane beside them (collapsible), and the analysis
-// tabs below (Verdicts, Step breakdown, Kernels, Layers, Session details) that collapse to their tab
-// bar: clicking the current tab collapses them, clicking any tab while collapsed opens them.
+// tabs below (Verdicts, Step breakdown, Kernels, Layers, Python, Session details) that collapse to
+// their tab bar: clicking the current tab collapses them, clicking any tab while collapsed opens them.
 // Its splitter sizes, the collapsed state and which tab is current are its layout
 // (saveLayout()/restoreLayout(); resetLayout() returns to the default for the current size).
 #pragma once
