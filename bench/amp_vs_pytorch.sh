@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # AMP throughput and memory of trainscope-run vs the PyTorch baseline's autocast rows, both measured
-# in this run on this GPU (acceptance 2 and 3 of issue #8).
+# in this run on this GPU (the AMP acceptance: its accuracy and speed figures).
 #   TrainScope: --amp off|fp16|bf16 at b512 and b2048, own loader from host memory (num_workers 4,
 #               pin_memory), loss not read every step; median images/s of epochs 2..N (epoch 1
 #               includes cuDNN's algorithm search). Peak activation memory from the summary's

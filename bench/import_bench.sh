@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Import benchmark (issue #7): time from a trace file to a loaded EventStore (the GUI's budget for
+# Import benchmark: time from a trace file to a loaded EventStore (the GUI's budget for
 # its first overview paint is 1.0 s for a 60 MB trace) and the peak memory of a 1 GB import (budget:
 # 0.5 x the decompressed size). Generates the traces with bench/import_bench.py from the Kineto
 # ResNet-50 sample (events repeated, time-shifted) into $TS_BENCH_DIR (default /tmp/ts_import_bench;

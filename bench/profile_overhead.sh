@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Profiler acceptance on the GPU machine (issue #3): images/s with and without --profile in the same
+# Profiler acceptance on the GPU machine: images/s with and without --profile in the same
 # run (alternating, best of each), bytes per event and dropped records of a profiled run, and the
 # top-10 kernels query on the session (python3's sqlite3: the sqlite3 shell may be missing there).
 #   bench/profile_overhead.sh RUNNER CIFAR_DIR OUT [EPOCHS]

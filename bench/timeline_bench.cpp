@@ -1,4 +1,4 @@
-// timeline_bench: repaint cost of the timeline at 5 million real events (issue #6's budget: median
+// timeline_bench: repaint cost of the timeline at 5 million real events (the budget: median
 // <= 16 ms per 1920x1080 repaint on the 2-core CI machine, <= 64 bytes per event in the GUI's
 // structures). The events of the tests/data sessions (H200 recordings) are replicated and shifted in
 // time, one copy after the other, into one store of >= 5M events (kernels, copies, memsets, runtime
@@ -8,13 +8,13 @@
 //   timeline_bench [--events N] [--frames N] [--shots DIR] [--open-session N] [--open-trace FILE]
 // --shots writes the panel with gpu_b128_nw4.tsession at fit-all and zoomed into one step, and the
 // panel as it looks while that session loads (its overview only).
-// --open-session N (issue #7's budget: first paint of the whole overview of a 1M-event session
+// --open-session N (the budget: first paint of the whole overview of a 1M-event session
 // <= 0.5 s, median of 5, and <= 64 bytes per event of process growth): writes N replicated events
 // to a session file (with its overview, format 2), then 5 times opens it as the window does
 // (read_session on a loader thread, the view pulling on the hub's tick), printing when the overview
 // was first painted (every lane), when every event was on the timeline, and the growth of the
 // resident set per event with both the store and the timeline alive.
-// --open-trace FILE (issue #7: a 60 MB trace to the first overview paint <= 1.0 s): 5 times the
+// --open-trace FILE (the budget: a 60 MB trace to the first overview paint <= 1.0 s): 5 times the
 // window's path for a PyTorch trace (import, chart replay, store to the panels, timeline painted).
 #include <malloc.h>
 
@@ -315,7 +315,7 @@ int open_session_bench(std::size_t target) {
   return 0;
 }
 
-/// Issue #7's trace budget: a 60 MB PyTorch trace to the first overview paint <= 1.0 s (median of 5).
+/// The trace budget: a 60 MB PyTorch trace to the first overview paint <= 1.0 s (median of 5).
 /// The window's path: import_trace and the replay of its charts on the loader thread, then the
 /// store handed to the panels whole (an import fills its store at the end) and the timeline painted.
 int open_trace_bench(const char* path) {

@@ -84,7 +84,7 @@ struct GpuInfo {
   Reading<std::uint64_t> ecc_corrected, ecc_uncorrected;  // volatile counts (since the driver was loaded)
   Reading<unsigned> temperature_c;
   Reading<double> power_w, power_limit_w;
-  Reading<std::uint64_t> clock_event_reasons;  // NVML bitmask (doctor/nvml.h), during the load when under_load
+  Reading<std::uint64_t> clock_event_reasons;  // NVML bitmask (base/nvml.h), during the load when under_load
   Reading<unsigned> sm_clock_under_load_mhz;
   Reading<bool> persistence;
   Reading<std::string> compute_mode;  // "default", "exclusive process", "prohibited"

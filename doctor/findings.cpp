@@ -4,7 +4,7 @@
 
 #include <fmt/core.h>
 
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 
 namespace ts::doctor {
 

@@ -1,5 +1,5 @@
 // The environment doctor's findings: what is wrong, in two grades, each with its cause and the fix
-// in plain words (issue #25). diagnose() is a pure function of the Environment, so every finding is
+// in plain words. diagnose() is a pure function of the Environment, so every finding is
 // unit tested with a FakeProbe (tests/unit/test_doctor.cpp).
 //  Problems (stop or slow training): no_driver, driver_older_than_runtime, nvml_mismatch,
 //    cudnn_missing, cudnn_older_than_headers, cupti_activity_refused, cupti_counters_refused,

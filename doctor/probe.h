@@ -32,12 +32,12 @@ struct RealProbeOptions {
 /// dlopen, /proc. Never throws from its functions for a missing part; it says "not readable".
 std::unique_ptr<Probe> make_real_probe(const RealProbeOptions& options = {});
 
-/// A probe that returns `env`'s parts (tests; the window's test). healthy() is one H200 with nothing wrong.
+/// A probe that returns `env`'s parts (tests; the window's test). The tests' healthy machine is
+/// tests/common/healthy_environment.h.
 class FakeProbe : public Probe {
  public:
   Environment env;
   explicit FakeProbe(Environment e) : env(std::move(e)) {}
-  static Environment healthy();
   CudaInfo cuda() override { return env.cuda; }
   NvmlInfo nvml() override { return env.nvml; }
   std::vector<LibraryInfo> libraries() override { return env.libraries; }

@@ -12,8 +12,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/nvml.h"
 #include "doctor/host.h"
-#include "doctor/nvml.h"
 
 #if defined(TRAINSCOPE_HAVE_CUDA)
 #include <cublas_api.h>

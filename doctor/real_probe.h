@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "base/nvml.h"
 #include "doctor/environment.h"
-#include "doctor/nvml.h"
 #include "doctor/probe.h"
 
 namespace ts::doctor {

@@ -10,7 +10,7 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 
 namespace ts::doctor {
 

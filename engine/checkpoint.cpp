@@ -15,8 +15,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "engine/errors.h"
-#include "engine/printable.h"
+#include "base/errors.h"
+#include "base/printable.h"
 
 namespace ts {
 namespace {

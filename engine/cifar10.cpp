@@ -12,8 +12,8 @@
 #include <memory>
 #include <system_error>
 
+#include "base/errors.h"
 #include "engine/batch.h"
-#include "engine/errors.h"
 
 namespace ts {
 namespace {

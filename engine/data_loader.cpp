@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/host_trace.h"
 
 namespace ts {

@@ -67,7 +67,6 @@ void name_this_thread(const char* name) {
 
 const char* this_thread_name() { return t_name; }
 void set_current_step(std::int64_t global_step) { t_step = global_step; }
-std::int64_t current_step() { return t_step; }
 
 void ScopedRange::begin(RangeKind kind, const char* name, const char* layer, std::int64_t step) {
   e_.kind = kind;

@@ -89,7 +89,6 @@ void name_this_thread(const char* name);
 const char* this_thread_name();
 /// The global step that ranges opened on this thread default to (the trainer sets it per step).
 void set_current_step(std::int64_t global_step);
-std::int64_t current_step();
 
 /// RAII range: [construction, destruction). `name` must be a static string.
 class ScopedRange {

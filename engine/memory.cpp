@@ -8,7 +8,7 @@
 #include <mutex>
 #include <new>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts {
 

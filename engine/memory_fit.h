@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/model_spec.h"
 #include "engine/network.h"
 

@@ -2,7 +2,7 @@
 // with errors that name the layer and the expected vs given size. Also the seed's SimpleCNN.
 #include <string>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/model_spec.h"
 
 namespace ts {

@@ -12,9 +12,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/errors.h"
-#include "engine/json_guard.h"
-#include "engine/printable.h"
+#include "base/errors.h"
+#include "base/json_guard.h"
+#include "base/printable.h"
 
 namespace ts {
 

@@ -3,7 +3,7 @@
 
 #include <fstream>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts {
 

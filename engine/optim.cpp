@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts {
 

@@ -19,8 +19,8 @@
 
 #include <unistd.h>
 
+#include "base/errors.h"
 #include "engine/batch.h"
-#include "engine/errors.h"
 
 namespace ts {
 namespace {

@@ -1,7 +1,7 @@
 // Tensor helpers: dtype sizes and names, shape printing, allocation through an Allocator.
 #include "engine/tensor.h"
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts {
 
@@ -15,18 +15,6 @@ std::size_t dtype_size(DType t) {
     case DType::i64: return 8;
   }
   return 1;
-}
-
-const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::f32: return "float32";
-    case DType::f16: return "float16";
-    case DType::bf16: return "bfloat16";
-    case DType::u8: return "uint8";
-    case DType::i32: return "int32";
-    case DType::i64: return "int64";
-  }
-  return "?";
 }
 
 const char* device_name(Device d) { return d == Device::cuda ? "cuda" : "cpu"; }

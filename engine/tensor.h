@@ -16,7 +16,6 @@ enum class Device : std::uint8_t { cpu, cuda };
 
 /// Size of one element in bytes.
 std::size_t dtype_size(DType t);
-const char* dtype_name(DType t);
 const char* device_name(Device d);
 
 /// A shape, outermost dimension first (NCHW for images: batch, channels, height, width).

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "base/errors.h"
 #include "engine/checkpoint.h"
-#include "engine/errors.h"
 #include "engine/host_trace.h"
 #include "engine/memory_fit.h"
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.h"
 #include "engine/cifar10.h"
 #include "engine/data_loader.h"
-#include "engine/errors.h"
 #include "engine/network.h"
 
 namespace ts {

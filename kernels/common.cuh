@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "engine/cuda/cuda_check.h"
+#include "base/cuda_check.h"
 #include "kernels/kernels.h"
 
 namespace ts::kernels {

@@ -5,8 +5,8 @@
 // The bias reduction is deterministic without a memset: each block of a (split, channel) grid writes
 // a partial sum; the last block of a channel to finish (threadfence + counter, as CUDA's
 // threadFenceReduction sample) adds the partials in index order and resets the counter.
-#include "engine/dropout_hash.h"
 #include "kernels/common.cuh"
+#include "kernels/dropout_hash.h"
 #include "kernels/kernels.h"
 
 #include <type_traits>

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/errors.h"
-#include "engine/json_guard.h"
+#include "base/errors.h"
+#include "base/json_guard.h"
+#include "base/printable.h"
 #include "engine/model_spec.h"
-#include "engine/printable.h"
-#include "profiling/profiler.h"
 #include "lessons/knob_json.h"
+#include "profiling/profiler.h"
 
 namespace ts::lessons {
 

@@ -14,9 +14,9 @@
 #include <set>
 #include <sstream>
 
-#include "engine/errors.h"
-#include "engine/json_guard.h"
-#include "engine/printable.h"
+#include "base/errors.h"
+#include "base/json_guard.h"
+#include "base/printable.h"
 #include "lessons/knob_json.h"
 
 namespace ts::lessons {

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "lessons/json_write.h"
 #include "lessons/session_pack.h"
 #include "profiling/analysis/analysis.h"

@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::lessons {
 

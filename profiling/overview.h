@@ -1,6 +1,6 @@
 // SessionOverview: the timeline of a whole session in a few hundred kilobytes, so a viewer paints
-// every lane over the full time range before it has read the events (issue #7: first overview paint
-// of a 1M-event session <= 0.5 s). The session writer builds it when the recording closes and stores
+// every lane over the full time range before it has read the events (the budget: first overview
+// paint of a 1M-event session <= 0.5 s). The session writer builds it when the recording closes and stores
 // it in the file's `overview_lanes` table (format 2, docs/session-format.md); read_session reads it
 // before the event tables. Files without it (format 1, or a recording that was killed before it
 // closed) get one built from their events once they are read (the in-memory migration).

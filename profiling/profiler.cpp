@@ -12,7 +12,7 @@
 #include <mutex>
 #include <thread>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/host_trace.h"
 #include "profiling/cupti_collector.h"
 #include "profiling/host_collector.h"

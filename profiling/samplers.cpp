@@ -11,7 +11,7 @@
 #include <mutex>
 #include <thread>
 
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 #include "engine/host_trace.h"
 #include "profiling/proc_stat.h"
 
@@ -23,7 +23,7 @@ namespace ts::prof {
 
 namespace {
 
-// NVML through the doctor's run-time loader (doctor/nvml.h), opened for one CUDA device.
+// NVML through the doctor's run-time loader (base/nvml.h), opened for one CUDA device.
 struct Nvml {
   std::shared_ptr<nvml::Library> lib = std::make_shared<nvml::Library>();
   nvml::Device dev = nullptr;

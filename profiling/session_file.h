@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "profiling/event_store.h"
 
 struct sqlite3;
@@ -20,7 +20,7 @@ namespace ts::prof {
 constexpr std::int32_t kSessionApplicationId = 0x54534553;  // "TSES"
 /// Format versions: 1 (the first), 2 (adds the whole-session timeline overview, `overview_lanes`),
 /// 3 (adds `playground_ladders`, `playground_limits`, `playground_rows`: a playground run,
-/// kernels/playground/session.h; empty in a training session). read_session reads every version up
+/// playground/session.h, which creates them; none in a training session). read_session reads every version up
 /// to this one; older files are migrated in memory (a file before 3 holds no playground run).
 constexpr int kSessionSchemaVersion = 3;
 /// The meta key SessionRecorder writes last when it closes a file (a follower ends on it); the

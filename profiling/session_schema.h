@@ -5,8 +5,8 @@
 // No indexes: they would double the bytes per event; the views and queries scan.
 // Format 2 added `overview_lanes` (profiling/overview.h), written when the recording closes; format 1
 // files have none, and read_session builds it from their events (the in-memory migration).
-// Format 3 added the playground tables (kernels/playground/session.cpp writes and reads them; a
-// training session leaves them empty, a file before format 3 has none: no playground run).
+// Format 3 added the playground tables, which the playground creates, writes and reads itself
+// (playground/session.cpp): a training session has none, nor has a file before format 3.
 // The py_* tables (Python insight of a recorded Python program: interned frames, stacks as a tree,
 // the stepping thread's stack samples) came within format 3: older readers ignore them and a file
 // without them has no Python samples.
@@ -52,14 +52,6 @@ CREATE TABLE dropped(source TEXT PRIMARY KEY, count INTEGER) WITHOUT ROWID;
 CREATE TABLE overview_lanes(lane INTEGER PRIMARY KEY, kind INTEGER, key TEXT NOT NULL, id INTEGER,
   device INTEGER, has_steps INTEGER, launches INTEGER, events INTEGER, tids TEXT, t0 INTEGER, t1 INTEGER,
   bins INTEGER, total_events INTEGER, raw_bytes INTEGER, rows BLOB);
-CREATE TABLE playground_ladders(ladder INTEGER PRIMARY KEY, family TEXT NOT NULL, title TEXT, unit TEXT,
-  size INTEGER, size_what TEXT, warning TEXT);
-CREATE TABLE playground_limits(ladder INTEGER, position INTEGER, what TEXT, value REAL, measured INTEGER,
-  source TEXT);
-CREATE TABLE playground_rows(ladder INTEGER, row INTEGER, name TEXT, what_changed TEXT, own INTEGER,
-  checked INTEGER, check_passed INTEGER, max_error REAL, tolerance REAL, check_what TEXT, median_ns REAL,
-  event_ns REAL, launches INTEGER, kernels_per_launch INTEGER, time_source TEXT, work REAL, throughput REAL,
-  share_of_best REAL, share_of_limit REAL, row_limit REAL, row_limit_what TEXT, launch TEXT, note TEXT);
 CREATE TABLE py_frames(id INTEGER PRIMARY KEY, function_id INTEGER, file_id INTEGER, line INTEGER);
 CREATE TABLE py_stacks(id INTEGER PRIMARY KEY, parent INTEGER, frame_id INTEGER);
 CREATE TABLE py_samples(time INTEGER, tid INTEGER, stack_id INTEGER);

@@ -58,14 +58,14 @@ install_deps() { install_packages "${PACKAGES[@]}"; }
 # build-fuzz/corpus-TARGET, where the fuzzer adds what it finds) and the largest input it makes.
 fuzz_target_info() {  # TARGET -> "binary dict seeds max_len"
   case "$1" in
-    import) echo "ts_import_fuzzer profiling/fuzz/import.dict tests/data/traces 65536" ;;
-    nsys) echo "ts_nsys_fuzzer profiling/fuzz/nsys.dict tests/data/fuzz/nsys 65536" ;;
-    session) echo "ts_session_fuzzer profiling/fuzz/session.dict tests/data/fuzz/session 65536" ;;
-    model_spec) echo "ts_model_spec_fuzzer engine/fuzz/model_spec.dict tests/data/fuzz/model_spec 16384" ;;
-    cifar10) echo "ts_cifar10_fuzzer engine/fuzz/cifar10.dict tests/data/fuzz/cifar10 32768" ;;
-    checkpoint) echo "ts_checkpoint_fuzzer engine/fuzz/checkpoint.dict tests/data/fuzz/checkpoint 65536" ;;
-    lesson) echo "ts_lesson_fuzzer lessons/fuzz/lesson.dict tests/data/fuzz/lesson 16384" ;;
-    setup) echo "ts_setup_fuzzer setups/fuzz/setup.dict tests/data/fuzz/setup 16384" ;;
+    import) echo "ts_import_fuzzer tests/fuzz/import.dict tests/data/traces 65536" ;;
+    nsys) echo "ts_nsys_fuzzer tests/fuzz/nsys.dict tests/data/fuzz/nsys 65536" ;;
+    session) echo "ts_session_fuzzer tests/fuzz/session.dict tests/data/fuzz/session 65536" ;;
+    model_spec) echo "ts_model_spec_fuzzer tests/fuzz/model_spec.dict tests/data/fuzz/model_spec 16384" ;;
+    cifar10) echo "ts_cifar10_fuzzer tests/fuzz/cifar10.dict tests/data/fuzz/cifar10 32768" ;;
+    checkpoint) echo "ts_checkpoint_fuzzer tests/fuzz/checkpoint.dict tests/data/fuzz/checkpoint 65536" ;;
+    lesson) echo "ts_lesson_fuzzer tests/fuzz/lesson.dict tests/data/fuzz/lesson 16384" ;;
+    setup) echo "ts_setup_fuzzer tests/fuzz/setup.dict tests/data/fuzz/setup 16384" ;;
     *) echo "bootstrap: unknown fuzz target '$1' (import, nsys, session, model_spec, cifar10, checkpoint, lesson, setup)" >&2; return 2 ;;
   esac
 }

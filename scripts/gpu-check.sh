@@ -2,12 +2,12 @@
 # Runs on the GPU test machine (see ../shared/GPU.md): the GPU tests, the PyTorch reference
 # check, the throughput benchmark and a CIFAR-10 training run, from a staged folder.
 #   scripts/gpu-check.sh STAGE CIFAR_DIR OUT [tests|bench|train|accuracy|amp|profile|analysis|all]...
-# amp: issue #8's acceptance on full CIFAR-10 (1: fp16/bf16 vs fp32 accuracy after 5 epochs;
+# amp: the AMP acceptance on full CIFAR-10 (1: fp16/bf16 vs fp32 accuracy after 5 epochs;
 # 2+3: bench/amp_vs_pytorch.sh memory and speed ratios; 4: --deterministic twice, and a resume from an
 # epoch-2 checkpoint vs the uninterrupted run's epoch-3 loss).
-# analysis: issue #4's acceptance: six recorded scenarios (input-bound, sync-bound, launch-bound and
+# analysis: the analysis acceptance: six recorded scenarios (input-bound, sync-bound, launch-bound and
 # their fixed twins), each analysed with --analyze --json; one line per scenario.
-# syncrepeat: scenario (b) of issue #4 five times (the sync-caused idle sits near its 10 % threshold).
+# syncrepeat: scenario (b) of the analysis acceptance five times (the sync-caused idle sits near its 10 % threshold).
 # gui: the window on the GPU (offscreen): a 3-epoch run with --live-latency and screenshots; needs
 #   GUI_STAGE (trainscope + qt.tar.xz from ../shared/tools/pack-qt-runtime.sh).
 # tools: --compare and --export on sessions recorded here, and --import of the exported trace.
@@ -81,7 +81,7 @@ print("resume from epoch 2: epoch-3 loss", r["epoch_train_loss"][0], "vs uninter
 PY
 fi
 if has analysis; then
-  echo "== analysis acceptance (issue #4): scenario -> key percentages, verdict fired?"
+  echo "== analysis acceptance: scenario -> key percentages, verdict fired?"
   # name | expected verdict(s) | expect fired (yes/no) | options (real knobs only)
   scenarios=(
     "a_nw0_augment|input_bound|yes|--batch-size 128 --num-workers 0 --augment"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The environment doctor on the H200 (issue #25), from a stage/ folder holding trainscope-run,
+# The environment doctor on the H200, from a stage/ folder holding trainscope-run,
 # optionally ts_gpu_tests, and this script (build: cmake --preset gpu-h200 && cmake --build build-gpu
 # --target trainscope-run ts_gpu_tests; copy both, stripped, and this script into stage/).
 #  1. the real report (text, JSON, Markdown) with the CUDA 13 libraries and cuDNN 9.19 first;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The injection library's checks on the H200 (issue #23; docs/profile-a-program.md):
+# The injection library's checks on the H200 (docs/profile-a-program.md):
 #   scripts/inject-check.sh STAGE OUT
 # STAGE holds trainscope-run, libtrainscope_inject.so, ts_inject_cuda_program, seed_train.py and
 # pytorch_seed_cnn.py (build: preset gpu-h200, targets trainscope-run trainscope_inject

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What recording a PyTorch program costs: seed_train.py --data-on-gpu --no-item --batch-size 128 (PyTorch
-eager, many small kernels: the worst case of issue #23) without the injection library and under
+eager, many small kernels: the worst case for the injection library) without the injection library and under
 trainscope-run in several configurations, alternated in rounds so that the machine's drift falls on
 every configuration alike.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue #24's check on the H200: the window (offscreen) starts seed_train.py --nvtx through File ▸
-# Profile a program… (trainscope --profile-program), follows its session live, and prints the
+# The live check of File ▸ Profile a program… on the H200: the window (offscreen) starts
+# seed_train.py --nvtx through File ▸ Profile a program… (trainscope --profile-program), follows its session live, and prints the
 # --live-latency figures (event end -> first paint, median / p95 / max) and what it received against
 # the finished file read again ("lost 0"); screenshots during and after the run at each size. Then a
 # Stop mid-run (SIGINT from the Program tab's Stop): exit code, a readable session.

@@ -17,10 +17,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/errors.h"
-#include "engine/json_guard.h"
+#include "base/errors.h"
+#include "base/json_guard.h"
+#include "base/printable.h"
 #include "engine/model_spec.h"
-#include "engine/printable.h"
 #include "lessons/knob_json.h"
 
 namespace ts::setups {

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::gui {
 namespace {

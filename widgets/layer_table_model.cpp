@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "widgets/layer_params.h"
 
 namespace ts::gui {

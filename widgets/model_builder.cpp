@@ -14,7 +14,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "widgets/layer_params.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/setups/setup_knobs.h"

@@ -21,8 +21,8 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "base/errors.h"
 #include "engine/cifar10.h"
-#include "engine/errors.h"
 #include "engine/memory.h"
 #include "widgets/cifar_download.h"
 

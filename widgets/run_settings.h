@@ -99,7 +99,7 @@ class RunSettingsPanel : public QWidget {
   /// Where downloads go (Preferences); default ~/.cache/trainscope/cifar10.
   void setDownloadDir(const QString& dir) { download_dir_ = dir; }
 
-  // An opened session's settings (run_settings_session.cpp, issue #14). While a session is shown,
+  // An opened session's settings (run_settings_session.cpp). While a session is shown,
   // the form shows what it was recorded with, read only, under a note naming the session (its
   // device as recorded, also when this machine lacks it); the user's own settings come back with
   // showOwn(). A trace records no TrainScope settings: the note says so and the form stays the

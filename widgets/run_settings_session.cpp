@@ -1,4 +1,4 @@
-// RunSettingsPanel's view of an opened session (issue #14): the recorded settings, read only, under
+// RunSettingsPanel's view of an opened session: the recorded settings, read only, under
 // a note naming the session; the user's own settings kept aside and put back by showOwn().
 #include <QHBoxLayout>
 #include <QLabel>

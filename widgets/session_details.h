@@ -1,4 +1,4 @@
-// The Session details tab in people's words (issue #14): what was run (model, device, knobs with
+// The Session details tab in people's words: what was run (model, device, knobs with
 // their units and PyTorch's names: "weight decay: default", "learning rate: 0.001"), the hardware
 // ("NVIDIA H200, compute capability 9.0, 132 SMs, 150.1 GB"), the host, the library versions
 // ("cuDNN 9.19.0"), the recording ("GPU clock offset 1796000181.528 s, error ±37 ns, drift −4 ns";

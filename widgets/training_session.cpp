@@ -7,7 +7,7 @@
 #include <QJsonObject>
 #include <QThread>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/memory.h"
 #include "engine/synthetic_data.h"
 #include "profiling/profiler.h"

@@ -1,6 +1,6 @@
 // The mouse wheel over a form scrolls the form: spin boxes, combo boxes and sliders under a root
 // widget change their value by the wheel only while they have the keyboard focus (clicked or tabbed
-// to), never as the pointer passes over them (Adam became AdamW, batch 128 became 126, issue #14).
+// to), never as the pointer passes over them (Adam became AdamW, batch 128 became 126).
 // A wheel event over an unfocused field goes on to its parents (the form's scroll area).
 #pragma once
 #include <QObject>

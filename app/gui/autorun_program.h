@@ -1,4 +1,4 @@
-// ProgramAutorun: File ▸ Profile a program… from the command line (issue #24's H200 check).
+// ProgramAutorun: File ▸ Profile a program… from the command line (the H200's live-latency check runs it).
 //   trainscope --profile-program "python3 seed_train.py --nvtx" [--program-dir D] [--program-env K=V]...
 //              [--program-session F] [--inject-mode lean|full|nvtx] [--python off|lean|full] [--step-range P]
 //              [--live-latency] [--screenshots DIR] [--window-size WxH] [--stop-after S] [--quit-when-done]

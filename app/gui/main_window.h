@@ -83,7 +83,6 @@ class MainWindow : public QMainWindow {
   QAction* saveSessionAction() const { return save_session_; }
   QMenu* recentSessionsMenu() const { return recent_; }
   QAction* runAgainAction() const { return run_again_; }
-  QAction* compareAction() const { return compare_action_; }
   /// The central area: the Train and Profile workspaces and the mode shown.
   Workspaces* workspaces() const { return workspaces_; }
   /// The Playground workspace (widgets/playground): its ladders, roofline, kernels and their source.

@@ -1,4 +1,4 @@
-// Classroom mode (issue #18; View ▸ Classroom mode): for a teacher at a projector. The application
+// Classroom mode (View ▸ Classroom mode): for a teacher at a projector. The application
 // font grows by a chosen scale (×1.5 by default, View ▸ Classroom font size, kept in QSettings
 // "classroom/scale"); a high-contrast presenter palette replaces the desktop's; the Run settings show
 // only the knobs of the lesson last shown (as TensorFlow Playground hides what a lesson does not

@@ -1,4 +1,4 @@
-// The Lessons menu (issue #18): each built-in lesson is one click — it trains where this machine has
+// The Lessons menu: each built-in lesson is one click — it trains where this machine has
 // the lesson's devices, else opens its recording — and ends in a LessonView window, the story
 // beside the Compare view of its runs. Lessons ▸ Lessons… lists them with the teacher's own files.
 #include <QAction>

@@ -1,4 +1,4 @@
-// The Profile workspace's panels (issues #6, #13): the timeline with the memory graph and
+// The Profile workspace's panels: the timeline with the memory graph and
 // utilization as tracks under its lanes (one linked time axis through the PanelHub, plot areas
 // aligned), the analysis tabs (Verdicts, Step breakdown, Kernels, Layers, Python, Session details)
 // below it, the verdict banner as a toolbar row, and the View menu (workspaces, what the Profile

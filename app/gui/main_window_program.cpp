@@ -1,4 +1,4 @@
-// MainWindow: File ▸ Profile a program… (issue #24). The program runs under trainscope-run -- (its
+// MainWindow: File ▸ Profile a program… The program runs under trainscope-run -- (its
 // CUDA work recorded by profiling/inject into a session file); the Profile workspace follows that file
 // live as it grows (SessionLoader's follow mode), the Program tab shows the program's output and how
 // it ended, and Stop interrupts it the way Ctrl-C would.

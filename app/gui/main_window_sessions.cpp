@@ -21,8 +21,8 @@
 #include <QToolBar>
 
 #include "app/gui/main_window.h"
-#include "engine/errors.h"
-#include "kernels/playground/session.h"
+#include "base/errors.h"
+#include "playground/session.h"
 #include "lessons/session_pack.h"
 #include "profiling/import/trace_import.h"
 #include "profiling/session_file.h"
@@ -30,18 +30,18 @@
 #include "widgets/compare/compare_view.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/model_builder.h"
-#include "widgets/run_settings.h"
-#include "widgets/session_loader.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/playground/playground_workspace.h"
+#include "widgets/run_settings.h"
+#include "widgets/session_loader.h"
 #include "widgets/session_replay.h"
 #include "widgets/training_charts.h"
 #include "widgets/workspaces/workspaces.h"
 
 namespace ts::gui {
 namespace {
-/// A .tsession (or recorded .tsession.zst) holding a playground run (kernels/playground/session.h).
+/// A .tsession (or recorded .tsession.zst) holding a playground run (playground/session.h).
 bool is_playground_session(const QString& path) {
   if (!path.endsWith(".tsession") && !path.endsWith(".tsession.zst")) return false;
   try {

@@ -1,4 +1,4 @@
-// Setups in the window (issue #18, docs/setups.md): File ▸ Open setup… / Save setup as… / Copy setup
+// Setups in the window (docs/setups.md): File ▸ Open setup… / Save setup as… / Copy setup
 // line / Paste setup line, a dropped .tsetup file or setup line, and `trainscope SETUP`. A run's
 // setup fills the model and Run settings (what this machine cannot take is said in the message bar);
 // a lesson's setup is listed in the Lessons window (saved among the user's lessons unless it is a
@@ -16,7 +16,7 @@
 #include <QToolBar>
 
 #include "app/gui/main_window.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "setups/setup.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/lessons/lessons_panel.h"

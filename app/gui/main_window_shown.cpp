@@ -1,4 +1,4 @@
-// What the window says while a session or a trace is shown (issue #14): the Train workspace shows
+// What the window says while a session or a trace is shown: the Train workspace shows
 // the session's model and Run settings read only, under a note naming it, and the status bar its
 // device, batch size, AMP and num_workers (a trace: what it does not record); "Run again with these
 // settings" loads them for a new run and says which ones this machine cannot keep, and why.

@@ -1,7 +1,7 @@
 // --compare A B [C...] [--json]: two or more sessions side by side (profiling/compare): config diff,
 // throughput and accuracy, step-time breakdown, verdicts, kernel diff against A. Text tables, or one
 // JSON object with --json (docs/compare.md). Two playground sessions (trainscope-run --playground ...
-// --session) compare their ladders instead (kernels/playground/compare.h): variant by variant, B/A,
+// --session) compare their ladders instead (playground/compare.h): variant by variant, B/A,
 // which run is faster. A missing or unreadable session is an InputError (SessionError) naming the
 // file: exit 2 with one line; a playground session beside a training session or trace is refused too.
 #include <fmt/core.h>
@@ -11,9 +11,9 @@
 #include <optional>
 
 #include "app/runner/runner.h"
-#include "engine/errors.h"
-#include "kernels/playground/compare.h"
-#include "kernels/playground/session.h"
+#include "base/errors.h"
+#include "playground/compare.h"
+#include "playground/session.h"
 #include "lessons/session_pack.h"
 #include "profiling/compare/compare.h"
 #include "profiling/event_source.h"

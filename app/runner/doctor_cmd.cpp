@@ -7,9 +7,9 @@
 #include <cstdio>
 
 #include "app/runner/runner.h"
+#include "base/errors.h"
 #include "doctor/probe.h"
 #include "doctor/report.h"
-#include "engine/errors.h"
 
 namespace ts {
 

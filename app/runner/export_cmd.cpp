@@ -9,7 +9,7 @@
 
 #include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "profiling/event_source.h"
 #include "profiling/export/chrome_trace.h"
 #include "profiling/export/csv.h"

@@ -8,7 +8,7 @@
 
 #include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "profiling/import/trace_import.h"
 #include "profiling/session_file.h"
 

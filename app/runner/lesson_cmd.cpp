@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "app/runner/runner.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_eval.h"
 #include "lessons/lesson_where.h"

@@ -14,7 +14,7 @@
 
 #include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace {
 
@@ -27,7 +27,7 @@ std::atomic<bool> g_stop{false};
 // Ctrl-C). Why not a handler: oneDNN 2.6's inner product keeps live data below the stack pointer,
 // past the 128-byte red zone that the kernel leaves alone when it pushes a signal frame; a handler
 // run on the trainer thread (or an OpenMP worker) inside that code overwrote it, and the run later
-// aborted in free() with "corrupted size vs. prev_size" (issue #16; RunnerSignals in
+// aborted in free() with "corrupted size vs. prev_size" (RunnerSignals in
 // tests/runner/test_runner.cpp checks every thread's mask).
 sigset_t stop_signals() {
   sigset_t set;

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <system_error>
 
-#include "engine/errors.h"
-#include "engine/printable.h"
+#include "base/errors.h"
+#include "base/printable.h"
 #include "lessons/knob_json.h"
 
 namespace ts {

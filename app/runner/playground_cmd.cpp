@@ -1,5 +1,5 @@
 // --playground FAMILY[,FAMILY...]|all [--size N] [--json] [--session FILE]: the teaching kernels'
-// ladders (kernels/playground, docs/playground.md). Families and sizes are checked first (a bad one
+// ladders (playground, docs/playground.md). Families and sizes are checked first (a bad one
 // is an InputError, exit 2, on any machine); then the run needs a CUDA build and a GPU
 // (DeviceError, exit 3). --playground-session FILE prints a recorded run on any machine. Prints
 // each ladder (or one JSON object) and returns 1 when any check failed. A --session path ending in
@@ -11,12 +11,12 @@
 
 #include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
-#include "engine/errors.h"
-#include "kernels/playground/ladder.h"
-#include "kernels/playground/session.h"
+#include "base/errors.h"
+#include "playground/ladder.h"
+#include "playground/session.h"
 #include "lessons/session_pack.h"
 #if defined(TRAINSCOPE_HAVE_PLAYGROUND)
-#include "kernels/playground/playground.h"
+#include "playground/playground.h"
 #endif
 
 namespace ts {

@@ -18,7 +18,7 @@
 
 #include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "profiling/session_file.h"
 #include "profiling/steps/step_rule.h"
 #if defined(TRAINSCOPE_HAVE_INJECT)

@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/memory.h"
-#include "engine/printable.h"
+#include "base/printable.h"
 #include "engine/synthetic_data.h"
 #include "engine/trainer.h"
 #include "model_presets.h"

@@ -7,8 +7,8 @@
 
 #include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
-#include "engine/errors.h"
-#include "engine/printable.h"
+#include "base/errors.h"
+#include "base/printable.h"
 #include "lessons/knob_json.h"
 #include "setups/setup.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "base/errors.h"
 #include "engine/cpu/cpu_layers.h"
-#include "engine/errors.h"
 
 namespace ts::cpu {
 

@@ -7,7 +7,7 @@
 
 #include "engine/cpu/cpu_layers.h"
 #include "engine/cpu/cpu_ops.h"
-#include "engine/dropout_hash.h"
+#include "kernels/dropout_hash.h"
 
 namespace ts::cpu {
 namespace {

@@ -12,16 +12,16 @@
 // AMP is refused by make_network (cpu_amp_support), so everything here is fp32.
 // Signals: no signal handler may run on the thread that calls this network or on its OpenMP
 // workers. oneDNN 2.6's inner product keeps live data below the stack pointer past the red zone, and
-// a handler's frame overwrote it and corrupted the heap (issue #16). Front ends block the signals
+// a handler's frame overwrote it and corrupted the heap. Front ends block the signals
 // they handle in every thread and take them on one thread with sigwait() (app/runner/main.cpp).
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
+#include "base/errors.h"
+#include "base/printable.h"
 #include "engine/cpu/cpu_layers.h"
 #include "engine/cpu/cpu_ops.h"
-#include "engine/errors.h"
-#include "engine/printable.h"
 #include "engine/host_trace.h"
 #include "engine/network.h"
 

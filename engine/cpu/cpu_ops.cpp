@@ -8,7 +8,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::cpu {
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "engine/cuda/cuda_check.h"
-#include "engine/errors.h"
+#include "base/cuda_check.h"
+#include "base/errors.h"
 
 namespace ts::cuda {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::cuda {
 [[noreturn]] inline void throw_cublas_error(cublasStatus_t s, const char* call, const char* file, int line) {

@@ -4,7 +4,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "engine/cuda/cuda_check.h"
+#include "base/cuda_check.h"
 #include "engine/cuda/cuda_network.h"
 
 namespace ts {

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "base/cuda_check.h"
 #include "engine/cuda/cublas_check.h"
-#include "engine/cuda/cuda_check.h"
 #include "engine/memory_fit.h"
 #include "kernels/kernels.h"
 
@@ -134,7 +134,7 @@ void CudaNetwork::allocate_memory() {
   // Padding between tensors must stay zero (its gradient is never written), state starts at zero.
   // The cuBLAS workspace and the activation gradients too: on sm_90, cublasLt's split-K reduce reads
   // partial sums from the workspace, and cuDNN's fp16 max-pool backward reads dy, that compute-
-  // sanitizer's initcheck counts as never written (issue #16: 98,304 and 57,264 reports in the AMP
+  // sanitizer's initcheck counts as never written (98,304 and 57,264 reports in the AMP
   // tests; the values read are the ones the GEMM/dgrad kernels wrote, the results match fp32). Zeroed
   // once at start, so any slot a kernel left alone reads 0, the same in every run.
   for (auto* b : {&params_, &param_grads_, &state1_, &state2_, &buffers_, &accum_, &params_lp_, &loss_ring_,

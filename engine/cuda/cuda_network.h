@@ -38,9 +38,9 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.h"
 #include "engine/cuda/caching_allocator.h"
 #include "engine/cuda/cudnn_layers.h"
-#include "engine/errors.h"
 #include "engine/network.h"
 #include "kernels/kernels.h"
 
@@ -161,7 +161,6 @@ class CudaNetwork final : public Network {
   kernels::AmpDeviceState* amp_state() const { return static_cast<kernels::AmpDeviceState*>(amp_state_->ptr); }
   void refresh_weights_lp();
   std::int64_t classes() const { return ops_.back().out_shape.empty() ? 0 : numel(ops_.back().out_shape); }
-  float* input_f32() const { return static_cast<float*>(input_f32_->ptr); }
   void* input_act() const { return input_act_->ptr; }
   void* grad_buf(int i) const { return grads_[i]->ptr; }
   float* params() const { return static_cast<float*>(params_->ptr); }

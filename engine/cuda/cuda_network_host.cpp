@@ -4,10 +4,10 @@
 // blocks (fp32 on the API, half on the device); gradients() is unscaled by the fp16 loss scale.
 #include <unordered_map>
 
-#include "engine/cuda/cuda_check.h"
+#include "base/cuda_check.h"
+#include "base/printable.h"
 #include "engine/cuda/cuda_network.h"
 #include "kernels/kernels.h"
-#include "engine/printable.h"
 
 namespace ts::cuda {
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "base/errors.h"
 #include "engine/cuda/cuda_network.h"
-#include "engine/errors.h"
 
 namespace ts::cuda {
 namespace {

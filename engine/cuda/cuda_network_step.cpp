@@ -3,10 +3,10 @@
 // with no host sync and no allocation. Also the per-op forward/backward used by the test path.
 #include <cmath>
 
-#include "engine/cuda/cuda_check.h"
+#include "base/cuda_check.h"
 #include "engine/cuda/cuda_network.h"
-#include "engine/dropout_hash.h"
 #include "engine/host_trace.h"
+#include "kernels/dropout_hash.h"
 #include "kernels/kernels.h"
 
 namespace ts::cuda {

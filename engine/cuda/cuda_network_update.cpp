@@ -8,11 +8,11 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "base/cuda_check.h"
+#include "base/printable.h"
 #include "engine/cuda/cublas_check.h"
-#include "engine/cuda/cuda_check.h"
 #include "engine/cuda/cuda_network.h"
 #include "kernels/kernels.h"
-#include "engine/printable.h"
 
 namespace ts::cuda {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::cuda {
 [[noreturn]] inline void throw_cudnn_error(cudnnStatus_t s, const char* call, const char* file, int line) {

@@ -167,7 +167,7 @@ struct Verdict {
 /// The GPU's health over the run, from the samplers' NVML series (profiling/analysis/health.cpp).
 struct GpuHealth {
   std::int64_t reason_samples = 0;     // gpu.clock_event_reasons samples
-  std::int64_t throttled_samples = 0;  // of those, with a bit of nvml::kThrottleMask set (doctor/nvml.h)
+  std::int64_t throttled_samples = 0;  // of those, with a bit of nvml::kThrottleMask set (base/nvml.h)
   std::uint64_t reasons = 0;           // OR of the throttle bits seen
   std::string main_reason;             // the throttle reason set in most samples ("sw_power_cap", ...)
   std::optional<double> sm_clock_throttled_mhz;  // mean gpu.sm_clock over the throttled samples

@@ -6,7 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "engine/json_guard.h"
+#include "base/json_guard.h"
 #include "profiling/analysis/analysis.h"
 #if defined(TS_HAVE_CUDA_OCCUPANCY)
 #include <cuda_occupancy.h>

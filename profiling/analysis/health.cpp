@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 
 namespace ts::prof::analysis {
 

@@ -10,8 +10,8 @@
 #include <map>
 #include <unordered_map>
 
-#include "engine/errors.h"
-#include "engine/json_guard.h"
+#include "base/errors.h"
+#include "base/json_guard.h"
 #include "engine/host_trace.h"
 #include "engine/model_spec.h"
 #include "profiling/analysis/analysis.h"

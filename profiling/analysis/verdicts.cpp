@@ -4,7 +4,7 @@
 // Every threshold is a named constant with its source; docs/metrics.md lists them.
 #include "profiling/analysis/analysis.h"
 #include "profiling/analysis/health.h"
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 
 #include <fmt/core.h>
 
@@ -275,7 +275,7 @@ void amp(Report& r) {
   }
 }
 
-// GPU clocks held down (NVML clock-event reasons other than idle / applications clocks, doctor/nvml.h)
+// GPU clocks held down (NVML clock-event reasons other than idle / applications clocks, base/nvml.h)
 // in >= kThrottledShare of the run's samples (health.h; the threshold is issue #25's).
 void throttled(Report& r) {
   if (!r.health || r.health->reason_samples == 0) return;

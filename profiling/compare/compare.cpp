@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "engine/json_guard.h"
+#include "base/json_guard.h"
 #include "profiling/import/trace_analysis.h"
 
 namespace ts::prof::compare {

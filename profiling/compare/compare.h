@@ -1,4 +1,4 @@
-// Comparing two or more sessions (issue #7): what differs in the configuration and hardware, what
+// Comparing two or more sessions: what differs in the configuration and hardware, what
 // that did to throughput, accuracy, the step-time breakdown and the verdicts, and which kernels
 // appeared, disappeared, got faster or slower. Qt-free; the runner's --compare prints it (text or
 // JSON, compare_report.cpp) and the GUI's compare view reads the same structs.

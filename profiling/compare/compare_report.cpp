@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "engine/printable.h"
+#include "base/printable.h"
 #include "profiling/compare/compare.h"
 
 namespace ts::prof::compare {

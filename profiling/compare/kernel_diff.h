@@ -35,7 +35,8 @@ struct KernelDiffOptions {
 /// algorithm switch, other work under one name), so the per-call means measure different work and
 /// are not called faster or slower.
 enum class KernelChange { added, removed, faster, slower, same, changed };
-/// Calls per step (b against a) beyond this factor either way make a row `changed` (issue #14).
+/// Calls per step (b against a) beyond this factor either way make a row `changed` (an algorithm
+/// switch, not a slower kernel).
 inline constexpr double kCallsChangedRatio = 2.0;
 /// "added", "removed", "faster", "slower", "same", "changed".
 const char* kernel_change_name(KernelChange c);

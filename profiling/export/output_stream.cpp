@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::prof::exporter {
 

@@ -10,7 +10,7 @@
 #endif
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::prof::import {
 

@@ -1,6 +1,6 @@
 // Import of PyTorch profiler (Kineto) traces and generic Chrome Trace Event Format files into an
 // EventStore, so a trace recorded by torch.profiler opens, analyses, compares and saves like a
-// TrainScope session (issue #7). Qt-free and streaming: RapidJSON's SAX reader over a zlib stream
+// TrainScope session. Qt-free and streaming: RapidJSON's SAX reader over a zlib stream
 // (gzip or plain JSON), never the whole JSON text in memory; records are buffered once and moved
 // into the store at the end (times become int64 ns since the earliest event).
 //
@@ -31,7 +31,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "profiling/event_source.h"
 #include "profiling/event_store.h"
 

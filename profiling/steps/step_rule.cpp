@@ -6,7 +6,7 @@
 
 #include <re2/re2.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::prof {
 

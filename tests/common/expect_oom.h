@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::test {
 

@@ -7,7 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "engine/dropout_hash.h"
+#include "kernels/dropout_hash.h"
 
 namespace ts::ref {
 

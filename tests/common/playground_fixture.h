@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/playground/session.h"
+#include "playground/session.h"
 #include "profiling/event_store.h"
 
 namespace ts::test {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 namespace ts::test {
 

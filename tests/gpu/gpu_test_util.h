@@ -8,8 +8,8 @@
 #include <cmath>
 #include <string>
 
+#include "base/errors.h"
 #include "common/naive_layers.h"
-#include "engine/errors.h"
 #include "engine/network.h"
 
 #define TS_SKIP_WITHOUT_GPU()                                 \

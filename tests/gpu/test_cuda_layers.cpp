@@ -3,8 +3,8 @@
 // Tolerances per tensor (relative, with a floor of 1 % of the tensor's largest magnitude):
 //   output and dL/dx 1e-4 (fp32 sums of at most a few hundred terms), parameter gradients 1e-3
 //   (sums over N*H*W), BatchNorm 1e-3 (cuDNN's fp32 statistics), whole SimpleCNN 2e-3.
-#include "engine/dropout_hash.h"
 #include "gpu/gpu_test_util.h"
+#include "kernels/dropout_hash.h"
 
 namespace ts::gputest {
 namespace {

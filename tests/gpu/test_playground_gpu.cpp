@@ -7,10 +7,10 @@
 
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/network.h"
-#include "kernels/playground/playground.h"
-#include "kernels/playground/session.h"
+#include "playground/playground.h"
+#include "playground/session.h"
 #include "profiling/event_source.h"
 #include "profiling/event_store.h"
 

@@ -1,4 +1,4 @@
-// Classroom mode (issue #18): View ▸ Classroom mode scales the application font (×1.5 by default,
+// Classroom mode: View ▸ Classroom mode scales the application font (×1.5 by default,
 // another scale from View ▸ Classroom font size, remembered), swaps in the high-contrast presenter
 // palette (every text/background pair >= 7:1), shows the Profile workspace, keeps the window's and
 // the lesson window's minimum sizes within a 1280x720 screen (1280x680), hides the Run settings

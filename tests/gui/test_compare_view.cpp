@@ -131,7 +131,7 @@ class TestCompareView : public QObject {
     QCOMPARE(ib->childCount(), 2);
     QVERIFY(ib->child(0)->text(0).startsWith("evidence (whole run): "));
     QVERIFY(ib->child(1)->text(0).startsWith("fix: "));
-    // In the window's words (Run settings), not the runner's flags (issue #15).
+    // In the window's words (Run settings), not the runner's flags.
     QVERIFY2(ib->child(1)->text(0).contains("num_workers 4") && !ib->child(1)->text(0).contains("--num-workers"),
              qPrintable(ib->child(1)->text(0)));
   }
@@ -197,7 +197,7 @@ class TestCompareView : public QObject {
     QCOMPARE(m->rowCount(), static_cast<int>(d.rows.size()));
     QCOMPARE(d.removed, 3);
     // The two kernels whose calls per step changed 2 -> 79 (a cuDNN algorithm switch) are "changed",
-    // not slower (issue #14).
+    // not slower (kernel_diff.h: kCallsChangedRatio).
     QCOMPARE(d.slower, 0);
     QCOMPARE(d.changed, 2);
     QVERIFY(p->summaryText().contains("2 changed"));

@@ -9,12 +9,14 @@
 #include <QDir>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QTreeWidget>
 #include <QtTest>
 #include <atomic>
 
 #include "app/gui/main_window.h"
+#include "common/healthy_environment.h"
 #include "doctor/probe.h"
 #include "gui/gui_test_util.h"
 #include "widgets/doctor/doctor_panel.h"
@@ -28,7 +30,7 @@ std::atomic<int> g_probes{0};
 
 /// One problem (cuDNN older than the headers) and one warning (persistence off).
 doctor::Environment sick() {
-  doctor::Environment e = doctor::FakeProbe::healthy();
+  doctor::Environment e = doctor::test::healthy_environment();
   e.libraries[0].loaded = doctor::Reading<std::string>::of("9.14.0");
   e.libraries[0].loaded_code = 91400;
   e.gpus[0].persistence = doctor::Reading<bool>::of(false);
@@ -103,8 +105,13 @@ class TestDoctor : public QObject {
   }
 
   void closingWhileTheProbeRunsIsSafe() {
+    const int before = g_probes.load();
     auto* p = new DoctorPanel;
-    delete p;  // the worker's queued result finds the panel gone
+    QPointer<DoctorPanel> gone(p);
+    delete p;
+    QVERIFY(gone.isNull());
+    // The worker outlives its panel: it still probes, and its queued result finds the panel gone.
+    QTRY_COMPARE_WITH_TIMEOUT(g_probes.load(), before + 1, 10000);
     QTest::qWait(200);
   }
 

@@ -1,4 +1,4 @@
-// The GPU-health series (issue #25) as tracks of the Utilization panel (the Profile workspace's
+// The GPU-health series as tracks of the Utilization panel (the Profile workspace's
 // utilization track): NVML PCIe RX/TX in the H2D row, the SM clock's maximum and a red mark for each
 // sample whose clock-event reasons held the clock down (not for idle / applications clocks).
 #include <qcustomplot.h>
@@ -7,7 +7,7 @@
 #include <QtTest>
 #include <memory>
 
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 #include "profiling/event_store.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/utilization_panel.h"

@@ -1,4 +1,4 @@
-// The Lessons menu and window (issue #18): a small CPU lesson run from the Lessons window trains
+// The Lessons menu and window: a small CPU lesson run from the Lessons window trains
 // with trainscope-run and ends in a LessonView — its story, the promised change marked with the
 // numbers, the Compare view of its runs aligned at the lesson's step; a built-in GPU lesson opened
 // on this machine (no GPU) shows its recording, marked as such, with every promise met; an invalid

@@ -1,4 +1,4 @@
-// The plot panels of issue #6 on the recorded H200 sessions of tests/data and on hand-built stores:
+// The plot panels on the recorded H200 sessions of tests/data and on hand-built stores:
 // memory graph (series, peak = max of the data, capacity line at the meta value, CPU-only message,
 // leak rule fires / does not), utilization panel (bucket maths against a hand computation, session
 // series, NVML present, CPU-only message), step breakdown (bars sum to the step time, hover, click

@@ -1,4 +1,4 @@
-// The Playground workspace (issue #20), on playground sessions written here from hand-made ladders
+// The Playground workspace, on playground sessions written here from hand-made ladders
 // (tests/common/playground_fixture.h; no GPU): a session fills the ladder (a failed check red with
 // no time), the roofline (measured and datasheet roofs), the timeline and the kernel source; knobs
 // out of range are refused with their rule; Run without a GPU offers the recording; two sessions

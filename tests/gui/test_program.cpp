@@ -1,4 +1,4 @@
-// File ▸ Profile a program… (issue #24) with a stand-in program (fake_program.cpp: it writes the
+// File ▸ Profile a program… with a stand-in program (fake_program.cpp: it writes the
 // session named by TRAINSCOPE_SESSION in batches, as libtrainscope_inject.so does) through the real
 // trainscope-run --: the dialog refuses what cannot run, with the reason; the window follows the
 // session live while the program runs, shows its output and how it ended, and ends as a normal open
@@ -111,7 +111,7 @@ class TestProgram : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 15000);
   }
 
-  // `trainscope --profile-program CMD --live-latency` (the H200 check of issue #24) without the
+  // `trainscope --profile-program CMD --live-latency` (scripts/program-live-check.sh on the H200) without the
   // process: every row the file holds reached the window, and the latency has samples under the
   // budget (the fake program's batches come every 100 ms, the window polls every 100 ms).
   void theProgramAutorunMeasuresLatencyAndLosesNothing() {

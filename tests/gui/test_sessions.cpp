@@ -62,7 +62,7 @@ class TestSessions : public QObject {
     // Live throughput per update interval (not the epoch's running mean) with its smoothed line.
     QVERIFY(w.charts()->throughputPoints() > 0);
     QCOMPARE(w.charts()->smoothedThroughputPoints(), w.charts()->throughputPoints());
-    // The run just recorded has its details at once, in people's words (issue #14).
+    // The run just recorded has its details at once, in people's words.
     QVERIFY2(w.sessionDetails().contains("batch size: 64 images") && w.sessionDetails().contains("(no CUDA device)"),
              qPrintable(w.sessionDetails()));
 

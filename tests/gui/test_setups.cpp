@@ -1,4 +1,4 @@
-// Setups in the window (issue #18, docs/setups.md): File ▸ Copy setup line and Paste setup line carry
+// Setups in the window (docs/setups.md): File ▸ Copy setup line and Paste setup line carry
 // the model and every Run settings knob across unchanged; a saved .tsetup file and a dropped file or
 // line open the same way; a model of one's own travels inline; damaged, foreign and newer setups are
 // refused in the message bar with the field named and nothing in the window changes; a lesson's

@@ -1,4 +1,4 @@
-// What the window says about the session it shows (issue #14): a failed open leaves the open session
+// What the window says about the session it shows: a failed open leaves the open session
 // as it was (every panel) with one error and no contradicting badge; a truncated trace opens with
 // the importer's warning and verdicts marked as from an incomplete file; the mouse wheel over an
 // unfocused Run settings field changes nothing; an opened H200 session shows its device and knobs in

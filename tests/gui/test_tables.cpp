@@ -1,4 +1,4 @@
-// The kernel table and the layer time table (issue #6) on the recorded H200 session
+// The kernel table and the layer time table on the recorded H200 session
 // tests/data/gpu_b128_nw4.tsession and on hand-built stores: both models under
 // QAbstractItemModelTester (also across in-place live updates and resets), numeric sorting, the
 // name filter, CSV export parsed back (names with commas, quotes and line breaks), row selection

@@ -1,4 +1,4 @@
-// Timeline model tests (issue #6): TimeAxis mapping, LOD merge (no event lost, totals preserved,
+// Timeline model tests: TimeAxis mapping, LOD merge (no event lost, totals preserved,
 // cost bounded by pixels), incremental build (a store grown in pieces gives the same lanes as one
 // read), nesting of host ranges into rows, the details of a known kernel of gpu_b128_nw4.tsession,
 // and a range's breakdown summing to its length with the documented priority.

@@ -1,9 +1,9 @@
-// How the timeline opens (issue #15): an opened session's first view is its steady-state steps (after
+// How the timeline opens: an opened session's first view is its steady-state steps (after
 // the warm-up step; Fit all still shows everything), an imported trace's from its first step; Find
 // searches every slice (a host range by name, copies, runtime calls) with next/previous; adjacent
 // step ranges alternate colours and PyTorch's host ops get shades by name; empty lanes are hidden and
 // listed, unchecked, in the lane menu; the ruler's step labels never overlap the selection's label.
-// An Nsight Systems export (issue #22) opens through the window's loader and shows its streams as lanes.
+// An Nsight Systems export opens through the window's loader and shows its streams as lanes.
 #include <sqlite3.h>
 
 #include <QAction>

@@ -1,4 +1,4 @@
-// TimelineView / TimelinePanel tests (issue #6) on gpu_b128_nw4.tsession: keyboard, wheel and drag
+// TimelineView / TimelinePanel tests on gpu_b128_nw4.tsession: keyboard, wheel and drag
 // navigation change the range as specified (W/S × 0.8 around the mouse, A/D 10 % of the span),
 // ruler drag + Z zooms to the selection, hit-testing (a known kernel, nested host ranges), click
 // selection and the launch -> kernel flow partner, lane collapse/hide/reorder (also through the
@@ -367,7 +367,7 @@ class TestTimelineView : public QObject {
     QTRY_VERIFY(!panel.laneScrollBar()->isVisible());
   }
 
-  // Issue #7: while an opened session loads, the view paints the file's overview in the lanes the
+  // While an opened session loads, the view paints the file's overview in the lanes the
   // events will fill (same keys, titles, rows), with nothing to hover or select; when the load ends
   // the events replace it.
   void overviewWhileLoadingThenEvents() {

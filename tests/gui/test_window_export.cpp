@@ -1,4 +1,4 @@
-// The window's part 3 (issue #15) end to end: the timeline of an opened session starts after its
+// The window's export and opening end to end: the timeline of an opened session starts after its
 // warm-up step; Apply on the nw0 session's input-bound verdict sets num_workers > 0 and pin_memory
 // in the Run settings and says what changed; an imported trace's fixes are in PyTorch's words with
 // nothing to apply; File ▸ Export writes a Chrome trace that the runner's importer reads back to the

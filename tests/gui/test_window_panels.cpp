@@ -1,4 +1,4 @@
-// The analysis panels in the window (issues #6, #13): an opened H200 session reaches every panel of
+// The analysis panels in the window: an opened H200 session reaches every panel of
 // the Profile workspace through the PanelHub — the timeline's lanes, its memory and utilization
 // tracks, the kernel table's rows, the verdict banner — and a live CPU run feeds them while it
 // trains. Dropping two sessions opens the Compare window on them.

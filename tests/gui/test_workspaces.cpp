@@ -1,4 +1,4 @@
-// The window's workspaces (issue #13): Train and Profile, each with its own layout kept while the
+// The window's workspaces: Train and Profile, each with its own layout kept while the
 // user switches and across restarts; minimum sizes that fit a 1280x720 screen (at most 1280x680)
 // with a session open, the Compare window too; the first-run window clamped to the screen; the
 // memory and utilization tracks on the timeline's visible range, their plot areas aligned with the

@@ -1,4 +1,4 @@
-// trainscope-run with an Nsight Systems export (issue #22), run as a user would: --analyze prints a
+// trainscope-run with an Nsight Systems export, run as a user would: --analyze prints a
 // breakdown and GPU metrics, --import writes a session that opens again, a report (.nsys-rep) exits
 // 2 with the one-line export hint. The export is the newer-layout fixture (tests/data/nsys) built
 // into a .sqlite file with the sqlite3 library.

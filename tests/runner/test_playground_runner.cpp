@@ -52,7 +52,7 @@ TEST(RunnerPlayground, ATrainingSessionHoldsNoPlaygroundRun) {
   EXPECT_NE(r.err.find("holds no playground run"), std::string::npos) << r.err;
 }
 
-// The H200 recording the Playground workspace ships (issue #20: at most 500 KB) opens on any machine:
+// The H200 recording the Playground workspace ships (at most 500 KB) opens on any machine:
 // every family's ladder, every check passed, the acceptance rows present with their figures.
 TEST(RunnerPlayground, TheShippedH200RecordingOpensAnywhere) {
   const std::string file = std::string(TRAINSCOPE_SOURCE_DIR) + "/resources/playground/h200.tsession.zst";

@@ -260,7 +260,7 @@ TEST(RunnerMessages, NesterovWithoutMomentumRefused) {
   EXPECT_NE(r.out.find("--nesterov needs --momentum"), std::string::npos) << r.out;
 }
 
-// Issue #16: a SIGINT handled on the trainer thread while oneDNN's inner product ran corrupted the
+// A SIGINT handled on the trainer thread while oneDNN's inner product ran corrupted the
 // heap (glibc abort, exit 134, about 1 run in 20 here under load). Both interrupts must end in 130,
 // also with the two signals back to back and both cores busy.
 TEST(RunnerMessages, SecondInterruptQuitsAtOnce) {

@@ -1,4 +1,4 @@
-// trainscope-run --profile under stress (issue #3): a file size limit reached while recording
+// trainscope-run --profile under stress: a file size limit reached while recording
 // (training goes on, one warning line naming the file, the file keeps the batches before), and
 // SIGINT/SIGTERM during a profiled run (exit 130, the session is flushed and closed, no step row after
 // the last completed step).

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/network.h"
 #include "engine/synthetic_data.h"
 

@@ -1,4 +1,4 @@
-// Analysis (issue #4) on hand-built timelines: breakdown sums, utilisation, idle causes, occupancy,
+// Analysis on hand-built timelines: breakdown sums, utilisation, idle causes, occupancy,
 // each verdict firing / not firing / at its boundary, the rolling window, absent GPU metrics, speed.
 #include <gtest/gtest.h>
 

@@ -9,8 +9,8 @@
 
 #include <zlib.h>
 
+#include "base/errors.h"
 #include "engine/checkpoint.h"
-#include "engine/errors.h"
 
 namespace fs = std::filesystem;
 

@@ -14,8 +14,8 @@
 
 #include <unistd.h>
 
+#include "base/errors.h"
 #include "engine/cifar10.h"
-#include "engine/errors.h"
 #include "engine/synthetic_data.h"
 
 namespace fs = std::filesystem;

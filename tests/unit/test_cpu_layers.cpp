@@ -7,10 +7,10 @@
 
 #include <cmath>
 
+#include "base/errors.h"
 #include "common/naive_layers.h"
-#include "engine/dropout_hash.h"
-#include "engine/errors.h"
 #include "engine/network.h"
+#include "kernels/dropout_hash.h"
 
 namespace ts {
 namespace {

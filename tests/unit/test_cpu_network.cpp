@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <map>
 
+#include "base/errors.h"
 #include "common/naive_layers.h"
-#include "engine/dropout_hash.h"
-#include "engine/errors.h"
 #include "engine/network.h"
+#include "kernels/dropout_hash.h"
 
 namespace ts {
 namespace {
@@ -415,8 +415,8 @@ TEST(CpuNetwork, SimpleCnnShortBatchesMatchAnExactlySizedNetwork) {
   }
 }
 
-// Issue #16's first suspect, every short batch: a network of every layer type built for max batch 16
-// takes, after full steps and evaluations, a short batch of each size n = 1..15 (train_step with
+// The heap corruption's first suspect (see app/runner/main.cpp), every short batch: a network of
+// every layer type built for max batch 16 takes, after full steps and evaluations, a short batch of each size n = 1..15 (train_step with
 // dropout on, eval_batch, then forward_backward_loss), and the loss and gradients of the short batch
 // equal those of a network built for exactly n. Run under the debug-asan preset (ASan + UBSan), this
 // also says that no layer reads or writes its max-batch buffers past n. (Not the abort's cause: that

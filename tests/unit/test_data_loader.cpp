@@ -10,8 +10,8 @@
 #include <tuple>
 #include <vector>
 
+#include "base/errors.h"
 #include "engine/data_loader.h"
-#include "engine/errors.h"
 
 namespace {
 

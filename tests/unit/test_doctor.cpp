@@ -11,9 +11,10 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "base/nvml.h"
+#include "common/healthy_environment.h"
 #include "doctor/findings.h"
 #include "doctor/host.h"
-#include "doctor/nvml.h"
 #include "doctor/probe.h"
 #include "doctor/report.h"
 
@@ -36,7 +37,7 @@ std::optional<Finding> find(const std::vector<Finding>& fs, const std::string& i
   return std::nullopt;
 }
 Environment healthy() {
-  return FakeProbe::healthy();
+  return test::healthy_environment();
 }
 GpuInfo& gpu(Environment& e) {
   return e.gpus.at(0);
@@ -323,7 +324,7 @@ TEST(Doctor, NvmlLoaderSaysWhyItIsMissing) {
 
 class ThrowingProbe : public FakeProbe {
  public:
-  ThrowingProbe() : FakeProbe(FakeProbe::healthy()) {}
+  ThrowingProbe() : FakeProbe(test::healthy_environment()) {}
   std::vector<GpuInfo> gpus(std::string*) override { throw std::runtime_error("NVML crashed"); }
   CuptiInfo cupti() override { throw std::runtime_error("no CUPTI"); }
 };
@@ -340,7 +341,7 @@ TEST(Doctor, CollectKeepsTheRestWhenAPartThrows) {
 }
 
 TEST(Doctor, ProbeFactoryIsReplaceable) {
-  set_probe_factory([] { return std::make_unique<FakeProbe>(FakeProbe::healthy()); });
+  set_probe_factory([] { return std::make_unique<FakeProbe>(test::healthy_environment()); });
   auto p = make_probe();
   EXPECT_EQ(*collect(*p).gpus.at(0).name, "NVIDIA H200");
   set_probe_factory(nullptr);

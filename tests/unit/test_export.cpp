@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/host_trace.h"
 #include "profiling/event_source.h"
 #include "profiling/export/chrome_trace.h"

@@ -1,4 +1,4 @@
-// Round trip (issue #7): a recorded H200 session -> Chrome trace JSON (export) -> import -> the same
+// Round trip: a recorded H200 session -> Chrome trace JSON (export) -> import -> the same
 // kernels, copies, memsets, runtime calls and steps, at the same relative times within rounding
 // (the export writes microseconds with three decimals: 1 ns), and the same analysis verdicts.
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
 // GPU health over a run (profiling/analysis/health.h) from hand-made sampler series: the
-// "throttled" verdict at the 10 % threshold (issue #25), the reason, the clock lost, and the
+// "throttled" verdict at the 10 % threshold, the reason, the clock lost, and the
 // "shared_gpu" warning when another process used the card.
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/analysis/health.h"
 #include "profiling/event_store.h"

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <string>
 
-#include "engine/errors.h"
-#include "engine/json_guard.h"
+#include "base/errors.h"
+#include "base/json_guard.h"
 #include "engine/model_spec.h"
 #include "engine/synthetic_data.h"
 #include "engine/trainer.h"

@@ -1,4 +1,4 @@
-// Issue #21's importer defects and other accelerators, on hand-made fixtures (tests/data/traces)
+// The importer's known defects and other accelerators, on hand-made fixtures (tests/data/traces)
 // and, where present, the real traces of ../shared/cases/traces: Chrome async b/e/n events become
 // host ranges in their own lanes; "kept" counts only events of the file (derived records apart);
 // HIP (AMD ROCm) and MTIA traces count as device activity labelled with their vendor; the analysis

@@ -11,13 +11,13 @@
 #include <fstream>
 #include <iterator>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/model_spec.h"
 #include "lessons/lesson.h"
-#include "profiling/analysis/analysis.h"
 #include "lessons/lesson_eval.h"
 #include "lessons/lesson_where.h"
 #include "lessons/session_pack.h"
+#include "profiling/analysis/analysis.h"
 
 namespace ts::lessons {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <atomic>
 
+#include "base/errors.h"
 #include "common/expect_oom.h"
-#include "engine/errors.h"
 #include "engine/memory.h"
 #include "engine/memory_fit.h"
 #include "engine/synthetic_data.h"

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/model_spec.h"
 #include "engine/network.h"
 

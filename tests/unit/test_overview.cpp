@@ -1,4 +1,4 @@
-// Session format 2 and its timeline overview (issue #7): the overview summarises every timeline event
+// Session format 2 and its timeline overview: the overview summarises every timeline event
 // (busy time per row conserved, every event counted once), it is written at close and read before the
 // events, format 1 files are migrated in memory (the overview built from their events), a damaged
 // overview falls back to that, and the blob codec refuses malformed input with a message. Also the

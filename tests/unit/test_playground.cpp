@@ -1,4 +1,4 @@
-// The playground's CPU side (kernels/playground, no GPU): every CPU reference, the checks, the
+// The playground's CPU side (playground, no GPU): every CPU reference, the checks, the
 // occupancy arithmetic (hand-computed from CUDA's occupancy calculator rules for cc 9.0), the
 // datasheet table, the ladder arithmetic and its text/JSON forms, and the families' size rules.
 #include <gtest/gtest.h>
@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "engine/errors.h"
-#include "kernels/playground/ladder.h"
-#include "kernels/playground/limits.h"
-#include "kernels/playground/reference.h"
-#include "kernels/playground/session.h"
+#include "base/errors.h"
+#include "playground/ladder.h"
+#include "playground/limits.h"
+#include "playground/reference.h"
+#include "playground/session.h"
 #include "profiling/event_source.h"
 #include "profiling/event_store.h"
 #include "profiling/session_file.h"
@@ -235,7 +235,7 @@ TEST(PlaygroundFamilies, NamesAndSizeRules) {
   EXPECT_EQ(check_size(family("sgemm"), 256), 256);
   EXPECT_THROW(check_size(family("sgemm"), 100), InputError);
   EXPECT_THROW(check_size(family("copy"), 1ll << 40), InputError);
-  // The memory families' defaults are >= 8x the H200's 60 MiB L2 (issue #19).
+  // The memory families' defaults are >= 8x the H200's 60 MiB L2 (the figures are DRAM's).
   EXPECT_GE(check_size(family("copy"), 0) * 4 * 2, 8ll * 60 * 1024 * 1024);
   EXPECT_GE(check_size(family("reduction"), 0) * 4, 8ll * 60 * 1024 * 1024);
   EXPECT_GE(check_size(family("transpose"), 0) * 2 * check_size(family("transpose"), 0) * 4 * 2,

@@ -1,14 +1,14 @@
-// The playground's compare, roofline and knob checks (kernels/playground compare.h, roofline.h,
+// The playground's compare, roofline and knob checks (playground compare.h, roofline.h,
 // knobs.h), on hand-made ladders: no GPU.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
 #include <cmath>
 
-#include "engine/errors.h"
-#include "kernels/playground/compare.h"
-#include "kernels/playground/knobs.h"
-#include "kernels/playground/roofline.h"
+#include "base/errors.h"
+#include "playground/compare.h"
+#include "playground/knobs.h"
+#include "playground/roofline.h"
 
 namespace ts::playground {
 namespace {

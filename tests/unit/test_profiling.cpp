@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/host_trace.h"
 #include "profiling/clock.h"
 #include "profiling/event_source.h"

@@ -1,11 +1,11 @@
-// The samplers' GPU-health series (issue #25) with fake NVML entry points (SamplerOptions::nvml):
+// The samplers' GPU-health series with fake NVML entry points (SamplerOptions::nvml):
 // clock-event reasons and the SM clock's maximum every round, PCIe RX/TX every 4th round (bytes/s
 // from NVML's KB/s), ECC counts and other processes every 10th; this process is not "another
 // process"; an entry point the driver lacks gives no series (never zeros).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 #include "engine/host_trace.h"
 #include "profiling/analysis/health.h"
 #include "profiling/analysis/series.h"

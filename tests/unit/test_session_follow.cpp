@@ -1,4 +1,4 @@
-// SessionFollower: a session read while its writer writes it (issue #24's live channel). Batches
+// SessionFollower: a session read while its writer writes it (File ▸ Profile a program…'s live channel). Batches
 // arrive whole and once each, a loss written a batch after its step still arrives, the writer's
 // close is seen (overview, finished), and a follower racing a writer thread ends with exactly the
 // rows read_session reads from the finished file.

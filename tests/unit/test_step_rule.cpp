@@ -1,4 +1,4 @@
-// The shared step rule (profiling/steps/step_rule.h, issue #21): its order (TrainScope steps,
+// The shared step rule (profiling/steps/step_rule.h): its order (TrainScope steps,
 // ProfilerStep#N, ranges matching --step-range, the whole trace or one-second windows), the
 // pattern's whole-name match, the outermost range of a thread; and through the importer and the
 // analysis: a trace without ProfilerStep gets a whole-trace step with a breakdown and GPU metrics,
@@ -11,7 +11,7 @@
 #include <chrono>
 #include <string>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/compare/compare.h"
 #include "profiling/import/trace_analysis.h"

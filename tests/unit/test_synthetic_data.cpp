@@ -16,7 +16,7 @@
 
 #include <unistd.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "engine/synthetic_data.h"
 
 namespace fs = std::filesystem;

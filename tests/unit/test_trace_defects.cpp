@@ -1,4 +1,4 @@
-// The known defects of issue #21 on hand-built timelines: host sync (raw) counts the trainer's
+// The trace analysis's known defects on hand-built timelines: host sync (raw) counts the trainer's
 // blocking runtime calls, as the sync-caused GPU idle does (the A100 CUDA-graph trace said
 // "gpu_idle_sync_pct=46.37 host_sync_pct=0"); an imported trace's CPU threads count as CPU
 // execution (the CPU-only gloo trace was 100 % "other"), TrainScope's own sessions unchanged.

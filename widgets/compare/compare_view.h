@@ -1,4 +1,4 @@
-// CompareView: two or more recorded sessions side by side (issue #7, the GUI's compare view). It
+// CompareView: two or more recorded sessions side by side (the GUI's compare view). It
 // loads each session in the background (SessionLoader: one worker thread per file, a progress bar,
 // Cancel), runs prof::compare::compare() on a worker thread, and shows tabs:
 //   Configuration  only the run.config fields, model spec and device/versions/host keys that differ,

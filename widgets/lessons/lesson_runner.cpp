@@ -8,7 +8,7 @@
 #include <QFileInfo>
 #include <QTimer>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "lessons/lesson_eval.h"
 #include "lessons/lesson_where.h"
 

@@ -13,7 +13,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "lessons/session_pack.h"
 #include "widgets/compare/aligned_timelines.h"
 #include "widgets/compare/compare_view.h"

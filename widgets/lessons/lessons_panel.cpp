@@ -14,11 +14,11 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "lessons/lesson_where.h"
+#include "setups/setup.h"
 #include "widgets/lessons/lesson_runner.h"
 #include "widgets/run_settings.h"
-#include "setups/setup.h"
 #include "widgets/setups/setup_knobs.h"
 
 namespace ts::gui {

@@ -1,4 +1,4 @@
-// The kernel table (issue #6): every kernel name of the run with its calls, total / mean / min / max
+// The kernel table: every kernel name of the run with its calls, total / mean / min / max
 // time, share of the kernel time, mean theoretical occupancy and whether it runs on tensor cores
 // (profiling/analysis/kernel_stats.h: kernel_groups). Sortable by any column (numerically),
 // filterable by name, exportable as CSV; selecting a row highlights that kernel's instances on the

@@ -1,4 +1,4 @@
-// The layer time table (issue #6): per layer of the user's model, the host and GPU kernel time of
+// The layer time table: per layer of the user's model, the host and GPU kernel time of
 // its forward and backward passes, its share of the step, and the memory it holds (weights,
 // gradients, optimizer state, activations: computed from the model spec, not measured), from
 // profiling/analysis/layer_stats.h. Refreshes from the PanelHub at most ~2 Hz while a run is live.

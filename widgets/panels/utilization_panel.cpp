@@ -1,7 +1,7 @@
 // UtilizationPanel: bucketed GPU activity (worker thread), sampled CPU % and NVML series.
 #include "widgets/panels/utilization_panel.h"
 
-#include "doctor/nvml.h"
+#include "base/nvml.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -440,8 +440,8 @@ void UtilizationPanel::fillBuckets() {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-// GPU health from the samplers (issue #25): NVML's PCIe throughput in the H2D row, the SM clock's
-// maximum and the samples whose clock-event reasons hold the clock down (doctor/nvml.h's
+// GPU health from the samplers: NVML's PCIe throughput in the H2D row, the SM clock's
+// maximum and the samples whose clock-event reasons hold the clock down (base/nvml.h's
 // kThrottleMask: any reason but idle / applications clocks) as red marks on the SM clock row.
 void UtilizationPanel::add_health_graphs() {
   addGraph(h2d_, h2d_legend_, "gpu.pcie_rx", tr("NVML PCIe RX: host to GPU /s"), palette_color(3), Qt::DashLine);

@@ -7,7 +7,7 @@
 //    = one core), from the cpu.percent.<name>.<tid> samples.
 //  - H2D throughput: bytes/s of host-to-device memcpy records per bucket.
 //  - NVML: SM clock (MHz) and power (W), a row each, only where NVML was sampled.
-//  - GPU health (issue #25): NVML PCIe RX/TX bytes/s in the H2D row; the SM clock's maximum and red
+//  - GPU health: NVML PCIe RX/TX bytes/s in the H2D row; the SM clock's maximum and red
 //    marks where the clock-event reasons held the clock down (throttling) in the clock row.
 // Buckets cover the shown range (about 200 of 1/2/5 x 10^k ns) and are recomputed off the GUI
 // thread when it moves or the store grows (<= 2 Hz live). Absent series stay absent; a store

@@ -1,14 +1,14 @@
 // LadderView: one playground ladder as a painted table of horizontal bars. A row per variant: its
 // name, a bar of its throughput (length: share of the ladder's best; a tick at the share of the
 // limit), the time, the throughput, % of best, % of limit, the check, and under it the one line on
-// what the step changed. A failed check is red and shows no time or bar (issue #19: a failure is
+// what the step changed. A failed check is red and shows no time or bar (a failure is
 // shown, never hidden). Above the rows: the title, the limit (measured / datasheet, with its source),
 // the limits beside it and the ladder's warning. Clicking a row selects it (variantSelected).
 #pragma once
 #include <QWidget>
 #include <optional>
 
-#include "kernels/playground/ladder.h"
+#include "playground/ladder.h"
 
 namespace ts::gui {
 

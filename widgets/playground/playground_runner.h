@@ -2,7 +2,7 @@
 // --size N [--threads-per-block T --blocks-per-grid B] --session FILE` in a child process (the
 // runner is found as the Lessons' is: lesson_runner_program()), reports its output lines as progress
 // and ends with the session it recorded. Also where the shipped recording lives, and which kernel
-// source each family's variants come from (kernels/playground/*.cu, shipped as Qt resources).
+// source each family's variants come from (playground/kernels/*.cu, shipped as Qt resources).
 #pragma once
 #include <QElapsedTimer>
 #include <QObject>

@@ -17,7 +17,7 @@
 #include <QVBoxLayout>
 #include <set>
 
-#include "kernels/playground/compare.h"
+#include "playground/compare.h"
 #include "lessons/session_pack.h"
 #include "profiling/event_source.h"
 #include "profiling/lanes.h"
@@ -193,7 +193,7 @@ void PlaygroundWorkspace::showSource(int row) {
     source_->setPlainText(QString::fromUtf8(f.readAll()));
     source_->setProperty("file", file);
   }
-  source_label_->setText(tr("kernels/playground/%1 (read only) — %2").arg(file, anchor));
+  source_label_->setText(tr("playground/kernels/%1 (read only) — %2").arg(file, anchor));
   // Its launches outlined on the Timeline tab (centred on the first).
   if (hub_->store()) {
     const QString name = kernel_named(*hub_->store(), anchor);

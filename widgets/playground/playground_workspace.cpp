@@ -17,9 +17,9 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
-#include "engine/errors.h"
-#include "kernels/playground/knobs.h"
-#include "kernels/playground/ladder.h"
+#include "base/errors.h"
+#include "playground/knobs.h"
+#include "playground/ladder.h"
 #include "lessons/session_pack.h"
 #include "widgets/panel_hub.h"
 #include "widgets/playground/playground_runner.h"

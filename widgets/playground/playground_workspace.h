@@ -1,4 +1,4 @@
-// PlaygroundWorkspace: the Playground workspace (issue #20), beside Train and Profile. On the left
+// PlaygroundWorkspace: the Playground workspace, beside Train and Profile. On the left
 // the kernel families (first kernel, memory, reduction, GEMM, warps), the chosen family's knobs
 // (size by the family's rule, vector_add's threads per block and blocks per grid, the occupancy
 // calculator's threads / registers / shared memory) — a knob out of range is refused with its rule
@@ -12,7 +12,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "kernels/playground/session.h"
+#include "playground/session.h"
 
 class QLabel;
 class QLineEdit;

@@ -1,4 +1,4 @@
-// RooflineChart: the run's roofline (kernels/playground/roofline.h) as a log-log QCustomPlot:
+// RooflineChart: the run's roofline (playground/roofline.h) as a log-log QCustomPlot:
 // arithmetic intensity (flop/byte) against achieved TFLOP/s, one point per variant that does
 // arithmetic and passed its check (own kernels filled, library rows hollow; a colour per family),
 // under the bandwidth roof (measured: the run's copy) and the datasheet compute peaks, each roof
@@ -7,7 +7,7 @@
 #pragma once
 #include <QWidget>
 
-#include "kernels/playground/roofline.h"
+#include "playground/roofline.h"
 
 class QCustomPlot;
 class QLabel;

@@ -1,4 +1,4 @@
-// The Profile workspace's "Program" tab (issue #24): the run log of a program recorded from the
+// The Profile workspace's "Program" tab: the run log of a program recorded from the
 // window (File ▸ Profile a program…), its state ("running, following its session", "exited with
 // code 0", "ended by signal 11 (a crash)") and Stop. The program itself is a ProgramRun.
 #pragma once

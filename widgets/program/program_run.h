@@ -1,4 +1,4 @@
-// ProgramRun: a program of the user's recorded by TrainScope (issue #24): `trainscope-run --session
+// ProgramRun: a program of the user's recorded by TrainScope: `trainscope-run --session
 // S --step-range P --inject-mode M --python Y -- PROGRAM ARGS` as a child process (profiling/inject records the
 // program; docs/profile-a-program.md). It passes the program's output on line by line, says when the
 // session file has appeared (the window then follows it live: SessionLoader), stops the program the

@@ -4,7 +4,7 @@
 #include <QFile>
 #include <fmt/core.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "lessons/knob_json.h"
 
 namespace ts::gui {

@@ -17,8 +17,8 @@ namespace ts::gui::timeline {
 
 using prof::timeline::Source;
 
-/// One event as the timeline keeps it: 16 bytes (issue #7: <= 64 bytes per event for the whole
-/// process); details are looked up in the store by `row`. Packing: `start` has 56 bits (+-416 days
+/// One event as the timeline keeps it: 16 bytes (the budget: <= 64 bytes per event for the
+/// whole process); details are looked up in the store by `row`. Packing: `start` has 56 bits (+-416 days
 /// of session ns); the duration is exact below 2^35 ns (34.4 s) and longer ones are kept in units
 /// of 2^16 ns (65.5 us), rounded up — the store keeps the exact value, which the details pane
 /// shows; `row` has 28 bits, the capacity of a store table (AppendLog: 2^28 records).

@@ -1,4 +1,4 @@
-// TimelineView: the custom-painted kernel timeline (issue #6). Lanes of host threads, CUDA runtime
+// TimelineView: the custom-painted kernel timeline. Lanes of host threads, CUDA runtime
 // calls, CUDA streams, copies, memsets and synchronisation; steps as bands with their index;
 // level-of-detail merging (lod.h) so a repaint costs O(pixels), not O(events); Perfetto's
 // navigation: W/S zoom in/out around the mouse, A/D pan, Ctrl+wheel zoom, drag to pan, Shift+drag

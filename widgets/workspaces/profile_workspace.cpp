@@ -22,7 +22,7 @@ namespace {
 /// three to five rows with their one-line legends.
 constexpr int kMemoryTrackPx = 120, kUtilTrackPx = 240;
 /// Below this workspace height the tabs start collapsed, so the lanes keep at least 8 lanes in view
-/// beside the tracks on a 1366x768 screen (issue #13).
+/// beside the tracks on a 1366x768 screen.
 constexpr int kTabsOpenMinHeight = 820;
 }  // namespace
 

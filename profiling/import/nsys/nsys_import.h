@@ -1,5 +1,5 @@
 // Import of Nsight Systems SQLite exports (`nsys export --type sqlite report.nsys-rep`) into an
-// EventStore (issue #22), so a report recorded with Nsight Systems opens, analyses and compares like
+// EventStore, so a report recorded with Nsight Systems opens, analyses and compares like
 // a TrainScope session. Qt-free; libsqlite3, read-only.
 //
 // The export's schema drifts between Nsight Systems versions, so nothing is read by position: tables

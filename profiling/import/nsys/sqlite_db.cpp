@@ -131,7 +131,7 @@ std::map<std::string, TableInfo> Db::tables() const {
     // columns: the importer does not know it, so it is ignored like any unknown table.
     try {
       Stmt s(*this, "SELECT name, type, \"notnull\" FROM pragma_table_info(?1)", "PRAGMA table_info(" + n + ")");
-      sqlite3_bind_text(s.handle_for_bind(), 1, n.c_str(), static_cast<int>(n.size()), SQLITE_TRANSIENT);
+      s.statement().text(n);
       while (s.step()) t.columns.push_back({s.text(0), upper(s.text(1)), s.type(2) == SQLITE_INTEGER && s.i64(2) != 0});
     } catch (const InputError&) {
       t.columns.clear();
@@ -140,31 +140,13 @@ std::map<std::string, TableInfo> Db::tables() const {
   return out;
 }
 
-Stmt::Stmt(const Db& db, const std::string& sql, std::string what) : db_(db), what_(std::move(what)) {
-  if (sqlite3_prepare_v2(db.handle(), sql.c_str(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK) {
-    const std::string why = sqlite3_errmsg(db.handle());
-    sqlite3_finalize(stmt_);
-    stmt_ = nullptr;
-    throw InputError(db.name() + ": " + what_ + " cannot be read (" + why + ")");
-  }
-}
-
-Stmt::~Stmt() {
-  sqlite3_finalize(stmt_);
-}
-
-bool Stmt::step() {
-  const int rc = sqlite3_step(stmt_);
-  if (rc == SQLITE_ROW) return true;
-  if (rc == SQLITE_DONE) return false;
-  throw InputError(db_.name() + ": " + what_ + " cannot be read (" + sqlite3_errmsg(db_.handle()) + ")");
-}
+Stmt::Stmt(const Db& db, const std::string& sql, const std::string& what)
+    : s_(db.handle(), sql, [prefix = db.name() + ": " + what](const std::string& why) {
+        throw InputError(prefix + " cannot be read (" + why + ")");
+      }) {}
 
 std::string Stmt::text(int i) const {
-  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, i));
-  const int n = sqlite3_column_bytes(stmt_, i);
-  if (!p || n <= 0) return "";
-  return valid_utf8(std::string_view(p, static_cast<std::size_t>(n)));
+  return valid_utf8(s_.column_text(i));
 }
 
 }  // namespace ts::prof::import::nsys

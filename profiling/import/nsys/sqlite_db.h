@@ -1,7 +1,7 @@
 // A small read-only view of a SQLite file for the Nsight Systems importer: open (a path or bytes in
 // memory), the tables of sqlite_master and their columns from PRAGMA table_info, and prepared
-// statements whose values are read with their SQLite storage class checked. Qt-free; libsqlite3
-// directly. Errors are ts::InputError with one line that names the file (and the SQL's table).
+// statements (base/sqlite.h's Statement) whose values are read with their SQLite storage class
+// checked. Qt-free. Errors are ts::InputError with one line that names the file (and the SQL's table).
 #pragma once
 #include <sqlite3.h>
 
@@ -11,7 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/errors.h"
+#include "base/errors.h"
+#include "base/sqlite.h"
 
 namespace ts::prof::import::nsys {
 
@@ -58,25 +59,20 @@ class Db {
 /// (usually the table) when SQLite reports an error mid-scan (a damaged page).
 class Stmt {
  public:
-  Stmt(const Db& db, const std::string& sql, std::string what);
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  ~Stmt();
+  Stmt(const Db& db, const std::string& sql, const std::string& what);
   /// Advances to the next row; false at the end.
-  bool step();
+  bool step() { return s_.step(); }
   /// SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL of column `i`.
-  int type(int i) const { return sqlite3_column_type(stmt_, i); }
-  std::int64_t i64(int i) const { return sqlite3_column_int64(stmt_, i); }
-  double real(int i) const { return sqlite3_column_double(stmt_, i); }
+  int type(int i) const { return s_.column_type(i); }
+  std::int64_t i64(int i) const { return s_.column_int64(i); }
+  double real(int i) const { return s_.column_double(i); }
   /// The column's bytes as text, made valid UTF-8 (bytes that are not become U+FFFD); "" for NULL.
   std::string text(int i) const;
-  /// The raw statement, for sqlite3_bind_*.
-  sqlite3_stmt* handle_for_bind() const { return stmt_; }
+  /// The statement, for binding parameters.
+  sqlite::Statement& statement() { return s_; }
 
  private:
-  const Db& db_;
-  std::string what_;
-  sqlite3_stmt* stmt_ = nullptr;
+  sqlite::Statement s_;
 };
 
 /// `s` with every byte sequence that is not UTF-8 replaced by U+FFFD (the importer never fails on text).

@@ -1,0 +1,5 @@
+// A fixture of scripts/check-includes.sh (IncludeRules.CatchesForbiddenIncludes): profiling/ is
+// Qt-free. Never compiled.
+#pragma once
+#include <vector>
+#include <QString>
