@@ -1,4 +1,4 @@
-// Analysis (issue #4): why a run is slow and what to change, from an EventStore (a live profiler or
+// Analysis: why a run is slow and what to change, from an EventStore (a live profiler or
 // an opened session). Qt-free. Formulas, sources and thresholds: docs/metrics.md.
 //
 // Time model. Each training step gets a window: from its host step range's start to the later of
@@ -305,7 +305,7 @@ inline Report analyze_last_steps(const EventStore& store, std::int64_t n) {
 /// that spans >= kWholeTraceMinNs with >= kWholeTraceMinDeviceEvents: there the verdicts that need
 /// no repeated steps are judged. Sets verdicts_judged / verdicts_withheld.
 void add_verdicts(Report& report);
-/// The whole-trace rule's floor (issue #21; TrainScope's choice, docs/metrics.md): 100 ms holds
+/// The whole-trace rule's floor (TrainScope's choice, docs/metrics.md): 100 ms holds
 /// several iterations of the smallest training loops measured here (SimpleCNN b128 steps are about
 /// 1.5 ms on the H200, 30 ms on the CPU), and 100 device events make a share of GPU time more than
 /// one kernel's worth.

@@ -1,4 +1,4 @@
-// GPU health over a run (issue #25), from the samplers' NVML series (profiling/samplers.h):
+// GPU health over a run, from the samplers' NVML series (profiling/samplers.h):
 // clock-event reasons, SM clock vs its maximum, other processes on the card, ECC counts. The
 // verdicts "throttled" and "shared_gpu" (verdicts.cpp) judge it.
 #pragma once
@@ -10,7 +10,7 @@
 namespace ts::prof::analysis {
 
 /// Share of the gpu.clock_event_reasons samples with a throttle reason at or above which the
-/// "throttled" verdict fires: 10 %, the threshold issue #25 gives ("active for >= 10 % of the run").
+/// "throttled" verdict fires: 10 %: a reason active for >= 10 % of the run (TrainScope's choice: one sample in ten, not a blip).
 inline constexpr double kThrottledShare = 0.10;
 /// Above this share "throttled" is "high" (half the run's samples), else "moderate".
 inline constexpr double kThrottledHighShare = 0.50;

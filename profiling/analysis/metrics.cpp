@@ -275,7 +275,7 @@ Report analyze(const EventStore& store, const Options& options) {
   rank_of(meta, r);
   auto ga = meta.find("gpu_activity");
   r.gpu_present = !tl.gpu.empty();
-  r.health = gpu_health(store);  // the whole run's samples (issue #25: "for >= 10 % of the run")
+  r.health = gpu_health(store);  // the whole run's samples (the throttled verdict counts >= 10 % of the run)
   if (!r.gpu_present)
     r.gpu_absent_reason = ga != meta.end() && ga->second != "collected (CUPTI)" ? ga->second : "no GPU activity recorded";
   if (tl.steps.empty()) {

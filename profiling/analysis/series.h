@@ -36,7 +36,6 @@ class SeriesSet {
   const Series* find(const std::string& name) const;
   /// Every series whose name starts with `prefix`, in registration order.
   std::vector<const Series*> with_prefix(const std::string& prefix) const;
-  std::size_t samples_read() const { return samples_read_; }
 
  private:
   std::vector<Series> series_;

@@ -19,11 +19,11 @@ namespace {
 /// would dominate. TrainScope's choice; the PyTorch profiler's schedule records 3+ active steps.
 constexpr std::int64_t kMinSteps = 10;  // Options::min_steps_for_verdicts's default (analysis.h)
 /// Input-bound: the PyTorch profiler's TensorBoard plugin recommends more DataLoader workers when
-/// DataLoader time is > 5 % of the step (DESIGN.md / issue #4: moderate >= 5 %, high >= 20 %).
+/// DataLoader time is > 5 % of the step (DESIGN.md: moderate >= 5 %, high >= 20 %).
 constexpr double kInputModerate = 0.05, kInputHigh = 0.20;
-/// Sync-bound: GPU idle caused by host synchronisation >= 10 % of wall time (issue #4); high at 30 %.
+/// Sync-bound: GPU idle caused by host synchronisation >= 10 % of wall time (TrainScope's design threshold, DESIGN.md); high at 30 %.
 constexpr double kSyncModerate = 0.10, kSyncHigh = 0.30;
-/// Launch-bound: host-wait idle while the trainer launches >= 20 % of wall (issue #4; HTA's idle-time
+/// Launch-bound: host-wait idle while the trainer launches >= 20 % of wall (TrainScope's design threshold; HTA's idle-time
 /// breakdown names host wait as the launch-bound symptom); high at 40 %.
 constexpr double kLaunchModerate = 0.20, kLaunchHigh = 0.40;
 /// Host-bound: GPU idle while the stepping thread was busy elsewhere than launching, waiting for data
@@ -31,9 +31,9 @@ constexpr double kLaunchModerate = 0.20, kLaunchHigh = 0.40;
 /// other half of HTA's host-wait idle — while that thread used >= 50 % of a core over the steps (it
 /// computed, rather than slept on something not recorded). TrainScope's choice.
 constexpr double kHostModerate = 0.20, kHostHigh = 0.40, kHostCpuBusyPct = 50;
-/// Low GPU utilisation: busy / wall < 50 % (issue #4); high below 25 %.
+/// Low GPU utilisation: busy / wall < 50 % (TrainScope's design threshold); high below 25 %.
 constexpr double kLowUtilModerate = 0.50, kLowUtilHigh = 0.25;
-/// Memory pressure: device memory used > 90 % of the card (issue #4; the caching allocator starts
+/// Memory pressure: device memory used > 90 % of the card (TrainScope's design threshold; the caching allocator starts
 /// to retry / fragment near the limit); high above 97 %.
 constexpr double kMemoryModerate = 0.90, kMemoryHigh = 0.97;
 /// AMP-eligible: fp32 run on tensor-core hardware (cc >= 7.0) where GEMM/conv kernels are >= 30 %
@@ -276,7 +276,7 @@ void amp(Report& r) {
 }
 
 // GPU clocks held down (NVML clock-event reasons other than idle / applications clocks, base/nvml.h)
-// in >= kThrottledShare of the run's samples (health.h; the threshold is issue #25's).
+// in >= kThrottledShare of the run's samples (health.h: 10 % of the run, the GPU-health design's threshold).
 void throttled(Report& r) {
   if (!r.health || r.health->reason_samples == 0) return;
   const GpuHealth& h = *r.health;

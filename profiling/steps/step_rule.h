@@ -1,4 +1,4 @@
-// The one rule for steps (issues #21 and #23): where a session's steps come from when a trace or a
+// The one rule for steps: where a session's steps come from when a trace or a
 // profiled program brings no TrainScope step ranges. In order:
 //   1. TrainScope's own step ranges (the trainer's; sessions TrainScope records);
 //   2. ProfilerStep#N ranges (torch.profiler with a schedule, or prof.step());
