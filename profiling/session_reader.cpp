@@ -94,6 +94,18 @@ class Snapshot {
 
 std::int64_t col(sqlite3_stmt* st, int i) { return sqlite3_column_int64(st, i); }
 
+/// Session times and durations as read, range-checked as the trace importers check theirs: within
+/// +-2^61 ns (73 years) and durations within 2^61, so an end, and every difference of two ends the
+/// analysis and the overview take, stays in int64 (a
+/// damaged or hand-edited file with dur = INT64_MAX reads as a long event, never as an overflow).
+constexpr std::int64_t kMaxTimeNs = std::int64_t{1} << 61;
+std::int64_t time_col(sqlite3_stmt* st, int i) { return std::clamp(col(st, i), -kMaxTimeNs, kMaxTimeNs); }
+std::int64_t dur_col(sqlite3_stmt* st, int i) { return std::clamp<std::int64_t>(col(st, i), 0, kMaxTimeNs); }
+/// A launch dimension or per-block size, within CUDA's limits (the largest grid is 2^31 - 1 blocks in
+/// x; a block at most 1024 threads and 255 registers a thread; shared memory below 1 MiB), so the analysis's
+/// products of grid and block dimensions cannot overflow.
+int dim_col(sqlite3_stmt* st, int i, std::int64_t most) { return static_cast<int>(std::clamp<std::int64_t>(col(st, i), 0, most)); }
+
 /// Whether the file has table `name` (tables added by later format versions or while format 1 was
 /// young). `name` is one of this file's literals.
 bool has_table(Reader& r, const std::string& name) {
@@ -155,17 +167,17 @@ void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
             KernelRecord k;
             k.name = str(col(st, 1));
             KernelConfig c;
-            for (int i = 0; i < 3; ++i) c.grid[i] = static_cast<int>(col(st, 2 + i)), c.block[i] = static_cast<int>(col(st, 5 + i));
-            c.registers = static_cast<int>(col(st, 8));
-            c.static_smem = static_cast<int>(col(st, 9));
-            c.dynamic_smem = static_cast<int>(col(st, 10));
+            for (int i = 0; i < 3; ++i) c.grid[i] = dim_col(st, 2 + i, INT32_MAX), c.block[i] = dim_col(st, 5 + i, 1024);
+            c.registers = dim_col(st, 8, 255);
+            c.static_smem = dim_col(st, 9, 1 << 20);
+            c.dynamic_smem = dim_col(st, 10, 1 << 20);
             k.config = s.intern_config(c);
             configs[col(st, 0)] = k;
           });
   read_new(r, cur, "kernels", "start,dur,device,rank,context,stream,correlation,config_id,graph_id,graph_node",
           [&](sqlite3_stmt* st) {
             KernelRecord k = configs[col(st, 7)];
-            k.start = col(st, 0), k.end = k.start + col(st, 1);
+            k.start = time_col(st, 0), k.end = k.start + dur_col(st, 1);
             k.device = static_cast<int>(col(st, 2)), k.rank = static_cast<int>(col(st, 3));
             k.context = static_cast<std::uint32_t>(col(st, 4)), k.stream = static_cast<std::uint32_t>(col(st, 5));
             k.correlation = static_cast<std::uint32_t>(col(st, 6));
@@ -175,7 +187,7 @@ void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
   read_new(r, cur, "memcpys", "start,dur,device,rank,context,stream,correlation,bytes,copy_kind,src_kind,dst_kind,graph_id,graph_node",
           [&](sqlite3_stmt* st) {
             MemcpyRecord m;
-            m.start = col(st, 0), m.end = m.start + col(st, 1);
+            m.start = time_col(st, 0), m.end = m.start + dur_col(st, 1);
             m.device = static_cast<int>(col(st, 2)), m.rank = static_cast<int>(col(st, 3));
             m.context = static_cast<std::uint32_t>(col(st, 4)), m.stream = static_cast<std::uint32_t>(col(st, 5));
             m.correlation = static_cast<std::uint32_t>(col(st, 6)), m.bytes = col(st, 7);
@@ -187,7 +199,7 @@ void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
   read_new(r, cur, "memsets", "start,dur,device,rank,context,stream,correlation,bytes,value,memory_kind,graph_id,graph_node",
           [&](sqlite3_stmt* st) {
             MemsetRecord m;
-            m.start = col(st, 0), m.end = m.start + col(st, 1);
+            m.start = time_col(st, 0), m.end = m.start + dur_col(st, 1);
             m.device = static_cast<int>(col(st, 2)), m.rank = static_cast<int>(col(st, 3));
             m.context = static_cast<std::uint32_t>(col(st, 4)), m.stream = static_cast<std::uint32_t>(col(st, 5));
             m.correlation = static_cast<std::uint32_t>(col(st, 6)), m.bytes = col(st, 7);
@@ -197,7 +209,7 @@ void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
           });
   read_new(r, cur, "runtime_calls", "start,dur,rank,tid,correlation,cbid,name_id,result", [&](sqlite3_stmt* st) {
     RuntimeRecord x;
-    x.start = col(st, 0), x.end = x.start + col(st, 1);
+    x.start = time_col(st, 0), x.end = x.start + dur_col(st, 1);
     if (s.runtime.size() == 0) s.process_rank = static_cast<std::int32_t>(col(st, 2));  // one process per file
     x.thread = static_cast<std::uint32_t>(col(st, 3)), x.correlation = static_cast<std::uint32_t>(col(st, 4));
     x.cbid = static_cast<std::uint16_t>(col(st, 5)), x.name = str(col(st, 6));
@@ -206,7 +218,7 @@ void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
   });
   read_new(r, cur, "syncs", "start,dur,device,rank,context,stream,correlation,type,event", [&](sqlite3_stmt* st) {
     SyncRecord x;
-    x.start = col(st, 0), x.end = x.start + col(st, 1), x.device = static_cast<int>(col(st, 2)), x.rank = static_cast<int>(col(st, 3));
+    x.start = time_col(st, 0), x.end = x.start + dur_col(st, 1), x.device = static_cast<int>(col(st, 2)), x.rank = static_cast<int>(col(st, 3));
     x.context = static_cast<std::uint32_t>(col(st, 4)), x.stream = static_cast<std::uint32_t>(col(st, 5));
     x.correlation = static_cast<std::uint32_t>(col(st, 6)), x.type = static_cast<std::uint32_t>(col(st, 7));
     x.event = static_cast<std::uint32_t>(col(st, 8));
@@ -215,7 +227,7 @@ void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
   read_new(r, cur, "memory_events", "time,device,rank,context,stream,correlation,op,memory_kind,address,bytes",
           [&](sqlite3_stmt* st) {
             MemoryRecord x;
-            x.time = col(st, 0), x.device = static_cast<int>(col(st, 1)), x.rank = static_cast<int>(col(st, 2));
+            x.time = time_col(st, 0), x.device = static_cast<int>(col(st, 1)), x.rank = static_cast<int>(col(st, 2));
             x.context = static_cast<std::uint32_t>(col(st, 3)), x.stream = static_cast<std::uint32_t>(col(st, 4));
             x.correlation = static_cast<std::uint32_t>(col(st, 5)), x.op = static_cast<std::uint8_t>(col(st, 6));
             x.memory_kind = static_cast<std::uint16_t>(col(st, 7)), x.address = static_cast<std::uint64_t>(col(st, 8));
@@ -224,7 +236,7 @@ void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
           });
   read_new(r, cur, "overheads", "start,dur,rank,kind,object_kind,object_id", [&](sqlite3_stmt* st) {
     OverheadRecord x;
-    x.start = col(st, 0), x.end = x.start + col(st, 1), x.rank = static_cast<int>(col(st, 2));
+    x.start = time_col(st, 0), x.end = x.start + dur_col(st, 1), x.rank = static_cast<int>(col(st, 2));
     x.kind = static_cast<std::uint32_t>(col(st, 3)), x.object_kind = static_cast<std::uint32_t>(col(st, 4));
     x.object_id = static_cast<std::uint32_t>(col(st, 5));
     s.append(s.overheads, x);
@@ -250,7 +262,7 @@ void read_host_ranges(Reader& r, EventStore& s, ReadCursor& cur) {
   auto str = [&](std::int64_t id) { return cur.str(id); };
   read_new(r, cur, "host_ranges", "start,dur,device,rank,tid,kind,name_id,layer_id,step", [&](sqlite3_stmt* st) {
     HostRangeRecord h;
-    h.start = col(st, 0), h.end = h.start + col(st, 1), h.device = static_cast<int>(col(st, 2));
+    h.start = time_col(st, 0), h.end = h.start + dur_col(st, 1), h.device = static_cast<int>(col(st, 2));
     h.rank = static_cast<int>(col(st, 3)), h.thread = static_cast<std::uint32_t>(col(st, 4));
     h.kind = static_cast<std::uint8_t>(col(st, 5)), h.name = str(col(st, 6)), h.layer = str(col(st, 7)), h.step = col(st, 8);
     s.append(s.host_ranges, h);
@@ -314,7 +326,8 @@ void read_host_tables(Reader& r, EventStore& s, ReadCursor& cur) {
           [&](sqlite3_stmt* st) {
             StepRecord x;
             x.global_step = col(st, 0), x.epoch = static_cast<int>(col(st, 1)), x.step = col(st, 2);
-            x.start = col(st, 3), x.end = col(st, 4), x.images = col(st, 6), x.data_wait_ns = col(st, 7);
+            x.start = time_col(st, 3), x.end = std::max(x.start, time_col(st, 4)), x.images = col(st, 6);
+            x.data_wait_ns = dur_col(st, 7);
             s.append(s.steps, x);
           }, "global_step");
   // Losses apart from their steps: the writer sets a step's loss in a later batch than its row, so a
@@ -331,10 +344,10 @@ void read_host_tables(Reader& r, EventStore& s, ReadCursor& cur) {
     s.append(s.series, SeriesRecord{static_cast<std::uint32_t>(col(st, 0)), s.strings.intern(text(1)), s.strings.intern(text(2))});
   }, "id");
   read_new(r, cur, "samples", "time,series_id,value", [&](sqlite3_stmt* st) {
-    s.append(s.samples, SampleRecord{col(st, 0), static_cast<std::uint32_t>(col(st, 1)), sqlite3_column_double(st, 2)});
+    s.append(s.samples, SampleRecord{time_col(st, 0), static_cast<std::uint32_t>(col(st, 1)), sqlite3_column_double(st, 2)});
   });
   read_new(r, cur, "clock_checks", "time,offset_ns,drift_ns", [&](sqlite3_stmt* st) {
-    s.append(s.clock, ClockRecord{col(st, 0), col(st, 1), col(st, 2)});
+    s.append(s.clock, ClockRecord{time_col(st, 0), time_col(st, 1), time_col(st, 2)});
   });
   r.query("SELECT source,count FROM dropped", [&](sqlite3_stmt* st) {
     const std::string src = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
@@ -374,7 +387,7 @@ void read_python_tables(Reader& r, EventStore& s, ReadCursor& cur) {
     s.append(s.py_stacks, PyStackRecord{id32(col(st, 0)), id32(col(st, 1)), id32(col(st, 2))});
   });
   read_new(r, cur, "py_samples", "time,tid,stack_id", [&](sqlite3_stmt* st) {
-    s.append(s.py_samples, PySampleRecord{col(st, 0), id32(col(st, 1)), id32(col(st, 2))});
+    s.append(s.py_samples, PySampleRecord{time_col(st, 0), id32(col(st, 1)), id32(col(st, 2))});
   });
 }
 

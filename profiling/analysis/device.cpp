@@ -69,7 +69,10 @@ DeviceProps device_props(const std::map<std::string, std::string>& meta) {
 std::optional<double> theoretical_occupancy(const DeviceProps& d, int block_threads, int registers,
                                             std::int64_t static_smem, std::int64_t dynamic_smem, int* active) {
 #if defined(TS_HAVE_CUDA_OCCUPANCY)
-  if (!d.known || block_threads <= 0) return std::nullopt;
+  // A launch CUDA would refuse (more threads than a block may have, registers past the per-thread
+  // limit) has no occupancy; the calculator's int arithmetic would overflow on it.
+  if (!d.known || block_threads <= 0 || block_threads > d.max_threads_per_block || registers < 0 || registers > 255)
+    return std::nullopt;
   cudaOccDeviceProp p;
   p.computeMajor = d.cc_major, p.computeMinor = d.cc_minor;
   p.maxThreadsPerBlock = d.max_threads_per_block, p.maxThreadsPerMultiprocessor = d.max_threads_per_sm;
