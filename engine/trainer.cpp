@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -29,6 +31,25 @@ void check_threads(const char* option, int n) {
                      " on this machine (4 per hardware thread, " + std::to_string(cap / 4) + " here)");
 }
 
+/// The optimizer's numbers, checked once for every front end (runner options, lessons, setups, the
+/// window): NaN compares false with every bound, so each check is written to let NaN fail.
+/// Ranges: lr finite and > 0; momentum and dampening in [0, 1] (torch.optim.SGD's meaningful range);
+/// weight decay finite, negative meaning "the optimizer's default" (OptimizerConfig).
+void check_optimizer(const OptimizerConfig& c) {
+  auto text = [](float v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));  // nan, inf, 1.5
+    return std::string(buf);
+  };
+  if (!(std::isfinite(c.lr) && c.lr > 0)) throw InputError("--lr must be a finite number > 0, got " + text(c.lr));
+  if (!(c.momentum >= 0 && c.momentum <= 1))
+    throw InputError("--momentum must be a number from 0 to 1, got " + text(c.momentum));
+  if (!(c.dampening >= 0 && c.dampening <= 1))
+    throw InputError("dampening must be a number from 0 to 1, got " + text(c.dampening));
+  if (!std::isfinite(c.weight_decay))
+    throw InputError("--weight-decay must be a finite number >= 0, got " + text(c.weight_decay));
+}
+
 }  // namespace
 
 int max_run_threads() {
@@ -51,6 +72,7 @@ Trainer::Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observ
   if (config_.cpu_threads < 0) throw InputError("--cpu-threads must be >= 0, got " + std::to_string(config_.cpu_threads));
   check_threads("--cpu-threads", config_.cpu_threads);
   check_threads("--num-workers", config_.num_workers);
+  check_optimizer(config_.optimizer);
   if (config_.checkpoint_every < 0)
     throw InputError("--checkpoint-every must be >= 0 epochs, got " + std::to_string(config_.checkpoint_every));
 

@@ -1,0 +1,61 @@
+// Values trainscope-run used to take without a word, each now refused with one line naming the
+// option and what is accepted, exit 2: a NaN or negative optimizer number, a seed that is negative
+// or past 2^64 - 1.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "runner_test_util.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Result = ts::test::RunnerResult;
+
+Result run(const std::string& args) { return ts::test::run_runner_split(args); }
+
+std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+std::string base_args() {
+  return "--device cpu --data " + ts::test::runner_sample_dir() + " --limit-train 64 --batch-size 32 --num-workers 0";
+}
+
+/// One line on stderr that starts with "error: " and holds `what`; exit 2; no epoch trained.
+void expect_one_line_error(const Result& r, const std::string& what, const std::string& args) {
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.out << r.err;
+  EXPECT_EQ(lines(r.err), 1u) << args << "\n" << r.err;
+  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(what), std::string::npos) << args << "\n" << r.err;
+  EXPECT_EQ(r.out.find("epoch 1/"), std::string::npos) << args << "\n" << r.out;
+}
+
+TEST(RunnerQuiet, OptimizerNumbersOutOfRangeAreRefusedNamingTheOption) {
+  const struct {
+    const char* args;
+    const char* what;
+  } cases[] = {
+      {"--optimizer sgd --momentum nan", "--momentum: must be a number from 0 to 1, got nan"},
+      {"--optimizer sgd --momentum 1.5", "--momentum: must be a number from 0 to 1, got 1.5"},
+      {"--weight-decay nan", "--weight-decay: must be a finite number >= 0, got nan"},
+      {"--weight-decay -1", "--weight-decay: must be >= 0, got -1"},
+      {"--weight-decay inf", "--weight-decay: must be a finite number >= 0, got inf"},
+      {"--lr inf", "--lr: must be a finite number > 0, got inf"},
+      {"--seed -1", "--seed: must be an integer from 0 to 18446744073709551615, got -1"},
+      {"--seed 18446744073709551616", "--seed: must be an integer from 0 to 18446744073709551615"},
+      {"--seed 1e3", "--seed: must be an integer from 0 to 18446744073709551615, got 1e3"},
+  };
+  for (const auto& c : cases) {
+    const std::string args = base_args() + " " + c.args;
+    expect_one_line_error(run(args), c.what, args);
+  }
+  // The ends of the ranges are taken.
+  const Result ok = run(base_args() + " --optimizer sgd --momentum 1 --weight-decay 0 --seed 18446744073709551615 --quiet");
+  EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("\"seed\":18446744073709551615"), std::string::npos) << ok.out;
+}
+
+}  // namespace
