@@ -1,11 +1,15 @@
 // Trainer implementation: the step loop, loss read-back policy, evaluation and throughput.
 #include "engine/trainer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -50,6 +54,29 @@ void check_optimizer(const OptimizerConfig& c) {
     throw InputError("--weight-decay must be a finite number >= 0, got " + text(c.weight_decay));
 }
 
+/// Refuses a checkpoint destination that cannot be written, before the first epoch rather than
+/// after it: `path` is a file (its folder is probed) or a folder (existing or ending in '/', made
+/// here as checkpoint_file() would). The probe is a file created and removed in the folder, which
+/// is what saving does (checkpoint.h: a temporary beside the target, renamed into place); access()
+/// would say yes on a read-only mount to root.
+void check_checkpoint_destination(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool folder = (!path.empty() && path.back() == '/') || fs::is_directory(path, ec);
+  fs::path dir = folder ? fs::path(path) : fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  ec.clear();
+  if (folder) fs::create_directories(dir, ec);
+  if (ec) throw InputError("--checkpoint " + path + ": cannot make the folder: " + ec.message());
+  std::string probe = (dir / ".trainscope-checkpoint-probe.XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0)
+    throw InputError("--checkpoint " + path + ": cannot write in the folder " + dir.string() + ": " +
+                     std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
 }  // namespace
 
 int max_run_threads() {
@@ -73,6 +100,8 @@ Trainer::Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observ
   check_threads("--cpu-threads", config_.cpu_threads);
   check_threads("--num-workers", config_.num_workers);
   check_optimizer(config_.optimizer);
+  if (config_.checkpoint_every > 0 && config_.checkpoint_every <= config_.epochs)
+    check_checkpoint_destination(config_.checkpoint_path);
   if (config_.checkpoint_every < 0)
     throw InputError("--checkpoint-every must be >= 0 epochs, got " + std::to_string(config_.checkpoint_every));
 

@@ -1,6 +1,7 @@
 // Values trainscope-run used to take without a word, each now refused with one line naming the
-// option and what is accepted, exit 2: a NaN or negative optimizer number, a seed that is negative
-// or past 2^64 - 1.
+// option and what is accepted, exit 2: a NaN or negative optimizer number, a seed
+// that is negative or past 2^64 - 1, a checkpoint folder that cannot be written (said before the
+// first epoch, not after it).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,6 +57,18 @@ TEST(RunnerQuiet, OptimizerNumbersOutOfRangeAreRefusedNamingTheOption) {
   const Result ok = run(base_args() + " --optimizer sgd --momentum 1 --weight-decay 0 --seed 18446744073709551615 --quiet");
   EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("\"seed\":18446744073709551615"), std::string::npos) << ok.out;
+}
+
+TEST(RunnerQuiet, UnwritableCheckpointFolderIsSaidBeforeTheFirstEpoch) {
+  const fs::path d = ts::test::fresh_temp_dir("ts_quiet_ckpt");
+  std::ofstream(d / "plain.txt") << "a file, not a folder";
+  // A folder that cannot be made (under a regular file), and one that exists but takes no file
+  // (also for root).
+  for (const std::string& folder : {(d / "plain.txt" / "ckpt").string() + "/", std::string("/proc/")}) {
+    const std::string args = base_args() + " --epochs 2 --checkpoint-every 1 --checkpoint " + folder;
+    expect_one_line_error(run(args), "error: --checkpoint " + folder + ": cannot ", args);
+  }
+  fs::remove_all(d);
 }
 
 }  // namespace

@@ -138,8 +138,8 @@ TEST(HostileInput, ThreadCountsPastFourPerHardwareThreadAreRefused) {
 
 // Every front end's optimizer numbers meet the trainer's one check, NaN included (it compares false
 // with every bound; the window's spin boxes and a setup's knob table cannot hand one over, a program
-// using the engine can).
-TEST(HostileInput, TrainerRefusesNonFiniteOptimizerNumbers) {
+// using the engine can), and so does an unwritable checkpoint folder, before any epoch.
+TEST(HostileInput, TrainerRefusesNonFiniteOptimizerNumbersAndAnUnwritableCheckpointFolder) {
   SyntheticOptions so;
   so.train_images = 64;
   so.test_images = 32;
@@ -160,6 +160,11 @@ TEST(HostileInput, TrainerRefusesNonFiniteOptimizerNumbers) {
   c.optimizer.weight_decay = -1;  // the optimizer's default, as the window and the runner mean it
   c.optimizer.lr = std::numeric_limits<float>::infinity();
   EXPECT_NE(input_error([&] { Trainer t(c, data, {}); }).find("--lr must be a finite number > 0"), std::string::npos);
+  c.optimizer.lr = 0.01f;
+  c.checkpoint_every = 1;
+  c.checkpoint_path = "/proc/";
+  EXPECT_EQ(input_error([&] { Trainer t(c, data, {}); }).rfind("--checkpoint /proc/: cannot write in the folder /proc/", 0),
+            0u);
 }
 
 }  // namespace
