@@ -382,8 +382,12 @@ int Trainer::resume(std::int64_t& global_step) {
                      " epochs; ask for more with --epochs");
   std::vector<NamedTensor> values = std::move(st.parameters);
   values.insert(values.end(), st.buffers.begin(), st.buffers.end());
-  network_->set_parameters(values);
-  network_->set_optimizer_state(st.optimizer_state);
+  try {  // the network's shape and name checks know the tensor, not the file it came from
+    network_->set_parameters(values);
+    network_->set_optimizer_state(st.optimizer_state);
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  }
   TrainingCounters c;
   c.train_steps = st.global_step;
   c.optimizer_steps = st.optimizer_step;

@@ -1,7 +1,7 @@
 // Values trainscope-run used to take without a word, each now refused with one line naming the
-// option and what is accepted, exit 2: a NaN or negative optimizer number, a seed
+// option (or the file) and what is accepted, exit 2: a NaN or negative optimizer number, a seed
 // that is negative or past 2^64 - 1, a checkpoint folder that cannot be written (said before the
-// first epoch, not after it).
+// first epoch, not after it), and a checkpoint whose tensors do not fit the model (naming the file).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "engine/checkpoint.h"
 #include "runner_test_util.h"
 
 namespace fs = std::filesystem;
@@ -68,6 +69,28 @@ TEST(RunnerQuiet, UnwritableCheckpointFolderIsSaidBeforeTheFirstEpoch) {
     const std::string args = base_args() + " --epochs 2 --checkpoint-every 1 --checkpoint " + folder;
     expect_one_line_error(run(args), "error: --checkpoint " + folder + ": cannot ", args);
   }
+  fs::remove_all(d);
+}
+
+TEST(RunnerQuiet, CheckpointThatDoesNotFitTheModelNamesTheFile) {
+  if (!ts::test::have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  const fs::path d = ts::test::fresh_temp_dir("ts_quiet_resume");
+  const std::string common = base_args() + " --seed 4 --quiet";
+  const Result first = run(common + " --epochs 1 --checkpoint-every 1 --checkpoint " + (d / "c.tsckpt").string());
+  ASSERT_EQ(first.code, 0) << first.out << first.err;
+  ts::TrainingState st = ts::load_checkpoint((d / "c.tsckpt").string());
+  ASSERT_FALSE(st.parameters.empty());
+  auto& t = st.parameters.front().tensor;  // one value more than the model's first parameter
+  t.shape = {t.numel() + 1};
+  t.data.resize(static_cast<std::size_t>(t.numel()));
+  const std::string bad = (d / "reshaped.tsckpt").string();
+  ts::save_checkpoint(bad, st);
+  const std::string args = common + " --epochs 2 --resume " + bad;
+  const Result r = run(args);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_EQ(r.err.rfind("error: " + bad + ": ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("has shape"), std::string::npos) << r.err;
   fs::remove_all(d);
 }
 
