@@ -2,6 +2,7 @@
 // option (or the file) and what is accepted, exit 2: a NaN or negative optimizer number, a seed
 // that is negative or past 2^64 - 1, a checkpoint folder that cannot be written (said before the
 // first epoch, not after it), and a checkpoint whose tensors do not fit the model (naming the file).
+// A CIFAR-10 folder whose files do not hold 10,000 records trains, with a warning naming the file.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -91,6 +92,22 @@ TEST(RunnerQuiet, CheckpointThatDoesNotFitTheModelNamesTheFile) {
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   EXPECT_EQ(r.err.rfind("error: " + bad + ": ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("has shape"), std::string::npos) << r.err;
+  fs::remove_all(d);
+}
+
+TEST(RunnerQuiet, CifarFileOfOneRecordTrainsWithAWarningNamingIt) {
+  if (!ts::test::have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  const fs::path d = ts::test::fresh_temp_dir("ts_quiet_cifar");
+  for (const auto& e : fs::directory_iterator(ts::test::runner_sample_dir()))
+    if (e.path().extension() == ".bin") fs::copy_file(e.path(), d / e.path().filename());  // no meta: not the sample set
+  std::string one(3073, '\0');
+  one[0] = 2;
+  std::ofstream(d / "data_batch_1.bin", std::ios::binary | std::ios::trunc) << one;
+  const Result r = run("--device cpu --data " + d.string() + " --limit-train 64 --batch-size 32");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("warning: " + (d / "data_batch_1.bin").string() + " has 1 record, CIFAR-10's has 10000"),
+            std::string::npos)
+      << r.out;
   fs::remove_all(d);
 }
 
