@@ -14,6 +14,7 @@
 
 #include "base/errors.h"
 #include "engine/batch.h"
+#include "engine/synthetic_data.h"
 
 namespace ts {
 namespace {
@@ -87,6 +88,19 @@ void require_folder(const std::string& dir) {
   if (!fs::is_directory(dir, ec)) throw InputError("CIFAR-10 path " + dir + " is not a folder");
 }
 
+/// Records in each file of the real dataset (5 x 10,000 training, 10,000 test).
+constexpr std::int64_t kRecordsPerFile = 10000;
+
+/// The warning for a file of `records` records where CIFAR-10 has kRecordsPerFile, or "". Any whole
+/// number of records is a readable file (a subset made on purpose, TrainScope's generated sample
+/// set), so this is a warning, not an error; but a real download never differs, so a user who did
+/// not make the file themselves is told it is truncated, joined or not CIFAR-10's.
+std::string record_count_warning(const std::string& path, std::int64_t records) {
+  if (records == kRecordsPerFile) return {};
+  return path + " has " + std::to_string(records) + (records == 1 ? " record" : " records") +
+         ", CIFAR-10's has 10000 (of 3073 bytes): truncated, joined or not CIFAR-10? used as it is";
+}
+
 }  // namespace
 
 void read_cifar10_file(const std::string& path, ImageSet& out) {
@@ -142,22 +156,30 @@ Cifar10 load_cifar10(const std::string& dir, std::int64_t limit_train) {
   }
 
   Cifar10 result;
+  result.class_names = read_class_names(dir);
+  // TrainScope's generated sample set (named by its batches.meta.txt) is small on purpose.
+  const bool generated = result.class_names == synthetic_class_names();
+  auto read_counted = [&](const std::string& path, ImageSet& set) {
+    const std::int64_t before = set.count();
+    read_cifar10_file(path, set);
+    if (std::string w = record_count_warning(path, set.count() - before); !w.empty() && !generated)
+      result.warnings.push_back(std::move(w));
+  };
   for (const std::string& name : missing) {
     result.warnings.push_back(name + " missing: training on " + std::to_string(train_paths.size()) +
                               " of 5 files");
   }
   for (const std::string& path : train_paths) {
     if (limit_train > 0 && result.train.count() >= limit_train) break;
-    read_cifar10_file(path, result.train);
+    read_counted(path, result.train);
     result.files.push_back(path);
   }
   if (limit_train > 0 && result.train.count() > limit_train) {
     result.train.labels.resize(static_cast<std::size_t>(limit_train));
     result.train.images.resize(static_cast<std::size_t>(limit_train) * kImageBytes);
   }
-  read_cifar10_file(test_path, result.test);
+  read_counted(test_path, result.test);
   result.files.push_back(test_path);
-  result.class_names = read_class_names(dir);
   return result;
 }
 

@@ -2,7 +2,8 @@
 // data_batch_1..5.bin and test_batch.bin hold records of 3073 bytes, 1 label byte (0-9) then
 // 1024 R, 1024 G and 1024 B bytes (32x32 row-major); batches.meta.txt names the classes.
 // A folder needs test_batch.bin and at least one data_batch_N.bin; missing training batches are
-// reported (warnings) and the present ones used; any whole number of records per file is accepted.
+// reported (warnings) and the present ones used; any whole number of records per file is accepted,
+// with a warning naming the file where it is not CIFAR-10's 10,000 (not for the generated sample set).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -163,7 +163,8 @@ LayerSpec parse_layer(const Value& v, int index, const std::string& src) {
   LayerReader r{v, index, "?", src, {}};
   if (v.HasMember("name") && v["name"].IsString()) r.name = v["name"].GetString();
   if (has_encoded_surrogate(r.name)) r.fail("name holds a lone UTF-16 surrogate (\\uD800-\\uDFFF escape)");
-  if (!v.HasMember("type") || !v["type"].IsString()) r.fail("missing \"type\"");
+  if (!v.HasMember("type")) r.fail("missing \"type\"");
+  if (!v["type"].IsString()) r.fail("\"type\" must be a string (a layer type such as \"Conv2d\")");
   r.type = v["type"].GetString();
   LayerSpec l;
   l.name = r.name.empty() ? std::to_string(index) : r.name;

@@ -1,9 +1,15 @@
 // Trainer implementation: the step loop, loss read-back policy, evaluation and throughput.
 #include "engine/trainer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -29,6 +35,48 @@ void check_threads(const char* option, int n) {
                      " on this machine (4 per hardware thread, " + std::to_string(cap / 4) + " here)");
 }
 
+/// The optimizer's numbers, checked once for every front end (runner options, lessons, setups, the
+/// window): NaN compares false with every bound, so each check is written to let NaN fail.
+/// Ranges: lr finite and > 0; momentum and dampening in [0, 1] (torch.optim.SGD's meaningful range);
+/// weight decay finite, negative meaning "the optimizer's default" (OptimizerConfig).
+void check_optimizer(const OptimizerConfig& c) {
+  auto text = [](float v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));  // nan, inf, 1.5
+    return std::string(buf);
+  };
+  if (!(std::isfinite(c.lr) && c.lr > 0)) throw InputError("--lr must be a finite number > 0, got " + text(c.lr));
+  if (!(c.momentum >= 0 && c.momentum <= 1))
+    throw InputError("--momentum must be a number from 0 to 1, got " + text(c.momentum));
+  if (!(c.dampening >= 0 && c.dampening <= 1))
+    throw InputError("dampening must be a number from 0 to 1, got " + text(c.dampening));
+  if (!std::isfinite(c.weight_decay))
+    throw InputError("--weight-decay must be a finite number >= 0, got " + text(c.weight_decay));
+}
+
+/// Refuses a checkpoint destination that cannot be written, before the first epoch rather than
+/// after it: `path` is a file (its folder is probed) or a folder (existing or ending in '/', made
+/// here as checkpoint_file() would). The probe is a file created and removed in the folder, which
+/// is what saving does (checkpoint.h: a temporary beside the target, renamed into place); access()
+/// would say yes on a read-only mount to root.
+void check_checkpoint_destination(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool folder = (!path.empty() && path.back() == '/') || fs::is_directory(path, ec);
+  fs::path dir = folder ? fs::path(path) : fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  ec.clear();
+  if (folder) fs::create_directories(dir, ec);
+  if (ec) throw InputError("--checkpoint " + path + ": cannot make the folder: " + ec.message());
+  std::string probe = (dir / ".trainscope-checkpoint-probe.XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0)
+    throw InputError("--checkpoint " + path + ": cannot write in the folder " + dir.string() + ": " +
+                     std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
 }  // namespace
 
 int max_run_threads() {
@@ -51,6 +99,9 @@ Trainer::Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observ
   if (config_.cpu_threads < 0) throw InputError("--cpu-threads must be >= 0, got " + std::to_string(config_.cpu_threads));
   check_threads("--cpu-threads", config_.cpu_threads);
   check_threads("--num-workers", config_.num_workers);
+  check_optimizer(config_.optimizer);
+  if (config_.checkpoint_every > 0 && config_.checkpoint_every <= config_.epochs)
+    check_checkpoint_destination(config_.checkpoint_path);
   if (config_.checkpoint_every < 0)
     throw InputError("--checkpoint-every must be >= 0 epochs, got " + std::to_string(config_.checkpoint_every));
 
@@ -331,8 +382,12 @@ int Trainer::resume(std::int64_t& global_step) {
                      " epochs; ask for more with --epochs");
   std::vector<NamedTensor> values = std::move(st.parameters);
   values.insert(values.end(), st.buffers.begin(), st.buffers.end());
-  network_->set_parameters(values);
-  network_->set_optimizer_state(st.optimizer_state);
+  try {  // the network's shape and name checks know the tensor, not the file it came from
+    network_->set_parameters(values);
+    network_->set_optimizer_state(st.optimizer_state);
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  }
   TrainingCounters c;
   c.train_steps = st.global_step;
   c.optimizer_steps = st.optimizer_step;

@@ -110,7 +110,8 @@ struct TrainerObserver {
 class Trainer {
  public:
   /// `data` must outlive the trainer. Throws InputError (bad batch size, empty data, invalid
-  /// model), DeviceError / OutOfMemoryError (device problems) from the constructor or run().
+  /// model, an optimizer number out of range or NaN, a checkpoint folder that cannot be written
+  /// when checkpoints are asked for), DeviceError / OutOfMemoryError (device problems) from the constructor or run().
   Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observer = {});
   ~Trainer();
   Network& network() { return *network_; }

@@ -7,6 +7,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -41,12 +42,41 @@ CLI::Validator bound(double lo, bool inclusive) {
         } catch (const std::exception&) {
           return "must be a number, got '" + s + "'";
         }
+        if (!std::isfinite(v)) return "must be a finite number " + desc + ", got " + s;
         return (inclusive ? v >= lo : v > lo) ? std::string() : "must be " + desc + ", got " + s;
       },
       desc);
 }
 const CLI::Validator kPositive = bound(0, false);
 const CLI::Validator kNonNegative = bound(0, true);
+
+/// A closed numeric range that refuses NaN (CLI11's Range lets NaN through: every comparison with
+/// it is false).
+CLI::Validator closed_range(double lo, double hi) {
+  const std::string desc = fmt::format("from {:g} to {:g}", lo, hi);
+  return CLI::Validator(
+      [lo, hi, desc](std::string& s) -> std::string {
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(s, &used);
+          if (used == s.size() && v >= lo && v <= hi) return {};
+        } catch (const std::exception&) {
+        }
+        return "must be a number " + desc + ", got " + s;
+      },
+      desc);
+}
+
+/// A seed: decimal digits, 0 to 2^64 - 1. CLI11 alone reads "-1" and "18446744073709551616" as
+/// 18446744073709551615.
+const CLI::Validator kSeed(
+    [](std::string& s) -> std::string {
+      const std::string range = "must be an integer from 0 to 18446744073709551615, got " + s;
+      if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos) return range;
+      if (s.size() == 20 && s > "18446744073709551615") return range;
+      return {};
+    },
+    "0 to 2^64-1");
 
 /// A float as JSON with the digits it has (0.001, not 0.0010000000474974514).
 double json_float(float v) { return std::stod(fmt::format("{:.7g}", v)); }
@@ -71,10 +101,11 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--lr", o.lr, "learning rate")->check(kPositive)->capture_default_str();
   app.add_option("--optimizer", o.optimizer, "sgd, adam or adamw")
       ->check(CLI::IsMember({"sgd", "adam", "adamw"}))->capture_default_str();
-  app.add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0))->capture_default_str();
-  app.add_option("--weight-decay", o.weight_decay, "weight decay (default: 0, AdamW 0.01)");
+  app.add_option("--momentum", o.momentum, "SGD momentum")->check(closed_range(0.0, 1.0))->capture_default_str();
+  app.add_option("--weight-decay", o.weight_decay, "weight decay (default: 0, AdamW 0.01)")->check(kNonNegative);
   app.add_flag("--nesterov", o.nesterov, "Nesterov momentum (SGD)");
-  app.add_option("--seed", o.seed, "seed for initialisation, shuffling, augmentation and dropout")->capture_default_str();
+  app.add_option("--seed", o.seed, "seed for initialisation, shuffling, augmentation and dropout")
+      ->check(kSeed)->capture_default_str();
   app.add_option("--limit-train", o.limit_train, "use only the first N training images (0 = all)")
       ->check(kNonNegative)->capture_default_str();
   app.add_flag("--augment", o.augment, "random crop (padding 4) and horizontal flip");

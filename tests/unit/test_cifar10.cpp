@@ -269,3 +269,28 @@ TEST(Cifar10Hints, PythonVersionFolderIsRecognised) {
     EXPECT_NE(std::string(e.what()).find("this is the Python version"), std::string::npos) << e.what();
   }
 }
+
+// A real download holds 10,000 records per file; a file of 1 record or of twice the records is read
+// (any whole number is), and each such file is named in a warning with its count. The generated
+// sample set (its batches.meta.txt) is small on purpose and gets none.
+TEST(Cifar10, FileOfOtherThanTenThousandRecordsIsNamedInAWarning) {
+  TempDir dir;
+  ts::write_synthetic_cifar(dir.str(), small_options());
+  EXPECT_TRUE(ts::load_cifar10(dir.str()).warnings.empty());
+  fs::remove(dir.file("batches.meta.txt"));  // no longer the generated set
+  write_bytes(dir.file("data_batch_1.bin"), make_records({3}));
+  const ts::Cifar10 got = ts::load_cifar10(dir.str());
+  EXPECT_EQ(got.train.count(), 41);
+  ASSERT_EQ(got.warnings.size(), 6u);  // five training files and test_batch.bin, none of 10,000
+  EXPECT_EQ(got.warnings[0], dir.file("data_batch_1.bin") +
+                                 " has 1 record, CIFAR-10's has 10000 (of 3073 bytes): truncated, joined or not "
+                                 "CIFAR-10? used as it is");
+  EXPECT_NE(got.warnings[5].find("test_batch.bin has 20 records"), std::string::npos) << got.warnings[5];
+
+  std::vector<int> labels(20000, 1);  // twice a batch
+  write_bytes(dir.file("data_batch_2.bin"), make_records(labels));
+  const ts::Cifar10 twice = ts::load_cifar10(dir.str(), 5);  // limit: only data_batch_1, 2 are read
+  ASSERT_EQ(twice.warnings.size(), 3u) << twice.warnings.size();
+  EXPECT_NE(twice.warnings[1].find("data_batch_2.bin has 20000 records, CIFAR-10's has 10000"), std::string::npos)
+      << twice.warnings[1];
+}

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "base/errors.h"
@@ -133,6 +134,37 @@ TEST(HostileInput, ThreadCountsPastFourPerHardwareThreadAreRefused) {
   EXPECT_NE(input_error([&] { Trainer t(c, data, {}); }).find("--num-workers 30000: at most "), std::string::npos);
   c.num_workers = cap + 1;
   EXPECT_NE(input_error([&] { Trainer t(c, data, {}); }), "");
+}
+
+// Every front end's optimizer numbers meet the trainer's one check, NaN included (it compares false
+// with every bound; the window's spin boxes and a setup's knob table cannot hand one over, a program
+// using the engine can), and so does an unwritable checkpoint folder, before any epoch.
+TEST(HostileInput, TrainerRefusesNonFiniteOptimizerNumbersAndAnUnwritableCheckpointFolder) {
+  SyntheticOptions so;
+  so.train_images = 64;
+  so.test_images = 32;
+  const Cifar10 data = make_synthetic_cifar(so);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  TrainConfig c;
+  c.model = simple_cnn_spec();
+  c.batch_size = 32;
+  c.optimizer.type = OptimizerType::sgd;
+  c.optimizer.momentum = nan;
+  EXPECT_EQ(input_error([&] { Trainer t(c, data, {}); }), "--momentum must be a number from 0 to 1, got nan");
+  c.optimizer.momentum = 1.5f;
+  EXPECT_NE(input_error([&] { Trainer t(c, data, {}); }).find("--momentum must be a number from 0 to 1, got 1.5"),
+            std::string::npos);
+  c.optimizer.momentum = 0.9f;
+  c.optimizer.weight_decay = nan;
+  EXPECT_EQ(input_error([&] { Trainer t(c, data, {}); }), "--weight-decay must be a finite number >= 0, got nan");
+  c.optimizer.weight_decay = -1;  // the optimizer's default, as the window and the runner mean it
+  c.optimizer.lr = std::numeric_limits<float>::infinity();
+  EXPECT_NE(input_error([&] { Trainer t(c, data, {}); }).find("--lr must be a finite number > 0"), std::string::npos);
+  c.optimizer.lr = 0.01f;
+  c.checkpoint_every = 1;
+  c.checkpoint_path = "/proc/";
+  EXPECT_EQ(input_error([&] { Trainer t(c, data, {}); }).rfind("--checkpoint /proc/: cannot write in the folder /proc/", 0),
+            0u);
 }
 
 }  // namespace

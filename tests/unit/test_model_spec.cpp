@@ -155,6 +155,11 @@ TEST(ModelSpec, UnknownTypeAndBadParameters) {
   EXPECT_NE(error_of([] { parse_model_spec(R"([{"type":"Linear","in_features":"x","out_features":2}])", "s"); })
                 .find("'in_features' must be an integer"),
             std::string::npos);
+  EXPECT_NE(error_of([] { parse_model_spec(R"([{"type":"ReLU"},{"type":7}])", "s"); })
+                .find("layer 1 (?): \"type\" must be a string"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_model_spec(R"([{"kind":"ReLU"}])", "s"); }).find("layer 0 (?): missing \"type\""),
+            std::string::npos);
   EXPECT_NE(error_of([] { parse_model_spec(R"({"layers":[]})", "s"); }).find("no layers"), std::string::npos);
   EXPECT_NE(error_of([] { load_model_spec("/nonexistent/model.json"); }).find("/nonexistent/model.json: cannot open"),
             std::string::npos);
