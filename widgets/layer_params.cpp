@@ -23,8 +23,11 @@ std::string number_text(double v) {
 std::string json_value(const std::string& v) {
   const auto x = v.find('x');
   if (x != std::string::npos && x > 0 && x + 1 < v.size() &&
-      v.find_first_not_of("0123456789x") == std::string::npos)
-    return "[" + v.substr(0, x) + "," + v.substr(x + 1) + "]";
+      v.find_first_not_of("0123456789x") == std::string::npos) {
+    std::string out = "[";  // by appends: GCC 12's -Wrestrict misfires on "[" + substr(...)
+    out.append(v, 0, x).append(",").append(v, x + 1, std::string::npos).append("]");
+    return out;
+  }
   if (v == "true" || v == "false") return v;
   if (!v.empty() && v.find_first_not_of("0123456789.eE+-") == std::string::npos) return v;
   std::string quoted = "\"";

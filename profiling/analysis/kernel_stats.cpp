@@ -2,6 +2,7 @@
 // (no hashing of names), occupancy evaluated once per launch configuration. Definitions and
 // sources: kernel_stats.h.
 #include "profiling/analysis/kernel_stats.h"
+#include "profiling/block_threads.h"
 
 #include <algorithm>
 #include <map>
@@ -79,7 +80,7 @@ std::vector<KernelGroup> kernel_groups(const EventStore& store, const KernelStat
     const std::int64_t dur = std::max<std::int64_t>(0, k.end - k.start);
     ++a.calls, a.total += dur, a.min = std::min(a.min, dur), a.max = std::max(a.max, dur);
     if (!dev.known) continue;
-    const int threads = kc.block[0] * kc.block[1] * kc.block[2];
+    const int threads = block_threads(kc);
     const auto key = std::make_tuple(threads, kc.registers, std::int64_t{kc.static_smem}, std::int64_t{kc.dynamic_smem});
     auto c = occ_cache.find(key);
     if (c == occ_cache.end())

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "profiling/analysis/analysis.h"
+#include "profiling/block_threads.h"
 #include "profiling/analysis/health.h"
 #include "profiling/steps/step_rule.h"
 #include "profiling/analysis/internal.h"
@@ -79,9 +80,7 @@ KernelStats kernel_stats(const EventStore& store, const detail::Timeline& tl, co
       k.achieved += std::min(1.0, rc.kineto_occupancy_pct / 100.0) * w, k.achieved_weight += w, k.kineto = true;
     if (!dev.known) continue;
     const double blocks = static_cast<double>(rc.grid[0]) * rc.grid[1] * rc.grid[2];
-    // In double: an imported trace's block dimensions are only clamped to int32 each.
-    const double block_threads = static_cast<double>(rc.block[0]) * rc.block[1] * rc.block[2];
-    const int threads = block_threads > 1e9 ? 1'000'000'000 : static_cast<int>(block_threads);
+    const int threads = block_threads(rc);
     const double blocks_per_sm = blocks / dev.sms;
     if (!own_sm) k.sm_eff += std::min(1.0, blocks_per_sm) * w, k.sm_weight += w;
     const std::uint64_t key = (static_cast<std::uint64_t>(threads) << 48) ^ (static_cast<std::uint64_t>(rc.registers) << 40) ^

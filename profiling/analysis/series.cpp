@@ -1,6 +1,7 @@
 // Series, GPU buckets, CUPTI memory curve and the leak rule for the panels. Definitions: series.h,
 // docs/metrics.md.
 #include "profiling/analysis/series.h"
+#include "profiling/block_threads.h"
 
 #include <algorithm>
 #include <cmath>
@@ -158,7 +159,7 @@ void kernel_buckets(const EventStore& store, std::size_t nk, const DeviceProps& 
     const KernelConfig& kc = store.config(k);
     if (k.end <= g.from || k.start >= to || k.end <= k.start) continue;
     const double blocks_per_sm = static_cast<double>(kc.grid[0]) * kc.grid[1] * kc.grid[2] / dev.sms;
-    const int threads = kc.block[0] * kc.block[1] * kc.block[2];
+    const int threads = block_threads(kc);
     const std::uint64_t key = (static_cast<std::uint64_t>(threads) << 48) ^ (static_cast<std::uint64_t>(kc.registers) << 40) ^
                               (static_cast<std::uint64_t>(kc.static_smem) << 20) ^ static_cast<std::uint64_t>(kc.dynamic_smem);
     auto it = cache.find(key);

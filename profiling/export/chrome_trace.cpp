@@ -2,6 +2,7 @@
 // this file writes the header, the M/X events with Kineto's categories and arg names, the launch
 // flows and the counters.
 #include "profiling/export/chrome_trace.h"
+#include "profiling/block_threads.h"
 
 #include <rapidjson/writer.h>
 
@@ -252,7 +253,7 @@ class ChromeWriter {
     key_int("static shared memory", rc.static_smem);
     key_int("dynamic shared memory", rc.dynamic_smem);
     const double blocks = static_cast<double>(rc.grid[0]) * rc.grid[1] * rc.grid[2];
-    const int threads = rc.block[0] * rc.block[1] * rc.block[2];
+    const int threads = block_threads(rc);
     if (dev_.known && dev_.sms > 0) {
       w_.Key("blocks per SM");
       w_.Double(blocks / dev_.sms);

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "profiling/analysis/analysis.h"
+#include "profiling/block_threads.h"
 #include "profiling/export/chrome_trace.h"
 #include "profiling/overview.h"
 #include "profiling/session_file.h"
@@ -74,4 +75,15 @@ TEST(SessionRanges, IntegersAtTheirLimitsReadWithoutOverflow) {
   exporter::export_chrome_trace(s, out.string());
   EXPECT_GT(fs::file_size(out), 100u);
   fs::remove_all(dir);
+}
+
+// An imported trace's block dimensions are clamped to int32 each: their product saturates.
+TEST(SessionRanges, ThreadsPerBlockSaturates) {
+  KernelConfig c;
+  c.block[0] = c.block[1] = c.block[2] = 2147483647;
+  EXPECT_EQ(block_threads(c), 1 << 30);
+  c.block[0] = 32, c.block[1] = 4, c.block[2] = 2;
+  EXPECT_EQ(block_threads(c), 256);
+  c.block[2] = -1;
+  EXPECT_EQ(block_threads(c), 0);
 }

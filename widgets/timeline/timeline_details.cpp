@@ -6,6 +6,7 @@
 
 #include "engine/host_trace.h"
 #include "profiling/analysis/range.h"
+#include "profiling/block_threads.h"
 #include "widgets/timeline/categories.h"
 #include "widgets/timeline/timeline_view.h"
 
@@ -101,7 +102,7 @@ void kernel_rows(const prof::EventStore& s, const TimelineData& d, const prof::a
   rows.emplace_back("Block", QString("(%1, %2, %3)").arg(kc.block[0]).arg(kc.block[1]).arg(kc.block[2]));
   rows.emplace_back("Registers / thread", QString::number(kc.registers));
   rows.emplace_back("Shared memory", QString("%1 B static + %2 B dynamic").arg(kc.static_smem).arg(kc.dynamic_smem));
-  const int threads = kc.block[0] * kc.block[1] * kc.block[2];
+  const int threads = prof::block_threads(kc);
   int blocks = 0;
   const auto occ = prof::analysis::theoretical_occupancy(props, threads, kc.registers, kc.static_smem, kc.dynamic_smem, &blocks);
   rows.emplace_back("Theoretical occupancy",
