@@ -116,7 +116,7 @@ void input_bound(Report& r) {
                             "move augmentation to the GPU, keep the dataset in memory"),
                         {{"data_loader_wait_pct", 100 * s},
                          {"data_loader_wait_ms_per_step", r.data_wait_ns / 1e6 / r.steps},
-                         {"step_ms", r.wall_ns / 1e6 / r.steps}}, {}, {}});
+                         {"step_ms", r.wall_ns / 1e6 / r.steps}}, {}, {}, {}});
   if (r.config.num_workers >= 0) r.verdicts.back().evidence.emplace_back("num_workers", r.config.num_workers);
   structured(r, {{"num_workers", workers_fix(r.config.num_workers)}, {"pin_memory", "on"}},
              r.config.augment ? "move augmentation to the GPU or turn it off; keep the dataset in memory"
@@ -137,7 +137,7 @@ void sync_bound(Report& r) {
                             "the device, use pin_memory=True and .to(device, non_blocking=True)"),
                         {{"gpu_idle_sync_pct", 100 * s},
                          {"host_sync_pct", 100 * share(r.sync_ns, r.wall_ns)},
-                         {"gpu_utilization_pct", 100 * r.gpu_utilization.value_or(0)}}, {}, {}});
+                         {"gpu_utilization_pct", 100 * r.gpu_utilization.value_or(0)}}, {}, {}, {}});
   structured(r, {{"sync_every_step", "off"}, {"pin_memory", "on"}},
              "read the loss less often and accumulate metrics on the device");
   // The blocking calls by call site (exact), else the stack samples taken while syncing.
@@ -158,7 +158,7 @@ void communication_bound(Report& r) {
                             "no_sync() on the micro-steps, fewer or fused collectives"),
                         {{"exposed_communication_pct", 100 * s},
                          {"communication_ms_per_step", c.communication_ns / 1e6 / std::max<std::int64_t>(1, r.steps)},
-                         {"overlap_pct", 100 * c.overlap()}}, {}, {}});
+                         {"overlap_pct", 100 * c.overlap()}}, {}, {}, {}});
 }
 
 void launch_bound(Report& r) {
@@ -198,7 +198,7 @@ void low_utilization(Report& r) {
                         {{"gpu_utilization_pct", 100 * *r.gpu_utilization},
                          {"idle_host_wait_pct", 100 * share(r.idle->host_wait, r.wall_ns)},
                          {"idle_kernel_wait_pct", 100 * share(r.idle->kernel_wait, r.wall_ns)},
-                         {"idle_other_pct", 100 * share(r.idle->other, r.wall_ns)}}, {}, {}});
+                         {"idle_other_pct", 100 * share(r.idle->other, r.wall_ns)}}, {}, {}, {}});
   structured(r, {}, "see the idle breakdown: a larger batch size, more data-loader workers, no sync every step");
 }
 
@@ -210,7 +210,7 @@ void pageable_copies(Report& r) {
                         fix(r, "turn on --pin-memory", "use DataLoader(pin_memory=True) / tensor.pin_memory()"),
                         {{"pageable_copies", static_cast<double>(r.pageable_copies)},
                                                  {"pageable_copy_mb", r.pageable_copy_bytes / 1e6},
-                                                 {"pageable_copy_pct", 100 * s}}, {}, {}});
+                                                 {"pageable_copy_pct", 100 * s}}, {}, {}, {}});
   structured(r, {{"pin_memory", "on"}}, "");
 }
 
@@ -239,7 +239,7 @@ void memory_pressure(Report& r) {
   r.verdicts.push_back({"memory_pressure", *r.device_memory_fraction > kMemoryHigh ? "high" : "moderate", title,
                         fix(r, cpu ? accumulate : accumulate + ", or --amp bf16",
                             "use a smaller batch size with gradient accumulation, or torch.autocast(dtype=torch.bfloat16)"),
-                        std::move(evidence), {}, {}});
+                        std::move(evidence), {}, {}, {}});
   if (r.config.batch_size > 1)  // half the batch, twice the micro-batches: the same effective batch
     structured(r, {{"batch_size", std::to_string(r.config.batch_size / 2)}, {"accumulate", std::to_string(2 * r.config.accumulate)}},
                cpu ? "or use a smaller model" : "or use AMP bf16");
@@ -259,7 +259,7 @@ void amp(Report& r) {
                                   (bf16 ? ")" : ") with torch.amp.GradScaler")),
                           {{"matmul_kernel_time_pct", 100 * *r.matmul_kernel_share},
                            {"tensor_core_kernel_time_pct", 100 * r.tensor_core_kernel_share.value_or(0)},
-                           {"compute_capability", r.device.cc_major + r.device.cc_minor / 10.0}}, {}, {}});
+                           {"compute_capability", r.device.cc_major + r.device.cc_minor / 10.0}}, {}, {}, {}});
     structured(r, {{"amp", bf16 ? "bf16" : "fp16"}}, "");
   }
   if (r.skipped_steps && r.optimizer_steps && *r.optimizer_steps > 0) {
@@ -269,7 +269,7 @@ void amp(Report& r) {
                             fix(r, "use --amp bf16 (no loss scaling), or lower --lr",
                                 "use torch.autocast(dtype=torch.bfloat16) (no loss scaling), or lower the learning rate"),
                             {{"skipped_steps", static_cast<double>(*r.skipped_steps)},
-                             {"skipped_pct", 100 * s}}, {}, {}});
+                             {"skipped_pct", 100 * s}}, {}, {}, {}});
     if (r.device.cc_major >= 8) structured(r, {{"amp", "bf16"}}, "or lower the learning rate");
     else structured(r, {}, "lower the learning rate");
   }
@@ -298,7 +298,7 @@ void throttled(Report& r) {
   r.verdicts.push_back({"throttled", s >= kThrottledHighShare ? "high" : "moderate",
                         fmt::format("GPU clocks held down ({}) in {:.0f} % of the samples, mostly {}{}", names, 100 * s,
                                     h.main_reason, clock),
-                        nvml::reason_fix(h.reasons) + " `trainscope-run --doctor` checks the card.", ev, {}, {}});
+                        nvml::reason_fix(h.reasons) + " `trainscope-run --doctor` checks the card.", ev, {}, {}, {}});
 }
 
 // Another process used the card during the run (a warning: the run's timings and memory were shared).
@@ -315,6 +315,7 @@ void shared_gpu(Report& r) {
                         {{"other_processes_max", h.max_other_processes},
                          {"other_processes_samples_pct", 100 * s},
                          {"other_processes_gib", h.max_other_bytes / 1073741824.0}},
+                        {},
                         {},
                         {}});
 }
