@@ -8,15 +8,11 @@
 
 namespace ts {
 
-/// The byte offset of the first number token longer than `max_chars` characters (outside strings),
-/// or std::string::npos when there is none. RapidJSON 1.1's full-precision number parser
-/// (kParseFullPrecisionFlag, which the model-spec and lesson readers need for exact round trips)
-/// reads past its fixed-size BigInteger for a number of ~700 digits: ts_lesson_fuzzer found the
-/// SEGV in internal::StrtodDiyFp. A JSON number of more than 100 characters is never a setting, so
-/// the readers refuse it with its offset before parsing.
-inline std::size_t overlong_number(std::string_view json, std::size_t max_chars = 100) {
+/// Calls `fn(i, c)` for every byte of `json` outside string literals (quotes included, escapes
+/// honoured); stops at the first index for which `fn` returns true and gives it, else npos.
+template <class Fn>
+std::size_t scan_outside_strings(std::string_view json, Fn&& fn) {
   bool in_string = false, escaped = false;
-  std::size_t run = 0, start = 0;
   for (std::size_t i = 0; i < json.size(); ++i) {
     const char c = json[i];
     if (in_string) {
@@ -25,16 +21,27 @@ inline std::size_t overlong_number(std::string_view json, std::size_t max_chars 
       else if (c == '"') in_string = false;
       continue;
     }
-    const bool numeric = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-    if (numeric) {
-      if (run++ == 0) start = i;
-      if (run > max_chars) return start;
-      continue;
-    }
-    run = 0;
+    if (fn(i, c)) return i;
     if (c == '"') in_string = true;
   }
   return std::string::npos;
+}
+
+/// The byte offset of the first number token longer than `max_chars` characters (outside strings),
+/// or std::string::npos when there is none. RapidJSON 1.1's full-precision number parser
+/// (kParseFullPrecisionFlag, which the model-spec and lesson readers need for exact round trips)
+/// reads past its fixed-size BigInteger for a number of ~700 digits: ts_lesson_fuzzer found the
+/// SEGV in internal::StrtodDiyFp. A JSON number of more than 100 characters is never a setting, so
+/// the readers refuse it with its offset before parsing.
+inline std::size_t overlong_number(std::string_view json, std::size_t max_chars = 100) {
+  std::size_t run = 0, start = 0;
+  scan_outside_strings(json, [&](std::size_t i, char c) {
+    const bool numeric = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    if (!numeric) return run = 0, false;
+    if (run++ == 0) start = i;
+    return run > max_chars;
+  });
+  return run > max_chars ? start : std::string::npos;
 }
 
 /// The deepest nesting of arrays and objects a reader of outside JSON accepts. TrainScope's own files
@@ -47,24 +54,12 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 /// The byte offset of the first '[' or '{' (outside strings) that opens a level deeper than
 /// `max_depth`, or std::string::npos when there is none.
 inline std::size_t overdeep_nesting(std::string_view json, std::size_t max_depth = kMaxJsonDepth) {
-  bool in_string = false, escaped = false;
   std::size_t depth = 0;
-  for (std::size_t i = 0; i < json.size(); ++i) {
-    const char c = json[i];
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return i;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return std::string::npos;
+  return scan_outside_strings(json, [&](std::size_t, char c) {
+    if (c == '[' || c == '{') return ++depth > max_depth;
+    if ((c == ']' || c == '}') && depth > 0) --depth;
+    return false;
+  });
 }
 
 /// What a reader of outside JSON refuses before parsing: the byte offset and what is there ("a
