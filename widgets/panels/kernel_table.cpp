@@ -174,19 +174,8 @@ KernelTable::KernelTable(PanelHub* hub, QWidget* parent)
   proxy_->setFilterKeyColumn(KernelTableModel::NameColumn);
   proxy_->setFilterRole(kSortRole);  // the full demangled name
   proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
-  view_ = new QTableView(this);
-  view_->setModel(proxy_);
-  view_->setSortingEnabled(true);
-  view_->sortByColumn(KernelTableModel::TotalColumn, Qt::DescendingOrder);
-  view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  view_->setSelectionMode(QAbstractItemView::SingleSelection);
-  view_->setAlternatingRowColors(true);
-  view_->setWordWrap(false);
-  view_->setTextElideMode(Qt::ElideMiddle);
-  view_->verticalHeader()->hide();
-  view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
+  view_ = make_stats_view(proxy_, KernelTableModel::TotalColumn, this);
   auto* header = view_->horizontalHeader();
-  header->setSectionResizeMode(QHeaderView::ResizeToContents);
   header->setSectionResizeMode(KernelTableModel::NameColumn, QHeaderView::Interactive);
   header->setStretchLastSection(false);
   header->setMinimumSectionSize(50);

@@ -1,6 +1,9 @@
 // Cell formats, CSV export and the throttled refresh of the kernel and layer tables.
 #include "widgets/panels/stats_table_util.h"
 
+#include <QHeaderView>
+#include <QTableView>
+
 #include <QCoreApplication>
 #include <QFile>
 #include <QPointer>
@@ -157,6 +160,22 @@ void ThrottledRefresh::startJob() {
       if (self->pending_) self->request();
     }, Qt::QueuedConnection);
   });
+}
+
+QTableView* make_stats_view(QAbstractItemModel* model, int sort_column, QWidget* parent) {
+  auto* view = new QTableView(parent);
+  view->setModel(model);
+  view->setSortingEnabled(true);
+  view->sortByColumn(sort_column, Qt::DescendingOrder);
+  view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  view->setSelectionMode(QAbstractItemView::SingleSelection);
+  view->setAlternatingRowColors(true);
+  view->setWordWrap(false);
+  view->setTextElideMode(Qt::ElideMiddle);
+  view->verticalHeader()->hide();
+  view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
+  view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  return view;
 }
 
 }  // namespace ts::gui

@@ -12,6 +12,9 @@
 
 #include "widgets/panel_hub.h"
 
+class QTableView;
+class QWidget;
+
 namespace ts::gui {
 
 /// The numeric value of a cell (qlonglong / double; a QString for text columns): what the proxy
@@ -31,6 +34,11 @@ QString format_fraction(double fraction);
 /// One CSV field: quoted (with inner quotes doubled) when it holds a comma, a quote, a line break
 /// or leading/trailing spaces (RFC 4180).
 QString csv_field(const QString& s);
+
+/// A statistics table's view over `model` as the panels show them: sortable (by `sort_column`,
+/// descending), one selected row, alternating rows, no word wrap, names elided in the middle, rows
+/// one line high, columns sized to their contents.
+QTableView* make_stats_view(QAbstractItemModel* model, int sort_column, QWidget* parent);
 /// The model's rows as CSV in the model's row order (a proxy: as shown, sorted and filtered): a
 /// header line from headerData(kExportRole) (DisplayRole where absent), then each row's
 /// data(kExportRole) (DisplayRole where absent). Lines end with "\r\n" (RFC 4180).
