@@ -25,6 +25,8 @@ CONFIGS = {
     "kernel-nosmp": ({"TRAINSCOPE_INJECT_KINDS": "CONCURRENT_KERNEL", "TRAINSCOPE_INJECT_SAMPLE_MS": "0"}, None),
     "lean": ({}, "lean"),                        # the default: lean CUPTI kinds + the Python insight (--python lean)
     "lean-nopy": ({"__python": "off"}, "lean"),  # lean without the Python insight
+    # lean plus runtime records of the launch calls alone (what full mode's launch_bound reads)
+    "lean-launchrec": ({"TRAINSCOPE_INJECT_KINDS": "CONCURRENT_KERNEL,MEMCPY,SYNC_CALLS,RUNTIME_LAUNCH"}, None),
     "lean-pyfull": ({"__python": "full"}, "lean"),
     "lean-nosmp": ({"TRAINSCOPE_INJECT_SAMPLE_MS": "0"}, "lean"),
     "lean-flush1000": ({"TRAINSCOPE_INJECT_FLUSH_MS": "1000"}, "lean"),

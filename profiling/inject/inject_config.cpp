@@ -38,7 +38,8 @@ const char* mode_name(Mode m) {
 
 const std::vector<std::string>& kind_names() {
   static const std::vector<std::string> k{"CONCURRENT_KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION",
-                                          "MEMORY2", "OVERHEAD", "RUNTIME", "DRIVER", "RUNTIME_SYNC", "SYNC_CALLS"};
+                                          "MEMORY2", "OVERHEAD", "RUNTIME", "DRIVER", "RUNTIME_SYNC", "SYNC_CALLS",
+                                          "RUNTIME_LAUNCH"};
   return k;
 }
 

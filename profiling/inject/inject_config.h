@@ -49,8 +49,9 @@ using EnvFn = std::function<const char*(const char* name)>;
 std::vector<std::string> mode_kinds(Mode m);
 /// Every kind name TRAINSCOPE_INJECT_KINDS accepts: CUPTI's activity kinds, RUNTIME_SYNC (runtime
 /// records of the synchronising, copying and allocating calls only: cuptiActivityEnableRuntimeApi per
-/// call) and SYNC_CALLS (the blocking calls timed by the library through CUPTI's callback API for
-/// those calls alone: sync ranges with their thread).
+/// call), RUNTIME_LAUNCH (runtime records of the kernel and graph launches only) and SYNC_CALLS (the
+/// blocking calls timed by the library through CUPTI's callback API for those calls alone: sync
+/// ranges with their thread).
 const std::vector<std::string>& kind_names();
 
 /// The session file of a process: `base` as given (default "trainscope-<root pid>.tsession") for

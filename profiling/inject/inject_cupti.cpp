@@ -34,6 +34,7 @@ bool g_device_written = false;  // writer thread only
 std::vector<CUpti_ActivityKind> g_enabled;
 bool g_runtime_sync = false;  // RUNTIME_SYNC: runtime records of a few calls (start_cupti)
 bool g_sync_calls = false;    // SYNC_CALLS: callbacks on the blocking calls (start_cupti)
+bool g_runtime_launch = false;  // RUNTIME_LAUNCH: runtime records of the launch calls (start_cupti)
 /// SYNC_CALLS's calls: the runtime calls that block the host until the GPU is done (the wait
 /// behind loss.item(): cudaMemcpyAsync then cudaStreamSynchronize), through CUPTI's callback API
 /// for these ids alone (cuptiEnableCallback), timed by the library (enter/exit), not CUPTI records.
@@ -53,6 +54,13 @@ constexpr CUpti_CallbackId kRuntimeSyncCalls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020,      CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020,       CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
     CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020};
+/// RUNTIME_LAUNCH's calls: the kernel and graph launches alone, as runtime records with their thread,
+/// start, end and correlation id (what launch_bound reads in full mode), to measure whether records
+/// of the launches alone are cheap enough for lean mode (docs/profile-a-program.md, "What it costs").
+constexpr CUpti_CallbackId kRuntimeLaunchCalls[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,     CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
 
 CUpti_ActivityKind kind_of(const std::string& n) {
   if (n == "CONCURRENT_KERNEL") return CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -198,6 +206,11 @@ void start_cupti(Recorder& rec) {
       for (CUpti_CallbackId cb : kRuntimeSyncCalls)
         if (e == CUPTI_SUCCESS) e = g_api.enable_runtime_api(cb, 1);
       g_runtime_sync = e == CUPTI_SUCCESS;
+    } else if (k == "RUNTIME_LAUNCH") {
+      if (!g_api.enable_runtime_api) e = CUPTI_ERROR_NOT_SUPPORTED;
+      for (CUpti_CallbackId cb : kRuntimeLaunchCalls)
+        if (e == CUPTI_SUCCESS) e = g_api.enable_runtime_api(cb, 1);
+      g_runtime_launch = e == CUPTI_SUCCESS;
     } else if (k == "SYNC_CALLS") {
       for (CUpti_CallbackId cb : kSyncCalls)
         if (e == CUPTI_SUCCESS) e = g_api.enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
@@ -211,7 +224,7 @@ void start_cupti(Recorder& rec) {
   // SYNC_CALLS leaves the SYNCHRONIZATION records to be made sync ranges of the step thread).
   rec.set_syncs_have_threads(g_runtime_sync || g_sync_calls ||
                              std::count(g_enabled.begin(), g_enabled.end(), CUPTI_ACTIVITY_KIND_RUNTIME) > 0);
-  if (r != CUPTI_SUCCESS || (g_enabled.empty() && !g_runtime_sync && !g_sync_calls)) {
+  if (r != CUPTI_SUCCESS || (g_enabled.empty() && !g_runtime_sync && !g_sync_calls && !g_runtime_launch)) {
     const std::string why = r != CUPTI_SUCCESS ? g_api.error(r) : refused;
     s.set_meta("gpu_activity", "none: CUPTI refused the activity kinds: " + why);
     say("GPU activity is not recorded: CUPTI refused (" + why + ")");
@@ -239,6 +252,8 @@ void stop_cupti() {
   for (CUpti_ActivityKind k : g_enabled) g_api.activity_disable(k);
   if (g_runtime_sync)
     for (CUpti_CallbackId cb : kRuntimeSyncCalls) g_api.enable_runtime_api(cb, 0);
+  if (g_runtime_launch)
+    for (CUpti_CallbackId cb : kRuntimeLaunchCalls) g_api.enable_runtime_api(cb, 0);
   if (g_sync_calls)
     for (CUpti_CallbackId cb : kSyncCalls) g_api.enable_callback(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
   g_api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);

@@ -65,6 +65,10 @@ TEST(InjectConfig, ModesAndKinds) {
   auto kinds = read_config(env_of({{"TRAINSCOPE_INJECT_KINDS", "MEMCPY,BOGUS,RUNTIME"}}), 1);
   EXPECT_EQ(kinds.kinds, (std::vector<std::string>{"MEMCPY", "RUNTIME"}));
   EXPECT_EQ(kinds.warnings.size(), 1u);
+  // Runtime records of the launches alone (cost measurement: lean plus the launch calls).
+  auto launches = read_config(env_of({{"TRAINSCOPE_INJECT_KINDS", "CONCURRENT_KERNEL,RUNTIME_LAUNCH"}}), 1);
+  EXPECT_EQ(launches.kinds, (std::vector<std::string>{"CONCURRENT_KERNEL", "RUNTIME_LAUNCH"}));
+  EXPECT_TRUE(launches.warnings.empty());
 }
 
 // What each mode says it cannot give (meta inject.unavailable): lean keeps sync_bound (SYNC_CALLS)
