@@ -383,21 +383,41 @@ std::int64_t covered(const std::vector<Span>& v, std::size_t& k, std::int64_t a,
   return sum;
 }
 
+/// The parts of the GPU idle gap [a, b) that host syncs caused (docs/metrics.md, "Sync-caused idle"):
+/// the idle inside a sync, and after a sync returns, the idle that follows it up to the part of the
+/// sync's duration not already counted as idle inside it. Removing a sync gives the host back at most
+/// its own duration, so the GPU idle it causes is bounded by that: what the host does after the sync
+/// (loading data, other Python) is not the sync's. `inside` holds each sync's idle counted so far (a
+/// sync can span several gaps); `ks` is a forward-only cursor over the merged, sorted syncs.
+std::vector<Span> sync_caused(const std::vector<Span>& syncs, std::vector<std::int64_t>& inside, std::size_t& ks,
+                              std::int64_t a, std::int64_t b) {
+  std::vector<Span> out;
+  while (ks < syncs.size() && syncs[ks].end < a) ++ks;
+  for (std::size_t j = ks; j < syncs.size() && syncs[j].start < b; ++j) {
+    const Span& s = syncs[j];
+    const std::int64_t lo = std::max(a, s.start), hi = std::min(b, s.end);
+    if (hi > lo) out.push_back({lo, hi}), inside[j] += hi - lo;
+    if (s.end < a || s.end >= b) continue;
+    const std::int64_t after_end = j + 1 < syncs.size() ? std::min(b, std::max(s.end, syncs[j + 1].start)) : b;
+    const std::int64_t credit = std::min(after_end - s.end, (s.end - s.start) - inside[j]);
+    if (credit > 0) out.push_back({s.end, s.end + credit});
+  }
+  return out;
+}
+
 /// GPU idle gaps inside the windows: cause (host wait / kernel wait / other), sync-caused idle, and
 /// host-wait idle while the trainer was launching.
 void idle_gaps(const Timeline& tl, std::int64_t launch_cost, std::vector<StepMetrics>& out) {
   const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
   std::size_t cursor = 0, ks = 0, kb = 0;
+  std::vector<std::int64_t> sync_inside(tl.syncs.size(), 0);
   auto gap = [&](std::int64_t a, std::int64_t b, std::int64_t next_launch) {
     if (b <= a) return;
     enum { host, kernel, other } cause;
     if (next_launch == INT64_MAX || next_launch >= a) cause = host;  // nothing was queued: the CPU was late
     else if (b - a < launch_cost) cause = kernel;  // queued behind a dependent kernel: launch latency
     else cause = other;                            // queued, yet waited longer (events, other streams)
-    // Sync-caused: from the first host sync overlapping the gap (or ending in it) to the gap's end.
-    while (ks < tl.syncs.size() && tl.syncs[ks].end < a) ++ks;
-    const std::int64_t sync_from =
-        ks < tl.syncs.size() && tl.syncs[ks].start < b ? std::max(a, tl.syncs[ks].start) : INT64_MAX;
+    const std::vector<Span> by_sync = sync_caused(tl.syncs, sync_inside, ks, a, b);
     for_each_piece(tl.steps, cursor, a, b, [&](std::size_t w, std::int64_t pa, std::int64_t pb) {
       auto& m = out[w];
       const std::int64_t len = pb - pa;
@@ -409,7 +429,7 @@ void idle_gaps(const Timeline& tl, std::int64_t launch_cost, std::vector<StepMet
       } else {
         m.idle.other += len;
       }
-      if (sync_from < pb) m.idle_sync_ns += pb - std::max(pa, sync_from);
+      for (const Span& c : by_sync) m.idle_sync_ns += std::max<std::int64_t>(0, std::min(pb, c.end) - std::max(pa, c.start));
     });
   };
   std::int64_t busy_end = lo;
