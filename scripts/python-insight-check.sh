@@ -12,7 +12,7 @@
 #   seed       seed_train.py --num-workers 0 without --nvtx (steps from optimizer.step) and with
 #              --nvtx: the same verdicts; --analyze of each
 #   corpus     bench/programs/run_corpus.sh in lean mode (MODE), then full mode for FULL_ONLY
-#   cost       scripts/inject_cost.py --configs none,lean,lean-nopy (ROUNDS, default 5; pinned to CPUS)
+#   cost       scripts/inject_cost.py --configs CONFIGS (default none,lean,lean-nopy; ROUNDS, default 5; pinned to CPUS)
 set -uo pipefail
 STAGE=$(cd "${1:?usage: python-insight-check.sh STAGE OUT}" && pwd)
 OUT=${2:?usage: python-insight-check.sh STAGE OUT}
@@ -87,7 +87,7 @@ fi
 if has cost; then
   say "== cost"
   "$PY" "$ROOT/scripts/inject_cost.py" --run "$RUN" --seed "$STAGE/seed_train.py" --python "$PY" --out "$OUT/cost" \
-    --rounds "${ROUNDS:-5}" --epochs "${EPOCHS:-3}" --limit "${LIMIT:-40000}" --configs none,lean,lean-nopy \
+    --rounds "${ROUNDS:-5}" --epochs "${EPOCHS:-3}" --limit "${LIMIT:-40000}" --configs "${CONFIGS:-none,lean,lean-nopy}" \
     --cpus "${CPUS:-2-5}" 2>&1 | tail -12 | tee -a "$SUM"
   rm -f "$OUT"/cost/*.tsession*
 fi
