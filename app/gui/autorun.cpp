@@ -12,6 +12,7 @@
 
 #include "app/gui/live_latency.h"
 #include "app/gui/main_window.h"
+#include "widgets/main/checkpoints_controller.h"
 #include "widgets/model_builder.h"
 #include "widgets/training_charts.h"
 
@@ -217,7 +218,7 @@ void Autorun::begin() {
     grab("before");
     if (!window_->startAction()->isEnabled()) return fail("cannot start: " + window_->startAction()->toolTip(), 2);
     if (o_.settings.resume_path.isEmpty()) window_->startRun();
-    else window_->resumeFrom(o_.settings.resume_path);
+    else window_->checkpoints()->resumeFrom(o_.settings.resume_path);
     if (o_.stop_after_s > 0)
       QTimer::singleShot(static_cast<int>(o_.stop_after_s * 1000), window_->stopAction(), &QAction::trigger);
   });

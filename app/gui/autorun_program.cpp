@@ -11,6 +11,8 @@
 #include "app/gui/autorun.h"
 #include "app/gui/live_latency.h"
 #include "app/gui/main_window.h"
+#include "widgets/main/program_controller.h"
+#include "widgets/main/sessions_controller.h"
 #include "profiling/event_store.h"
 #include "profiling/session_file.h"
 #include "widgets/panel_hub.h"
@@ -83,7 +85,7 @@ void ProgramAutorun::grab(const QString& name) { save_screenshot(window_, o_.scr
 void ProgramAutorun::begin() {
   if (o_.window_size.isValid()) window_->resize(o_.window_size);
   if (o_.live_latency) latency_ = new LiveLatency(window_);
-  ProgramRun* run = window_->programPane()->run();
+  ProgramRun* run = window_->program()->pane()->run();
   connect(run, &ProgramRun::output, this, [](const QString& line) {
     std::printf("program| %s\n", qPrintable(line));
     std::fflush(stdout);
@@ -97,19 +99,19 @@ void ProgramAutorun::begin() {
     });
   });
   connect(run, &ProgramRun::finished, this, &ProgramAutorun::programEnded);
-  connect(window_, &MainWindow::sessionOpened, this, &ProgramAutorun::sessionShown);
-  connect(window_, &MainWindow::sessionFailed, this, [this](const QString& message, bool) {
+  connect(window_->sessions(), &SessionsController::sessionOpened, this, &ProgramAutorun::sessionShown);
+  connect(window_->sessions(), &SessionsController::sessionFailed, this, [this](const QString& message, bool) {
     std::fprintf(stderr, "trainscope: %s\n", qPrintable(message));
     if (o_.quit_when_done && ended_) QCoreApplication::exit(2);
   });
   QTimer::singleShot(o_.screenshots.isEmpty() ? 0 : 800, this, [this] {
-    if (!window_->profileProgram(o_.spec)) {
+    if (!window_->program()->profileProgram(o_.spec)) {
       std::fprintf(stderr, "trainscope: --profile-program: %s\n", qPrintable(window_->message()));
       if (o_.quit_when_done) QCoreApplication::exit(2);
       return;
     }
     if (o_.stop_after_s > 0)
-      QTimer::singleShot(static_cast<int>(o_.stop_after_s * 1000), window_->programPane()->stopButton(), &QPushButton::click);
+      QTimer::singleShot(static_cast<int>(o_.stop_after_s * 1000), window_->program()->pane()->stopButton(), &QPushButton::click);
   });
 }
 

@@ -15,6 +15,8 @@
 #include "app/gui/autorun_program.h"
 #include "app/gui/main_window.h"
 #include "setups/setup.h"
+#include "widgets/main/sessions_controller.h"
+#include "widgets/main/setups_controller.h"
 
 namespace {
 
@@ -77,7 +79,7 @@ int main(int argc, char** argv) {
     // A setup: loaded into the Train workspace before --autorun (which then runs it, with the
     // options given beside it over the setup's) starts.
     options.on_window_settings = true;
-    if (!window.openSetup(arg) && options.quit_when_done) {
+    if (!window.setups()->openSetup(arg) && options.quit_when_done) {
       std::fprintf(stderr, "trainscope: %s\n", qPrintable(window.message()));
       return 2;
     }
@@ -90,7 +92,7 @@ int main(int argc, char** argv) {
     // --screenshots without --autorun: a picture of the opened session ("session.png"), then quit
     // with --quit-when-done (scripts/screenshots.sh, the README's screenshots).
     if (!options.autorun && !options.screenshots.isEmpty())
-      QObject::connect(&window, &ts::gui::MainWindow::sessionOpened, &window, [&window, options] {
+      QObject::connect(window.sessions(), &ts::gui::SessionsController::sessionOpened, &window, [&window, options] {
         QTimer::singleShot(1500, &window, [&window, options] {
           ts::gui::save_screenshot(&window, options.screenshots, "session");
           if (options.quit_when_done) QApplication::exit(0);
@@ -99,11 +101,11 @@ int main(int argc, char** argv) {
     // With --quit-when-done a file that cannot be opened says why on stderr and exits 2, whether the
     // check before the load refuses it or the load fails later.
     if (options.quit_when_done)
-      QObject::connect(&window, &ts::gui::MainWindow::sessionFailed, &window, [](const QString& message, bool) {
+      QObject::connect(window.sessions(), &ts::gui::SessionsController::sessionFailed, &window, [](const QString& message, bool) {
         std::fprintf(stderr, "trainscope: %s\n", qPrintable(message));
         QApplication::exit(2);
       });
-    if (!window.openSession(arg) && options.quit_when_done) {
+    if (!window.sessions()->openSession(arg) && options.quit_when_done) {
       std::fprintf(stderr, "trainscope: %s\n", qPrintable(window.message()));
       return 2;
     }

@@ -1,17 +1,18 @@
-// MainWindow: docks, actions, the run's life cycle as the GUI sees it.
+// MainWindow: the frame (workspaces, menus assembled from the feature controllers' actions, the
+// message bar, the status bar) and the run's life cycle as the GUI sees it.
 #include "app/gui/main_window.h"
 #include "widgets/panel_hub.h"
-#include "widgets/session_loader.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QDateTime>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
-#include <QPlainTextEdit>
 #include <QGuiApplication>
 #include <QScreen>
 #include <QSettings>
@@ -24,10 +25,14 @@
 #include "engine/memory.h"
 #include "widgets/cifar_download.h"
 #include "widgets/layer_table_model.h"
+#include "widgets/main/checkpoints_controller.h"
+#include "widgets/main/export_controller.h"
+#include "widgets/main/lessons_controller.h"
+#include "widgets/main/program_controller.h"
+#include "widgets/main/sessions_controller.h"
+#include "widgets/main/setups_controller.h"
 #include "widgets/model_builder.h"
 #include "widgets/run_settings.h"
-#include "widgets/session_details.h"
-#include "widgets/session_replay.h"
 #include "widgets/training_charts.h"
 #include "widgets/playground/playground_workspace.h"
 #include "widgets/workspaces/train_workspace.h"
@@ -62,18 +67,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
           [this](std::shared_ptr<const prof::EventStore> store) { hub_->setStore(std::move(store), true); });
   connect(session_, &TrainingSession::finished, hub_, [this] { hub_->setLive(false); });
   connect(settings_, &RunSettingsPanel::settingsChanged, this, &MainWindow::updateIdleStatus);
-  connect(settings_, &RunSettingsPanel::runAgainRequested, this, &MainWindow::runAgainWithSessionSettings);
+  connect(settings_, &RunSettingsPanel::runAgainRequested, sessions_, &SessionsController::runAgainWithSessionSettings);
   connect(settings_, &RunSettingsPanel::ownSettingsRequested, this, [this] {
-    showOwnSettings();
+    sessions_->showOwnSettings();
     updateIdleStatus();
   });
-  connectCheckpoints();
+  connect(session_, &TrainingSession::engineMessage, this, [this](const QString& text) { showStatus(text, 10000); });
+  connect(session_, &TrainingSession::progress, this, [this] {
+    if (charts_->lossScale() > 0)
+      amp_label_->setText(amp_text_ + tr(" · scale %1 · %2 skipped")
+                                          .arg(static_cast<double>(charts_->lossScale()), 0, 'g', 6)
+                                          .arg(charts_->skippedSteps().size()));
+  });
   connectFixes();
   connect(session_, &TrainingSession::pausedChanged, this, [this](bool paused) {
     pause_->setText(paused ? tr("Resume") : tr("Pause"));
     statusBar()->showMessage(paused ? tr("Paused between steps") : tr("Resumed"), 3000);
   });
 
+  setAcceptDrops(true);
   QSettings s;
   const bool restored = restoreGeometry(s.value("window/geometry").toByteArray());
   restoreState(s.value("window/state").toByteArray());  // the toolbars
@@ -85,7 +97,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   updateActions();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // The controllers go first, while the frame they call is whole: what the window's own teardown
+  // deletes later (the loader's thread, a profiled program, the tool windows) finds them disconnected.
+  delete exports_;
+  delete program_;
+  delete setups_;
+  delete lessons_;
+  delete checkpoints_;
+  delete sessions_;
+}
 
 void MainWindow::buildWorkspaces() {
   auto* train = new TrainWorkspace(model_, settings_, charts_);
@@ -100,7 +121,7 @@ void MainWindow::buildWorkspaces() {
   bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
   for (QAction* a : workspaces_->modeActions()) bar->addAction(a);
   insertToolBar(findChild<QToolBar*>("toolbar.run"), bar);
-  buildLessonsMenu(menuBar()->addMenu(tr("&Lessons")));
+  lessons_->buildMenu(menuBar()->addMenu(tr("&Lessons")));
   auto* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(doctor_);
   help->addAction(about_);
@@ -141,9 +162,6 @@ void MainWindow::buildActions() {
   quit_ = new QAction(tr("&Quit"), this);
   quit_->setShortcut(QKeySequence::Quit);
   reset_layout_ = new QAction(tr("Reset layout"), this);
-  save_checkpoint_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton), tr("Save &checkpoint…"), this);
-  resume_ = new QAction(st->standardIcon(QStyle::SP_DialogOpenButton), tr("&Resume from checkpoint…"), this);
-  resume_->setToolTip(tr("Continue a run from a .tsckpt file (same model and seed; the form's settings)"));
 
   connect(new_run_, &QAction::triggered, this, &MainWindow::newRun);
   connect(start_, &QAction::triggered, this, &MainWindow::startRun);
@@ -152,27 +170,31 @@ void MainWindow::buildActions() {
     session_->stop();
     statusBar()->showMessage(tr("Stopping after the current step…"));
   });
-  connect(save_checkpoint_, &QAction::triggered, this, &MainWindow::chooseCheckpointToSave);
-  connect(resume_, &QAction::triggered, this, &MainWindow::chooseCheckpointToResume);
   connect(prefs_, &QAction::triggered, this, &MainWindow::showPreferences);
   connect(about_, &QAction::triggered, this, &MainWindow::showAbout);
   connect(doctor_, &QAction::triggered, this, &MainWindow::showDoctor);
   connect(quit_, &QAction::triggered, this, &QWidget::close);
   connect(reset_layout_, &QAction::triggered, this, [this] { workspaces_->resetLayout(); });
 
-  buildSessionActions();
+  // The feature controllers (widgets/main), whose actions the menus below are assembled from.
+  sessions_ = new SessionsController(*this, this);
+  checkpoints_ = new CheckpointsController(*this, this);
+  lessons_ = new LessonsController(*this, this);
+  setups_ = new SetupsController(*this, *sessions_, *lessons_, this);
+  program_ = new ProgramController(*this, *sessions_, this);
+  exports_ = new ExportController(*this, *sessions_, this);
   auto* file = menuBar()->addMenu(tr("&File"));
   file->addAction(new_run_);
   file->addSeparator();
-  file->addAction(open_session_);
-  file->addMenu(recent_);
-  file->addAction(save_session_);
-  file->addAction(run_again_);
-  file->addAction(compare_action_);
-  buildProgramActions(file);
-  file->addMenu(buildExportMenu());
+  file->addAction(sessions_->openAction());
+  file->addMenu(sessions_->recentMenu());
+  file->addAction(sessions_->saveAction());
+  file->addAction(sessions_->runAgainAction());
+  file->addAction(sessions_->compareAction());
+  program_->buildActions(file);
+  file->addMenu(exports_->buildMenu());
   file->addSeparator();
-  buildSetupActions(file);
+  setups_->buildActions(file);
   file->addSeparator();
   file->addAction(prefs_);
   file->addSeparator();
@@ -180,8 +202,8 @@ void MainWindow::buildActions() {
   auto* run = menuBar()->addMenu(tr("&Run"));
   for (auto* a : {start_, pause_, stop_}) run->addAction(a);
   run->addSeparator();
-  run->addAction(save_checkpoint_);
-  run->addAction(resume_);
+  run->addAction(checkpoints_->saveAction());
+  run->addAction(checkpoints_->resumeAction());
 
   auto* bar = addToolBar(tr("Run"));
   bar->setObjectName("toolbar.run");
@@ -233,24 +255,9 @@ void MainWindow::buildStatusBar() {
   updateIdleStatus();
 }
 
-QString simulated_card_status(std::int64_t memory_limit_bytes) {
-  return memory_limit_bytes > 0 ? QObject::tr(", simulated %1 GiB card")
-                                      .arg(QString::fromStdString(memory_limit_gib_text(memory_limit_bytes)))
-                                : QString();
-}
-
-QString amp_status(AmpMode amp, int accumulate, bool deterministic) {
-  QString t = amp == AmpMode::fp16   ? QObject::tr("AMP fp16")
-              : amp == AmpMode::bf16 ? QObject::tr("AMP bf16")
-                                     : QObject::tr("AMP off (fp32)");
-  if (accumulate > 1) t += QObject::tr(", accumulate %1").arg(accumulate);
-  if (deterministic) t += QObject::tr(", deterministic");
-  return t;
-}
-
 void MainWindow::updateIdleStatus() {
   if (running_) return;  // during a run the labels show the run's values
-  if (showShownStatus()) return;  // a shown session or trace: its own values
+  if (sessions_->showShownStatus()) return;  // a shown session or trace: its own values
   const RunSettings s = settings_->settings();
   device_label_->setText((s.device == Device::cuda ? tr("device: CUDA %1").arg(s.cuda_device) : tr("device: CPU")) +
                          simulated_card_status(memory_limit_bytes(s)));
@@ -281,8 +288,16 @@ void MainWindow::showMessage(const QString& text, bool error) {
   message_bar_->show();
 }
 
+void MainWindow::hideMessage() { message_bar_->hide(); }
+
+void MainWindow::showStatus(const QString& text, int timeout_ms) { statusBar()->showMessage(text, timeout_ms); }
+
+void MainWindow::addStatusWidget(QWidget* w) { statusBar()->addWidget(w); }
+
+StatusLabels MainWindow::statusLabels() const { return {device_label_, batch_label_, amp_label_, workers_label_}; }
+
 void MainWindow::updateActions() {
-  const bool loading = loader_ && loader_->isLoading();
+  const bool loading = sessions_->isLoading();
   const bool viewing = settings_->showingSession();  // the form shows a session's settings, read only
   const bool can_start = !running_ && !loading && !viewing && model_->isValid() && settings_->dataProblem().isEmpty() &&
                          !settings_->download()->isRunning();
@@ -297,20 +312,9 @@ void MainWindow::updateActions() {
   pause_->setEnabled(running_);
   stop_->setEnabled(running_);
   new_run_->setEnabled(!running_);
-  save_checkpoint_->setEnabled(running_);
-  save_checkpoint_->setToolTip(running_ ? tr("Write a checkpoint at the end of the current epoch")
-                                        : tr("Available while training (the trainer writes it at an epoch boundary); "
-                                             "set Checkpoint every N epochs in Run settings to keep a run's state"));
-  resume_->setEnabled(!running_ && !viewing && model_->isValid() && settings_->dataProblem().isEmpty() &&
-                      !settings_->download()->isRunning());
-  open_session_->setEnabled(!running_ && !loading);
-  recent_->setEnabled(!running_ && !loading);
-  if (run_again_) run_again_->setEnabled(!running_ && !loading && !shown_name_.isEmpty() &&
-                                         settings_from_session(shown_meta_, RunSettings{}).has_value());
-  save_session_->setEnabled(!running_ && !last_session_.isEmpty());
-  save_session_->setToolTip(!last_session_.isEmpty() ? tr("Save a copy of the last run's session (%1)").arg(last_session_)
-                                                     : tr("Available once a run has finished recording a session "
-                                                          "(Run settings ▸ Record session)"));
+  checkpoints_->updateActions(running_, !viewing && model_->isValid() && settings_->dataProblem().isEmpty() &&
+                                            !settings_->download()->isRunning());
+  sessions_->updateActions(running_);
   model_->setEditable(!running_ && !viewing);
   settings_->setRunning(running_ || settings_->download()->isRunning());
 }
@@ -327,9 +331,8 @@ void MainWindow::startWith(const RunSettings& settings) {
                      QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz") + ".tsession";
   message_bar_->hide();
   charts_->clear();
-  current_epoch_ = 0;
   if (!session_->start(s, model_->spec())) return;
-  leaveShownSession();
+  sessions_->leaveShownSession();
   running_ = true;
   run_clock_.start();
   elapsed_timer_->start();
@@ -361,13 +364,10 @@ void MainWindow::onStarted(const RunInfo& info) {
 
 void MainWindow::onFinished(const RunOutcome& o) {
   running_ = false;
-  current_epoch_ = 0;
   elapsed_timer_->stop();
   tickElapsed();
   charts_->finish(o);
-  if (!o.session_path.isEmpty() && QFileInfo::exists(o.session_path)) last_session_ = o.session_path;
-  // Session details of the run just recorded (they were empty until the file was opened).
-  if (const auto store = hub_->store()) session_details_->setPlainText(describe_session(store->meta(), o.session_path));
+  sessions_->runFinished(o);
   if (!o.session_error.isEmpty() && o.kind != RunOutcome::failed) showMessage(o.session_error, false);
   if (o.kind == RunOutcome::failed) {
     showMessage(o.message + " — " + o.fix, true);
@@ -385,7 +385,7 @@ void MainWindow::onFinished(const RunOutcome& o) {
 void MainWindow::newRun() {
   if (running_) return;
   charts_->clear();
-  leaveShownSession();
+  sessions_->leaveShownSession();
   message_bar_->hide();
   run_clock_.invalidate();
   tickElapsed();
@@ -399,6 +399,25 @@ void MainWindow::closeEvent(QCloseEvent* e) {
   workspaces_->saveSettings();
   session_->stop();
   QMainWindow::closeEvent(e);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (!running_ && (!SessionsController::droppedSessions(e->mimeData()).isEmpty() ||
+                    !SetupsController::droppedSetup(e->mimeData()).isEmpty()))
+    e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  if (const QString setup = SetupsController::droppedSetup(e->mimeData()); !setup.isEmpty()) {
+    e->acceptProposedAction();
+    setups_->openSetup(setup);
+    return;
+  }
+  const QStringList files = SessionsController::droppedSessions(e->mimeData());
+  if (files.isEmpty()) return;
+  e->acceptProposedAction();
+  if (files.size() >= 2) sessions_->compareSessions(files);  // several files: side by side
+  else sessions_->openSession(files.front());
 }
 
 }  // namespace ts::gui

@@ -3,11 +3,16 @@
 // aligned), the analysis tabs (Verdicts, Step breakdown, Kernels, Layers, Python, Session details)
 // below it, the verdict banner as a toolbar row, and the View menu (workspaces, what the Profile
 // workspace shows, Reset layout). Every panel reads the PanelHub: the live run's events, or the opened session's.
+// A verdict's Apply (VerdictPanel::applyRequested) sets its knobs in the Run settings for the next
+// run; the message bar says what changed ("Run settings: num_workers 0 → 4, pin_memory off → on").
 #include <QMenuBar>
 #include <QToolBar>
 #include <QToolButton>
 
 #include "app/gui/main_window.h"
+#include "widgets/main/lessons_controller.h"
+#include "widgets/main/program_controller.h"
+#include "widgets/main/sessions_controller.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/breakdown_chart.h"
 #include "widgets/panels/kernel_table.h"
@@ -17,6 +22,7 @@
 #include "widgets/panels/utilization_panel.h"
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/program/program_pane.h"
+#include "widgets/run_settings.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
 #include "widgets/workspaces/profile_workspace.h"
@@ -37,10 +43,8 @@ ProfileWorkspace* MainWindow::buildProfileWorkspace() {
   profile->addTab(new KernelTable(hub_), tr("Kernels"));
   profile->addTab(new LayerTimeTable(hub_), tr("Layers"));
   profile->addTab(new PythonLinesTable(hub_, timeline_->view()), tr("Python"));
-  profile->addTab(buildSessionDetails(), tr("Session details"));
-  program_pane_ = new ProgramPane;
-  profile->addTab(program_pane_, tr("Program"));
-  connectProgramPane();
+  profile->addTab(sessions_->buildDetails(), tr("Session details"));
+  profile->addTab(program_->buildPane(), tr("Program"));
 
   auto* bar = new QToolBar(tr("Verdict"), this);
   bar->setObjectName("toolbar.verdict");
@@ -80,9 +84,28 @@ void MainWindow::buildViewMenu() {
     tabs->setChecked(!profile->tabsCollapsed());
   });
   view->addSeparator();
-  buildClassroomActions(view);
+  lessons_->buildClassroomActions(view);
   view->addSeparator();
   view->addAction(reset_layout_);
+}
+
+void MainWindow::connectFixes() {
+  connect(verdicts_, &VerdictPanel::applyRequested, this,
+          [this](const std::vector<prof::analysis::FixSetting>& fix, const QString& verdict) {
+            // An opened session's settings are shown read only: the fix goes onto them, loaded for a
+            // new run as Run again does (saying what this machine cannot keep).
+            QString kept;
+            if (settings_->showingSession() && sessions_->runAgainWithSessionSettings()) kept = message();
+            RunSettings s = settings_->settings();
+            const QStringList changed = apply_fix_settings(fix, s);
+            const QString prefix = kept.isEmpty() ? QString() : kept + QStringLiteral(" · ");
+            if (changed.isEmpty()) {
+              showMessage(prefix + tr("Run settings already have this fix (%1)").arg(verdict), false);
+              return;
+            }
+            settings_->setSettings(s);
+            showMessage(prefix + tr("Run settings: %1 — for the next run (fix for: %2)").arg(changed.join(", "), verdict), false);
+          });
 }
 
 }  // namespace ts::gui

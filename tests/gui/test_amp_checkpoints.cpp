@@ -12,6 +12,7 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "widgets/main/checkpoints_controller.h"
 #include "widgets/run_settings.h"
 #include "widgets/training_charts.h"
 
@@ -96,8 +97,8 @@ class TestAmpCheckpoints : public QObject {
 
     // Resume from epoch 1's checkpoint: only epoch 2 runs, its steps continue the count.
     w.runSettings()->setSettings(small_cpu_run(2, 256));
-    QTRY_VERIFY(w.resumeAction()->isEnabled());
-    w.resumeFrom(first);
+    QTRY_VERIFY(w.checkpoints()->resumeAction()->isEnabled());
+    w.checkpoints()->resumeFrom(first);
     const RunOutcome out = run_to_end(w, finished, 2);
     QCOMPARE(out.kind, RunOutcome::completed);
     QCOMPARE(out.summary.first_epoch, 2);
@@ -111,21 +112,21 @@ class TestAmpCheckpoints : public QObject {
     QTemporaryDir dir;
     MainWindow w;
     w.runSettings()->setSettings(small_cpu_run(2, 640));
-    QVERIFY(!w.saveCheckpointAction()->isEnabled());  // idle: nothing to save
+    QVERIFY(!w.checkpoints()->saveAction()->isEnabled());  // idle: nothing to save
     QSignalSpy finished(w.session(), &TrainingSession::finished);
     QSignalSpy saved(w.session(), &TrainingSession::checkpointSaved);
     QSignalSpy progress(w.session(), &TrainingSession::progress);
     w.startRun();
-    QVERIFY(w.saveCheckpointAction()->isEnabled());
+    QVERIFY(w.checkpoints()->saveAction()->isEnabled());
     QTRY_VERIFY_WITH_TIMEOUT(progress.count() >= 1, 60000);
     const QString path = dir.path() + "/manual.tsckpt";
-    QVERIFY(w.requestCheckpoint(path));
+    QVERIFY(w.checkpoints()->requestCheckpoint(path));
     QTRY_VERIFY_WITH_TIMEOUT(saved.count() == 1, 60000);
     QCOMPARE(saved.at(0).at(0).toString(), path);
     QVERIFY(QFile::exists(path));
     QTRY_VERIFY(w.message().contains("manual.tsckpt"));  // the window's slot runs queued
     QCOMPARE(run_to_end(w, finished, 1).kind, RunOutcome::completed);
-    QTRY_VERIFY(!w.saveCheckpointAction()->isEnabled());  // the window's finished slot may run after the spy's
+    QTRY_VERIFY(!w.checkpoints()->saveAction()->isEnabled());  // the window's finished slot may run after the spy's
   }
 
   void garbageCheckpointShowsErrorAndAppStaysUsable() {
@@ -138,7 +139,7 @@ class TestAmpCheckpoints : public QObject {
     MainWindow w;
     w.runSettings()->setSettings(small_cpu_run(1, 128));
     QSignalSpy finished(w.session(), &TrainingSession::finished);
-    w.resumeFrom(bad);
+    w.checkpoints()->resumeFrom(bad);
     const RunOutcome out = run_to_end(w, finished, 1);
     QCOMPARE(out.kind, RunOutcome::failed);
     // The window shows the error from its own queued slot, which may run after the spy saw finished.

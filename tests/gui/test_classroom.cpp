@@ -14,6 +14,7 @@
 #include "gui/gui_test_util.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/lessons/lesson_view.h"
+#include "widgets/main/lessons_controller.h"
 #include "widgets/run_settings.h"
 #include "widgets/workspaces/workspaces.h"
 
@@ -35,8 +36,8 @@ double contrast(const QColor& a, const QColor& b) {
 }
 
 bool lesson_shown(const MainWindow& w, const std::string& name) {
-  return w.lessonView() && w.lessonView()->result() && w.lessonView()->result()->record.lesson.name == name &&
-         w.lessonView()->compareView()->state() == CompareView::State::ready;
+  return w.lessons()->lessonView() && w.lessons()->lessonView()->result() && w.lessons()->lessonView()->result()->record.lesson.name == name &&
+         w.lessons()->lessonView()->compareView()->state() == CompareView::State::ready;
 }
 
 }  // namespace
@@ -68,9 +69,9 @@ class TestClassroom : public QObject {
     w.workspaces()->setMode(Workspaces::Mode::train);
     const QFont before = QApplication::font();
     const QColor window_before = QApplication::palette().color(QPalette::Window);
-    QVERIFY(w.classroomAction()->isCheckable());
-    w.classroomAction()->trigger();
-    QVERIFY(w.classroomMode());
+    QVERIFY(w.lessons()->classroomAction()->isCheckable());
+    w.lessons()->classroomAction()->trigger();
+    QVERIFY(w.lessons()->classroomMode());
     QCOMPARE(QApplication::font().pointSizeF(), before.pointSizeF() * 1.5);
     QCOMPARE(QApplication::palette().color(QPalette::WindowText), QColor(Qt::black));
     QCOMPARE(QApplication::palette().color(QPalette::Window), QColor(Qt::white));
@@ -79,22 +80,22 @@ class TestClassroom : public QObject {
     const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
     QVERIFY2(min.width() <= kMaxW && min.height() <= kMaxH,
              qPrintable(QString("classroom minimum %1x%2").arg(min.width()).arg(min.height())));
-    w.setClassroomScale(2.0);  // another scale applies at once and is remembered
+    w.lessons()->setClassroomScale(2.0);  // another scale applies at once and is remembered
     QCOMPARE(QApplication::font().pointSizeF(), before.pointSizeF() * 2.0);
     QCOMPARE(QSettings().value("classroom/scale").toDouble(), 2.0);
-    w.classroomAction()->trigger();
-    QVERIFY(!w.classroomMode());
+    w.lessons()->classroomAction()->trigger();
+    QVERIFY(!w.lessons()->classroomMode());
     QCOMPARE(QApplication::font().pointSizeF(), before.pointSizeF());
     QCOMPARE(QApplication::palette().color(QPalette::Window), window_before);
     QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::train);
     MainWindow again;  // a new window starts at the remembered scale
-    QCOMPARE(again.classroomScale(), 2.0);
+    QCOMPARE(again.lessons()->classroomScale(), 2.0);
   }
 
   void onlyTheLessonsKnobsAreShown() {
     MainWindow w;
     w.show();
-    QVERIFY(w.runLesson("batch_size", true));  // the recording: no GPU needed
+    QVERIFY(w.lessons()->runLesson("batch_size", true));  // the recording: no GPU needed
     QTRY_VERIFY_WITH_TIMEOUT(lesson_shown(w, "batch_size"), 60000);
     RunSettingsPanel* rs = w.runSettings();
     auto* memory_limit = rs->findChild<QDoubleSpinBox*>("memory_limit");
@@ -102,21 +103,21 @@ class TestClassroom : public QObject {
     QVERIFY(memory_limit && checkpoint);
     QVERIFY(rs->knobShown("lr"));  // outside classroom mode every knob is there
     QVERIFY(memory_limit->isVisibleTo(rs));
-    w.setClassroomMode(true);
-    QVERIFY(w.lessonView()->presenting());
+    w.lessons()->setClassroomMode(true);
+    QVERIFY(w.lessons()->lessonView()->presenting());
     for (const char* named : {"batch_size", "num_workers", "pin_memory", "epochs"}) QVERIFY2(rs->knobShown(named), named);
     for (const char* other : {"lr", "optimizer", "momentum", "augment", "seed", "amp", "memory_limit_gib"})
       QVERIFY2(!rs->knobShown(other), other);
     QVERIFY(!memory_limit->isVisibleTo(rs));
     QVERIFY(!checkpoint->isVisibleTo(rs));
-    const QSize lmin = w.lessonView()->minimumSizeHint().expandedTo(w.lessonView()->minimumSize());
+    const QSize lmin = w.lessons()->lessonView()->minimumSizeHint().expandedTo(w.lessons()->lessonView()->minimumSize());
     QVERIFY2(lmin.width() <= kMaxW && lmin.height() <= kMaxH,
              qPrintable(QString("lesson window minimum %1x%2").arg(lmin.width()).arg(lmin.height())));
-    w.setClassroomMode(false);
+    w.lessons()->setClassroomMode(false);
     QVERIFY(rs->knobShown("lr"));
     QVERIFY(memory_limit->isVisibleTo(rs));
     QVERIFY(checkpoint->isVisibleTo(rs));
-    QVERIFY(!w.lessonView()->presenting());
+    QVERIFY(!w.lessons()->lessonView()->presenting());
   }
 
   void screenshotsWhenAsked() {
@@ -126,19 +127,19 @@ class TestClassroom : public QObject {
     MainWindow w;
     w.resize(1280, 680);
     w.show();
-    QVERIFY(w.runLesson("dataloader_workers", true));
+    QVERIFY(w.lessons()->runLesson("dataloader_workers", true));
     QTRY_VERIFY_WITH_TIMEOUT(lesson_shown(w, "dataloader_workers"), 60000);
-    w.setClassroomMode(true);
+    w.lessons()->setClassroomMode(true);
     w.workspaces()->setMode(Workspaces::Mode::train);  // the knobs the lesson names
     QTest::qWait(800);
     QVERIFY(w.grab().save(dir + "/classroom_train_1280x680.png"));
     for (QSize size : {QSize(1280, 680), QSize(1920, 1040)}) {
-      w.lessonView()->resize(size);
-      w.lessonView()->setPresenting(true);
+      w.lessons()->lessonView()->resize(size);
+      w.lessons()->lessonView()->setPresenting(true);
       QTest::qWait(1200);
-      QVERIFY(w.lessonView()->grab().save(dir + QString("/classroom_lesson_%1x%2.png").arg(size.width()).arg(size.height())));
+      QVERIFY(w.lessons()->lessonView()->grab().save(dir + QString("/classroom_lesson_%1x%2.png").arg(size.width()).arg(size.height())));
     }
-    w.setClassroomMode(false);
+    w.lessons()->setClassroomMode(false);
   }
 };
 

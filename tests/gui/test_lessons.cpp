@@ -22,6 +22,7 @@
 #include "widgets/lessons/lesson_runner.h"
 #include "widgets/lessons/lesson_view.h"
 #include "widgets/lessons/lessons_panel.h"
+#include "widgets/main/lessons_controller.h"
 
 using namespace ts;
 using namespace ts::gui;
@@ -50,8 +51,8 @@ QString write_file(const QString& path, const QByteArray& text) {
 
 /// The lesson view shows lesson `name` and its Compare view has compared.
 bool shown(const MainWindow& w, const std::string& name) {
-  return w.lessonView() && w.lessonView()->result() && w.lessonView()->result()->record.lesson.name == name &&
-         w.lessonView()->compareView()->state() == CompareView::State::ready;
+  return w.lessons()->lessonView() && w.lessons()->lessonView()->result() && w.lessons()->lessonView()->result()->record.lesson.name == name &&
+         w.lessons()->lessonView()->compareView()->state() == CompareView::State::ready;
 }
 
 }  // namespace
@@ -72,7 +73,7 @@ class TestLessons : public QObject {
     const QString file = write_file(tmp.filePath("tiny_cpu_batch.json"), kTinyCpuLesson);
     MainWindow w;
     w.show();
-    LessonsPanel* panel = w.showLessonsPanel();
+    LessonsPanel* panel = w.lessons()->showLessonsPanel();
     const int builtins = panel->lessonCount();
     QString error;
     QVERIFY2(panel->addLessonFile(file, &error), qPrintable(error));
@@ -88,7 +89,7 @@ class TestLessons : public QObject {
     QVERIFY2(panel->runner()->progressText().contains("Run 2 of 2"), qPrintable(panel->runner()->progressText()));
     QVERIFY(ready.first().at(1).toString().isEmpty());  // trained here, not a recording
     QTRY_VERIFY2_WITH_TIMEOUT(shown(w, "tiny_cpu_batch"), "the lesson view or its comparison did not show", 60000);
-    LessonView* v = w.lessonView();
+    LessonView* v = w.lessons()->lessonView();
     QVERIFY(!v->isRecording());
     QVERIFY(!v->recordingBanner()->isVisible());
     QVERIFY(v->titleLabel()->text().contains("Tiny CPU lesson"));
@@ -139,15 +140,15 @@ class TestLessons : public QObject {
   void recordedLessonOpensWhereItsDeviceIsMissing() {
     MainWindow w;
     w.show();
-    QAction* a = w.lessonsMenu()->findChild<QAction*>("lesson.batch_size");
+    QAction* a = w.lessons()->menu()->findChild<QAction*>("lesson.batch_size");
     if (!a)
-      for (QAction* x : w.lessonsMenu()->actions())
+      for (QAction* x : w.lessons()->menu()->actions())
         if (x->objectName() == "lesson.batch_size") a = x;
     QVERIFY(a);
-    if (cuda_available()) QVERIFY(w.runLesson("batch_size", true));  // a GPU here would train it
+    if (cuda_available()) QVERIFY(w.lessons()->runLesson("batch_size", true));  // a GPU here would train it
     else a->trigger();
     QTRY_VERIFY2_WITH_TIMEOUT(shown(w, "batch_size"), "the recorded lesson did not show", 60000);
-    LessonView* v = w.lessonView();
+    LessonView* v = w.lessons()->lessonView();
     QVERIFY(v->isRecording());
     QVERIFY(v->recordingBanner()->isVisibleTo(v));
     const QString banner = v->recordingBanner()->text();
@@ -184,18 +185,18 @@ class TestLessons : public QObject {
     MainWindow w;
     w.resize(1280, 680);
     w.show();
-    LessonsPanel* panel = w.showLessonsPanel();
+    LessonsPanel* panel = w.lessons()->showLessonsPanel();
     panel->resize(1280, 680);
     panel->select("out_of_memory");
     QTest::qWait(500);
     QVERIFY(panel->grab().save(dir + "/lessons_panel_1280x680.png"));
     for (const char* name : {"batch_size", "out_of_memory"}) {
-      QVERIFY(w.runLesson(name, true));
+      QVERIFY(w.lessons()->runLesson(name, true));
       QTRY_VERIFY_WITH_TIMEOUT(shown(w, name), 60000);
       for (QSize size : {QSize(1280, 680), QSize(1920, 1040)}) {
-        w.lessonView()->resize(size);
+        w.lessons()->lessonView()->resize(size);
         QTest::qWait(1200);
-        QVERIFY(w.lessonView()->grab().save(
+        QVERIFY(w.lessons()->lessonView()->grab().save(
             dir + QString("/lesson_%1_%2x%3.png").arg(name).arg(size.width()).arg(size.height())));
       }
     }

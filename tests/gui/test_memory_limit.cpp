@@ -12,6 +12,7 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "widgets/main/sessions_controller.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/memory_graph.h"
 #include "widgets/run_settings.h"
@@ -87,20 +88,20 @@ class TestMemoryLimit : public QObject {
     w.startRun();
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
     QCOMPARE(finished.at(0).at(0).value<RunOutcome>().kind, RunOutcome::completed);
-    QTRY_VERIFY(!w.lastSessionPath().isEmpty());
-    const QString recorded = w.lastSessionPath();
+    QTRY_VERIFY(!w.sessions()->lastSessionPath().isEmpty());
+    const QString recorded = w.sessions()->lastSessionPath();
 
     w.runSettings()->setSettings(test::small_cpu_run(1, 256));  // the user's own: the real card
     QCOMPARE(memory_limit_field(*w.runSettings())->value(), 0.0);
-    QSignalSpy opened(&w, &MainWindow::sessionOpened);
-    QVERIFY(w.openSession(recorded));
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(recorded));
     QVERIFY(opened.wait(20000));
     QVERIFY(w.runSettings()->showingSession());
     QDoubleSpinBox* field = memory_limit_field(*w.runSettings());
     QCOMPARE(field->value(), 0.25);
     QVERIFY(!field->isEnabled());  // read only, as the session's other knobs
     QVERIFY2(w.statusText().contains("simulated 0.25 GiB card"), qPrintable(w.statusText()));
-    QVERIFY2(w.sessionDetails().contains("simulated card: 0.25 GiB"), qPrintable(w.sessionDetails()));
+    QVERIFY2(w.sessions()->details().contains("simulated card: 0.25 GiB"), qPrintable(w.sessions()->details()));
 
     MemoryGraph g(w.panelHub());
     g.rebuild();
@@ -111,7 +112,7 @@ class TestMemoryLimit : public QObject {
              qPrintable(g.capacityLabel()));
     QVERIFY2(g.statusText().contains("of the simulated"), qPrintable(g.statusText()));
 
-    QVERIFY(w.runAgainWithSessionSettings());  // a CPU session on a CPU machine: every knob kept
+    QVERIFY(w.sessions()->runAgainWithSessionSettings());  // a CPU session on a CPU machine: every knob kept
     QCOMPARE(w.runSettings()->settings().memory_limit_gib, 0.25);
     QVERIFY(memory_limit_field(*w.runSettings())->isEnabled());
   }

@@ -20,6 +20,7 @@
 #include "common/playground_fixture.h"
 #include "gui/gui_test_util.h"
 #include "lessons/session_pack.h"
+#include "widgets/main/sessions_controller.h"
 #include "widgets/panel_hub.h"
 #include "widgets/playground/ladder_view.h"
 #include "widgets/playground/playground_runner.h"
@@ -296,7 +297,7 @@ class TestPlayground : public QObject {
     const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
     QVERIFY2(min.width() <= 1280 && min.height() <= 680,
              qPrintable(QString("%1x%2").arg(min.width()).arg(min.height())));
-    QVERIFY(w.openSession(a_));
+    QVERIFY(w.sessions()->openSession(a_));
     QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::playground);
     QVERIFY(w.playground()->isVisible());
     QCOMPARE(w.playground()->shownSession(), a_);
@@ -317,7 +318,7 @@ class TestPlayground : public QObject {
       MainWindow w;
       w.resize(size);
       w.show();
-      QVERIFY(w.openSession(session));
+      QVERIFY(w.sessions()->openSession(session));
       PlaygroundWorkspace* p = w.playground();
       const QString tag = QString("%1x%2").arg(size.width()).arg(size.height());
       auto shoot = [&](const QString& family, int tab, const QString& name) {

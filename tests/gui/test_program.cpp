@@ -21,13 +21,15 @@
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
 #include "profiling/session_file.h"
+#include "widgets/main/program_controller.h"
+#include "widgets/main/sessions_controller.h"
 #include "widgets/panel_hub.h"
+#include "widgets/panels/verdict_panel.h"
 #include "widgets/program/program_dialog.h"
 #include "widgets/program/program_pane.h"
 #include "widgets/session_loader.h"
-#include "widgets/timeline/timeline_view.h"
 #include "widgets/timeline/timeline_panel.h"
-#include "widgets/panels/verdict_panel.h"
+#include "widgets/timeline/timeline_view.h"
 
 using namespace ts;
 using namespace ts::gui;
@@ -69,16 +71,16 @@ class TestProgram : public QObject {
   void aProgramIsFollowedLiveAndEndsAsANormalOpen() {
     QTemporaryDir dir;
     MainWindow w;
-    QSignalSpy opened(&w, &MainWindow::sessionOpened);
-    QSignalSpy ended(w.programPane()->run(), &ProgramRun::finished);
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QSignalSpy ended(w.program()->pane()->run(), &ProgramRun::finished);
     ProgramSpec spec;
     spec.command_line = QString("%1 15 150").arg(TS_FAKE_PROGRAM);
     spec.session = dir.filePath("fake.tsession");
-    QVERIFY2(w.profileProgram(spec), qPrintable(w.programPane()->state()));
-    QVERIFY(w.profileProgramAction());
-    QTRY_VERIFY_WITH_TIMEOUT(w.sessionLoader()->isFollowing(), 10000);
+    QVERIFY2(w.program()->profileProgram(spec), qPrintable(w.program()->pane()->state()));
+    QVERIFY(w.program()->profileAction());
+    QTRY_VERIFY_WITH_TIMEOUT(w.sessions()->loader()->isFollowing(), 10000);
     QVERIFY(w.panelHub()->isLive());
-    QVERIFY(w.programPane()->state().contains("following"));
+    QVERIFY(w.program()->pane()->state().contains("following"));
     // Rows arrive while the program runs, before it ends.
     QTRY_VERIFY_WITH_TIMEOUT(w.panelHub()->store()->counts().kernels >= 3, 10000);
     QVERIFY(ended.isEmpty());
@@ -90,8 +92,8 @@ class TestProgram : public QObject {
     // The writer's close was seen (its marker: the library's files have no overview), so the verdicts
     // do not call the file incomplete (the H200 screenshots did before the marker).
     QVERIFY2(!w.verdictPanel()->sourceNote().contains("incomplete"), qPrintable(w.verdictPanel()->sourceNote()));
-    QVERIFY2(w.programPane()->log().contains("fake program: step 15"), qPrintable(w.programPane()->log()));
-    QVERIFY(w.programPane()->state().contains("exited with code 0"));
+    QVERIFY2(w.program()->pane()->log().contains("fake program: step 15"), qPrintable(w.program()->pane()->log()));
+    QVERIFY(w.program()->pane()->state().contains("exited with code 0"));
   }
 
   void theStatusBarSaysWhatTheFollowedProgramRunsOn() {
@@ -102,12 +104,12 @@ class TestProgram : public QObject {
     ProgramSpec spec;
     spec.command_line = QString("%1 100000 50").arg(TS_FAKE_PROGRAM);
     spec.session = dir.filePath("status.tsession");
-    QVERIFY2(w.profileProgram(spec), qPrintable(w.programPane()->state()));
-    QTRY_VERIFY_WITH_TIMEOUT(w.sessionLoader()->isFollowing(), 10000);
+    QVERIFY2(w.program()->profileProgram(spec), qPrintable(w.program()->pane()->state()));
+    QTRY_VERIFY_WITH_TIMEOUT(w.sessions()->loader()->isFollowing(), 10000);
     // The fake program's meta names its device; the window's own (CPU here) must not be shown.
     QTRY_VERIFY2_WITH_TIMEOUT(device->text().contains("Fake GPU 0"), qPrintable(device->text()), 5000);
-    QSignalSpy ended(w.programPane()->run(), &ProgramRun::finished);
-    w.programPane()->stopButton()->click();
+    QSignalSpy ended(w.program()->pane()->run(), &ProgramRun::finished);
+    w.program()->pane()->stopButton()->click();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 15000);
   }
 
@@ -228,7 +230,7 @@ class TestProgram : public QObject {
     a->begin();
     QTRY_VERIFY_WITH_TIMEOUT(a->done(), 15000);
     QCOMPARE(a->lost(), std::size_t{0});
-    QVERIFY2(w.programPane()->log().contains("cannot start /no/such/program"), qPrintable(w.programPane()->log()));
+    QVERIFY2(w.program()->pane()->log().contains("cannot start /no/such/program"), qPrintable(w.program()->pane()->log()));
   }
 
   // A program that never starts CUDA: the runner writes an empty session saying so, and the timeline
@@ -236,34 +238,34 @@ class TestProgram : public QObject {
   void aProgramWithoutCudaIsSaidOnTheTimeline() {
     QTemporaryDir dir;
     MainWindow w;
-    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
     ProgramSpec spec;
     spec.command_line = "/bin/sh -c 'echo no cuda here'";
     spec.session = dir.filePath("nocuda.tsession");
-    QVERIFY2(w.profileProgram(spec), qPrintable(w.programPane()->state()));
+    QVERIFY2(w.program()->profileProgram(spec), qPrintable(w.program()->pane()->state()));
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 15000);
     const QString text = w.timelinePanel()->view()->emptyText();
     QVERIFY2(text.contains("never initialised CUDA"), qPrintable(text));
     QVERIFY2(!text.contains("yet"), qPrintable(text));
-    QVERIFY2(w.programPane()->log().contains("no cuda here"), qPrintable(w.programPane()->log()));
+    QVERIFY2(w.program()->pane()->log().contains("no cuda here"), qPrintable(w.program()->pane()->log()));
   }
 
   void stopInterruptsTheProgramAndKeepsItsSession() {
     QTemporaryDir dir;
     MainWindow w;
-    QSignalSpy opened(&w, &MainWindow::sessionOpened);
-    QSignalSpy ended(w.programPane()->run(), &ProgramRun::finished);
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QSignalSpy ended(w.program()->pane()->run(), &ProgramRun::finished);
     ProgramSpec spec;
     spec.command_line = QString("%1 100000 50").arg(TS_FAKE_PROGRAM);
     spec.session = dir.filePath("stopped.tsession");
-    QVERIFY(w.profileProgram(spec));
-    QTRY_VERIFY_WITH_TIMEOUT(w.sessionLoader()->isFollowing(), 10000);
+    QVERIFY(w.program()->profileProgram(spec));
+    QTRY_VERIFY_WITH_TIMEOUT(w.sessions()->loader()->isFollowing(), 10000);
     QTRY_VERIFY_WITH_TIMEOUT(w.panelHub()->store()->counts().kernels >= 5, 10000);
-    QVERIFY(w.programPane()->stopButton()->isEnabled());
-    w.programPane()->stopButton()->click();
+    QVERIFY(w.program()->pane()->stopButton()->isEnabled());
+    w.program()->pane()->stopButton()->click();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 15000);
     QCOMPARE(ended.at(0).at(0).toInt(), 130);  // 128 + SIGINT, as a shell reports it
-    QVERIFY2(w.programPane()->state().contains("interrupted"), qPrintable(w.programPane()->state()));
+    QVERIFY2(w.program()->pane()->state().contains("interrupted"), qPrintable(w.program()->pane()->state()));
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
     prof::check_session(spec.session.toStdString());  // readable: throws otherwise
     prof::EventStore s;
@@ -276,13 +278,13 @@ class TestProgram : public QObject {
   void anExitAfterStopIsNoFailure() {
     QTemporaryDir dir;
     MainWindow w;
-    QSignalSpy ended(w.programPane()->run(), &ProgramRun::finished);
+    QSignalSpy ended(w.program()->pane()->run(), &ProgramRun::finished);
     ProgramSpec spec;
     spec.command_line = QString("%1 100000 50 0 1").arg(TS_FAKE_PROGRAM);
     spec.session = dir.filePath("stopped1.tsession");
-    QVERIFY(w.profileProgram(spec));
+    QVERIFY(w.program()->profileProgram(spec));
     QTRY_VERIFY_WITH_TIMEOUT(w.panelHub()->store() && w.panelHub()->store()->counts().kernels >= 3, 10000);
-    w.programPane()->stopButton()->click();
+    w.program()->pane()->stopButton()->click();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 15000);
     QCOMPARE(ended.at(0).at(0).toInt(), 1);
     QVERIFY2(w.message().contains("was stopped"), qPrintable(w.message()));
@@ -308,12 +310,12 @@ class TestProgram : public QObject {
       ProgramSpec spec;
       spec.command_line = QString("%1 100000 40").arg(TS_FAKE_PROGRAM);
       spec.session = dir.filePath(QString("shot%1.tsession").arg(size.width()));
-      QVERIFY(w.profileProgram(spec));
-      QTRY_VERIFY_WITH_TIMEOUT(w.sessionLoader()->isFollowing(), 10000);
+      QVERIFY(w.program()->profileProgram(spec));
+      QTRY_VERIFY_WITH_TIMEOUT(w.sessions()->loader()->isFollowing(), 10000);
       QTest::qWait(2500);
       QVERIFY(w.grab().save(QString("%1/program_live_%2x%3.png").arg(shots).arg(size.width()).arg(size.height())));
-      w.programPane()->stopButton()->click();
-      QSignalSpy opened(&w, &MainWindow::sessionOpened);
+      w.program()->pane()->stopButton()->click();
+      QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
       QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 15000);
     }
   }

@@ -19,6 +19,7 @@
 #include "engine/host_trace.h"
 #include "gui/gui_test_util.h"
 #include "profiling/session_file.h"
+#include "widgets/main/sessions_controller.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/python_lines.h"
 #include "widgets/panels/stats_table_util.h"
@@ -351,8 +352,8 @@ class TestPythonLines : public QObject {
       MainWindow w;
       w.resize(size);
       w.show();
-      QSignalSpy opened(&w, &MainWindow::sessionOpened);
-      QVERIFY(w.openSession(path));
+      QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+      QVERIFY(w.sessions()->openSession(path));
       QVERIFY(opened.wait(20000));
       QTest::qWait(300);  // the workspace's first layout
       auto* table = w.findChild<PythonLinesTable*>();

@@ -13,8 +13,9 @@
 #include <QtTest>
 
 #include "app/gui/main_window.h"
-#include "profiling/session_file.h"
 #include "gui/gui_test_util.h"
+#include "profiling/session_file.h"
+#include "widgets/main/sessions_controller.h"
 #include "widgets/model_builder.h"
 #include "widgets/panel_hub.h"
 #include "widgets/run_settings.h"
@@ -29,7 +30,7 @@ RunSettings small_cpu_run() { return test::small_cpu_run(2, 256); }  // 4 steps 
 
 QStringList recent_entries(MainWindow& w) {
   QStringList r;
-  for (auto* a : w.recentSessionsMenu()->actions())
+  for (auto* a : w.sessions()->recentMenu()->actions())
     if (a->data().isValid()) r << a->data().toString();
   return r;
 }
@@ -45,15 +46,15 @@ class TestSessions : public QObject {
     MainWindow w;
     w.runSettings()->setSettings(small_cpu_run());
     QVERIFY(w.runSettings()->settings().record_session);
-    QVERIFY(!w.saveSessionAction()->isEnabled());
+    QVERIFY(!w.sessions()->saveAction()->isEnabled());
     QSignalSpy finished(w.session(), &TrainingSession::finished);
     w.startRun();
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
     const RunOutcome out = finished.at(0).at(0).value<RunOutcome>();
     QCOMPARE(out.kind, RunOutcome::completed);
     QVERIFY2(out.session_error.isEmpty(), qPrintable(out.session_error));
-    QTRY_VERIFY(w.saveSessionAction()->isEnabled());
-    const QString recorded = w.lastSessionPath();
+    QTRY_VERIFY(w.sessions()->saveAction()->isEnabled());
+    const QString recorded = w.sessions()->lastSessionPath();
     QVERIFY(recorded.startsWith(default_session_dir()));
     QVERIFY(QFile::exists(recorded));
     const int live_loss = w.charts()->lossPoints(), live_acc = w.charts()->accuracyPoints();
@@ -63,17 +64,17 @@ class TestSessions : public QObject {
     QVERIFY(w.charts()->throughputPoints() > 0);
     QCOMPARE(w.charts()->smoothedThroughputPoints(), w.charts()->throughputPoints());
     // The run just recorded has its details at once, in people's words.
-    QVERIFY2(w.sessionDetails().contains("batch size: 64 images") && w.sessionDetails().contains("(no CUDA device)"),
-             qPrintable(w.sessionDetails()));
+    QVERIFY2(w.sessions()->details().contains("batch size: 64 images") && w.sessions()->details().contains("(no CUDA device)"),
+             qPrintable(w.sessions()->details()));
 
     const QString saved = dir.path() + "/run.tsession";
-    QVERIFY(w.saveSessionAs(saved));
+    QVERIFY(w.sessions()->saveSessionAs(saved));
     QVERIFY(QFile::exists(saved));
 
     w.newRun();
     QCOMPARE(w.charts()->lossPoints(), 0);
-    QSignalSpy opened(&w, &MainWindow::sessionOpened);
-    QVERIFY(w.openSession(saved));
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(saved));
     QVERIFY(opened.wait(20000));
     QCOMPARE(w.charts()->lossPoints(), live_loss);
     QCOMPARE(w.charts()->accuracyPoints(), live_acc);
@@ -81,7 +82,7 @@ class TestSessions : public QObject {
     QCOMPARE(w.charts()->throughputPoints(), live_loss);
     QCOMPARE(w.charts()->smoothedThroughputPoints(), live_loss);
     QVERIFY(w.windowTitle().contains("run.tsession"));
-    const QString details = w.sessionDetails();
+    const QString details = w.sessions()->details();
     QVERIFY2(details.contains("batch size: 64 images") && details.contains("epochs: 2") &&
                  details.contains("(no CUDA device)") && details.contains("TrainScope 0.1") &&
                  details.contains("weight decay: default") && !details.contains("weight_decay: -1"),
@@ -100,7 +101,7 @@ class TestSessions : public QObject {
     RunSettings s = small_cpu_run();
     s.epochs = 1;
     w.runSettings()->setSettings(s);
-    QVERIFY(!w.openSession(garbage));
+    QVERIFY(!w.sessions()->openSession(garbage));
     QVERIFY2(w.message().contains("is not a TrainScope session"), qPrintable(w.message()));
     QVERIFY(!w.message().contains('\n'));
     QVERIFY(!recent_entries(w).contains(garbage));
@@ -117,12 +118,12 @@ class TestSessions : public QObject {
   void h200SessionOpensInTheBackgroundAndCancels() {
     const QString path = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b16_nw4.tsession";
     MainWindow w;
-    QSignalSpy opened(&w, &MainWindow::sessionOpened);
-    QSignalSpy failed(w.sessionLoader(), &SessionLoader::failed);
-    QVERIFY(w.openSession(path));
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QSignalSpy failed(w.sessions()->loader(), &SessionLoader::failed);
+    QVERIFY(w.sessions()->openSession(path));
     QVERIFY(w.panelHub()->store() != nullptr);  // the panels get the store before it is full
     QVERIFY(!w.startAction()->isEnabled());      // no run while a session loads
-    w.sessionLoader()->cancel();
+    w.sessions()->loader()->cancel();
     QTRY_VERIFY_WITH_TIMEOUT(opened.count() + failed.count() == 1, 20000);
     if (failed.count() == 1) {  // cancelled before the end (it can also have finished first)
       QCOMPARE(failed.at(0).at(1).toBool(), true);
@@ -130,12 +131,12 @@ class TestSessions : public QObject {
       QVERIFY(w.message().isEmpty());  // a cancel is not an error
     }
     opened.clear();
-    QVERIFY(w.openSession(path));
+    QVERIFY(w.sessions()->openSession(path));
     QVERIFY(opened.wait(20000));
     QVERIFY(w.windowTitle().contains("gpu_b16_nw4.tsession"));
     QVERIFY(!w.panelHub()->isLive());
     QVERIFY(w.panelHub()->store()->counts().kernels > 1000);
-    QVERIFY(w.sessionDetails().contains("NVIDIA H200"));
+    QVERIFY(w.sessions()->details().contains("NVIDIA H200"));
   }
 
   // A session still being written (a run of trainscope-run --session, a profiled program) is
@@ -161,9 +162,9 @@ class TestSessions : public QObject {
     add(1, 20);
     QVERIFY(writer->write_batch());
     MainWindow w;
-    QSignalSpy opened(&w, &MainWindow::sessionOpened);
-    QVERIFY(w.openSession(path));
-    QVERIFY(w.sessionLoader()->isFollowing());
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(path));
+    QVERIFY(w.sessions()->loader()->isFollowing());
     QVERIFY(w.panelHub()->isLive());
     QTRY_COMPARE_WITH_TIMEOUT(w.panelHub()->store()->counts().kernels, std::size_t{20}, 5000);
     add(21, 50);
@@ -177,7 +178,7 @@ class TestSessions : public QObject {
     add(51, 60);
     writer->close();
     QVERIFY(opened.wait(10000));
-    QVERIFY(!w.sessionLoader()->isFollowing());
+    QVERIFY(!w.sessions()->loader()->isFollowing());
     QVERIFY(!w.panelHub()->isLive());
     QCOMPARE(w.panelHub()->store()->counts().kernels, std::size_t{60});
     QCOMPARE(w.panelHub()->store()->counts().steps, std::size_t{60});
@@ -186,15 +187,15 @@ class TestSessions : public QObject {
 
   void runAgainLoadsTheSessionsKnobs() {
     MainWindow w;
-    QVERIFY(!w.runAgainAction()->isEnabled());
-    QSignalSpy opened(&w, &MainWindow::sessionOpened);
-    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession"));
+    QVERIFY(!w.sessions()->runAgainAction()->isEnabled());
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession"));
     QVERIFY(opened.wait(20000));
-    QVERIFY(w.runAgainAction()->isEnabled());
+    QVERIFY(w.sessions()->runAgainAction()->isEnabled());
     RunSettings before = w.runSettings()->settings();
     before.batch_size = 32, before.num_workers = 3, before.augment = false;
     w.runSettings()->setSettings(before);
-    w.runAgainAction()->trigger();
+    w.sessions()->runAgainAction()->trigger();
     const RunSettings s = w.runSettings()->settings();
     QCOMPARE(s.batch_size, std::int64_t{128});
     QCOMPARE(s.num_workers, 0);
@@ -204,7 +205,7 @@ class TestSessions : public QObject {
 
   void droppingASessionOpensIt() {
     MainWindow w;
-    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
     QMimeData mime;
     mime.setUrls({QUrl::fromLocalFile(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession")});
     QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
@@ -226,20 +227,20 @@ class TestSessions : public QObject {
 
   void pytorchTracesOpenToo() {
     MainWindow w;
-    QSignalSpy opened(&w, &MainWindow::sessionOpened);
-    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/kineto_small.json"));
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/kineto_small.json"));
     QVERIFY(opened.wait(20000));
     QVERIFY(w.panelHub()->store()->counts().kernels > 0);
-    QVERIFY2(w.sessionDetails().contains("PyTorch trace"), qPrintable(w.sessionDetails()));
+    QVERIFY2(w.sessions()->details().contains("PyTorch trace"), qPrintable(w.sessions()->details()));
     // A trace has steps but no epochs or test accuracy: the charts claim neither.
     QCOMPARE(w.charts()->progressFormat(), QString("epoch 1: step %v/%m"));
     QVERIFY2(w.charts()->progressText().contains("no test accuracy recorded"), qPrintable(w.charts()->progressText()));
     // Not JSON: the importer's one line (file and byte offset), and the window stays usable.
-    QSignalSpy failed(w.sessionLoader(), &SessionLoader::failed);
-    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
+    QSignalSpy failed(w.sessions()->loader(), &SessionLoader::failed);
+    QVERIFY(w.sessions()->openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
     QVERIFY(failed.wait(20000));
     QVERIFY2(w.message().contains("not_json.json") && !w.message().contains('\n'), qPrintable(w.message()));
-    QVERIFY(w.openSessionAction()->isEnabled());
+    QVERIFY(w.sessions()->openAction()->isEnabled());
   }
 
   void recentSessionsDropsAMissingFile() {
@@ -248,7 +249,7 @@ class TestSessions : public QObject {
     QSettings().setValue("sessions/recent", QStringList{gone});
     MainWindow w2;
     QCOMPARE(recent_entries(w2), QStringList{gone});
-    w2.recentSessionsMenu()->actions().first()->trigger();
+    w2.sessions()->recentMenu()->actions().first()->trigger();
     QVERIFY2(w2.message().contains("no longer exists"), qPrintable(w2.message()));
     QVERIFY(recent_entries(w2).isEmpty());
   }

@@ -20,6 +20,8 @@
 #include "setups/setup.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/lessons/lessons_panel.h"
+#include "widgets/main/lessons_controller.h"
+#include "widgets/main/setups_controller.h"
 #include "widgets/model_builder.h"
 #include "widgets/run_settings.h"
 #include "widgets/setups/setup_knobs.h"
@@ -106,7 +108,7 @@ class TestSetups : public QObject {
     QVERIFY(w.modelBuilder()->loadPreset("simple_cnn"));  // somebody else's window
     w.runSettings()->setSettings(RunSettings{});
     QVERIFY(knob_text(w.runSettings()->settings(), w.modelBuilder()->spec()) != want);
-    QSignalSpy opened(&w, &MainWindow::setupOpened);
+    QSignalSpy opened(w.setups(), &SetupsController::setupOpened);
     action(w, "file.paste_setup")->trigger();
     QCOMPARE(opened.count(), 1);
     QCOMPARE(knob_text(w.runSettings()->settings(), w.modelBuilder()->spec()), want);
@@ -122,14 +124,14 @@ class TestSetups : public QObject {
     QVERIFY(want.contains("model={"));  // not a preset: the spec itself
     const QString dir = QDir::tempPath() + "/ts_gui_setups." + QString::number(QCoreApplication::applicationPid());
     QDir().mkpath(dir);
-    QVERIFY(w.saveSetupAs(dir + "/mine.tsetup"));
+    QVERIFY(w.setups()->saveSetupAs(dir + "/mine.tsetup"));
 
     const auto reset = [&] {
       QVERIFY(w.modelBuilder()->loadPreset("simple_cnn"));
       w.runSettings()->setSettings(RunSettings{});
     };
     reset();
-    QVERIFY2(w.openSetup(dir + "/mine.tsetup"), qPrintable(w.message()));
+    QVERIFY2(w.setups()->openSetup(dir + "/mine.tsetup"), qPrintable(w.message()));
     QCOMPARE(knob_text(w.runSettings()->settings(), w.modelBuilder()->spec()), want);
     QCOMPARE(QString::fromStdString(w.modelBuilder()->spec().name), QString("MyCNN"));
 
@@ -140,7 +142,7 @@ class TestSetups : public QObject {
     QVERIFY2(w.message().isEmpty(), qPrintable(w.message()));
     QCOMPARE(knob_text(w.runSettings()->settings(), w.modelBuilder()->spec()), want);
 
-    const QString line = w.setupLine();
+    const QString line = w.setups()->setupLine();
     reset();
     auto* text = new QMimeData;
     text->setText(line);
@@ -158,7 +160,7 @@ class TestSetups : public QObject {
     broken.layers.erase(broken.layers.begin() + 2);  // pool1: fc1's in_features no longer fit
     w.modelBuilder()->model()->setSpec(broken);
     const QString path = QDir::tempPath() + "/ts_gui_broken." + QString::number(QCoreApplication::applicationPid()) + ".tsetup";
-    QVERIFY(!w.saveSetupAs(path));
+    QVERIFY(!w.setups()->saveSetupAs(path));
     QVERIFY2(w.message().contains("in_features is 4096"), qPrintable(w.message()));
     QVERIFY(!QFile::exists(path));
     QApplication::clipboard()->setText("unchanged");
@@ -171,7 +173,7 @@ class TestSetups : public QObject {
     w.show();
     w.runSettings()->setSettings(unusual_settings());
     const QString before = knob_text(w.runSettings()->settings(), w.modelBuilder()->spec());
-    const QString good = w.setupLine();
+    const QString good = w.setups()->setupLine();
     const QString dir = QDir::tempPath() + "/ts_gui_bad_setups." + QString::number(QCoreApplication::applicationPid());
     QDir().mkpath(dir);
     QFile foreign(dir + "/trace.tsetup");
@@ -191,7 +193,7 @@ class TestSetups : public QObject {
         {dir + "/missing.tsetup", "cannot be read"},
     };
     for (const auto& [setup, says] : cases) {
-      QVERIFY2(!w.openSetup(setup), qPrintable(setup));
+      QVERIFY2(!w.setups()->openSetup(setup), qPrintable(setup));
       QVERIFY2(w.message().contains(says), qPrintable(w.message() + " / expected: " + says));
       QVERIFY2(!w.message().contains('\n'), qPrintable(w.message()));
       QCOMPARE(knob_text(w.runSettings()->settings(), w.modelBuilder()->spec()), before);
@@ -200,7 +202,7 @@ class TestSetups : public QObject {
     action(w, "file.paste_setup")->trigger();
     QVERIFY(w.message().contains("no setup line"));
     QCOMPARE(knob_text(w.runSettings()->settings(), w.modelBuilder()->spec()), before);
-    QVERIFY(w.openSetup(good));  // still usable
+    QVERIFY(w.setups()->openSetup(good));  // still usable
     QDir(dir).removeRecursively();
   }
 
@@ -210,7 +212,7 @@ class TestSetups : public QObject {
     const auto line = QString::fromStdString(
         "trainscope:" + setups::base64url_encode(R"({"trainscope_setup": 1, "knobs": {"device": "cuda", "batch_size": 512,
                                                     "log_every": 5}})"));
-    QVERIFY(w.openSetup(line));
+    QVERIFY(w.setups()->openSetup(line));
     QCOMPARE(w.runSettings()->settings().batch_size, std::int64_t{512});
     QVERIFY2(!w.message().contains("log_every"), qPrintable(w.message()));  // the runner's print cadence, not the window's
     if (w.runSettings()->settings().device == Device::cpu)  // this machine has no usable GPU
@@ -225,8 +227,8 @@ class TestSetups : public QObject {
     mine.title = "My own CPU lesson";
     setups::Setup s;
     s.lesson = mine;
-    QVERIFY(w.openSetup(QString::fromStdString(setups::to_line(s))));
-    LessonsPanel* p = w.lessonsPanel();
+    QVERIFY(w.setups()->openSetup(QString::fromStdString(setups::to_line(s))));
+    LessonsPanel* p = w.lessons()->lessonsPanel();
     QVERIFY(p);
     const int row = p->list()->currentRow();
     QVERIFY(row >= 0);
@@ -242,7 +244,7 @@ class TestSetups : public QObject {
     // A built-in lesson's line selects the built-in; no file of it is kept.
     const int before = p->lessonCount();
     s.lesson = lessons::builtin_lessons()[2];
-    QVERIFY(w.openSetup(QString::fromStdString(setups::to_line(s))));
+    QVERIFY(w.setups()->openSetup(QString::fromStdString(setups::to_line(s))));
     QCOMPARE(p->lessonCount(), before);
     QCOMPARE(p->list()->currentRow(), 2);
   }
@@ -254,9 +256,9 @@ class TestSetups : public QObject {
     MainWindow w;
     w.resize(1280, 680);
     w.show();
-    QString bad = w.setupLine();
+    QString bad = w.setups()->setupLine();
     bad[60] = '!';
-    QVERIFY(!w.openSetup(bad));
+    QVERIFY(!w.setups()->openSetup(bad));
     QTest::qWait(500);
     QVERIFY(w.grab().save(dir + "/setup_refused_1280x680.png"));
     QMenu* file = w.findChild<QAction*>("file.open_setup")->associatedObjects().isEmpty()
@@ -272,10 +274,10 @@ class TestSetups : public QObject {
     mine.title = "DataLoader workers, for my class";
     setups::Setup s;
     s.lesson = mine;
-    QVERIFY(w.openSetup(QString::fromStdString(setups::to_line(s))));
-    w.lessonsPanel()->resize(1000, 560);
+    QVERIFY(w.setups()->openSetup(QString::fromStdString(setups::to_line(s))));
+    w.lessons()->lessonsPanel()->resize(1000, 560);
     QTest::qWait(500);
-    QVERIFY(w.lessonsPanel()->grab().save(dir + "/setup_lesson_in_lessons_window.png"));
+    QVERIFY(w.lessons()->lessonsPanel()->grab().save(dir + "/setup_lesson_in_lessons_window.png"));
   }
 };
 

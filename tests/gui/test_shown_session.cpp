@@ -16,6 +16,7 @@
 #include "engine/network.h"
 #include "gui/gui_test_util.h"
 #include "widgets/compare/compare_view.h"
+#include "widgets/main/sessions_controller.h"
 #include "widgets/panel_hub.h"
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
@@ -35,8 +36,8 @@ const char* kNw4 = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
 const char* kTrace = TRAINSCOPE_SOURCE_DIR "/tests/data/traces/kineto_small.json";
 
 bool open_and_wait(MainWindow& w, const QString& path) {
-  QSignalSpy opened(&w, &MainWindow::sessionOpened);
-  return w.openSession(path) && opened.wait(20000);
+  QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+  return w.sessions()->openSession(path) && opened.wait(20000);
 }
 }  // namespace
 
@@ -54,16 +55,16 @@ class TestShownSession : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!view->laneOrder().empty(), 10000);
     QTRY_VERIFY_WITH_TIMEOUT(w.verdictBanner()->text().contains("Input-bound"), 10000);
     const auto store = w.panelHub()->store();
-    const QString title = w.windowTitle(), details = w.sessionDetails(), status = w.statusText();
+    const QString title = w.windowTitle(), details = w.sessions()->details(), status = w.statusText();
     const std::size_t lanes = view->laneOrder().size();
     // A file that is not JSON but named like a trace passes the quick check and fails in the loader.
-    QSignalSpy failed(&w, &MainWindow::sessionFailed);
-    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
+    QSignalSpy failed(w.sessions(), &SessionsController::sessionFailed);
+    QVERIFY(w.sessions()->openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
     QVERIFY(failed.wait(20000));
     QVERIFY(w.message().contains("not_json.json"));
     QCOMPARE(w.panelHub()->store(), store);
     QCOMPARE(w.windowTitle(), title);
-    QCOMPARE(w.sessionDetails(), details);
+    QCOMPARE(w.sessions()->details(), details);
     QCOMPARE(w.statusText(), status);
     QTRY_COMPARE_WITH_TIMEOUT(view->laneOrder().size(), lanes, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(w.verdictBanner()->text().contains("Input-bound"), 10000);
@@ -72,8 +73,8 @@ class TestShownSession : public QObject {
   void failedOpenWithNothingShownHasNoBadge() {
     MainWindow w;
     w.show();
-    QSignalSpy failed(&w, &MainWindow::sessionFailed);
-    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
+    QSignalSpy failed(w.sessions(), &SessionsController::sessionFailed);
+    QVERIFY(w.sessions()->openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
     QVERIFY(failed.wait(20000));
     QVERIFY(!w.message().isEmpty());
     QVERIFY(!w.panelHub()->store());
@@ -191,11 +192,11 @@ class TestShownSession : public QObject {
       for (int c = 0; c < tree->topLevelItem(i)->childCount(); ++c)
         in_tree = in_tree || tree->topLevelItem(i)->child(c)->text(1).contains("data-loader wait (raw) 35.1 %");
     QVERIFY(in_tree);
-    w.compareSessions({kNw4, kNw0});
-    QSignalSpy ready(w.compareView(), &CompareView::ready);
+    w.sessions()->compareSessions({kNw4, kNw0});
+    QSignalSpy ready(w.sessions()->compareView(), &CompareView::ready);
     QVERIFY(ready.count() == 1 || ready.wait(30000));
     QString all;
-    QTreeWidget* ct = w.compareView()->verdictTree();
+    QTreeWidget* ct = w.sessions()->compareView()->verdictTree();
     for (QTreeWidgetItemIterator it(ct); *it; ++it) all += (*it)->text(0) + '\n';
     QVERIFY2(all.contains("evidence (whole run): data-loader wait (raw) 35.1 %"), qPrintable(all));
   }
@@ -203,7 +204,7 @@ class TestShownSession : public QObject {
   void sessionDetailsAreInPeoplesWords() {
     MainWindow w;
     QVERIFY(open_and_wait(w, kNw4));
-    const QString d = w.sessionDetails();
+    const QString d = w.sessions()->details();
     for (const char* s : {"batch size: 128 images", "num_workers: 4", "weight decay: default", "pin_memory: on",
                           "NVIDIA H200, compute capability 9.0, 132 SMs, 150.1 GB of memory", "cuDNN 9.19.0",
                           "CUDA runtime 13.0", "within ±37 ns", "dropped CUPTI records: 0"})
@@ -219,14 +220,14 @@ class TestShownSession : public QObject {
              qPrintable(w.statusText()));
     QVERIFY(!w.runSettings()->showingSession());
     QVERIFY(w.runSettings()->sessionNote().contains("records no TrainScope run settings"));
-    QVERIFY(!w.runAgainAction()->isEnabled());
+    QVERIFY(!w.sessions()->runAgainAction()->isEnabled());
   }
 
   void runAgainSaysWhatThisMachineCannotKeep() {
     if (cuda_available()) QSKIP("a GPU is present: the session's device can be kept");
     MainWindow w;
     QVERIFY(open_and_wait(w, kNw4));
-    QVERIFY(w.runAgainWithSessionSettings());
+    QVERIFY(w.sessions()->runAgainWithSessionSettings());
     const RunSettings s = w.runSettings()->settings();
     QCOMPARE(s.device, Device::cpu);
     QCOMPARE(s.num_workers, 4);

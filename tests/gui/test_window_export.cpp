@@ -16,6 +16,8 @@
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
 #include "profiling/import/trace_import.h"
+#include "widgets/main/export_controller.h"
+#include "widgets/main/sessions_controller.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/kernel_table.h"
 #include "widgets/panels/stats_table_util.h"
@@ -32,8 +34,8 @@ namespace {
 const QString kData = QStringLiteral(TRAINSCOPE_SOURCE_DIR "/tests/data/");
 
 bool open(MainWindow& w, const QString& path) {
-  QSignalSpy opened(&w, &MainWindow::sessionOpened);
-  return w.openSession(path) && (opened.count() > 0 || opened.wait(30000));
+  QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+  return w.sessions()->openSession(path) && (opened.count() > 0 || opened.wait(30000));
 }
 
 /// The verdict rows once the analysis of the shown session is in.
@@ -143,13 +145,13 @@ class TestWindowExport : public QObject {
     w.resize(1280, 720);
     w.show();
     QTemporaryDir dir;
-    QVERIFY(w.exportChromeTrace(dir.filePath("none.json")).startsWith("Nothing to export"));
+    QVERIFY(w.exports()->exportChromeTrace(dir.filePath("none.json")).startsWith("Nothing to export"));
     QVERIFY(open(w, kData + "gpu_b128_nw4.tsession"));
     const auto store = w.panelHub()->store();
     QVERIFY(store->kernels.size() > 1000);
 
     // The menu.
-    QMenu* m = w.exportMenu();
+    QMenu* m = w.exports()->menu();
     QVERIFY(m);
     for (const char* name : {"export.trace", "export.kernels", "export.steps", "export.plots.png", "export.plots.pdf"})
       QVERIFY2(m->findChild<QAction*>(name), name);
@@ -157,16 +159,16 @@ class TestWindowExport : public QObject {
     // Chrome trace, plain and gzip: the importer reads the same kernels back.
     for (const QString& name : {QStringLiteral("s.json"), QStringLiteral("s.json.gz")}) {
       const QString path = dir.filePath(name);
-      QCOMPARE(w.exportChromeTrace(path), QString());
+      QCOMPARE(w.exports()->exportChromeTrace(path), QString());
       const auto back = prof::import::import_trace(path.toStdString());
       QCOMPARE(back.store->kernels.size(), store->kernels.size());
       QCOMPARE(back.store->steps.size(), store->steps.size());
     }
-    QVERIFY(!w.exportChromeTrace("/nonexistent-dir/x.json").isEmpty());
+    QVERIFY(!w.exports()->exportChromeTrace("/nonexistent-dir/x.json").isEmpty());
 
     // Kernels CSV: the kernel table's rows, in its order (largest total first).
     const QString kcsv = dir.filePath("k.csv");
-    QCOMPARE(w.exportKernelsCsv(kcsv), QString());
+    QCOMPARE(w.exports()->exportKernelsCsv(kcsv), QString());
     const auto krows = read_csv(kcsv);
     KernelTable* table = w.findChild<KernelTable*>();
     QVERIFY(table);
@@ -183,7 +185,7 @@ class TestWindowExport : public QObject {
 
     // Steps CSV: one row per step.
     const QString scsv = dir.filePath("s.csv");
-    QCOMPARE(w.exportStepsCsv(scsv), QString());
+    QCOMPARE(w.exports()->exportStepsCsv(scsv), QString());
     const auto srows = read_csv(scsv);
     QCOMPARE(srows.size() - 1, static_cast<qsizetype>(store->steps.size()));
     QCOMPARE(srows[1].value(0), QString::number(store->steps[0].global_step));
@@ -191,7 +193,7 @@ class TestWindowExport : public QObject {
     // Every plot with data, as PNG (after the panels' throttled refreshes drew the session).
     QTest::qWait(1500);
     QString error;
-    const QStringList plots = w.exportPlots(dir.path(), "png", &error);
+    const QStringList plots = w.exports()->exportPlots(dir.path(), "png", &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QVERIFY2(plots.size() >= 3, qPrintable(plots.join(", ")));  // memory, utilization, step breakdown, charts
     for (const QString& f : plots) QVERIFY2(QFileInfo(f).size() > 1000, qPrintable(f + " " + QString::number(QFileInfo(f).size())));

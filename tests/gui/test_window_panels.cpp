@@ -12,13 +12,14 @@
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
 #include "widgets/compare/compare_view.h"
+#include "widgets/main/sessions_controller.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/kernel_table.h"
+#include "widgets/panels/memory_graph.h"
+#include "widgets/panels/utilization_panel.h"
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
-#include "widgets/panels/memory_graph.h"
-#include "widgets/panels/utilization_panel.h"
 #include "widgets/workspaces/profile_workspace.h"
 #include "widgets/workspaces/workspaces.h"
 
@@ -33,8 +34,8 @@ class TestWindowPanels : public QObject {
   void openedSessionFillsEveryPanel() {
     MainWindow w;
     w.show();
-    QSignalSpy opened(&w, &MainWindow::sessionOpened);
-    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession"));
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession"));
     QVERIFY(opened.wait(20000));
     // Opening a session goes to the Profile workspace: every analysis tab exists, and the memory
     // graph and utilization are tracks of the timeline.
@@ -68,9 +69,9 @@ class TestWindowPanels : public QObject {
     QVERIFY(enter.isAccepted());
     QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(&w, &drop);
-    QVERIFY(w.compareView() != nullptr);
-    QVERIFY(w.compareView()->isVisible());
-    QSignalSpy ready(w.compareView(), &CompareView::ready);
+    QVERIFY(w.sessions()->compareView() != nullptr);
+    QVERIFY(w.sessions()->compareView()->isVisible());
+    QSignalSpy ready(w.sessions()->compareView(), &CompareView::ready);
     QVERIFY(ready.count() == 1 || ready.wait(30000));
   }
 

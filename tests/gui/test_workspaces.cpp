@@ -16,8 +16,8 @@
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
 #include "widgets/compare/compare_view.h"
+#include "widgets/main/sessions_controller.h"
 #include "widgets/model_builder.h"
-#include "widgets/training_charts.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/memory_graph.h"
 #include "widgets/panels/panel_plot.h"
@@ -25,6 +25,7 @@
 #include "widgets/timeline/timeline_details.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
+#include "widgets/training_charts.h"
 #include "widgets/workspaces/profile_workspace.h"
 #include "widgets/workspaces/train_workspace.h"
 #include "widgets/workspaces/workspaces.h"
@@ -37,8 +38,8 @@ const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession"
 constexpr int kMaxW = 1280, kMaxH = 680;  // a 1280x720 screen less a title bar and a panel
 
 bool open_session(MainWindow& w, const QString& path) {
-  QSignalSpy opened(&w, &MainWindow::sessionOpened);
-  return w.openSession(path) && opened.wait(20000);
+  QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+  return w.sessions()->openSession(path) && opened.wait(20000);
 }
 
 QString size_text(QSize s) { return QString("%1x%2").arg(s.width()).arg(s.height()); }
@@ -65,10 +66,10 @@ class TestWorkspaces : public QObject {
       QApplication::processEvents();
       QVERIFY(w.workspaces()->width() <= kMaxW);
     }
-    w.compareSessions({kSession, TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession"});
-    QSignalSpy ready(w.compareView(), &CompareView::ready);
+    w.sessions()->compareSessions({kSession, TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession"});
+    QSignalSpy ready(w.sessions()->compareView(), &CompareView::ready);
     QVERIFY(ready.count() == 1 || ready.wait(30000));
-    const QSize cmin = w.compareView()->minimumSizeHint().expandedTo(w.compareView()->minimumSize());
+    const QSize cmin = w.sessions()->compareView()->minimumSizeHint().expandedTo(w.sessions()->compareView()->minimumSize());
     QVERIFY2(cmin.width() <= kMaxW && cmin.height() <= kMaxH, qPrintable("Compare minimum " + size_text(cmin)));
   }
 
@@ -273,18 +274,18 @@ class TestWorkspaces : public QObject {
     w.workspaces()->setMode(Workspaces::Mode::both);
     QTest::qWait(1500);
     QVERIFY(w.grab().save(dir + "/side_by_side_1920.png"));
-    w.compareSessions({kSession, TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession"});
-    QSignalSpy ready(w.compareView(), &CompareView::ready);
+    w.sessions()->compareSessions({kSession, TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession"});
+    QSignalSpy ready(w.sessions()->compareView(), &CompareView::ready);
     QVERIFY(ready.count() == 1 || ready.wait(30000));
-    w.compareView()->resize(1280, 680);
+    w.sessions()->compareView()->resize(1280, 680);
     QTest::qWait(1000);
-    QVERIFY(w.compareView()->grab().save(dir + "/compare_1280x680.png"));
+    QVERIFY(w.sessions()->compareView()->grab().save(dir + "/compare_1280x680.png"));
     // A failed open over the shown session: the session stays, one error in the message bar.
-    w.compareView()->close();
+    w.sessions()->compareView()->close();
     w.resize(1280, 680);
     w.workspaces()->setMode(Workspaces::Mode::profile);
-    QSignalSpy failed(&w, &MainWindow::sessionFailed);
-    QVERIFY(w.openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
+    QSignalSpy failed(w.sessions(), &SessionsController::sessionFailed);
+    QVERIFY(w.sessions()->openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
     QVERIFY(failed.wait(20000));
     QTest::qWait(800);
     QVERIFY(w.grab().save(dir + "/failed_open_1280x680.png"));

@@ -1,9 +1,11 @@
-// Setups in the window (docs/setups.md): File ▸ Open setup… / Save setup as… / Copy setup
+// SetupsController: setups in the window (docs/setups.md): File ▸ Open setup… / Save setup as… / Copy setup
 // line / Paste setup line, a dropped .tsetup file or setup line, and `trainscope SETUP`. A run's
 // setup fills the model and Run settings (what this machine cannot take is said in the message bar);
 // a lesson's setup is listed in the Lessons window (saved among the user's lessons unless it is a
 // built-in one) and selected. A damaged, foreign or newer setup is refused in the message bar with
 // the field named, and nothing in the window changes.
+#include "widgets/main/setups_controller.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -12,14 +14,16 @@
 #include <QFileDialog>
 #include <QMenu>
 #include <QStandardPaths>
-#include <QStatusBar>
-#include <QToolBar>
+#include <QMimeData>
+#include <QUrl>
 
-#include "app/gui/main_window.h"
 #include "base/errors.h"
 #include "setups/setup.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/lessons/lessons_panel.h"
+#include "widgets/main/lessons_controller.h"
+#include "widgets/main/main_frame.h"
+#include "widgets/main/sessions_controller.h"
 #include "widgets/model_builder.h"
 #include "widgets/run_settings.h"
 #include "widgets/setups/setup_knobs.h"
@@ -31,7 +35,11 @@ namespace {
 QString q(const std::string& s) { return QString::fromStdString(s); }
 }  // namespace
 
-void MainWindow::buildSetupActions(QMenu* file) {
+SetupsController::SetupsController(MainFrame& frame, SessionsController& sessions, LessonsController& lessons,
+                                   QObject* parent)
+    : QObject(parent), frame_(frame), sessions_(sessions), lessons_(lessons) {}
+
+void SetupsController::buildActions(QMenu* file) {
   auto* open = file->addAction(tr("Open &setup…"), this, [this] { chooseSetupToOpen(); });
   open->setObjectName("file.open_setup");
   open->setToolTip(tr("Open a run's or a lesson's setup (*.tsetup, or a text file holding a trainscope: line)"));
@@ -43,7 +51,7 @@ void MainWindow::buildSetupActions(QMenu* file) {
     const QString line = setupLine();
     if (line.isEmpty()) return;  // the message bar says why
     QApplication::clipboard()->setText(line);
-    statusBar()->showMessage(tr("The setup line of this model and these Run settings (%1 characters) is on the clipboard")
+    frame_.showStatus(tr("The setup line of this model and these Run settings (%1 characters) is on the clipboard")
                                  .arg(line.size()), 6000);
   });
   copy->setObjectName("file.copy_setup");
@@ -54,12 +62,12 @@ void MainWindow::buildSetupActions(QMenu* file) {
   save->setToolTip(tr("Save this model and these Run settings as a small setup file (*.tsetup)"));
 }
 
-setups::Setup MainWindow::currentSetup() const {
+setups::Setup SetupsController::currentSetup() const {
   setups::Setup s;
   // What the Train workspace shows: the user's model and settings, or a shown session's (sharing
   // the setup of a recorded run).
-  const RunSettings r = settings_->settings();
-  const ModelSpec& model = model_->spec();
+  const RunSettings r = frame_.runSettings()->settings();
+  const ModelSpec& model = frame_.modelBuilder()->spec();
   s.knobs = knobs_from_settings(r, model);
   const QString preset = preset_of(model);
   s.title = tr("%1, batch size %2, %3 epoch(s)%4")
@@ -71,61 +79,61 @@ setups::Setup MainWindow::currentSetup() const {
   return s;
 }
 
-std::optional<setups::Setup> MainWindow::checkedSetup() {
+std::optional<setups::Setup> SetupsController::checkedSetup() {
   try {
     setups::Setup s = currentSetup();
     (void)setups::parse_setup(setups::to_json(s), "of this window");  // what a student's window will check
     return s;
   } catch (const Error& e) {
-    showMessage(tr("This setup cannot be shared: %1").arg(QString::fromUtf8(e.what())), true);
+    frame_.showMessage(tr("This setup cannot be shared: %1").arg(QString::fromUtf8(e.what())), true);
     return std::nullopt;
   }
 }
 
-QString MainWindow::setupLine() {
+QString SetupsController::setupLine() {
   const auto s = checkedSetup();
   return s ? q(setups::to_line(*s)) : QString();
 }
 
-bool MainWindow::saveSetupAs(const QString& path) {
+bool SetupsController::saveSetupAs(const QString& path) {
   const auto s = checkedSetup();
   if (!s) return false;
   try {
     setups::write_setup_file(path.toStdString(), *s);
   } catch (const Error& e) {
-    showMessage(QString::fromUtf8(e.what()), true);
+    frame_.showMessage(QString::fromUtf8(e.what()), true);
     return false;
   }
-  statusBar()->showMessage(tr("Setup saved to %1").arg(path), 6000);
+  frame_.showStatus(tr("Setup saved to %1").arg(path), 6000);
   return true;
 }
 
-void MainWindow::chooseSetupToSave() {
-  QString path = QFileDialog::getSaveFileName(this, tr("Save setup"), QDir::homePath() + "/run.tsetup",
+void SetupsController::chooseSetupToSave() {
+  QString path = QFileDialog::getSaveFileName(frame_.frameWindow(), tr("Save setup"), QDir::homePath() + "/run.tsetup",
                                               tr("Setups (*.tsetup);;All files (*)"));
   if (path.isEmpty()) return;
   if (!path.contains('.')) path += ".tsetup";
   saveSetupAs(path);
 }
 
-void MainWindow::chooseSetupToOpen() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open setup"), QDir::homePath(),
+void SetupsController::chooseSetupToOpen() {
+  const QString path = QFileDialog::getOpenFileName(frame_.frameWindow(), tr("Open setup"), QDir::homePath(),
                                                     tr("Setups (*.tsetup *.txt *.json);;All files (*)"));
   if (!path.isEmpty()) openSetup(path);
 }
 
-void MainWindow::pasteSetupLine() {
+void SetupsController::pasteSetupLine() {
   const QString text = QApplication::clipboard()->text();
   if (!setups::is_setup_line(text.toStdString())) {
-    showMessage(tr("The clipboard holds no setup line (one starts with \"trainscope:\")"), true);
+    frame_.showMessage(tr("The clipboard holds no setup line (one starts with \"trainscope:\")"), true);
     return;
   }
   openSetup(text);
 }
 
-bool MainWindow::openSetup(const QString& line_or_path) {
-  if (running_) {
-    showMessage(tr("A run is going: stop it before opening a setup"), true);
+bool SetupsController::openSetup(const QString& line_or_path) {
+  if (frame_.running()) {
+    frame_.showMessage(tr("A run is going: stop it before opening a setup"), true);
     return false;
   }
   try {
@@ -133,40 +141,40 @@ bool MainWindow::openSetup(const QString& line_or_path) {
     if (s.is_lesson()) takeLessonSetup(*s.lesson);
     else takeRunSetup(s);
   } catch (const Error& e) {  // nothing changed: the form and the model are as they were
-    showMessage(QString::fromUtf8(e.what()), true);
+    frame_.showMessage(QString::fromUtf8(e.what()), true);
     return false;
   }
   emit setupOpened();
   return true;
 }
 
-void MainWindow::takeRunSetup(const setups::Setup& s) {
-  if (settings_->showingSession()) showOwnSettings();
-  TakenSetup t = take_setup(s.knobs, settings_->settings(), !gpus_.empty());  // throws before anything changes
+void SetupsController::takeRunSetup(const setups::Setup& s) {
+  if (frame_.runSettings()->showingSession()) sessions_.showOwnSettings();
+  TakenSetup t = take_setup(s.knobs, frame_.runSettings()->settings(), !frame_.gpus().empty());  // throws before anything changes
   const std::string model = s.knob("model");
   if (t.model) {
-    if (!is_preset_name(model) || !model_->loadPreset(q(model))) model_->model()->setSpec(*t.model);
+    if (!is_preset_name(model) || !frame_.modelBuilder()->loadPreset(q(model))) frame_.modelBuilder()->model()->setSpec(*t.model);
   }
-  settings_->setSettings(t.settings);
-  workspaces_->setMode(workspaces_->mode() == Workspaces::Mode::profile || workspaces_->mode() == Workspaces::Mode::playground
+  frame_.runSettings()->setSettings(t.settings);
+  frame_.workspaces()->setMode(frame_.workspaces()->mode() == Workspaces::Mode::profile || frame_.workspaces()->mode() == Workspaces::Mode::playground
                            ? Workspaces::Mode::train
-                           : workspaces_->mode());
+                           : frame_.workspaces()->mode());
   if (t.notes.isEmpty()) {
-    message_bar_->hide();
-    statusBar()->showMessage(s.title.empty() ? tr("Setup loaded: press Start to run it")
+    frame_.hideMessage();
+    frame_.showStatus(s.title.empty() ? tr("Setup loaded: press Start to run it")
                                              : tr("Setup \"%1\" loaded: press Start to run it").arg(q(s.title)), 8000);
   } else {
-    showMessage(tr("Setup loaded, with changes: %1").arg(t.notes.join(" · ")), false);  // fits 1280 px
+    frame_.showMessage(tr("Setup loaded, with changes: %1").arg(t.notes.join(" · ")), false);  // fits 1280 px
   }
-  updateActions();
+  frame_.updateActions();
 }
 
-void MainWindow::takeLessonSetup(const lessons::Lesson& l) {
-  LessonsPanel* panel = showLessonsPanel();
+void SetupsController::takeLessonSetup(const lessons::Lesson& l) {
+  LessonsPanel* panel = lessons_.showLessonsPanel();
   for (const auto& b : lessons::builtin_lessons())
     if (b == l) {  // a built-in lesson, shared: nothing to keep
       panel->select(q(l.name));
-      statusBar()->showMessage(tr("Lesson \"%1\" (built in) is selected in the Lessons window").arg(q(l.title)), 8000);
+      frame_.showStatus(tr("Lesson \"%1\" (built in) is selected in the Lessons window").arg(q(l.title)), 8000);
       return;
     }
   const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/lessons";
@@ -179,8 +187,17 @@ void MainWindow::takeLessonSetup(const lessons::Lesson& l) {
   f.close();
   QString error;
   if (!panel->addLessonFile(path, &error)) throw InputError(error.toStdString());
-  message_bar_->hide();
-  statusBar()->showMessage(tr("Lesson \"%1\" is in the Lessons window, among yours").arg(q(l.title)), 8000);
+  frame_.hideMessage();
+  frame_.showStatus(tr("Lesson \"%1\" is in the Lessons window, among yours").arg(q(l.title)), 8000);
+}
+
+QString SetupsController::droppedSetup(const QMimeData* mime) {
+  if (!mime) return {};
+  if (mime->hasUrls())
+    for (const QUrl& url : mime->urls())
+      if (url.isLocalFile() && url.toLocalFile().endsWith(".tsetup", Qt::CaseInsensitive)) return url.toLocalFile();
+  if (mime->hasText() && setups::is_setup_line(mime->text().toStdString())) return mime->text();
+  return {};
 }
 
 }  // namespace ts::gui
