@@ -383,41 +383,61 @@ std::int64_t covered(const std::vector<Span>& v, std::size_t& k, std::int64_t a,
   return sum;
 }
 
-/// The parts of the GPU idle gap [a, b) that host syncs caused (docs/metrics.md, "Sync-caused idle"):
-/// the idle inside a sync, and after a sync returns, the idle that follows it up to the part of the
-/// sync's duration not already counted as idle inside it. Removing a sync gives the host back at most
-/// its own duration, so the GPU idle it causes is bounded by that: what the host does after the sync
-/// (loading data, other Python) is not the sync's. `inside` holds each sync's idle counted so far (a
-/// sync can span several gaps); `ks` is a forward-only cursor over the merged, sorted syncs.
-std::vector<Span> sync_caused(const std::vector<Span>& syncs, std::vector<std::int64_t>& inside, std::size_t& ks,
-                              std::int64_t a, std::int64_t b) {
-  std::vector<Span> out;
-  while (ks < syncs.size() && syncs[ks].end < a) ++ks;
-  for (std::size_t j = ks; j < syncs.size() && syncs[j].start < b; ++j) {
-    const Span& s = syncs[j];
-    const std::int64_t lo = std::max(a, s.start), hi = std::min(b, s.end);
-    if (hi > lo) out.push_back({lo, hi}), inside[j] += hi - lo;
-    if (s.end < a || s.end >= b) continue;
-    const std::int64_t after_end = j + 1 < syncs.size() ? std::min(b, std::max(s.end, syncs[j + 1].start)) : b;
-    const std::int64_t credit = std::min(after_end - s.end, (s.end - s.start) - inside[j]);
-    if (credit > 0) out.push_back({s.end, s.end + credit});
+/// What the host syncs of a step cost the GPU (docs/metrics.md, "Sync-caused idle"): the idle inside
+/// each sync, and after a sync returns, the idle that follows it in its gap (until the next sync
+/// starts), paid from the step's pool of sync time not already counted as idle inside a sync.
+/// Removing the step's syncs gives the host back their duration and no more, so the GPU idle they
+/// cause is bounded by it: what the host does after a short sync (loading the next batch) is not the
+/// sync's, while a long wait for busy GPU work (loss.item()) pays for the drained queue that the
+/// step's later round trips leave behind. The pool belongs to the step window a sync ends in.
+struct SyncCost {
+  const std::vector<Span>& syncs;
+  const std::vector<StepWindow>& steps;
+  std::vector<std::int64_t> inside;  // each sync's idle counted so far (a sync can span gaps)
+  std::size_t ks = 0;                // forward-only cursor over the merged, sorted syncs
+  std::int64_t pool = 0, pool_window_end = INT64_MIN;
+
+  SyncCost(const std::vector<Span>& s, const std::vector<StepWindow>& w) : syncs(s), steps(w), inside(s.size(), 0) {}
+
+  /// The end of the step window holding t (t itself past the last window).
+  std::int64_t window_end(std::int64_t t) const {
+    auto it = std::upper_bound(steps.begin(), steps.end(), t,
+                               [](std::int64_t x, const StepWindow& w) { return x < w.end; });
+    return it == steps.end() ? t : it->end;
   }
-  return out;
-}
+
+  /// The sync-caused parts of the GPU idle gap [a, b), in time order.
+  std::vector<Span> gap(std::int64_t a, std::int64_t b) {
+    std::vector<Span> out;
+    while (ks < syncs.size() && syncs[ks].end < a) ++ks;
+    for (std::size_t j = ks; j < syncs.size() && syncs[j].start < b; ++j) {
+      const Span& s = syncs[j];
+      const std::int64_t lo = std::max(a, s.start), hi = std::min(b, s.end);
+      if (hi > lo) out.push_back({lo, hi}), inside[j] += hi - lo;
+      if (s.end < a || s.end >= b) continue;
+      if (s.end >= pool_window_end) pool = 0, pool_window_end = window_end(s.end);
+      pool += std::max<std::int64_t>(0, (s.end - s.start) - inside[j]);
+      const std::int64_t after_end = j + 1 < syncs.size() ? std::min(b, std::max(s.end, syncs[j + 1].start)) : b;
+      const std::int64_t credit = std::min(after_end - s.end, pool);
+      if (credit > 0) out.push_back({s.end, s.end + credit}), pool -= credit;
+    }
+    return out;
+  }
+};
 
 /// GPU idle gaps inside the windows: cause (host wait / kernel wait / other), sync-caused idle, and
 /// host-wait idle while the trainer was launching.
 void idle_gaps(const Timeline& tl, std::int64_t launch_cost, std::vector<StepMetrics>& out) {
   const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
-  std::size_t cursor = 0, ks = 0, kb = 0;
-  std::vector<std::int64_t> sync_inside(tl.syncs.size(), 0);
+  std::size_t cursor = 0, kb = 0;
+  SyncCost sync_cost(tl.syncs, tl.steps);
   auto gap = [&](std::int64_t a, std::int64_t b, std::int64_t next_launch) {
     if (b <= a) return;
     enum { host, kernel, other } cause;
     if (next_launch == INT64_MAX || next_launch >= a) cause = host;  // nothing was queued: the CPU was late
     else if (b - a < launch_cost) cause = kernel;  // queued behind a dependent kernel: launch latency
     else cause = other;                            // queued, yet waited longer (events, other streams)
-    const std::vector<Span> by_sync = sync_caused(tl.syncs, sync_inside, ks, a, b);
+    const std::vector<Span> by_sync = sync_cost.gap(a, b);
     for_each_piece(tl.steps, cursor, a, b, [&](std::size_t w, std::int64_t pa, std::int64_t pb) {
       auto& m = out[w];
       const std::int64_t len = pb - pa;

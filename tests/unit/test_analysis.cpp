@@ -178,6 +178,35 @@ TEST(Analysis, SyncBoundCountsIdleFromTheSyncToTheNextGpuWork) {
   EXPECT_FALSE(fired(r, "sync_bound"));
 }
 
+TEST(Analysis, RoundTripsAfterALongLossReadShareItsSyncTime) {
+  // Per 1000 ns step: the step's kernels [1, 600) while loss.item() waits [100, 600); then five tiny
+  // round trips (a per-class .sum().item() loop): 55 ns of Python launching, a 5 ns kernel, a sync
+  // until it ends. Without the syncs the host (450 ns of Python a step) would run ahead of the GPU
+  // (600 ns), so the step's idle is theirs: the loss read's 500 ns of waiting pays for the drained
+  // queue between the round trips.
+  Builder b;
+  b.h200();
+  for (int i = 0; i < 20; ++i) {
+    const std::int64_t t = i * 1000;
+    b.step(i + 1, t, t + 1000);
+    b.kernel(t, t + 1, t + 1, t + 600);
+    b.range(K::sync, t + 100, t + 600);
+    b.sync_call(t + 100, t + 600);
+    for (int k = 0; k < 5; ++k) {
+      const std::int64_t r = t + 600 + k * 65;
+      b.kernel(r + 50, r + 55, r + 55, r + 60);
+      b.range(K::sync, r + 55, r + 60);
+      b.sync_call(r + 55, r + 60);
+    }
+  }
+  Report r = analyze(b.s);
+  // Idle per step: 400 ns less the five 5 ns kernels; every instant of it after the loss read is
+  // paid from its 500 ns, but the last step's idle ends at its window end.
+  EXPECT_GT(*r.idle_sync_ns, r.wall_ns * 30 / 100);
+  EXPECT_LE(*r.idle_sync_ns, r.sync_ns);
+  EXPECT_TRUE(fired(r, "sync_bound"));
+}
+
 TEST(Analysis, LiveLeavesOutStepsWhoseGpuRecordsAreNotInYet) {
   // 20 steps recorded by the host; CUPTI has delivered the kernels of the first 15 only.
   Builder b;
