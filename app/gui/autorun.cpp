@@ -12,9 +12,9 @@
 
 #include "app/gui/live_latency.h"
 #include "app/gui/main_window.h"
-#include "runconfig/run_config.h"
 #include "widgets/model_builder.h"
 #include "widgets/training_charts.h"
+#include "runconfig/run_config.h"  // the model presets' names
 
 namespace ts::gui {
 
