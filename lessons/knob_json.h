@@ -1,5 +1,5 @@
 // The knob object shared by lessons and setups ({"batch_size": 128, "amp": "bf16", ...}): read with
-// every error naming the field, written with each knob's JSON type. The knob table is lessons/knobs.cpp;
+// every error naming the field, written with each knob's JSON type. The knob table is runconfig/run_config.cpp;
 // docs/lessons.md lists it.
 #pragma once
 #include <rapidjson/document.h>

@@ -1,4 +1,5 @@
-// The knob table of lessons and setups, and the knob object's reader (lessons/knob_json.h).
+// The knob object's reader of lessons and setups (lessons/knob_json.h), checked against the run
+// configuration's knob table (runconfig/run_config.h).
 #include <fmt/core.h>
 #include <rapidjson/writer.h>
 
@@ -11,6 +12,7 @@
 #include "engine/model_spec.h"
 #include "lessons/knob_json.h"
 #include "profiling/profiler.h"
+#include "runconfig/run_config.h"
 
 namespace ts::lessons {
 
@@ -18,45 +20,9 @@ namespace {
 
 using Value = rapidjson::Value;
 
-/// A knob's type: what its JSON value must be.
-enum class KnobType { integer, boolean, number, text, schedule, model, device, amp, optimizer };
-
-/// A knob and, for numbers, its range (inclusive; `min_exclusive` for "> min"). The ranges are the
-/// window's Run settings form's (widgets/run_settings.cpp), which are within trainscope-run's
-/// checks: a setup or lesson either reader takes, both take.
-struct KnobRule {
-  const char* name;
-  KnobType type;
-  double min = 0, max = 0;
-  bool min_exclusive = false;
-};
-
-/// The knobs, as trainscope-run's options (app/runner/runner.cpp) name them: `images` is
-/// --limit-train, `memory_limit_gib` is --memory-limit. Order: docs/lessons.md's table.
-constexpr KnobRule kKnobs[] = {
-    {"model", KnobType::model},
-    {"device", KnobType::device},
-    {"batch_size", KnobType::integer, 1, 65536},
-    {"num_workers", KnobType::integer, 0, 64},
-    {"pin_memory", KnobType::boolean},
-    {"augment", KnobType::boolean},
-    {"sync_every_step", KnobType::boolean},
-    {"amp", KnobType::amp},
-    {"accumulate", KnobType::integer, 1, 1024},
-    {"images", KnobType::integer, 0, 1e12},
-    {"epochs", KnobType::integer, 1, 1000},
-    {"memory_limit_gib", KnobType::number, 0, 4096, true},
-    {"lr", KnobType::number, 1e-6, 10},
-    {"optimizer", KnobType::optimizer},
-    {"momentum", KnobType::number, 0, 0.999},
-    {"weight_decay", KnobType::number, 0, 1},
-    {"nesterov", KnobType::boolean},
-    {"seed", KnobType::integer, 0, 1073741824},
-    {"log_every", KnobType::integer, 1, 1000000},
-    {"deterministic", KnobType::boolean},
-    {"cpu_threads", KnobType::integer, 0, 1024},
-    {"profile_schedule", KnobType::schedule},
-};
+/// The knobs and their ranges are the run configuration's table (runconfig/run_config.h).
+using runconfig::KnobType;
+using KnobRule = runconfig::KnobDef;
 
 [[noreturn]] void fail(const std::string& where, const std::string& field, const std::string& what) {
   throw InputError(where + ": " + field + ": " + what);
@@ -122,9 +88,7 @@ std::string knob_value(const std::string& where, const std::string& field, const
     case KnobType::device:
     case KnobType::amp:
     case KnobType::optimizer: {
-      const std::vector<std::string> allowed = rule.type == KnobType::device ? std::vector<std::string>{"cuda", "cpu"}
-                                               : rule.type == KnobType::amp  ? std::vector<std::string>{"off", "fp16", "bf16"}
-                                                                             : std::vector<std::string>{"sgd", "adam", "adamw"};
+      const std::vector<std::string> allowed = runconfig::knob_choices(rule.type);
       if (!v.IsString() || std::find(allowed.begin(), allowed.end(), v.GetString()) == allowed.end())
         must("one of " + name_list(allowed));
       return v.GetString();
@@ -172,8 +136,8 @@ std::vector<Knob> parse_knob_object(const std::string& where, const std::string&
   std::vector<Knob> knobs;
   for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
     const std::string name(it->name.GetString(), it->name.GetStringLength());
-    const auto* rule = std::find_if(std::begin(kKnobs), std::end(kKnobs), [&](const KnobRule& r) { return name == r.name; });
-    if (rule == std::end(kKnobs)) fail(where, field + "." + printable(name), "unknown knob (knobs: " + name_list(knob_names()) + ")");
+    const KnobRule* rule = runconfig::find_knob(name);
+    if (!rule) fail(where, field + "." + printable(name), "unknown knob (knobs: " + name_list(knob_names()) + ")");
     if (std::any_of(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.name == name; }))
       fail(where, field + "." + name, "set twice");
     knobs.push_back({name, knob_value(where, field + "." + name, *rule, it->value)});
@@ -184,16 +148,15 @@ std::vector<Knob> parse_knob_object(const std::string& where, const std::string&
 const std::vector<std::string>& knob_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n;
-    for (const auto& k : kKnobs) n.push_back(k.name);
+    for (const KnobRule& k : runconfig::knobs()) n.push_back(k.name);
     return n;
   }();
   return names;
 }
 
 char knob_json_type(const std::string& name) {
-  for (const KnobRule& k : kKnobs) {
-    if (name != k.name) continue;
-    switch (k.type) {
+  if (const KnobRule* k = runconfig::find_knob(name)) {
+    switch (k->type) {
       case KnobType::integer: return 'i';
       case KnobType::boolean: return 'b';
       case KnobType::number: return 'n';

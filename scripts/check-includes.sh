@@ -15,13 +15,14 @@ rules="
 base||qt-free
 kernels|base|qt-free
 engine|base kernels|qt-free
+runconfig|base kernels engine|qt-free
 doctor|base|qt-free
 profiling|base kernels engine|qt-free
-lessons|base kernels engine profiling|qt-free
-setups|base kernels engine profiling lessons|qt-free
+lessons|base kernels engine runconfig profiling|qt-free
+setups|base kernels engine runconfig profiling lessons|qt-free
 playground|base kernels engine profiling|qt-free
-widgets|base kernels engine doctor profiling lessons setups playground|qt
-app|base kernels engine doctor profiling lessons setups playground widgets|qt
+widgets|base kernels engine runconfig doctor profiling lessons setups playground|qt
+app|base kernels engine runconfig doctor profiling lessons setups playground widgets|qt
 "
 # Folders that are a module of their own inside another's folder ("path/prefix=module", one a
 # space), longest first. None today.

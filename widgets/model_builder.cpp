@@ -1,5 +1,6 @@
 // ModelBuilder: the layer table and its controls.
 #include "widgets/model_builder.h"
+#include "runconfig/run_config.h"
 
 #include "widgets/setups/setup_knobs.h"
 
@@ -116,10 +117,10 @@ void ModelBuilder::updateSummary() {
 }
 
 bool ModelBuilder::loadPreset(const QString& name) {
-  QFile f(":/models/" + name + ".json");
-  if (!f.open(QIODevice::ReadOnly)) return false;
   try {
-    model_->setSpec(parse_model_spec(f.readAll().toStdString(), ("preset " + name).toStdString()));
+    const auto spec = runconfig::preset_spec(name.toStdString());
+    if (!spec) return false;
+    model_->setSpec(*spec);
   } catch (const Error&) {
     return false;
   }

@@ -9,8 +9,6 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QStandardItemModel>
 #include <QLabel>
 #include <QLineEdit>
@@ -28,53 +26,25 @@
 
 namespace ts::gui {
 
-TrainConfig to_train_config(const RunSettings& s, const ModelSpec& model) {
-  TrainConfig c;
-  c.model = model;
-  c.device = s.device;
-  c.cuda_device = s.cuda_device;
-  c.epochs = s.epochs;
-  c.batch_size = s.batch_size;
-  c.num_workers = s.num_workers;
-  c.pin_memory = s.pin_memory;
-  c.augment = s.augment;
-  c.sync_every_step = s.sync_every_step;
-  c.seed = s.seed;
-  c.cpu_threads = s.cpu_threads;
-  c.optimizer.type = s.optimizer;
-  c.optimizer.lr = static_cast<float>(s.lr);
-  c.optimizer.momentum = static_cast<float>(s.momentum);
-  c.optimizer.weight_decay = static_cast<float>(s.weight_decay);
-  c.log_every = s.device == Device::cuda ? 25 : 1;
-  c.amp = s.amp;
-  c.accumulate = s.accumulate;
-  c.deterministic = s.deterministic;
-  c.memory_limit_bytes = memory_limit_bytes(s);
-  c.checkpoint_every = s.checkpoint_every;
-  c.checkpoint_path = (s.checkpoint_path.isEmpty() ? default_checkpoint_dir() : s.checkpoint_path).toStdString();
-  c.resume_path = s.resume_path.toStdString();
-  const QJsonObject knobs{{"front_end", "trainscope"},
-                          {"batch_size", static_cast<qint64>(s.batch_size)},
-                          {"num_workers", s.num_workers},
-                          {"amp", amp_mode_name(s.amp)},
-                          {"accumulate", s.accumulate},
-                          {"deterministic", s.deterministic},
-                          {"memory_limit_bytes", static_cast<qint64>(c.memory_limit_bytes)},
-                          {"lr", s.lr},
-                          {"optimizer", optimizer_name(s.optimizer)},
-                          {"seed", static_cast<qint64>(s.seed)},
-                          {"data", s.data_dir.isEmpty() ? QString("sample") : s.data_dir}};
-  c.run_config_json = QJsonDocument(knobs).toJson(QJsonDocument::Compact).toStdString();
-  return c;
+namespace {
+
+/// A field's range: its knob's in the run configuration's table (runconfig/run_config.h), the same
+/// that lessons and setups are checked against.
+void knob_range(QSpinBox* b, const char* knob) {
+  const runconfig::KnobDef* k = runconfig::find_knob(knob);
+  b->setRange(static_cast<int>(k->min), static_cast<int>(k->max));
+}
+void knob_range(QDoubleSpinBox* b, const char* knob) {
+  const runconfig::KnobDef* k = runconfig::find_knob(knob);
+  b->setRange(k->min, k->max);
 }
 
+}  // namespace
+
 std::int64_t memory_limit_bytes(const RunSettings& s) {
-  if (s.memory_limit_gib <= 0) return 0;
-  try {
-    return memory_limit_bytes_from_gib(s.memory_limit_gib);
-  } catch (const InputError&) {  // below 1 MiB: the field's minimum step keeps it out; treat as off
-    return 0;
-  }
+  runconfig::RunConfig c;
+  c.memory_limit_gib = s.memory_limit_gib;
+  return runconfig::memory_limit_bytes(c);  // below 1 MiB: the field's minimum step keeps it out; off
 }
 
 QString default_session_dir() {
@@ -118,23 +88,23 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
   form->addRow(tr("Device"), device_);
 
   batch_size_ = new QSpinBox;
-  batch_size_->setRange(1, 65536);
+  knob_range(batch_size_, "batch_size");
   epochs_ = new QSpinBox;
-  epochs_->setRange(1, 1000);
+  knob_range(epochs_, "epochs");
   lr_ = new QDoubleSpinBox;
   lr_->setDecimals(6);
-  lr_->setRange(1e-6, 10.0);
+  knob_range(lr_, "lr");
   lr_->setSingleStep(1e-4);
   optimizer_ = new QComboBox;
   optimizer_->addItem("SGD", static_cast<int>(OptimizerType::sgd));
   optimizer_->addItem("Adam", static_cast<int>(OptimizerType::adam));
   optimizer_->addItem("AdamW", static_cast<int>(OptimizerType::adamw));
   momentum_ = new QDoubleSpinBox;
-  momentum_->setRange(0, 0.999);
+  knob_range(momentum_, "momentum");
   momentum_->setDecimals(3);
   momentum_->setSingleStep(0.1);
   weight_decay_ = new QDoubleSpinBox;
-  weight_decay_->setRange(0, 1);
+  knob_range(weight_decay_, "weight_decay");
   weight_decay_->setDecimals(5);
   weight_decay_->setSingleStep(1e-4);
   default_wd_ = new QCheckBox(tr("default"));
@@ -143,13 +113,13 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
   wd_row->addWidget(weight_decay_, 1);
   wd_row->addWidget(default_wd_);
   num_workers_ = new QSpinBox;
-  num_workers_->setRange(0, 64);
+  knob_range(num_workers_, "num_workers");
   num_workers_->setToolTip(tr("Data-loader worker threads (0 = the trainer thread loads)"));
   pin_memory_ = new QCheckBox(tr("pin_memory (page-locked batch buffers)"));
   augment_ = new QCheckBox(tr("Augmentation (random crop, padding 4, + horizontal flip)"));
   sync_every_step_ = new QCheckBox(tr("Sync every step (read the loss each step, as loss.item() does)"));
   seed_ = new QSpinBox;
-  seed_->setRange(0, 1 << 30);
+  knob_range(seed_, "seed");
   record_session_ = new QCheckBox(tr("Record session (profile)"));
   record_session_->setObjectName("record_session");
   record_session_->setToolTip(tr("Record the run's profile, losses and accuracy into a session file under %1 "
@@ -219,12 +189,12 @@ QWidget* RunSettingsPanel::buildPrecisionBox() {
   amp_reason_->setVisible(false);
   accumulate_ = new QSpinBox;
   accumulate_->setObjectName("accumulate");
-  accumulate_->setRange(1, 1024);
+  knob_range(accumulate_, "accumulate");
   accumulate_->setSpecialValueText(tr("1 (off)"));
   accumulate_->setToolTip(tr("Micro-batches of the batch size per optimizer step (the loss is divided by N)"));
   memory_limit_ = new QDoubleSpinBox;
   memory_limit_->setObjectName("memory_limit");
-  memory_limit_->setRange(0, 4096);
+  knob_range(memory_limit_, "memory_limit_gib");  // 0: off
   memory_limit_->setDecimals(2);
   memory_limit_->setSingleStep(1);
   memory_limit_->setSuffix(tr(" GiB"));

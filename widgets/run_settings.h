@@ -15,6 +15,7 @@
 #include "engine/network.h"
 #include "engine/optim.h"
 #include "engine/trainer.h"
+#include "runconfig/run_config.h"
 
 class QFormLayout;
 class QLayout;
@@ -62,8 +63,17 @@ struct RunSettings {
   QString session_path;        // not in the form: the window names it (default_session_dir() + time)
 };
 
-/// The engine's TrainConfig for these settings and model. log_every gives the GUI ≥ ~10 loss
-/// updates per second: every step on the CPU (~0.1 s per step), every 25 steps on CUDA.
+/// The run configuration of these settings and model (runconfig/run_config.h; run_settings_config.cpp):
+/// the model as its preset's name or inline, log_every the window's (≥ ~10 loss updates per second:
+/// every step on the CPU, ~0.1 s per step, every 25 steps on CUDA).
+runconfig::RunConfig to_run_config(const RunSettings& s, const ModelSpec& model);
+/// `s` with the knobs of `c` (the model aside); what only the window has (record_session,
+/// session_path) and the files (checkpoint_path, resume_path) stay s's.
+RunSettings with_run_config(RunSettings s, const runconfig::RunConfig& c);
+
+/// The engine's TrainConfig for these settings and model (runconfig::to_train_config of
+/// to_run_config; no checkpoint path: default_checkpoint_dir()); its run_config_json is the
+/// session's run.config.
 TrainConfig to_train_config(const RunSettings& s, const ModelSpec& model);
 
 /// The default checkpoint folder (ends in '/'): <app data>/checkpoints/.

@@ -96,46 +96,11 @@ SessionReplay replay_from_store(const QString& path, std::shared_ptr<const prof:
 }
 
 std::optional<RunSettings> settings_from_session(const std::map<std::string, std::string>& meta, RunSettings s) {
-  const QJsonObject c = QJsonDocument::fromJson(meta_value(meta, "run.config").toUtf8()).object();
-  if (c.isEmpty()) return std::nullopt;
-  auto integer = [&](const char* k, auto& v) {
-    if (c.contains(k) && c.value(k).isDouble()) v = static_cast<std::remove_reference_t<decltype(v)>>(c.value(k).toInteger());
-  };
-  auto real = [&](const char* k, double& v) {
-    if (c.contains(k) && c.value(k).isDouble()) v = c.value(k).toDouble();
-  };
-  auto flag = [&](const char* k, bool& v) {
-    if (c.contains(k) && c.value(k).isBool()) v = c.value(k).toBool();
-  };
-  integer("epochs", s.epochs);
-  integer("batch_size", s.batch_size);
-  integer("num_workers", s.num_workers);
-  integer("accumulate", s.accumulate);
-  integer("limit_train", s.limit_train);
-  integer("cuda_device", s.cuda_device);
-  real("lr", s.lr);
-  real("momentum", s.momentum);
-  real("weight_decay", s.weight_decay);
-  flag("pin_memory", s.pin_memory);
-  flag("augment", s.augment);
-  flag("sync_every_step", s.sync_every_step);
-  flag("deterministic", s.deterministic);
-  // The simulated card, as the form's GiB (absent: a run on the real card).
-  s.memory_limit_gib = c.value("memory_limit_bytes").isDouble()
-                           ? std::max(0.0, c.value("memory_limit_bytes").toDouble()) / static_cast<double>(kGiB)
-                           : 0.0;
-  if (c.value("seed").isDouble()) s.seed = static_cast<std::uint64_t>(c.value("seed").toInteger());
-  const QString device = c.value("device").toString();
-  if (device == "cuda") s.device = Device::cuda;
-  else if (device == "cpu") s.device = Device::cpu;
-  try {
-    if (c.contains("optimizer")) s.optimizer = parse_optimizer(c.value("optimizer").toString().toStdString());
-    if (c.contains("amp")) s.amp = parse_amp_mode(c.value("amp").toString().toStdString());
-  } catch (const std::exception&) {  // an unknown name keeps the current choice
-  }
-  const QString data = c.value("data").toString();
-  if (data == "sample") s.data_dir.clear();
-  else if (!data.isEmpty() && QFileInfo(data).isDir()) s.data_dir = data;
+  const auto c = runconfig::read_run_config(meta_value(meta, "run.config").toStdString(), to_run_config(s, simple_cnn_spec()));
+  if (!c) return std::nullopt;
+  const QString data = s.data_dir;
+  s = with_run_config(s, *c);
+  if (!s.data_dir.isEmpty() && !QFileInfo(s.data_dir).isDir()) s.data_dir = data;  // not on this machine: the user's
   return s;
 }
 

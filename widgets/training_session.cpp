@@ -3,8 +3,6 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QThread>
 
 #include "base/errors.h"
@@ -135,34 +133,6 @@ Cifar10 load_data(const RunSettings& s, RunInfo& info) {
   return load_cifar10(dir, s.limit_train);
 }
 
-/// The session's run.config: every knob of the run (as trainscope-run writes it, plus the GUI's).
-std::string session_config_json(const RunSettings& s, const ModelSpec& model) {
-  const QJsonObject o{{"front_end", "trainscope"},
-                      {"model_name", QString::fromStdString(model.name)},
-                      {"layers", static_cast<int>(model.layers.size())},
-                      {"device", device_name(s.device)},
-                      {"cuda_device", s.cuda_device},
-                      {"epochs", s.epochs},
-                      {"batch_size", static_cast<qint64>(s.batch_size)},
-                      {"num_workers", s.num_workers},
-                      {"pin_memory", s.pin_memory},
-                      {"augment", s.augment},
-                      {"sync_every_step", s.sync_every_step},
-                      {"optimizer", optimizer_name(s.optimizer)},
-                      {"lr", s.lr},
-                      {"momentum", s.momentum},
-                      {"weight_decay", s.weight_decay},
-                      {"seed", static_cast<qint64>(s.seed)},
-                      {"amp", amp_mode_name(s.amp)},
-                      {"accumulate", s.accumulate},
-                      {"deterministic", s.deterministic},
-                      {"memory_limit_bytes", static_cast<qint64>(memory_limit_bytes(s))},
-                      {"limit_train", static_cast<qint64>(s.limit_train)},
-                      {"data", s.data_dir.isEmpty() ? QStringLiteral("sample") : s.data_dir},
-                      {"resume", s.resume_path}};
-  return QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString();
-}
-
 }  // namespace
 
 std::unique_ptr<prof::Profiler> TrainingSession::startProfiler(const RunSettings& s, const ModelSpec& model,
@@ -174,7 +144,7 @@ std::unique_ptr<prof::Profiler> TrainingSession::startProfiler(const RunSettings
     po.session_path = s.session_path.toStdString();
     po.cuda_device = s.device == Device::cuda ? s.cuda_device : -1;
     auto p = std::make_unique<prof::Profiler>(po);
-    p->set_meta("run.config", session_config_json(s, model));
+    p->set_meta("run.config", to_train_config(s, model).run_config_json);  // as the checkpoints hold it
     p->set_meta("run.model_spec", to_json(model));
     emit recordingStarted(p->shared_store());
     return p;

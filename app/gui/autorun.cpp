@@ -15,8 +15,18 @@
 #include "widgets/main/checkpoints_controller.h"
 #include "widgets/model_builder.h"
 #include "widgets/training_charts.h"
+#include "runconfig/run_config.h"  // the model presets' names
 
 namespace ts::gui {
+
+namespace {
+/// "simple_cnn, vgg_small_bn, tiny_cnn": the presets, from their one list (runconfig).
+QString preset_list() {
+  QStringList names;
+  for (const std::string& n : runconfig::preset_names()) names << QString::fromStdString(n);
+  return names.join(", ");
+}
+}  // namespace
 
 void add_autorun_options(QCommandLineParser& p) {
   p.addOptions({
@@ -24,7 +34,7 @@ void add_autorun_options(QCommandLineParser& p) {
       {"quit-when-done", "Quit when the run ends (exit code 0 on success)."},
       {"device", "auto, cpu, cuda or cuda:N.", "device", "auto"},
       {"data", "CIFAR-10 binary folder (default: the generated sample set, NOT CIFAR-10).", "dir"},
-      {"model", "Model preset (simple_cnn, vgg_small_bn, tiny_cnn) or spec JSON file.", "model"},
+      {"model", QString("Model preset (%1) or spec JSON file.").arg(preset_list()), "model"},
       {"epochs", "Epochs.", "n", "2"},
       {"batch-size", "Images per step.", "n", "128"},
       {"num-workers", "Data-loader worker threads.", "n", "2"},

@@ -1,6 +1,5 @@
 // The headless runner: options, data and model resolution, progress lines and the JSON summary.
 #include "app/runner/runner.h"
-#include "lessons/knob_json.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -16,7 +15,6 @@
 #include "base/printable.h"
 #include "engine/synthetic_data.h"
 #include "engine/trainer.h"
-#include "model_presets.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/event_source.h"
 #include "profiling/import/trace_analysis.h"
@@ -87,7 +85,9 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--data", o.data,
                  "CIFAR-10 binary folder (data_batch_1..5.bin, test_batch.bin); default: TrainScope's generated "
                  "sample set (not CIFAR-10)");
-  app.add_option("--model", o.model, "model preset (simple_cnn, vgg_small_bn, tiny_cnn) or a model spec JSON file")
+  std::string presets;
+  for (const std::string& p : runconfig::preset_names()) presets += (presets.empty() ? "" : ", ") + p;
+  app.add_option("--model", o.model, "model preset (" + presets + ") or a model spec JSON file")
       ->capture_default_str();
   app.add_option("--device", o.device, "cuda, cpu, or auto (cuda when a GPU is usable)")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
@@ -248,24 +248,6 @@ int run_analysis(const RunnerOptions& o) {
   return 0;
 }
 
-bool is_model_preset(const std::string& name) {
-  for (const auto& [preset, json] : kModelPresets)
-    if (name == preset) return true;
-  return false;
-}
-
-ModelSpec resolve_model(const std::string& name) {
-  if (lessons::is_inline_model(name)) return parse_model_spec(name, "the setup's model");
-  for (const auto& [preset, json] : kModelPresets)
-    if (name == preset) return parse_model_spec(json, std::string("preset ") + preset);
-  if (!fs::exists(name)) {
-    std::string names;
-    for (const auto& [preset, json] : kModelPresets) names += std::string(names.empty() ? "" : ", ") + preset;
-    throw InputError("--model " + printable(name, 256) + ": no such preset or file (presets: " + names + ")");
-  }
-  return load_model_spec(name);
-}
-
 namespace {
 
 std::string sample_data_dir() {
@@ -360,40 +342,6 @@ std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const Tra
   return buf.GetString();
 }
 
-std::string run_config_json(const RunnerOptions& o, const TrainConfig& c) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.StartObject();
-  w.Key("model_name"); w.String(c.model.name.c_str());
-  w.Key("model_arg"); w.String(lessons::is_inline_model(o.model) ? "(the setup's model)" : o.model.c_str());
-  w.Key("layers"); w.Int(static_cast<int>(c.model.layers.size()));
-  w.Key("device"); w.String(device_name(c.device));
-  w.Key("epochs"); w.Int(c.epochs);
-  w.Key("batch_size"); w.Int64(c.batch_size);
-  w.Key("num_workers"); w.Int(c.num_workers);
-  w.Key("pin_memory"); w.Bool(c.pin_memory);
-  w.Key("augment"); w.Bool(c.augment);
-  w.Key("sync_every_step"); w.Bool(c.sync_every_step);
-  w.Key("amp"); w.String(amp_mode_name(c.amp));
-  w.Key("accumulate"); w.Int(c.accumulate);
-  w.Key("deterministic"); w.Bool(c.deterministic);
-  w.Key("memory_limit_bytes"); w.Int64(c.memory_limit_bytes);  // a simulated smaller card; 0: the real card
-  w.Key("optimizer"); w.String(optimizer_name(c.optimizer.type));
-  w.Key("lr"); w.Double(json_float(c.optimizer.lr));
-  w.Key("momentum"); w.Double(json_float(c.optimizer.momentum));
-  w.Key("nesterov"); w.Bool(c.optimizer.nesterov);
-  w.Key("weight_decay"); w.Double(json_float(c.optimizer.weight_decay));
-  w.Key("seed"); w.Uint64(c.seed);
-  w.Key("log_every"); w.Int(c.log_every);
-  w.Key("cpu_threads"); w.Int(c.cpu_threads);
-  w.Key("allow_tf32"); w.Bool(c.allow_tf32);
-  w.Key("limit_train"); w.Int64(o.limit_train);
-  w.Key("data"); w.String(o.data.empty() ? "sample" : o.data.c_str());
-  w.Key("profile_schedule"); w.String(o.profile_schedule.c_str());
-  w.EndObject();
-  return buf.GetString();
-}
-
 TrainSummary train_and_report(Trainer& trainer, const TrainConfig& c, const Cifar10& data,
                               const std::function<void(const std::string&)>& say, const std::atomic<bool>& stop);
 void report_session(std::FILE* out, const prof::ProfilerSummary& p, const std::function<void(const std::string&)>& say);
@@ -405,36 +353,22 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop, std::str
     if (!o.quiet) fmt::print(o.out, "{}\n", line);
     std::fflush(o.out);
   };
-  TrainConfig c;
-  c.model = resolve_model(o.model);
-  infer_shapes(c.model);
+  const ModelSpec model = [&] {
+    ModelSpec m = resolve_model(o.model);
+    infer_shapes(m);
+    return m;
+  }();
   if (o.batch_size <= 0) throw InputError("--batch-size must be > 0, got " + std::to_string(o.batch_size));
-  if (o.memory_limit_gib > 0) c.memory_limit_bytes = memory_limit_bytes_from_gib(o.memory_limit_gib);
+  if (o.memory_limit_gib > 0) (void)memory_limit_bytes_from_gib(o.memory_limit_gib);  // refuses < 1 MiB
   const Cifar10 data = resolve_data(o, say);
   for (const auto& w : data.warnings) say("warning: " + w);
-  c.device = resolve_device(o.device, say);
-  c.epochs = o.epochs;
-  c.batch_size = o.batch_size;
-  c.num_workers = o.num_workers;
-  c.pin_memory = o.pin_memory && c.device == Device::cuda;  // page-locking means nothing without a GPU
-  c.augment = o.augment;
-  c.sync_every_step = o.sync_every_step;
-  c.seed = o.seed;
-  c.log_every = o.log_every;
-  c.cpu_threads = o.cpu_threads;
-  c.optimizer.type = parse_optimizer(o.optimizer);
-  c.optimizer.lr = o.lr;
-  c.optimizer.momentum = o.momentum;
-  c.optimizer.nesterov = o.nesterov;
-  c.optimizer.weight_decay = o.weight_decay;
+  runconfig::RunConfig recorded = o;  // the knobs as the run uses them: the device chosen, ...
+  const Device device = resolve_device(o.device, say);
+  recorded.device = device_name(device);
+  recorded.pin_memory = o.pin_memory && device == Device::cuda;  // page-locking means nothing without a GPU
+  // One serialisation: checkpoints and the session's run.config.
+  const TrainConfig c = runconfig::to_train_config(recorded, model, device, "trainscope-run");
   check_optimizer_options(c.optimizer, say);
-  c.amp = parse_amp_mode(o.amp);
-  c.accumulate = o.accumulate;
-  c.deterministic = o.deterministic;
-  c.checkpoint_every = o.checkpoint_every;
-  c.checkpoint_path = o.checkpoint;
-  c.resume_path = o.resume;
-  c.run_config_json = run_config_json(o, c);  // one serialisation: checkpoints and the session's run.config
 
   std::unique_ptr<prof::Profiler> profiler;
   TrainerObserver obs;

@@ -9,42 +9,19 @@
 
 #include "engine/model_spec.h"
 #include "lessons/lesson.h"
+#include "runconfig/run_config.h"
 
 namespace CLI { class App; }
 
 namespace ts {
 
-struct RunnerOptions {
-  std::string data;             // CIFAR-10 folder; empty = the generated sample set
-  std::string model = "simple_cnn";  // preset name or a spec file
-  std::string device = "auto";  // auto | cuda | cpu
-  int epochs = 1;
-  std::int64_t batch_size = 128;
-  int num_workers = 2;
-  bool pin_memory = true;
-  float lr = 1e-3f;
-  std::string optimizer = "adam";
-  float momentum = 0.0f;
-  float weight_decay = -1.0f;   // < 0: the optimizer's default
-  bool nesterov = false;
-  std::uint64_t seed = 0;
-  std::int64_t limit_train = 0;
-  bool augment = false;
-  bool sync_every_step = false;
-  int log_every = 100;
-  int cpu_threads = 0;
-  std::string amp = "off";      // off | fp16 | bf16
-  int accumulate = 1;
-  bool deterministic = false;
-  double memory_limit_gib = 0;  // --memory-limit GiB: a simulated smaller card (allocator cap; 0 = off)
-  int checkpoint_every = 0;
-  std::string checkpoint = "trainscope.tsckpt";
-  std::string resume;
+/// trainscope-run's options: a run's knobs (runconfig::RunConfig, with trainscope-run's defaults)
+/// and the runner's own options (recording, analysis, import, lessons, setups, playground, ...).
+struct RunnerOptions : runconfig::RunConfig {
   bool quiet = false;
   bool profile = false;          // record a session (profiling/): host ranges, CUPTI, samples
   std::string session;           // session file; empty = trainscope-<time>.tsession in the cwd
   bool overwrite = false;        // --overwrite: --session may replace an existing file (output_paths.h)
-  std::string profile_schedule;  // "wait=W,warmup=U,active=A,repeat=R"; empty = every step
   std::string analyze;           // --analyze SESSION: print the analysis of a recorded session, no training
   bool json = false;             // --json: the analysis as one JSON object
   std::int64_t analyze_warmup = 1;  // --analyze-warmup: leading steps left out (cuDNN search, first allocations)
@@ -126,11 +103,8 @@ int run_training(const RunnerOptions& opt, const std::atomic<bool>& stop, std::s
 /// 1 when not. app/runner/lesson_cmd.cpp.
 int run_lesson(const RunnerOptions& opt, const std::atomic<bool>& stop);
 
-/// Applies a lesson or setup knob (lessons/knob_json.h) to the options: `images` is --limit-train,
-/// `memory_limit_gib` --memory-limit, the others the option of their name. app/runner/setup_cmd.cpp.
+/// Applies a lesson or setup knob (lessons/knob_json.h) to the options (runconfig::apply_knob).
 void apply_knob(RunnerOptions& o, const lessons::Knob& k);
-/// The command-line option a knob stands for ("batch_size" -> "--batch-size", "images" -> "--limit-train").
-std::string knob_option(const std::string& knob);
 /// After parsing: --setup's knobs applied where the command line did not give the option itself (a
 /// lesson setup becomes lesson_setup). Throws InputError for a bad setup, naming the field.
 void apply_setup(const CLI::App& app, RunnerOptions& o);
@@ -138,12 +112,8 @@ void apply_setup(const CLI::App& app, RunnerOptions& o);
 /// line; returns the exit code. A model given as a spec file is written inline, so the setup travels.
 int run_save_setup(const RunnerOptions& o);
 
-/// Whether `name` is a built-in model preset (resources/models).
-bool is_model_preset(const std::string& name);
-/// The model --model names: a preset (resources/models: simple_cnn, vgg_small_bn, tiny_cnn), a
-/// model-spec JSON file, or a spec's JSON itself (a setup's
-/// inline model: text starting with '{'). Throws InputError naming it and listing the presets when it
-/// is none of these, or the spec reader's error for a bad file or spec.
-ModelSpec resolve_model(const std::string& name);
+using runconfig::is_model_preset;
+using runconfig::knob_option;
+using runconfig::resolve_model;
 
 }  // namespace ts

@@ -1,5 +1,5 @@
 // --setup and --save-setup: a run's model and knobs (or a lesson) from and to a setup file or line
-// (setups/setup.h, docs/setups.md); the knob -> option mapping that lessons use too.
+// (setups/setup.h, docs/setups.md). The knobs themselves are runconfig's (runconfig/run_config.h).
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
@@ -10,45 +10,14 @@
 #include "base/errors.h"
 #include "base/printable.h"
 #include "lessons/knob_json.h"
+#include "runconfig/run_config.h"
 #include "setups/setup.h"
 
 namespace ts {
 
 using lessons::Knob;
 
-std::string knob_option(const std::string& knob) {
-  if (knob == "images") return "--limit-train";
-  if (knob == "memory_limit_gib") return "--memory-limit";
-  std::string o = "--" + knob;
-  std::replace(o.begin(), o.end(), '_', '-');
-  return o;
-}
-
-void apply_knob(RunnerOptions& r, const Knob& k) {
-  const std::string& v = k.value;
-  if (k.name == "model") r.model = v;
-  else if (k.name == "device") r.device = v;
-  else if (k.name == "batch_size") r.batch_size = std::stoll(v);
-  else if (k.name == "num_workers") r.num_workers = std::stoi(v);
-  else if (k.name == "pin_memory") r.pin_memory = v == "true";
-  else if (k.name == "augment") r.augment = v == "true";
-  else if (k.name == "sync_every_step") r.sync_every_step = v == "true";
-  else if (k.name == "amp") r.amp = v;
-  else if (k.name == "accumulate") r.accumulate = std::stoi(v);
-  else if (k.name == "images") r.limit_train = std::stoll(v);
-  else if (k.name == "epochs") r.epochs = std::stoi(v);
-  else if (k.name == "memory_limit_gib") r.memory_limit_gib = std::stod(v);
-  else if (k.name == "lr") r.lr = std::stof(v);
-  else if (k.name == "optimizer") r.optimizer = v;
-  else if (k.name == "momentum") r.momentum = std::stof(v);
-  else if (k.name == "weight_decay") r.weight_decay = std::stof(v);
-  else if (k.name == "nesterov") r.nesterov = v == "true";
-  else if (k.name == "seed") r.seed = std::stoull(v);
-  else if (k.name == "log_every") r.log_every = std::stoi(v);
-  else if (k.name == "deterministic") r.deterministic = v == "true";
-  else if (k.name == "cpu_threads") r.cpu_threads = std::stoi(v);
-  else if (k.name == "profile_schedule") r.profile_schedule = v;
-}
+void apply_knob(RunnerOptions& r, const Knob& k) { runconfig::apply_knob(r, k.name, k.value); }
 
 void apply_setup(const CLI::App& app, RunnerOptions& o) {
   if (app.count("--save-setup") && o.save_setup.empty()) throw InputError("--save-setup: no file named");
@@ -83,32 +52,6 @@ void apply_setup(const CLI::App& app, RunnerOptions& o) {
   }
 }
 
-namespace {
-
-std::string number(double v) { return fmt::format("{:.10g}", v); }
-
-/// The options' knobs, every one of them (a setup does not lean on this version's defaults).
-std::vector<Knob> knobs_of(const RunnerOptions& o) {
-  std::vector<Knob> k = {{"model", o.model}};
-  if (o.device != "auto") k.push_back({"device", o.device});
-  const auto b = [](bool v) { return std::string(v ? "true" : "false"); };
-  k.insert(k.end(), {{"batch_size", std::to_string(o.batch_size)}, {"num_workers", std::to_string(o.num_workers)},
-                     {"pin_memory", b(o.pin_memory)}, {"augment", b(o.augment)},
-                     {"sync_every_step", b(o.sync_every_step)}, {"amp", o.amp},
-                     {"accumulate", std::to_string(o.accumulate)}, {"images", std::to_string(o.limit_train)},
-                     {"epochs", std::to_string(o.epochs)}});
-  if (o.memory_limit_gib > 0) k.push_back({"memory_limit_gib", number(o.memory_limit_gib)});
-  k.insert(k.end(), {{"lr", number(std::stod(fmt::format("{:.7g}", o.lr)))}, {"optimizer", o.optimizer}});
-  if (o.momentum > 0) k.push_back({"momentum", number(std::stod(fmt::format("{:.7g}", o.momentum)))});
-  if (o.weight_decay >= 0) k.push_back({"weight_decay", number(std::stod(fmt::format("{:.7g}", o.weight_decay)))});
-  k.insert(k.end(), {{"seed", std::to_string(o.seed)}, {"log_every", std::to_string(o.log_every)},
-                     {"deterministic", b(o.deterministic)}, {"cpu_threads", std::to_string(o.cpu_threads)}});
-  if (!o.profile_schedule.empty()) k.push_back({"profile_schedule", o.profile_schedule});
-  return k;
-}
-
-}  // namespace
-
 int run_save_setup(const RunnerOptions& o) {
   check_output_path("--save-setup", o.save_setup, run_inputs(o));
   setups::Setup s;
@@ -117,7 +60,7 @@ int run_save_setup(const RunnerOptions& o) {
     s.title = s.lesson->title;
   } else {
     if (!is_model_preset(o.model) && !lessons::is_inline_model(o.model)) resolve_model(o.model);  // names a bad file
-    s.knobs = knobs_of(o);
+    for (auto& [name, value] : runconfig::knobs_of(o)) s.knobs.push_back({name, value});  // every knob: a setup does not lean on defaults
     s.title = fmt::format("{}, batch size {}, {} epoch{}{}", is_model_preset(o.model) ? o.model : "own model",
                           o.batch_size, o.epochs, o.epochs == 1 ? "" : "s", o.amp == "off" ? "" : ", AMP " + o.amp);
   }

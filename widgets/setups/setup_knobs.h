@@ -13,7 +13,7 @@
 
 namespace ts::gui {
 
-/// Whether `name` is a built-in model preset (the window's resources :/models/NAME.json).
+/// Whether `name` is a built-in model preset (runconfig::is_model_preset).
 bool is_preset_name(const std::string& name);
 /// The built-in model preset whose spec `model` is ("" when it is none: the setup carries it inline).
 QString preset_of(const ModelSpec& model);
