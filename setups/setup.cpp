@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/capped_read.h"
 #include "base/errors.h"
 #include "base/json_guard.h"
 #include "base/printable.h"
@@ -205,12 +206,8 @@ Setup read_setup(const std::string& line_or_path) {
   // Whatever was given is echoed escaped: a pasted text that is no line may hold anything.
   const std::string shown = printable(line_or_path, 256);
   if (std::filesystem::is_directory(line_or_path, ec)) throw InputError("setup " + shown + ": a folder, not a setup file");
-  std::ifstream in(line_or_path, std::ios::binary);
-  if (!in) throw InputError("setup " + shown + ": cannot be read");
-  std::string bytes(kMaxSetupBytes + 1, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  bytes.resize(static_cast<std::size_t>(in.gcount()));
-  return parse_setup(bytes, shown);
+  if (!file) throw InputError("setup " + shown + ": cannot be read");
+  return parse_setup(read_file_capped(line_or_path, static_cast<std::int64_t>(kMaxSetupBytes), "setup"), shown);
 }
 
 std::string to_json(const Setup& s, bool pretty) {
