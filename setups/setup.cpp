@@ -242,6 +242,24 @@ Setup portable(Setup s, bool (*is_preset)(const std::string& name)) {
   return s;
 }
 
+std::vector<NamedFile> named_files(const Setup& s, bool (*is_preset)(const std::string& name)) {
+  std::vector<NamedFile> out;
+  const auto scan = [&](const std::vector<lessons::Knob>& knobs, const std::string& field) {
+    std::error_code ec;
+    for (const lessons::Knob& k : knobs)
+      if (k.name == "model" && !lessons::is_inline_model(k.value) && !is_preset(k.value) &&
+          std::filesystem::exists(k.value, ec))
+        out.push_back({field + ".model", k.value});
+  };
+  scan(s.knobs, "knobs");
+  if (s.lesson) {
+    scan(s.lesson->base, "lesson.base");
+    for (std::size_t i = 0; i < s.lesson->runs.size(); ++i)
+      scan(s.lesson->runs[i].knobs, fmt::format("lesson.runs[{}].knobs", i));
+  }
+  return out;
+}
+
 std::string base64url_encode(std::string_view bytes) {
   const int variant = sodium_base64_VARIANT_URLSAFE_NO_PADDING;
   std::string out(sodium_base64_encoded_len(bytes.size(), variant), '\0');

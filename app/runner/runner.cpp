@@ -214,6 +214,9 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--setup", o.setup,
                  "take the run's model and knobs (or a lesson) from a setup: a .tsetup file or a 'trainscope:...' "
                  "line (docs/setups.md); options given beside it win over the setup's");
+  app.add_flag("--allow-setup-paths", o.allow_setup_paths,
+               "let --setup's model name a file on this machine (a shared setup is otherwise refused when it does: "
+               "it may only carry its model inline or as a preset)");
   app.add_option("--save-setup", o.save_setup,
                  "write this command line's model and knobs (or, with --lesson, the lesson) as a setup file and "
                  "print its one-line form; nothing is trained");
