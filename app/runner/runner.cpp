@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "base/errors.h"
 #include "engine/memory.h"
@@ -305,8 +306,10 @@ Device resolve_device(const std::string& d, const std::function<void(const std::
   return Device::cpu;
 }
 
+/// The run's JSON summary; with a session, its "session" object says what the file holds (steps and
+/// events written, steps taken, the error that stopped recording).
 std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const TrainSummary& s,
-                         std::int64_t train_images) {
+                         std::int64_t train_images, const prof::ProfilerSummary* session) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   w.StartObject();
@@ -359,6 +362,17 @@ std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const Tra
     w.Key("driver_version"); w.Int(s.device.driver_version);
   }
   w.Key("data"); w.String(o.data.empty() ? "sample" : o.data.c_str());
+  if (session) {
+    w.Key("session");
+    w.StartObject();
+    w.Key("path"); w.String(session->path.c_str());
+    w.Key("steps_written"); w.Int64(session->steps);
+    w.Key("steps_taken"); w.Int64(session->steps_taken);
+    w.Key("events_written"); w.Int64(session->events);
+    w.Key("complete"); w.Bool(session->error.empty() && session->steps == session->steps_taken);
+    if (!session->error.empty()) { w.Key("error"); w.String(session->error.c_str()); }
+    w.EndObject();
+  }
   w.EndObject();
   return buf.GetString();
 }
@@ -487,8 +501,9 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop, std::str
     if (profiler) report_session(o.out, profiler->stop(), say);  // the session keeps what was recorded
     throw;
   }
-  if (profiler) report_session(o.out, profiler->stop(), say);
-  const std::string summary = summary_json(o, c, s, data.train.count());
+  std::optional<prof::ProfilerSummary> recorded;
+  if (profiler) report_session(o.out, *(recorded = profiler->stop()), say);
+  const std::string summary = summary_json(o, c, s, data.train.count(), recorded ? &*recorded : nullptr);
   if (summary_out) *summary_out = summary;
   if (!summary_out || !o.quiet) fmt::print(o.out, "{}\n", summary);  // a lesson keeps the summary in its manifest
   std::fflush(o.out);
@@ -522,6 +537,9 @@ void report_session(std::FILE* out, const prof::ProfilerSummary& p, const std::f
              "{} host ranges), {} steps, {} bytes, {:.1f} bytes/event, dropped cupti {} host_ranges {}\n",
              p.path, p.events, n.kernels, n.memcpys, n.memsets, n.runtime, n.syncs, n.memory, n.host_ranges, p.steps,
              p.file_bytes, p.bytes_per_event, p.dropped.cupti, p.dropped.host_ranges);
+  if (p.steps != p.steps_taken)  // a write failed (a full disk): the file holds fewer steps than the run took
+    fmt::print(out, "session {}: the file holds {} of the run's {} steps (the later ones were not written)\n", p.path, p.steps,
+               p.steps_taken);
   if (!p.gpu_status.empty()) say("session: " + p.gpu_status);
   if (!p.error.empty()) fmt::print(stderr, "warning: {}\n", p.error);  // names the file
   std::fflush(out);
