@@ -18,7 +18,10 @@ namespace {
 
 class Reader {
  public:
-  Reader(const std::string& path) : path_(path) {
+  /// `growing`: the file is followed while its writer writes it (SessionFollower), so it is never
+  /// opened immutable while it can be read through its WAL, even in the instant before the writer
+  /// has created its -wal.
+  explicit Reader(const std::string& path, bool growing = false) : path_(path) {
     if (!std::filesystem::is_regular_file(path))
       throw SessionError(SessionError::Kind::io, "session file " + path + " does not exist or is not a file");
     if (std::filesystem::file_size(path) == 0)
@@ -29,7 +32,7 @@ class Reader {
     std::error_code ec;
     wal_ = std::filesystem::exists(path + "-wal", ec);
     const std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
-    immutable_ = !wal_ || ::access(path.c_str(), W_OK) != 0 || ::access(dir.c_str(), W_OK) != 0;
+    immutable_ = (!wal_ && !growing) || ::access(path.c_str(), W_OK) != 0 || ::access(dir.c_str(), W_OK) != 0;
     const std::string name = immutable_ ? "file:" + uri_path(path) + "?immutable=1" : path;
     if (sqlite3_open_v2(name.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
       const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -480,7 +483,7 @@ bool session_being_written(const std::string& path) {
 }
 
 struct SessionFollower::State {
-  explicit State(const std::string& p) : reader(p) {}
+  explicit State(const std::string& p) : reader(p, true) {}
   Reader reader;
   ReadCursor cursor;
   int version = 0;
