@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "base/capped_read.h"
 #include "base/errors.h"
 #include "base/printable.h"
 
@@ -41,7 +42,7 @@ struct Writer {
 };
 
 struct Reader {
-  const std::vector<char>& buf;
+  const std::string& buf;
   std::size_t pos;
   const std::string& path;
   [[noreturn]] void fail(const std::string& what) const {
@@ -120,7 +121,7 @@ void save_checkpoint(const std::string& path, const TrainingState& s) {
   h.put<std::uint32_t>(kCheckpointVersion);
   h.put<std::uint64_t>(p.buf.size());
   h.put<std::uint32_t>(static_cast<std::uint32_t>(
-      crc32(0L, reinterpret_cast<const Bytef*>(p.buf.data()), static_cast<uInt>(p.buf.size()))));
+      crc32_z(0L, reinterpret_cast<const Bytef*>(p.buf.data()), p.buf.size())));
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw InputError(tmp + ": cannot create checkpoint: " + std::strerror(errno));
@@ -137,9 +138,7 @@ void save_checkpoint(const std::string& path, const TrainingState& s) {
 }
 
 TrainingState load_checkpoint(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path + ": cannot open checkpoint");
-  const std::vector<char> buf((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string buf = read_file_capped(path, kMaxCheckpointBytes, "checkpoint");
   Reader r{buf, 0, path};
   if (buf.size() < kHeaderBytes || std::memcmp(buf.data(), kMagic, 8) != 0)
     throw InputError(path + ": not a TrainScope checkpoint (bad magic at byte 0)");
@@ -155,7 +154,7 @@ TrainingState load_checkpoint(const std::string& path) {
                      " payload bytes, file has " + std::to_string(buf.size() - kHeaderBytes) + " after byte " +
                      std::to_string(kHeaderBytes));
   const auto actual = static_cast<std::uint32_t>(
-      crc32(0L, reinterpret_cast<const Bytef*>(buf.data() + kHeaderBytes), static_cast<uInt>(payload)));
+      crc32_z(0L, reinterpret_cast<const Bytef*>(buf.data() + kHeaderBytes), static_cast<std::size_t>(payload)));
   if (actual != crc) throw InputError(path + ": checkpoint corrupted (CRC-32 mismatch over bytes " +
                                       std::to_string(kHeaderBytes) + ".." + std::to_string(buf.size()) + ")");
   TrainingState s;

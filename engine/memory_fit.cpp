@@ -2,10 +2,12 @@
 #include "engine/memory_fit.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include "engine/batch.h"
 #include "engine/host_trace.h"
+#include "engine/memory.h"
 
 namespace ts {
 
@@ -97,6 +99,57 @@ MemoryFootprint measure_network_footprint(const ModelSpec& spec, NetworkOptions 
   } catch (const std::exception&) {
     return {};
   }
+}
+
+std::int64_t host_available_bytes() {
+  std::int64_t avail = -1;
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    long long kib = 0;
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "MemAvailable: %lld kB", &kib) == 1) avail = static_cast<std::int64_t>(kib) * 1024;
+    std::fclose(f);
+  }
+  // cgroup v2: the limit of the process's own group ("max": none).
+  const auto read_number = [](const char* path) -> std::int64_t {
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) return -1;
+    long long v = -1;
+    if (std::fscanf(f, "%lld", &v) != 1) v = -1;
+    std::fclose(f);
+    return v;
+  };
+  const std::int64_t max = read_number("/sys/fs/cgroup/memory.max"), used = read_number("/sys/fs/cgroup/memory.current");
+  if (max > 0 && used >= 0) avail = avail < 0 ? std::max<std::int64_t>(0, max - used) : std::min(avail, std::max<std::int64_t>(0, max - used));
+  return avail;
+}
+
+MemoryFootprint footprint_lower_bound(const ModelSpec& spec) {
+  std::int64_t elements = 3 * 32 * 32, parameters = 0;  // the input image
+  for (const LayerShape& l : infer_shapes(spec)) {
+    std::int64_t n = 1;
+    for (const std::int64_t d : l.output) n *= d;
+    elements += 2 * n;  // output and its gradient
+    parameters += l.parameters;
+  }
+  constexpr auto kFloat = static_cast<std::int64_t>(sizeof(float));
+  return {2 * parameters * kFloat, elements * kFloat};
+}
+
+void check_host_memory(const MemoryFootprint& f, std::int64_t batch_size, int accumulate, std::int64_t available_bytes,
+                       bool at_least) {
+  if (available_bytes < 0 || f.per_sample_bytes <= 0) return;
+  const std::int64_t need = f.bytes(batch_size);
+  if (need <= available_bytes) return;
+  const std::int64_t fits = batch_size_that_fits(f, available_bytes);
+  const std::string where = "in this machine's " + format_bytes(available_bytes) + " of available memory";
+  const std::string msg = "host memory: at batch size " + std::to_string(batch_size) + " the CPU run needs " + (at_least ? "at least " : "about ") +
+                          format_bytes(need) + " (" + format_bytes(f.per_sample_bytes) + " per sample plus " +
+                          format_bytes(f.fixed_bytes) + " of parameters, optimizer state and workspaces); this machine has " +
+                          format_bytes(available_bytes) + " available" +
+                          oom_fix_advice(batch_size, accumulate, fits, false, false, where);
+  OutOfMemoryError e(msg, need, available_bytes, "host memory (checked before the first step)");
+  throw with_oom_advice(e, msg, batch_size, accumulate, fits);
 }
 
 }  // namespace ts

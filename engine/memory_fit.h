@@ -60,4 +60,21 @@ OutOfMemoryError with_oom_advice(const OutOfMemoryError& e, const std::string& m
 /// (unknown) when the measurement fails. Costs two small networks' construction: call it after an OOM.
 MemoryFootprint measure_network_footprint(const ModelSpec& spec, NetworkOptions options);
 
+/// Host memory (bytes) a new allocation can have: /proc/meminfo's MemAvailable, lowered to what the
+/// process's cgroup (v2 memory.max - memory.current) still allows; -1 when neither can be read.
+std::int64_t host_available_bytes();
+
+/// A lower bound of a CPU run's memory from shape inference alone (cheap: no network): per sample,
+/// every layer's output and its gradient in fp32 plus the input image; fixed, the parameters and
+/// their gradients in fp32.
+MemoryFootprint footprint_lower_bound(const ModelSpec& spec);
+
+/// The CPU backend's up-front check, as the CUDA plan checks the card: throws OutOfMemoryError
+/// ("host memory: at batch size N the run needs about X ... this machine has Y available") with the
+/// batch size that fits and --accumulate for the same effective batch, when footprint `f` at
+/// `batch_size` needs more than `available_bytes`. Does nothing when `available_bytes` < 0 (unknown).
+/// `at_least`: `f` is a lower bound (the message says "at least", not "about").
+void check_host_memory(const MemoryFootprint& f, std::int64_t batch_size, int accumulate, std::int64_t available_bytes,
+                       bool at_least = false);
+
 }  // namespace ts

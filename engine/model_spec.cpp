@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/capped_read.h"
 #include "base/errors.h"
 #include "base/json_guard.h"
 #include "base/printable.h"
@@ -273,11 +274,7 @@ ModelSpec parse_model_spec(std::string_view json, std::string_view source) {
 }
 
 ModelSpec load_model_spec(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path + ": cannot open model spec");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_model_spec(ss.str(), path);
+  return parse_model_spec(read_file_capped(path, kMaxModelSpecBytes, "model spec"), path);
 }
 
 namespace {

@@ -107,6 +107,7 @@ Trainer::Trainer(TrainConfig config, const Cifar10& data, TrainerObserver observ
 
   if (config_.memory_limit_bytes < 0)
     throw InputError("--memory-limit must be >= 0 bytes, got " + std::to_string(config_.memory_limit_bytes));
+  if (config_.device == Device::cpu && config_.memory_limit_bytes == 0) check_host_memory_up_front();
   try {
     build();
   } catch (const OutOfMemoryError& e) {
@@ -170,6 +171,34 @@ void Trainer::rethrow_oom(const OutOfMemoryError& e) const {
                           " of parameters, gradients, optimizer state and workspaces; " + card + " holds " +
                           format_bytes(cap) + oom_fix_advice(n, config_.accumulate, fits, false, false, "on " + card);
   throw with_oom_advice(e, msg, n, config_.accumulate, fits);
+}
+
+void Trainer::check_host_memory_up_front() const {
+  const std::int64_t available = host_available_bytes();
+  if (available < 0) return;
+  std::int64_t rings = 0;
+  for (const bool train : {true, false}) {
+    LoaderOptions lo = loader_options(train);
+    lo.batch_size = 1;
+    rings += loader_ring_bytes(lo);
+  }
+  const std::int64_t n = config_.batch_size;
+  MemoryFootprint lower = footprint_lower_bound(config_.model);
+  lower.per_sample_bytes += rings;
+  // Past what is free even by the shapes' lower bound: refused without building anything. Far below
+  // it: no measurement. In between the footprint is measured on two small networks.
+  if (n > (available - lower.fixed_bytes) / lower.per_sample_bytes)
+    check_host_memory(lower, n, config_.accumulate, available, true);
+  if (lower.bytes(n) * 4 < available) return;
+  NetworkOptions opt;
+  opt.optimizer = config_.optimizer;
+  opt.seed = config_.seed;
+  opt.cpu_threads = config_.cpu_threads;
+  opt.accumulate = config_.accumulate;
+  MemoryFootprint f = measure_network_footprint(config_.model, opt);
+  if (f.per_sample_bytes <= 0) f = footprint_lower_bound(config_.model);  // not measurable
+  f.per_sample_bytes += rings;
+  check_host_memory(f, n, config_.accumulate, available);
 }
 
 Trainer::~Trainer() = default;

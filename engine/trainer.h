@@ -130,6 +130,10 @@ class Trainer {
   /// Rethrows `e`; a CPU-backend OOM at the memory cap gets the advice first (the run's measured
   /// footprint against the cap: a batch size that fits, --accumulate for the same effective batch).
   [[noreturn]] void rethrow_oom(const OutOfMemoryError& e) const;
+  /// A CPU run without --memory-limit: its footprint at the batch size against the host's available
+  /// memory before anything is built (check_host_memory); measured only when the shapes' lower
+  /// bound comes near it, so a small run pays nothing.
+  void check_host_memory_up_front() const;
   /// Loads config.resume_path into the network; returns the epochs it had completed.
   int resume(std::int64_t& global_step);
   std::string checkpoint_file(int epoch) const;

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/capped_read.h"
 #include "base/errors.h"
 #include "base/json_guard.h"
 #include "base/printable.h"
@@ -226,11 +227,7 @@ Lesson parse_lesson(const std::string& json, const std::string& source) {
 }
 
 Lesson load_lesson_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("lesson " + path + ": cannot be read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_lesson(ss.str(), path);
+  return parse_lesson(read_file_capped(path, kMaxLessonBytes, "lesson"), path);
 }
 
 }  // namespace ts::lessons

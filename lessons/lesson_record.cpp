@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/capped_read.h"
 #include "base/errors.h"
 #include "base/json_guard.h"
 #include "base/printable.h"
@@ -66,11 +67,7 @@ RecordedRun parse_run(const std::string& file, const std::string& f, const rapid
 
 LessonRecord read_record(const std::string& dir) {
   const std::string file = (fs::path(dir) / "manifest.json").string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError("lesson recording " + file + ": cannot be read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = read_file_capped(file, kMaxManifestBytes, "lesson recording");
   if (const auto p = outside_json_problem(text)) fail(file, fmt::format("offset {}", p->offset), p->what);
   rapidjson::Document doc;
   doc.Parse<rapidjson::kParseValidateEncodingFlag>(text.data(), text.size());

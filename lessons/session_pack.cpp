@@ -1,4 +1,5 @@
-// Compressed lesson sessions (session_pack.h): zstd's streaming API for .zst, zlib's gz* for .gz.
+// Compressed lesson sessions (session_pack.h): zstd's streaming API for .zst, base/capped_read.h's capped
+// gunzip for .gz.
 #include "lessons/session_pack.h"
 
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/capped_read.h"
 #include "base/errors.h"
 
 namespace ts::lessons {
@@ -25,14 +27,17 @@ struct FileCloser {
 };
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
-/// Decompresses the .zst `path` into `out`; returns "" or why it failed.
-std::string unzstd(const std::string& path, std::FILE* out) {
+/// Decompresses the .zst `path` (a regular file) into `out`, at most `max_out` bytes; returns "" or
+/// why it failed.
+std::string unzstd(const std::string& path, std::FILE* out, std::int64_t max_out) {
+  (void)regular_file_bytes(path, "session");
   File in(std::fopen(path.c_str(), "rb"));
   if (!in) return "cannot be read";
   std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
   std::vector<char> ibuf(ZSTD_DStreamInSize()), obuf(ZSTD_DStreamOutSize());
   std::size_t last = 1;  // 0 once a frame is complete
   bool any = false;
+  std::int64_t produced = 0;
   while (const std::size_t n = std::fread(ibuf.data(), 1, ibuf.size(), in.get())) {
     any = true;
     ZSTD_inBuffer ib{ibuf.data(), n, 0};
@@ -40,6 +45,8 @@ std::string unzstd(const std::string& path, std::FILE* out) {
       ZSTD_outBuffer ob{obuf.data(), obuf.size(), 0};
       last = ZSTD_decompressStream(ctx.get(), &ob, &ib);
       if (ZSTD_isError(last)) return std::string("damaged zstd stream (") + ZSTD_getErrorName(last) + ")";
+      if ((produced += static_cast<std::int64_t>(ob.pos)) > max_out)
+        return "unpacks to more than " + size_text(max_out) + " (the most a packed session may hold)";
       if (std::fwrite(obuf.data(), 1, ob.pos, out) != ob.pos) return "cannot write its copy";
     }
   }
@@ -48,21 +55,14 @@ std::string unzstd(const std::string& path, std::FILE* out) {
   return "";
 }
 
-/// Decompresses the .gz `path` into `out`; returns "" or why it failed.
-std::string ungzip(const std::string& path, std::FILE* out) {
-  gzFile in = gzopen(path.c_str(), "rb");
-  if (!in) return "cannot be read";
+/// Decompresses the .gz `path` (a regular file) into `out`, at most `max_out` bytes (base's
+/// CappedInput); returns "" or why it failed.
+std::string ungzip(const std::string& path, std::FILE* out, std::int64_t max_out) {
+  CappedInput in(path, max_out, "packed session");
   std::vector<char> buf(1 << 16);
-  int n = 0;
-  bool ok = true;
-  while ((n = gzread(in, buf.data(), static_cast<unsigned>(buf.size()))) > 0)
-    ok = ok && std::fwrite(buf.data(), 1, static_cast<std::size_t>(n), out) == static_cast<std::size_t>(n);
-  int err = Z_OK;
-  const char* msg = gzerror(in, &err);  // a cut stream: gzread returns 0, gzerror "unexpected end of file"
-  const std::string why = err != Z_OK && msg ? msg : "";
-  gzclose(in);
-  if (!ok) return "cannot write its copy";
-  if (n < 0 || err != Z_OK) return "damaged gzip stream" + (why.empty() ? "" : " (" + why + ")");
+  while (const std::size_t n = in.read(buf.data(), buf.size()))
+    if (std::fwrite(buf.data(), 1, n, out) != n) return "cannot write its copy";
+  if (in.truncated()) return "damaged gzip stream (cut short: unexpected end of file)";
   return "";
 }
 
@@ -103,7 +103,14 @@ PlainSession::PlainSession(const std::string& path) : path_(path) {
                        ("ts-lesson-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".tsession");
   std::FILE* out = std::fopen(tmp.c_str(), "wb");
   if (!out) throw InputError("session " + path + ": cannot write its copy " + tmp.string());
-  std::string why = zst ? unzstd(path, out) : ungzip(path, out);
+  std::string why;
+  try {
+    why = zst ? unzstd(path, out, kMaxUnpackedBytes) : ungzip(path, out, kMaxUnpackedBytes);
+  } catch (const InputError&) {  // base/capped_read.h's own message names the file
+    std::fclose(out);
+    fs::remove(tmp);
+    throw;
+  }
   if (std::fclose(out) != 0 && why.empty()) why = "cannot write its copy " + tmp.string();
   if (!why.empty()) {
     fs::remove(tmp);

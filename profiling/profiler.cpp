@@ -253,7 +253,8 @@ ProfilerSummary Profiler::stop() {
   s.events = m.writer->events_written();
   s.file_bytes = session_file_bytes(s.path);
   s.bytes_per_event = s.events ? static_cast<double>(s.file_bytes) / static_cast<double>(s.events) : 0;
-  s.steps = static_cast<std::int64_t>(s.counts.steps);
+  s.steps = m.writer->steps_written();  // what the file holds, not what the run took (a full disk)
+  s.steps_taken = static_cast<std::int64_t>(s.counts.steps);
   s.dropped = m.store.dropped();
   s.error = m.writer->error();
   return s;

@@ -48,8 +48,9 @@ struct ProfilerSummary {
   std::int64_t events = 0;      // StoreCounts::events() written to the file
   std::int64_t file_bytes = 0;
   double bytes_per_event = 0;
-  std::int64_t steps = 0;
-  StoreCounts counts;
+  std::int64_t steps = 0;        // step rows the file holds (fewer than steps_taken when a write failed)
+  std::int64_t steps_taken = 0;  // steps the run recorded into its store
+  StoreCounts counts;           // what the run recorded (the file holds `events` of them)
   DroppedCounts dropped;
   std::string gpu_status;       // "" when CUPTI collected, else why GPU activity is missing
   std::string error;            // "" or why recording stopped early (disk full)

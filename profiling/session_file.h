@@ -42,15 +42,20 @@ class SessionError : public InputError {
 /// write_batch() (the profiler's writer thread, every <= 500 ms) and close().
 class SessionRecorder {
  public:
-  /// Creates `path` (replacing an existing file and its -wal/-shm). Throws SessionError(io).
+  /// Creates `path` (replacing an existing file and its -wal/-shm). While it records, `path`.lock is
+  /// held (flock): a second recorder on the same path, in this process or another, throws
+  /// SessionError(io) "session file PATH is being recorded by another recorder ..." and touches
+  /// nothing. Throws SessionError(io) when the file cannot be created.
   SessionRecorder(const std::string& path, const EventStore& store);
   virtual ~SessionRecorder();
   SessionRecorder(const SessionRecorder&) = delete;
   SessionRecorder& operator=(const SessionRecorder&) = delete;
 
   /// Writes every row added to the store since the previous call (and changed metadata) in one
-  /// transaction. Returns false, and stops recording for good, when the write failed (disk full, I/O
-  /// error): the transaction is rolled back, so the file holds every earlier batch; error() says why.
+  /// transaction, then checkpoints the WAL into the main file (passive: it never waits), so a killed
+  /// recording's main file holds every batch but the last few even without its -wal. Returns false,
+  /// and stops recording for good, when the write failed (disk full, I/O error): the transaction is
+  /// rolled back, so the file holds every earlier batch; error() says why.
   bool write_batch();
   /// The next batch first deletes every row of the file's steps table, in its transaction: steps
   /// that were provisional (the injection library's one-second windows, replaced once the
@@ -62,6 +67,9 @@ class SessionRecorder {
   const std::string& error() const { return error_; }
   /// Rows written so far that count as events (StoreCounts::events()).
   std::int64_t events_written() const { return events_written_; }
+  /// Step rows in the file now (what a summary says was recorded: after a failed write, fewer than
+  /// the run took).
+  std::int64_t steps_written() const { return static_cast<std::int64_t>(done_.steps); }
   const std::string& path() const { return path_; }
 
  protected:
@@ -86,6 +94,8 @@ class SessionRecorder {
   std::int64_t events_written_ = 0;
   std::string error_;
   bool failed_ = false, closed_ = false, drop_steps_ = false;
+  int lock_fd_ = -1;  // flock on path_ + ".lock" while recording
+  void unlock();
 };
 
 /// SessionRecorder that also writes the whole-session timeline overview (profiling/overview.h)

@@ -1,6 +1,7 @@
 // read_session (see session_file.h): checks identity and version, then loads every table into an
 // EventStore. Strings are re-interned, so ids in the store may differ from the file's.
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
@@ -17,12 +18,23 @@ namespace {
 
 class Reader {
  public:
-  Reader(const std::string& path) : path_(path) {
+  /// `growing`: the file is followed while its writer writes it (SessionFollower), so it is never
+  /// opened immutable while it can be read through its WAL, even in the instant before the writer
+  /// has created its -wal.
+  explicit Reader(const std::string& path, bool growing = false) : path_(path) {
     if (!std::filesystem::is_regular_file(path))
       throw SessionError(SessionError::Kind::io, "session file " + path + " does not exist or is not a file");
     if (std::filesystem::file_size(path) == 0)
       throw SessionError(SessionError::Kind::not_a_session, path + " is empty (0 bytes): not a TrainScope session");
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    // Reading writes nothing: a file with no -wal beside it (closed, or copied alone) and a file this
+    // process cannot write (a read-only mount) are opened immutable, so SQLite creates no -wal/-shm.
+    // A -wal beside a writable file is a recording in progress (or killed): read through it.
+    std::error_code ec;
+    wal_ = std::filesystem::exists(path + "-wal", ec);
+    const std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
+    immutable_ = (!wal_ && !growing) || ::access(path.c_str(), W_OK) != 0 || ::access(dir.c_str(), W_OK) != 0;
+    const std::string name = immutable_ ? "file:" + uri_path(path) + "?immutable=1" : path;
+    if (sqlite3_open_v2(name.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
       const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);
       throw SessionError(SessionError::Kind::io, "cannot open session file " + path + ": " + why);
@@ -62,12 +74,30 @@ class Reader {
     if (primary == SQLITE_NOTADB)
       throw SessionError(SessionError::Kind::not_a_session, path_ + " is not a TrainScope session (not a SQLite file)");
     throw SessionError(SessionError::Kind::damaged,
-                       path_ + " is damaged or truncated (" + std::string(sqlite3_errmsg(db_)) + ")");
+                       path_ + " is damaged or truncated (" + std::string(sqlite3_errmsg(db_)) + ")" + wal_advice());
+  }
+  /// What to add to an error about a file whose rows may be in a -wal file that was not read.
+  std::string wal_advice() const {
+    if (!wal_) return "; if it was copied from a recording that was killed, copy its -wal file (" + path_ + "-wal) beside it too";
+    if (immutable_) return "; its -wal file could not be read here (read-only): copy both files to a writable folder";
+    return "";
   }
 
  private:
   static constexpr std::int64_t kProgressRows = 4096;
+  /// `path` as the path of a SQLite URI (RFC 3986 percent-encoding of what a URI would read otherwise).
+  static std::string uri_path(const std::string& path) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    for (const char ch : path) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (c == '?' || c == '#' || c == '%' || c < 0x21 || c >= 0x7f) out += std::string("%") + kHex[c >> 4] + kHex[c & 15];
+      else out += ch;
+    }
+    return out;
+  }
   std::string path_;
+  bool wal_ = false, immutable_ = false;
   sqlite3* db_ = nullptr;
   ReadProgress progress_;
   std::int64_t rows_ = 0, total_ = 0;
@@ -148,7 +178,8 @@ int check_identity(Reader& r, const std::string& path) {
   const std::int64_t app = r.scalar("PRAGMA application_id");
   if (app != kSessionApplicationId)
     throw SessionError(SessionError::Kind::not_a_session,
-                       path + " is not a TrainScope session (SQLite application_id " + std::to_string(app) + ")");
+                       path + " is not a TrainScope session (SQLite application_id " + std::to_string(app) + ")" +
+                           (app == 0 ? r.wal_advice() : std::string()));
   const std::int64_t version = r.scalar("SELECT MAX(version) FROM schema_version");
   if (version > kSessionSchemaVersion)
     throw SessionError(SessionError::Kind::newer_version,
@@ -452,7 +483,7 @@ bool session_being_written(const std::string& path) {
 }
 
 struct SessionFollower::State {
-  explicit State(const std::string& p) : reader(p) {}
+  explicit State(const std::string& p) : reader(p, true) {}
   Reader reader;
   ReadCursor cursor;
   int version = 0;

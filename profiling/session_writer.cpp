@@ -1,7 +1,10 @@
 // SessionRecorder (see session_file.h): creates the schema, then appends each batch of new store rows
 // in one transaction with prepared statements. Engine-free (ts_prof_core); the overview that
 // SessionWriter adds at close lives in session_overview_write.cpp (ts_profiling).
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <array>
 #include <cerrno>
@@ -75,12 +78,23 @@ void prepare(sqlite3* db, Stmt& st, const char* sql) {
 
 SessionRecorder::SessionRecorder(const std::string& path, const EventStore& store)
     : path_(path), store_(store), st_(std::make_unique<Statements>()) {
+  // The lock first: a second recorder must not remove the first one's file. A folder where the lock
+  // cannot be created cannot hold the session either (that error follows from SQLite).
+  lock_fd_ = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ >= 0 && ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw SessionError(SessionError::Kind::io, "session file " + path +
+                                                   " is being recorded by another recorder (its .lock is held): stop "
+                                                   "that recording or choose another path");
+  }
   std::error_code ec;
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
   if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
     const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
+    unlock();
     throw SessionError(SessionError::Kind::io, "cannot create session file " + path + ": " + why);
   }
   try {
@@ -98,6 +112,7 @@ SessionRecorder::SessionRecorder(const std::string& path, const EventStore& stor
   } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;
+    unlock();
     throw;
   }
   Statements& s = *st_;
@@ -130,6 +145,15 @@ SessionRecorder::~SessionRecorder() {
     close();
   } catch (...) {
   }
+  unlock();
+}
+
+void SessionRecorder::unlock() {
+  if (lock_fd_ < 0) return;
+  std::error_code ec;
+  std::filesystem::remove(path_ + ".lock", ec);  // unlinked while still held: a waiting recorder sees a new file
+  ::close(lock_fd_);
+  lock_fd_ = -1;
 }
 
 void SessionRecorder::exec(const char* sql) {
@@ -256,6 +280,9 @@ bool SessionRecorder::write_batch() {
     if (drop_steps_) exec("DELETE FROM steps");
     write_rows(c);
     exec("COMMIT");
+    // Into the main file now, not at 1000 pages: a killed run's file copied without its -wal is whole
+    // but for the batches a reader held back. Passive: never waits for a follower.
+    sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
     drop_steps_ = false;
     events_written_ = static_cast<std::int64_t>(done_.events());
     return true;
@@ -297,6 +324,7 @@ void SessionRecorder::finish(void (*before_checkpoint)(sqlite3* db, const EventS
   sqlite3_exec(db_, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
   sqlite3_close(db_);
   db_ = nullptr;
+  unlock();
 }
 
 std::int64_t session_file_bytes(const std::string& path) {

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/capped_read.h"
 #include "base/errors.h"
 #include "base/json_guard.h"
 #include "base/printable.h"
@@ -205,12 +206,8 @@ Setup read_setup(const std::string& line_or_path) {
   // Whatever was given is echoed escaped: a pasted text that is no line may hold anything.
   const std::string shown = printable(line_or_path, 256);
   if (std::filesystem::is_directory(line_or_path, ec)) throw InputError("setup " + shown + ": a folder, not a setup file");
-  std::ifstream in(line_or_path, std::ios::binary);
-  if (!in) throw InputError("setup " + shown + ": cannot be read");
-  std::string bytes(kMaxSetupBytes + 1, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  bytes.resize(static_cast<std::size_t>(in.gcount()));
-  return parse_setup(bytes, shown);
+  if (!file) throw InputError("setup " + shown + ": cannot be read");
+  return parse_setup(read_file_capped(line_or_path, static_cast<std::int64_t>(kMaxSetupBytes), "setup"), shown);
 }
 
 std::string to_json(const Setup& s, bool pretty) {
@@ -243,6 +240,24 @@ Setup portable(Setup s, bool (*is_preset)(const std::string& name)) {
       make_portable(s.lesson->runs[i].knobs, fmt::format("lesson.runs[{}].knobs", i), is_preset);
   }
   return s;
+}
+
+std::vector<NamedFile> named_files(const Setup& s, bool (*is_preset)(const std::string& name)) {
+  std::vector<NamedFile> out;
+  const auto scan = [&](const std::vector<lessons::Knob>& knobs, const std::string& field) {
+    std::error_code ec;
+    for (const lessons::Knob& k : knobs)
+      if (k.name == "model" && !lessons::is_inline_model(k.value) && !is_preset(k.value) &&
+          std::filesystem::exists(k.value, ec))
+        out.push_back({field + ".model", k.value});
+  };
+  scan(s.knobs, "knobs");
+  if (s.lesson) {
+    scan(s.lesson->base, "lesson.base");
+    for (std::size_t i = 0; i < s.lesson->runs.size(); ++i)
+      scan(s.lesson->runs[i].knobs, fmt::format("lesson.runs[{}].knobs", i));
+  }
+  return out;
 }
 
 std::string base64url_encode(std::string_view bytes) {

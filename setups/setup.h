@@ -59,6 +59,16 @@ void write_setup_file(const std::string& path, const Setup& s);
 /// knob) when a named file cannot be read or does not parse.
 Setup portable(Setup s, bool (*is_preset)(const std::string& name));
 
+/// A model knob of a setup that names a file on this machine: its field ("knobs.model",
+/// "lesson.base.model", "lesson.runs[2].knobs.model") and the path as written.
+struct NamedFile {
+  std::string field, path;
+};
+/// The model knobs of `s` whose value is neither inline nor a preset (`is_preset`) and names a path
+/// that exists here. A shared setup (a pasted line, a file from someone else) may hold any path
+/// (/etc/passwd): the runner refuses these unless --allow-setup-paths, the window asks first.
+std::vector<NamedFile> named_files(const Setup& s, bool (*is_preset)(const std::string& name));
+
 /// base64url without padding (RFC 4648 §5), through libsodium.
 std::string base64url_encode(std::string_view bytes);
 /// Decodes base64url (no padding; white space is not allowed). Throws InputError "WHERE: character

@@ -189,11 +189,6 @@ bool launches_program(int argc, char** argv) {
 int run_program(const RunnerOptions& o) {
   if (o.program.empty()) throw InputError("--: no program after it (trainscope-run -- PROGRAM ARGS...)");
   prof::StepRangePattern check(o.step_range);  // a bad pattern is an error here, not in the program
-  const std::string lib = find_library();
-  const std::string py_site = o.python == "off" ? std::string() : find_python_site(lib);
-  if (o.python != "off" && py_site.empty())
-    fmt::print(stderr, "trainscope-run: --python {}: the Python insight's folder (trainscope_site) was not found beside "
-               "{} (set TRAINSCOPE_PY_SITE): the program runs without it\n", o.python, lib);
   const fs::path session = fs::absolute(o.session.empty() ? default_session() : o.session);
   std::error_code ec;
   // Said now, not after an hour of training: the library could not have created the file either.
@@ -201,7 +196,13 @@ int run_program(const RunnerOptions& o) {
     throw InputError("--session " + session.string() + ": the folder " + dir.string() + " does not exist");
   else if (access(dir.c_str(), W_OK) != 0)
     throw InputError("--session " + session.string() + ": the folder " + dir.string() + " is not writable");
-  check_output_path("--session", session.string(), run_inputs(o));
+  // As an engine run's --session: an earlier recording is kept unless --overwrite (docs/output-paths.md).
+  check_output_path("--session", session.string(), run_inputs(o), ExistingFile::refuse_unless_overwrite, o.overwrite);
+  const std::string lib = find_library();
+  const std::string py_site = o.python == "off" ? std::string() : find_python_site(lib);
+  if (o.python != "off" && py_site.empty())
+    fmt::print(stderr, "trainscope-run: --python {}: the Python insight's folder (trainscope_site) was not found beside "
+               "{} (set TRAINSCOPE_PY_SITE): the program runs without it\n", o.python, lib);
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(session.string() + suffix, ec);
   const SessionFiles since = session_files(session);  // a sibling left by an earlier run is not this run's
   if (const char* prev = std::getenv("CUDA_INJECTION64_PATH"); prev && *prev && lib != prev)

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "base/errors.h"
 #include "engine/memory.h"
@@ -214,6 +215,9 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--setup", o.setup,
                  "take the run's model and knobs (or a lesson) from a setup: a .tsetup file or a 'trainscope:...' "
                  "line (docs/setups.md); options given beside it win over the setup's");
+  app.add_flag("--allow-setup-paths", o.allow_setup_paths,
+               "let --setup's model name a file on this machine (a shared setup is otherwise refused when it does: "
+               "it may only carry its model inline or as a preset)");
   app.add_option("--save-setup", o.save_setup,
                  "write this command line's model and knobs (or, with --lesson, the lesson) as a setup file and "
                  "print its one-line form; nothing is trained");
@@ -284,8 +288,10 @@ Device resolve_device(const std::string& d, const std::function<void(const std::
   return Device::cpu;
 }
 
+/// The run's JSON summary; with a session, its "session" object says what the file holds (steps and
+/// events written, steps taken, the error that stopped recording).
 std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const TrainSummary& s,
-                         std::int64_t train_images) {
+                         std::int64_t train_images, const prof::ProfilerSummary* session) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   w.StartObject();
@@ -338,6 +344,17 @@ std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const Tra
     w.Key("driver_version"); w.Int(s.device.driver_version);
   }
   w.Key("data"); w.String(o.data.empty() ? "sample" : o.data.c_str());
+  if (session) {
+    w.Key("session");
+    w.StartObject();
+    w.Key("path"); w.String(session->path.c_str());
+    w.Key("steps_written"); w.Int64(session->steps);
+    w.Key("steps_taken"); w.Int64(session->steps_taken);
+    w.Key("events_written"); w.Int64(session->events);
+    w.Key("complete"); w.Bool(session->error.empty() && session->steps == session->steps_taken);
+    if (!session->error.empty()) { w.Key("error"); w.String(session->error.c_str()); }
+    w.EndObject();
+  }
   w.EndObject();
   return buf.GetString();
 }
@@ -418,8 +435,10 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop, std::str
     if (profiler) report_session(o.out, profiler->stop(), say);  // the session keeps what was recorded
     throw;
   }
-  if (profiler) report_session(o.out, profiler->stop(), say);
-  const std::string summary = summary_json(o, c, s, data.train.count());
+  std::optional<prof::ProfilerSummary> session_written;
+  if (profiler) report_session(o.out, *(session_written = profiler->stop()), say);
+  const std::string summary =
+      summary_json(o, c, s, data.train.count(), session_written ? &*session_written : nullptr);
   if (summary_out) *summary_out = summary;
   if (!summary_out || !o.quiet) fmt::print(o.out, "{}\n", summary);  // a lesson keeps the summary in its manifest
   std::fflush(o.out);
@@ -453,6 +472,9 @@ void report_session(std::FILE* out, const prof::ProfilerSummary& p, const std::f
              "{} host ranges), {} steps, {} bytes, {:.1f} bytes/event, dropped cupti {} host_ranges {}\n",
              p.path, p.events, n.kernels, n.memcpys, n.memsets, n.runtime, n.syncs, n.memory, n.host_ranges, p.steps,
              p.file_bytes, p.bytes_per_event, p.dropped.cupti, p.dropped.host_ranges);
+  if (p.steps != p.steps_taken)  // a write failed (a full disk): the file holds fewer steps than the run took
+    fmt::print(out, "session {}: the file holds {} of the run's {} steps (the later ones were not written)\n", p.path, p.steps,
+               p.steps_taken);
   if (!p.gpu_status.empty()) say("session: " + p.gpu_status);
   if (!p.error.empty()) fmt::print(stderr, "warning: {}\n", p.error);  // names the file
   std::fflush(out);

@@ -21,6 +21,7 @@ struct RunnerOptions : runconfig::RunConfig {
   bool quiet = false;
   bool profile = false;          // record a session (profiling/): host ranges, CUPTI, samples
   std::string session;           // session file; empty = trainscope-<time>.tsession in the cwd
+  bool allow_setup_paths = false;  // --allow-setup-paths: a --setup's model may name a file here
   bool overwrite = false;        // --overwrite: --session may replace an existing file (output_paths.h)
   std::string analyze;           // --analyze SESSION: print the analysis of a recorded session, no training
   bool json = false;             // --json: the analysis as one JSON object

@@ -26,6 +26,13 @@ void apply_setup(const CLI::App& app, RunnerOptions& o) {
     return;
   }
   setups::Setup s = setups::read_setup(o.setup);
+  // A shared setup may only read what the user named: a path in it (/etc/passwd) is not read, nor
+  // copied inline by --save-setup, unless the user says so.
+  if (!o.allow_setup_paths)
+    for (const setups::NamedFile& f : setups::named_files(s, [](const std::string& n) { return is_model_preset(n); }))
+      throw InputError("setup " + (setups::is_setup_line(o.setup) ? std::string("line") : printable(o.setup, 256)) + ": " +
+                       f.field + " names a file on this machine (" + printable(f.path, 256) +
+                       "); a shared setup carries its model inline or as a preset: give --allow-setup-paths to read it");
   if (s.is_lesson()) {
     if (!o.lesson.empty() && o.lesson != s.lesson->name)
       throw InputError("--setup holds lesson " + s.lesson->name + ", and --lesson names " + o.lesson + ": give one of them");

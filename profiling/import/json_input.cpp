@@ -2,14 +2,14 @@
 // (see json_input.h).
 #include "profiling/import/json_input.h"
 
-#include <zlib.h>
-
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#include <filesystem>
+#include <algorithm>
+#include <utility>
 
+#include "base/capped_read.h"
 #include "base/errors.h"
 
 namespace ts::prof::import {
@@ -18,114 +18,34 @@ namespace {
 
 constexpr std::size_t kBlock = 256 * 1024;
 
-/// A file through zlib: gzread decompresses gzip and passes plain files through unchanged.
-class FileSource final : public ByteSource {
+/// A file or memory through base's CappedInput: gzip inflated (detected from its magic), plain
+/// passed through, the decompressed text capped.
+class CappedSource final : public ByteSource {
  public:
-  explicit FileSource(const std::string& path) : path_(path) {
-    std::error_code ec;
-    total_ = static_cast<std::int64_t>(std::filesystem::file_size(path, ec));
-    if (ec) throw InputError("trace " + path + ": cannot open: " + ec.message());
-    file_ = gzopen(path.c_str(), "rb");
-    if (!file_) throw InputError("trace " + path + ": cannot open: " + std::strerror(errno));
-    gzbuffer(file_, 256 * 1024);
-  }
-  ~FileSource() override {
-    if (file_) gzclose(file_);
-  }
-  std::size_t read(char* buf, std::size_t n) override {
-    if (done_) return 0;
-    const int r = gzread(file_, buf, static_cast<unsigned>(n));
-    int err = Z_OK;
-    const char* msg = gzerror(file_, &err);
-    if (r < 0 || (err != Z_OK && err != Z_BUF_ERROR))
-      throw InputError("trace " + path_ + ": cannot read (" + (msg ? msg : "zlib error") + ") near compressed byte " +
-                       std::to_string(gzoffset(file_)));
-    if (r == 0) {
-      done_ = true;
-      truncated_ = err == Z_BUF_ERROR;  // "unexpected end of file": the gzip stream was cut short
-    }
-    return static_cast<std::size_t>(r);
-  }
-  std::int64_t position() const override { return done_ ? total_ : static_cast<std::int64_t>(gzoffset(file_)); }
-  std::int64_t total() const override { return total_; }
-  bool truncated() const override { return truncated_; }
+  template <class... A>
+  explicit CappedSource(A&&... a) : in_(std::forward<A>(a)...) {}
+  std::size_t read(char* buf, std::size_t n) override { return in_.read(buf, n); }
+  std::int64_t position() const override { return in_.position(); }
+  std::int64_t total() const override { return in_.total(); }
+  bool truncated() const override { return in_.truncated(); }
 
  private:
-  std::string path_;
-  gzFile file_ = nullptr;
-  std::int64_t total_ = 0;
-  bool done_ = false, truncated_ = false;
-};
-
-/// Memory: inflated when it starts with the gzip magic (1f 8b), else passed through.
-class MemorySource final : public ByteSource {
- public:
-  MemorySource(const void* data, std::size_t size, std::string name)
-      : data_(static_cast<const unsigned char*>(data)), size_(size), name_(std::move(name)) {
-    gzip_ = size >= 2 && data_[0] == 0x1f && data_[1] == 0x8b;
-    if (gzip_) {
-      if (inflateInit2(&z_, 15 + 32) != Z_OK) throw InputError("trace " + name_ + ": zlib could not start");
-      z_.next_in = const_cast<unsigned char*>(data_);
-      z_.avail_in = static_cast<uInt>(size);
-    }
-  }
-  ~MemorySource() override {
-    if (gzip_) inflateEnd(&z_);
-  }
-  std::size_t read(char* buf, std::size_t n) override {
-    if (!gzip_) {
-      const std::size_t k = std::min(n, size_ - pos_);
-      std::memcpy(buf, data_ + pos_, k);
-      pos_ += k;
-      return k;
-    }
-    if (ended_) return 0;
-    z_.next_out = reinterpret_cast<unsigned char*>(buf);
-    z_.avail_out = static_cast<uInt>(n);
-    while (z_.avail_out > 0) {
-      if (z_.avail_in == 0) {  // input ends before the gzip trailer
-        truncated_ = !stream_end_;
-        ended_ = true;
-        break;
-      }
-      const int rc = inflate(&z_, Z_NO_FLUSH);
-      if (rc == Z_STREAM_END) {
-        stream_end_ = true;
-        if (z_.avail_in == 0) { ended_ = true; break; }
-        inflateReset(&z_);  // a further gzip member follows
-        stream_end_ = false;
-        continue;
-      }
-      if (rc == Z_BUF_ERROR && z_.avail_in == 0) continue;
-      if (rc != Z_OK)
-        throw InputError("trace " + name_ + ": gzip data error (" + (z_.msg ? z_.msg : "inflate failed") +
-                         ") near compressed byte " + std::to_string(size_ - z_.avail_in));
-    }
-    return n - z_.avail_out;
-  }
-  std::int64_t position() const override {
-    return static_cast<std::int64_t>(gzip_ ? size_ - z_.avail_in : pos_);
-  }
-  std::int64_t total() const override { return static_cast<std::int64_t>(size_); }
-  bool truncated() const override { return truncated_; }
-
- private:
-  const unsigned char* data_;
-  std::size_t size_, pos_ = 0;
-  std::string name_;
-  bool gzip_ = false, ended_ = false, stream_end_ = false, truncated_ = false;
-  z_stream z_{};
+  CappedInput in_;
 };
 
 }  // namespace
 
-std::unique_ptr<ByteSource> open_file_source(const std::string& path) { return std::make_unique<FileSource>(path); }
-
-std::unique_ptr<ByteSource> open_memory_source(const void* data, std::size_t size, const std::string& name) {
-  return std::make_unique<MemorySource>(data, size, name);
+std::unique_ptr<ByteSource> open_file_source(const std::string& path, std::int64_t max_text_bytes) {
+  return std::make_unique<CappedSource>(path, max_text_bytes, "trace");
 }
 
-JsonInput::JsonInput(ByteSource& source, Tick tick) : source_(source), tick_(std::move(tick)), buffer_(kBlock + 8) {
+std::unique_ptr<ByteSource> open_memory_source(const void* data, std::size_t size, const std::string& name,
+                                               std::int64_t max_text_bytes) {
+  return std::make_unique<CappedSource>(data, size, name, max_text_bytes, "trace");
+}
+
+JsonInput::JsonInput(ByteSource& source, Tick tick, std::int64_t max_string_bytes)
+    : source_(source), tick_(std::move(tick)), buffer_(kBlock + 8), max_string_(max_string_bytes) {
   current_ = last_ = buffer_.data();
   refill();
 }
@@ -151,6 +71,10 @@ void JsonInput::refill() {
     end = true;
   }
   n = clean(b, n, end);
+  if (long_string_at_ >= 0) {  // the text ends where the overlong string began
+    n = static_cast<std::size_t>(std::max<std::int64_t>(0, long_string_at_ - consumed_));
+    end = true;
+  }
   if (end || n == 0) {
     b[n] = '\0';
     last_ = b + n;
@@ -206,10 +130,15 @@ std::size_t JsonInput::clean(char* p, std::size_t n, bool final_block) {
       if (c == '\\') escape_ = true;
       else if (c == '"') in_string_ = false;
       else replace(i);  // a raw control character inside a string
+      if (consumed_ + static_cast<std::int64_t>(i) - string_start_ > max_string_) {
+        long_string_at_ = string_start_;
+        return n;
+      }
       continue;
     }
     if (c == '"') {
       in_string_ = true;
+      string_start_ = consumed_ + static_cast<std::int64_t>(i);
     } else if (c < 0x20) {
       if (c != '\t' && c != '\n' && c != '\r') replace(i);
     } else {  // 'n' or 'i'
@@ -225,6 +154,7 @@ std::size_t JsonInput::clean(char* p, std::size_t n, bool final_block) {
       }
     }
   }
+  if (in_string_ && consumed_ + static_cast<std::int64_t>(n) - string_start_ > max_string_) long_string_at_ = string_start_;
   return n;
 }
 

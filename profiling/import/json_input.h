@@ -6,8 +6,12 @@
 //   - bare lowercase nan / inf / -inf (fmt's spelling, found in Kineto traces) become NaN / Inf,
 //     which RapidJSON reads as non-finite numbers with kParseNanAndInfFlag.
 // Tell() counts bytes of the JSON text (decompressed), the offsets errors and warnings name.
+// The bytes come through base/capped_read.h: regular files only, the decompressed text capped (a
+// small .json.gz that inflates to gigabytes stops at the cap), and one string at most a given length
+// (a 4 GiB string in a 4 MB file is refused at the limit, not buffered whole by the JSON reader).
 #pragma once
 #include <cstddef>
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -28,10 +32,12 @@ class ByteSource {
   virtual bool truncated() const = 0;
 };
 
-/// Opens `path`; throws InputError naming it when it cannot be opened.
-std::unique_ptr<ByteSource> open_file_source(const std::string& path);
-/// Reads `data` (not copied; must outlive the source).
-std::unique_ptr<ByteSource> open_memory_source(const void* data, std::size_t size, const std::string& name);
+/// Opens `path`, a regular file; throws InputError naming it when it cannot be opened, is no
+/// regular file, or when its text (decompressed) grows past `max_text_bytes` while it is read.
+std::unique_ptr<ByteSource> open_file_source(const std::string& path, std::int64_t max_text_bytes);
+/// Reads `data` (not copied; must outlive the source); the same cap on the decompressed text.
+std::unique_ptr<ByteSource> open_memory_source(const void* data, std::size_t size, const std::string& name,
+                                               std::int64_t max_text_bytes);
 
 /// RapidJSON input stream (the Stream concept: Peek, Take, Tell; Put* unused) over a ByteSource.
 class JsonInput {
@@ -39,7 +45,9 @@ class JsonInput {
   typedef char Ch;
   using Tick = std::function<bool(std::int64_t done, std::int64_t total)>;  // false: stop (cancel)
 
-  explicit JsonInput(ByteSource& source, Tick tick = {});
+  /// `max_string_bytes`: the longest JSON string (bytes between its quotes) let through; a longer
+  /// one ends the text there and string_too_long() says where it started.
+  explicit JsonInput(ByteSource& source, Tick tick = {}, std::int64_t max_string_bytes = INT64_MAX);
   Ch Peek() const { return *current_; }
   Ch Take() {
     const Ch c = *current_;
@@ -59,6 +67,9 @@ class JsonInput {
   std::int64_t control_chars() const { return control_chars_; }
   std::int64_t first_control_offset() const { return first_control_; }
   std::int64_t nan_inf_rewritten() const { return nan_inf_; }
+  /// The offset where a string longer than max_string_bytes began (-1: none); the text ended there.
+  std::int64_t string_too_long() const { return long_string_at_; }
+  std::int64_t max_string_bytes() const { return max_string_; }
 
  private:
   void refill();
@@ -76,6 +87,7 @@ class JsonInput {
   bool in_string_ = false, escape_ = false;
   std::int64_t control_chars_ = 0, first_control_ = -1, nan_inf_ = 0;
   std::int64_t ticks_ = 0, last_tick_pos_ = -1;
+  std::int64_t max_string_ = INT64_MAX, string_start_ = 0, long_string_at_ = -1;
 };
 
 }  // namespace ts::prof::import

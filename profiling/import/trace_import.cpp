@@ -49,10 +49,13 @@ ImportedTrace run_import(ByteSource& src, const std::string& name, const ImportO
       opt.progress(done, total);
     }
     return true;
-  });
+  }, opt.max_string_bytes);
   TopLevel top;
   const ParseOutcome r = parse_trace(in, builder, top);
   if (r.cancelled) throw ImportCancelled("import of " + name + " cancelled");
+  if (in.string_too_long() >= 0)
+    throw InputError("trace " + name + ": the string at " + at_byte(in.string_too_long()) + " of the JSON text is longer than " +
+                     size_text(in.max_string_bytes()) + " (the most one string of a trace may hold)");
   const std::string where = " at " + at_byte(r.error_offset) + " of the JSON text";
   if (!r.ok) throw InputError("trace " + name + ": " + r.error + where);
   const bool truncated = r.truncated || src.truncated();
@@ -81,18 +84,19 @@ ImportedTrace import_trace(const std::string& path, const ImportOptions& options
   // SQLite (an Nsight Systems export, or a session handed to the importer: the export reader says
   // which) and Nsight Systems report names go to profiling/import/nsys.
   if (nsys::is_nsys_path(path)) return nsys::import_export(path, options);
+  (void)regular_file_bytes(path, "trace");  // a device or a pipe is refused before a byte is read
   if (std::ifstream f(path, std::ios::binary); f) {
     char magic[16] = {};
     if (f.read(magic, sizeof magic) && std::memcmp(magic, "SQLite format 3", 16) == 0)
       return nsys::import_export(path, options);
   }
-  auto src = open_file_source(path);
+  auto src = open_file_source(path, options.max_text_bytes);
   return run_import(*src, path, options);
 }
 
 ImportedTrace import_trace_bytes(const void* data, std::size_t size, const std::string& name,
                                  const ImportOptions& options) {
-  auto src = open_memory_source(data, size, name);
+  auto src = open_memory_source(data, size, name, options.max_text_bytes);
   return run_import(*src, name, options);
 }
 

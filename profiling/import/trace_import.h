@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/capped_read.h"
 #include "base/errors.h"
 #include "profiling/event_source.h"
 #include "profiling/event_store.h"
@@ -52,6 +53,10 @@ struct ImportOptions {
   /// --step-range: in a trace without ProfilerStep#N, host ranges whose name matches this pattern
   /// are the steps (profiling/steps/step_rule.h); with none, the whole trace is one step.
   std::string step_range = "step";
+  /// The most JSON text (bytes, decompressed) and the longest single string (bytes) read; past
+  /// either the import stops with an InputError that names the limit (docs/memory-safety.md).
+  std::int64_t max_text_bytes = kMaxTraceTextBytes;
+  std::int64_t max_string_bytes = kMaxTraceStringBytes;
 };
 
 /// A class of tolerated problems: how many events had it and where the first one sits.

@@ -10,8 +10,10 @@
 #include <QDropEvent>
 #include <QListWidget>
 #include <QMenu>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
+#include <QTimer>
 #include <QtTest>
 
 #include "app/gui/main_window.h"
@@ -204,6 +206,43 @@ class TestSetups : public QObject {
     QCOMPARE(knob_text(w.runSettings()->settings(), w.modelBuilder()->spec()), before);
     QVERIFY(w.setups()->openSetup(good));  // still usable
     QDir(dir).removeRecursively();
+  }
+
+  // A shared line may name any file as its model: the window asks before reading it. No keeps the
+  // window as it was; Yes takes the file's model.
+  void aLineNamingAFileAsksBeforeReadingIt() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.modelBuilder()->loadPreset("simple_cnn"));
+    const QString before = knob_text(w.runSettings()->settings(), w.modelBuilder()->spec());
+    const QString path = QDir::tempPath() + "/ts_gui_named_model." + QString::number(QCoreApplication::applicationPid()) + ".json";
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray::fromStdString(to_json(own_model())));
+    f.close();
+    const QString line = QString::fromStdString(
+        "trainscope:" + setups::base64url_encode("{\"trainscope_setup\": 1, \"knobs\": {\"model\": \"" + path.toStdString() + "\"}}"));
+    for (const bool yes : {false, true}) {
+      QString asked;
+      QTimer poll;  // the box is modal: answered from the event loop its exec() runs
+      QObject::connect(&poll, &QTimer::timeout, [&] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box || box->objectName() != "setup.confirm_files") return;
+        poll.stop();
+        asked = box->text();
+        box->button(yes ? QMessageBox::Yes : QMessageBox::No)->click();
+      });
+      poll.start(10);
+      QCOMPARE(w.setups()->openSetup(line), yes);
+      QVERIFY2(asked.contains(path), qPrintable(asked));
+      QVERIFY(asked.contains("knobs.model"));
+      if (!yes) {
+        QVERIFY2(w.message().contains("declined"), qPrintable(w.message()));
+        QCOMPARE(knob_text(w.runSettings()->settings(), w.modelBuilder()->spec()), before);
+      }
+    }
+    QCOMPARE(QString::fromStdString(w.modelBuilder()->spec().name), QString("MyCNN"));
+    QFile::remove(path);
   }
 
   void aGpuSetupWithoutAGpuRunsOnTheCpuAndSaysSo() {

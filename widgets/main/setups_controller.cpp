@@ -3,9 +3,11 @@
 // setup fills the model and Run settings (what this machine cannot take is said in the message bar);
 // a lesson's setup is listed in the Lessons window (saved among the user's lessons unless it is a
 // built-in one) and selected. A damaged, foreign or newer setup is refused in the message bar with
-// the field named, and nothing in the window changes.
+// the field named, and nothing in the window changes. A setup whose model names a file on this
+// computer (a shared line may name any file) is opened only when the user says yes to reading it.
 #include "widgets/main/setups_controller.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -13,6 +15,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QMenu>
+#include <QMessageBox>
 #include <QStandardPaths>
 #include <QMimeData>
 #include <QUrl>
@@ -33,6 +36,23 @@ namespace ts::gui {
 
 namespace {
 QString q(const std::string& s) { return QString::fromStdString(s); }
+
+/// Asks whether the files a setup names may be read (QMessageBox "setup.confirm_files", No by
+/// default); true when there are none or the user says Yes.
+bool confirm_named_files(QWidget* parent, const std::vector<setups::NamedFile>& files) {
+  if (files.empty()) return true;
+  QStringList lines;
+  for (const auto& f : files) lines << QString("%1: %2").arg(q(f.field), q(f.path));
+  QMessageBox box(QMessageBox::Question, QObject::tr("Setup names a file"),
+                  QObject::tr("This setup takes its model from a file on this computer:\n%1\n\nA shared setup may "
+                              "name any file; read it only if you expected this one.")
+                      .arg(lines.join("\n")),
+                  QMessageBox::Yes | QMessageBox::No, parent);
+  box.setObjectName("setup.confirm_files");
+  box.setDefaultButton(QMessageBox::No);
+  box.button(QMessageBox::Yes)->setText(QObject::tr("Read the file"));
+  return box.exec() == QMessageBox::Yes;
+}
 }  // namespace
 
 SetupsController::SetupsController(MainFrame& frame, SessionsController& sessions, LessonsController& lessons,
@@ -138,6 +158,10 @@ bool SetupsController::openSetup(const QString& line_or_path) {
   }
   try {
     const setups::Setup s = setups::read_setup(line_or_path.trimmed().toStdString());
+    if (!confirm_named_files(frame_.frameWindow(), setups::named_files(s, &is_preset_name))) {
+      frame_.showMessage(tr("Setup not opened: it names a file on this computer, and reading it was declined"), true);
+      return false;
+    }
     if (s.is_lesson()) takeLessonSetup(*s.lesson);
     else takeRunSetup(s);
   } catch (const Error& e) {  // nothing changed: the form and the model are as they were

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -212,6 +213,9 @@ std::string report_refusal(const std::string& path) {
 
 ImportedTrace import_export(const std::string& path, const ImportOptions& options) {
   char head[100] = {};
+  // SQLite reads pages as it needs them: no size cap, but a device or a pipe is not opened.
+  if (std::error_code ec; std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw InputError(path + ": not a regular file (a device, a pipe or a folder)");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError(path + ": does not exist or cannot be read");
   f.read(head, sizeof head);

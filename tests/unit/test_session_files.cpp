@@ -1,0 +1,141 @@
+// A session's files after a crash, on a read-only place and under two recorders: a killed recording's
+// main file holds its batches (the WAL is checkpointed as it goes), so a copy of the .tsession alone
+// reads; reading a file leaves nothing beside it; an empty SQLite file's error says to copy the -wal
+// too; a second recorder on a path being recorded fails naming it and touches nothing.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <sqlite3.h>
+
+#include "profiling/session_file.h"
+
+namespace ts::prof {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("ts_session_files_" + std::to_string(getpid()) + "_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+void add_steps(EventStore& s, int from, int to) {
+  for (int i = from; i <= to; ++i) {
+    KernelRecord k;
+    k.start = 1000 * i, k.end = k.start + 400, k.stream = 7, k.correlation = static_cast<std::uint32_t>(i);
+    k.name = s.strings.intern("kernel");
+    k.config = s.intern_config(KernelConfig{});
+    s.append(s.kernels, k);
+    s.append(s.steps, StepRecord{i, 1, i, 1000 * i, 1000 * i + 900, 64, 10});
+  }
+}
+
+bool beside(const std::string& path, const char* suffix) { return fs::exists(path + suffix); }
+
+TEST(SessionFiles, AKilledRecordingCopiedWithoutItsWalStillReads) {
+  const std::string dir = temp_dir("killed");
+  const std::string path = dir + "/run.tsession", copy = dir + "/copy.tsession";
+  EventStore store;
+  {
+    SessionWriter w(path, store);
+    add_steps(store, 1, 20);
+    ASSERT_TRUE(w.write_batch());
+    add_steps(store, 21, 30);
+    ASSERT_TRUE(w.write_batch());
+    // As after kill -9: the writer never closes; the main file is copied alone, no -wal beside it.
+    fs::copy_file(path, copy);
+    ASSERT_FALSE(beside(copy, "-wal"));
+    EventStore read;
+    ASSERT_NO_THROW(read_session(copy, read));
+    EXPECT_EQ(read.steps.size(), 30u);
+    EXPECT_EQ(read.kernels.size(), 30u);
+    // Reading it wrote nothing beside it (opened immutable: no -wal, no -shm).
+    EXPECT_FALSE(beside(copy, "-wal"));
+    EXPECT_FALSE(beside(copy, "-shm"));
+  }
+  // A closed file read twice: nothing beside it either.
+  EventStore again;
+  read_session(path, again);
+  EXPECT_EQ(again.steps.size(), 30u);
+  EXPECT_FALSE(beside(path, "-wal"));
+  EXPECT_FALSE(beside(path, "-shm"));
+  fs::remove_all(dir);
+}
+
+TEST(SessionFiles, AFileWhoseRowsAreInAMissingWalSaysToCopyIt) {
+  const std::string dir = temp_dir("nowal");
+  const std::string path = dir + "/empty.tsession";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);  // a 4 KB SQLite file, as a killed run left one
+  sqlite3_exec(db, "CREATE TABLE t(x)", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  EventStore s;
+  try {
+    read_session(path, s);
+    FAIL() << "read an empty database";
+  } catch (const SessionError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("not a TrainScope session"), std::string::npos) << what;
+    EXPECT_NE(what.find("copy its -wal file (" + path + "-wal) beside it too"), std::string::npos) << what;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(SessionFiles, ASecondRecorderOnTheSamePathFailsAndTouchesNothing) {
+  const std::string dir = temp_dir("lock");
+  const std::string path = dir + "/s.tsession";
+  EventStore a_store, b_store;
+  auto first = std::make_unique<SessionWriter>(path, a_store);
+  add_steps(a_store, 1, 5);
+  ASSERT_TRUE(first->write_batch());
+  try {
+    SessionWriter second(path, b_store);
+    FAIL() << "two recorders on one path";
+  } catch (const SessionError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("session file " + path + " is being recorded by another recorder"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+  add_steps(a_store, 6, 8);
+  ASSERT_TRUE(first->write_batch());  // the first one's file is still there and still written
+  first->close();
+  EXPECT_FALSE(beside(path, ".lock"));  // gone with the recording
+  EventStore read;
+  read_session(path, read);
+  EXPECT_EQ(read.steps.size(), 8u);
+  first.reset();
+  EXPECT_NO_THROW(SessionWriter(path, b_store).close());  // free again once closed
+  fs::remove_all(dir);
+}
+
+// A read-only folder (a read-only mount): the file opens immutable and reads, with no -shm to create.
+// Root writes anywhere, so the case only exists for other users.
+TEST(SessionFiles, AReadOnlyFolderStillReads) {
+  if (geteuid() == 0) GTEST_SKIP() << "root can write a read-only folder";
+  const std::string dir = temp_dir("readonly");
+  const std::string path = dir + "/s.tsession";
+  EventStore store;
+  SessionWriter w(path, store);
+  add_steps(store, 1, 12);
+  ASSERT_TRUE(w.write_batch());
+  const std::string ro = temp_dir("readonly_copy");
+  fs::copy_file(path, ro + "/s.tsession");
+  fs::copy_file(path + "-wal", ro + "/s.tsession-wal");
+  chmod(ro.c_str(), 0555);
+  EventStore read;
+  EXPECT_NO_THROW(read_session(ro + "/s.tsession", read));
+  EXPECT_EQ(read.steps.size(), 12u);
+  chmod(ro.c_str(), 0755);
+  w.close();
+  fs::remove_all(dir);
+  fs::remove_all(ro);
+}
+
+}  // namespace
+}  // namespace ts::prof
