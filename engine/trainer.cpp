@@ -146,22 +146,32 @@ LoaderOptions Trainer::loader_options(bool train) const {
   return o;
 }
 
-// The CUDA network's plan reports its own footprint (cuda_network.cpp); the CPU backend's OOM at a
-// cap gets it here, measured, with the loaders' rings (on the CPU they come from the same allocator).
-void Trainer::rethrow_oom(const OutOfMemoryError& e) const {
-  if (e.suggested_batch_size > 0 || e.memory_limit_bytes <= 0 || config_.device != Device::cpu) throw e;
+std::int64_t Trainer::loader_ring_bytes_per_sample() const {
+  std::int64_t rings = 0;
+  for (const bool train : {true, false}) {  // the test loader's batch is at most the batch size
+    LoaderOptions lo = loader_options(train);
+    lo.batch_size = 1;
+    rings += loader_ring_bytes(lo);
+  }
+  return rings;
+}
+
+NetworkOptions Trainer::footprint_options() const {
   NetworkOptions opt;
   opt.optimizer = config_.optimizer;
   opt.seed = config_.seed;
   opt.cpu_threads = config_.cpu_threads;
   opt.accumulate = config_.accumulate;
-  MemoryFootprint f = measure_network_footprint(config_.model, opt);
+  return opt;
+}
+
+// The CUDA network's plan reports its own footprint (cuda_network.cpp); the CPU backend's OOM at a
+// cap gets it here, measured, with the loaders' rings (on the CPU they come from the same allocator).
+void Trainer::rethrow_oom(const OutOfMemoryError& e) const {
+  if (e.suggested_batch_size > 0 || e.memory_limit_bytes <= 0 || config_.device != Device::cpu) throw e;
+  MemoryFootprint f = measure_network_footprint(config_.model, footprint_options());
   if (f.per_sample_bytes <= 0) throw e;  // not measurable: the allocator's message alone
-  for (const bool train : {true, false}) {
-    LoaderOptions lo = loader_options(train);
-    lo.batch_size = 1;
-    f.per_sample_bytes += loader_ring_bytes(lo);  // the test loader's batch is at most the batch size
-  }
+  f.per_sample_bytes += loader_ring_bytes_per_sample();
   const std::int64_t cap = e.memory_limit_bytes, n = config_.batch_size;
   const std::int64_t fits = batch_size_that_fits(f, cap);
   const std::string card = "the simulated " + memory_limit_gib_text(cap) + " GiB card";
@@ -176,12 +186,7 @@ void Trainer::rethrow_oom(const OutOfMemoryError& e) const {
 void Trainer::check_host_memory_up_front() const {
   const std::int64_t available = host_available_bytes();
   if (available < 0) return;
-  std::int64_t rings = 0;
-  for (const bool train : {true, false}) {
-    LoaderOptions lo = loader_options(train);
-    lo.batch_size = 1;
-    rings += loader_ring_bytes(lo);
-  }
+  const std::int64_t rings = loader_ring_bytes_per_sample();
   const std::int64_t n = config_.batch_size;
   MemoryFootprint lower = footprint_lower_bound(config_.model);
   lower.per_sample_bytes += rings;
@@ -190,12 +195,7 @@ void Trainer::check_host_memory_up_front() const {
   if (n > (available - lower.fixed_bytes) / lower.per_sample_bytes)
     check_host_memory(lower, n, config_.accumulate, available, true);
   if (lower.bytes(n) * 4 < available) return;
-  NetworkOptions opt;
-  opt.optimizer = config_.optimizer;
-  opt.seed = config_.seed;
-  opt.cpu_threads = config_.cpu_threads;
-  opt.accumulate = config_.accumulate;
-  MemoryFootprint f = measure_network_footprint(config_.model, opt);
+  MemoryFootprint f = measure_network_footprint(config_.model, footprint_options());
   if (f.per_sample_bytes <= 0) f = footprint_lower_bound(config_.model);  // not measurable
   f.per_sample_bytes += rings;
   check_host_memory(f, n, config_.accumulate, available);

@@ -126,6 +126,10 @@ class Trainer {
   /// The network and the loaders (the constructor's work after the checks).
   void build();
   LoaderOptions loader_options(bool train) const;
+  /// The train and test loaders' ring bytes per sample of batch (they hold whole batches, bytes).
+  std::int64_t loader_ring_bytes_per_sample() const;
+  /// The network options a footprint is measured with (optimizer, seed, CPU threads, accumulation).
+  NetworkOptions footprint_options() const;
   TrainSummary run_epochs(const std::atomic<bool>& stop);
   /// Rethrows `e`; a CPU-backend OOM at the memory cap gets the advice first (the run's measured
   /// footprint against the cap: a batch size that fits, --accumulate for the same effective batch).
