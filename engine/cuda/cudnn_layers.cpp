@@ -3,9 +3,13 @@
 // with -Wno-deprecated-declarations).
 #include "engine/cuda/cudnn_layers.h"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <vector>
 
+#include "base/cuda_check.h"
 #include "engine/cuda/cudnn_check.h"
 
 namespace ts::cuda {
@@ -173,32 +177,118 @@ ConvLayer::ConvLayer(const ConvShape& s, bool allow_tf32, bool deterministic, bo
                                    cudnn_type(dtype))) {}
 ConvLayer::~ConvLayer() = default;
 
+namespace {
+
+/// What one call of a candidate algorithm costs in a step: the host's time to enqueue it and the
+/// wall time from an event before to an event after it, each the mean of kTimedCalls calls after
+/// one untimed call (cuDNN builds its plan and compiles any runtime kernel at the first). The host
+/// runs ahead of the GPU in a step, so a call costs the larger of the two; cudnnFind* times the GPU
+/// alone, and an algorithm whose enqueue takes milliseconds (seen under bf16 at batch 256-512 on
+/// the H200: GPU busy 4.7 %, the host inside the launch 94 % of the step) would otherwise win.
+struct CallCost {
+  double host_us = 0, wall_us = 0;
+  double cost() const { return std::max(host_us, wall_us); }
+};
+constexpr int kTimedCalls = 3;
+
+template <class Call>
+CallCost time_call(cudaStream_t stream, Call&& call) {
+  call();
+  TS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  cudaEvent_t start = nullptr, stop = nullptr;
+  TS_CUDA_CHECK(cudaEventCreate(&start));
+  TS_CUDA_CHECK(cudaEventCreate(&stop));
+  TS_CUDA_CHECK(cudaEventRecord(start, stream));
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kTimedCalls; ++i) call();
+  const auto t1 = std::chrono::steady_clock::now();
+  TS_CUDA_CHECK(cudaEventRecord(stop, stream));
+  TS_CUDA_CHECK(cudaEventSynchronize(stop));
+  float ms = 0;
+  TS_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return {std::chrono::duration<double, std::micro>(t1 - t0).count() / kTimedCalls, 1000.0 * ms / kTimedCalls};
+}
+
+/// At most this many of cuDNN's fastest acceptable results are timed with the host.
+constexpr int kTimedCandidates = 4;
+
+/// TRAINSCOPE_CONV_LOG=1 prints every timed candidate to stderr (which algorithm won and why).
+bool conv_log() {
+  static const bool on = [] {
+    const char* v = std::getenv("TRAINSCOPE_CONV_LOG");
+    return v && *v && std::string(v) != "0";
+  }();
+  return on;
+}
+
+/// Of cuDNN's results (fastest GPU time first), the acceptable candidate with the lowest CallCost;
+/// `run(perf)` sets the math type and makes one call with that candidate. nullptr when none is acceptable.
+template <class Perf, class Run>
+const Perf* choose(const std::vector<Perf>& perfs, int count, bool deterministic, std::size_t ws_limit,
+                   cudaStream_t stream, const std::string& what, Run&& run) {
+  const Perf* best = nullptr;
+  double best_cost = 0;
+  int timed = 0;
+  for (int i = 0; i < count && timed < kTimedCandidates; ++i) {
+    if (!acceptable(perfs[i], deterministic, ws_limit)) continue;
+    ++timed;
+    const CallCost c = time_call(stream, [&] { run(perfs[i]); });
+    if (conv_log())
+      std::fprintf(stderr, "conv %s: algo %d math %d: cudnnFind %.1f us, host %.1f us, wall %.1f us\n", what.c_str(),
+                   static_cast<int>(perfs[i].algo), static_cast<int>(perfs[i].mathType), 1000.0 * perfs[i].time,
+                   c.host_us, c.wall_us);
+    if (!best || c.cost() < best_cost) best = &perfs[i], best_cost = c.cost();
+  }
+  return best;
+}
+
+}  // namespace
+
 void ConvLayer::find_algorithms(const CudnnHandle& h, std::int64_t n, const ConvSearchBuffers& b) {
   Impl& m = *impl_;
   Impl::Algos a;
   cudnnTensorDescriptor_t xd = m.x_descs.get(n), yd = m.y_descs.get(n);
+  cudaStream_t stream = nullptr;
+  TS_CUDNN_CHECK(cudnnGetStream(H(h), &stream));
+  const std::string tag = m.name + " b" + std::to_string(n);
   int count = 0;
   std::vector<cudnnConvolutionFwdAlgoPerf_t> fwd(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
   TS_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(H(h), xd, b.x, m.filter, b.w, m.conv[0], yd, b.y,
                                                         CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, fwd.data(),
                                                         b.workspace, b.workspace_bytes));
-  const auto* f = pick(fwd, count, m.deterministic, b.workspace_bytes);
+  const auto* f = choose(fwd, count, m.deterministic, b.workspace_bytes, stream, tag + " fwd", [&](const auto& p) {
+    m.apply_math(0, p.mathType);
+    TS_CUDNN_CHECK(cudnnConvolutionForward(H(h), &kOne, xd, b.x, m.filter, b.w, m.conv[0], p.algo, b.workspace,
+                                           p.memory, &kZero, yd, b.y));
+  });
   if (!f) m.throw_none("forward", n);
   a.fwd = f->algo, a.ws[0] = f->memory, a.math[0] = f->mathType;
   if (m.needs_data_grad && b.dx) {
     std::vector<cudnnConvolutionBwdDataAlgoPerf_t> bd(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
-    TS_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
-        H(h), m.filter, b.w, yd, b.y, m.conv[1], xd, b.dx, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, bd.data(),
-        b.workspace, b.workspace_bytes));
-    const auto* d = pick(bd, count, m.deterministic, b.workspace_bytes);
+    TS_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(H(h), m.filter, b.w, yd, b.y, m.conv[1], xd, b.dx,
+                                                               CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, bd.data(),
+                                                               b.workspace, b.workspace_bytes));
+    const auto* d =
+        choose(bd, count, m.deterministic, b.workspace_bytes, stream, tag + " bwd-data", [&](const auto& p) {
+          m.apply_math(1, p.mathType);
+          TS_CUDNN_CHECK(cudnnConvolutionBackwardData(H(h), &kOne, m.filter, b.w, yd, b.y, m.conv[1], p.algo,
+                                                      b.workspace, p.memory, &kZero, xd, b.dx));
+        });
     if (!d) m.throw_none("backward-data", n);
     a.bwd_data = d->algo, a.ws[1] = d->memory, a.math[1] = d->mathType;
   }
   std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> bf(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
-  TS_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
-      H(h), xd, b.x, yd, b.y, m.conv[2], m.filter, b.dw, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, bf.data(),
-      b.workspace, b.workspace_bytes));
-  const auto* w = pick(bf, count, m.deterministic, b.workspace_bytes);
+  TS_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(H(h), xd, b.x, yd, b.y, m.conv[2], m.filter, b.dw,
+                                                               CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count,
+                                                               bf.data(), b.workspace, b.workspace_bytes));
+  const auto* w =
+      choose(bf, count, m.deterministic, b.workspace_bytes, stream, tag + " bwd-filter", [&](const auto& p) {
+        m.apply_math(2, p.mathType);
+        TS_CUDNN_CHECK(cudnnConvolutionBackwardFilter(H(h), &kOne, xd, b.x, yd, b.y, m.conv[2], p.algo, b.workspace,
+                                                      p.memory, &kZero, m.filter, b.dw));
+      });
   if (!w) m.throw_none("backward-filter", n);
   a.bwd_filter = w->algo, a.ws[2] = w->memory, a.math[2] = w->mathType;
   m.algos[n] = a;

@@ -59,7 +59,9 @@ class ConvLayer {
             kernels::ElemType dtype = kernels::ElemType::f32);
   ~ConvLayer();
   /// Benchmarks the algorithms for batch n with cudnnFind*AlgorithmEx (synchronises; call before
-  /// training) and caches the fastest that fits `b.workspace_bytes`.
+  /// training), then times up to 4 of its fastest results that fit `b.workspace_bytes` with the host
+  /// included (a call costs max(host enqueue, wall) µs: cudnnFind sees only the GPU) and caches the
+  /// cheapest. TRAINSCOPE_CONV_LOG=1 prints each candidate's figures to stderr.
   void find_algorithms(const CudnnHandle& h, std::int64_t n, const ConvSearchBuffers& b);
   /// y = conv(x, w). Algorithms for a batch size not searched are taken from cuDNN's heuristics
   /// (cudnnGet*_v7, no execution, no sync) at first use and cached.
