@@ -52,6 +52,12 @@ struct NetworkOptions {
   Normalization normalization;
   std::uint64_t seed = 0;           // parameter init and dropout masks
   std::int64_t max_batch_size = 128;
+  /// Other batch sizes the run will meet, each in [1, max_batch_size) (the epoch's last short batch,
+  /// the evaluation's batches): the CUDA backend chooses their convolution algorithms (searched, as
+  /// for max_batch_size, unless deterministic) and runs each once while it is built, so no step pays
+  /// cuDNN's first use of a shape (2.27 s on the host for the first bf16 convolution at batch 272 in
+  /// the mixed_precision lesson's H200 recording, cuDNN 9.19). Sizes outside the range are ignored.
+  std::vector<std::int64_t> planned_batch_sizes;
   bool allow_tf32 = true;           // cuDNN convolutions may use TF32 (PyTorch's default); cuBLAS never
   bool deterministic = false;       // deterministic algorithms only (cuDNN heuristics, fixed reductions)
   AmpMode amp = AmpMode::off;       // CUDA: off/fp16/bf16; CPU: off only (see make_cpu_network)

@@ -120,6 +120,7 @@ void Trainer::build() {
   opt.optimizer = config_.optimizer;
   opt.seed = config_.seed;
   opt.max_batch_size = config_.batch_size;
+  opt.planned_batch_sizes = batch_sizes_besides_full();
   opt.cpu_threads = config_.cpu_threads;
   opt.cuda_device = config_.cuda_device;
   opt.allow_tf32 = config_.allow_tf32;
@@ -133,6 +134,19 @@ void Trainer::build() {
   train_loader_ = std::make_unique<DataLoader>(data_.train, loader_options(true), alloc);
   const LoaderOptions test_opt = loader_options(false);
   test_loader_ = std::make_unique<DataLoader>(data_.test, test_opt, alloc);
+}
+
+std::vector<std::int64_t> Trainer::batch_sizes_besides_full() const {
+  std::vector<std::int64_t> sizes;
+  const std::int64_t bs = config_.batch_size;
+  if (bs < 1) return sizes;
+  if (const std::int64_t last = data_.train.count() % bs) sizes.push_back(last);  // the epoch's short batch
+  const std::int64_t test_bs = std::min<std::int64_t>(bs, data_.test.count());
+  if (test_bs > 0) {
+    sizes.push_back(test_bs);
+    if (const std::int64_t last = data_.test.count() % test_bs) sizes.push_back(last);
+  }
+  return sizes;
 }
 
 LoaderOptions Trainer::loader_options(bool train) const {

@@ -126,6 +126,10 @@ class Trainer {
   /// The network and the loaders (the constructor's work after the checks).
   void build();
   LoaderOptions loader_options(bool train) const;
+  /// The batch sizes other than batch_size this run's loaders produce: the epoch's last short batch
+  /// (train count % batch_size, when not 0), the test batch and the test set's last batch. The
+  /// network prepares them while it is built (NetworkOptions::planned_batch_sizes).
+  std::vector<std::int64_t> batch_sizes_besides_full() const;
   /// The train and test loaders' ring bytes per sample of batch (they hold whole batches, bytes).
   std::int64_t loader_ring_bytes_per_sample() const;
   /// The network options a footprint is measured with (optimizer, seed, CPU threads, accumulation).

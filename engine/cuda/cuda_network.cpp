@@ -58,6 +58,7 @@ void CudaNetwork::acquire() {
   allocate_memory();
   TS_CUBLAS_CHECK(cublasSetWorkspace(cb, cublas_workspace_->ptr, cublas_workspace_->bytes));
   choose_algorithms();
+  warm_shapes(algorithm_batch_sizes());
   upload_initial_parameters();
   synchronize();
 }
@@ -163,8 +164,21 @@ void CudaNetwork::allocate_op_buffers() {
   }
 }
 
+std::vector<std::int64_t> CudaNetwork::algorithm_batch_sizes() const {
+  std::vector<std::int64_t> sizes{options_.max_batch_size};
+  for (std::int64_t n : options_.planned_batch_sizes)
+    if (n >= 1 && n < options_.max_batch_size && std::find(sizes.begin(), sizes.end(), n) == sizes.end())
+      sizes.push_back(n);
+  return sizes;
+}
+
+ConvSearchBuffers CudaNetwork::conv_buffers(std::size_t k, void* workspace, std::size_t workspace_bytes) {
+  const Op& op = ops_[k];
+  return ConvSearchBuffers{k ? ops_[k - 1].out_ptr() : input_act(), weights_lp(op.w_off), op.out_ptr(), grad_buf(0),
+                           amp() ? wgrad_lp_->ptr : static_cast<void*>(grads() + op.w_off), workspace, workspace_bytes};
+}
+
 void CudaNetwork::choose_algorithms() {
-  std::size_t needed = 0;
   bool any_conv = std::any_of(ops_.begin(), ops_.end(), [](const Op& op) { return op.kind == OpKind::conv; });
   if (!any_conv) return;
   size_t free_b = 0, total_b = 0;
@@ -172,45 +186,55 @@ void CudaNetwork::choose_algorithms() {
   const auto free_now =
       static_cast<std::size_t>(std::min(static_cast<std::int64_t>(free_b), alloc_->free_under_limit()));
   const std::size_t limit = std::max(kMinConvWorkspace, std::min(kMaxConvWorkspace, free_now / 8));
-  if (options_.deterministic) {
-    // Timing-based search can pick a different (deterministic) algorithm in another run, and another
-    // algorithm rounds differently: deterministic mode takes cuDNN's heuristic order instead, as
-    // PyTorch does when benchmark mode is off. Algorithms are then chosen at first use per batch size.
-    try {
-      workspace_bytes_ = std::min<std::size_t>(limit, 64ull << 20);
-      workspace_ = alloc(workspace_bytes_, MemoryCategory::workspace, "convolution workspace");
-    } catch (const OutOfMemoryError& e) {
-      rethrow_oom(e);
-    }
-    return;
-  }
-  // cudnnFind* runs every candidate kernel on these buffers before any batch or weight is in them:
-  // zeros, so that no search reads uninitialised memory (compute-sanitizer initcheck reported every
-  // read; garbage can also hold denormals or NaNs that skew the timings the choice rests on).
-  for (const auto* blocks : {&grads_[0], &grads_[1], &params_, &params_lp_, &input_act_})
-    if (*blocks) TS_CUDA_CHECK(cudaMemsetAsync((*blocks)->ptr, 0, (*blocks)->bytes, compute_));
-  for (const Op& op : ops_)
-    if (op.out) TS_CUDA_CHECK(cudaMemsetAsync(op.out->ptr, 0, op.out->bytes, compute_));
+  zero_scratch();
+  const std::vector<std::int64_t> sizes = algorithm_batch_sizes();
   try {
-    auto search = alloc(limit, MemoryCategory::workspace, "convolution algorithm search");
-    for (std::size_t k = 0; k < ops_.size(); ++k) {
-      Op& op = ops_[k];
-      if (op.kind != OpKind::conv) continue;
-      ConvSearchBuffers b{k ? ops_[k - 1].out_ptr() : input_act(), weights_lp(op.w_off), op.out_ptr(), grad_buf(0),
-                          amp() ? wgrad_lp_->ptr : static_cast<void*>(grads() + op.w_off), search->ptr, limit};
-      op.conv->find_algorithms(*cudnn_, options_.max_batch_size, b);
-      needed = std::max(needed, op.conv->workspace_bytes(options_.max_batch_size));
+    if (options_.deterministic) {
+      // Timing-based search can pick a different (deterministic) algorithm in another run, and another
+      // algorithm rounds differently: deterministic mode takes cuDNN's heuristic order instead, as
+      // PyTorch does when benchmark mode is off (chosen by the runs below, per batch size).
+      workspace_bytes_ = std::min<std::size_t>(limit, 64ull << 20);
+    } else {
+      workspace_bytes_ = std::max(search_algorithms(sizes, limit), kMinConvWorkspace);
     }
-    search.reset();
-    alloc_->empty_cache();
-    workspace_bytes_ = std::max(needed, kMinConvWorkspace);
     workspace_ = alloc(workspace_bytes_, MemoryCategory::workspace, "convolution workspace");
   } catch (const OutOfMemoryError& e) {
     rethrow_oom(e);
   }
 }
 
-void CudaNetwork::upload_initial_parameters() { set_parameters(initial_parameters(spec_, options_.seed)); }
+// The search and the warm-up read these buffers before any batch or weight is in them: zeros, so
+// that nothing reads uninitialised memory (compute-sanitizer initcheck reported every read; garbage
+// can also hold denormals or NaNs that skew the timings the choice rests on).
+void CudaNetwork::zero_scratch() {
+  for (const auto* blocks : {&grads_[0], &grads_[1], &params_, &param_grads_, &params_lp_, &input_act_})
+    if (*blocks) TS_CUDA_CHECK(cudaMemsetAsync((*blocks)->ptr, 0, (*blocks)->bytes, compute_));
+  for (const Op& op : ops_)
+    if (op.out) TS_CUDA_CHECK(cudaMemsetAsync(op.out->ptr, 0, op.out->bytes, compute_));
+}
+
+std::size_t CudaNetwork::search_algorithms(const std::vector<std::int64_t>& sizes, std::size_t limit) {
+  std::size_t needed = 0;
+  {
+    auto search = alloc(limit, MemoryCategory::workspace, "convolution algorithm search");
+    for (std::size_t k = 0; k < ops_.size(); ++k) {
+      if (ops_[k].kind != OpKind::conv) continue;
+      for (std::int64_t n : sizes) {
+        ops_[k].conv->find_algorithms(*cudnn_, n, conv_buffers(k, search->ptr, limit));
+        needed = std::max(needed, ops_[k].conv->workspace_bytes(n));
+      }
+    }
+  }
+  alloc_->empty_cache();
+  return needed;
+}
+
+void CudaNetwork::upload_initial_parameters() {
+  set_parameters(initial_parameters(spec_, options_.seed));
+  // BatchNorm's running mean 0 and variance 1 (torch/nn/modules/batchnorm.py); cudaMalloc gives
+  // whatever the memory held, and the warm-up's training forward has updated them.
+  if (buffer_count_ > 0) set_parameters(initial_buffers(spec_));
+}
 
 void CudaNetwork::refresh_weights_lp() {
   if (amp()) kernels::cast_from_float(params(), params_lp_->ptr, act_, param_count_, compute_);

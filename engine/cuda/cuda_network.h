@@ -135,6 +135,20 @@ class CudaNetwork final : public Network {
   void allocate_memory();
   void allocate_op_buffers();
   void choose_algorithms();
+  /// max_batch_size, then options_.planned_batch_sizes in [1, max_batch_size), each once.
+  std::vector<std::int64_t> algorithm_batch_sizes() const;
+  /// Layer k's (a convolution) input, weights, output and gradient buffers, with this workspace.
+  ConvSearchBuffers conv_buffers(std::size_t k, void* workspace, std::size_t workspace_bytes);
+  /// cudnnFind* for every convolution at every size in a `limit`-byte search workspace (freed
+  /// after); returns the largest workspace the chosen algorithms need.
+  std::size_t search_algorithms(const std::vector<std::int64_t>& sizes, std::size_t limit);
+  /// Zeros every buffer the search and the warm-up read (gradients, weights, input, outputs).
+  void zero_scratch();
+  /// One training forward, backward and evaluation forward at each batch size, on zeros, before the
+  /// parameters are uploaded: cuDNN and cuBLAS build their plans for each shape and CUDA loads each
+  /// kernel they pick (lazy loading) here, not inside the epoch's last, short step or the first
+  /// evaluation batch (2.3 s of host time per new shape under AMP before). Leaves the buffers zero.
+  void warm_shapes(const std::vector<std::int64_t>& sizes);
   void upload_initial_parameters();
   [[noreturn]] void rethrow_oom(const OutOfMemoryError& e) const;
   std::shared_ptr<MemoryBlock> alloc(std::size_t bytes, MemoryCategory c, const std::string& phase);

@@ -126,6 +126,16 @@ EvalResult CudaNetwork::end_eval() {
 }
 
 // ---- ops ------------------------------------------------------------------------------------------
+void CudaNetwork::warm_shapes(const std::vector<std::int64_t>& sizes) {
+  zero_scratch();
+  for (std::int64_t n : sizes) {
+    forward_ops(n, true);
+    backward_ops(n, 0, false);
+    forward_ops(n, false);
+  }
+  zero_scratch();
+}
+
 void CudaNetwork::forward_ops(std::int64_t n, bool training) {
   const void* x = input_act();
   for (Op& op : ops_) {
