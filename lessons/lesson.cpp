@@ -26,8 +26,9 @@ namespace {
 
 using Value = rapidjson::Value;
 
-const std::vector<std::string> kFigures = {"images_per_s",     "step_ms",      "activation_bytes", "peak_memory_bytes",
-                                           "h2d_copy_ms",      "data_wait_ms", "gpu_utilization_pct"};
+const std::vector<std::string> kFigures = {"images_per_s",      "step_ms",     "slowest_step_ms",
+                                           "activation_bytes",  "peak_memory_bytes", "h2d_copy_ms",
+                                           "data_wait_ms",      "gpu_utilization_pct"};
 const std::vector<std::string> kPanels = {"timeline", "memory", "utilization", "verdicts", "kernels", "compare"};
 const std::vector<std::string> kOutcomes = {"out_of_memory", "completes"};
 

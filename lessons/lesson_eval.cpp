@@ -40,9 +40,19 @@ void step_figures(const prof::EventStore& s, std::int64_t warmup, RunResult& out
   }
   const double steps = static_cast<double>(walls.size());
   out.steps = static_cast<std::int64_t>(walls.size());
-  std::nth_element(walls.begin(), walls.begin() + walls.size() / 2, walls.end());
-  out.figures["step_ms"] = walls[walls.size() / 2] / 1e6;
+  // step_ms and images_per_s are one measurement (summed wall of the same steps), so that a
+  // lesson's promise, its figures table and Compare's step bars tell one story; the median is kept
+  // only to name the steps that stand out from it.
+  out.figures["step_ms"] = wall / 1e6 / steps;
+  out.figures["slowest_step_ms"] = *std::max_element(walls.begin(), walls.end()) / 1e6;
   if (wall > 0) out.figures["images_per_s"] = images / (wall / 1e9);
+  std::vector<std::int64_t> sorted = walls;
+  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+  out.median_step_ms = sorted[sorted.size() / 2] / 1e6;
+  for (std::size_t i = first; i < n; ++i) {
+    const double ms = (s.steps[i].end - s.steps[i].start) / 1e6;
+    if (ms > kOutlierTimesMedian * out.median_step_ms) out.outliers.push_back({s.steps[i].global_step, ms});
+  }
   out.figures["data_wait_ms"] = wait / 1e6 / steps;
   std::int64_t h2d = 0;
   bool any_copy = false;
@@ -199,6 +209,17 @@ std::string format_figure(const std::string& name, double v) {
 }
 
 
+std::string describe_outliers(const RunResult& r) {
+  std::string out;
+  for (std::size_t i = 0; i < r.outliers.size() && i < 3; ++i) {
+    const auto& [step, ms] = r.outliers[i];
+    out += fmt::format("{}step {}: {:.4g} ms ({:.0f}x the median {:.3g} ms)", i ? "; " : "", step, ms,
+                       ms / r.median_step_ms, r.median_step_ms);
+  }
+  if (r.outliers.size() > 3) out += fmt::format("; and {} more", r.outliers.size() - 3);
+  return out;
+}
+
 bool LessonResult::showed() const {
   return !checks.empty() && std::all_of(checks.begin(), checks.end(), [](const Check& c) { return c.met; });
 }
@@ -271,6 +292,9 @@ std::string to_text(const LessonResult& r) {
                        run.run.recorded_at.empty() ? "" : ", " + run.run.recorded_at);
     if (!run.run.error.empty()) out += "    error: " + run.run.error + "\n";
     if (!run.analysis_error.empty()) out += "    not analysed: " + run.analysis_error + "\n";
+    if (!run.outliers.empty())
+      out += fmt::format("    {} outlier step{} (counted in its figures): {}\n", run.outliers.size(),
+                         run.outliers.size() == 1 ? "" : "s", describe_outliers(run));
   }
   out += side_by_side(r);
   for (const Check& c : r.checks) out += fmt::format("  [{}] {}: {}\n", c.met ? "shown" : "NOT SHOWN", c.what, c.detail);
@@ -299,6 +323,16 @@ std::string to_json(const LessonResult& r, const std::string& recording) {
     write_field(w, "recorded_at", run.run.recorded_at);
     w.Key("analysed"); w.Bool(run.analysed);
     w.Key("steps"); w.Int64(run.steps);
+    w.Key("median_step_ms"); w.Double(run.median_step_ms);
+    w.Key("outliers");
+    w.StartArray();
+    for (const auto& [step, ms] : run.outliers) {
+      w.StartObject();
+      w.Key("step"); w.Int64(step);
+      w.Key("ms"); w.Double(ms);
+      w.EndObject();
+    }
+    w.EndArray();
     w.Key("figures");
     w.StartObject();
     for (const auto& [k, v] : run.figures) { w.Key(k.c_str()); w.Double(v); }

@@ -43,7 +43,9 @@ void write_record(const std::string& dir, const LessonRecord& record);
 /// A run's measured figures (figure_names()):
 ///   images_per_s: images of the analysed steps / their summed wall time (steps after the first
 ///                 `warmup` ones: cuDNN's algorithm search and first allocations are not the lesson);
-///   step_ms: the median wall time of those steps, ms;
+///   step_ms: their summed wall time / their count, ms (the same steps and time as images_per_s:
+///                 step_ms x images_per_s = images per step; a one-off stall counts in both);
+///   slowest_step_ms: the longest of those steps, ms;
 ///   activation_bytes / peak_memory_bytes: the largest sample of the allocator's activations
 ///                 category / of all categories summed (samplers.cpp's memory.allocated.* series);
 ///   h2d_copy_ms: host-to-device copy time (CUPTI memcpy kind 1) per analysed step, ms;
@@ -58,7 +60,18 @@ struct RunResult {
   std::vector<std::string> verdicts;        // verdict ids that fired
   std::map<std::string, double> measures;   // verdict id -> its measure (analysis::verdict_measure)
   std::int64_t steps = 0;                   // analysed steps
+  double median_step_ms = 0;                // the median wall time of the analysed steps, ms
+  /// Analysed steps longer than kOutlierTimesMedian x the median: (global step, wall ms). They
+  /// count in step_ms and images_per_s; the text, JSON and window name them so that a figure
+  /// moved by one stall says so.
+  std::vector<std::pair<std::int64_t, double>> outliers;
 };
+/// A step is an outlier when it takes more than this many times the run's median step. 5x: a
+/// steady run's steps vary by well under 2x (the shipped recordings: <= 1.6x outside start-up);
+/// a cuDNN plan build, a first allocation or a page-in is tens to thousands of times the median.
+constexpr double kOutlierTimesMedian = 5.0;
+/// "step 20: 2,300 ms (1,564x the median 1.47 ms)", the first three; "" without outliers.
+std::string describe_outliers(const RunResult& r);
 
 /// One expectation judged.
 struct Check {

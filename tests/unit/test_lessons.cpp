@@ -18,6 +18,7 @@
 #include "lessons/lesson_where.h"
 #include "lessons/session_pack.h"
 #include "profiling/analysis/analysis.h"
+#include "profiling/session_file.h"
 
 namespace ts::lessons {
 namespace {
@@ -348,6 +349,44 @@ TEST(Lessons, EveryVerdictIdHasARule) {
   EXPECT_EQ(knob_json_type("pin_memory"), 'b');
   EXPECT_EQ(knob_json_type("memory_limit_gib"), 'n');
   EXPECT_EQ(knob_json_type("model"), 's');
+}
+
+}  // namespace
+}  // namespace ts::lessons
+
+namespace ts::lessons {
+namespace {
+
+// A lesson's step figure and its images/s are one measurement: a single stalled step (a plan built
+// inside the run) moves both and is named as an outlier, never hidden by a median.
+TEST(Lessons, OneStalledStepMovesStepAndThroughputAlikeAndIsNamed) {
+  const fs::path path = fs::temp_directory_path() / ("ts_lesson_outlier_" + std::to_string(::getpid()) + ".tsession");
+  prof::EventStore s;
+  std::int64_t t = 0;
+  for (std::int64_t i = 1; i <= 20; ++i) {
+    const std::int64_t wall = i == 12 ? 2'000'000'000 : 2'000'000;  // 2 ms steps; step 12 takes 2 s
+    s.append(s.steps, prof::StepRecord{i, 1, i, t, t + wall, 512, 0});
+    t += wall;
+  }
+  prof::SessionWriter(path.string(), s).close();
+  const RunResult r = measure_session(path.string(), 1);
+  fs::remove(path);
+  ASSERT_TRUE(r.analysed) << r.analysis_error;
+  ASSERT_EQ(r.steps, 19);
+  const double wall_ms = 18 * 2.0 + 2000.0;
+  EXPECT_NEAR(r.figures.at("step_ms"), wall_ms / 19, 1e-9);
+  EXPECT_NEAR(r.figures.at("images_per_s"), 19 * 512 / (wall_ms / 1e3), 1e-6);
+  EXPECT_NEAR(r.figures.at("step_ms") * r.figures.at("images_per_s") / 1e3, 512, 1e-6) << "one story";
+  EXPECT_NEAR(r.figures.at("slowest_step_ms"), 2000, 1e-9);
+  EXPECT_NEAR(r.median_step_ms, 2, 1e-9);
+  ASSERT_EQ(r.outliers.size(), 1u);
+  EXPECT_EQ(r.outliers[0].first, 12);
+  EXPECT_NE(describe_outliers(r).find("step 12: 2000 ms (1000x the median 2 ms)"), std::string::npos)
+      << describe_outliers(r);
+  LessonResult lr;
+  lr.runs.push_back(r);
+  EXPECT_NE(to_text(lr).find("1 outlier step (counted in its figures)"), std::string::npos) << to_text(lr);
+  EXPECT_NE(to_json(lr, "").find("\"outliers\":[{\"step\":12"), std::string::npos);
 }
 
 }  // namespace

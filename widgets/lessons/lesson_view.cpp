@@ -45,7 +45,8 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 /// A figure's row name for people (lessons/lesson_eval.h says how each is measured).
 QString figure_label(const std::string& f) {
   if (f == "images_per_s") return QObject::tr("images/s");
-  if (f == "step_ms") return QObject::tr("step (median)");
+  if (f == "step_ms") return QObject::tr("step (mean)");
+  if (f == "slowest_step_ms") return QObject::tr("slowest step");
   if (f == "activation_bytes") return QObject::tr("activations");
   if (f == "peak_memory_bytes") return QObject::tr("peak memory");
   if (f == "h2d_copy_ms") return QObject::tr("H2D copy/step");
@@ -245,6 +246,12 @@ void LessonView::fillFigures(const lessons::LessonResult& r) {
       const auto it = run.figures.find(rows[k]);
       auto* item = new QTableWidgetItem(it == run.figures.end() ? "-" : q(lessons::format_figure(rows[k], it->second)));
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      if (rows[k] == "slowest_step_ms" && !run.outliers.empty()) {  // a stall that moves the means: said
+        item->setText(item->text() + " ⚠");
+        item->setToolTip(tr("%n outlier step(s), counted in step and images/s: ", nullptr,
+                            static_cast<int>(run.outliers.size())) +
+                         q(lessons::describe_outliers(run)));
+      }
       figures_->setItem(static_cast<int>(k) + 1, col, item);
     }
     QStringList v;
