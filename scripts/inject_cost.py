@@ -28,6 +28,8 @@ CONFIGS = {
     # lean plus runtime records of the launch calls alone (what full mode's launch_bound reads)
     "lean-launchrec": ({"TRAINSCOPE_INJECT_KINDS": "CONCURRENT_KERNEL,MEMCPY,SYNC_CALLS,RUNTIME_LAUNCH"}, None),
     "lean-pyfull": ({"__python": "full"}, "lean"),
+    "lean-pynosmp": ({"TRAINSCOPE_PYTHON_HZ": "0"}, "lean"),  # the Python insight's ranges, no stack samples
+    "lean-py20": ({"TRAINSCOPE_PYTHON_HZ": "20"}, "lean"),
     "lean-nosmp": ({"TRAINSCOPE_INJECT_SAMPLE_MS": "0"}, "lean"),
     "lean-flush1000": ({"TRAINSCOPE_INJECT_FLUSH_MS": "1000"}, "lean"),
     "lean-buf4m": ({"TRAINSCOPE_INJECT_BUFFER_KB": "4096"}, "lean"),
