@@ -2,8 +2,8 @@
 // threads and the hand-off of finished batches to the consumer, in order.
 //
 // Batch b of an epoch is written into ring slot b % slots. Worker w prepares batches w, w + W,
-// w + 2W, ... (PyTorch's round robin), each one whole (gather = one memcpy of 3072 bytes per image,
-// then augmentation), so there are no per-image locks: one lock to claim a free slot and one to
+// w + 2W, ... (PyTorch's round robin), each one whole (gather = one 3072-byte copy per image, or
+// its augmented copy, augment.h), so there are no per-image locks: one lock to claim a free slot and one to
 // publish it. A slot is free for batch b once the consumer has released batch b - slots (a batch is
 // released by the next call to next() or start_epoch()). With num_workers 0, next() prepares the
 // batch itself. Augmentation draws from a hash of (seed, epoch, record index), so the images do not
@@ -22,12 +22,13 @@
 #include <vector>
 
 #include "base/errors.h"
+#include "engine/augment.h"
 #include "engine/host_trace.h"
 
 namespace ts {
 namespace {
 
-constexpr int kPad = 4;  // torchvision RandomCrop(32, padding=4)
+constexpr int kPad = kAugmentPad;
 
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -52,29 +53,6 @@ Augmentation augmentation_for(std::uint64_t seed, std::int64_t epoch, std::int64
                                      static_cast<std::uint64_t>(index));
   return {static_cast<int>(h % (2 * kPad + 1)), static_cast<int>((h >> 16) % (2 * kPad + 1)),
           ((h >> 32) & 1) != 0};
-}
-
-/// out = hflip?(crop(pad(src, 4), top, left)): out[y][x] = src[y + top - 4][x' + left - 4], zero
-/// outside src, where x' = 31 - x when flipped.
-void augment_image(const std::uint8_t* src, std::uint8_t* out, Augmentation a) {
-  const int dy = a.top - kPad, dx = a.left - kPad;
-  for (int c = 0; c < kImageChannels; ++c) {
-    const std::uint8_t* plane = src + c * kImageHeight * kImageWidth;
-    std::uint8_t* dst_plane = out + c * kImageHeight * kImageWidth;
-    for (int y = 0; y < kImageHeight; ++y) {
-      std::uint8_t* row = dst_plane + y * kImageWidth;
-      const int sy = y + dy;
-      if (sy < 0 || sy >= kImageHeight) {
-        std::memset(row, 0, kImageWidth);
-        continue;
-      }
-      const std::uint8_t* srow = plane + sy * kImageWidth;
-      for (int x = 0; x < kImageWidth; ++x) {
-        const int sx = (a.flip ? kImageWidth - 1 - x : x) + dx;
-        row[x] = (sx >= 0 && sx < kImageWidth) ? srow[sx] : 0;
-      }
-    }
-  }
 }
 
 HostBuffer default_alloc(std::size_t bytes, bool /*pinned*/) {
@@ -122,8 +100,12 @@ struct DataLoader::Impl {
     for (std::int64_t i = 0; i < size; ++i) {
       const std::int64_t record = order[static_cast<std::size_t>(begin + i)];
       const std::uint8_t* src = data.images.data() + record * kImageBytes;
-      if (options.augment) augment_image(src, images + i * kImageBytes, augmentation_for(options.seed, epoch, record));
-      else std::memcpy(images + i * kImageBytes, src, kImageBytes);
+      if (options.augment) {
+        const Augmentation a = augmentation_for(options.seed, epoch, record);
+        augment_image(src, images + i * kImageBytes, a.top, a.left, a.flip);
+      } else {
+        std::memcpy(images + i * kImageBytes, src, kImageBytes);
+      }
       labels[i] = data.labels[static_cast<std::size_t>(record)];
     }
     slot.batch = Batch{size, images, labels, pinned, epoch, b};
