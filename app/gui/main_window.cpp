@@ -31,6 +31,7 @@
 #include "widgets/main/program_controller.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/main/setups_controller.h"
+#include "widgets/main/shortcuts.h"
 #include "widgets/model_builder.h"
 #include "widgets/run_settings.h"
 #include "widgets/training_charts.h"
@@ -147,20 +148,20 @@ void MainWindow::fitToScreen(bool first_run) {
 void MainWindow::buildActions() {
   auto* st = style();
   new_run_ = new QAction(st->standardIcon(QStyle::SP_FileIcon), tr("&New run"), this);
-  new_run_->setShortcut(QKeySequence::New);
+  set_shortcut(new_run_, ShortcutId::new_run);
   new_run_->setToolTip(tr("Clear the charts and the message for a new run (settings are kept)"));
   start_ = new QAction(st->standardIcon(QStyle::SP_MediaPlay), tr("&Start"), this);
-  start_->setShortcut(Qt::CTRL | Qt::Key_R);
+  set_shortcut(start_, ShortcutId::start_run);
   pause_ = new QAction(st->standardIcon(QStyle::SP_MediaPause), tr("Pause"), this);
   stop_ = new QAction(st->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this);
   stop_->setToolTip(tr("Stop after the current step"));
   prefs_ = new QAction(tr("&Preferences…"), this);
-  prefs_->setShortcut(QKeySequence::Preferences);
+  set_shortcut(prefs_, ShortcutId::preferences);
   about_ = new QAction(tr("&About TrainScope"), this);
   doctor_ = new QAction(tr("Environment &doctor…"), this);
   doctor_->setToolTip(tr("Check the driver, CUDA, cuDNN, CUPTI permissions and each GPU's health"));
   quit_ = new QAction(tr("&Quit"), this);
-  quit_->setShortcut(QKeySequence::Quit);
+  set_shortcut(quit_, ShortcutId::quit);
   reset_layout_ = new QAction(tr("Reset layout"), this);
 
   connect(new_run_, &QAction::triggered, this, &MainWindow::newRun);

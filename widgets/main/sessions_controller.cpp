@@ -31,6 +31,7 @@
 #include "widgets/compare/compare_view.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/main/main_frame.h"
+#include "widgets/main/shortcuts.h"
 #include "widgets/model_builder.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/verdict_panel.h"
@@ -61,10 +62,10 @@ const char* const kRecentKey = "sessions/recent";
 SessionsController::SessionsController(MainFrame& frame, QObject* parent) : QObject(parent), frame_(frame) {
   auto* st = frame_.frameWindow()->style();
   open_ = new QAction(st->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open session…"), this);
-  open_->setShortcut(QKeySequence::Open);
+  set_shortcut(open_, ShortcutId::open_session);
   open_->setToolTip(tr("Show a recorded run (*.tsession), a PyTorch profiler trace (*.json, *.json.gz) or an Nsight Systems SQLite export (*.sqlite): its charts, panels, config and hardware"));
   save_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton), tr("Save session &as…"), this);
-  save_->setShortcut(QKeySequence::SaveAs);
+  set_shortcut(save_, ShortcutId::save_session_as);
   recent_ = new QMenu(tr("Recent sessions"), frame_.frameWindow());
   run_again_ = new QAction(tr("&Run again with these settings"), this);
   run_again_->setToolTip(tr("Load the shown session's model and knobs into the Train workspace for a new run"));
