@@ -24,6 +24,7 @@
 
 #include "engine/memory.h"
 #include "widgets/cifar_download.h"
+#include "widgets/elided_label.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/main/checkpoints_controller.h"
 #include "widgets/main/export_controller.h"
@@ -223,10 +224,9 @@ void MainWindow::buildActions() {
   holder->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   auto* holder_layout = new QHBoxLayout(holder);
   holder_layout->setContentsMargins(0, 0, 0, 0);
-  message_label_ = new QLabel;
-  message_label_->setWordWrap(false);
+  message_label_ = new ElidedLabel;  // cut at a word with "…", never inside one
+  message_label_->setObjectName("message");
   message_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  message_label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   holder_layout->addWidget(message_label_);
   message_bar_->addWidget(holder);
   auto* dismiss = new QAction(st->standardIcon(QStyle::SP_DialogCloseButton), tr("Dismiss"), this);
@@ -277,11 +277,10 @@ void MainWindow::tickElapsed() {
   elapsed_label_->setText(tr("elapsed %1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0')));
 }
 
-QString MainWindow::message() const { return message_bar_->isHidden() ? QString() : message_label_->text(); }
+QString MainWindow::message() const { return message_bar_->isHidden() ? QString() : message_label_->fullText(); }
 
 void MainWindow::showMessage(const QString& text, bool error) {
-  message_label_->setText(text);
-  message_label_->setToolTip(text);
+  message_label_->setFullText(text);
   message_label_->setStyleSheet(error ? "QLabel { color: #8a0000; font-weight: bold; padding: 1px 4px; }"
                                       : "QLabel { color: #5a4000; padding: 1px 4px; }");
   message_bar_->setStyleSheet(error ? "QToolBar { background: #ffe0e0; padding: 0px; spacing: 2px; }"
