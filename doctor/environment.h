@@ -62,6 +62,14 @@ struct HostInfo {
   Reading<std::string> kernel;                  // uname release
 };
 
+/// A PCI function of NVIDIA's (vendor id 0x10de in /sys/bus/pci/devices/*/vendor): the hardware, seen
+/// whether or not a driver is loaded, so that "no driver" can be told from "no NVIDIA GPU at all".
+struct PciDevice {
+  std::string address;   // "0000:00:05.0"
+  std::string device;    // the device id, "0x2335"; "" when unreadable
+  std::string pci_class; // "0x030200" (3D controller), "0x030000" (VGA); "" when unreadable
+};
+
 struct OtherProcess {
   unsigned pid = 0;
   std::optional<std::uint64_t> bytes;  // GPU memory used, when NVML tells
@@ -101,6 +109,7 @@ struct Environment {
   HostInfo host;
   std::vector<GpuInfo> gpus;
   std::string gpus_why;                                    // when no GPU could be listed: why
+  Reading<std::vector<PciDevice>> nvidia_pci;              // NVIDIA's PCI functions; empty: none on the bus
   std::vector<std::pair<std::string, std::string>> extra;  // front-end facts, e.g. {"Qt", "6.4.2"}
 };
 

@@ -16,6 +16,26 @@ std::string cuda_version_text(int v) {
   return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
 }
 
+bool no_nvidia_gpu(const Environment& e) {
+  return e.nvidia_pci && e.nvidia_pci->empty();
+}
+
+std::string works_here(const Environment& e) {
+  if (!no_nvidia_gpu(e)) return "";
+  std::string cpu = "CPU training: not available (this build has no oneDNN CPU backend)";
+  for (const auto& l : e.libraries)
+    if (l.name == "oneDNN") {
+      if (l.loaded)
+        cpu = "CPU training with oneDNN " + *l.loaded +
+              (e.host.logical_cores ? fmt::format(" on {} logical cores", *e.host.logical_cores) : std::string());
+      else
+        cpu = "CPU training: not available (oneDNN: " + l.loaded.why + ")";
+    }
+  return cpu +
+         "; recording CPU runs as sessions; opening and comparing any session (GPU ones recorded elsewhere too); "
+         "importing PyTorch profiler traces and Nsight Systems exports; exporting to Perfetto";
+}
+
 int exit_code(const std::vector<Finding>& findings) {
   for (const auto& f : findings)
     if (f.grade == Grade::problem) return 3;
@@ -34,11 +54,21 @@ bool no_driver(const Environment& e) {
   return e.cuda.driver_version && *e.cuda.driver_version == 0;
 }
 
+/// "; NVIDIA device(s) on the PCI bus: 0000:00:05.0 (0x2335)" when the bus was read.
+std::string pci_text(const Environment& e) {
+  if (!e.nvidia_pci || e.nvidia_pci->empty()) return "";
+  std::string s;
+  for (const auto& d : *e.nvidia_pci)
+    s += (s.empty() ? "" : ", ") + d.address + (d.device.empty() ? "" : " (" + d.device + ")");
+  return "; NVIDIA device(s) on the PCI bus: " + s;
+}
+
 void driver_rules(const Environment& e, Out& out) {
   if (no_driver(e)) {
+    if (no_nvidia_gpu(e)) return;  // nothing for a driver to drive: the CPU backend's machine
     add(out, Grade::problem, "no_driver", "no NVIDIA driver found",
         "cudaDriverGetVersion reports no driver (libcuda.so.1 is not loadable)" +
-            (e.cuda.device_count ? std::string() : "; " + e.cuda.device_count.why),
+            (e.cuda.device_count ? std::string() : "; " + e.cuda.device_count.why) + pci_text(e),
         "Install the NVIDIA driver for your GPU (Ubuntu: `sudo ubuntu-drivers install`, or the driver from "
         "nvidia.com), reboot, and check with `nvidia-smi`. Without a GPU TrainScope trains on the CPU (--device cpu).");
     return;
@@ -62,6 +92,7 @@ void driver_rules(const Environment& e, Out& out) {
 }
 
 void library_rules(const Environment& e, Out& out) {
+  if (no_nvidia_gpu(e)) return;  // cuDNN serves GPU training only
   for (const auto& l : e.libraries) {
     if (l.name != "cuDNN" || l.built_with.empty()) continue;
     if (!l.loaded) {
@@ -82,7 +113,7 @@ void library_rules(const Environment& e, Out& out) {
 }
 
 void cupti_rules(const Environment& e, Out& out) {
-  if (no_driver(e) || e.cuda.built_with == 0) return;  // nothing to trace
+  if (no_driver(e) || no_nvidia_gpu(e) || e.cuda.built_with == 0) return;  // nothing to trace
   const CuptiInfo& c = e.cupti;
   if (c.activity && !*c.activity)
     add(out, Grade::problem, "cupti_activity_refused", "CUPTI refused activity tracing",

@@ -1,8 +1,13 @@
 // /proc readers of the doctor (see host.h).
 #include "doctor/host.h"
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
+#include <system_error>
 
 namespace ts::doctor {
 
@@ -15,7 +20,34 @@ std::string trim(std::string s) {
   return s.substr(b, e - b + 1);
 }
 
+std::string first_line(const std::filesystem::path& file) {
+  std::ifstream f(file);
+  std::string line;
+  if (!f || !std::getline(f, line)) return "";
+  return trim(line);
+}
+
 }  // namespace
+
+bool is_nvidia_vendor(const std::string& vendor_text) {
+  std::string v = trim(vendor_text);
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return v == kNvidiaPciVendor;
+}
+
+Reading<std::vector<PciDevice>> read_nvidia_pci(const std::string& devices_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::directory_iterator it(devices_dir, ec);
+  if (ec) return Reading<std::vector<PciDevice>>::unreadable(devices_dir + " not readable: " + ec.message());
+  std::vector<PciDevice> out;
+  for (const fs::directory_entry& e : it) {
+    if (!is_nvidia_vendor(first_line(e.path() / "vendor"))) continue;
+    out.push_back({e.path().filename().string(), first_line(e.path() / "device"), first_line(e.path() / "class")});
+  }
+  std::sort(out.begin(), out.end(), [](const PciDevice& a, const PciDevice& b) { return a.address < b.address; });
+  return Reading<std::vector<PciDevice>>::of(std::move(out));
+}
 
 HostInfo parse_cpuinfo(const std::string& text) {
   HostInfo h;

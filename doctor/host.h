@@ -1,5 +1,6 @@
 // The doctor's /proc readers as pure functions of the files' text (tested with hand-written text):
-// /proc/cpuinfo, /etc/os-release and /proc/driver/nvidia/params.
+// /proc/cpuinfo, /etc/os-release and /proc/driver/nvidia/params; and the PCI bus's NVIDIA devices
+// from a sysfs folder (tested with a folder the test writes).
 #pragma once
 #include <optional>
 #include <string>
@@ -21,5 +22,14 @@ std::optional<int> parse_profiling_admin_only(const std::string& text);
 /// Whether counters are allowed given that value and the effective user id (root may always read them),
 /// with the detail said in the report.
 Reading<bool> counters_allowed(std::optional<int> admin_only, bool params_readable, unsigned euid, std::string* detail);
+
+/// NVIDIA's PCI vendor id (the PCI-SIG's list), as sysfs writes it in a device's vendor file.
+inline constexpr const char* kNvidiaPciVendor = "0x10de";
+/// Whether a sysfs vendor file's text ("0x10de\n", any case) names NVIDIA.
+bool is_nvidia_vendor(const std::string& vendor_text);
+/// NVIDIA's PCI functions under `devices_dir` (/sys/bus/pci/devices: a folder or link per function
+/// holding vendor, device and class files), sorted by address; unreadable when the folder cannot be
+/// listed (then whether the machine has an NVIDIA GPU is not known).
+Reading<std::vector<PciDevice>> read_nvidia_pci(const std::string& devices_dir);
 
 }  // namespace ts::doctor

@@ -47,6 +47,8 @@ Environment collect(Probe& probe) {
   }
   read_part([&] { return probe.host(); }, env.host, &why, "host");
   if (!why.empty()) env.host.cpu_model = Reading<std::string>::unreadable(why), why.clear();
+  read_part([&] { return probe.nvidia_pci(); }, env.nvidia_pci, &why, "PCI devices");
+  if (!why.empty()) env.nvidia_pci = Reading<std::vector<PciDevice>>::unreadable(why), why.clear();
   read_part([&] { return probe.gpus(&env.gpus_why); }, env.gpus, &env.gpus_why, "GPUs");
   return env;
 }

@@ -1,5 +1,6 @@
 // The environment doctor's one source of outside facts: a Probe reads the CUDA driver and runtime,
-// NVML, the libraries (cuDNN, cuBLAS, CUPTI, NCCL, oneDNN), CUPTI's permissions, /proc and each GPU.
+// NVML, the libraries (cuDNN, cuBLAS, CUPTI, NCCL, oneDNN), CUPTI's permissions, /proc, the PCI bus's
+// NVIDIA devices and each GPU.
 // The real probe (real_probe.cpp) asks the machine; FakeProbe returns what a test put in it. Both
 // are Qt-free. collect() turns a probe into an Environment; a probe function that throws becomes
 // "not readable: <what>" for its part, so one broken library never hides the rest of the report.
@@ -19,6 +20,9 @@ class Probe {
   virtual std::vector<LibraryInfo> libraries() = 0;
   virtual CuptiInfo cupti() = 0;
   virtual HostInfo host() = 0;
+  /// NVIDIA's PCI functions (/sys/bus/pci/devices with vendor 0x10de), driver or not; an empty list
+  /// means the machine has no NVIDIA hardware, unreadable that the bus could not be listed.
+  virtual Reading<std::vector<PciDevice>> nvidia_pci() = 0;
   /// Every GPU; a real probe runs its short copy load here (about `load_seconds` per GPU). Empty with
   /// `why` set when none can be listed.
   virtual std::vector<GpuInfo> gpus(std::string* why) = 0;
@@ -43,6 +47,7 @@ class FakeProbe : public Probe {
   std::vector<LibraryInfo> libraries() override { return env.libraries; }
   CuptiInfo cupti() override { return env.cupti; }
   HostInfo host() override { return env.host; }
+  Reading<std::vector<PciDevice>> nvidia_pci() override { return env.nvidia_pci; }
   std::vector<GpuInfo> gpus(std::string* why) override {
     if (why) *why = env.gpus_why;
     return env.gpus;

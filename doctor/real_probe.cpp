@@ -287,6 +287,8 @@ class RealProbe : public Probe {
     return h;
   }
 
+  Reading<std::vector<PciDevice>> nvidia_pci() override { return read_nvidia_pci("/sys/bus/pci/devices"); }
+
   std::vector<GpuInfo> gpus(std::string* why) override {
     return probe_gpus(nvml_, options_, why);
   }

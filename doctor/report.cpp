@@ -108,16 +108,31 @@ void gpu_rows(const GpuInfo& g, std::vector<Row>& rows) {
       }));
 }
 
+std::string pci_devices_text(const Reading<std::vector<PciDevice>>& r) {
+  return show(r, [](const std::vector<PciDevice>& ds) {
+    if (ds.empty()) return std::string("none (no device of vendor 0x10de on the PCI bus)");
+    std::string s;
+    for (const auto& d : ds) {
+      s += (s.empty() ? "" : ", ") + d.address;
+      if (!d.device.empty() || !d.pci_class.empty()) s += " (" + d.device + (d.pci_class.empty() ? "" : " class " + d.pci_class) + ")";
+    }
+    return s;
+  });
+}
+
 std::vector<Row> rows_of(const Environment& e) {
   std::vector<Row> rows;
   auto row = [&](const char* s, std::string l, std::string v) { rows.push_back({s, std::move(l), std::move(v)}); };
+  // Without NVIDIA hardware the driver-side facts are not missing, they do not apply.
+  const bool no_gpu = no_nvidia_gpu(e);
+  auto gpu_side = [&](std::string v) { return no_gpu ? std::string(kNotApplicableNoGpu) : v; };
   row("Versions", "TrainScope", e.trainscope_version.empty() ? "unknown" : e.trainscope_version);
-  row("Versions", "NVIDIA driver", show(e.cuda.nvidia_driver));
-  row("Versions", "highest CUDA the driver supports", show_cuda(e.cuda.driver_version));
+  row("Versions", "NVIDIA driver", gpu_side(show(e.cuda.nvidia_driver)));
+  row("Versions", "highest CUDA the driver supports", gpu_side(show_cuda(e.cuda.driver_version)));
   row("Versions", "CUDA runtime loaded", show_cuda(e.cuda.runtime_version));
   row("Versions", "CUDA runtime built with",
       e.cuda.built_with ? cuda_version_text(e.cuda.built_with) : "built without CUDA");
-  row("Versions", "NVML", e.nvml.status.empty() ? std::string("loaded") : unreadable(e.nvml.status));
+  row("Versions", "NVML", gpu_side(e.nvml.status.empty() ? std::string("loaded") : unreadable(e.nvml.status)));
   for (const auto& l : e.libraries) {
     std::string v = l.loaded ? *l.loaded : (l.optional ? "absent (" + l.loaded.why + ")" : unreadable(l.loaded.why));
     if (!l.built_with.empty()) v += "; built with " + l.built_with;
@@ -126,24 +141,29 @@ std::vector<Row> rows_of(const Environment& e) {
   }
   for (const auto& [k, v] : e.extra) row("Versions", k, v);
   row("Permissions", "CUPTI activity tracing",
-      show(e.cupti.activity, [&](bool b) { return b ? std::string("works") : "refused: " + e.cupti.activity.why; }));
+      gpu_side(show(e.cupti.activity,
+                    [&](bool b) { return b ? std::string("works") : "refused: " + e.cupti.activity.why; })));
   row("Permissions", "hardware counters",
-      show(e.cupti.counters, [](bool b) { return std::string(b ? "allowed" : "administrators only"); }) +
-          (e.cupti.counters_detail.empty() ? "" : " (" + e.cupti.counters_detail + ")"));
+      gpu_side(show(e.cupti.counters, [](bool b) { return std::string(b ? "allowed" : "administrators only"); }) +
+               (e.cupti.counters_detail.empty() ? "" : " (" + e.cupti.counters_detail + ")")));
   row("Host", "OS", show(e.host.os) + "; kernel " + show(e.host.kernel));
   row("Host", "CPU", show(e.host.cpu_model));
   row("Host", "cores", show_num(e.host.physical_cores) + " physical, " + show_num(e.host.logical_cores) + " logical");
   row("Host", "vector extensions", flags_text(e.host));
-  if (e.gpus.empty()) row("GPUs", "GPUs", "none" + (e.gpus_why.empty() ? std::string() : ": " + e.gpus_why));
+  row("GPUs", "NVIDIA PCI devices", pci_devices_text(e.nvidia_pci));
+  if (e.gpus.empty() && no_gpu) row("GPUs", "GPUs", "none: no NVIDIA GPU on this machine");
+  else if (e.gpus.empty()) row("GPUs", "GPUs", "none" + (e.gpus_why.empty() ? std::string() : ": " + e.gpus_why));
   for (const auto& g : e.gpus) gpu_rows(g, rows);
   return rows;
 }
 
-std::string findings_text(const std::vector<Finding>& fs) {
+std::string findings_text(const Report& r) {  // the text form's head
+  const std::vector<Finding>& fs = r.findings;
   int problems = 0, warnings = 0;
   for (const auto& f : fs) (f.grade == Grade::problem ? problems : warnings)++;
   std::string o = fmt::format("Findings: {} problem(s), {} warning(s)\n", problems, warnings);
   if (fs.empty()) o += "  nothing wrong found\n";
+  if (no_nvidia_gpu(r.env)) o += "  " + no_gpu_line(r.env) + "\n";
   for (const auto& f : fs)
     o += fmt::format("  [{}] {}\n      cause: {}\n      fix: {}\n", f.grade == Grade::problem ? "PROBLEM" : "warning",
                      f.title, f.cause, f.fix);
@@ -222,6 +242,11 @@ void json_gpu(rapidjson::Writer<rapidjson::StringBuffer>& w, const GpuInfo& g) {
 
 }  // namespace
 
+std::string no_gpu_line(const Environment& env) {
+  if (!no_nvidia_gpu(env)) return "";
+  return "no NVIDIA GPU on this machine (a state, not a fault). Works here: " + works_here(env);
+}
+
 std::string format_environment_text(const Environment& env) {
   std::string o, section;
   for (const auto& r : rows_of(env)) {
@@ -232,7 +257,7 @@ std::string format_environment_text(const Environment& env) {
 }
 
 std::string format_text(const Report& r) {
-  return "TrainScope environment doctor\n\n" + findings_text(r.findings) + "\n" + format_environment_text(r.env);
+  return "TrainScope environment doctor\n\n" + findings_text(r) + "\n" + format_environment_text(r.env);
 }
 
 std::string format_json(const Report& r) {
@@ -250,6 +275,8 @@ std::string format_json(const Report& r) {
   }
   w.EndArray();
   const Environment& e = r.env;
+  w.Key("no_nvidia_gpu"), w.Bool(no_nvidia_gpu(e));
+  put(w, "works_here", works_here(e));
   put(w, "trainscope", e.trainscope_version);
   w.Key("cuda"), w.StartObject();
   put_reading(w, "driver_version", e.cuda.driver_version);
@@ -295,6 +322,18 @@ std::string format_json(const Report& r) {
   for (const auto& g : e.gpus) json_gpu(w, g);
   w.EndArray();
   put(w, "gpus_why", e.gpus_why);
+  w.Key("nvidia_pci");
+  if (!e.nvidia_pci) {
+    w.StartObject(), put(w, "not_readable", e.nvidia_pci.why), w.EndObject();
+  } else {
+    w.StartArray();
+    for (const auto& d : *e.nvidia_pci) {
+      w.StartObject();
+      put(w, "address", d.address), put(w, "device", d.device), put(w, "class", d.pci_class);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   w.EndObject();
   return sb.GetString();
 }
@@ -307,6 +346,7 @@ std::string format_markdown(const Report& r) {
   for (const auto& f : r.findings)
     o += fmt::format("- **{}** {}  \n  cause: {}  \n  fix: {}\n",
                      f.grade == Grade::problem ? "Problem:" : "Warning:", f.title, f.cause, f.fix);
+  if (no_nvidia_gpu(r.env)) o += "- " + no_gpu_line(r.env) + "\n";
   std::string section;
   for (const auto& row : rows_of(r.env)) {
     if (row.section != section) {

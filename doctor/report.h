@@ -23,6 +23,9 @@ std::string format_json(const Report& r);
 std::string format_markdown(const Report& r);
 /// The environment part only (the text form's second half), without findings.
 std::string format_environment_text(const Environment& env);
+/// On a machine without an NVIDIA GPU: "no NVIDIA GPU on this machine (a state, not a fault). Works
+/// here: CPU training with oneDNN …" (findings.h, works_here); "" otherwise.
+std::string no_gpu_line(const Environment& env);
 
 /// `s` with the user name (getenv USER / LOGNAME, the passwd entry), the host name (gethostname) and
 /// the home folder replaced, as whole words. One-letter names and "root" are left (they

@@ -1,5 +1,6 @@
 // Backend dispatch: builds the network on the asked device, or says why it cannot.
 #include "engine/network.h"
+#include "engine/cpu_amp.h"
 
 #include <fstream>
 
@@ -38,27 +39,39 @@ std::string cpu_flags() {
 }
 }  // namespace
 
-bool cpu_amp_support(AmpMode mode, std::string* why) {
-  auto no = [&](const std::string& reason) {
-    if (why) *why = reason;
-    return false;
-  };
+CpuAmpRefusal cpu_amp_refusal(AmpMode mode) {
   switch (mode) {
-    case AmpMode::off: return true;
-    case AmpMode::fp16:
-      return no("fp16 AMP is a CUDA feature (oneDNN 2.6 has no fp16 training kernels for x86 CPUs); use --amp bf16 "
-                "on a CPU with AVX512-BF16/AMX, or --device cuda");
+    case AmpMode::off: return CpuAmpRefusal::none;
+    case AmpMode::fp16: return CpuAmpRefusal::fp16_cuda_only;
     case AmpMode::bf16: {
       const std::string f = cpu_flags();
       const bool has = f.find(" avx512_bf16 ") != std::string::npos || f.find(" amx_bf16 ") != std::string::npos;
-      if (!has)
-        return no("bf16 AMP on the CPU needs AVX512-BF16 or AMX-BF16 (oneDNN's bf16 kernels), which this CPU lacks "
-                  "(no avx512_bf16/amx_bf16 in /proc/cpuinfo); train in fp32 (--amp off) or use --device cuda");
-      return no("this CPU has bf16 instructions, but TrainScope's CPU backend does not implement bf16 AMP yet; "
-                "train in fp32 (--amp off) or use --device cuda");
+      return has ? CpuAmpRefusal::bf16_not_implemented : CpuAmpRefusal::bf16_no_instructions;
     }
   }
-  return no("unknown AMP mode");
+  return CpuAmpRefusal::fp16_cuda_only;
+}
+
+bool cpu_amp_support(AmpMode mode, std::string* why) {
+  const char* reason = nullptr;
+  switch (cpu_amp_refusal(mode)) {
+    case CpuAmpRefusal::none: return true;
+    case CpuAmpRefusal::fp16_cuda_only:
+      // Not "use bf16 on the CPU": the CPU backend has no bf16 AMP on any CPU yet.
+      reason = "fp16 AMP is a CUDA feature (oneDNN 2.6 has no fp16 training kernels for x86 CPUs); train in fp32 "
+               "(--amp off) or use --device cuda";
+      break;
+    case CpuAmpRefusal::bf16_no_instructions:
+      reason = "bf16 AMP on the CPU needs AVX512-BF16 or AMX-BF16 (oneDNN's bf16 kernels), which this CPU lacks "
+               "(no avx512_bf16/amx_bf16 in /proc/cpuinfo); train in fp32 (--amp off) or use --device cuda";
+      break;
+    case CpuAmpRefusal::bf16_not_implemented:
+      reason = "this CPU has bf16 instructions, but TrainScope's CPU backend does not implement bf16 AMP yet; "
+               "train in fp32 (--amp off) or use --device cuda";
+      break;
+  }
+  if (why) *why = reason;
+  return false;
 }
 
 #ifndef TRAINSCOPE_HAVE_CUDA

@@ -21,6 +21,7 @@
 
 #include "base/errors.h"
 #include "engine/cifar10.h"
+#include "engine/cpu_amp.h"
 #include "engine/memory.h"
 #include "widgets/cifar_download.h"
 
@@ -57,8 +58,26 @@ QString default_checkpoint_dir() {
 
 QString amp_unavailable_reason(Device device, AmpMode mode) {
   if (mode == AmpMode::off || device == Device::cuda) return {};
-  std::string why;
-  return cpu_amp_support(mode, &why) ? QString() : QString::fromStdString(why);
+  switch (cpu_amp_refusal(mode)) {
+    case CpuAmpRefusal::none: return {};
+    case CpuAmpRefusal::fp16_cuda_only:
+      return QObject::tr("fp16 needs a CUDA GPU (oneDNN has no fp16 training kernels for x86 CPUs)");
+    case CpuAmpRefusal::bf16_no_instructions:
+      return QObject::tr("bf16 on the CPU would need AVX512-BF16 or AMX, which this CPU lacks");
+    case CpuAmpRefusal::bf16_not_implemented:
+      return QObject::tr("this CPU has bf16 instructions, but TrainScope's CPU backend has no bf16 training yet");
+  }
+  return QObject::tr("not on the CPU");
+}
+
+QString cpu_amp_note(bool cuda_gpu_here) {
+  const QString bf16 = cpu_amp_refusal(AmpMode::bf16) == CpuAmpRefusal::bf16_no_instructions
+                           ? QObject::tr("bf16 would need AVX512-BF16 or AMX, which this CPU lacks")
+                           : QObject::tr("TrainScope's CPU backend has no bf16 training yet (this CPU has the "
+                                         "instructions)");
+  const QString where = cuda_gpu_here ? QObject::tr("For AMP, choose a CUDA GPU under Device.")
+                                      : QObject::tr("AMP needs a CUDA GPU, which this machine does not have.");
+  return QObject::tr("AMP is off on the CPU: fp16 needs a CUDA GPU, and %1. Runs train in fp32. %2").arg(bf16, where);
 }
 
 QString sample_data_dir() {
@@ -284,8 +303,8 @@ void RunSettingsPanel::updateAmpChoices() {
   }
   if (!model->item(amp_->currentIndex())->isEnabled()) amp_->setCurrentIndex(0);
   const bool none = reasons.size() == amp_->count() - 1;
-  reasons.removeDuplicates();
-  amp_reason_->setText(none ? tr("Not available on this device: %1").arg(reasons.join("\n")) : QString());
+  // When no mode is left, one note for both (the per-mode reasons stay the items' tooltips).
+  amp_reason_->setText(none ? cpu_amp_note(device_->findData(0) >= 0) : QString());
   amp_reason_->setVisible(none);
   amp_->setToolTip(none ? amp_reason_->text() : tr("Mixed precision: fp16 with dynamic loss scaling, or bf16"));
   amp_->setEnabled(!none && device_->isEnabled());

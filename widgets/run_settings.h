@@ -82,8 +82,13 @@ QString default_checkpoint_dir();
 /// Where the window records sessions (ends in '/'): <app data>/sessions/.
 QString default_session_dir();
 
-/// Why the device cannot run `mode` ("" when it can): cpu_amp_support on the CPU; CUDA runs all.
+/// Why the device cannot run `mode` ("" when it can), in the window's words (engine/cpu_amp.h's
+/// reason on the CPU; CUDA runs all).
 QString amp_unavailable_reason(Device device, AmpMode mode);
+/// The Run settings' one note when the CPU can run no AMP mode: why for fp16 and for bf16, without
+/// contradicting each other (no CPU runs AMP in TrainScope yet), that runs train in fp32, and where
+/// AMP is to be had — a CUDA GPU under Device when `cuda_gpu_here`, else none on this machine.
+QString cpu_amp_note(bool cuda_gpu_here);
 
 /// Where the generated sample set lives (the same folder trainscope-run uses).
 QString sample_data_dir();

@@ -24,6 +24,7 @@
 
 #include "engine/memory.h"
 #include "widgets/cifar_download.h"
+#include "widgets/elided_label.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/main/checkpoints_controller.h"
 #include "widgets/main/export_controller.h"
@@ -31,6 +32,7 @@
 #include "widgets/main/program_controller.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/main/setups_controller.h"
+#include "widgets/main/shortcuts.h"
 #include "widgets/model_builder.h"
 #include "widgets/run_settings.h"
 #include "widgets/training_charts.h"
@@ -147,20 +149,20 @@ void MainWindow::fitToScreen(bool first_run) {
 void MainWindow::buildActions() {
   auto* st = style();
   new_run_ = new QAction(st->standardIcon(QStyle::SP_FileIcon), tr("&New run"), this);
-  new_run_->setShortcut(QKeySequence::New);
+  set_shortcut(new_run_, ShortcutId::new_run);
   new_run_->setToolTip(tr("Clear the charts and the message for a new run (settings are kept)"));
   start_ = new QAction(st->standardIcon(QStyle::SP_MediaPlay), tr("&Start"), this);
-  start_->setShortcut(Qt::CTRL | Qt::Key_R);
+  set_shortcut(start_, ShortcutId::start_run);
   pause_ = new QAction(st->standardIcon(QStyle::SP_MediaPause), tr("Pause"), this);
   stop_ = new QAction(st->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this);
   stop_->setToolTip(tr("Stop after the current step"));
   prefs_ = new QAction(tr("&Preferences…"), this);
-  prefs_->setShortcut(QKeySequence::Preferences);
+  set_shortcut(prefs_, ShortcutId::preferences);
   about_ = new QAction(tr("&About TrainScope"), this);
   doctor_ = new QAction(tr("Environment &doctor…"), this);
   doctor_->setToolTip(tr("Check the driver, CUDA, cuDNN, CUPTI permissions and each GPU's health"));
   quit_ = new QAction(tr("&Quit"), this);
-  quit_->setShortcut(QKeySequence::Quit);
+  set_shortcut(quit_, ShortcutId::quit);
   reset_layout_ = new QAction(tr("Reset layout"), this);
 
   connect(new_run_, &QAction::triggered, this, &MainWindow::newRun);
@@ -222,10 +224,9 @@ void MainWindow::buildActions() {
   holder->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   auto* holder_layout = new QHBoxLayout(holder);
   holder_layout->setContentsMargins(0, 0, 0, 0);
-  message_label_ = new QLabel;
-  message_label_->setWordWrap(false);
+  message_label_ = new ElidedLabel;  // cut at a word with "…", never inside one
+  message_label_->setObjectName("message");
   message_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  message_label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   holder_layout->addWidget(message_label_);
   message_bar_->addWidget(holder);
   auto* dismiss = new QAction(st->standardIcon(QStyle::SP_DialogCloseButton), tr("Dismiss"), this);
@@ -276,11 +277,10 @@ void MainWindow::tickElapsed() {
   elapsed_label_->setText(tr("elapsed %1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0')));
 }
 
-QString MainWindow::message() const { return message_bar_->isHidden() ? QString() : message_label_->text(); }
+QString MainWindow::message() const { return message_bar_->isHidden() ? QString() : message_label_->fullText(); }
 
 void MainWindow::showMessage(const QString& text, bool error) {
-  message_label_->setText(text);
-  message_label_->setToolTip(text);
+  message_label_->setFullText(text);
   message_label_->setStyleSheet(error ? "QLabel { color: #8a0000; font-weight: bold; padding: 1px 4px; }"
                                       : "QLabel { color: #5a4000; padding: 1px 4px; }");
   message_bar_->setStyleSheet(error ? "QToolBar { background: #ffe0e0; padding: 0px; spacing: 2px; }"

@@ -31,6 +31,7 @@ namespace ts::gui {
 
 class CheckpointsController;
 class DoctorPanel;
+class ElidedLabel;
 class ExportController;
 class LessonsController;
 class ModelBuilder;
@@ -138,7 +139,7 @@ class MainWindow : public QMainWindow, public MainFrame {
   VerdictPanel* verdicts_ = nullptr;
   VerdictBanner* banner_ = nullptr;
   QToolBar* message_bar_;
-  QLabel* message_label_;
+  ElidedLabel* message_label_;
   QAction *new_run_, *start_, *pause_, *stop_, *prefs_, *about_, *quit_, *reset_layout_;
   QAction* doctor_ = nullptr;
   DoctorPanel* doctor_panel_ = nullptr;

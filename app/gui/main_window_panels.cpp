@@ -4,7 +4,9 @@
 // below it, the verdict banner as a toolbar row, and the View menu (workspaces, what the Profile
 // workspace shows, Reset layout). Every panel reads the PanelHub: the live run's events, or the opened session's.
 // A verdict's Apply (VerdictPanel::applyRequested) sets its knobs in the Run settings for the next
-// run; the message bar says what changed ("Run settings: num_workers 0 → 4, pin_memory off → on").
+// run; the message bar says in one line what changed and what this machine could not take, and why
+// ("Run settings: num_workers 0 → 4, pin_memory off → on; AMP bf16 not applied: no CUDA GPU on this
+// machine"). Without a CUDA GPU the verdicts do not propose the knobs that need one.
 #include <QMenuBar>
 #include <QToolBar>
 #include <QToolButton>
@@ -33,6 +35,7 @@ namespace ts::gui {
 ProfileWorkspace* MainWindow::buildProfileWorkspace() {
   timeline_ = new TimelinePanel(hub_);
   verdicts_ = new VerdictPanel(hub_);
+  verdicts_->setCudaGpuHere(!gpus_.empty());
   auto* memory = new MemoryGraph(hub_);
   memory->setTrackMode(TimelineView::kHeaderWidth);
   auto* utilization = new UtilizationPanel(hub_);
@@ -93,18 +96,20 @@ void MainWindow::connectFixes() {
   connect(verdicts_, &VerdictPanel::applyRequested, this,
           [this](const std::vector<prof::analysis::FixSetting>& fix, const QString& verdict) {
             // An opened session's settings are shown read only: the fix goes onto them, loaded for a
-            // new run as Run again does (saying what this machine cannot keep).
-            QString kept;
-            if (settings_->showingSession() && sessions_->runAgainWithSessionSettings()) kept = message();
+            // new run as Run again does; what this machine could not keep of them comes last.
+            QStringList kept;
+            if (settings_->showingSession()) sessions_->loadSessionSettings(&kept);
             RunSettings s = settings_->settings();
-            const QStringList changed = apply_fix_settings(fix, s);
-            const QString prefix = kept.isEmpty() ? QString() : kept + QStringLiteral(" · ");
-            if (changed.isEmpty()) {
-              showMessage(prefix + tr("Run settings already have this fix (%1)").arg(verdict), false);
+            const FixOutcome o = apply_fix_here(fix, s, !gpus_.empty());
+            const QString session = kept.isEmpty() ? QString() : tr(" · from the session's settings, except: %1").arg(kept.join("; "));
+            if (o.changed.isEmpty() && o.refused.isEmpty()) {
+              showMessage(tr("Run settings already have this fix (%1)").arg(verdict) + session, false);
               return;
             }
             settings_->setSettings(s);
-            showMessage(prefix + tr("Run settings: %1 — for the next run (fix for: %2)").arg(changed.join(", "), verdict), false);
+            const QString head = o.changed.isEmpty() ? tr("Run settings unchanged; %1").arg(o.text())
+                                                     : tr("Run settings for the next run: %1").arg(o.text());
+            showMessage(head + session + tr(" (fix for: %1)").arg(verdict), false);
           });
 }
 

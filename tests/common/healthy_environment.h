@@ -62,6 +62,29 @@ inline Environment healthy_environment() {
   g.mig = Reading<bool>::of(false);
   g.other_processes = Reading<std::vector<OtherProcess>>::of({});
   e.gpus.push_back(g);
+  e.nvidia_pci = Reading<std::vector<PciDevice>>::of({{"0000:00:05.0", "0x2335", "0x030200"}});
+  return e;
+}
+
+/// A laptop or CI machine without NVIDIA hardware, as a real probe reads it: no driver, no CUDA
+/// device, NVML not loadable, CUPTI's enable failing with CUPTI_ERROR_UNKNOWN, no GPU on the PCI
+/// bus (an Intel host bridge and a virtio disk only), a bf16-capable CPU with oneDNN.
+inline Environment no_gpu_environment() {
+  Environment e = healthy_environment();
+  e.cuda.driver_version = Reading<int>::of(0);
+  e.cuda.nvidia_driver = Reading<std::string>::unreadable("/proc/driver/nvidia/version absent (no NVIDIA kernel module)");
+  e.cuda.device_count = Reading<int>::unreadable("cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version");
+  e.nvml.loaded = false;
+  e.nvml.init_result = -1;
+  e.nvml.status = "libnvidia-ml.so.1 not found";
+  e.nvml.cuda_driver_version = Reading<int>::unreadable(e.nvml.status);
+  e.cupti.activity = Reading<bool>{false, "CUPTI_ERROR_UNKNOWN (code 999)"};
+  e.cupti.counters = Reading<bool>::unreadable("/proc/driver/nvidia/params not readable (no NVIDIA driver loaded)");
+  e.cupti.counters_detail.clear();
+  e.host.logical_cores = Reading<int>::of(2);
+  e.gpus.clear();
+  e.gpus_why = "no CUDA device: CUDA driver version is insufficient for CUDA runtime version";
+  e.nvidia_pci = Reading<std::vector<PciDevice>>::of({});
   return e;
 }
 

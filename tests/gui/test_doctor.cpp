@@ -1,5 +1,5 @@
 // Help ▸ Environment doctor with a fake probe (doctor::set_probe_factory): the findings first,
-// problems red and warnings amber, the full report with the Qt version below, Copy as Markdown puts
+// problems red and warnings amber; a machine without an NVIDIA GPU healthy, with what works there; the full report with the Qt version below, Copy as Markdown puts
 // the bug report (without the host name) on the clipboard, and Check again reads the probe again.
 #include <unistd.h>
 
@@ -40,6 +40,12 @@ doctor::Environment sick() {
   return e;
 }
 
+/// The tests' probe: the sick machine, counted.
+std::unique_ptr<doctor::Probe> sick_factory() {
+  ++g_probes;
+  return std::make_unique<doctor::FakeProbe>(sick());
+}
+
 }  // namespace
 
 class TestDoctor : public QObject {
@@ -47,10 +53,7 @@ class TestDoctor : public QObject {
  private slots:
   void initTestCase() {
     test::isolate_settings();
-    doctor::set_probe_factory([] {
-      ++g_probes;
-      return std::make_unique<doctor::FakeProbe>(sick());
-    });
+    doctor::set_probe_factory(sick_factory);
   }
   void cleanupTestCase() { doctor::set_probe_factory(nullptr); }
 
@@ -92,6 +95,28 @@ class TestDoctor : public QObject {
     gethostname(host, sizeof host - 1);
     QVERIFY(!md.contains(QRegularExpression("\\b" + QRegularExpression::escape(host) + "\\b")));
     QVERIFY(md.contains("<host>"));
+  }
+
+  void noGpuMachineIsHealthyAndSaysWhatWorks() {
+    doctor::set_probe_factory([] { return std::make_unique<doctor::FakeProbe>(doctor::test::no_gpu_environment()); });
+    DoctorPanel p;
+    QTRY_VERIFY_WITH_TIMEOUT(p.report() != nullptr, 10000);
+    doctor::set_probe_factory(sick_factory);
+    QCOMPARE(p.findingsView()->topLevelItemCount(), 0);
+    const QString summary = p.summaryLabel()->text();
+    QVERIFY2(summary.startsWith("Nothing wrong found. No NVIDIA GPU on this machine (a state, not a fault)."),
+             qPrintable(summary));
+    QVERIFY2(summary.contains("Works here: CPU training with oneDNN"), qPrintable(summary));
+    QCOMPARE(p.summaryLabel()->palette().color(QPalette::WindowText), p.palette().color(QPalette::WindowText));
+    const QString text = p.reportView()->toPlainText();
+    QVERIFY2(text.contains("not applicable: no NVIDIA GPU") && !text.contains("refused"), qPrintable(text));
+    if (const QString dir = qEnvironmentVariable("TS_SCREENSHOTS"); !dir.isEmpty()) {
+      QDir().mkpath(dir);
+      p.resize(1000, 680);
+      p.show();
+      QTest::qWait(300);
+      QVERIFY(p.grab().save(dir + "/doctor_no_gpu.png"));
+    }
   }
 
   void checkAgainReadsTheProbeAgain() {

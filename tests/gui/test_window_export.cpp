@@ -117,7 +117,7 @@ class TestWindowExport : public QObject {
     QVERIFY(after.pin_memory);
     QCOMPARE(after.batch_size, std::int64_t{128});  // only the fix's knobs change the session's
     QVERIFY(after.augment);
-    QVERIFY2(w.message().contains("Run settings: num_workers 0 → 4"), qPrintable(w.message()));
+    QVERIFY2(w.message().contains("Run settings for the next run: num_workers 0 → 4"), qPrintable(w.message()));
     apply->click();  // again: nothing left to change, and it says so
     QVERIFY2(w.message().contains("already"), qPrintable(w.message()));
   }

@@ -1,6 +1,7 @@
 // trainscope-run --doctor [--json|--markdown] as a user runs it: the exit code follows the
-// problems (3) and warnings (0); without a driver (this CI) it says "no NVIDIA driver found" with
-// the fix and still reports the CPU side; --markdown names neither the user nor the host.
+// problems (3) and warnings (0); on a machine with no NVIDIA device (this CI) that is no problem:
+// exit 0, the GPU side "not applicable" and a line of what works here; with an NVIDIA device but
+// no driver it says "no NVIDIA driver found" with the fix; --markdown names neither the user nor the host.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 #include <unistd.h>
@@ -33,9 +34,13 @@ TEST(DoctorRunner, JsonExitCodeFollowsTheProblems) {
   EXPECT_EQ(d["exit_code"].GetInt(), r.code);
   EXPECT_TRUE(d["host"].HasMember("cpu_model"));
   const auto& drv = d["cuda"]["driver_version"];
-  if (drv.IsUint() && drv.GetUint() == 0) {  // no driver here: the finding, and exit 3
-    bool no_driver = false;
-    for (const auto& f : d["findings"].GetArray()) no_driver |= std::string(f["id"].GetString()) == "no_driver";
+  bool no_driver = false;
+  for (const auto& f : d["findings"].GetArray()) no_driver |= std::string(f["id"].GetString()) == "no_driver";
+  if (d["no_nvidia_gpu"].GetBool()) {  // no NVIDIA device on the bus: a state, not a problem
+    EXPECT_FALSE(no_driver) << r.out;
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(std::string(d["works_here"].GetString()).find("CPU training"), std::string::npos) << r.out;
+  } else if (drv.IsUint() && drv.GetUint() == 0) {  // an NVIDIA device without a driver: the finding, exit 3
     EXPECT_TRUE(no_driver) << r.out;
     EXPECT_EQ(r.code, 3);
   }
@@ -47,7 +52,15 @@ TEST(DoctorRunner, TextSaysWhatIsWrongAndStillReportsTheCpu) {
   EXPECT_NE(r.out.find("Findings:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Host\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("vector extensions"), std::string::npos);
-  if (r.out.find("none (no driver)") != std::string::npos) {
+  if (r.out.find("no NVIDIA GPU on this machine") != std::string::npos) {
+    EXPECT_EQ(r.out.find("[PROBLEM]"), std::string::npos) << r.out;
+    const auto cupti = r.out.find("CUPTI activity tracing");
+    ASSERT_NE(cupti, std::string::npos) << r.out;
+    EXPECT_NE(r.out.substr(cupti, r.out.find('\n', cupti) - cupti).find("not applicable: no NVIDIA GPU"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("Works here: CPU training"), std::string::npos) << r.out;
+    EXPECT_EQ(r.code, 0);
+  } else if (r.out.find("none (no driver)") != std::string::npos) {
     EXPECT_NE(r.out.find("[PROBLEM] no NVIDIA driver found"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("fix: Install the NVIDIA driver"), std::string::npos) << r.out;
     EXPECT_EQ(r.code, 3);

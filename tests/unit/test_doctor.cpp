@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "base/nvml.h"
@@ -347,17 +349,142 @@ TEST(Doctor, ProbeFactoryIsReplaceable) {
   set_probe_factory(nullptr);
 }
 
-// The real probe on this machine: never crashes, and says what it could not read. On a machine
-// without a driver (CI) it finds "no NVIDIA driver found"; the host side is still read.
+// The real probe on this machine: never crashes, and says what it could not read. Without a driver
+// it finds "no NVIDIA driver found" only where the PCI bus has an NVIDIA device; on a machine with
+// none (CI) that is no problem. The host side is read either way.
 TEST(Doctor, RealProbeRunsAnywhere) {
   auto p = make_real_probe({0.1});
   const Report r = make_report(*p);
   EXPECT_TRUE(r.env.host.cpu_model || !r.env.host.cpu_model.why.empty());
   EXPECT_FALSE(format_text(r).empty());
+  EXPECT_TRUE(r.env.nvidia_pci) << r.env.nvidia_pci.why;  // sysfs is there on Linux
   if (r.env.cuda.driver_version && *r.env.cuda.driver_version == 0) {
-    EXPECT_TRUE(find(r.findings, "no_driver"));
-    EXPECT_EQ(exit_code(r.findings), 3);
+    const bool hardware = r.env.nvidia_pci && !r.env.nvidia_pci->empty();
+    EXPECT_EQ(find(r.findings, "no_driver").has_value(), hardware) << format_text(r);
+    if (!hardware) {
+      EXPECT_EQ(exit_code(r.findings), 0) << format_text(r);
+    }
   }
+}
+
+TEST(Doctor, NoNvidiaGpuIsAStateNotAProblem) {
+  const Environment e = test::no_gpu_environment();
+  ASSERT_TRUE(no_nvidia_gpu(e));
+  const Report r{e, diagnose(e)};
+  EXPECT_TRUE(r.findings.empty()) << format_text(r);
+  EXPECT_EQ(exit_code(r.findings), 0);
+  const std::string t = format_text(r);
+  EXPECT_EQ(t.find("PROBLEM"), std::string::npos) << t;
+  EXPECT_EQ(t.find("Install the NVIDIA driver"), std::string::npos) << t;
+  EXPECT_EQ(t.find("refused"), std::string::npos) << t;  // CUPTI's CUPTI_ERROR_UNKNOWN is no permission fault here
+  EXPECT_EQ(t.find("CUPTI_ERROR_UNKNOWN"), std::string::npos) << t;
+  for (const char* line : {"NVIDIA driver", "highest CUDA the driver supports", "NVML", "CUPTI activity tracing",
+                           "hardware counters"}) {
+    const auto at = t.find(std::string("  ") + line + " ");
+    ASSERT_NE(at, std::string::npos) << line << "\n" << t;
+    const std::string row = t.substr(at, t.find('\n', at) - at);
+    EXPECT_NE(row.find("not applicable: no NVIDIA GPU"), std::string::npos) << row;
+  }
+  // What works here, in one line of the findings.
+  const auto works = t.find("Works here: ");
+  ASSERT_NE(works, std::string::npos) << t;
+  const std::string line = t.substr(works, t.find('\n', works) - works);
+  for (const char* what : {"CPU training with oneDNN 2.6.0", "recording", "opening and comparing", "importing PyTorch"})
+    EXPECT_NE(line.find(what), std::string::npos) << what << ": " << line;
+  EXPECT_NE(t.find("none (no device of vendor 0x10de on the PCI bus)"), std::string::npos) << t;
+  rapidjson::Document d;
+  d.Parse(format_json(r).c_str());
+  ASSERT_FALSE(d.HasParseError());
+  EXPECT_EQ(d["exit_code"].GetInt(), 0);
+  EXPECT_TRUE(d["no_nvidia_gpu"].GetBool());
+  EXPECT_NE(std::string(d["works_here"].GetString()).find("CPU training"), std::string::npos);
+  EXPECT_TRUE(d["nvidia_pci"].IsArray() && d["nvidia_pci"].Empty());
+  EXPECT_NE(format_markdown(r).find("Works here: CPU training"), std::string::npos);
+  // Without oneDNN the line says CPU training is not to be had, and why.
+  Environment bare = e;
+  bare.libraries.back().loaded = Reading<std::string>::unreadable("libdnnl.so.2: cannot open shared object file");
+  EXPECT_NE(works_here(bare).find("CPU training: not available (oneDNN: libdnnl.so.2"), std::string::npos)
+      << works_here(bare);
+  EXPECT_EQ(works_here(healthy()), "");  // a GPU machine: nothing to say
+}
+
+TEST(Doctor, NvidiaDeviceWithoutDriverStaysAProblem) {
+  Environment e = test::no_gpu_environment();
+  e.nvidia_pci = Reading<std::vector<PciDevice>>::of({{"0000:01:00.0", "0x2684", "0x030000"}});
+  const auto fs = diagnose(e);
+  const std::optional<Finding> f = find(fs, "no_driver");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->grade, Grade::problem);
+  EXPECT_NE(f->fix.find("Install the NVIDIA driver"), std::string::npos);
+  EXPECT_NE(f->cause.find("0000:01:00.0"), std::string::npos) << f->cause;
+  EXPECT_EQ(exit_code(fs), 3);
+  EXPECT_EQ(format_text({e, fs}).find("not applicable"), std::string::npos);  // the GPU side does apply
+  // A bus that could not be read says nothing of the hardware: the missing driver stays a problem.
+  e.nvidia_pci = Reading<std::vector<PciDevice>>::unreadable("/sys/bus/pci/devices not readable");
+  EXPECT_FALSE(no_nvidia_gpu(e));
+  EXPECT_TRUE(find(diagnose(e), "no_driver"));
+  EXPECT_NE(format_text({e, diagnose(e)}).find("not readable: /sys/bus/pci/devices not readable"), std::string::npos);
+}
+
+TEST(Doctor, NoNvidiaGpuMakesNoCudnnFinding) {
+  Environment e = test::no_gpu_environment();
+  e.libraries[0].loaded = Reading<std::string>::unreadable("libcudnn.so.9: cannot open shared object file");
+  EXPECT_TRUE(diagnose(e).empty());
+  e.nvidia_pci = Reading<std::vector<PciDevice>>::of({{"0000:01:00.0", "0x2684", "0x030000"}});
+  EXPECT_TRUE(has(e, "cudnn_missing"));
+}
+
+TEST(Doctor, NvidiaPciFromASysfsFolder) {
+  EXPECT_TRUE(is_nvidia_vendor("0x10de\n"));
+  EXPECT_TRUE(is_nvidia_vendor("0x10DE"));
+  EXPECT_FALSE(is_nvidia_vendor("0x8086\n"));
+  EXPECT_FALSE(is_nvidia_vendor(""));
+  char tmpl[] = "/tmp/ts-doctor-pci-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::filesystem::path root = tmpl;
+  auto device = [&](const std::string& address, const std::string& vendor, const std::string& id, const std::string& cls) {
+    std::filesystem::create_directories(root / address);
+    std::ofstream(root / address / "vendor") << vendor << "\n";
+    std::ofstream(root / address / "device") << id << "\n";
+    std::ofstream(root / address / "class") << cls << "\n";
+  };
+  device("0000:00:00.0", "0x8086", "0x1237", "0x060000");  // host bridge
+  device("0000:00:05.0", "0x10de", "0x2335", "0x030200");  // H200 (3D controller)
+  device("0000:00:04.0", "0x1af4", "0x1001", "0x010000");  // virtio disk
+  device("0000:00:03.1", "0x10DE", "0x22ba", "0x040300");  // a GPU's HDMI audio function
+  const auto r = read_nvidia_pci(root.string());
+  ASSERT_TRUE(r) << r.why;
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].address, "0000:00:03.1");
+  EXPECT_EQ((*r)[1].address, "0000:00:05.0");
+  EXPECT_EQ((*r)[1].device, "0x2335");
+  EXPECT_EQ((*r)[1].pci_class, "0x030200");
+  std::filesystem::remove_all(root / "0000:00:05.0");
+  std::filesystem::remove_all(root / "0000:00:03.1");
+  const auto none = read_nvidia_pci(root.string());
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+  std::filesystem::remove_all(root);
+  const auto gone = read_nvidia_pci(root.string());
+  EXPECT_FALSE(gone);
+  EXPECT_NE(gone.why.find(root.string()), std::string::npos) << gone.why;
+}
+
+TEST(Doctor, CollectReadsThePciBusThroughTheProbe) {
+  FakeProbe p(test::no_gpu_environment());
+  const Environment e = collect(p);
+  ASSERT_TRUE(e.nvidia_pci);
+  EXPECT_TRUE(e.nvidia_pci->empty());
+  EXPECT_TRUE(diagnose(e).empty());
+  class Throwing : public FakeProbe {
+   public:
+    Throwing() : FakeProbe(test::no_gpu_environment()) {}
+    Reading<std::vector<PciDevice>> nvidia_pci() override { throw std::runtime_error("sysfs gone"); }
+  } t;
+  const Environment u = collect(t);
+  EXPECT_FALSE(u.nvidia_pci);
+  EXPECT_NE(u.nvidia_pci.why.find("sysfs gone"), std::string::npos);
+  EXPECT_TRUE(find(diagnose(u), "no_driver"));  // unknown hardware: the missing driver is said
 }
 
 }  // namespace

@@ -119,8 +119,15 @@ void DoctorPanel::show_report(std::shared_ptr<doctor::Report> r) {
     item->setExpanded(true);
   }
   wrapFindings();
-  summary_->setText(problems + warnings == 0 ? tr("Nothing wrong found.")
-                                             : tr("%1 problem(s), %2 warning(s).").arg(problems).arg(warnings));
+  QString summary = problems + warnings == 0 ? tr("Nothing wrong found.")
+                                             : tr("%1 problem(s), %2 warning(s).").arg(problems).arg(warnings);
+  // No NVIDIA GPU is a state: said with what works here, in the window's colour (not a fault's).
+  if (const std::string line = doctor::no_gpu_line(report_->env); !line.empty()) {
+    QString s = QString::fromStdString(line);
+    s[0] = s[0].toUpper();
+    summary += ' ' + s + '.';
+  }
+  summary_->setText(summary);
   QPalette pal = summary_->palette();
   pal.setColor(QPalette::WindowText, problems ? kProblem : warnings ? kWarning : palette().color(QPalette::WindowText));
   summary_->setPalette(pal);

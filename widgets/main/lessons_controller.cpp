@@ -18,6 +18,7 @@
 #include "widgets/lessons/lesson_view.h"
 #include "widgets/lessons/lessons_panel.h"
 #include "widgets/main/main_frame.h"
+#include "widgets/main/shortcuts.h"
 #include "widgets/run_settings.h"
 #include "widgets/workspaces/workspaces.h"
 
@@ -28,7 +29,7 @@ LessonsController::LessonsController(MainFrame& frame, QObject* parent) : QObjec
 void LessonsController::buildMenu(QMenu* menu) {
   menu_ = menu;
   auto* panel = menu->addAction(tr("&Lessons…"), this, [this] { showLessonsPanel(); });
-  panel->setShortcut(QKeySequence(tr("Ctrl+L")));
+  set_shortcut(panel, ShortcutId::lessons);
   panel->setToolTip(tr("The built-in lessons and your own lesson files: run one, or open its recording"));
   menu->addSeparator();
   const auto& all = lessons::builtin_lessons();
@@ -116,7 +117,7 @@ void LessonsController::buildClassroomActions(QMenu* view) {
   if (classroom_scale_ < 1.0 || classroom_scale_ > 3.0) classroom_scale_ = 1.5;
   classroom_ = view->addAction(tr("&Classroom mode"));
   classroom_->setCheckable(true);
-  classroom_->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
+  set_shortcut(classroom_, ShortcutId::classroom_mode);
   classroom_->setToolTip(tr("Larger fonts, a high-contrast palette, only the lesson's knobs, the timeline at full width"));
   connect(classroom_, &QAction::toggled, this, &LessonsController::setClassroomMode);
   QMenu* sizes = view->addMenu(tr("Classroom font size"));

@@ -10,6 +10,7 @@
 
 #include "widgets/main/main_frame.h"
 #include "widgets/main/sessions_controller.h"
+#include "widgets/main/shortcuts.h"
 #include "widgets/program/program_dialog.h"
 #include "widgets/program/program_pane.h"
 #include "widgets/session_loader.h"
@@ -30,7 +31,7 @@ ProgramController::ProgramController(MainFrame& frame, SessionsController& sessi
 void ProgramController::buildActions(QMenu* file) {
   profile_ = file->addAction(tr("Profile a &program…"), this, [this] { chooseProgramToProfile(); });
   profile_->setObjectName("file.profile_program");
-  profile_->setShortcut(QKeySequence(tr("Ctrl+Shift+R")));
+  set_shortcut(profile_, ShortcutId::profile_program);
   profile_->setToolTip(tr("Run your own CUDA program (a PyTorch script, any binary) under TrainScope and "
                           "watch its kernels, memory and verdicts live"));
 }

@@ -31,6 +31,7 @@
 #include "widgets/compare/compare_view.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/main/main_frame.h"
+#include "widgets/main/shortcuts.h"
 #include "widgets/model_builder.h"
 #include "widgets/panel_hub.h"
 #include "widgets/panels/verdict_panel.h"
@@ -61,10 +62,10 @@ const char* const kRecentKey = "sessions/recent";
 SessionsController::SessionsController(MainFrame& frame, QObject* parent) : QObject(parent), frame_(frame) {
   auto* st = frame_.frameWindow()->style();
   open_ = new QAction(st->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open session…"), this);
-  open_->setShortcut(QKeySequence::Open);
+  set_shortcut(open_, ShortcutId::open_session);
   open_->setToolTip(tr("Show a recorded run (*.tsession), a PyTorch profiler trace (*.json, *.json.gz) or an Nsight Systems SQLite export (*.sqlite): its charts, panels, config and hardware"));
   save_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton), tr("Save session &as…"), this);
-  save_->setShortcut(QKeySequence::SaveAs);
+  set_shortcut(save_, ShortcutId::save_session_as);
   recent_ = new QMenu(tr("Recent sessions"), frame_.frameWindow());
   run_again_ = new QAction(tr("&Run again with these settings"), this);
   run_again_->setToolTip(tr("Load the shown session's model and knobs into the Train workspace for a new run"));
@@ -408,6 +409,18 @@ bool SessionsController::showShownStatus() {
 }
 
 bool SessionsController::runAgainWithSessionSettings() {
+  QStringList changed;
+  if (!loadSessionSettings(nullptr, &changed)) return false;
+  if (changed.isEmpty())
+    frame_.showStatus(tr("The session's model and settings are loaded: press Start to run them again"), 8000);
+  else
+    frame_.showMessage(tr("The session's model and settings are loaded, except: %1").arg(changed.join("; ")), false);
+  return true;
+}
+
+bool SessionsController::loadSessionSettings(QStringList* notes) { return loadSessionSettings(notes, nullptr); }
+
+bool SessionsController::loadSessionSettings(QStringList* notes, QStringList* sentences) {
   if (frame_.running()) return false;
   auto recorded = settings_from_session(shown_meta_, frame_.runSettings()->settings());
   if (!recorded) return false;
@@ -415,22 +428,30 @@ bool SessionsController::runAgainWithSessionSettings() {
   showOwnSettings();  // the user's own settings are the base for what cannot be kept
   const RunSettings own = frame_.runSettings()->settings();
   RunSettings next = *recorded;
-  QStringList changed;
+  // Each exception twice: a sentence for Run again's own message, a short note for a caller's line.
+  QStringList changed, short_notes;
   if (next.device == Device::cuda && frame_.gpus().empty()) {
     next.device = Device::cpu;
     changed << tr("device: the session ran on %1; this machine has no usable GPU (%2), so the CPU backend runs it")
                    .arg(meta_text(shown_meta_, "device.name").isEmpty() ? tr("CUDA") : meta_text(shown_meta_, "device.name"),
                         frame_.noGpuReason());
+    short_notes << tr("device CUDA → CPU: no CUDA GPU on this machine");
   } else if (next.device == Device::cuda && next.cuda_device >= static_cast<int>(frame_.gpus().size())) {
     changed << tr("device: CUDA %1 is not on this machine; CUDA 0 runs it").arg(next.cuda_device);
+    short_notes << tr("device CUDA %1 → CUDA 0: not on this machine").arg(next.cuda_device);
     next.cuda_device = 0;
   }
   const QString data = recorded_data(shown_meta_);
-  if (!data.isEmpty() && data != "sample" && !QFileInfo(data).isDir())
+  if (!data.isEmpty() && data != "sample" && !QFileInfo(data).isDir()) {
     changed << tr("data: %1 is not on this machine; your choice is kept (%2)")
                    .arg(data, own.data_dir.isEmpty() ? tr("the sample set") : own.data_dir);
+    short_notes << tr("data: the recorded folder is not here, yours is kept");
+  }
   if (const QString why = amp_unavailable_reason(next.device, next.amp); next.amp != AmpMode::off && !why.isEmpty()) {
     changed << tr("AMP: %1").arg(why);
+    short_notes << tr("AMP %1 → off: %2")
+                       .arg(amp_mode_name(next.amp))
+                       .arg(frame_.gpus().empty() ? tr("no CUDA GPU on this machine") : tr("not on the CPU backend"));
     next.amp = AmpMode::off;
   }
   if (model) frame_.modelBuilder()->model()->setSpec(*model);
@@ -438,13 +459,10 @@ bool SessionsController::runAgainWithSessionSettings() {
   frame_.workspaces()->setMode(frame_.workspaces()->mode() == Workspaces::Mode::profile || frame_.workspaces()->mode() == Workspaces::Mode::playground
                            ? Workspaces::Mode::train
                            : frame_.workspaces()->mode());
-  if (changed.isEmpty())
-    frame_.showStatus(tr("The session's model and settings are loaded: press Start to run them again"), 8000);
-  else
-    frame_.showMessage(tr("The session's model and settings are loaded, except: %1").arg(changed.join("; ")), false);
+  if (notes) *notes = short_notes;
+  if (sentences) *sentences = changed;
   frame_.updateActions();
   return true;
 }
-
 
 }  // namespace ts::gui

@@ -68,6 +68,10 @@ class SessionsController : public QObject {
   /// Loads the shown session's model and knobs into the Train workspace, saying in the message bar
   /// what this machine cannot keep; false while a run goes or when the session recorded none.
   bool runAgainWithSessionSettings();
+  /// The same without a message: `notes` gets what this machine could not keep, each short
+  /// ("device CUDA → CPU: no CUDA GPU on this machine"), for a caller that says it in its own line
+  /// (a verdict's Apply onto a shown session's settings).
+  bool loadSessionSettings(QStringList* notes);
   /// Opens the Compare window on two or more sessions or traces.
   void compareSessions(const QStringList& paths);
   /// Copies the last run's session file to `path`; false with the reason in the message bar.
@@ -93,6 +97,8 @@ class SessionsController : public QObject {
   void sessionFailed(const QString& message, bool cancelled);
 
  private:
+  /// Both forms of the exceptions: short notes and Run again's sentences (either may be nullptr).
+  bool loadSessionSettings(QStringList* notes, QStringList* sentences);
   void chooseSessionsToCompare();
   void chooseSessionToOpen();
   void chooseSessionToSave();

@@ -27,6 +27,7 @@
 #include "widgets/main/lessons_controller.h"
 #include "widgets/main/main_frame.h"
 #include "widgets/main/sessions_controller.h"
+#include "widgets/main/shortcuts.h"
 #include "widgets/model_builder.h"
 #include "widgets/run_settings.h"
 #include "widgets/setups/setup_knobs.h"
@@ -65,7 +66,7 @@ void SetupsController::buildActions(QMenu* file) {
   open->setToolTip(tr("Open a run's or a lesson's setup (*.tsetup, or a text file holding a trainscope: line)"));
   auto* paste = file->addAction(tr("&Paste setup line"), this, [this] { pasteSetupLine(); });
   paste->setObjectName("file.paste_setup");
-  paste->setShortcut(QKeySequence(tr("Ctrl+Shift+V")));
+  set_shortcut(paste, ShortcutId::paste_setup);
   paste->setToolTip(tr("Take the trainscope: line on the clipboard into the window"));
   auto* copy = file->addAction(tr("&Copy setup line"), this, [this] {
     const QString line = setupLine();
@@ -75,7 +76,7 @@ void SetupsController::buildActions(QMenu* file) {
                                  .arg(line.size()), 6000);
   });
   copy->setObjectName("file.copy_setup");
-  copy->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
+  set_shortcut(copy, ShortcutId::copy_setup);
   copy->setToolTip(tr("Copy this model and these Run settings as one line of text to share (trainscope:…)"));
   auto* save = file->addAction(tr("Sa&ve setup as…"), this, [this] { chooseSetupToSave(); });
   save->setObjectName("file.save_setup");

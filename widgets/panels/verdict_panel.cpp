@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "widgets/elided_label.h"
+
 namespace ts::gui {
 
 namespace {
@@ -90,15 +92,55 @@ QString fix_setting_text(const prof::analysis::FixSetting& f) {
   return QString::fromStdString(f.knob + " " + f.value);
 }
 
-QString window_fix_text(const prof::analysis::Verdict& v, bool trainscope) {
+QString window_fix_text(const prof::analysis::Verdict& v, bool trainscope, bool cuda_gpu_here) {
   if (!trainscope) return QString::fromStdString(v.fix);
-  QStringList knobs;
-  for (const auto& f : v.settings) knobs << fix_setting_text(f);
+  QStringList knobs, elsewhere;
+  for (const auto& f : v.settings) {
+    const QString why = fix_setting_unavailable_here(f, cuda_gpu_here);
+    if (why.isEmpty()) knobs << fix_setting_text(f);
+    else elsewhere << QObject::tr("%1: not applicable here (%2)").arg(fix_setting_text(f), why);
+  }
   QString advice = QString::fromStdString(v.advice);
   if (!advice.isEmpty()) advice[0] = advice[0].toUpper();
-  if (knobs.isEmpty()) return advice.isEmpty() ? QString::fromStdString(v.fix) : advice;
-  const QString set = QObject::tr("In Run settings: %1 for the next run").arg(knobs.join(", "));
-  return advice.isEmpty() ? set : set + ". " + advice;
+  QStringList parts;
+  if (!knobs.isEmpty()) parts << QObject::tr("In Run settings: %1 for the next run").arg(knobs.join(", "));
+  if (!elsewhere.isEmpty()) parts << elsewhere.join(", ");
+  if (!advice.isEmpty()) parts << advice;
+  if (v.settings.empty() && advice.isEmpty()) return QString::fromStdString(v.fix);
+  return parts.join(". ");
+}
+
+QString fix_setting_unavailable_here(const prof::analysis::FixSetting& f, bool cuda_gpu_here) {
+  if (f.knob != "amp" || f.value == "off" || cuda_gpu_here) return {};
+  if (f.value != "fp16" && f.value != "bf16") return {};  // a bad value: apply_fix_settings skips it
+  return amp_unavailable_reason(Device::cpu, parse_amp_mode(f.value)).isEmpty() ? QString()
+                                                                                : QObject::tr("no CUDA GPU on this machine");
+}
+
+QString fix_setting_refusal(const prof::analysis::FixSetting& f, const RunSettings& s, bool cuda_gpu_here) {
+  if (const QString why = fix_setting_unavailable_here(f, cuda_gpu_here); !why.isEmpty()) return why;
+  if (f.knob != "amp" || (f.value != "fp16" && f.value != "bf16") || s.device == Device::cuda) return {};
+  if (amp_unavailable_reason(Device::cpu, parse_amp_mode(f.value)).isEmpty()) return {};
+  return QObject::tr("Device is the CPU, which has no %1 AMP: choose a CUDA GPU").arg(QString::fromStdString(f.value));
+}
+
+QString FixOutcome::text() const {
+  QString line = changed.join(", ");
+  if (!refused.isEmpty()) line += (line.isEmpty() ? QString() : QStringLiteral("; ")) + refused.join("; ");
+  return line;
+}
+
+FixOutcome apply_fix_here(const std::vector<prof::analysis::FixSetting>& fix, RunSettings& s, bool cuda_gpu_here) {
+  FixOutcome o;
+  std::vector<prof::analysis::FixSetting> here;
+  for (const auto& f : fix) {
+    if (const QString why = fix_setting_refusal(f, s, cuda_gpu_here); !why.isEmpty())
+      o.refused << QObject::tr("%1 not applied: %2").arg(fix_setting_text(f), why);
+    else
+      here.push_back(f);
+  }
+  o.changed = apply_fix_settings(here, s);
+  return o;
 }
 
 QStringList apply_fix_settings(const std::vector<prof::analysis::FixSetting>& fix, RunSettings& s) {
@@ -261,21 +303,20 @@ void VerdictPanel::fillTree() {
       first = false;
     }
     auto* f = new QTreeWidgetItem(top);
-    const QString fix = window_fix_text(v, fixesApply());
+    const QString fix = window_fix_text(v, fixesApply(), cuda_gpu_here_);
     f->setText(0, tr("fix"));
     f->setText(1, fix);
     f->setForeground(1, fix_color);
     f->setToolTip(1, fix);
     top->setExpanded(true);
-    if (fixesApply() && !v.settings.empty()) {
+    QStringList here;  // the knobs this machine can run: the Apply button's
+    for (const auto& s : v.settings)
+      if (fix_setting_unavailable_here(s, cuda_gpu_here_).isEmpty()) here << fix_setting_text(s);
+    if (fixesApply() && !here.isEmpty()) {
       auto* a = new QTreeWidgetItem(top);
       auto* button = new QPushButton(tr("Apply to Run settings"));
       button->setObjectName("apply");
-      button->setToolTip(tr("Set %1 in the Train workspace's Run settings for the next run").arg([&] {
-        QStringList k;
-        for (const auto& s : v.settings) k << fix_setting_text(s);
-        return k.join(", ");
-      }()));
+      button->setToolTip(tr("Set %1 in the Train workspace's Run settings for the next run").arg(here.join(", ")));
       auto* holder = new QWidget;  // the button at its size, left-aligned in the row
       auto* row = new QHBoxLayout(holder);
       row->setContentsMargins(0, 1, 0, 1);
@@ -324,13 +365,23 @@ bool VerdictPanel::fixesApply() const {
 
 QString VerdictPanel::fixText(int row) const {
   if (row < 0 || row >= static_cast<int>(verdicts_.size())) return {};
-  return window_fix_text(verdicts_[static_cast<std::size_t>(row)], fixesApply());
+  return window_fix_text(verdicts_[static_cast<std::size_t>(row)], fixesApply(), cuda_gpu_here_);
+}
+
+void VerdictPanel::setCudaGpuHere(bool present) {
+  if (present == cuda_gpu_here_) return;
+  cuda_gpu_here_ = present;
+  fillTree();
+  emit verdictsChanged();
 }
 
 bool VerdictPanel::apply(int row) {
   if (row < 0 || row >= static_cast<int>(verdicts_.size()) || !fixesApply()) return false;
   const auto& v = verdicts_[static_cast<std::size_t>(row)];
-  if (v.settings.empty()) return false;
+  const bool any_here = std::any_of(v.settings.begin(), v.settings.end(), [this](const auto& f) {
+    return fix_setting_unavailable_here(f, cuda_gpu_here_).isEmpty();
+  });
+  if (!any_here) return false;
   emit applyRequested(v.settings, QString::fromStdString(v.title));
   return true;
 }
@@ -423,7 +474,7 @@ void VerdictBanner::update_from_panel() {
 }
 
 void VerdictBanner::elide() {
-  label_->setText(label_->fontMetrics().elidedText(text_, Qt::ElideRight, std::max(40, label_->width())));
+  label_->setText(elide_at_word(text_, label_->fontMetrics(), std::max(40, label_->width())));
 }
 
 void VerdictBanner::resizeEvent(QResizeEvent* e) {

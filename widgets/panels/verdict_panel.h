@@ -41,11 +41,32 @@ QString format_evidence(const std::string& name, double value);
 QString fix_setting_text(const prof::analysis::FixSetting& f);
 /// A verdict's fix in the window's words. `trainscope` (a live run or a TrainScope session: the
 /// report's run config is known): the knobs as Run settings names them and the advice; otherwise
-/// (an imported PyTorch trace) the analysis's fix, in PyTorch's words.
-QString window_fix_text(const prof::analysis::Verdict& v, bool trainscope);
+/// (an imported PyTorch trace) the analysis's fix, in PyTorch's words. Without `cuda_gpu_here`, a
+/// knob that no device of this machine can run is not proposed for the next run but said apart
+/// ("Not on this machine: AMP bf16 (no CUDA GPU on this machine)").
+QString window_fix_text(const prof::analysis::Verdict& v, bool trainscope, bool cuda_gpu_here = true);
 /// Sets the knobs of `fix` on `s`; returns what changed, one "name old → new" per knob whose value
 /// differs ("num_workers 0 → 4", "pin_memory off → on"); unknown knobs and bad values are skipped.
 QStringList apply_fix_settings(const std::vector<prof::analysis::FixSetting>& fix, RunSettings& s);
+
+/// Why knob `f` cannot run on any device of this machine: AMP fp16/bf16 where there is no CUDA GPU
+/// and the CPU backend has no such AMP ("no CUDA GPU on this machine"); "" when it can.
+QString fix_setting_unavailable_here(const prof::analysis::FixSetting& f, bool cuda_gpu_here);
+/// Why knob `f` cannot take effect with `s`'s device: as above, or, with a GPU here but the CPU
+/// chosen, "Device is the CPU, which has no bf16 AMP: choose a CUDA GPU"; "" when it can.
+QString fix_setting_refusal(const prof::analysis::FixSetting& f, const RunSettings& s, bool cuda_gpu_here);
+
+/// What a verdict's Apply did to the Run settings.
+struct FixOutcome {
+  QStringList changed;  // "num_workers 0 → 4"
+  QStringList refused;  // "AMP bf16 not applied: no CUDA GPU on this machine"
+  /// One line, what changed then what could not: "num_workers 0 → 4, pin_memory off → on; AMP bf16
+  /// not applied: no CUDA GPU on this machine"; "" when neither.
+  QString text() const;
+};
+/// apply_fix_settings for the knobs that can take effect here (fix_setting_refusal); the others are
+/// left as they are and said in `refused`.
+FixOutcome apply_fix_here(const std::vector<prof::analysis::FixSetting>& fix, RunSettings& s, bool cuda_gpu_here);
 
 class VerdictPanel : public QWidget {
   Q_OBJECT
@@ -80,8 +101,12 @@ class VerdictPanel : public QWidget {
   bool fixesApply() const;
   /// The fix of verdict `row` in the window's words (window_fix_text).
   QString fixText(int row) const;
+  /// Whether this machine has a CUDA GPU (default true): without one, a fix's knobs that need it
+  /// are not proposed (fix text, banner, Apply) but said apart.
+  void setCudaGpuHere(bool present);
+  bool cudaGpuHere() const { return cuda_gpu_here_; }
   /// Emits applyRequested with verdict `row`'s knobs (what its Apply button does); false when the
-  /// verdict has none to apply (an imported trace, advice only).
+  /// verdict has none to apply (an imported trace, advice only) or none that this machine can run.
   bool apply(int row);
   /// The Apply button of verdict `row` (nullptr when it has none).
   class QPushButton* applyButton(int row) const;
@@ -110,6 +135,7 @@ class VerdictPanel : public QWidget {
   std::vector<prof::analysis::Verdict> verdicts_;
   QString source_note_;
   bool tree_dirty_ = false;  // verdicts came while hidden: the tree is filled when shown
+  bool cuda_gpu_here_ = true;
 };
 
 class VerdictBanner : public QWidget {

@@ -7,6 +7,7 @@
 #include <QSettings>
 #include <QSplitter>
 
+#include "widgets/main/shortcuts.h"
 #include "widgets/workspaces/profile_workspace.h"
 #include "widgets/workspaces/train_workspace.h"
 
@@ -42,21 +43,21 @@ Workspaces::Workspaces(TrainWorkspace* train, ProfileWorkspace* profile, QWidget
   lay->addWidget(split_);
   group_ = new QActionGroup(this);
   group_->setExclusive(true);
-  auto make = [this](const QString& text, const QString& tip, QKeySequence key, Mode m) {
+  auto make = [this](const QString& text, const QString& tip, ShortcutId key, Mode m) {
     auto* a = new QAction(text, this);
     a->setCheckable(true);
-    a->setShortcut(key);
-    a->setToolTip(tip + " (" + key.toString(QKeySequence::NativeText) + ")");
+    set_shortcut(a, key);
+    a->setToolTip(tip + " (" + a->shortcut().toString(QKeySequence::NativeText) + ")");
     group_->addAction(a);
     connect(a, &QAction::triggered, this, [this, m] { setMode(m); });
     return a;
   };
   train_action_ = make(tr("&Train"), tr("Set up a run and watch it train: model, run settings, training charts"),
-                       QKeySequence(Qt::CTRL | Qt::Key_1), Mode::train);
+                       ShortcutId::workspace_train, Mode::train);
   profile_action_ = make(tr("&Profile"), tr("Read a profile: timeline with memory and utilization tracks, verdicts, tables"),
-                         QKeySequence(Qt::CTRL | Qt::Key_2), Mode::profile);
+                         ShortcutId::workspace_profile, Mode::profile);
   both_action_ = make(tr("&Side by side"), tr("Train and Profile side by side (a wide screen)"),
-                      QKeySequence(Qt::CTRL | Qt::Key_3), Mode::both);
+                      ShortcutId::workspace_both, Mode::both);
   mode_ = Mode::profile;  // so that setMode applies the first mode
   setMode(Mode::train);
 }
@@ -74,10 +75,9 @@ void Workspaces::setPlayground(QWidget* playground) {
   playground_->setVisible(mode_ == Mode::playground);
   playground_action_ = new QAction(tr("Play&ground"), this);
   playground_action_->setCheckable(true);
-  const QKeySequence key(Qt::CTRL | Qt::Key_4);
-  playground_action_->setShortcut(key);
+  set_shortcut(playground_action_, ShortcutId::workspace_playground);
   playground_action_->setToolTip(tr("Teaching kernels from vector add to cuBLAS: ladders, roofline, their source") +
-                                 " (" + key.toString(QKeySequence::NativeText) + ")");
+                                 " (" + playground_action_->shortcut().toString(QKeySequence::NativeText) + ")");
   group_->addAction(playground_action_);
   connect(playground_action_, &QAction::triggered, this, [this] { setMode(Mode::playground); });
 }

@@ -1,0 +1,224 @@
+// A verdict's fix on a machine without a CUDA GPU (this CI): knobs that no device here can run (AMP
+// fp16/bf16 on a CPU backend without them) are not proposed in the fix text, the banner or Apply but
+// said apart; Apply says in one line what changed and what was not applied and why, and the message
+// bar cuts a line too long for the window at a word, never inside one. The Run settings' AMP note
+// speaks the window's words (no command-line flags) and does not contradict itself on a bf16 CPU.
+#include <QComboBox>
+#include <QDir>
+#include <QRegularExpression>
+#include <QLabel>
+#include <QPushButton>
+#include <QtTest>
+#include <algorithm>
+
+#include "app/gui/main_window.h"
+#include "engine/cpu_amp.h"
+#include "gui/gui_test_util.h"
+#include "widgets/elided_label.h"
+#include "widgets/main/sessions_controller.h"
+#include "widgets/panels/verdict_panel.h"
+#include "widgets/run_settings.h"
+
+using namespace ts;
+using namespace ts::gui;
+using prof::analysis::FixSetting;
+
+namespace {
+
+const QString kData = QStringLiteral(TRAINSCOPE_SOURCE_DIR "/tests/data/");
+
+bool open(MainWindow& w, const QString& path) {
+  QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+  return w.sessions()->openSession(path) && (opened.count() > 0 || opened.wait(30000));
+}
+
+/// Whether the CPU backend can run AMP `mode` (then nothing here is refused for it).
+bool cpu_runs(AmpMode mode) { return cpu_amp_refusal(mode) == CpuAmpRefusal::none; }
+
+/// `shown` is `full` whole, or a prefix of it that ends at a word's end followed by "…" (no space and
+/// no dangling mark before it).
+bool cut_at_word(const QString& shown, const QString& full) {
+  if (shown == full) return true;
+  if (!shown.endsWith(QStringLiteral("…"))) return false;
+  const QString prefix = shown.chopped(1);
+  return full.startsWith(prefix) && prefix.size() < full.size() && !full[prefix.size()].isLetterOrNumber() &&
+         !prefix.isEmpty() && !prefix.back().isSpace() && !QStringLiteral(",;:·—-(→").contains(prefix.back());
+}
+
+prof::analysis::Verdict amp_verdict(std::vector<FixSetting> knobs) {
+  prof::analysis::Verdict v;
+  v.id = "amp_eligible";
+  v.severity = "moderate";
+  v.title = "fp32 run on tensor-core hardware: AMP-eligible";
+  v.fix = "run with --amp bf16";
+  v.settings = std::move(knobs);
+  return v;
+}
+
+}  // namespace
+
+class TestFixApply : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    test::isolate_settings();
+    if (cpu_runs(AmpMode::bf16) && cpu_runs(AmpMode::fp16)) QSKIP("this CPU backend runs AMP: nothing is refused");
+  }
+
+  void fixTextLeavesOutWhatThisMachineCannotRun() {
+    const auto v = amp_verdict({{"amp", "bf16"}});
+    QVERIFY(window_fix_text(v, true, true).startsWith("In Run settings: AMP bf16 for the next run"));
+    const QString here = window_fix_text(v, true, false);
+    QVERIFY2(!here.contains("In Run settings"), qPrintable(here));
+    QCOMPARE(here, QString("AMP bf16: not applicable here (no CUDA GPU on this machine)"));
+    const auto mixed = amp_verdict({{"num_workers", "4"}, {"amp", "fp16"}});
+    QCOMPARE(window_fix_text(mixed, true, false),
+             QString("In Run settings: num_workers 4 for the next run. AMP fp16: not applicable here (no CUDA GPU on "
+                     "this machine)"));
+    QVERIFY(fix_setting_unavailable_here({"amp", "off"}, false).isEmpty());
+    QVERIFY(fix_setting_unavailable_here({"batch_size", "256"}, false).isEmpty());
+  }
+
+  void applyHereSaysWhatChangedAndWhatNot() {
+    RunSettings s;
+    s.device = Device::cpu;
+    s.num_workers = 0;
+    const FixOutcome o = apply_fix_here({{"num_workers", "4"}, {"amp", "bf16"}}, s, false);
+    QCOMPARE(o.text(), QString("num_workers 0 → 4; AMP bf16 not applied: no CUDA GPU on this machine"));
+    QCOMPARE(s.num_workers, 4);
+    QCOMPARE(s.amp, AmpMode::off);
+    // A GPU here but the CPU chosen: not applied either, and the way to it said.
+    RunSettings cpu;
+    cpu.device = Device::cpu;
+    const FixOutcome g = apply_fix_here({{"amp", "bf16"}}, cpu, true);
+    QVERIFY(g.changed.isEmpty());
+    QCOMPARE(g.refused, QStringList{"AMP bf16 not applied: Device is the CPU, which has no bf16 AMP: choose a CUDA GPU"});
+    RunSettings gpu;
+    gpu.device = Device::cuda;
+    QCOMPARE(apply_fix_here({{"amp", "bf16"}}, gpu, true).changed, QStringList{"AMP off → bf16"});
+  }
+
+  void wordElision() {
+    const QFontMetrics fm(QApplication::font());
+    const QString text = "Run settings for the next run: num_workers 0 → 4; AMP bf16 not applied: no CUDA GPU";
+    for (int w = 60; w < fm.horizontalAdvance(text) + 20; w += 7) {
+      const QString e = elide_at_word(text, fm, w);
+      QVERIFY2(cut_at_word(e, text), qPrintable(QString("%1 px: '%2'").arg(w).arg(e)));
+      QVERIFY2(fm.horizontalAdvance(e) <= w, qPrintable(QString("%1 px: '%2'").arg(w).arg(e)));
+    }
+    QCOMPARE(elide_at_word(text, fm, 10000), text);
+  }
+
+  void applyOnAGpuSessionWithoutAGpu() {
+    MainWindow w;
+    if (!w.gpus().empty()) QSKIP("this machine has a CUDA GPU");
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    RunSettings before = w.runSettings()->settings();
+    before.num_workers = 0;
+    w.runSettings()->setSettings(before);
+    QVERIFY(open(w, kData + "gpu_b128_nw0_augment.tsession"));  // an H200's run, shown read only
+    VerdictPanel* p = w.verdictPanel();
+    QVERIFY(!p->cudaGpuHere());
+    QTRY_VERIFY_WITH_TIMEOUT(!p->verdicts().empty(), 15000);
+    // No verdict proposes AMP for the next run here; one that has only AMP has no Apply.
+    for (int r = 0; r < static_cast<int>(p->verdicts().size()); ++r) {
+      const auto& v = p->verdicts()[static_cast<std::size_t>(r)];
+      QVERIFY2(!p->fixText(r).contains(QRegularExpression("In Run settings:[^.]*AMP")), qPrintable(p->fixText(r)));
+      const bool only_amp = !v.settings.empty() && std::all_of(v.settings.begin(), v.settings.end(),
+                                                               [](const FixSetting& f) { return f.knob == "amp"; });
+      if (only_amp) {
+        QVERIFY(!p->applyButton(r));
+        QVERIFY(!p->apply(r));
+      }
+    }
+    QVERIFY2(!w.verdictBanner()->text().contains(QRegularExpression("In Run settings:[^.]*AMP")),
+             qPrintable(w.verdictBanner()->text()));
+
+    // Apply of a fix with a knob this machine can take and one it cannot: one line that says both.
+    emit p->applyRequested({{"num_workers", "4"}, {"amp", "bf16"}}, "Input-bound: the trainer waits for the next batch");
+    const QString m = w.message();
+    QVERIFY2(m.startsWith("Run settings for the next run: num_workers 0 → 4; AMP bf16 not applied: no CUDA GPU on "
+                          "this machine"),
+             qPrintable(m));
+    QVERIFY2(m.contains("device CUDA → CPU: no CUDA GPU on this machine"), qPrintable(m));
+    QVERIFY(!m.contains("AMP off → bf16"));
+    const RunSettings after = w.runSettings()->settings();
+    QCOMPARE(after.num_workers, 4);
+    QCOMPARE(after.amp, AmpMode::off);
+    QCOMPARE(after.device, Device::cpu);
+    auto* amp = w.runSettings()->findChild<QComboBox*>("amp");
+    QCOMPARE(amp->currentData().toInt(), static_cast<int>(AmpMode::off));
+    // The bar at 1280 px: what changed and what was not applied are seen whole; a longer rest is
+    // cut at a word.
+    auto* label = w.findChild<ElidedLabel*>("message");
+    QVERIFY(label);
+    QCOMPARE(label->fullText(), m);
+    QVERIFY2(cut_at_word(label->text(), m), qPrintable(label->text()));
+    QVERIFY2(label->text().contains("AMP bf16 not applied: no CUDA GPU on this machine"), qPrintable(label->text()));
+    w.resize(700, 720);  // narrower: still cut at a word
+    QTRY_VERIFY(label->text() != m);
+    QVERIFY2(cut_at_word(label->text(), m), qPrintable(label->text()));
+  }
+
+  void ampNoteInTheWindowsWords() {
+    // No GPU here: one note for fp16 and bf16 that agree, fp32, and no flag of the runner.
+    RunSettingsPanel none({}, "no CUDA device found");
+    RunSettings s;
+    s.device = Device::cpu;
+    none.setSettings(s);
+    const QString note = none.ampUnavailableReason();
+    QCOMPARE(note, cpu_amp_note(false));
+    QVERIFY2(!note.contains("--"), qPrintable(note));
+    QVERIFY2(note.contains("fp32") && note.contains("this machine does not have"), qPrintable(note));
+    QVERIFY2(!note.contains("choose a CUDA GPU"), qPrintable(note));
+    if (cpu_amp_refusal(AmpMode::bf16) == CpuAmpRefusal::bf16_not_implemented) {
+      // This CPU has bf16 instructions: the note must not send the user to a bf16 CPU.
+      QVERIFY2(note.contains("no bf16 training yet") && !note.contains("would need"), qPrintable(note));
+    } else {
+      QVERIFY2(note.contains("which this CPU lacks"), qPrintable(note));
+    }
+    auto* amp = none.findChild<QComboBox*>("amp");
+    QVERIFY(!amp->isEnabled());
+    QCOMPARE(amp->toolTip(), note);
+    for (int i = 1; i < amp->count(); ++i) {
+      const QString tip = amp->itemData(i, Qt::ToolTipRole).toString();
+      QVERIFY2(!tip.isEmpty() && !tip.contains("--"), qPrintable(tip));
+    }
+    // A GPU here, the CPU chosen: the note says where AMP is.
+    DeviceInfo d;
+    d.device = Device::cuda;
+    d.ordinal = 0;
+    d.name = "Test GPU";
+    d.total_memory_bytes = 8ll << 30;
+    RunSettingsPanel with_gpu({d}, QString());
+    with_gpu.setSettings(s);
+    QCOMPARE(with_gpu.ampUnavailableReason(), cpu_amp_note(true));
+    QVERIFY(cpu_amp_note(true).contains("choose a CUDA GPU under Device"));
+  }
+
+  void screenshotsWhenAsked() {
+    const QString dir = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
+    QDir().mkpath(dir);
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      MainWindow w;
+      w.resize(size);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      QVERIFY(open(w, kData + "gpu_b128_nw0_augment.tsession"));
+      QTRY_VERIFY_WITH_TIMEOUT(!w.verdictPanel()->verdicts().empty(), 15000);
+      QTest::qWait(500);
+      const QString base = QString("%1/%2x%3").arg(dir).arg(size.width()).arg(size.height());
+      QVERIFY(w.grab().save(base + "_verdicts.png"));
+      for (int r = 0; r < static_cast<int>(w.verdictPanel()->verdicts().size()); ++r)
+        if (w.verdictPanel()->apply(r)) break;
+      QTest::qWait(500);
+      QVERIFY(w.grab().save(base + "_applied.png"));
+    }
+  }
+};
+
+QTEST_MAIN(TestFixApply)
+#include "test_fix_apply.moc"

@@ -1,0 +1,57 @@
+// ElidedLabel and elide_at_word (see elided_label.h).
+#include "widgets/elided_label.h"
+
+#include <QFontMetrics>
+#include <QResizeEvent>
+#include <algorithm>
+
+namespace ts::gui {
+
+QString elide_at_word(const QString& text, const QFontMetrics& fm, int width) {
+  if (fm.horizontalAdvance(text) <= width) return text;
+  const QString ellipsis = QStringLiteral("…");
+  // A cut before a space, without the marks that would dangle before the ellipsis.
+  auto cut = [&](int at) {
+    QString prefix = text.left(at).trimmed();
+    while (!prefix.isEmpty() && QStringLiteral(",;:·—-(→").contains(prefix.back())) prefix = prefix.chopped(1).trimmed();
+    return prefix + ellipsis;
+  };
+  // Prefixes grow with the cut, so the search stops at the first that does not fit.
+  QString best;
+  for (int i = text.indexOf(' '); i > 0; i = text.indexOf(' ', i + 1)) {
+    const QString candidate = cut(i);
+    if (fm.horizontalAdvance(candidate) > width) break;
+    if (candidate.size() > ellipsis.size()) best = candidate;
+  }
+  return best.isEmpty() ? fm.elidedText(text, Qt::ElideRight, width) : best;  // else one word wider than the room
+}
+
+ElidedLabel::ElidedLabel(QWidget* parent) : QLabel(parent) {
+  setTextFormat(Qt::PlainText);
+  setWordWrap(false);
+  setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+}
+
+void ElidedLabel::setFullText(const QString& text) {
+  full_ = text;
+  setToolTip(text);
+  elide();
+}
+
+void ElidedLabel::resizeEvent(QResizeEvent* e) {
+  QLabel::resizeEvent(e);
+  elide();
+}
+
+void ElidedLabel::changeEvent(QEvent* e) {
+  QLabel::changeEvent(e);
+  if (e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) elide();
+}
+
+void ElidedLabel::elide() {
+  // A style sheet's padding may not be in contentsRect: a few pixels spare so the last glyph is whole.
+  const int room = std::max(40, contentsRect().width() - 2 * margin() - 8);
+  setText(elide_at_word(full_, fontMetrics(), room));
+}
+
+}  // namespace ts::gui

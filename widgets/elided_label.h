@@ -1,0 +1,33 @@
+// A one-line label for a long message (the window's message bar, the verdict banner): the text is
+// cut at a word boundary with "…" where the width ends, never inside a word ("…(CUDA driver versi"
+// said nothing), and the whole text is the tooltip. elide_at_word is the rule, tested on its own.
+#pragma once
+#include <QLabel>
+
+class QFontMetrics;
+
+namespace ts::gui {
+
+/// `text` as it fits in `width` px with `fm`: whole when it fits, else the longest prefix that ends
+/// at a space (less a dangling ",;:·—-(→") followed by "…"; a first word wider than `width` is cut
+/// inside, as the only way to show anything.
+QString elide_at_word(const QString& text, const QFontMetrics& fm, int width);
+
+class ElidedLabel : public QLabel {
+  Q_OBJECT
+ public:
+  explicit ElidedLabel(QWidget* parent = nullptr);
+  /// The text to show; also the tooltip.
+  void setFullText(const QString& text);
+  QString fullText() const { return full_; }
+
+ protected:
+  void resizeEvent(QResizeEvent* e) override;
+  void changeEvent(QEvent* e) override;  // a font or style change (bold for an error) elides again
+
+ private:
+  void elide();
+  QString full_;
+};
+
+}  // namespace ts::gui

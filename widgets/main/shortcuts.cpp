@@ -1,0 +1,43 @@
+// The window's one table of keyboard shortcuts (see shortcuts.h).
+#include "widgets/main/shortcuts.h"
+
+#include <QAction>
+
+namespace ts::gui {
+
+const std::vector<ShortcutDef>& shortcut_table() {
+  using K = QKeySequence;
+  // Copy setup line keeps Ctrl+Shift+C beside Paste setup line's Ctrl+Shift+V (the pair a user
+  // guesses); Classroom mode sits beside Lessons… (Ctrl+L) as Ctrl+Shift+L.
+  static const std::vector<ShortcutDef> table = {
+      {ShortcutId::new_run, "File ▸ New run", K(K::New)},
+      {ShortcutId::open_session, "File ▸ Open session…", K(K::Open)},
+      {ShortcutId::save_session_as, "File ▸ Save session as…", K(K::SaveAs)},
+      {ShortcutId::profile_program, "File ▸ Profile a program…", K(Qt::CTRL | Qt::SHIFT | Qt::Key_R)},
+      {ShortcutId::paste_setup, "File ▸ Paste setup line", K(Qt::CTRL | Qt::SHIFT | Qt::Key_V)},
+      {ShortcutId::copy_setup, "File ▸ Copy setup line", K(Qt::CTRL | Qt::SHIFT | Qt::Key_C)},
+      {ShortcutId::preferences, "File ▸ Preferences…", K(K::Preferences)},
+      {ShortcutId::quit, "File ▸ Quit", K(K::Quit)},
+      {ShortcutId::start_run, "Run ▸ Start", K(Qt::CTRL | Qt::Key_R)},
+      {ShortcutId::workspace_train, "View ▸ Train", K(Qt::CTRL | Qt::Key_1)},
+      {ShortcutId::workspace_profile, "View ▸ Profile", K(Qt::CTRL | Qt::Key_2)},
+      {ShortcutId::workspace_both, "View ▸ Side by side", K(Qt::CTRL | Qt::Key_3)},
+      {ShortcutId::workspace_playground, "View ▸ Playground", K(Qt::CTRL | Qt::Key_4)},
+      {ShortcutId::classroom_mode, "View ▸ Classroom mode", K(Qt::CTRL | Qt::SHIFT | Qt::Key_L)},
+      {ShortcutId::lessons, "Lessons ▸ Lessons…", K(Qt::CTRL | Qt::Key_L)},
+  };
+  return table;
+}
+
+QKeySequence shortcut_key(ShortcutId id) {
+  for (const ShortcutDef& d : shortcut_table())
+    if (d.id == id) return d.key;
+  return {};
+}
+
+void set_shortcut(QAction* a, ShortcutId id) {
+  a->setShortcut(shortcut_key(id));
+  a->setProperty(kShortcutProperty, static_cast<int>(id));
+}
+
+}  // namespace ts::gui
