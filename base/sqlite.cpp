@@ -5,8 +5,9 @@
 
 namespace ts::sqlite {
 
-Statement::Statement(sqlite3* db, std::string_view sql, OnError on_error) : db_(db), on_error_(std::move(on_error)) {
-  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK) {
+Statement::Statement(sqlite3* db, std::string_view sql, OnError on_error, unsigned prepare_flags)
+    : db_(db), on_error_(std::move(on_error)) {
+  if (sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), prepare_flags, &stmt_, nullptr) != SQLITE_OK) {
     sqlite3_finalize(stmt_);
     stmt_ = nullptr;
     fail();
@@ -18,8 +19,11 @@ Statement::~Statement() {
 }
 
 void Statement::fail() const {
-  const std::string message = db_ ? sqlite3_errmsg(db_) : "no database";
-  if (on_error_) on_error_(message);
+  fail(db_ ? sqlite3_extended_errcode(db_) : SQLITE_MISUSE, db_ ? sqlite3_errmsg(db_) : "no database");
+}
+
+void Statement::fail(int rc, const std::string& message) const {
+  if (on_error_) on_error_(message, rc);
   throw Error("SQLite: " + message);
 }
 
@@ -38,6 +42,11 @@ Statement& Statement::integer(std::int64_t v) {
   return *this;
 }
 
+Statement& Statement::blob(std::string_view bytes) {
+  sqlite3_bind_blob(stmt_, ++next_, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
 bool Statement::step() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
@@ -46,7 +55,12 @@ bool Statement::step() {
 }
 
 void Statement::run() {
-  if (sqlite3_step(stmt_) != SQLITE_DONE) fail();
+  if (sqlite3_step(stmt_) != SQLITE_DONE) {
+    const int rc = sqlite3_extended_errcode(db_);
+    const std::string message = sqlite3_errmsg(db_);
+    reset();
+    fail(rc, message);
+  }
   reset();
 }
 

@@ -1,8 +1,9 @@
 // One SQLite prepared statement (RAII) for every reader and writer of a SQLite file: parameters
 // bound in order, rows stepped, columns read, and every failure turned into the caller's own typed
 // error — an import's InputError, a session's SessionError — by the handler it gives, with SQLite's
-// own message. Qt-free; libsqlite3 directly. Used by the Nsight Systems reader
-// (profiling/import/nsys/sqlite_db.h) and the playground's session tables (playground/session.cpp).
+// own message and result code. Qt-free; libsqlite3 directly. Used by the session writer and reader
+// (profiling/session_writer.cpp, session_reader.cpp, session_overview_write.cpp), the Nsight Systems
+// reader (profiling/import/nsys/sqlite_db.h) and the playground's session tables (playground/session.cpp).
 #pragma once
 #include <sqlite3.h>
 
@@ -13,14 +14,15 @@
 
 namespace ts::sqlite {
 
-/// Called with sqlite3_errmsg() when a statement cannot be prepared or a step fails. It throws the
-/// caller's typed error; should it return, Statement throws ts::Error with the message.
-using OnError = std::function<void(const std::string& sqlite_message)>;
+/// Called with sqlite3_errmsg() and the extended result code when a statement cannot be prepared or
+/// a step fails. It throws the caller's typed error; should it return, Statement throws ts::Error.
+using OnError = std::function<void(const std::string& sqlite_message, int result_code)>;
 
 class Statement {
  public:
-  /// Prepares `sql` on `db` (not owned; it outlives the statement).
-  Statement(sqlite3* db, std::string_view sql, OnError on_error);
+  /// Prepares `sql` on `db` (not owned; it outlives the statement). `prepare_flags`: sqlite3_prepare_v3's
+  /// (SQLITE_PREPARE_PERSISTENT for a statement run for the whole life of a connection).
+  Statement(sqlite3* db, std::string_view sql, OnError on_error, unsigned prepare_flags = 0);
   ~Statement();
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -29,10 +31,12 @@ class Statement {
   Statement& text(std::string_view v);
   Statement& real(double v);
   Statement& integer(std::int64_t v);
+  Statement& blob(std::string_view bytes);
 
   /// The next row: true at a row, false at the end; a failure goes to the handler.
   bool step();
-  /// Runs a statement that returns no rows (INSERT) to its end, then resets it for the next bindings.
+  /// Runs a statement that returns no rows (INSERT) to its end, then resets it for the next bindings
+  /// (also when it fails, before the handler is called).
   void run();
   /// Back to before the first row, the bindings kept; the next bind is ?1 again.
   void reset();
@@ -47,6 +51,7 @@ class Statement {
   sqlite3_stmt* handle() const { return stmt_; }
 
  private:
+  [[noreturn]] void fail(int rc, const std::string& message) const;
   [[noreturn]] void fail() const;
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;

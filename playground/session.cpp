@@ -47,7 +47,7 @@ struct Db {
 /// Writing fails as io ("writing the playground"), reading as damaged ("playground tables").
 sqlite::Statement statement(const Db& d, const char* sql, SessionError::Kind kind) {
   const char* what = kind == SessionError::Kind::io ? "writing the playground" : "playground tables";
-  return sqlite::Statement(d.db, sql, [&d, kind, what](const std::string&) { d.fail(kind, what); });
+  return sqlite::Statement(d.db, sql, [&d, kind, what](const std::string&, int) { d.fail(kind, what); });
 }
 sqlite::Statement writing(const Db& d, const char* sql) { return statement(d, sql, SessionError::Kind::io); }
 sqlite::Statement reading(const Db& d, const char* sql) { return statement(d, sql, SessionError::Kind::damaged); }

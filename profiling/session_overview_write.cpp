@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "base/sqlite.h"
 #include "profiling/overview.h"
 #include "profiling/session_file.h"
 
@@ -19,13 +20,8 @@ void check(sqlite3* db, int rc, int want) {
 /// Writes the overview of `store` in one transaction; throws SessionError on a failed statement.
 void write_overview(sqlite3* db, const EventStore& store) {
   const SessionOverview o = build_overview(store);
-  sqlite3_stmt* st = nullptr;
-  check(db, sqlite3_prepare_v2(db, "INSERT INTO overview_lanes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, nullptr),
-        SQLITE_OK);
-  struct Finalize {
-    sqlite3_stmt* s;
-    ~Finalize() { sqlite3_finalize(s); }
-  } finalize{st};
+  sqlite::Statement st(db, "INSERT INTO overview_lanes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       [](const std::string& why, int) { throw SessionError(SessionError::Kind::io, "session overview: " + why); });
   check(db, sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr), SQLITE_OK);
   for (std::size_t l = 0; l < o.lanes.size(); ++l) {
     const OverviewLane& lane = o.lanes[l];
@@ -36,16 +32,10 @@ void write_overview(sqlite3* db, const EventStore& store) {
     }
     std::int64_t raw = 0;
     const std::string rows = encode_overview_rows(lane.rows, &raw);
-    sqlite3_reset(st);
-    int n = 0;
-    auto i = [&](std::int64_t v) { sqlite3_bind_int64(st, ++n, v); };
-    i(static_cast<std::int64_t>(l)), i(static_cast<int>(lane.kind));
-    sqlite3_bind_text(st, ++n, lane.key.c_str(), static_cast<int>(lane.key.size()), SQLITE_TRANSIENT);
-    i(lane.id), i(lane.device), i(lane.has_steps), i(lane.launches), i(lane.events);
-    sqlite3_bind_text(st, ++n, tids.c_str(), static_cast<int>(tids.size()), SQLITE_TRANSIENT);
-    i(o.t0), i(o.t1), i(o.bins), i(o.events), i(raw);
-    sqlite3_bind_blob(st, ++n, rows.data(), static_cast<int>(rows.size()), SQLITE_TRANSIENT);
-    check(db, sqlite3_step(st), SQLITE_DONE);
+    st.integer(static_cast<std::int64_t>(l)).integer(static_cast<int>(lane.kind)).text(lane.key);
+    st.integer(lane.id).integer(lane.device).integer(lane.has_steps).integer(lane.launches).integer(lane.events);
+    st.text(tids).integer(o.t0).integer(o.t1).integer(o.bins).integer(o.events).integer(raw).blob(rows);
+    st.run();
   }
   check(db, sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
 }

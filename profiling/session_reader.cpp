@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "base/sqlite.h"
 #include "profiling/overview.h"
 #include "profiling/session_file.h"
 
@@ -46,20 +47,12 @@ class Reader {
   /// progress every kProgressRows rows and stops when it is cancelled.
   template <class F>
   void query(const char* sql, F row) {
-    sqlite3_stmt* st = nullptr;
-    int rc = sqlite3_prepare_v2(db_, sql, -1, &st, nullptr);
-    bool cancelled = false;
-    if (rc == SQLITE_OK)
-      while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        row(st);
-        if (++rows_ % kProgressRows == 0 && !report()) {
-          cancelled = true;
-          break;
-        }
-      }
-    sqlite3_finalize(st);
-    if (cancelled) throw SessionError(SessionError::Kind::cancelled, "opening " + path_ + " was cancelled");
-    if (rc != SQLITE_DONE && rc != SQLITE_OK) fail(rc);
+    sqlite::Statement st(db_, sql, [this](const std::string&, int rc) { fail(rc); });
+    while (st.step()) {
+      row(st.handle());
+      if (++rows_ % kProgressRows == 0 && !report())
+        throw SessionError(SessionError::Kind::cancelled, "opening " + path_ + " was cancelled");
+    }
   }
   /// Calls the progress callback; false = cancel.
   bool report() { return !progress_.on_rows || progress_.on_rows(rows_, std::max(rows_, total_)); }

@@ -12,17 +12,13 @@
 #include <map>
 #include <utility>
 
+#include "base/sqlite.h"
 #include "engine/host_trace.h"
 #include "profiling/session_file.h"
 #include "profiling/session_schema.h"
 
 namespace ts::prof {
 namespace {
-
-struct Stmt {
-  sqlite3_stmt* s = nullptr;
-  ~Stmt() { sqlite3_finalize(s); }
-};
 
 /// A row of the file's kernel_configs: a kernel name with one of the store's interned launch
 /// configurations (EventStore::kernel_configs).
@@ -31,53 +27,45 @@ using ConfigKey = std::pair<StringId, std::uint32_t>;
 }  // namespace
 
 struct SessionRecorder::Statements {
-  Stmt strings, threads, config, kernel, memcpy, memset, runtime, sync, memory, overhead, range, step, loss, epoch, series,
-      sample, clock, meta, dropped, py_frame, py_stack, py_sample;
+  /// Every INSERT of a batch, prepared once for the recording (persistent). A failed step throws its
+  /// SQLite result code, which write_batch() catches, rolls back and words (why_failed: disk full...).
+  explicit Statements(sqlite3* db)
+      : strings(make(db, "INSERT INTO strings VALUES(?,?)")),
+        threads(make(db, "INSERT INTO threads VALUES(?,?)")),
+        config(make(db, "INSERT INTO kernel_configs VALUES(?,?,?,?,?,?,?,?,?,?,?)")),
+        kernel(make(db, "INSERT INTO kernels VALUES(?,?,?,?,?,?,?,?,?,?)")),
+        memcpy(make(db, "INSERT INTO memcpys VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)")),
+        memset(make(db, "INSERT INTO memsets VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")),
+        runtime(make(db, "INSERT INTO runtime_calls VALUES(?,?,?,?,?,?,?,?)")),
+        sync(make(db, "INSERT INTO syncs VALUES(?,?,?,?,?,?,?,?,?)")),
+        memory(make(db, "INSERT INTO memory_events VALUES(?,?,?,?,?,?,?,?,?,?)")),
+        overhead(make(db, "INSERT INTO overheads VALUES(?,?,?,?,?,?)")),
+        range(make(db, "INSERT INTO host_ranges VALUES(?,?,?,?,?,?,?,?,?)")),
+        step(make(db, "INSERT OR REPLACE INTO steps VALUES(?,?,?,?,?,NULL,?,?)")),
+        loss(make(db, "UPDATE steps SET loss=? WHERE global_step=?")),
+        epoch(make(db, "INSERT OR REPLACE INTO epochs VALUES(?,?,?,?,?,?,?,?,?)")),
+        series(make(db, "INSERT OR REPLACE INTO sample_series VALUES(?,?,?)")),
+        sample(make(db, "INSERT INTO samples VALUES(?,?,?)")),
+        clock(make(db, "INSERT INTO clock_checks VALUES(?,?,?)")),
+        meta(make(db, "INSERT OR REPLACE INTO meta VALUES(?,?)")),
+        dropped(make(db, "INSERT OR REPLACE INTO dropped VALUES(?,?)")),
+        py_frame(make(db, "INSERT OR REPLACE INTO py_frames VALUES(?,?,?,?)")),
+        py_stack(make(db, "INSERT OR REPLACE INTO py_stacks VALUES(?,?,?)")),
+        py_sample(make(db, "INSERT INTO py_samples VALUES(?,?,?)")) {}
+  static sqlite::Statement make(sqlite3* db, const char* sql) {
+    return sqlite::Statement(
+        db, sql,
+        [](const std::string&, int rc) { throw rc; },
+        SQLITE_PREPARE_PERSISTENT);
+  }
+  sqlite::Statement strings, threads, config, kernel, memcpy, memset, runtime, sync, memory, overhead, range, step,
+      loss, epoch, series, sample, clock, meta, dropped, py_frame, py_stack, py_sample;
   std::map<ConfigKey, std::int64_t> configs;
 };
 
-namespace {
-
-class Binder {
- public:
-  explicit Binder(sqlite3_stmt* s) : s_(s) { sqlite3_reset(s_); }
-  Binder& i(std::int64_t v) {
-    sqlite3_bind_int64(s_, ++n_, v);
-    return *this;
-  }
-  Binder& d(double v) {
-    sqlite3_bind_double(s_, ++n_, v);
-    return *this;
-  }
-  Binder& t(const std::string& v) {
-    sqlite3_bind_text(s_, ++n_, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Binder& blob(const std::string& v) {
-    sqlite3_bind_blob(s_, ++n_, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  /// Runs the statement; throws the SQLite result code on failure.
-  void run() {
-    const int rc = sqlite3_step(s_);
-    if (rc != SQLITE_DONE) throw rc;
-  }
-
- private:
-  sqlite3_stmt* s_;
-  int n_ = 0;
-};
-
-void prepare(sqlite3* db, Stmt& st, const char* sql) {
-  if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st.s, nullptr) != SQLITE_OK)
-    throw SessionError(SessionError::Kind::io, std::string("session file: cannot prepare statement: ") +
-                                                   sqlite3_errmsg(db));
-}
-
-}  // namespace
 
 SessionRecorder::SessionRecorder(const std::string& path, const EventStore& store)
-    : path_(path), store_(store), st_(std::make_unique<Statements>()) {
+    : path_(path), store_(store) {
   // The lock first: a second recorder must not remove the first one's file. A folder where the lock
   // cannot be created cannot hold the session either (that error follows from SQLite).
   lock_fd_ = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -115,29 +103,15 @@ SessionRecorder::SessionRecorder(const std::string& path, const EventStore& stor
     unlock();
     throw;
   }
-  Statements& s = *st_;
-  prepare(db_, s.strings, "INSERT INTO strings VALUES(?,?)");
-  prepare(db_, s.threads, "INSERT INTO threads VALUES(?,?)");
-  prepare(db_, s.config, "INSERT INTO kernel_configs VALUES(?,?,?,?,?,?,?,?,?,?,?)");
-  prepare(db_, s.kernel, "INSERT INTO kernels VALUES(?,?,?,?,?,?,?,?,?,?)");
-  prepare(db_, s.memcpy, "INSERT INTO memcpys VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  prepare(db_, s.memset, "INSERT INTO memsets VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
-  prepare(db_, s.runtime, "INSERT INTO runtime_calls VALUES(?,?,?,?,?,?,?,?)");
-  prepare(db_, s.sync, "INSERT INTO syncs VALUES(?,?,?,?,?,?,?,?,?)");
-  prepare(db_, s.memory, "INSERT INTO memory_events VALUES(?,?,?,?,?,?,?,?,?,?)");
-  prepare(db_, s.overhead, "INSERT INTO overheads VALUES(?,?,?,?,?,?)");
-  prepare(db_, s.range, "INSERT INTO host_ranges VALUES(?,?,?,?,?,?,?,?,?)");
-  prepare(db_, s.step, "INSERT OR REPLACE INTO steps VALUES(?,?,?,?,?,NULL,?,?)");
-  prepare(db_, s.loss, "UPDATE steps SET loss=? WHERE global_step=?");
-  prepare(db_, s.epoch, "INSERT OR REPLACE INTO epochs VALUES(?,?,?,?,?,?,?,?,?)");
-  prepare(db_, s.series, "INSERT OR REPLACE INTO sample_series VALUES(?,?,?)");
-  prepare(db_, s.sample, "INSERT INTO samples VALUES(?,?,?)");
-  prepare(db_, s.clock, "INSERT INTO clock_checks VALUES(?,?,?)");
-  prepare(db_, s.meta, "INSERT OR REPLACE INTO meta VALUES(?,?)");
-  prepare(db_, s.dropped, "INSERT OR REPLACE INTO dropped VALUES(?,?)");
-  prepare(db_, s.py_frame, "INSERT OR REPLACE INTO py_frames VALUES(?,?,?,?)");
-  prepare(db_, s.py_stack, "INSERT OR REPLACE INTO py_stacks VALUES(?,?,?)");
-  prepare(db_, s.py_sample, "INSERT INTO py_samples VALUES(?,?,?)");
+  try {
+    st_ = std::make_unique<Statements>(db_);
+  } catch (int) {
+    const std::string why = sqlite3_errmsg(db_);
+    sqlite3_close(db_);
+    db_ = nullptr;
+    unlock();
+    throw SessionError(SessionError::Kind::io, "session file " + path_ + ": cannot prepare statement: " + why);
+  }
 }
 
 SessionRecorder::~SessionRecorder() {
@@ -168,90 +142,90 @@ void SessionRecorder::exec(const char* sql) {
 void SessionRecorder::write_meta() {
   if (store_.meta_version() == meta_version_done_) return;
   meta_version_done_ = store_.meta_version();
-  for (const auto& [k, v] : store_.meta()) Binder(st_->meta.s).t(k).t(v).run();
+  for (const auto& [k, v] : store_.meta()) st_->meta.text(k).text(v).run();
 }
 
 void SessionRecorder::write_rows(const StoreCounts& c) {
   Statements& s = *st_;
   const EventStore& e = store_;
   const std::size_t nstrings = e.strings.size();  // after the counts: covers every id they use
-  for (std::size_t i = strings_done_; i < nstrings; ++i) Binder(s.strings.s).i(static_cast<std::int64_t>(i)).t(e.strings.get(static_cast<StringId>(i))).run();
-  for (std::size_t i = done_.threads; i < c.threads; ++i) Binder(s.threads.s).i(e.threads[i].tid).i(e.threads[i].name).run();
+  for (std::size_t i = strings_done_; i < nstrings; ++i) s.strings.integer(static_cast<std::int64_t>(i)).text(e.strings.get(static_cast<StringId>(i))).run();
+  for (std::size_t i = done_.threads; i < c.threads; ++i) s.threads.integer(e.threads[i].tid).integer(e.threads[i].name).run();
   for (std::size_t i = done_.kernels; i < c.kernels; ++i) {
     const KernelRecord& k = e.kernels[i];
     auto [it, fresh] = s.configs.emplace(ConfigKey{k.name, k.config}, static_cast<std::int64_t>(s.configs.size()));
     const KernelConfig& kc = e.config(k);
     if (fresh)
-      Binder(s.config.s).i(it->second).i(k.name).i(kc.grid[0]).i(kc.grid[1]).i(kc.grid[2]).i(kc.block[0]).i(kc.block[1])
-          .i(kc.block[2]).i(kc.registers).i(kc.static_smem).i(kc.dynamic_smem).run();
-    Binder(s.kernel.s).i(k.start).i(k.end - k.start).i(k.device).i(k.rank).i(k.context).i(k.stream).i(k.correlation)
-        .i(it->second).i(k.graph_id).i(static_cast<std::int64_t>(k.graph_node)).run();
+      s.config.integer(it->second).integer(k.name).integer(kc.grid[0]).integer(kc.grid[1]).integer(kc.grid[2]).integer(kc.block[0]).integer(kc.block[1])
+          .integer(kc.block[2]).integer(kc.registers).integer(kc.static_smem).integer(kc.dynamic_smem).run();
+    s.kernel.integer(k.start).integer(k.end - k.start).integer(k.device).integer(k.rank).integer(k.context).integer(k.stream).integer(k.correlation)
+        .integer(it->second).integer(k.graph_id).integer(static_cast<std::int64_t>(k.graph_node)).run();
   }
   for (std::size_t i = done_.memcpys; i < c.memcpys; ++i) {
     const MemcpyRecord& m = e.memcpys[i];
-    Binder(s.memcpy.s).i(m.start).i(m.end - m.start).i(m.device).i(m.rank).i(m.context).i(m.stream).i(m.correlation)
-        .i(m.bytes).i(m.copy_kind).i(m.src_kind).i(m.dst_kind).i(m.graph_id).i(static_cast<std::int64_t>(m.graph_node)).run();
+    s.memcpy.integer(m.start).integer(m.end - m.start).integer(m.device).integer(m.rank).integer(m.context).integer(m.stream).integer(m.correlation)
+        .integer(m.bytes).integer(m.copy_kind).integer(m.src_kind).integer(m.dst_kind).integer(m.graph_id).integer(static_cast<std::int64_t>(m.graph_node)).run();
   }
   for (std::size_t i = done_.memsets; i < c.memsets; ++i) {
     const MemsetRecord& m = e.memsets[i];
-    Binder(s.memset.s).i(m.start).i(m.end - m.start).i(m.device).i(m.rank).i(m.context).i(m.stream).i(m.correlation)
-        .i(m.bytes).i(m.value).i(m.memory_kind).i(m.graph_id).i(static_cast<std::int64_t>(m.graph_node)).run();
+    s.memset.integer(m.start).integer(m.end - m.start).integer(m.device).integer(m.rank).integer(m.context).integer(m.stream).integer(m.correlation)
+        .integer(m.bytes).integer(m.value).integer(m.memory_kind).integer(m.graph_id).integer(static_cast<std::int64_t>(m.graph_node)).run();
   }
   for (std::size_t i = done_.runtime; i < c.runtime; ++i) {
     const RuntimeRecord& r = e.runtime[i];
-    Binder(s.runtime.s).i(r.start).i(r.end - r.start).i(e.process_rank.load()).i(r.thread).i(r.correlation).i(r.cbid).i(r.name)
-        .i(r.result).run();
+    s.runtime.integer(r.start).integer(r.end - r.start).integer(e.process_rank.load()).integer(r.thread).integer(r.correlation).integer(r.cbid).integer(r.name)
+        .integer(r.result).run();
   }
   for (std::size_t i = done_.syncs; i < c.syncs; ++i) {
     const SyncRecord& r = e.syncs[i];
-    Binder(s.sync.s).i(r.start).i(r.end - r.start).i(r.device).i(r.rank).i(r.context).i(r.stream).i(r.correlation)
-        .i(r.type).i(r.event).run();
+    s.sync.integer(r.start).integer(r.end - r.start).integer(r.device).integer(r.rank).integer(r.context).integer(r.stream).integer(r.correlation)
+        .integer(r.type).integer(r.event).run();
   }
   for (std::size_t i = done_.memory; i < c.memory; ++i) {
     const MemoryRecord& m = e.memory[i];
-    Binder(s.memory.s).i(m.time).i(m.device).i(m.rank).i(m.context).i(m.stream).i(m.correlation).i(m.op)
-        .i(m.memory_kind).i(static_cast<std::int64_t>(m.address)).i(m.bytes).run();
+    s.memory.integer(m.time).integer(m.device).integer(m.rank).integer(m.context).integer(m.stream).integer(m.correlation).integer(m.op)
+        .integer(m.memory_kind).integer(static_cast<std::int64_t>(m.address)).integer(m.bytes).run();
   }
   for (std::size_t i = done_.overheads; i < c.overheads; ++i) {
     const OverheadRecord& o = e.overheads[i];
-    Binder(s.overhead.s).i(o.start).i(o.end - o.start).i(o.rank).i(o.kind).i(o.object_kind).i(o.object_id).run();
+    s.overhead.integer(o.start).integer(o.end - o.start).integer(o.rank).integer(o.kind).integer(o.object_kind).integer(o.object_id).run();
   }
   for (std::size_t i = done_.host_ranges; i < c.host_ranges; ++i) {
     const HostRangeRecord& h = e.host_ranges[i];
-    Binder(s.range.s).i(h.start).i(h.end - h.start).i(h.device).i(h.rank).i(h.thread).i(h.kind).i(h.name).i(h.layer)
-        .i(h.step).run();
+    s.range.integer(h.start).integer(h.end - h.start).integer(h.device).integer(h.rank).integer(h.thread).integer(h.kind).integer(h.name).integer(h.layer)
+        .integer(h.step).run();
   }
   for (std::size_t i = done_.steps; i < c.steps; ++i) {
     const StepRecord& r = e.steps[i];
-    Binder(s.step.s).i(r.global_step).i(r.epoch).i(r.step).i(r.start).i(r.end).i(r.images).i(r.data_wait_ns).run();
+    s.step.integer(r.global_step).integer(r.epoch).integer(r.step).integer(r.start).integer(r.end).integer(r.images).integer(r.data_wait_ns).run();
   }
   const std::int64_t max_step = c.steps ? e.steps[c.steps - 1].global_step : 0;
   std::size_t losses = done_.losses;  // a loss waits until its step row is written
   for (; losses < c.losses && e.losses[losses].global_step <= max_step; ++losses)
-    Binder(s.loss.s).d(e.losses[losses].loss).i(e.losses[losses].global_step).run();
+    s.loss.real(e.losses[losses].loss).integer(e.losses[losses].global_step).run();
   for (std::size_t i = done_.epochs; i < c.epochs; ++i) {
     const EpochRecord& r = e.epochs[i];
-    Binder(s.epoch.s).i(r.epoch).d(r.train_loss).d(r.test_accuracy).d(r.test_loss).d(r.images_per_s).i(r.train_ns)
-        .i(r.eval_ns).d(r.loss_scale).i(r.skipped_steps).run();
+    s.epoch.integer(r.epoch).real(r.train_loss).real(r.test_accuracy).real(r.test_loss).real(r.images_per_s).integer(r.train_ns)
+        .integer(r.eval_ns).real(r.loss_scale).integer(r.skipped_steps).run();
   }
   for (std::size_t i = done_.series; i < c.series; ++i)
-    Binder(s.series.s).i(e.series[i].id).t(e.strings.get(e.series[i].name)).t(e.strings.get(e.series[i].unit)).run();
+    s.series.integer(e.series[i].id).text(e.strings.get(e.series[i].name)).text(e.strings.get(e.series[i].unit)).run();
   for (std::size_t i = done_.samples; i < c.samples; ++i)
-    Binder(s.sample.s).i(e.samples[i].time).i(e.samples[i].series).d(e.samples[i].value).run();
+    s.sample.integer(e.samples[i].time).integer(e.samples[i].series).real(e.samples[i].value).run();
   for (std::size_t i = done_.clock; i < c.clock; ++i)
-    Binder(s.clock.s).i(e.clock[i].time).i(e.clock[i].offset_ns).i(e.clock[i].drift_ns).run();
+    s.clock.integer(e.clock[i].time).integer(e.clock[i].offset_ns).integer(e.clock[i].drift_ns).run();
   for (std::size_t i = done_.py_frames; i < c.py_frames; ++i) {
     const PyFrameRecord& f = e.py_frames[i];
-    Binder(s.py_frame.s).i(f.id).i(f.function).i(f.file).i(f.line).run();
+    s.py_frame.integer(f.id).integer(f.function).integer(f.file).integer(f.line).run();
   }
   for (std::size_t i = done_.py_stacks; i < c.py_stacks; ++i)
-    Binder(s.py_stack.s).i(e.py_stacks[i].id).i(e.py_stacks[i].parent).i(e.py_stacks[i].frame).run();
+    s.py_stack.integer(e.py_stacks[i].id).integer(e.py_stacks[i].parent).integer(e.py_stacks[i].frame).run();
   for (std::size_t i = done_.py_samples; i < c.py_samples; ++i)
-    Binder(s.py_sample.s).i(e.py_samples[i].time).i(e.py_samples[i].thread).i(e.py_samples[i].stack).run();
+    s.py_sample.integer(e.py_samples[i].time).integer(e.py_samples[i].thread).integer(e.py_samples[i].stack).run();
   const DroppedCounts d = e.dropped();
-  Binder(s.dropped.s).t("cupti").i(d.cupti).run();
-  Binder(s.dropped.s).t("host_ranges").i(d.host_ranges).run();
-  Binder(s.dropped.s).t("store_full").i(d.store_full).run();
+  s.dropped.text("cupti").integer(d.cupti).run();
+  s.dropped.text("host_ranges").integer(d.host_ranges).run();
+  s.dropped.text("store_full").integer(d.store_full).run();
   write_meta();
   strings_done_ = nstrings;
   StoreCounts next = c;

@@ -141,7 +141,7 @@ std::map<std::string, TableInfo> Db::tables() const {
 }
 
 Stmt::Stmt(const Db& db, const std::string& sql, const std::string& what)
-    : s_(db.handle(), sql, [prefix = db.name() + ": " + what](const std::string& why) {
+    : s_(db.handle(), sql, [prefix = db.name() + ": " + what](const std::string& why, int) {
         throw InputError(prefix + " cannot be read (" + why + ")");
       }) {}
 
