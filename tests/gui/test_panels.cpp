@@ -196,6 +196,28 @@ class TestPanels : public QObject {
     QVERIFY2(g.absentMessage().contains("CPU run"), qPrintable(g.absentMessage()));
   }
 
+  // The absent states read as one sentence: no "data: collected (...)", no "no GPU activity: no GPU activity".
+  void absentStatesSayWhyOnce() {
+    PanelHub hub;
+    MemoryGraph g(&hub);
+    UtilizationPanel u(&hub);
+    auto trace = cpu_only_store();
+    trace->set_meta("device.kind", "cuda");
+    trace->set_meta("gpu_activity", "collected (PyTorch profiler trace)");
+    hub.setStore(trace, false);
+    g.rebuild();
+    QVERIFY2(!g.absentMessage().contains("data: collected"), qPrintable(g.absentMessage()));
+    QVERIFY2(g.absentMessage().contains("PyTorch profiler trace"), qPrintable(g.absentMessage()));
+    auto cpu = cpu_only_store();
+    cpu->set_meta("device.kind", "cuda");
+    cpu->set_meta("gpu_activity", "no GPU activity: the run is on the CPU");
+    hub.setStore(cpu, false);
+    hub.setVisibleRange({0, 200'000'000});
+    QTRY_VERIFY(u.completedJobs() >= 1 && !u.gpuAbsentMessage().isEmpty() && u.gpuAbsentMessage() != "No events yet");
+    QCOMPARE(u.gpuAbsentMessage().count("GPU activity", Qt::CaseInsensitive), 1);
+    QVERIFY2(u.gpuAbsentMessage().endsWith("the run is on the CPU"), qPrintable(u.gpuAbsentMessage()));
+  }
+
   void leakRule() {
     using prof::analysis::check_leak;
     const auto ends = ends_of(60);

@@ -417,8 +417,10 @@ void UtilizationPanel::fillBuckets() {
   } else if (store && !buckets_.gpu_present) {
     const auto meta = store->meta();
     auto ga = meta.find("gpu_activity");
-    const QString why = ga != meta.end() && ga->second != "collected (CUPTI)" ? QString::fromStdString(ga->second)
-                                                                             : tr("no kernels or copies in the session");
+    // "no GPU activity: the run is on the CPU" says why; "collected (...)" with nothing in it does not.
+    QString why = ga != meta.end() ? QString::fromStdString(ga->second) : QString();
+    if (why.startsWith("no GPU activity: ")) why = why.mid(17);
+    else if (why.isEmpty() || why.startsWith("collected")) why = tr("no kernels or copies in the session");
     gpu_message_ = tr("No GPU activity recorded: %1").arg(why);
   } else if (!store) {
     gpu_message_ = tr("No session: open one or start a run");
