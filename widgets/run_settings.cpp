@@ -103,25 +103,33 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
                          .arg(static_cast<double>(d.total_memory_bytes) / (1 << 30), 0, 'f', 0),
                      d.ordinal);
   device_->addItem(tr("CPU (oneDNN, %1 threads)").arg(QThread::idealThreadCount()), -1);
-  if (devices.empty()) device_->setToolTip(tr("No GPU: %1").arg(no_gpu_reason));
+  device_->setToolTip(devices.empty() ? tr("No GPU: %1").arg(no_gpu_reason)
+                                      : tr("Where the network trains: a CUDA GPU (TrainScope's cuDNN/cuBLAS engine, "
+                                           "profiled by CUPTI) or the CPU (oneDNN)"));
   form->addRow(tr("Device"), device_);
 
   batch_size_ = new QSpinBox;
   knob_range(batch_size_, "batch_size");
+  batch_size_->setToolTip(tr("Images per step: larger batches give the GPU more work per launch and need more memory "
+                             "(activations grow with it)"));
   epochs_ = new QSpinBox;
   knob_range(epochs_, "epochs");
+  epochs_->setToolTip(tr("Passes over the training set; the test set is evaluated after each"));
   lr_ = new QDoubleSpinBox;
   lr_->setDecimals(6);
   knob_range(lr_, "lr");
   lr_->setSingleStep(1e-4);
+  lr_->setToolTip(tr("Learning rate: the step size of each optimizer update (0.001 suits Adam, 0.01-0.1 SGD)"));
   optimizer_ = new QComboBox;
   optimizer_->addItem("SGD", static_cast<int>(OptimizerType::sgd));
   optimizer_->addItem("Adam", static_cast<int>(OptimizerType::adam));
   optimizer_->addItem("AdamW", static_cast<int>(OptimizerType::adamw));
+  optimizer_->setToolTip(tr("The update rule, as torch.optim's SGD, Adam and AdamW (decoupled weight decay)"));
   momentum_ = new QDoubleSpinBox;
   knob_range(momentum_, "momentum");
   momentum_->setDecimals(3);
   momentum_->setSingleStep(0.1);
+  momentum_->setToolTip(tr("SGD's momentum (Adam and AdamW keep their own moment estimates)"));
   weight_decay_ = new QDoubleSpinBox;
   knob_range(weight_decay_, "weight_decay");
   weight_decay_->setDecimals(5);
@@ -139,6 +147,7 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
   sync_every_step_ = new QCheckBox(tr("Sync every step (read the loss each step, as loss.item() does)"));
   seed_ = new QSpinBox;
   knob_range(seed_, "seed");
+  seed_->setToolTip(tr("Seeds the initial weights, the shuffle, augmentation and dropout: the same seed, the same run"));
   record_session_ = new QCheckBox(tr("Record session (profile)"));
   record_session_->setObjectName("record_session");
   record_session_->setToolTip(tr("Record the run's profile, losses and accuracy into a session file under %1 "
@@ -250,6 +259,8 @@ QWidget* RunSettingsPanel::buildCheckpointBox() {
   checkpoint_every_->setSpecialValueText(tr("never"));
   checkpoint_every_->setPrefix(tr("every "));
   checkpoint_every_->setSuffix(tr(" epoch(s)"));
+  checkpoint_every_->setToolTip(tr("Save the weights, optimizer state and counters every N epochs (Run ▸ Resume from "
+                                   "checkpoint continues from one)"));
   checkpoint_path_ = new QLineEdit;
   checkpoint_path_->setObjectName("checkpoint_path");
   checkpoint_path_->setPlaceholderText(default_checkpoint_dir());

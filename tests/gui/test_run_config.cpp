@@ -6,6 +6,8 @@
 #include <QJsonObject>
 #include <QDoubleSpinBox>
 #include <QProcess>
+#include <QFormLayout>
+#include <QLabel>
 #include <QSpinBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -143,6 +145,30 @@ class TestRunConfig : public QObject {
     QCOMPARE(accumulate->minimum(), static_cast<int>(runconfig::find_knob("accumulate")->min));
     QCOMPARE(accumulate->maximum(), static_cast<int>(runconfig::find_knob("accumulate")->max));
     QCOMPARE(cap->maximum(), runconfig::find_knob("memory_limit_gib")->max);
+  }
+
+  // Every field of the form says what it is when hovered (a new user's first question).
+  void everyFieldHasATooltip() {
+    for (const QString& no_gpu : {QString("no GPU in this test"), QString()}) {
+      RunSettingsPanel panel({}, no_gpu);
+      int fields = 0;
+      QStringList missing;
+      for (auto* form : panel.findChildren<QFormLayout*>())
+        for (int r = 0; r < form->rowCount(); ++r) {
+          auto* label = form->itemAt(r, QFormLayout::LabelRole);
+          auto* field = form->itemAt(r, QFormLayout::FieldRole);
+          if (!label || !field || !label->widget() || !field->widget()) continue;
+          const auto* l = qobject_cast<QLabel*>(label->widget());
+          if (!l || l->text().isEmpty()) continue;
+          ++fields;
+          QWidget* w = field->widget();
+          bool tip = !w->toolTip().isEmpty() || !l->toolTip().isEmpty();
+          for (auto* child : w->findChildren<QWidget*>()) tip = tip || !child->toolTip().isEmpty();
+          if (!tip) missing << l->text();
+        }
+      QVERIFY(fields >= 8);
+      QVERIFY2(missing.isEmpty(), qPrintable("Run settings fields without a tooltip: " + missing.join(", ")));
+    }
   }
 };
 

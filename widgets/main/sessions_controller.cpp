@@ -253,10 +253,18 @@ void SessionsController::compareSessions(const QStringList& paths) {
   compare_->raise();
 }
 
+namespace {
+/// What Open and Compare offer: every format a session can be read from.
+QString session_file_filter() {
+  return QObject::tr("Sessions and traces (*.tsession *.json *.json.gz *.sqlite);;TrainScope sessions (*.tsession);;"
+                     "PyTorch profiler / Chrome traces (*.json *.json.gz);;"
+                     "Nsight Systems SQLite exports (*.sqlite);;All files (*)");
+}
+}  // namespace
+
 void SessionsController::chooseSessionsToCompare() {
   const QStringList paths = QFileDialog::getOpenFileNames(
-      frame_.frameWindow(), tr("Compare sessions (choose two or more)"), default_session_dir(),
-      tr("Sessions and traces (*.tsession *.json *.json.gz);;All files (*)"));
+      frame_.frameWindow(), tr("Compare sessions (choose two or more)"), default_session_dir(), session_file_filter());
   if (paths.size() >= 2) compareSessions(paths);
   else if (paths.size() == 1) frame_.showMessage(tr("Choose two or more sessions to compare (Ctrl+click to pick several)"), false);
 }
@@ -279,9 +287,7 @@ bool SessionsController::saveSessionAs(const QString& path) {
 
 void SessionsController::chooseSessionToOpen() {
   const QString path = QFileDialog::getOpenFileName(frame_.frameWindow(), tr("Open session"), default_session_dir(),
-                                                    tr("Sessions and traces (*.tsession *.json *.json.gz *.sqlite);;TrainScope sessions (*.tsession);;"
-                                                       "PyTorch profiler / Chrome traces (*.json *.json.gz);;"
-                                                       "Nsight Systems SQLite exports (*.sqlite);;All files (*)"));
+                                                    session_file_filter());
   if (!path.isEmpty()) openSession(path);
 }
 
