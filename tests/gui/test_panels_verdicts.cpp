@@ -333,6 +333,14 @@ class TestPanelsVerdicts : public QObject {
     QVERIFY(p.verdicts().empty());  // 2000 ns of 59000: 3.4 %
     QVERIFY(p.statusText().contains("whole run"));
     QVERIFY(p.statusText().contains("no bottleneck"));
+    // A window wider than the run is the whole run, and says so (not "last 100 steps" over 59).
+    p.setScope(VerdictPanel::Scope::last_steps, 100);
+    QTRY_VERIFY(p.runner()->result() && p.runner()->result()->options.last_steps == 100);
+    QVERIFY2(p.statusText().contains("whole run: fewer than 100 steps"), qPrintable(p.statusText()));
+    QVERIFY(!p.statusText().contains("last 100 steps"));
+    p.setScope(VerdictPanel::Scope::last_steps, 10);
+    QTRY_VERIFY(p.runner()->result() && p.runner()->result()->options.last_steps == 10);
+    QVERIFY2(p.statusText().contains("last 10 steps"), qPrintable(p.statusText()));
   }
 
   void liveUpdatesAtMostTwiceASecond() {

@@ -349,7 +349,10 @@ bool VerdictPanel::judged() const {
 QString VerdictPanel::windowText() const {
   const auto r = runner_->result();
   const qint64 n = r ? r->options.last_steps : 50;
-  return scope_ == Scope::last_steps ? tr("last %1 steps").arg(n) : tr("whole run");
+  if (scope_ != Scope::last_steps) return tr("whole run");
+  // A run shorter than the window is analysed whole: say so rather than "last 50 steps" over 5.
+  if (r && r->report.steps < n) return tr("whole run: fewer than %1 steps").arg(n);
+  return tr("last %1 steps").arg(n);
 }
 
 void VerdictPanel::setSourceNote(const QString& note) {
@@ -405,7 +408,7 @@ QString VerdictPanel::statusTextOfRun() const {
   const auto r = runner_->result();
   if (!r) return tr("Analysing…");
   const auto& rep = r->report;
-  const QString scope = scope_ == Scope::last_steps ? tr("last %1 steps").arg(r->options.last_steps) : tr("whole run");
+  const QString scope = windowText();
   if (!rep.verdicts_judged && !rep.whole_trace_step)
     return tr("Verdicts need at least %1 analysed steps (%2 so far, warm-up step left out)")
         .arg(rep.min_steps_for_verdicts)
