@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# TrainScope beside PyTorch, both measured in this call on this GPU, for batch 128, 512 and 2048 in
+# fp32 and bf16:
+#   TrainScope: trainscope-run --amp off|bf16, its own loader from host memory (num_workers 4,
+#               pin_memory), loss not read every step; median images/s of epochs 2..N (epoch 1 holds
+#               cuDNN's algorithm search).
+#   PyTorch eager: ../shared/bench/pytorch_seed_cnn.py's resident_{fp32,bf16amp}_b*_noitem (data already
+#               on the GPU, cudnn.benchmark, autocast for bf16).
+#   PyTorch graph: the same script's cudagraph_step_* (the whole step as one CUDA graph, capturable
+#               Adam): it measures b128 fp32/bf16, b512 fp32 and b2048 bf16; a row it does not have is
+#               printed as "-", never invented.
+# Usage: bench/speed_vs_pytorch.sh RUNNER CIFAR_DIR BASELINE_SCRIPT [EPOCHS]
+# CIFAR_DIR needs data_batch_1.bin and test_batch.bin (50,000 training images are made by repeating
+# batch 1 when the others are absent, as the baseline does). Prints one table, ratios >= 1.0 favour
+# TrainScope.
+set -euo pipefail
+runner=$1; cifar=$2; baseline=$3; epochs=${4:-4}
+here=$(cd "$(dirname "$0")" && pwd)
+data=$(mktemp -d); out=$(mktemp -d)
+trap 'rm -rf "$data" "$out"' EXIT
+for i in 1 2 3 4 5; do
+  src="$cifar/data_batch_$i.bin"; [ -f "$src" ] || src="$cifar/data_batch_1.bin"
+  ln -s "$(realpath "$src")" "$data/data_batch_$i.bin"
+done
+ln -s "$(realpath "$cifar/test_batch.bin")" "$data/test_batch.bin"
+for bs in 128 512 2048; do
+  for amp in off bf16; do
+    "$runner" --device cuda --data "$data" --epochs "$epochs" --batch-size "$bs" --num-workers 4 --pin-memory \
+      --amp "$amp" --quiet >"$out/ts_${amp}_b$bs.log"
+    awk '/^epoch [0-9]+\//{for(i=1;i<=NF;i++) if($i=="images/s") print $(i+1)}' "$out/ts_${amp}_b$bs.log" | tail -n +2 |
+      sort -n | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}' >"$out/ts_${amp}_b$bs.ips"
+  done
+done
+CIFAR_DIR="$cifar" python3 "$here/pytorch_baseline.py" "$baseline" resident '^resident_(fp32|bf16amp)_b(128|512|2048)_noitem$' \
+  >"$out/eager.jsonl"
+CIFAR_DIR="$cifar" python3 "$here/pytorch_baseline.py" "$baseline" graphs '^cudagraph_step_' >"$out/graph.jsonl"
+python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+def rows(name):
+    r = {}
+    for line in open(os.path.join(out, name)):
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        if "config" in d and "images_per_s" in d:
+            r[d["config"]] = float(d["images_per_s"])
+    return r
+eager, graph = rows("eager.jsonl"), rows("graph.jsonl")
+fmt = lambda v: f"{v / 1e3:8.1f}k" if v else "        -"
+ratio = lambda a, b: f"{a / b:6.2f}" if a and b else "     -"
+print("batch  precision  TrainScope   PyTorch eager  PyTorch graph  TS/eager  TS/graph")
+for bs in (128, 512, 2048):
+    for amp, tag in (("off", "fp32"), ("bf16", "bf16amp")):
+        p = os.path.join(out, f"ts_{amp}_b{bs}.ips")
+        ts = float(open(p).read().strip() or 0) if os.path.exists(p) else 0
+        e, g = eager.get(f"resident_{tag}_b{bs}_noitem"), graph.get(f"cudagraph_step_{tag}_b{bs}")
+        print(f"{bs:5}  {('fp32' if amp == 'off' else 'bf16'):9}  {fmt(ts)}  {fmt(e)}      {fmt(g)}      {ratio(ts, e)}    {ratio(ts, g)}")
+PY
