@@ -18,11 +18,8 @@ runner=$1; cifar=$2; baseline=$3; epochs=${4:-4}
 here=$(cd "$(dirname "$0")" && pwd)
 data=$(mktemp -d); out=$(mktemp -d)
 trap 'rm -rf "$data" "$out"' EXIT
-for i in 1 2 3 4 5; do
-  src="$cifar/data_batch_$i.bin"; [ -f "$src" ] || src="$cifar/data_batch_1.bin"
-  ln -s "$(realpath "$src")" "$data/data_batch_$i.bin"
-done
-ln -s "$(realpath "$cifar/test_batch.bin")" "$data/test_batch.bin"
+. "$here/cifar_links.sh"
+link_cifar "$cifar" "$data"
 for bs in 128 512 2048; do
   for amp in off bf16; do
     "$runner" --device cuda --data "$data" --epochs "$epochs" --batch-size "$bs" --num-workers 4 --pin-memory \

@@ -11,11 +11,8 @@ set -euo pipefail
 runner=$1; cifar=$2; baseline=$3; epochs=${4:-4}
 here=$(cd "$(dirname "$0")" && pwd)
 data=$(mktemp -d)
-for i in 1 2 3 4 5; do
-  src="$cifar/data_batch_$i.bin"; [ -f "$src" ] || src="$cifar/data_batch_1.bin"
-  ln -s "$(realpath "$src")" "$data/data_batch_$i.bin"
-done
-ln -s "$(realpath "$cifar/test_batch.bin")" "$data/test_batch.bin"
+. "$here/cifar_links.sh"
+link_cifar "$cifar" "$data"
 ts_log=$("$runner" --device cuda --data "$data" --epochs "$epochs" --batch-size 128 --num-workers 4 --pin-memory --quiet)
 echo "$ts_log"
 ts_ips=$(echo "$ts_log" | awk '/^epoch [0-9]+\//{for(i=1;i<=NF;i++) if($i=="images/s") print $(i+1)}' | tail -n +2 | sort -n |
