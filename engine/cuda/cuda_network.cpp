@@ -53,7 +53,7 @@ void CudaNetwork::acquire() {
   TS_CUBLAS_CHECK(cublasSetStream(cb, compute_));
   TS_CUBLAS_CHECK(cublasSetMathMode(cb, CUBLAS_DEFAULT_MATH));  // no TF32 for matmul (PyTorch's default)
   TS_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_ring_), 2 * sizeof(float) * kLossRing));
-  TS_CUDA_CHECK(cudaMallocHost(&host_counters_, 16));
+  TS_CUDA_CHECK(cudaMallocHost(&host_counters_, kHostCounterBytes));
   build_plan();
   allocate_memory();
   TS_CUBLAS_CHECK(cublasSetWorkspace(cb, cublas_workspace_->ptr, cublas_workspace_->bytes));

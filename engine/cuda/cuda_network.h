@@ -211,7 +211,10 @@ class CudaNetwork final : public Network {
   std::array<cudaEvent_t, kInputSlots> copied_{}, slot_free_{};
   std::shared_ptr<MemoryBlock> loss_ring_, eval_counters_, test_loss_;
   float* host_ring_ = nullptr;        // pinned [kLossRing]
-  void* host_counters_ = nullptr;     // pinned {u64 correct; double loss_sum}
+  /// Pinned scratch for small read-backs, one at a time: the evaluation's {u64 correct; double
+  /// loss_sum}, the fp16 AMP state (a pageable destination would be a synchronous staged copy).
+  static constexpr std::size_t kHostCounterBytes = 64;
+  void* host_counters_ = nullptr;
   std::size_t workspace_bytes_ = 0;
   int next_slot_ = 0;
   std::int64_t step_ = 0, drained_to_ = 0;  // ring holds steps [drained_to_, step_)

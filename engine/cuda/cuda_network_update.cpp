@@ -6,6 +6,7 @@
 #include <cublas_v2.h>
 
 #include <cmath>
+#include <cstring>
 #include <unordered_map>
 
 #include "base/cuda_check.h"
@@ -133,9 +134,11 @@ TrainingCounters CudaNetwork::counters() {
   c.train_steps = step_;
   c.optimizer_steps = opt_steps_;
   if (fp16()) {
+    static_assert(sizeof(kernels::AmpDeviceState) <= kHostCounterBytes);
     kernels::AmpDeviceState st{};
-    TS_CUDA_CHECK(cudaMemcpyAsync(&st, amp_state_->ptr, sizeof st, cudaMemcpyDeviceToHost, compute_));
+    TS_CUDA_CHECK(cudaMemcpyAsync(host_counters_, amp_state_->ptr, sizeof st, cudaMemcpyDeviceToHost, compute_));
     TS_CUDA_CHECK(cudaStreamSynchronize(compute_));
+    std::memcpy(&st, host_counters_, sizeof st);
     c.optimizer_steps = st.optimizer_steps;
     c.loss_scale = st.scale;
     c.growth_tracker = st.growth_tracker;
