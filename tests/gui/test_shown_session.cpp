@@ -163,6 +163,8 @@ class TestShownSession : public QObject {
     QCOMPARE(w.runSettings()->settings().num_workers, 1);
     QCOMPARE(w.runSettings()->settings().batch_size, std::int64_t{32});
     QVERIFY(!w.statusText().contains("H200") || !cuda_available());
+    // The session recorded its knobs: the status bar never turns them into "not recorded".
+    QVERIFY2(!w.statusText().contains("not recorded"), qPrintable(w.statusText()));
   }
 
   void occupancyUsesTheSessionsDeviceProperties() {

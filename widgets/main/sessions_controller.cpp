@@ -400,8 +400,11 @@ bool SessionsController::showShownStatus() {
   labels.device->setText(tr("device: %1 (%2)").arg(device, whose) +
                          simulated_card_status(prof::analysis::run_config(shown_meta_).memory_limit_bytes));
   labels.device->setToolTip(tr("What the shown %1 ran on").arg(whose));
-  if (frame_.runSettings()->showingSession()) {
-    const RunSettings s = frame_.runSettings()->settings();
+  // The shown session's own run.config, whatever Run settings shows now (after Apply or "Use my
+  // settings" the form holds the user's next run, not what the session recorded).
+  if (const auto recorded = settings_from_session(shown_meta_, RunSettings{})) {
+    const RunSettings& s = *recorded;
+    for (QLabel* l : {labels.batch, labels.amp, labels.workers}) l->setToolTip(tr("Recorded in the %1").arg(whose));
     labels.batch->setText(tr("batch size %1").arg(s.batch_size));
     labels.amp->setText(amp_status(s.amp, s.accumulate, s.deterministic));
     labels.workers->setText(tr("num_workers %1%2").arg(s.num_workers).arg(s.pin_memory ? ", pinned" : ""));
