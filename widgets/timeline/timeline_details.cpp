@@ -94,7 +94,9 @@ void add_launch(const prof::EventStore& s, const TimelineData& d, std::uint32_t 
 void kernel_rows(const prof::EventStore& s, const TimelineData& d, const prof::analysis::DeviceProps& props,
                  const prof::KernelRecord& k, Rows& rows) {
   const prof::KernelConfig& kc = s.config(k);
-  rows.emplace_back("Name", QString::fromStdString(demangle(s.strings.get(k.name))));
+  const QString full = QString::fromStdString(demangle(s.strings.get(k.name)));
+  const QString name = timeline::short_kernel_name(s.strings.get(k.name));
+  rows.emplace_back("Name", name);
   rows.emplace_back("Category", category_label(kernel_category(demangle(s.strings.get(k.name)))));
   rows.emplace_back("Duration", format_ns(k.end - k.start));
   rows.emplace_back("Start", format_time(k.start));
@@ -111,6 +113,7 @@ void kernel_rows(const prof::EventStore& s, const TimelineData& d, const prof::a
   rows.emplace_back("Stream", QString("%1 (device %2)").arg(k.stream).arg(k.device));
   if (k.graph_id) rows.emplace_back("CUDA graph", QString("%1, node %2").arg(k.graph_id).arg(k.graph_node));
   add_launch(s, d, k.correlation, rows);
+  if (name != full) rows.emplace_back("Full name", full);  // last: a template name can fill the pane
 }
 
 }  // namespace
