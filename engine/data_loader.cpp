@@ -28,8 +28,6 @@
 namespace ts {
 namespace {
 
-constexpr int kPad = kAugmentPad;
-
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -42,7 +40,7 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/// Crop offsets (0..2*kPad each, in the padded image) and flip of record `index` in `epoch`.
+/// Crop offsets (0..2*kAugmentPad each, in the padded image) and flip of record `index` in `epoch`.
 struct Augmentation {
   int top, left;
   bool flip;
@@ -51,7 +49,7 @@ struct Augmentation {
 Augmentation augmentation_for(std::uint64_t seed, std::int64_t epoch, std::int64_t index) {
   const std::uint64_t h = splitmix64(splitmix64(splitmix64(seed) ^ static_cast<std::uint64_t>(epoch)) ^
                                      static_cast<std::uint64_t>(index));
-  return {static_cast<int>(h % (2 * kPad + 1)), static_cast<int>((h >> 16) % (2 * kPad + 1)),
+  return {static_cast<int>(h % (2 * kAugmentPad + 1)), static_cast<int>((h >> 16) % (2 * kAugmentPad + 1)),
           ((h >> 32) & 1) != 0};
 }
 

@@ -17,6 +17,7 @@
 #include "widgets/panels/breakdown_chart.h"
 #include "widgets/panels/memory_graph.h"
 #include "widgets/panels/panel_plot.h"
+#include "widgets/panels/kernel_table.h"
 #include "widgets/panels/utilization_panel.h"
 #include "widgets/panels/verdict_panel.h"
 
@@ -216,6 +217,9 @@ class TestPanels : public QObject {
     QTRY_VERIFY(u.completedJobs() >= 1 && !u.gpuAbsentMessage().isEmpty() && u.gpuAbsentMessage() != "No events yet");
     QCOMPARE(u.gpuAbsentMessage().count("GPU activity", Qt::CaseInsensitive), 1);
     QVERIFY2(u.gpuAbsentMessage().endsWith("the run is on the CPU"), qPrintable(u.gpuAbsentMessage()));
+    KernelTable kernels(&hub);
+    QTRY_VERIFY(!kernels.summaryLabel()->text().isEmpty());
+    QVERIFY2(kernels.summaryLabel()->text() == "No kernels: the run is on the CPU", qPrintable(kernels.summaryLabel()->text()));
   }
 
   void leakRule() {

@@ -1,5 +1,6 @@
 // The kernel table: KernelTableModel over kernel_groups and the KernelTable panel around it.
 #include "widgets/panels/kernel_table.h"
+#include "widgets/panels/panel_plot.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -299,8 +300,7 @@ void KernelTable::updateSummary() {
   }
   if (model_->rowCount() == 0) {
     const auto meta = store->meta();
-    auto it = meta.find("gpu_activity");
-    QString why = it != meta.end() && it->second != "collected (CUPTI)" ? QString::fromStdString(it->second) : QString();
+    QString why = gpu_absence_reason(meta);
     if (range_only_->isChecked()) why = tr("none in the visible time range");
     summary_->setText(why.isEmpty() ? tr("No kernels recorded yet.") : tr("No kernels: %1").arg(why));
     return;

@@ -383,15 +383,10 @@ QString MemoryGraph::absentMessage() const {
   auto kind = meta.find("device.kind");
   if (kind != meta.end() && kind->second != "cuda")
     return tr("No device memory: a CPU run (no CUDA device)");
-  // gpu_activity is "collected (CUPTI)", "collected (PyTorch profiler trace)", ... or "no GPU activity: why".
+  if (const QString why = gpu_absence_reason(meta); !why.isEmpty()) return tr("No device memory data: %1").arg(why);
   auto ga = meta.find("gpu_activity");
-  if (ga != meta.end()) {
-    const QString v = QString::fromStdString(ga->second);
-    if (v.startsWith("no GPU activity: ")) return tr("No device memory data: %1").arg(v.mid(17));
-    if (v.startsWith("collected (") && v != "collected (CUPTI)")
-      return tr("No device memory samples in this session (its GPU activity was %1)").arg(v);
-    if (!v.startsWith("collected")) return tr("No device memory data: %1").arg(v);
-  }
+  if (ga != meta.end() && ga->second != "collected (CUPTI)")  // a trace's GPU records, without memory samples
+    return tr("No device memory samples in this session (its GPU activity was %1)").arg(QString::fromStdString(ga->second));
   return tr("No device memory samples yet");
 }
 

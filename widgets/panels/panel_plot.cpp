@@ -6,6 +6,15 @@
 
 namespace ts::gui {
 
+QString gpu_absence_reason(const std::map<std::string, std::string>& meta) {
+  const auto it = meta.find("gpu_activity");
+  if (it == meta.end()) return {};
+  const QString v = QString::fromStdString(it->second);
+  if (v.startsWith(QLatin1String("collected"))) return {};
+  static const QString kPrefix = QStringLiteral("no GPU activity: ");
+  return v.startsWith(kPrefix) ? v.mid(kPrefix.size()) : v;
+}
+
 QString format_bytes(double bytes, int precision) {
   const double a = std::fabs(bytes);
   if (a >= 1e12) return QString::number(bytes / 1e12, 'f', precision) + " TB";

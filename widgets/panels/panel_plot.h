@@ -12,6 +12,8 @@
 #include <QCoreApplication>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <string>
 #include <qcustomplot.h>
 
 #include "widgets/panel_hub.h"
@@ -24,6 +26,11 @@ inline qint64 s_to_ns(double s) { return static_cast<qint64>(std::llround(s * 1e
 
 /// "512 B", "3.4 MB", "1.06 GB" (decimal units, as docs/metrics.md's GB).
 QString format_bytes(double bytes, int precision = 2);
+/// Why a session holds no GPU records, from its meta "gpu_activity" ("collected (CUPTI)", "collected
+/// (PyTorch profiler trace)", "not collected: a CPU run", "no GPU activity: <why>"), without the
+/// "no GPU activity: " prefix, so that a panel's own sentence says it once; "" when the meta says
+/// they were collected or says nothing.
+QString gpu_absence_reason(const std::map<std::string, std::string>& meta);
 
 /// Tick labels in B / kB / MB / GB / TB for an axis whose values are bytes.
 class BytesTicker : public QCPAxisTicker {

@@ -416,11 +416,8 @@ void UtilizationPanel::fillBuckets() {
     gpu_message_ = tr("No events yet");
   } else if (store && !buckets_.gpu_present) {
     const auto meta = store->meta();
-    auto ga = meta.find("gpu_activity");
-    // "no GPU activity: the run is on the CPU" says why; "collected (...)" with nothing in it does not.
-    QString why = ga != meta.end() ? QString::fromStdString(ga->second) : QString();
-    if (why.startsWith("no GPU activity: ")) why = why.mid(17);
-    else if (why.isEmpty() || why.startsWith("collected")) why = tr("no kernels or copies in the session");
+    QString why = gpu_absence_reason(meta);
+    if (why.isEmpty()) why = tr("no kernels or copies in the session");
     gpu_message_ = tr("No GPU activity recorded: %1").arg(why);
   } else if (!store) {
     gpu_message_ = tr("No session: open one or start a run");

@@ -94,10 +94,10 @@ void add_launch(const prof::EventStore& s, const TimelineData& d, std::uint32_t 
 void kernel_rows(const prof::EventStore& s, const TimelineData& d, const prof::analysis::DeviceProps& props,
                  const prof::KernelRecord& k, Rows& rows) {
   const prof::KernelConfig& kc = s.config(k);
-  const QString full = QString::fromStdString(demangle(s.strings.get(k.name)));
-  const QString name = timeline::short_kernel_name(s.strings.get(k.name));
+  const std::string demangled = demangle(s.strings.get(k.name));
+  const QString full = QString::fromStdString(demangled), name = timeline::short_kernel_name(demangled);
   rows.emplace_back("Name", name);
-  rows.emplace_back("Category", category_label(kernel_category(demangle(s.strings.get(k.name)))));
+  rows.emplace_back("Category", category_label(kernel_category(demangled)));
   rows.emplace_back("Duration", format_ns(k.end - k.start));
   rows.emplace_back("Start", format_time(k.start));
   rows.emplace_back("Grid", QString("(%1, %2, %3)").arg(kc.grid[0]).arg(kc.grid[1]).arg(kc.grid[2]));
