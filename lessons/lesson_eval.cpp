@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "base/errors.h"
+#include "base/format_bytes.h"
 #include "lessons/json_write.h"
 #include "lessons/session_pack.h"
 #include "profiling/analysis/analysis.h"
@@ -202,7 +203,7 @@ std::string side_by_side(const LessonResult& r) {
 }  // namespace
 
 std::string format_figure(const std::string& name, double v) {
-  if (name.find("bytes") != std::string::npos) return fmt::format("{:.1f} MB", v / 1e6);
+  if (name.find("bytes") != std::string::npos) return format_bytes(v, 1);
   if (name == "images_per_s") return fmt::format("{:.0f} img/s", v);
   if (name == "gpu_utilization_pct") return fmt::format("{:.1f} %", v);
   return fmt::format("{:.3g} ms", v);

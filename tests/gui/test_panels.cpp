@@ -10,7 +10,9 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "base/format_bytes.h"
 #include "engine/host_trace.h"
+#include "lessons/lesson_eval.h"
 #include "profiling/analysis/series.h"
 #include "profiling/event_source.h"
 #include "widgets/panel_hub.h"
@@ -182,6 +184,17 @@ class TestPanels : public QObject {
     auto top = g.graphFor("memory.allocated.other")->data();
     QCOMPARE((top->constEnd() - 1)->value, sum);
     QVERIFY(!g.leak().suspected);  // a steady training loop
+    // Two figures, two names: the card's use (with the CUDA context) and the network's tensors, the
+    // latter written as the lesson table writes its "peak allocated".
+    QVERIFY(g.allocatedPeakBytes());
+    QVERIFY(*g.allocatedPeakBytes() < *g.peakBytes());
+    const QString status = g.statusText();
+    QVERIFY2(status.contains("card used peak " + QString::fromStdString(ts::format_bytes(*g.peakBytes(), 1))),
+             qPrintable(status));
+    QVERIFY2(status.contains("allocated peak " + QString::fromStdString(
+                                                     lessons::format_figure("peak_memory_bytes", *g.allocatedPeakBytes()))),
+             qPrintable(status));
+    QVERIFY2(!status.contains(QRegularExpression("(^|· )peak ")), qPrintable(status));
     g.setStack(MemoryGraph::Stack::reserved);
     QVERIFY(g.graphFor("memory.reserved.activations"));
     QVERIFY(!g.graphFor("memory.allocated.activations"));

@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "base/errors.h"
+#include "base/format_bytes.h"
 #include "engine/model_spec.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_eval.h"
@@ -387,6 +388,17 @@ TEST(Lessons, OneStalledStepMovesStepAndThroughputAlikeAndIsNamed) {
   lr.runs.push_back(r);
   EXPECT_NE(to_text(lr).find("1 outlier step (counted in its figures)"), std::string::npos) << to_text(lr);
   EXPECT_NE(to_json(lr, "").find("\"outliers\":[{\"step\":12"), std::string::npos);
+}
+
+// A lesson's byte figures are written by the one formatter the window uses (base/format_bytes.h), so
+// "peak allocated" reads the same in the lesson table and on the memory track.
+TEST(LessonFigures, BytesUseTheWindowsFormatter) {
+  EXPECT_EQ(format_figure("peak_memory_bytes", 144.0e6), "144.0 MB");
+  EXPECT_EQ(format_figure("activation_bytes", 1.5e9), "1.5 GB");
+  EXPECT_EQ(format_figure("peak_memory_bytes", 512), "512 B");
+  EXPECT_EQ(format_figure("activation_bytes", 2.5e6), ts::format_bytes(2.5e6, 1));
+  EXPECT_EQ(ts::format_bytes(799.87e6), "799.87 MB");
+  EXPECT_EQ(ts::format_bytes(-2e3, 1), "-2.0 kB");
 }
 
 }  // namespace

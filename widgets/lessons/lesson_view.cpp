@@ -48,7 +48,7 @@ QString figure_label(const std::string& f) {
   if (f == "step_ms") return QObject::tr("step (mean)");
   if (f == "slowest_step_ms") return QObject::tr("slowest step");
   if (f == "activation_bytes") return QObject::tr("activations");
-  if (f == "peak_memory_bytes") return QObject::tr("peak memory");
+  if (f == "peak_memory_bytes") return QObject::tr("peak allocated");
   if (f == "h2d_copy_ms") return QObject::tr("H2D copy/step");
   if (f == "data_wait_ms") return QObject::tr("data wait/step");
   if (f == "gpu_utilization_pct") return QObject::tr("GPU busy");

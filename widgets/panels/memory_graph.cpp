@@ -297,17 +297,18 @@ void MemoryGraph::fillLines() {
 
 void MemoryGraph::markPeak() {
   peak_bytes_.reset();
+  allocated_peak_.reset();
   peak_series_.clear();
   const std::vector<SeriesPoint>* src = nullptr;
-  std::vector<SeriesPoint> total;
+  std::vector<const std::vector<SeriesPoint>*> parts;
+  for (int c = 0; c < kCategories; ++c)
+    if (const auto* s = series_.find(series_name(true, c))) parts.push_back(&s->points);
+  const std::vector<SeriesPoint> total = prof::analysis::sum_series(parts);
+  for (const SeriesPoint& p : total) allocated_peak_ = std::max(allocated_peak_.value_or(0.0), p.v);
   if (const auto* used = series_.find("device.memory.used"); used && !used->points.empty()) {
     src = &used->points, peak_series_ = "device.memory.used";
-  } else {
-    std::vector<const std::vector<SeriesPoint>*> parts;
-    for (int c = 0; c < kCategories; ++c)
-      if (const auto* s = series_.find(series_name(true, c))) parts.push_back(&s->points);
-    total = prof::analysis::sum_series(parts);
-    if (!total.empty()) src = &total, peak_series_ = "memory.allocated (sum of categories)";
+  } else if (!total.empty()) {
+    src = &total, peak_series_ = "memory.allocated (sum of categories)";
   }
   peak_graph_->data()->clear();
   peak_label_->setVisible(false);
@@ -320,8 +321,12 @@ void MemoryGraph::markPeak() {
   peak_graph_->addData(ns_to_s(peak_t_), it->v);
   peak_graph_->addToLegend();
   peak_label_->position->setCoords(ns_to_s(peak_t_), it->v);
-  peak_label_->setText(tr("peak %1 at %2 s").arg(format_bytes(it->v)).arg(ns_to_s(peak_t_), 0, 'f', 3));
+  peak_label_->setText(tr("%1 %2 at %3 s").arg(peakName(), format_bytes(it->v, 1)).arg(ns_to_s(peak_t_), 0, 'f', 3));
   peak_label_->setVisible(!track_mode_);
+}
+
+QString MemoryGraph::peakName() const {
+  return peak_series_ == "device.memory.used" ? tr("card used peak") : tr("allocated peak");
 }
 
 void MemoryGraph::updateCapacity(double data_max) {
@@ -393,7 +398,12 @@ QString MemoryGraph::absentMessage() const {
 QString MemoryGraph::statusText() const {
   if (!has_data_) return {};
   QStringList parts;
-  if (peak_bytes_) parts << tr("peak %1 at %2 s").arg(format_bytes(*peak_bytes_)).arg(ns_to_s(peak_t_), 0, 'f', 3);
+  if (peak_bytes_)
+    parts << tr("%1 %2 at %3 s").arg(peakName(), format_bytes(*peak_bytes_, 1)).arg(ns_to_s(peak_t_), 0, 'f', 3);
+  // The network's own tensors beside the card's use (which adds the CUDA context, cuDNN and cuBLAS):
+  // the lessons' "peak allocated" is this figure, written the same way.
+  if (allocated_peak_ && peak_series_ == "device.memory.used")
+    parts << tr("allocated peak %1").arg(format_bytes(*allocated_peak_, 1));
   if (capacity_ && simulated_ && reserved_peak_)
     parts << tr("reserved peak %1, %2 % of the simulated %3 card")
                  .arg(format_bytes(*reserved_peak_))

@@ -57,6 +57,12 @@ class MemoryGraph : public QWidget {
   std::optional<double> peakBytes() const { return peak_bytes_; }
   qint64 peakTimeNs() const { return peak_t_; }
   QString peakSeries() const { return peak_series_; }
+  /// The peak of the allocator's categories summed (memory.allocated.*, the network's tensors), the
+  /// lessons' "peak allocated"; nullopt without those series. Differs from a device.memory.used
+  /// peak, which is the card's use with the CUDA context and the libraries' workspaces.
+  std::optional<double> allocatedPeakBytes() const { return allocated_peak_; }
+  /// What the marked peak is called: "card used peak" (device.memory.used) or "allocated peak".
+  QString peakName() const;
   /// The capacity line's value (bytes), nullopt without meta device.total_memory_bytes (or a cap).
   std::optional<double> capacityLineBytes() const;
   /// The line is a simulated card's cap (run.config memory_limit_bytes), not the real card.
@@ -101,6 +107,7 @@ class MemoryGraph : public QWidget {
   bool simulated_ = false;               // capacity_ is a simulated card's cap
   std::optional<double> reserved_peak_;  // the allocator's reserved total at its peak (simulated card)
   std::optional<double> peak_bytes_;
+  std::optional<double> allocated_peak_;
   qint64 peak_t_ = 0;
   QString peak_series_;
   prof::analysis::LeakCheck leak_;

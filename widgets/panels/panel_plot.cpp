@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/format_bytes.h"
+
 namespace ts::gui {
 
 QString gpu_absence_reason(const std::map<std::string, std::string>& meta) {
@@ -15,14 +17,7 @@ QString gpu_absence_reason(const std::map<std::string, std::string>& meta) {
   return v.startsWith(kPrefix) ? v.mid(kPrefix.size()) : v;
 }
 
-QString format_bytes(double bytes, int precision) {
-  const double a = std::fabs(bytes);
-  if (a >= 1e12) return QString::number(bytes / 1e12, 'f', precision) + " TB";
-  if (a >= 1e9) return QString::number(bytes / 1e9, 'f', precision) + " GB";
-  if (a >= 1e6) return QString::number(bytes / 1e6, 'f', precision) + " MB";
-  if (a >= 1e3) return QString::number(bytes / 1e3, 'f', precision) + " kB";
-  return QString::number(bytes, 'f', 0) + " B";
-}
+QString format_bytes(double bytes, int precision) { return QString::fromStdString(ts::format_bytes(bytes, precision)); }
 
 double BytesTicker::getTickStep(const QCPRange& range) {
   step_ = QCPAxisTicker::getTickStep(range);
