@@ -30,6 +30,9 @@ CONFIGS = {
     "lean-pyfull": ({"__python": "full"}, "lean"),
     "lean-pynosmp": ({"TRAINSCOPE_PYTHON_HZ": "0"}, "lean"),  # the Python insight's ranges, no stack samples
     "lean-py20": ({"TRAINSCOPE_PYTHON_HZ": "20"}, "lean"),
+    "lean-py-nomodule": ({"TRAINSCOPE_PYTHON_SKIP": "module"}, "lean"),  # each Python hook's share
+    "lean-py-notensor": ({"TRAINSCOPE_PYTHON_SKIP": "tensor"}, "lean"),
+    "lean-py-hooksonly": ({"TRAINSCOPE_PYTHON_HZ": "0", "TRAINSCOPE_PYTHON_SKIP": "backward,dataloader,optimizer"}, "lean"),
     "lean-nosmp": ({"TRAINSCOPE_INJECT_SAMPLE_MS": "0"}, "lean"),
     "lean-flush1000": ({"TRAINSCOPE_INJECT_FLUSH_MS": "1000"}, "lean"),
     "lean-buf4m": ({"TRAINSCOPE_INJECT_BUFFER_KB": "4096"}, "lean"),

@@ -104,9 +104,21 @@ def configure(torch, own_dir):
     sync.set_skip_dirs(os.path.dirname(getattr(torch, "__file__", "") or ""), own_dir)
 
 
+def _skipped():
+    """TRAINSCOPE_PYTHON_SKIP: hook functions left out, by name without the underscore (module,
+    backward, dataloader, optimizer, tensor, cuda_synchronize; grad_scaler is `install`), comma
+    separated. For measuring what each hook costs (scripts/inject_cost.py), not a user's knob."""
+    names = {n.strip() for n in os.environ.get("TRAINSCOPE_PYTHON_SKIP", "").split(",") if n.strip()}
+    return {"_" + n if n != "install" else n for n in names}
+
+
 def install_ready(torch, watch):
     """Install every hook whose module is imported; watch(name) the others."""
+    skip = _skipped()
     for module_name, fn in HOOKS:
+        if fn.__name__ in skip:
+            debug("hook %s left out (TRAINSCOPE_PYTHON_SKIP)" % fn.__name__)
+            continue
         if module_name in sys.modules:
             _hook(fn, torch, module_name)
         else:
@@ -115,6 +127,7 @@ def install_ready(torch, watch):
 
 def install_module(torch, module_name):
     """A watched module finished importing: install its hooks."""
+    skip = _skipped()
     for name, fn in HOOKS:
-        if name == module_name:
+        if name == module_name and fn.__name__ not in skip:
             _hook(fn, torch, name)
