@@ -237,12 +237,15 @@ void MainWindow::buildActions() {
 }
 
 void MainWindow::buildStatusBar() {
-  device_label_ = new QLabel;
+  // Squeezable: the device's name and the AMP line ("· scale 65536 · 3 skipped") lengthen when a
+  // run starts; cut with "…" instead of widening the window (the status bar's fields count in its
+  // minimum width).
+  device_label_ = new SqueezeLabel({}, 60);
   device_label_->setObjectName("status.device");
-  batch_label_ = new QLabel;
-  amp_label_ = new QLabel;
-  workers_label_ = new QLabel;
-  elapsed_label_ = new QLabel(tr("elapsed –"));
+  batch_label_ = new SqueezeLabel({}, 40);
+  amp_label_ = new SqueezeLabel({}, 40);
+  workers_label_ = new SqueezeLabel({}, 40);
+  elapsed_label_ = new SqueezeLabel(tr("elapsed –"), 40);
   for (auto* l : {device_label_, batch_label_, amp_label_, workers_label_, elapsed_label_}) {
     // QStatusBar draws a long temporary message without clipping it at the permanent widgets:
     // filled labels cover the overflow instead of being written over.
