@@ -34,6 +34,7 @@
 #include "widgets/main/setups_controller.h"
 #include "widgets/main/shortcuts.h"
 #include "widgets/model_builder.h"
+#include "widgets/panels/verdict_panel.h"
 #include "widgets/run_settings.h"
 #include "widgets/training_charts.h"
 #include "widgets/playground/playground_workspace.h"
@@ -91,6 +92,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   QSettings s;
   const bool restored = restoreGeometry(s.value("window/geometry").toByteArray());
   restoreState(s.value("window/state").toByteArray());  // the toolbars
+  // Rows with a life of their own: a state saved while they showed must not bring them back empty.
+  message_bar_->hide();
+  if (auto* verdict_row = findChild<QToolBar*>("toolbar.verdict")) verdict_row->setVisible(banner_->hasContent());
   workspaces_->restoreSettings();
   fitToScreen(!restored);
   applyPreferences();
