@@ -21,6 +21,8 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
+#include <QWindow>
+#include <algorithm>
 
 #include "engine/memory.h"
 #include "widgets/cifar_download.h"
@@ -139,15 +141,56 @@ void MainWindow::fitToolWindow(QWidget* w, QSize want) const {
   w->resize(want.boundedTo(avail).expandedTo(w->minimumSizeHint()).boundedTo(avail));
 }
 
+QRect fit_window_geometry(const QRect& avail, const QMargins& frame, const QRect& client, QSize minimum, bool center) {
+  const QSize room = avail.size().shrunkBy(frame);
+  const QSize size = client.size().boundedTo(room).expandedTo(minimum);
+  QRect out(client.topLeft(), size);
+  const QRect framed = out.marginsAdded(frame);
+  QPoint at = framed.topLeft();
+  if (center) {
+    at = avail.topLeft() + QPoint((avail.width() - framed.width()) / 2, (avail.height() - framed.height()) / 2);
+  } else {  // only as far as needed; a frame larger than the area keeps its top left (the title bar) in
+    at.setX(std::max(avail.left(), std::min(at.x(), avail.right() + 1 - framed.width())));
+    at.setY(std::max(avail.top(), std::min(at.y(), avail.bottom() + 1 - framed.height())));
+  }
+  at = QPoint(std::max(at.x(), avail.left()), std::max(at.y(), avail.top()));
+  out.moveTopLeft(at + QPoint(frame.left(), frame.top()));
+  return out;
+}
+
 void MainWindow::fitToScreen(bool first_run) {
   const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
   if (!scr) return;
+  first_run_ = first_run;
+  // First run: 1600x1000 where it fits, else the whole available area (a laptop, a 1280x720
+  // projector). The frame is not known before the window is mapped: fitFrameToScreen() fits again.
+  const QRect client(geometry().topLeft(), first_run ? QSize(1600, 1000) : size());
+  const QMargins frame = windowHandle() ? windowHandle()->frameMargins() : QMargins();
   const QRect avail = scr->availableGeometry();
-  // First run: 1600x1000 where it fits, else the whole available area (a laptop, a 1280x720 projector).
-  const QSize want = (first_run ? QSize(1600, 1000) : size()).boundedTo(avail.size());
-  resize(want.expandedTo(minimumSizeHint()).boundedTo(avail.size()));
-  if (first_run || !avail.intersects(frameGeometry()))
-    move(avail.topLeft() + QPoint((avail.width() - width()) / 2, (avail.height() - height()) / 2));
+  const bool off = !avail.intersects(frameGeometry());
+  setGeometry(fit_window_geometry(avail, frame, client, minimumSizeHint(), first_run || off));
+}
+
+void MainWindow::fitFrameToScreen() {
+  const QScreen* scr = screen();
+  if (!scr || !windowHandle() || isMaximized() || isFullScreen()) return;
+  const QMargins frame = windowHandle()->frameMargins();
+  if (frame.isNull() || frame == fitted_frame_) return;
+  fitted_frame_ = frame;
+  const QRect avail = scr->availableGeometry();
+  if (avail.contains(frameGeometry())) return;
+  setGeometry(fit_window_geometry(avail, frame, geometry(), minimumSizeHint(), first_run_));
+}
+
+bool MainWindow::event(QEvent* e) {
+  const bool r = QMainWindow::event(e);
+  if (e->type() == QEvent::Show && !shown_clock_.isValid()) shown_clock_.start();
+  // A window manager reparents the window into its frame after the show: the moves and resizes of
+  // the first two seconds carry the frame's margins.
+  const bool geometry = e->type() == QEvent::Show || e->type() == QEvent::Move || e->type() == QEvent::Resize;
+  if (geometry && shown_clock_.isValid() && shown_clock_.elapsed() < 2000)
+    QTimer::singleShot(0, this, &MainWindow::fitFrameToScreen);
+  return r;
 }
 
 void MainWindow::buildActions() {
