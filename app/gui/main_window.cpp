@@ -184,9 +184,14 @@ void MainWindow::fitFrameToScreen() {
 
 bool MainWindow::event(QEvent* e) {
   const bool r = QMainWindow::event(e);
-  if (e->type() == QEvent::Show && !shown_clock_.isValid()) shown_clock_.start();
-  // A window manager reparents the window into its frame after the show: the moves and resizes of
-  // the first two seconds carry the frame's margins.
+  if (e->type() == QEvent::Show && !shown_clock_.isValid()) {
+    shown_clock_.start();
+    // A window manager reparents the window into its frame after the show, without a move when it
+    // keeps the client where it was asked (openbox: the title bar above the screen's top): look
+    // again a few times while it settles.
+    for (int ms : {100, 300, 700, 1500}) QTimer::singleShot(ms, this, &MainWindow::fitFrameToScreen);
+  }
+  // The moves and resizes of the first two seconds may carry the frame's margins too.
   const bool geometry = e->type() == QEvent::Show || e->type() == QEvent::Move || e->type() == QEvent::Resize;
   if (geometry && shown_clock_.isValid() && shown_clock_.elapsed() < 2000)
     QTimer::singleShot(0, this, &MainWindow::fitFrameToScreen);

@@ -103,6 +103,32 @@ class TestWindowFit : public QObject {
     QVERIFY(w.workspaces()->train()->leftSplitter()->isVisible());
   }
 
+  void sideBySideRestoredAtStartFits() {
+    // Side by side remembered from the last session, then a session opened (trainscope FILE).
+    QSettings().setValue("workspaces/mode", "both");
+    MainWindow w;
+    QVERIFY2(w.width() <= kMaxW || w.width() <= w.screen()->availableGeometry().width(),
+             qPrintable("before the show: " + size_text(w.size()) + ": " + widest_chain(&w)));
+    w.show();
+    QApplication::processEvents();
+    QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::both);
+    w.resize(kMaxW, kMaxH);
+    QApplication::processEvents();
+    // Opening it shows its progress in the status bar: the window keeps its width meanwhile.
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(kSession));
+    for (int i = 0; opened.isEmpty() && i < 2000; ++i) {
+      QTest::qWait(10);
+      QVERIFY2(w.size() == QSize(kMaxW, kMaxH), qPrintable("opening: " + size_text(w.size()) + ": " + widest_chain(&w)));
+    }
+    QVERIFY(!opened.isEmpty());
+    QApplication::processEvents();
+    QCOMPARE(w.size(), QSize(kMaxW, kMaxH));
+    const QSize min = min_size(w);
+    QVERIFY2(min.width() <= kMaxW && min.height() <= kMaxH,
+             qPrintable("side by side minimum " + size_text(min) + ": " + widest_chain(&w)));
+  }
+
   void theWindowDoesNotGrowDuringARun() {
     MainWindow w;
     w.workspaces()->setMode(Workspaces::Mode::both);

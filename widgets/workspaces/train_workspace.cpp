@@ -59,6 +59,10 @@ void TrainWorkspace::setChartsOnly(bool charts_only) {
   charts_only_ = charts_only;
   left_->setVisible(!charts_only);
   if (!charts_only && !shown_layout_.isEmpty()) restore_splitters(shown_layout_, {split_, left_});
+  // Before the first show no layout request runs: the layouts above would keep the minimum
+  // width cached with the column (the window opened 1619 px wide on a 1280 px screen).
+  split_->updateGeometry();
+  updateGeometry();
 }
 
 QByteArray TrainWorkspace::saveLayout() const { return charts_only_ ? shown_layout_ : save_splitters({split_, left_}); }

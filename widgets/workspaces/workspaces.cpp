@@ -94,6 +94,8 @@ void Workspaces::setMode(Mode m) {
   train_->setVisible(m == Mode::train || m == Mode::both);
   profile_->setVisible(m == Mode::profile || m == Mode::both);
   if (playground_) playground_->setVisible(m == Mode::playground);
+  split_->updateGeometry();  // the minimum size changed: the layouts above forget their cached one
+  updateGeometry();
   if (m == Mode::both && !both_sized_) {  // the first time: the timeline gets the larger share
     both_sized_ = true;
     const int w = std::max(split_->width(), 1200);
