@@ -143,7 +143,9 @@ void MainWindow::fitToolWindow(QWidget* w, QSize want) const {
 
 QRect fit_window_geometry(const QRect& avail, const QMargins& frame, const QRect& client, QSize minimum, bool center) {
   const QSize room = avail.size().shrunkBy(frame);
-  const QSize size = client.size().boundedTo(room).expandedTo(minimum);
+  // The area wins over the minimum: a screen smaller than the window's minimum gets the whole area
+  // (Qt raises it to the minimum at the show; the title bar stays on the screen).
+  const QSize size = client.size().boundedTo(room).expandedTo(minimum).boundedTo(room);
   QRect out(client.topLeft(), size);
   const QRect framed = out.marginsAdded(frame);
   QPoint at = framed.topLeft();

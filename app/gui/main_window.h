@@ -50,7 +50,7 @@ class Workspaces;
 
 /// The window's geometry (the client area, as QWidget::geometry()) whose frame, `frame` px around it
 /// (the window manager's title bar and borders; none offscreen), lies inside `avail` (the screen's
-/// available geometry): `client`'s size bounded by what the frame leaves and expanded to `minimum`,
+/// available geometry): `client`'s size expanded to `minimum` and bounded by what the frame leaves,
 /// centred when `center`, else moved only as far as needed to come inside.
 QRect fit_window_geometry(const QRect& avail, const QMargins& frame, const QRect& client, QSize minimum, bool center);
 
