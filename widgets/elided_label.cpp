@@ -2,6 +2,8 @@
 #include "widgets/elided_label.h"
 
 #include <QFontMetrics>
+#include <QPainter>
+#include <QStyle>
 #include <QResizeEvent>
 #include <algorithm>
 
@@ -52,6 +54,25 @@ void ElidedLabel::elide() {
   // A style sheet's padding may not be in contentsRect: a few pixels spare so the last glyph is whole.
   const int room = std::max(40, contentsRect().width() - 2 * margin() - 8);
   setText(elide_at_word(full_, fontMetrics(), room));
+}
+
+SqueezeLabel::SqueezeLabel(const QString& text, int min_width, QWidget* parent)
+    : QLabel(text, parent), min_width_(min_width) {
+  setTextFormat(Qt::PlainText);
+  setWordWrap(false);
+  setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+}
+
+QSize SqueezeLabel::minimumSizeHint() const {
+  return {min_width_, QLabel::minimumSizeHint().height()};
+}
+
+void SqueezeLabel::paintEvent(QPaintEvent* e) {
+  const QRect r = contentsRect().adjusted(margin(), margin(), -margin(), -margin());
+  if (fontMetrics().horizontalAdvance(text()) <= r.width()) return QLabel::paintEvent(e);
+  QPainter p(this);
+  style()->drawItemText(&p, r, int(alignment()) | Qt::TextSingleLine, palette(), isEnabled(),
+                        fontMetrics().elidedText(text(), Qt::ElideRight, r.width()), foregroundRole());
 }
 
 }  // namespace ts::gui

@@ -1,6 +1,9 @@
 // A one-line label for a long message (the window's message bar, the verdict banner): the text is
 // cut at a word boundary with "…" where the width ends, never inside a word ("…(CUDA driver versi"
 // said nothing), and the whole text is the tooltip. elide_at_word is the rule, tested on its own.
+// SqueezeLabel: a one-line label (a status bar field, the run's img/s line) that asks for its whole
+// text's width but accepts less, painting the text cut with "…" when squeezed: a text that lengthens
+// during a run never raises the window's minimum width.
 #pragma once
 #include <QLabel>
 
@@ -28,6 +31,21 @@ class ElidedLabel : public QLabel {
  private:
   void elide();
   QString full_;
+};
+
+/// A plain QLabel for callers (setText(), text() are the full text); only its painting and its
+/// minimum width differ: minimumSizeHint() is `min_width` px wide, sizeHint() the whole text's.
+class SqueezeLabel : public QLabel {
+  Q_OBJECT
+ public:
+  explicit SqueezeLabel(const QString& text = {}, int min_width = 40, QWidget* parent = nullptr);
+  QSize minimumSizeHint() const override;
+
+ protected:
+  void paintEvent(QPaintEvent* e) override;
+
+ private:
+  int min_width_;
 };
 
 }  // namespace ts::gui

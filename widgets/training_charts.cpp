@@ -8,6 +8,8 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "widgets/elided_label.h"
+
 namespace ts::gui {
 namespace {
 
@@ -39,7 +41,9 @@ TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
   progress_ = new QProgressBar;
   progress_->setFormat(tr("epoch –"));
   progress_->setValue(0);
-  eta_ = new QLabel(tr("No run yet: press Start."));
+  // The img/s, loss and ETA line lengthens during a run: squeezed, it is cut with "…" rather than
+  // raising the charts' (and so the window's) minimum width.
+  eta_ = new SqueezeLabel(tr("No run yet: press Start."), 60);
   grid->addWidget(progress_, 0, 0);
   grid->addWidget(eta_, 0, 1);
 

@@ -21,6 +21,8 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
+#include <QWindow>
+#include <algorithm>
 
 #include "engine/memory.h"
 #include "widgets/cifar_download.h"
@@ -34,6 +36,7 @@
 #include "widgets/main/setups_controller.h"
 #include "widgets/main/shortcuts.h"
 #include "widgets/model_builder.h"
+#include "widgets/panels/verdict_panel.h"
 #include "widgets/run_settings.h"
 #include "widgets/training_charts.h"
 #include "widgets/playground/playground_workspace.h"
@@ -91,6 +94,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   QSettings s;
   const bool restored = restoreGeometry(s.value("window/geometry").toByteArray());
   restoreState(s.value("window/state").toByteArray());  // the toolbars
+  // Rows with a life of their own: a state saved while they showed must not bring them back empty.
+  message_bar_->hide();
+  if (auto* verdict_row = findChild<QToolBar*>("toolbar.verdict")) verdict_row->setVisible(banner_->hasContent());
   workspaces_->restoreSettings();
   fitToScreen(!restored);
   applyPreferences();
@@ -135,15 +141,63 @@ void MainWindow::fitToolWindow(QWidget* w, QSize want) const {
   w->resize(want.boundedTo(avail).expandedTo(w->minimumSizeHint()).boundedTo(avail));
 }
 
+QRect fit_window_geometry(const QRect& avail, const QMargins& frame, const QRect& client, QSize minimum, bool center) {
+  const QSize room = avail.size().shrunkBy(frame);
+  // The area wins over the minimum: a screen smaller than the window's minimum gets the whole area
+  // (Qt raises it to the minimum at the show; the title bar stays on the screen).
+  const QSize size = client.size().boundedTo(room).expandedTo(minimum).boundedTo(room);
+  QRect out(client.topLeft(), size);
+  const QRect framed = out.marginsAdded(frame);
+  QPoint at = framed.topLeft();
+  if (center) {
+    at = avail.topLeft() + QPoint((avail.width() - framed.width()) / 2, (avail.height() - framed.height()) / 2);
+  } else {  // only as far as needed; a frame larger than the area keeps its top left (the title bar) in
+    at.setX(std::max(avail.left(), std::min(at.x(), avail.right() + 1 - framed.width())));
+    at.setY(std::max(avail.top(), std::min(at.y(), avail.bottom() + 1 - framed.height())));
+  }
+  at = QPoint(std::max(at.x(), avail.left()), std::max(at.y(), avail.top()));
+  out.moveTopLeft(at + QPoint(frame.left(), frame.top()));
+  return out;
+}
+
 void MainWindow::fitToScreen(bool first_run) {
   const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
   if (!scr) return;
+  first_run_ = first_run;
+  // First run: 1600x1000 where it fits, else the whole available area (a laptop, a 1280x720
+  // projector). The frame is not known before the window is mapped: fitFrameToScreen() fits again.
+  const QRect client(geometry().topLeft(), first_run ? QSize(1600, 1000) : size());
+  const QMargins frame = windowHandle() ? windowHandle()->frameMargins() : QMargins();
   const QRect avail = scr->availableGeometry();
-  // First run: 1600x1000 where it fits, else the whole available area (a laptop, a 1280x720 projector).
-  const QSize want = (first_run ? QSize(1600, 1000) : size()).boundedTo(avail.size());
-  resize(want.expandedTo(minimumSizeHint()).boundedTo(avail.size()));
-  if (first_run || !avail.intersects(frameGeometry()))
-    move(avail.topLeft() + QPoint((avail.width() - width()) / 2, (avail.height() - height()) / 2));
+  const bool off = !avail.intersects(frameGeometry());
+  setGeometry(fit_window_geometry(avail, frame, client, minimumSizeHint(), first_run || off));
+}
+
+void MainWindow::fitFrameToScreen() {
+  const QScreen* scr = screen();
+  if (!scr || !windowHandle() || isMaximized() || isFullScreen()) return;
+  const QMargins frame = windowHandle()->frameMargins();
+  if (frame.isNull() || frame == fitted_frame_) return;
+  fitted_frame_ = frame;
+  const QRect avail = scr->availableGeometry();
+  if (avail.contains(frameGeometry())) return;
+  setGeometry(fit_window_geometry(avail, frame, geometry(), minimumSizeHint(), first_run_));
+}
+
+bool MainWindow::event(QEvent* e) {
+  const bool r = QMainWindow::event(e);
+  if (e->type() == QEvent::Show && !shown_clock_.isValid()) {
+    shown_clock_.start();
+    // A window manager reparents the window into its frame after the show, without a move when it
+    // keeps the client where it was asked (openbox: the title bar above the screen's top): look
+    // again a few times while it settles.
+    for (int ms : {100, 300, 700, 1500}) QTimer::singleShot(ms, this, &MainWindow::fitFrameToScreen);
+  }
+  // The moves and resizes of the first two seconds may carry the frame's margins too.
+  const bool geometry = e->type() == QEvent::Show || e->type() == QEvent::Move || e->type() == QEvent::Resize;
+  if (geometry && shown_clock_.isValid() && shown_clock_.elapsed() < 2000)
+    QTimer::singleShot(0, this, &MainWindow::fitFrameToScreen);
+  return r;
 }
 
 void MainWindow::buildActions() {
@@ -237,12 +291,15 @@ void MainWindow::buildActions() {
 }
 
 void MainWindow::buildStatusBar() {
-  device_label_ = new QLabel;
+  // Squeezable: the device's name and the AMP line ("· scale 65536 · 3 skipped") lengthen when a
+  // run starts; cut with "…" instead of widening the window (the status bar's fields count in its
+  // minimum width).
+  device_label_ = new SqueezeLabel({}, 60);
   device_label_->setObjectName("status.device");
-  batch_label_ = new QLabel;
-  amp_label_ = new QLabel;
-  workers_label_ = new QLabel;
-  elapsed_label_ = new QLabel(tr("elapsed –"));
+  batch_label_ = new SqueezeLabel({}, 40);
+  amp_label_ = new SqueezeLabel({}, 40);
+  workers_label_ = new SqueezeLabel({}, 40);
+  elapsed_label_ = new SqueezeLabel(tr("elapsed –"), 40);
   for (auto* l : {device_label_, batch_label_, amp_label_, workers_label_, elapsed_label_}) {
     // QStatusBar draws a long temporary message without clipping it at the permanent widgets:
     // filled labels cover the overflow instead of being written over.

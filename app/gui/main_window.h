@@ -12,6 +12,7 @@
 #pragma once
 #include <QElapsedTimer>
 #include <QMainWindow>
+#include <QMargins>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,12 @@ class TrainingCharts;
 class VerdictBanner;
 class VerdictPanel;
 class Workspaces;
+
+/// The window's geometry (the client area, as QWidget::geometry()) whose frame, `frame` px around it
+/// (the window manager's title bar and borders; none offscreen), lies inside `avail` (the screen's
+/// available geometry): `client`'s size expanded to `minimum` and bounded by what the frame leaves,
+/// centred when `center`, else moved only as far as needed to come inside.
+QRect fit_window_geometry(const QRect& avail, const QMargins& frame, const QRect& client, QSize minimum, bool center);
 
 class MainWindow : public QMainWindow, public MainFrame {
   Q_OBJECT
@@ -107,6 +114,9 @@ class MainWindow : public QMainWindow, public MainFrame {
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  /// The first show and the geometry changes just after it: the window manager's frame is known
+  /// only once the window is mapped, and then the window is fitted again with it (fitFrameToScreen).
+  bool event(QEvent* e) override;
   /// Dropping a .tsession file (or trace) opens it, several compare; a .tsetup file or a dropped
   /// setup line opens the setup.
   void dragEnterEvent(QDragEnterEvent* e) override;
@@ -120,6 +130,8 @@ class MainWindow : public QMainWindow, public MainFrame {
   /// Clamps the window to the available geometry of its screen (the first run's 1600x1000, or a
   /// remembered size from a larger screen).
   void fitToScreen(bool first_run);
+  /// Once the frame is known: moves and shrinks the window so the frame is on the screen too.
+  void fitFrameToScreen();
   void buildActions();
   void buildStatusBar();
   void connectFixes();  // a verdict's Apply -> Run settings (main_window_panels.cpp)
@@ -155,6 +167,9 @@ class MainWindow : public QMainWindow, public MainFrame {
   QTimer* elapsed_timer_;
   QElapsedTimer run_clock_;
   bool running_ = false;
+  bool first_run_ = false;         // no saved geometry: centred on the screen
+  QElapsedTimer shown_clock_;      // since the first show (the frame fit's window)
+  QMargins fitted_frame_;          // the frame margins fitFrameToScreen last fitted to
   QString amp_text_;  // "AMP fp16" etc. of the run
 };
 

@@ -56,6 +56,11 @@ ProfileWorkspace* MainWindow::buildProfileWorkspace() {
   bar->addWidget(banner_);
   addToolBarBreak();
   addToolBar(bar);
+  // The row shows only while the banner has something to say: empty, it was a blank strip under
+  // the message bar at first start. It is no user choice, so it stays off the toolbars' menu.
+  bar->toggleViewAction()->setVisible(false);
+  bar->setVisible(banner_->hasContent());
+  connect(banner_, &VerdictBanner::contentChanged, bar, &QToolBar::setVisible);
   connect(banner_, &VerdictBanner::detailsRequested, this, [this, profile] {
     if (workspaces_->mode() == Workspaces::Mode::train) workspaces_->setMode(Workspaces::Mode::profile);
     profile->showTab(verdicts_);

@@ -29,6 +29,7 @@
 #include "profiling/import/trace_import.h"
 #include "profiling/session_file.h"
 #include "widgets/compare/compare_view.h"
+#include "widgets/elided_label.h"
 #include "widgets/layer_table_model.h"
 #include "widgets/main/main_frame.h"
 #include "widgets/main/shortcuts.h"
@@ -118,7 +119,7 @@ void SessionsController::buildLoadProgress() {
   load_box_ = new QWidget;
   auto* row = new QHBoxLayout(load_box_);
   row->setContentsMargins(0, 0, 0, 0);
-  load_label_ = new QLabel;
+  load_label_ = new SqueezeLabel({}, 60);  // a long file name is cut, not widening the window
   load_bar_ = new QProgressBar;
   load_bar_->setMaximumWidth(200);
   load_bar_->setTextVisible(true);

@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "widgets/elided_label.h"
 
@@ -448,8 +449,10 @@ void VerdictBanner::update_from_panel() {
     text_.clear();
     label_->clear();
     setToolTip(QString());
+    if (std::exchange(has_content_, false)) emit contentChanged(false);
     return;
   }
+  if (!std::exchange(has_content_, true)) emit contentChanged(true);
   chip_->show();
   if (vs.empty()) {
     // "OK" only when the run was judged and nothing was found; too few steps is not a clean bill.

@@ -145,10 +145,14 @@ class VerdictBanner : public QWidget {
   /// The full line (the label shows it elided to the width).
   QString text() const { return text_; }
   QColor color() const { return color_; }
+  /// false while nothing is shown (no run, session or trace): the banner has nothing to say.
+  bool hasContent() const { return has_content_; }
 
  signals:
   /// The banner was clicked (after highlighting the top verdict): show the Verdicts dock.
   void detailsRequested();
+  /// hasContent() changed: the window hides the banner's row while it is empty.
+  void contentChanged(bool has_content);
 
  protected:
   void mousePressEvent(class QMouseEvent* e) override;
@@ -162,6 +166,7 @@ class VerdictBanner : public QWidget {
   QLabel *chip_, *label_;
   QString text_;
   QColor color_;
+  bool has_content_ = false;
 };
 
 }  // namespace ts::gui

@@ -53,10 +53,25 @@ void TrainWorkspace::resetLayout() {
   left_->setSizes({h * 42 / 100, h - h * 42 / 100});
 }
 
-QByteArray TrainWorkspace::saveLayout() const { return save_splitters({split_, left_}); }
+void TrainWorkspace::setChartsOnly(bool charts_only) {
+  if (charts_only == charts_only_) return;
+  if (charts_only) shown_layout_ = save_splitters({split_, left_});
+  charts_only_ = charts_only;
+  left_->setVisible(!charts_only);
+  if (!charts_only && !shown_layout_.isEmpty()) restore_splitters(shown_layout_, {split_, left_});
+  // Before the first show no layout request runs: the layouts above would keep the minimum
+  // width cached with the column (the window opened 1619 px wide on a 1280 px screen).
+  split_->updateGeometry();
+  updateGeometry();
+}
+
+QByteArray TrainWorkspace::saveLayout() const { return charts_only_ ? shown_layout_ : save_splitters({split_, left_}); }
 
 bool TrainWorkspace::restoreLayout(const QByteArray& state) {
   if (!restore_splitters(state, {split_, left_})) return false;
+  // QSplitter's state holds which children were hidden: the column follows the mode, not the state.
+  left_->setVisible(!charts_only_);
+  if (charts_only_) shown_layout_ = state;
   sized_ = true;
   return true;
 }

@@ -56,7 +56,7 @@ Workspaces::Workspaces(TrainWorkspace* train, ProfileWorkspace* profile, QWidget
                        ShortcutId::workspace_train, Mode::train);
   profile_action_ = make(tr("&Profile"), tr("Read a profile: timeline with memory and utilization tracks, verdicts, tables"),
                          ShortcutId::workspace_profile, Mode::profile);
-  both_action_ = make(tr("&Side by side"), tr("Train and Profile side by side (a wide screen)"),
+  both_action_ = make(tr("&Side by side"), tr("The training charts beside the Profile workspace (the model and run settings are in Train)"),
                       ShortcutId::workspace_both, Mode::both);
   mode_ = Mode::profile;  // so that setMode applies the first mode
   setMode(Mode::train);
@@ -90,9 +90,12 @@ void Workspaces::setMode(Mode m) {
   if (m == Mode::playground && !playground_) m = Mode::train;
   if (m == mode_) return;
   mode_ = m;
+  train_->setChartsOnly(m == Mode::both);  // the charts beside the profile: both fit 1280 px
   train_->setVisible(m == Mode::train || m == Mode::both);
   profile_->setVisible(m == Mode::profile || m == Mode::both);
   if (playground_) playground_->setVisible(m == Mode::playground);
+  split_->updateGeometry();  // the minimum size changed: the layouts above forget their cached one
+  updateGeometry();
   if (m == Mode::both && !both_sized_) {  // the first time: the timeline gets the larger share
     both_sized_ = true;
     const int w = std::max(split_->width(), 1200);

@@ -1,5 +1,5 @@
 // Workspaces: the window's central area, Train and Profile in the manner of Qt Creator's modes.
-// One is shown at a time, or both side by side (a wide screen during a live run). Each keeps its own
+// One is shown at a time, or both side by side (Train's charts beside Profile, during a live run). Each keeps its own
 // layout (its splitters; switching only shows and hides); the mode and every layout are saved in
 // QSettings under "workspaces/..." and restored at start; resetLayout() resets what is shown.
 // The mode actions (Train Ctrl+1, Profile Ctrl+2, Side by side Ctrl+3, and Playground Ctrl+4 once
