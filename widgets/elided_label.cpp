@@ -72,7 +72,7 @@ void SqueezeLabel::paintEvent(QPaintEvent* e) {
   if (fontMetrics().horizontalAdvance(text()) <= r.width()) return QLabel::paintEvent(e);
   QPainter p(this);
   style()->drawItemText(&p, r, int(alignment()) | Qt::TextSingleLine, palette(), isEnabled(),
-                        fontMetrics().elidedText(text(), Qt::ElideRight, r.width()), foregroundRole());
+                        elide_at_word(text(), fontMetrics(), r.width()), foregroundRole());
 }
 
 }  // namespace ts::gui

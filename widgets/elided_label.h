@@ -2,7 +2,7 @@
 // cut at a word boundary with "…" where the width ends, never inside a word ("…(CUDA driver versi"
 // said nothing), and the whole text is the tooltip. elide_at_word is the rule, tested on its own.
 // SqueezeLabel: a one-line label (a status bar field, the run's img/s line) that asks for its whole
-// text's width but accepts less, painting the text cut with "…" when squeezed: a text that lengthens
+// text's width but accepts less, painting the text cut at a word with "…" (elide_at_word) when squeezed: a text that lengthens
 // during a run never raises the window's minimum width.
 #pragma once
 #include <QLabel>

@@ -229,8 +229,9 @@ void MemoryGraph::rebuild() {
   }
   fillStack();
   fillLines();
-  markPeak();
-  updateLeak();
+  const std::vector<SeriesPoint> allocated = allocatedTotal();
+  markPeak(allocated);
+  updateLeak(allocated);
   double data_max = 0, lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
   for (int i = 0; i < plot_->graphCount(); ++i) {
     bool found = false;
@@ -295,15 +296,18 @@ void MemoryGraph::fillLines() {
   }
 }
 
-void MemoryGraph::markPeak() {
+std::vector<SeriesPoint> MemoryGraph::allocatedTotal() const {
+  std::vector<const std::vector<SeriesPoint>*> parts;
+  for (int c = 0; c < kCategories; ++c)
+    if (const auto* s = series_.find(series_name(true, c))) parts.push_back(&s->points);
+  return prof::analysis::sum_series(parts);
+}
+
+void MemoryGraph::markPeak(const std::vector<SeriesPoint>& total) {
   peak_bytes_.reset();
   allocated_peak_.reset();
   peak_series_.clear();
   const std::vector<SeriesPoint>* src = nullptr;
-  std::vector<const std::vector<SeriesPoint>*> parts;
-  for (int c = 0; c < kCategories; ++c)
-    if (const auto* s = series_.find(series_name(true, c))) parts.push_back(&s->points);
-  const std::vector<SeriesPoint> total = prof::analysis::sum_series(parts);
   for (const SeriesPoint& p : total) allocated_peak_ = std::max(allocated_peak_.value_or(0.0), p.v);
   if (const auto* used = series_.find("device.memory.used"); used && !used->points.empty()) {
     src = &used->points, peak_series_ = "device.memory.used";
@@ -358,18 +362,15 @@ QString MemoryGraph::capacityLabel() const {
       .arg(QString::fromStdString(memory_limit_gib_text(cap)));
 }
 
-void MemoryGraph::updateLeak() {
+void MemoryGraph::updateLeak(const std::vector<SeriesPoint>& allocated) {
   leak_ = {};
   const auto store = hub_->store();
-  std::vector<const std::vector<SeriesPoint>*> parts;
-  for (int c = 0; c < kCategories; ++c)
-    if (const auto* s = series_.find(series_name(true, c))) parts.push_back(&s->points);
-  if (store && !parts.empty()) {
+  if (store && !allocated.empty()) {
     std::vector<prof::analysis::StepEnd> ends;
     const std::size_t n = std::min(hub_->counts().steps, store->steps.size());
     ends.reserve(n);
     for (std::size_t i = 0; i < n; ++i) ends.push_back({store->steps[i].global_step, store->steps[i].end});
-    leak_ = prof::analysis::check_leak(prof::analysis::sum_series(parts), ends);
+    leak_ = prof::analysis::check_leak(allocated, ends);
   }
   leak_label_->setVisible(leak_.suspected);
   if (leak_.suspected)

@@ -82,9 +82,11 @@ class MemoryGraph : public QWidget {
   void setupGraphs();
   void fillStack();
   void fillLines();
-  void markPeak();
+  /// The allocator's memory.allocated.* categories summed at each sample (empty without them).
+  std::vector<prof::analysis::SeriesPoint> allocatedTotal() const;
+  void markPeak(const std::vector<prof::analysis::SeriesPoint>& allocated);
   void updateCapacity(double data_max);
-  void updateLeak();
+  void updateLeak(const std::vector<prof::analysis::SeriesPoint>& allocated);
 
   PanelHub* hub_;
   QCustomPlot* plot_;
