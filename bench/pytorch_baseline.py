@@ -8,9 +8,14 @@ import re, sys
 
 script, group, pattern = sys.argv[1], sys.argv[2], re.compile(sys.argv[3])
 src = open(script).read()
-assert src.rstrip().endswith("main()"), "unexpected baseline script layout"
+# The script ends either in a bare `main()` call or in an `if __name__ == "__main__":` guard. Run
+# under another __name__, the guard skips its body; a bare trailing call is cut off instead.
+body = src.rstrip()
+if body.endswith("\nmain()"):
+    body = body[: -len("main()")]
 ns = {"__name__": "pytorch_seed_cnn"}
-exec(compile(src.rstrip()[: -len("main()")], script, "exec"), ns)
+exec(compile(body, script, "exec"), ns)
+assert callable(ns.get("run")) and callable(ns.get("main")), f"{script}: no run() and main() to call"
 real_run = ns["run"]
 ns["run"] = lambda name, *a, **k: real_run(name, *a, **k) if pattern.search(name) else None
 sys.argv = [script, group]
