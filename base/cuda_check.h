@@ -8,12 +8,13 @@
 #include <string>
 
 #include "base/errors.h"
+#include "base/status_check.h"
 
 namespace ts::cuda {
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* call, const char* file, int line) {
-  std::string msg = std::string("CUDA error ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) +
-                    ") in " + call + " at " + file + ":" + std::to_string(line);
+  const std::string msg = failed_call_message(
+      std::string("CUDA error ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")", call, file, line);
   if (e == cudaErrorMemoryAllocation) {
     size_t free_b = 0, total_b = 0;
     cudaMemGetInfo(&free_b, &total_b);
@@ -25,15 +26,8 @@ namespace ts::cuda {
 }  // namespace ts::cuda
 
 /// Checks a CUDA runtime call: TS_CUDA_CHECK(cudaMemcpyAsync(...)).
-#define TS_CUDA_CHECK(call)                                                      \
-  do {                                                                           \
-    cudaError_t ts_err_ = (call);                                                \
-    if (ts_err_ != cudaSuccess) ::ts::cuda::throw_cuda_error(ts_err_, #call, __FILE__, __LINE__); \
-  } while (0)
+#define TS_CUDA_CHECK(call) TS_CHECK_STATUS(cudaError_t, cudaSuccess, ::ts::cuda::throw_cuda_error, call, #call)
 
 /// After every kernel launch: reports a bad configuration or an earlier asynchronous fault.
-#define TS_KERNEL_CHECK(kernel_name)                                             \
-  do {                                                                           \
-    cudaError_t ts_err_ = cudaGetLastError();                                    \
-    if (ts_err_ != cudaSuccess) ::ts::cuda::throw_cuda_error(ts_err_, "launch of " kernel_name, __FILE__, __LINE__); \
-  } while (0)
+#define TS_KERNEL_CHECK(kernel_name) \
+  TS_CHECK_STATUS(cudaError_t, cudaSuccess, ::ts::cuda::throw_cuda_error, cudaGetLastError(), "launch of " kernel_name)

@@ -6,18 +6,15 @@
 #include <string>
 
 #include "base/errors.h"
+#include "base/status_check.h"
 
 namespace ts::cuda {
 [[noreturn]] inline void throw_cudnn_error(cudnnStatus_t s, const char* call, const char* file, int line) {
-  std::string msg = std::string("cuDNN error ") + cudnnGetErrorString(s) + " in " + call + " at " + file + ":" +
-                    std::to_string(line);
+  const std::string msg = failed_call_message(std::string("cuDNN error ") + cudnnGetErrorString(s), call, file, line);
   if (s == CUDNN_STATUS_ALLOC_FAILED) throw OutOfMemoryError(msg, 0, 0, call);
   throw DeviceError(msg);
 }
 }  // namespace ts::cuda
 
-#define TS_CUDNN_CHECK(call)                                                         \
-  do {                                                                               \
-    cudnnStatus_t ts_st_ = (call);                                                   \
-    if (ts_st_ != CUDNN_STATUS_SUCCESS) ::ts::cuda::throw_cudnn_error(ts_st_, #call, __FILE__, __LINE__); \
-  } while (0)
+#define TS_CUDNN_CHECK(call) \
+  TS_CHECK_STATUS(cudnnStatus_t, CUDNN_STATUS_SUCCESS, ::ts::cuda::throw_cudnn_error, call, #call)
