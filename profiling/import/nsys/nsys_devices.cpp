@@ -40,8 +40,7 @@ void TableReader::devices() {
       gpu_id = r.maybe(1, 0, kMaxU32).value_or(want);
       cuda_sms = r.maybe(2, 0, kMaxU32).value_or(0);
     }
-    out_.rows[t->name] = r.row();
-    out_.bad_optional += r.bad_optional();
+    finish(*t, r);
   }
   const char* cols[] = {
       "computeMajor",   "computeMinor",      "smCount",       "totalMemory",           "maxWarpsPerSm",
@@ -61,8 +60,7 @@ void TableReader::devices() {
         if (auto x = r.maybe(2 + i, 0, INT64_MAX)) g.v[cols[i]] = *x;
       gpus.push_back(std::move(g));
     }
-    out_.rows[t->name] = r.row();
-    out_.bad_optional += r.bad_optional();
+    finish(*t, r);
   }
   const Gpu* pick = nullptr;
   std::int64_t cuda_rows = 0;

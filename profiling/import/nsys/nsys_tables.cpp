@@ -26,6 +26,31 @@ std::int32_t device_of(std::int64_t v) {
   return v > INT32_MAX ? -1 : static_cast<std::int32_t>(v);
 }
 
+/// The columns every device activity table (kernels, copies, memsets) starts with: its times, its
+/// device, context and stream, and the launch's correlation id; then `more`.
+std::vector<Want> activity_columns(std::initializer_list<Want> more) {
+  std::vector<Want> w{{{"start"}, true}, {{"end"}, true},      {{"deviceId"}, true},
+                      {{"contextId"}},   {{"streamId"}, true}, {{"correlationId"}}};
+  w.insert(w.end(), more);
+  return w;
+}
+
+/// Columns 2-5 of activity_columns() into a record's device, context, stream and correlation id.
+template <class Record>
+void read_activity_ids(Rows& r, Record& rec) {
+  rec.device = device_of(r.integer(2, 0, kMaxU32));
+  rec.context = u32(r.maybe(3, 0, kMaxU32).value_or(0));
+  rec.stream = u32(r.integer(4, 0, kMaxU32));
+  rec.correlation = u32(r.maybe(5, 0, kMaxU32).value_or(0));
+}
+
+/// graphId and graphNodeId (columns `first` and `first` + 1; 0 when not launched from a graph).
+template <class Record>
+void read_graph_ids(Rows& r, int first, Record& rec) {
+  rec.graph_id = u32(r.maybe(first, 0, kMaxU32).value_or(0));
+  rec.graph_node = static_cast<std::uint64_t>(r.maybe(first + 1, 0, kI64Max).value_or(0));
+}
+
 }  // namespace
 
 std::string runtime_name(const std::string& n) {
@@ -44,6 +69,11 @@ const TableInfo* TableReader::table(const char* base) {
   const TableInfo* t = schema_.find(base);
   if (t) out_.rows[t->name] = 0;
   return t;
+}
+
+void TableReader::finish(const TableInfo& t, const Rows& r) {
+  out_.rows[t.name] = r.row();
+  out_.bad_optional += r.bad_optional();
 }
 
 void TableReader::tick(const Rows& r) {
@@ -93,34 +123,14 @@ void TableReader::kernels() {
   const TableInfo* t = table("CUPTI_ACTIVITY_KIND_KERNEL");
   if (!t) return;
   Rows r(db_, *t,
-         {{{"start"}, true},
-          {{"end"}, true},
-          {{"deviceId"}, true},
-          {{"contextId"}},
-          {{"streamId"}, true},
-          {{"correlationId"}},
-          {{"demangledName"}},
-          {{"shortName"}},
-          {{"mangledName"}},
-          {{"registersPerThread"}},
-          {{"gridX"}},
-          {{"gridY"}},
-          {{"gridZ"}},
-          {{"blockX"}},
-          {{"blockY"}},
-          {{"blockZ"}},
-          {{"staticSharedMemory"}},
-          {{"dynamicSharedMemory"}},
-          {{"graphId"}},
-          {{"graphNodeId"}}});
+         activity_columns({{{"demangledName"}}, {{"shortName"}}, {{"mangledName"}}, {{"registersPerThread"}},
+                           {{"gridX"}}, {{"gridY"}}, {{"gridZ"}}, {{"blockX"}}, {{"blockY"}}, {{"blockZ"}},
+                           {{"staticSharedMemory"}}, {{"dynamicSharedMemory"}}, {{"graphId"}}, {{"graphNodeId"}}}));
   while (r.next()) {
     tick(r);
     KernelRecord k;
     times(r, 0, 1, k.start, k.end);
-    k.device = device_of(r.integer(2, 0, kMaxU32));
-    k.context = u32(r.maybe(3, 0, kMaxU32).value_or(0));
-    k.stream = u32(r.integer(4, 0, kMaxU32));
-    k.correlation = u32(r.maybe(5, 0, kMaxU32).value_or(0));
+    read_activity_ids(r, k);
     std::optional<std::int64_t> n;
     for (int c : {6, 7, 8})
       if (!n) n = r.maybe(c, INT64_MIN, kI64Max);
@@ -132,13 +142,11 @@ void TableReader::kernels() {
     cfg.static_smem = dim(16);
     cfg.dynamic_smem = dim(17);
     k.config = store_.intern_config(cfg);
-    k.graph_id = u32(r.maybe(18, 0, kMaxU32).value_or(0));
-    k.graph_node = static_cast<std::uint64_t>(r.maybe(19, 0, kI64Max).value_or(0));
+    read_graph_ids(r, 18, k);
     if (k.graph_id != 0) ++out_.graph_kernels;
     out_.kernels.push_back(k);
   }
-  out_.rows[t->name] = r.row();
-  out_.bad_optional += r.bad_optional();
+  finish(*t, r);
 }
 
 void TableReader::runtime() {
@@ -165,78 +173,47 @@ void TableReader::runtime() {
     c.result = static_cast<std::uint16_t>(std::min<std::int64_t>(r.maybe(5, 0, kI64Max).value_or(0), 0xFFFF));
     out_.runtime.push_back(c);
   }
-  out_.rows[t->name] = r.row();
-  out_.bad_optional += r.bad_optional();
+  finish(*t, r);
 }
 
 void TableReader::memcpys() {
   const TableInfo* t = table("CUPTI_ACTIVITY_KIND_MEMCPY");
   if (!t) return;
   Rows r(db_, *t,
-         {{{"start"}, true},
-          {{"end"}, true},
-          {{"deviceId"}, true},
-          {{"contextId"}},
-          {{"streamId"}, true},
-          {{"correlationId"}},
-          {{"bytes"}, true},
-          {{"copyKind"}, true},
-          {{"srcKind"}},
-          {{"dstKind"}},
-          {{"graphId"}},
-          {{"graphNodeId"}}});
+         activity_columns({{{"bytes"}, true}, {{"copyKind"}, true}, {{"srcKind"}}, {{"dstKind"}}, {{"graphId"}},
+                           {{"graphNodeId"}}}));
   while (r.next()) {
     tick(r);
     MemcpyRecord m;
     times(r, 0, 1, m.start, m.end);
-    m.device = device_of(r.integer(2, 0, kMaxU32));
-    m.context = u32(r.maybe(3, 0, kMaxU32).value_or(0));
-    m.stream = u32(r.integer(4, 0, kMaxU32));
-    m.correlation = u32(r.maybe(5, 0, kMaxU32).value_or(0));
+    read_activity_ids(r, m);
     m.bytes = r.integer(6, 0, kMaxBytes);
     m.copy_kind = static_cast<std::uint8_t>(r.integer(7, 0, 255));
     m.src_kind = static_cast<std::uint8_t>(r.maybe(8, 0, 255).value_or(0));
     m.dst_kind = static_cast<std::uint8_t>(r.maybe(9, 0, 255).value_or(0));
-    m.graph_id = u32(r.maybe(10, 0, kMaxU32).value_or(0));
-    m.graph_node = static_cast<std::uint64_t>(r.maybe(11, 0, kI64Max).value_or(0));
+    read_graph_ids(r, 10, m);
     out_.memcpys.push_back(m);
   }
-  out_.rows[t->name] = r.row();
-  out_.bad_optional += r.bad_optional();
+  finish(*t, r);
 }
 
 void TableReader::memsets() {
   const TableInfo* t = table("CUPTI_ACTIVITY_KIND_MEMSET");
   if (!t) return;
   Rows r(db_, *t,
-         {{{"start"}, true},
-          {{"end"}, true},
-          {{"deviceId"}, true},
-          {{"contextId"}},
-          {{"streamId"}, true},
-          {{"correlationId"}},
-          {{"bytes"}, true},
-          {{"value"}},
-          {{"memKind"}},
-          {{"graphId"}},
-          {{"graphNodeId"}}});
+         activity_columns({{{"bytes"}, true}, {{"value"}}, {{"memKind"}}, {{"graphId"}}, {{"graphNodeId"}}}));
   while (r.next()) {
     tick(r);
     MemsetRecord m;
     times(r, 0, 1, m.start, m.end);
-    m.device = device_of(r.integer(2, 0, kMaxU32));
-    m.context = u32(r.maybe(3, 0, kMaxU32).value_or(0));
-    m.stream = u32(r.integer(4, 0, kMaxU32));
-    m.correlation = u32(r.maybe(5, 0, kMaxU32).value_or(0));
+    read_activity_ids(r, m);
     m.bytes = r.integer(6, 0, kMaxBytes);
     m.value = u32(r.maybe(7, 0, kMaxU32).value_or(0));
     m.memory_kind = static_cast<std::uint16_t>(r.maybe(8, 0, 0xFFFF).value_or(0));
-    m.graph_id = u32(r.maybe(9, 0, kMaxU32).value_or(0));
-    m.graph_node = static_cast<std::uint64_t>(r.maybe(10, 0, kI64Max).value_or(0));
+    read_graph_ids(r, 9, m);
     out_.memsets.push_back(m);
   }
-  out_.rows[t->name] = r.row();
-  out_.bad_optional += r.bad_optional();
+  finish(*t, r);
 }
 
 void TableReader::syncs() {
@@ -263,8 +240,7 @@ void TableReader::syncs() {
     s.event = u32(r.maybe(7, 0, kMaxU32).value_or(kMaxU32));
     out_.syncs.push_back(s);
   }
-  out_.rows[t->name] = r.row();
-  out_.bad_optional += r.bad_optional();
+  finish(*t, r);
 }
 
 void TableReader::nvtx() {
@@ -297,8 +273,7 @@ void TableReader::nvtx() {
       h.name = name(*id);
     out_.host.push_back(h);
   }
-  out_.rows[t->name] = r.row();
-  out_.bad_optional += r.bad_optional();
+  finish(*t, r);
 }
 
 void TableReader::threads() {
@@ -310,8 +285,7 @@ void TableReader::threads() {
       // globalTid may be NULL (the schema allows it): a name of no thread.
       if (auto g = r.maybe(1, 0, kI64Max)) out_.thread_names[static_cast<std::uint32_t>(*g & 0xFFFFFF)] = string_of(id);
     }
-    out_.rows[t->name] = r.row();
-    out_.bad_optional += r.bad_optional();
+    finish(*t, r);
   }
   if (const TableInfo* t = table("PROCESSES")) {
     Rows r(db_, *t, {{{"pid"}}, {{"globalPid"}}, {{"name"}, false, true}});
@@ -322,8 +296,7 @@ void TableReader::threads() {
         if (auto g = r.maybe(1, 0, kI64Max)) pid = (*g >> 24) & 0xFFFFFF;
       if (pid) out_.process_names[static_cast<std::uint32_t>(*pid)] = r.text(2);
     }
-    out_.rows[t->name] = r.row();
-    out_.bad_optional += r.bad_optional();
+    finish(*t, r);
   }
 }
 

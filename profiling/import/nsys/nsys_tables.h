@@ -50,6 +50,8 @@ class TableReader {
  private:
   const TableInfo* table(const char* base);
   void tick(const Rows& r);
+  /// A table read: its row count and its bad optional values into the NsysData.
+  void finish(const TableInfo& t, const Rows& r);
   void times(Rows& r, int start, int end, std::int64_t& s, std::int64_t& e);
   StringId name(std::int64_t string_id);
   std::string string_of(std::int64_t string_id);
