@@ -128,6 +128,23 @@ std::int64_t dur_col(sqlite3_stmt* st, int i) { return std::clamp<std::int64_t>(
 /// x; a block at most 1024 threads and 255 registers a thread; shared memory below 1 MiB), so the analysis's
 /// products of grid and block dimensions cannot overflow.
 int dim_col(sqlite3_stmt* st, int i, std::int64_t most) { return static_cast<int>(std::clamp<std::int64_t>(col(st, i), 0, most)); }
+/// A device record's device, rank, context, stream and correlation id: columns first..first+4.
+template <class Record>
+void device_cols(sqlite3_stmt* st, int first, Record& x) {
+  x.device = static_cast<int>(col(st, first)), x.rank = static_cast<int>(col(st, first + 1));
+  x.context = static_cast<std::uint32_t>(col(st, first + 2)), x.stream = static_cast<std::uint32_t>(col(st, first + 3));
+  x.correlation = static_cast<std::uint32_t>(col(st, first + 4));
+}
+/// A CUDA graph's id and node id (0: not launched from a graph): columns first and first+1.
+template <class Record>
+void graph_cols(sqlite3_stmt* st, int first, Record& x) {
+  x.graph_id = static_cast<std::uint32_t>(col(st, first)), x.graph_node = static_cast<std::uint64_t>(col(st, first + 1));
+}
+/// An interval's start and end from its start and duration columns (0 and 1).
+template <class Record>
+void span_cols(sqlite3_stmt* st, Record& x) {
+  x.start = time_col(st, 0), x.end = x.start + dur_col(st, 1);
+}
 
 /// Whether the file has table `name` (tables added by later format versions or while format 1 was
 /// young). `name` is one of this file's literals.
@@ -201,34 +218,30 @@ void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
   read_new(r, cur, "kernels", "start,dur,device,rank,context,stream,correlation,config_id,graph_id,graph_node",
           [&](sqlite3_stmt* st) {
             KernelRecord k = configs[col(st, 7)];
-            k.start = time_col(st, 0), k.end = k.start + dur_col(st, 1);
-            k.device = static_cast<int>(col(st, 2)), k.rank = static_cast<int>(col(st, 3));
-            k.context = static_cast<std::uint32_t>(col(st, 4)), k.stream = static_cast<std::uint32_t>(col(st, 5));
-            k.correlation = static_cast<std::uint32_t>(col(st, 6));
-            k.graph_id = static_cast<std::uint32_t>(col(st, 8)), k.graph_node = static_cast<std::uint64_t>(col(st, 9));
+            span_cols(st, k);
+            device_cols(st, 2, k);
+            graph_cols(st, 8, k);
             s.append(s.kernels, k);
           });
   read_new(r, cur, "memcpys", "start,dur,device,rank,context,stream,correlation,bytes,copy_kind,src_kind,dst_kind,graph_id,graph_node",
           [&](sqlite3_stmt* st) {
             MemcpyRecord m;
-            m.start = time_col(st, 0), m.end = m.start + dur_col(st, 1);
-            m.device = static_cast<int>(col(st, 2)), m.rank = static_cast<int>(col(st, 3));
-            m.context = static_cast<std::uint32_t>(col(st, 4)), m.stream = static_cast<std::uint32_t>(col(st, 5));
-            m.correlation = static_cast<std::uint32_t>(col(st, 6)), m.bytes = col(st, 7);
+            span_cols(st, m);
+            device_cols(st, 2, m);
+            m.bytes = col(st, 7);
             m.copy_kind = static_cast<std::uint8_t>(col(st, 8)), m.src_kind = static_cast<std::uint8_t>(col(st, 9));
             m.dst_kind = static_cast<std::uint8_t>(col(st, 10));
-            m.graph_id = static_cast<std::uint32_t>(col(st, 11)), m.graph_node = static_cast<std::uint64_t>(col(st, 12));
+            graph_cols(st, 11, m);
             s.append(s.memcpys, m);
           });
   read_new(r, cur, "memsets", "start,dur,device,rank,context,stream,correlation,bytes,value,memory_kind,graph_id,graph_node",
           [&](sqlite3_stmt* st) {
             MemsetRecord m;
-            m.start = time_col(st, 0), m.end = m.start + dur_col(st, 1);
-            m.device = static_cast<int>(col(st, 2)), m.rank = static_cast<int>(col(st, 3));
-            m.context = static_cast<std::uint32_t>(col(st, 4)), m.stream = static_cast<std::uint32_t>(col(st, 5));
-            m.correlation = static_cast<std::uint32_t>(col(st, 6)), m.bytes = col(st, 7);
+            span_cols(st, m);
+            device_cols(st, 2, m);
+            m.bytes = col(st, 7);
             m.value = static_cast<std::uint32_t>(col(st, 8)), m.memory_kind = static_cast<std::uint16_t>(col(st, 9));
-            m.graph_id = static_cast<std::uint32_t>(col(st, 10)), m.graph_node = static_cast<std::uint64_t>(col(st, 11));
+            graph_cols(st, 10, m);
             s.append(s.memsets, m);
           });
   read_new(r, cur, "runtime_calls", "start,dur,rank,tid,correlation,cbid,name_id,result", [&](sqlite3_stmt* st) {
@@ -242,18 +255,18 @@ void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
   });
   read_new(r, cur, "syncs", "start,dur,device,rank,context,stream,correlation,type,event", [&](sqlite3_stmt* st) {
     SyncRecord x;
-    x.start = time_col(st, 0), x.end = x.start + dur_col(st, 1), x.device = static_cast<int>(col(st, 2)), x.rank = static_cast<int>(col(st, 3));
-    x.context = static_cast<std::uint32_t>(col(st, 4)), x.stream = static_cast<std::uint32_t>(col(st, 5));
-    x.correlation = static_cast<std::uint32_t>(col(st, 6)), x.type = static_cast<std::uint32_t>(col(st, 7));
+    span_cols(st, x);
+    device_cols(st, 2, x);
+    x.type = static_cast<std::uint32_t>(col(st, 7));
     x.event = static_cast<std::uint32_t>(col(st, 8));
     s.append(s.syncs, x);
   });
   read_new(r, cur, "memory_events", "time,device,rank,context,stream,correlation,op,memory_kind,address,bytes",
           [&](sqlite3_stmt* st) {
             MemoryRecord x;
-            x.time = time_col(st, 0), x.device = static_cast<int>(col(st, 1)), x.rank = static_cast<int>(col(st, 2));
-            x.context = static_cast<std::uint32_t>(col(st, 3)), x.stream = static_cast<std::uint32_t>(col(st, 4));
-            x.correlation = static_cast<std::uint32_t>(col(st, 5)), x.op = static_cast<std::uint8_t>(col(st, 6));
+            x.time = time_col(st, 0);
+            device_cols(st, 1, x);
+            x.op = static_cast<std::uint8_t>(col(st, 6));
             x.memory_kind = static_cast<std::uint16_t>(col(st, 7)), x.address = static_cast<std::uint64_t>(col(st, 8));
             x.bytes = col(st, 9);
             s.append(s.memory, x);
