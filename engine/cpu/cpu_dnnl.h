@@ -5,7 +5,9 @@
 #pragma once
 #include <dnnl.hpp>
 
+#include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "base/errors.h"
@@ -77,5 +79,36 @@ inline memory::dims batch_dims(std::int64_t n, const Shape& per_sample) {
   d.insert(d.end(), per_sample.begin(), per_sample.end());
   return d;
 }
+
+/// What the oneDNN layers share: their build and context, the output (y_) and input-gradient (dx_)
+/// buffers of max_batch samples, the input of the last forward (x_), and their primitives, built by
+/// make_prims(n) the first time a batch of n samples comes and cached by n.
+template <class Prims>
+class DnnlLayer : public CpuLayer {
+ protected:
+  explicit DnnlLayer(const LayerBuild& b) : b_(b), ctx_(*b.dnnl) {}
+  /// Allocates y_ and dx_; layers call it after allocating their parameters, in that order.
+  void allocate_batch_buffers() {
+    y_ = batch_buffer(b_, b_.output, MemoryCategory::activations);
+    dx_ = batch_buffer(b_, b_.input, MemoryCategory::activations);
+  }
+  virtual Prims make_prims(std::int64_t n) = 0;
+  Prims& prims(std::int64_t n) {
+    auto it = cache_.find(n);
+    if (it != cache_.end()) return it->second;
+    return cache_.emplace(n, make_prims(n)).first->second;
+  }
+  /// Executes `primitive` with `args` on the context's stream and waits for it.
+  void run(const dnnl::primitive& primitive, const std::unordered_map<int, memory>& args) {
+    primitive.execute(ctx_.stream, args);
+    ctx_.stream.wait();
+  }
+
+  LayerBuild b_;
+  DnnlContext& ctx_;
+  Tensor y_, dx_;
+  float* x_ = nullptr;
+  std::map<std::int64_t, Prims> cache_;
+};
 
 }  // namespace ts::cpu

@@ -12,9 +12,16 @@ namespace {
 using dnnl::prop_kind;
 using flags = dnnl::normalization_flags;
 
-class BatchNormLayer final : public CpuLayer {
+struct BatchNormPrims {
+  memory::desc md, ws_md;
+  Tensor workspace;  // only when the implementation asks for one
+  dnnl::batch_normalization_forward fwd_train, fwd_eval;
+  dnnl::batch_normalization_backward bwd;
+};
+
+class BatchNormLayer final : public DnnlLayer<BatchNormPrims> {
  public:
-  explicit BatchNormLayer(const LayerBuild& b) : b_(b), ctx_(*b.dnnl), channels_(b.spec->num_features) {
+  explicit BatchNormLayer(const LayerBuild& b) : DnnlLayer(b), channels_(b.spec->num_features) {
     const Shape c{channels_};
     for (auto* t : {&weight_, &bias_}) {
       t->value = Tensor(*b.alloc, DType::f32, c, MemoryCategory::weights);
@@ -28,13 +35,12 @@ class BatchNormLayer final : public CpuLayer {
     running_var_.value = Tensor(*b.alloc, DType::f32, c, MemoryCategory::weights);
     mean_ = Tensor(*b.alloc, DType::f32, c, MemoryCategory::workspace);
     var_ = Tensor(*b.alloc, DType::f32, c, MemoryCategory::workspace);
-    y_ = batch_buffer(b, b.output, MemoryCategory::activations);
-    dx_ = batch_buffer(b, b.input, MemoryCategory::activations);
+    allocate_batch_buffers();
   }
 
   float* forward(float* x, std::int64_t n, bool training) override {
     return dnnl_guard(b_.name + " forward", [&] {
-      Prims& p = prims(n);
+      auto& p = prims(n);
       x_ = x;
       const memory::desc c_md = plain_md({channels_}, tag::x);
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.md, ctx_, x)},
@@ -59,7 +65,7 @@ class BatchNormLayer final : public CpuLayer {
 
   float* backward(float* dy, std::int64_t n, bool need_dx) override {
     return dnnl_guard(b_.name + " backward", [&]() -> float* {
-      Prims& p = prims(n);
+      auto& p = prims(n);
       const memory::desc c_md = plain_md({channels_}, tag::x);
       // oneDNN 2.6's backward with use_shift also reads DNNL_ARG_SHIFT (execute fails without it).
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.md, ctx_, x_)},
@@ -72,8 +78,7 @@ class BatchNormLayer final : public CpuLayer {
                                            {DNNL_ARG_DIFF_SCALE, wrap(c_md, ctx_, weight_.grad.data())},
                                            {DNNL_ARG_DIFF_SHIFT, wrap(c_md, ctx_, bias_.grad.data())}};
       if (p.workspace.defined()) args.emplace(DNNL_ARG_WORKSPACE, wrap(p.ws_md, ctx_, p.workspace.data()));
-      p.bwd.execute(ctx_.stream, args);
-      ctx_.stream.wait();
+      run(p.bwd, args);
       return need_dx ? dx_.data_as<float>() : nullptr;
     });
   }
@@ -82,19 +87,10 @@ class BatchNormLayer final : public CpuLayer {
   std::vector<LayerTensor*> buffers() override { return {&running_mean_, &running_var_}; }
 
  private:
-  struct Prims {
-    memory::desc md, ws_md;
-    Tensor workspace;  // only when the implementation asks for one
-    dnnl::batch_normalization_forward fwd_train, fwd_eval;
-    dnnl::batch_normalization_backward bwd;
-  };
-
-  Prims& prims(std::int64_t n) {
-    auto it = cache_.find(n);
-    if (it != cache_.end()) return it->second;
+  BatchNormPrims make_prims(std::int64_t n) override {
     const float eps = static_cast<float>(b_.spec->eps);
     const flags ss = flags::use_scale | flags::use_shift;
-    Prims p;
+    BatchNormPrims p;
     p.md = act_md(n, b_.input);
     dnnl::batch_normalization_forward::primitive_desc train_pd(
         dnnl::batch_normalization_forward::desc(prop_kind::forward_training, p.md, eps, ss), ctx_.engine);
@@ -110,7 +106,7 @@ class BatchNormLayer final : public CpuLayer {
     p.fwd_train = dnnl::batch_normalization_forward(train_pd);
     p.fwd_eval = dnnl::batch_normalization_forward(eval_pd);
     p.bwd = dnnl::batch_normalization_backward(bwd_pd);
-    return cache_.emplace(n, std::move(p)).first->second;
+    return p;
   }
 
   void update_running_stats(std::int64_t n) {
@@ -127,14 +123,9 @@ class BatchNormLayer final : public CpuLayer {
     }
   }
 
-  LayerBuild b_;
-  DnnlContext& ctx_;
   std::int64_t channels_;
   LayerTensor weight_, bias_, running_mean_, running_var_;
   Tensor mean_, var_;  // batch statistics of the last training forward (biased variance)
-  Tensor y_, dx_;
-  float* x_ = nullptr;
-  std::map<std::int64_t, Prims> cache_;
 };
 
 }  // namespace

@@ -21,6 +21,12 @@ LayerTensor make_param(const LayerBuild& b, const std::string& suffix, const Sha
   return t;
 }
 
+/// A layer's parameters: its weight, and its bias when it has one.
+std::vector<LayerTensor*> weight_and_bias(LayerTensor& weight, LayerTensor& bias) {
+  if (bias.value.defined()) return {&weight, &bias};
+  return {&weight};
+}
+
 // ---- Conv2d -------------------------------------------------------------------------------------
 
 // Weights in the format a convolution primitive chose (format_tag::any, usually blocked for the
@@ -44,33 +50,39 @@ WeightSlot weight_slot(const memory::desc& impl, const memory::desc& plain, bool
   return s;
 }
 
-class Conv2dLayer final : public CpuLayer {
+struct ConvPrims {
+  memory::desc src, plain_wei, bias, dst;
+  WeightSlot fwd_wei, bwd_d_wei, bwd_w_wei;
+  dnnl::convolution_forward fwd;
+  dnnl::convolution_backward_data bwd_data;
+  dnnl::convolution_backward_weights bwd_weights;
+};
+
+class Conv2dLayer final : public DnnlLayer<ConvPrims> {
  public:
-  explicit Conv2dLayer(const LayerBuild& b) : b_(b), ctx_(*b.dnnl) {
+  explicit Conv2dLayer(const LayerBuild& b) : DnnlLayer(b) {
     const LayerSpec& l = *b.spec;
     weight_ = make_param(b, ".weight", {l.out_channels, l.in_channels, l.kernel_size[0], l.kernel_size[1]});
     if (l.bias) bias_ = make_param(b, ".bias", {l.out_channels});
-    y_ = batch_buffer(b, b.output, MemoryCategory::activations);
-    dx_ = batch_buffer(b, b.input, MemoryCategory::activations);
+    allocate_batch_buffers();
   }
 
   float* forward(float* x, std::int64_t n, bool /*training*/) override {
     return dnnl_guard(b_.name + " forward", [&] {
-      Prims& p = prims(n);
+      auto& p = prims(n);
       x_ = x;
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x)},
                                            {DNNL_ARG_WEIGHTS, weights_for(p.fwd_wei)},
                                            {DNNL_ARG_DST, wrap(p.dst, ctx_, y_.data())}};
       if (bias_.value.defined()) args.emplace(DNNL_ARG_BIAS, wrap(p.bias, ctx_, bias_.value.data()));
-      p.fwd.execute(ctx_.stream, args);
-      ctx_.stream.wait();
+      run(p.fwd, args);
       return y_.data_as<float>();
     });
   }
 
   float* backward(float* dy, std::int64_t n, bool need_dx) override {
     return dnnl_guard(b_.name + " backward", [&]() -> float* {
-      Prims& p = prims(n);
+      auto& p = prims(n);
       memory dy_m = wrap(p.dst, ctx_, dy);
       memory grad_plain = wrap(p.plain_wei, ctx_, weight_.grad.data());
       memory grad = p.bwd_w_wei.direct() ? grad_plain : wrap(p.bwd_w_wei.md, ctx_, p.bwd_w_wei.buf.data());
@@ -88,20 +100,9 @@ class Conv2dLayer final : public CpuLayer {
     });
   }
 
-  std::vector<LayerTensor*> params() override {
-    if (bias_.value.defined()) return {&weight_, &bias_};
-    return {&weight_};
-  }
+  std::vector<LayerTensor*> params() override { return weight_and_bias(weight_, bias_); }
 
  private:
-  struct Prims {
-    memory::desc src, plain_wei, bias, dst;
-    WeightSlot fwd_wei, bwd_d_wei, bwd_w_wei;
-    dnnl::convolution_forward fwd;
-    dnnl::convolution_backward_data bwd_data;
-    dnnl::convolution_backward_weights bwd_weights;
-  };
-
   /// The current weights in slot's format (reordered from the oihw parameter when needed).
   memory weights_for(WeightSlot& slot) {
     memory plain = wrap(prims_plain_wei_, ctx_, weight_.value.data());
@@ -111,11 +112,9 @@ class Conv2dLayer final : public CpuLayer {
     return m;
   }
 
-  Prims& prims(std::int64_t n) {
-    auto it = cache_.find(n);
-    if (it != cache_.end()) return it->second;
+  ConvPrims make_prims(std::int64_t n) override {
     const LayerSpec& l = *b_.spec;
-    Prims p;
+    ConvPrims p;
     p.src = act_md(n, b_.input);
     p.dst = act_md(n, b_.output);
     p.plain_wei = prims_plain_wei_ = plain_md(weight_.value.shape(), tag::oihw);
@@ -139,48 +138,48 @@ class Conv2dLayer final : public CpuLayer {
     p.fwd = dnnl::convolution_forward(fwd_pd);
     p.bwd_data = dnnl::convolution_backward_data(bd_pd);
     p.bwd_weights = dnnl::convolution_backward_weights(bw_pd);
-    return cache_.emplace(n, std::move(p)).first->second;
+    return p;
   }
 
-  LayerBuild b_;
-  DnnlContext& ctx_;
   LayerTensor weight_, bias_;
   memory::desc prims_plain_wei_;
-  Tensor y_, dx_;
-  float* x_ = nullptr;
-  std::map<std::int64_t, Prims> cache_;
 };
 
 // ---- Linear -------------------------------------------------------------------------------------
 
-class LinearLayer final : public CpuLayer {
+struct LinearPrims {
+  memory::desc src, wei, bias, dst;
+  dnnl::inner_product_forward fwd;
+  dnnl::inner_product_backward_data bwd_data;
+  dnnl::inner_product_backward_weights bwd_weights;
+};
+
+class LinearLayer final : public DnnlLayer<LinearPrims> {
  public:
-  explicit LinearLayer(const LayerBuild& b) : b_(b), ctx_(*b.dnnl) {
+  explicit LinearLayer(const LayerBuild& b) : DnnlLayer(b) {
     const LayerSpec& l = *b.spec;
     weight_ = make_param(b, ".weight", {l.out_features, l.in_features});
     weight_.transposed = true;  // stored [in, out]: oneDNN's "io" format
     if (l.bias) bias_ = make_param(b, ".bias", {l.out_features});
-    y_ = batch_buffer(b, b.output, MemoryCategory::activations);
-    dx_ = batch_buffer(b, b.input, MemoryCategory::activations);
+    allocate_batch_buffers();
   }
 
   float* forward(float* x, std::int64_t n, bool /*training*/) override {
     return dnnl_guard(b_.name + " forward", [&] {
-      Prims& p = prims(n);
+      auto& p = prims(n);
       x_ = x;
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x)},
                                            {DNNL_ARG_WEIGHTS, wrap(p.wei, ctx_, weight_.value.data())},
                                            {DNNL_ARG_DST, wrap(p.dst, ctx_, y_.data())}};
       if (bias_.value.defined()) args.emplace(DNNL_ARG_BIAS, wrap(p.bias, ctx_, bias_.value.data()));
-      p.fwd.execute(ctx_.stream, args);
-      ctx_.stream.wait();
+      run(p.fwd, args);
       return y_.data_as<float>();
     });
   }
 
   float* backward(float* dy, std::int64_t n, bool need_dx) override {
     return dnnl_guard(b_.name + " backward", [&]() -> float* {
-      Prims& p = prims(n);
+      auto& p = prims(n);
       memory dy_m = wrap(p.dst, ctx_, dy);
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x_)},
                                            {DNNL_ARG_DIFF_DST, dy_m},
@@ -196,24 +195,12 @@ class LinearLayer final : public CpuLayer {
     });
   }
 
-  std::vector<LayerTensor*> params() override {
-    if (bias_.value.defined()) return {&weight_, &bias_};
-    return {&weight_};
-  }
+  std::vector<LayerTensor*> params() override { return weight_and_bias(weight_, bias_); }
 
  private:
-  struct Prims {
-    memory::desc src, wei, bias, dst;
-    dnnl::inner_product_forward fwd;
-    dnnl::inner_product_backward_data bwd_data;
-    dnnl::inner_product_backward_weights bwd_weights;
-  };
-
-  Prims& prims(std::int64_t n) {
-    auto it = cache_.find(n);
-    if (it != cache_.end()) return it->second;
+  LinearPrims make_prims(std::int64_t n) override {
     const LayerSpec& l = *b_.spec;
-    Prims p;
+    LinearPrims p;
     p.src = plain_md({n, l.in_features}, tag::nc);
     p.dst = plain_md({n, l.out_features}, tag::nc);
     p.wei = plain_md({l.out_features, l.in_features}, tag::io);
@@ -230,15 +217,10 @@ class LinearLayer final : public CpuLayer {
     p.fwd = dnnl::inner_product_forward(fwd_pd);
     p.bwd_data = dnnl::inner_product_backward_data(bd_pd);
     p.bwd_weights = dnnl::inner_product_backward_weights(bw_pd);
-    return cache_.emplace(n, std::move(p)).first->second;
+    return p;
   }
 
-  LayerBuild b_;
-  DnnlContext& ctx_;
   LayerTensor weight_, bias_;
-  Tensor y_, dx_;
-  float* x_ = nullptr;
-  std::map<std::int64_t, Prims> cache_;
 };
 
 }  // namespace

@@ -22,43 +22,37 @@ using dnnl::prop_kind;
 
 // ---- ReLU ---------------------------------------------------------------------------------------
 
-class ReluLayer final : public CpuLayer {
+struct ReluPrims {
+  memory::desc md;
+  dnnl::eltwise_forward fwd;
+  dnnl::eltwise_backward bwd;
+};
+
+class ReluLayer final : public DnnlLayer<ReluPrims> {
  public:
-  explicit ReluLayer(const LayerBuild& b) : b_(b), ctx_(*b.dnnl) {
-    y_ = batch_buffer(b, b.output, MemoryCategory::activations);
-    dx_ = batch_buffer(b, b.input, MemoryCategory::activations);
-  }
+  explicit ReluLayer(const LayerBuild& b) : DnnlLayer(b) { allocate_batch_buffers(); }
   float* forward(float* x, std::int64_t n, bool) override {
     return dnnl_guard(b_.name + " forward", [&] {
-      Prims& p = prims(n);
+      auto& p = prims(n);
       x_ = x;
-      p.fwd.execute(ctx_.stream, {{DNNL_ARG_SRC, wrap(p.md, ctx_, x)}, {DNNL_ARG_DST, wrap(p.md, ctx_, y_.data())}});
-      ctx_.stream.wait();
+      run(p.fwd, {{DNNL_ARG_SRC, wrap(p.md, ctx_, x)}, {DNNL_ARG_DST, wrap(p.md, ctx_, y_.data())}});
       return y_.data_as<float>();
     });
   }
   float* backward(float* dy, std::int64_t n, bool need_dx) override {
     if (!need_dx) return nullptr;
     return dnnl_guard(b_.name + " backward", [&] {
-      Prims& p = prims(n);
-      p.bwd.execute(ctx_.stream, {{DNNL_ARG_SRC, wrap(p.md, ctx_, x_)},
-                                  {DNNL_ARG_DIFF_DST, wrap(p.md, ctx_, dy)},
-                                  {DNNL_ARG_DIFF_SRC, wrap(p.md, ctx_, dx_.data())}});
-      ctx_.stream.wait();
+      auto& p = prims(n);
+      run(p.bwd, {{DNNL_ARG_SRC, wrap(p.md, ctx_, x_)},
+                  {DNNL_ARG_DIFF_DST, wrap(p.md, ctx_, dy)},
+                  {DNNL_ARG_DIFF_SRC, wrap(p.md, ctx_, dx_.data())}});
       return dx_.data_as<float>();
     });
   }
 
  private:
-  struct Prims {
-    memory::desc md;
-    dnnl::eltwise_forward fwd;
-    dnnl::eltwise_backward bwd;
-  };
-  Prims& prims(std::int64_t n) {
-    auto it = cache_.find(n);
-    if (it != cache_.end()) return it->second;
-    Prims p;
+  ReluPrims make_prims(std::int64_t n) override {
+    ReluPrims p;
     p.md = dense_md(batch_dims(n, b_.input));
     dnnl::eltwise_forward::primitive_desc fwd_pd(
         dnnl::eltwise_forward::desc(prop_kind::forward_training, algorithm::eltwise_relu, p.md, 0.f), ctx_.engine);
@@ -66,20 +60,22 @@ class ReluLayer final : public CpuLayer {
         dnnl::eltwise_backward::desc(algorithm::eltwise_relu, p.md, p.md, 0.f), ctx_.engine, fwd_pd);
     p.fwd = dnnl::eltwise_forward(fwd_pd);
     p.bwd = dnnl::eltwise_backward(bwd_pd);
-    return cache_.emplace(n, std::move(p)).first->second;
+    return p;
   }
-  LayerBuild b_;
-  DnnlContext& ctx_;
-  Tensor y_, dx_;
-  float* x_ = nullptr;
-  std::map<std::int64_t, Prims> cache_;
 };
 
 // ---- Pooling ------------------------------------------------------------------------------------
 
-class PoolLayer final : public CpuLayer {
+struct PoolPrims {
+  memory::desc src, dst, ws_md;
+  Tensor workspace;  // when the implementation asks for one (average pooling does not)
+  dnnl::pooling_forward fwd;
+  dnnl::pooling_backward bwd;
+};
+
+class PoolLayer final : public DnnlLayer<PoolPrims> {
  public:
-  explicit PoolLayer(const LayerBuild& b) : b_(b), ctx_(*b.dnnl) {
+  explicit PoolLayer(const LayerBuild& b) : DnnlLayer(b) {
     const LayerSpec& l = *b.spec;
     if (l.type == LayerType::AdaptiveAvgPool2d) {
       alg_ = algorithm::pooling_avg_exclude_padding;
@@ -92,44 +88,33 @@ class PoolLayer final : public CpuLayer {
       strides_ = {l.stride[0], l.stride[1]};
       pad_ = {l.padding[0], l.padding[1]};
     }
-    y_ = batch_buffer(b, b.output, MemoryCategory::activations);
-    dx_ = batch_buffer(b, b.input, MemoryCategory::activations);
+    allocate_batch_buffers();
   }
   float* forward(float* x, std::int64_t n, bool) override {
     return dnnl_guard(b_.name + " forward", [&] {
-      Prims& p = prims(n);
+      auto& p = prims(n);
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x)},
                                            {DNNL_ARG_DST, wrap(p.dst, ctx_, y_.data())}};
       if (p.workspace.defined()) args.emplace(DNNL_ARG_WORKSPACE, wrap(p.ws_md, ctx_, p.workspace.data()));
-      p.fwd.execute(ctx_.stream, args);
-      ctx_.stream.wait();
+      run(p.fwd, args);
       return y_.data_as<float>();
     });
   }
   float* backward(float* dy, std::int64_t n, bool need_dx) override {
     if (!need_dx) return nullptr;
     return dnnl_guard(b_.name + " backward", [&] {
-      Prims& p = prims(n);
+      auto& p = prims(n);
       std::unordered_map<int, memory> args{{DNNL_ARG_DIFF_DST, wrap(p.dst, ctx_, dy)},
                                            {DNNL_ARG_DIFF_SRC, wrap(p.src, ctx_, dx_.data())}};
       if (p.workspace.defined()) args.emplace(DNNL_ARG_WORKSPACE, wrap(p.ws_md, ctx_, p.workspace.data()));
-      p.bwd.execute(ctx_.stream, args);
-      ctx_.stream.wait();
+      run(p.bwd, args);
       return dx_.data_as<float>();
     });
   }
 
  private:
-  struct Prims {
-    memory::desc src, dst, ws_md;
-    Tensor workspace;  // when the implementation asks for one (average pooling does not)
-    dnnl::pooling_forward fwd;
-    dnnl::pooling_backward bwd;
-  };
-  Prims& prims(std::int64_t n) {
-    auto it = cache_.find(n);
-    if (it != cache_.end()) return it->second;
-    Prims p;
+  PoolPrims make_prims(std::int64_t n) override {
+    PoolPrims p;
     p.src = act_md(n, b_.input);
     p.dst = act_md(n, b_.output);
     dnnl::pooling_forward::primitive_desc fwd_pd(
@@ -143,14 +128,10 @@ class PoolLayer final : public CpuLayer {
                            MemoryCategory::workspace);
     p.fwd = dnnl::pooling_forward(fwd_pd);
     p.bwd = dnnl::pooling_backward(bwd_pd);
-    return cache_.emplace(n, std::move(p)).first->second;
+    return p;
   }
-  LayerBuild b_;
-  DnnlContext& ctx_;
   algorithm alg_;
   memory::dims kernel_, strides_, pad_;
-  Tensor y_, dx_;
-  std::map<std::int64_t, Prims> cache_;
 };
 
 }  // namespace
