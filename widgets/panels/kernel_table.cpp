@@ -4,16 +4,13 @@
 
 #include <QAction>
 #include <QCheckBox>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QTableView>
-#include <QVBoxLayout>
 #include <algorithm>
 
 #include "widgets/panels/stats_table_util.h"
@@ -23,12 +20,7 @@ namespace ts::gui {
 using prof::analysis::KernelGroup;
 
 namespace {
-struct ColumnInfo {
-  const char* title;
-  const char* csv;
-  const char* tip;
-};
-constexpr ColumnInfo kColumns[KernelTableModel::ColumnCount] = {
+constexpr StatsColumn kColumns[KernelTableModel::ColumnCount] = {
     {"Kernel", "name", "Demangled kernel name (CUPTI)"},
     {"Calls", "calls", "Launches of this kernel"},
     {"Total", "total_ns", "Sum of the launches' durations (CUPTI kernel records)"},
@@ -110,9 +102,7 @@ int KernelTableModel::columnCount(const QModelIndex& parent) const { return pare
 QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
   const KernelGroup& g = rows_[static_cast<std::size_t>(index.row())];
-  if (role == Qt::TextAlignmentRole)
-    return index.column() == NameColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                                        : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  if (role == Qt::TextAlignmentRole) return stats_alignment(index.column() == NameColumn);
   if (role == Qt::ToolTipRole) {
     if (index.column() == NameColumn)
       return QStringLiteral("%1\n%2 calls, %3 total, mean %4").arg(QString::fromStdString(g.name)).arg(g.calls)
@@ -148,11 +138,7 @@ QVariant KernelTableModel::value(const KernelGroup& g, int column, int role) con
 }
 
 QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
-  if (role == Qt::DisplayRole) return QString::fromUtf8(kColumns[section].title);
-  if (role == kExportRole) return QString::fromUtf8(kColumns[section].csv);
-  if (role == Qt::ToolTipRole) return QString::fromUtf8(kColumns[section].tip);
-  return {};
+  return stats_header(kColumns, ColumnCount, section, orientation, role);
 }
 
 // ---- KernelTable -----------------------------------------------------------------------------------
@@ -186,14 +172,7 @@ KernelTable::KernelTable(PanelHub* hub, QWidget* parent)
   view_->addAction(export_action);
   view_->setContextMenuPolicy(Qt::ActionsContextMenu);
 
-  summary_ = new QLabel(this);
-  summary_->setWordWrap(true);
-  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
-  layout->addLayout(top);
-  layout->addWidget(view_, 1);
-  layout->addWidget(summary_);
+  summary_ = lay_out_stats_panel(this, top, view_);
 
   refresh_ = new ThrottledRefresh(hub_, [this]() -> ThrottledRefresh::Work {
     prof::analysis::KernelStatsOptions o;
@@ -261,11 +240,7 @@ QString KernelTable::csv() const { return table_csv(*proxy_); }
 bool KernelTable::exportCsv(const QString& path, QString* error) const { return write_table_csv(*proxy_, path, error); }
 
 void KernelTable::exportCsvInteractive() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export kernel table"), QStringLiteral("kernels.csv"),
-                                                    tr("CSV files (*.csv)"));
-  if (path.isEmpty()) return;
-  QString error;
-  if (!exportCsv(path, &error)) QMessageBox::warning(this, tr("Export kernel table"), error);
+  export_csv_interactive(this, *proxy_, tr("Export kernel table"), QStringLiteral("kernels.csv"));
 }
 
 void KernelTable::onSelection() {

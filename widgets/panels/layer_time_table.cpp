@@ -2,14 +2,11 @@
 #include "widgets/panels/layer_time_table.h"
 
 #include <QCheckBox>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QTableView>
-#include <QVBoxLayout>
 
 #include "widgets/panels/stats_table_util.h"
 
@@ -18,12 +15,7 @@ namespace ts::gui {
 using prof::analysis::LayerStats;
 
 namespace {
-struct ColumnInfo {
-  const char* title;
-  const char* csv;
-  const char* tip;
-};
-constexpr ColumnInfo kColumns[LayerTimeModel::ColumnCount] = {
+constexpr StatsColumn kColumns[LayerTimeModel::ColumnCount] = {
     {"Layer", "layer", "The model's layer (spec name and type); + the layers fused into it"},
     {"Fwd\nhost", "forward_host_ns", "Host time in the layer's forward ranges (measured): issuing its work"},
     {"Fwd\nGPU", "forward_gpu_kernel_ns",
@@ -79,9 +71,7 @@ int LayerTimeModel::columnCount(const QModelIndex& parent) const { return parent
 QVariant LayerTimeModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
   const LayerStats& l = report_.layers[static_cast<std::size_t>(index.row())];
-  if (role == Qt::TextAlignmentRole)
-    return index.column() == LayerColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                                         : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  if (role == Qt::TextAlignmentRole) return stats_alignment(index.column() == LayerColumn);
   if (role == Qt::ToolTipRole) return tooltip(l, index.column());
   return value(l, index.column(), role);
 }
@@ -139,11 +129,7 @@ QVariant LayerTimeModel::value(const LayerStats& l, int column, int role) const 
 }
 
 QVariant LayerTimeModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
-  if (role == Qt::DisplayRole) return QString::fromUtf8(kColumns[section].title);
-  if (role == kExportRole) return QString::fromUtf8(kColumns[section].csv);
-  if (role == Qt::ToolTipRole) return QString::fromUtf8(kColumns[section].tip);
-  return {};
+  return stats_header(kColumns, ColumnCount, section, orientation, role);
 }
 
 // ---- LayerTimeTable --------------------------------------------------------------------------------
@@ -173,14 +159,7 @@ LayerTimeTable::LayerTimeTable(PanelHub* hub, QWidget* parent)
   view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   view_->horizontalHeader()->setStretchLastSection(false);
 
-  summary_ = new QLabel(this);
-  summary_->setWordWrap(true);
-  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
-  layout->addLayout(top);
-  layout->addWidget(view_, 1);
-  layout->addWidget(summary_);
+  summary_ = lay_out_stats_panel(this, top, view_);
 
   refresh_ = new ThrottledRefresh(hub_, [this]() -> ThrottledRefresh::Work {
     prof::analysis::LayerStatsOptions o;
@@ -210,11 +189,7 @@ QString LayerTimeTable::csv() const { return table_csv(*proxy_); }
 bool LayerTimeTable::exportCsv(const QString& path, QString* error) const { return write_table_csv(*proxy_, path, error); }
 
 void LayerTimeTable::exportCsvInteractive() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export layer table"), QStringLiteral("layers.csv"),
-                                                    tr("CSV files (*.csv)"));
-  if (path.isEmpty()) return;
-  QString error;
-  if (!exportCsv(path, &error)) QMessageBox::warning(this, tr("Export layer table"), error);
+  export_csv_interactive(this, *proxy_, tr("Export layer table"), QStringLiteral("layers.csv"));
 }
 
 void LayerTimeTable::apply(prof::analysis::LayerReport report) {

@@ -15,21 +15,17 @@ namespace ts::gui {
 using prof::analysis::PythonLine;
 
 namespace {
-struct ColumnInfo {
-  const char* title;
-  const char* tip;
-};
-constexpr ColumnInfo kColumns[PythonLinesModel::ColumnCount] = {
-    {"Line",
+constexpr StatsColumn kColumns[PythonLinesModel::ColumnCount] = {
+    {"Line", nullptr,
      "The program's own line: the innermost frame outside Python's library folders (site-packages, "
      "dist-packages, lib/python3*, frozen modules)"},
-    {"Function", "The function the line is in"},
-    {"Samples", "Stack samples of the stepping thread on this line in the range (lean: 100 Hz, full: 250 Hz)"},
-    {"% of range", "This line's samples over all the stepping thread's samples in the range"},
-    {"% while GPU idle",
+    {"Function", nullptr, "The function the line is in"},
+    {"Samples", nullptr, "Stack samples of the stepping thread on this line in the range (lean: 100 Hz, full: 250 Hz)"},
+    {"% of range", nullptr, "This line's samples over all the stepping thread's samples in the range"},
+    {"% while GPU idle", nullptr,
      "This line's samples taken while no kernel, copy or memset ran, over all such samples in "
      "the range (the verdicts' \"where (Python)\" share)"},
-    {"Innermost frame",
+    {"Innermost frame", nullptr,
      "The innermost frame when it is in a library (torch, numpy, the standard library): what "
      "the line was inside; — when the line itself was running"},
 };
@@ -98,7 +94,7 @@ QVariant PythonLinesModel::data(const QModelIndex& index, int role) const {
   const PythonLine& l = lines_.lines[static_cast<std::size_t>(index.row())];
   if (role == Qt::TextAlignmentRole) {
     const bool number = index.column() >= SamplesColumn && index.column() <= IdleShareColumn;
-    return number ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    return stats_alignment(!number);
   }
   if (role == Qt::ToolTipRole) {
     QString counts = tr("%1 samples, %2 of the range").arg(l.samples).arg(format_fraction(l.pct / 100));
@@ -135,10 +131,7 @@ QVariant PythonLinesModel::value(const PythonLine& l, int column, int role) cons
 }
 
 QVariant PythonLinesModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
-  if (role == Qt::DisplayRole) return QString::fromUtf8(kColumns[section].title);
-  if (role == Qt::ToolTipRole) return QString::fromUtf8(kColumns[section].tip);
-  return {};
+  return stats_header(kColumns, ColumnCount, section, orientation, role);
 }
 
 // ---- PythonLinesTable ------------------------------------------------------------------------------

@@ -1,8 +1,12 @@
 // Cell formats, CSV export and the throttled refresh of the kernel and layer tables.
 #include "widgets/panels/stats_table_util.h"
 
+#include <QFileDialog>
 #include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
 #include <QTableView>
+#include <QVBoxLayout>
 
 #include <QCoreApplication>
 #include <QFile>
@@ -176,6 +180,39 @@ QTableView* make_stats_view(QAbstractItemModel* model, int sort_column, QWidget*
   view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
   view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   return view;
+}
+
+QVariant stats_header(const StatsColumn* columns, int count, int section, Qt::Orientation orientation, int role) {
+  if (orientation != Qt::Horizontal || section < 0 || section >= count) return {};
+  const StatsColumn& c = columns[section];
+  if (role == Qt::DisplayRole) return QString::fromUtf8(c.title);
+  if (role == kExportRole && c.csv) return QString::fromUtf8(c.csv);
+  if (role == Qt::ToolTipRole) return QString::fromUtf8(c.tip);
+  return {};
+}
+
+QVariant stats_alignment(bool text) {
+  return text ? QVariant(Qt::AlignLeft | Qt::AlignVCenter) : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+}
+
+void export_csv_interactive(QWidget* parent, const QAbstractItemModel& model, const QString& title,
+                            const QString& file_name) {
+  const QString path = QFileDialog::getSaveFileName(parent, title, file_name, QObject::tr("CSV files (*.csv)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!write_table_csv(model, path, &error)) QMessageBox::warning(parent, title, error);
+}
+
+QLabel* lay_out_stats_panel(QWidget* panel, QLayout* top, QTableView* view) {
+  auto* summary = new QLabel(panel);
+  summary->setWordWrap(true);
+  summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* layout = new QVBoxLayout(panel);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(top);
+  layout->addWidget(view, 1);
+  layout->addWidget(summary);
+  return summary;
 }
 
 }  // namespace ts::gui

@@ -12,6 +12,8 @@
 
 #include "widgets/panel_hub.h"
 
+class QLabel;
+class QLayout;
 class QTableView;
 class QWidget;
 
@@ -35,6 +37,19 @@ QString format_fraction(double fraction);
 /// or leading/trailing spaces (RFC 4180).
 QString csv_field(const QString& s);
 
+/// One column of a statistics table: its header (may hold "\n"), its CSV name (nullptr: none, the
+/// header is used) and its tooltip.
+struct StatsColumn {
+  const char* title;
+  const char* csv;
+  const char* tip;
+};
+/// headerData for a table of `count` such columns: the title (DisplayRole), the CSV name
+/// (kExportRole) and the tooltip (ToolTipRole) of a horizontal section; invalid otherwise.
+QVariant stats_header(const StatsColumn* columns, int count, int section, Qt::Orientation orientation, int role);
+/// A cell's alignment in a statistics table: text columns left, numbers right.
+QVariant stats_alignment(bool text);
+
 /// A statistics table's view over `model` as the panels show them: sortable (by `sort_column`,
 /// descending), one selected row, alternating rows, no word wrap, names elided in the middle, rows
 /// one line high, columns sized to their contents.
@@ -45,6 +60,14 @@ QTableView* make_stats_view(QAbstractItemModel* model, int sort_column, QWidget*
 QString table_csv(const QAbstractItemModel& model);
 /// Writes table_csv(model) to `path` (UTF-8). False with *error set ("cannot write FILE: reason").
 bool write_table_csv(const QAbstractItemModel& model, const QString& path, QString* error);
+
+/// Asks for a file (a save dialog titled `title`, `file_name` proposed) and writes table_csv(model)
+/// to it; an error goes to a message box of that title.
+void export_csv_interactive(QWidget* parent, const QAbstractItemModel& model, const QString& title,
+                            const QString& file_name);
+/// Lays `panel` out as the statistics panels are: the `top` row, `view` (stretching) and a summary
+/// label under them (word-wrapped, selectable), which it returns.
+QLabel* lay_out_stats_panel(QWidget* panel, QLayout* top, QTableView* view);
 
 /// Recomputes a panel's table from the hub's store. An opened session (not live): at once on the
 /// GUI thread when the hub grows. A live run: on a pool thread, at most once per interval (default
