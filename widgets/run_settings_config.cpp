@@ -7,31 +7,42 @@
 
 namespace ts::gui {
 
+namespace {
+
+/// The knobs that the form and the run configuration name and type alike, copied `from` -> `to`
+/// (either way round); device, optimizer, AMP and the paths are translated by the callers.
+template <class From, class To>
+void copy_shared_knobs(const From& from, To& to) {
+  to.cuda_device = from.cuda_device;
+  to.epochs = from.epochs;
+  to.batch_size = from.batch_size;
+  to.num_workers = from.num_workers;
+  to.pin_memory = from.pin_memory;
+  to.lr = from.lr;
+  to.momentum = from.momentum;
+  to.weight_decay = from.weight_decay;
+  to.seed = from.seed;
+  to.limit_train = from.limit_train;
+  to.augment = from.augment;
+  to.sync_every_step = from.sync_every_step;
+  to.cpu_threads = from.cpu_threads;
+  to.accumulate = from.accumulate;
+  to.deterministic = from.deterministic;
+  to.memory_limit_gib = from.memory_limit_gib;
+  to.checkpoint_every = from.checkpoint_every;
+}
+
+}  // namespace
+
 runconfig::RunConfig to_run_config(const RunSettings& s, const ModelSpec& model) {
   runconfig::RunConfig c;
   const std::string preset = runconfig::preset_of(model);
   c.model = preset.empty() ? lessons::inline_model_value(model) : preset;
   c.device = device_name(s.device);
-  c.cuda_device = s.cuda_device;
-  c.epochs = s.epochs;
-  c.batch_size = s.batch_size;
-  c.num_workers = s.num_workers;
-  c.pin_memory = s.pin_memory;
-  c.lr = s.lr;
+  copy_shared_knobs(s, c);
   c.optimizer = optimizer_name(s.optimizer);
-  c.momentum = s.momentum;
-  c.weight_decay = s.weight_decay;
-  c.seed = s.seed;
-  c.limit_train = s.limit_train;
-  c.augment = s.augment;
-  c.sync_every_step = s.sync_every_step;
   c.log_every = s.device == Device::cuda ? 25 : 1;
-  c.cpu_threads = s.cpu_threads;
   c.amp = amp_mode_name(s.amp);
-  c.accumulate = s.accumulate;
-  c.deterministic = s.deterministic;
-  c.memory_limit_gib = s.memory_limit_gib;
-  c.checkpoint_every = s.checkpoint_every;
   c.checkpoint = s.checkpoint_path.toStdString();
   c.resume = s.resume_path.toStdString();
   c.data = s.data_dir.toStdString();
@@ -41,25 +52,9 @@ runconfig::RunConfig to_run_config(const RunSettings& s, const ModelSpec& model)
 RunSettings with_run_config(RunSettings s, const runconfig::RunConfig& c) {
   if (c.device == "cuda") s.device = Device::cuda;
   else if (c.device == "cpu") s.device = Device::cpu;
-  s.cuda_device = c.cuda_device;
-  s.epochs = c.epochs;
-  s.batch_size = c.batch_size;
-  s.num_workers = c.num_workers;
-  s.pin_memory = c.pin_memory;
-  s.lr = c.lr;
+  copy_shared_knobs(c, s);
   s.optimizer = parse_optimizer(c.optimizer);
-  s.momentum = c.momentum;
-  s.weight_decay = c.weight_decay;
-  s.seed = c.seed;
-  s.limit_train = c.limit_train;
-  s.augment = c.augment;
-  s.sync_every_step = c.sync_every_step;
-  s.cpu_threads = c.cpu_threads;
   s.amp = parse_amp_mode(c.amp);
-  s.accumulate = c.accumulate;
-  s.deterministic = c.deterministic;
-  s.memory_limit_gib = c.memory_limit_gib;
-  s.checkpoint_every = c.checkpoint_every;
   s.data_dir = QString::fromStdString(c.data);
   return s;
 }
