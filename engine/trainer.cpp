@@ -431,13 +431,9 @@ int Trainer::resume(std::int64_t& global_step) {
   } catch (const InputError& e) {
     throw InputError(path + ": " + e.what());
   }
-  TrainingCounters c;
-  c.train_steps = st.global_step;
-  c.optimizer_steps = st.optimizer_step;
-  c.loss_scale = st.loss_scale;
-  c.growth_tracker = st.scaler_growth_tracker;
-  c.skipped_steps = st.scaler_skipped_steps;
-  network_->restore_counters(c);
+  network_->restore_counters({.train_steps = st.global_step, .optimizer_steps = st.optimizer_step,
+                              .loss_scale = st.loss_scale, .growth_tracker = st.scaler_growth_tracker,
+                              .skipped_steps = st.scaler_skipped_steps});
   global_step = st.global_step;
   if (observer_.on_message)
     observer_.on_message("resumed from " + path + " after epoch " + std::to_string(st.epochs_done) + " (step " +

@@ -212,19 +212,21 @@ void Profiler::set_hardware(const DeviceInfo& d) {
 
 void Profiler::set_memory_stats(std::function<MemoryStats()> fn) { impl_->samplers->set_memory_stats(std::move(fn)); }
 
-void Profiler::record_epoch(const EpochResult& e) {
-  EpochRecord r;
-  r.epoch = e.epoch;
-  r.train_loss = e.train_loss;
-  r.test_accuracy = e.test_accuracy;
-  r.test_loss = e.test_loss;
-  r.images_per_s = e.images_per_s;
-  r.train_ns = static_cast<std::int64_t>(e.train_seconds * 1e9);
-  r.eval_ns = static_cast<std::int64_t>(e.eval_seconds * 1e9);
-  r.loss_scale = e.loss_scale;
-  r.skipped_steps = e.skipped_steps;
-  impl_->store.append(impl_->store.epochs, r);
+EpochRecord epoch_record(const EpochResult& e) {
+  return {.epoch = e.epoch, .train_loss = e.train_loss, .test_accuracy = e.test_accuracy, .test_loss = e.test_loss,
+          .images_per_s = e.images_per_s, .train_ns = static_cast<std::int64_t>(e.train_seconds * 1e9),
+          .eval_ns = static_cast<std::int64_t>(e.eval_seconds * 1e9), .loss_scale = e.loss_scale,
+          .skipped_steps = e.skipped_steps};
 }
+
+EpochResult epoch_result(const EpochRecord& r) {
+  return {.epoch = r.epoch, .train_loss = r.train_loss, .test_accuracy = r.test_accuracy, .test_loss = r.test_loss,
+          .images_per_s = r.images_per_s, .train_seconds = static_cast<double>(r.train_ns) * 1e-9,
+          .eval_seconds = static_cast<double>(r.eval_ns) * 1e-9, .loss_scale = r.loss_scale,
+          .skipped_steps = r.skipped_steps, .checkpoint = {}};
+}
+
+void Profiler::record_epoch(const EpochResult& e) { impl_->store.append(impl_->store.epochs, epoch_record(e)); }
 
 const EventStore& Profiler::store() const { return impl_->store; }
 std::shared_ptr<const EventStore> Profiler::shared_store() const { return impl_->shared; }

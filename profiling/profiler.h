@@ -88,4 +88,9 @@ class Profiler {
 /// "<cwd>/trainscope-YYYYmmdd-HHMMSS.tsession".
 std::string default_session_path();
 
+/// An epoch as the session stores it (seconds as ns) and, for a replayed session, back as the
+/// trainer reported it (images, steps, data wait and checkpoint are not stored: left 0 / "").
+EpochRecord epoch_record(const EpochResult& e);
+EpochResult epoch_result(const EpochRecord& r);
+
 }  // namespace ts::prof

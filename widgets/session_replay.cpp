@@ -11,6 +11,7 @@
 #include "engine/memory.h"
 #include "engine/optim.h"
 #include "profiling/event_source.h"
+#include "profiling/profiler.h"
 
 namespace ts::gui {
 namespace {
@@ -74,18 +75,7 @@ SessionReplay replay_from_store(const QString& path, std::shared_ptr<const prof:
     r.updates.push_back(std::move(u));
   }
   for (std::size_t i = 0; i < st.epochs.size(); ++i) {
-    const prof::EpochRecord& e = st.epochs[i];
-    EpochResult x;
-    x.epoch = e.epoch;
-    x.train_loss = e.train_loss;
-    x.test_accuracy = e.test_accuracy;
-    x.test_loss = e.test_loss;
-    x.images_per_s = e.images_per_s;
-    x.train_seconds = static_cast<double>(e.train_ns) * 1e-9;
-    x.eval_seconds = static_cast<double>(e.eval_ns) * 1e-9;
-    x.loss_scale = e.loss_scale;
-    x.skipped_steps = e.skipped_steps;
-    r.epochs.push_back(x);
+    r.epochs.push_back(prof::epoch_result(st.epochs[i]));
   }
   r.outcome.kind = RunOutcome::completed;
   r.outcome.summary.epochs = r.epochs;
