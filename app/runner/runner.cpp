@@ -80,6 +80,12 @@ const CLI::Validator kSeed(
 /// A float as JSON with the digits it has (0.001, not 0.0010000000474974514).
 double json_float(float v) { return std::stod(fmt::format("{:.7g}", v)); }
 
+/// An option that takes one of `choices`, its default shown in --help.
+void add_choice(CLI::App& app, const std::string& name, std::string& value, const std::string& help,
+                std::vector<std::string> choices) {
+  app.add_option(name, value, help)->check(CLI::IsMember(std::move(choices)))->capture_default_str();
+}
+
 }  // namespace
 
 void add_runner_options(CLI::App& app, RunnerOptions& o) {
@@ -90,8 +96,8 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   for (const std::string& p : runconfig::preset_names()) presets += (presets.empty() ? "" : ", ") + p;
   app.add_option("--model", o.model, "model preset (" + presets + ") or a model spec JSON file")
       ->capture_default_str();
-  app.add_option("--device", o.device, "cuda, cpu, or auto (cuda when a GPU is usable)")
-      ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+  add_choice(app, "--device", o.device, "cuda, cpu, or auto (cuda when a GPU is usable)",
+             {"auto", "cuda", "cpu"});
   app.add_option("--epochs", o.epochs, "epochs to train")->check(kPositive)->capture_default_str();
   app.add_option("--batch-size", o.batch_size, "images per step")->capture_default_str();
   app.add_option("--num-workers", o.num_workers,
@@ -100,8 +106,8 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_flag("--pin-memory,!--no-pin-memory", o.pin_memory, "page-locked batch buffers (faster host-to-device copies)")
       ->capture_default_str();
   app.add_option("--lr", o.lr, "learning rate")->check(kPositive)->capture_default_str();
-  app.add_option("--optimizer", o.optimizer, "sgd, adam or adamw")
-      ->check(CLI::IsMember({"sgd", "adam", "adamw"}))->capture_default_str();
+  add_choice(app, "--optimizer", o.optimizer, "sgd, adam or adamw",
+             {"sgd", "adam", "adamw"});
   app.add_option("--momentum", o.momentum, "SGD momentum")->check(closed_range(0.0, 1.0))->capture_default_str();
   app.add_option("--weight-decay", o.weight_decay, "weight decay (default: 0, AdamW 0.01)")->check(kNonNegative);
   app.add_flag("--nesterov", o.nesterov, "Nesterov momentum (SGD)");
@@ -117,10 +123,10 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--cpu-threads", o.cpu_threads,
                  "threads of the CPU backend (0 = all cores; at most 4 per hardware thread)")
       ->check(kNonNegative);
-  app.add_option("--amp", o.amp,
+  add_choice(app, "--amp", o.amp,
                  "automatic mixed precision: off (fp32), fp16 (dynamic loss scaling, GradScaler's semantics) or "
-                 "bf16 (no scaling); CUDA only (the CPU backend refuses it with the reason)")
-      ->check(CLI::IsMember({"off", "fp16", "bf16"}))->capture_default_str();
+                 "bf16 (no scaling); CUDA only (the CPU backend refuses it with the reason)",
+             {"off", "fp16", "bf16"});
   app.add_option("--accumulate", o.accumulate,
                  "gradient accumulation: micro-batches of --batch-size per optimizer step (loss divided by N)")
       ->check(kPositive)->capture_default_str();
@@ -164,9 +170,9 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--compare", o.compare, "compare two or more sessions: config diff, throughput, accuracy, "
                  "step-time breakdown, verdicts, kernel diff (text, or --json)")->expected(2, 64);
   app.add_option("--export", o.export_session, "export a session (see --format, --output)");
-  app.add_option("--format", o.export_format, "with --export: chrome (JSON for ui.perfetto.dev / chrome://tracing), "
-                 "kernels-csv or steps-csv")
-      ->check(CLI::IsMember({"chrome", "kernels-csv", "steps-csv"}))->capture_default_str();
+  add_choice(app, "--format", o.export_format, "with --export: chrome (JSON for ui.perfetto.dev / chrome://tracing), "
+                 "kernels-csv or steps-csv",
+             {"chrome", "kernels-csv", "steps-csv"});
   app.add_option("--output,-o", o.output, "with --export: the file to write (\"-\" = stdout)");
   app.add_option("--playground", o.playground,
                  "run teaching kernels' ladders on the GPU: vector_add, copy, stride, transpose, reduction, sgemm, "
@@ -197,18 +203,18 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "with --import / --analyze of a trace, or -- PROGRAM, without ProfilerStep#N: host ranges (NVTX, record_function) whose "
                  "whole name matches this regular expression (RE2 syntax, case-insensitive, a step number after it allowed) are the "
                  "steps; with none, the whole trace is one step (docs/metrics.md, Steps)")->capture_default_str();
-  app.add_option("--inject-mode", o.inject_mode,
+  add_choice(app, "--inject-mode", o.inject_mode,
                  "with -- PROGRAM: lean (kernels, copies, blocking syncs; memory from NVML: the default, cheapest), full "
                  "(+ memsets, CUPTI's sync and allocation records and every CUDA runtime call: launch-bound and "
                  "host-wait verdicts) or nvtx (NVTX ranges only; CUPTI "
-                 "left to the program's own profiler) (docs/profile-a-program.md)")
-      ->check(CLI::IsMember({"lean", "full", "nvtx"}))->capture_default_str();
-  app.add_option("--python", o.python,
+                 "left to the program's own profiler) (docs/profile-a-program.md)",
+             {"lean", "full", "nvtx"});
+  add_choice(app, "--python", o.python,
                  "with -- PROGRAM: the Python insight, no code changes: a sitecustomize first on PYTHONPATH marks "
                  "steps at optimizer.step, the DataLoader's next() as data, forward/backward/optimizer, the file:line "
                  "of .item()/.cpu()/synchronize() that wait, and samples the stepping thread's Python stack (lean: "
-                 "100 Hz; full: also every module's forward, 250 Hz; off: nothing) (docs/profile-a-program.md)")
-      ->check(CLI::IsMember({"off", "lean", "full"}))->capture_default_str();
+                 "100 Hz; full: also every module's forward, 250 Hz; off: nothing) (docs/profile-a-program.md)",
+             {"off", "lean", "full"});
   app.add_option("program", o.program,
                  "-- PROGRAM ARGS...: record any CUDA program (a PyTorch script included) into --session; its exit "
                  "code is trainscope-run's (docs/profile-a-program.md)");
