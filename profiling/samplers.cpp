@@ -114,22 +114,14 @@ void Samplers::Impl::sample_memory(std::int64_t t) {
 }
 
 void Samplers::Impl::sample_cpu(std::int64_t t) {
-  DIR* d = opendir("/proc/self/task");
-  if (!d) return;
   const std::int64_t wall = trace::now_ns();
-  while (dirent* e = readdir(d)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    const auto tid = static_cast<std::uint32_t>(std::strtoul(e->d_name, nullptr, 10));
-    std::string comm;
-    const std::int64_t cpu = thread_cpu_ns(tid, &comm);
-    if (cpu < 0) continue;
+  for_each_thread_cpu([&](std::uint32_t tid, const std::string& comm, std::int64_t cpu) {
     auto it = last_cpu.find(tid);
     if (it != last_cpu.end() && wall > it->second.first)
       put("cpu.percent." + comm + "." + std::to_string(tid), "%", t,
           100.0 * static_cast<double>(cpu - it->second.second) / static_cast<double>(wall - it->second.first));
     last_cpu[tid] = {wall, cpu};
-  }
-  closedir(d);
+  });
 }
 
 void Samplers::Impl::sample_nvml(std::int64_t t) {

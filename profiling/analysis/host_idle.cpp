@@ -99,14 +99,7 @@ void split_idle(const Timeline& tl, const HostState& h, Report& r, std::vector<s
     out.launching += launching_here;
     if (launching_here > 0) launch_gaps.push_back(b - a);
   };
-  std::int64_t busy_end = lo;
-  for (const GpuOp& g : tl.gpu) {
-    if (g.end <= lo) continue;
-    if (g.start >= hi) break;
-    if (g.start > busy_end) gap(busy_end, g.start, g.launch_start);
-    busy_end = std::max(busy_end, g.end);
-  }
-  if (busy_end < hi) gap(busy_end, hi, INT64_MAX);
+  for_each_gpu_gap(tl, lo, hi, gap);
   r.idle_by_host = out;
 }
 

@@ -1,5 +1,6 @@
 // Internals of the analysis (not for views): the flattened timeline the sweeps run over.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -66,6 +67,21 @@ void host_idle(const EventStore& store, const Timeline& tl, const std::map<std::
 /// A host<->device copy whose host side is pageable memory (CUpti_ActivityMemoryKind 1).
 inline bool is_pageable_copy(const MemcpyRecord& m) {
   return (m.copy_kind == 1 && m.src_kind == 1) || (m.copy_kind == 2 && m.dst_kind == 1);
+}
+
+/// Calls gap(from, to, next_launch_start) for each stretch of [lo, hi) in which no op of tl.gpu (by
+/// start) runs; next_launch_start is the launching call's start of the op that ends the stretch
+/// (INT64_MIN unknown), INT64_MAX for a stretch that runs to hi.
+template <class Gap>
+void for_each_gpu_gap(const Timeline& tl, std::int64_t lo, std::int64_t hi, Gap&& gap) {
+  std::int64_t busy_end = lo;
+  for (const GpuOp& g : tl.gpu) {
+    if (g.end <= lo) continue;
+    if (g.start >= hi) break;
+    if (g.start > busy_end) gap(busy_end, g.start, g.launch_start);
+    busy_end = std::max(busy_end, g.end);
+  }
+  if (busy_end < hi) gap(busy_end, hi, INT64_MAX);
 }
 
 }  // namespace ts::prof::analysis::detail

@@ -29,40 +29,28 @@ const FrameShare& StackNames::of(std::uint32_t stack) {
   if (!fresh) return it->second;
   FrameShare& out = it->second;
   bool first = true;
-  for (std::uint32_t node = stack, hops = 0; node != 0 && hops < 256; ++hops) {
-    auto s = stacks_.find(node);
-    if (s == stacks_.end()) break;
-    const PyStackRecord& st = store_.py_stacks[s->second];
-    if (auto f = frames_.find(st.frame); f != frames_.end()) {
-      const PyFrameRecord& fr = store_.py_frames[f->second];
-      const std::string& file = store_.strings.get(fr.file);
-      const std::string here = base_name(file) + ":" + std::to_string(fr.line);
-      if (!is_library_file(file)) {
-        out.where = here, out.function = store_.strings.get(fr.function);
-        break;
-      }
-      if (first) out.innermost = here + " " + store_.strings.get(fr.function);
-      first = false;
+  walk(stack, [&](const PyFrameRecord& fr) {
+    const std::string& file = store_.strings.get(fr.file);
+    const std::string here = base_name(file) + ":" + std::to_string(fr.line);
+    if (!is_library_file(file)) {
+      out.where = here, out.function = store_.strings.get(fr.function);
+      return false;
     }
-    node = st.parent;
-  }
+    if (first) out.innermost = here + " " + store_.strings.get(fr.function);
+    first = false;
+    return true;
+  });
   if (out.where.empty()) out.where = out.innermost.empty() ? "?" : out.innermost, out.innermost.clear();
   return out;
 }
 
 std::vector<std::string> StackNames::frames(std::uint32_t stack) const {
   std::vector<std::string> v;
-  for (std::uint32_t node = stack, hops = 0; node != 0 && hops < 256; ++hops) {
-    auto s = stacks_.find(node);
-    if (s == stacks_.end()) break;
-    const PyStackRecord& st = store_.py_stacks[s->second];
-    if (auto f = frames_.find(st.frame); f != frames_.end()) {
-      const PyFrameRecord& fr = store_.py_frames[f->second];
-      v.push_back(base_name(store_.strings.get(fr.file)) + ":" + std::to_string(fr.line) + " " +
-                  store_.strings.get(fr.function));
-    }
-    node = st.parent;
-  }
+  walk(stack, [&](const PyFrameRecord& fr) {
+    v.push_back(base_name(store_.strings.get(fr.file)) + ":" + std::to_string(fr.line) + " " +
+                store_.strings.get(fr.function));
+    return true;
+  });
   std::reverse(v.begin(), v.end());
   return v;
 }

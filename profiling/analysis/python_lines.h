@@ -32,6 +32,20 @@ class StackNames {
   std::vector<std::string> frames(std::uint32_t stack) const;
 
  private:
+  /// Calls visit(frame) for the stack's known frames, innermost first, while it returns true (at
+  /// most 256 levels; a node missing from the store ends the walk).
+  template <class Visit>
+  void walk(std::uint32_t stack, Visit&& visit) const {
+    for (std::uint32_t node = stack, hops = 0; node != 0 && hops < 256; ++hops) {
+      auto s = stacks_.find(node);
+      if (s == stacks_.end()) break;
+      const PyStackRecord& st = store_.py_stacks[s->second];
+      if (auto f = frames_.find(st.frame); f != frames_.end())
+        if (!visit(store_.py_frames[f->second])) break;
+      node = st.parent;
+    }
+  }
+
   const EventStore& store_;
   std::unordered_map<std::uint32_t, std::size_t> frames_, stacks_;
   std::unordered_map<std::uint32_t, FrameShare> cache_;

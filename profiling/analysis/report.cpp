@@ -3,6 +3,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/json_write.h"
 #include "profiling/analysis/analysis.h"
 
 namespace ts::prof::analysis {
@@ -193,11 +194,8 @@ void host_json(W& w, const Report& r) {
   } else {
     const HostIdle& h = *r.idle_by_host;
     w.StartObject();
-    w.Key("sync"); w.Int64(h.sync);
-    w.Key("input"); w.Int64(h.input);
-    w.Key("queued"); w.Int64(h.device);
-    w.Key("launching"); w.Int64(h.launching);
-    w.Key("host"); w.Int64(h.host);
+    int64_fields(w, {{"sync", h.sync}, {"input", h.input}, {"queued", h.device}, {"launching", h.launching},
+                     {"host", h.host}});
     w.EndObject();
   }
   opt(w, "median_launch_gap_ns", r.median_launch_gap_ns);
@@ -294,11 +292,8 @@ std::string to_json(const Report& r) {
   } else {
     const auto& c = *r.communication;
     w.StartObject();
-    w.Key("kernels"); w.Int64(c.kernels);
-    w.Key("communication_ns"); w.Int64(c.communication_ns);
-    w.Key("computation_ns"); w.Int64(c.computation_ns);
-    w.Key("overlap_ns"); w.Int64(c.overlap_ns);
-    w.Key("exposed_ns"); w.Int64(c.exposed_ns);
+    int64_fields(w, {{"kernels", c.kernels}, {"communication_ns", c.communication_ns},
+                     {"computation_ns", c.computation_ns}, {"overlap_ns", c.overlap_ns}, {"exposed_ns", c.exposed_ns}});
     w.Key("overlap"); w.Double(c.overlap());
     w.EndObject();
   }
@@ -310,10 +305,8 @@ std::string to_json(const Report& r) {
   w.StartArray();
   for (const auto& v : r.verdicts) {
     w.StartObject();
-    w.Key("id"); w.String(v.id.c_str());
-    w.Key("severity"); w.String(v.severity.c_str());
-    w.Key("title"); w.String(v.title.c_str());
-    w.Key("fix"); w.String(v.fix.c_str());
+    string_fields(w, {{"id", v.id.c_str()}, {"severity", v.severity.c_str()}, {"title", v.title.c_str()},
+                      {"fix", v.fix.c_str()}});
     w.Key("evidence");
     w.StartObject();
     for (const auto& [k, x] : v.evidence) { w.Key(k.c_str()); w.Double(x); }

@@ -452,14 +452,7 @@ void idle_gaps(const Timeline& tl, std::int64_t launch_cost, std::vector<StepMet
       for (const Span& c : by_sync) m.idle_sync_ns += std::max<std::int64_t>(0, std::min(pb, c.end) - std::max(pa, c.start));
     });
   };
-  std::int64_t busy_end = lo;
-  for (const GpuOp& g : tl.gpu) {
-    if (g.end <= lo) continue;
-    if (g.start >= hi) break;
-    if (g.start > busy_end) gap(busy_end, g.start, g.launch_start);
-    busy_end = std::max(busy_end, g.end);
-  }
-  if (busy_end < hi) gap(busy_end, hi, INT64_MAX);
+  for_each_gpu_gap(tl, lo, hi, gap);
 }
 
 }  // namespace detail

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "base/json_write.h"
 #include "base/printable.h"
 #include "profiling/compare/compare.h"
 
@@ -220,9 +221,7 @@ void json_session(W& w, const SessionSummary& s) {
   w.StartArray();
   for (const auto& v : r.verdicts) {
     w.StartObject();
-    w.Key("id"); w.String(v.id.c_str());
-    w.Key("severity"); w.String(v.severity.c_str());
-    w.Key("title"); w.String(v.title.c_str());
+    string_fields(w, {{"id", v.id.c_str()}, {"severity", v.severity.c_str()}, {"title", v.title.c_str()}});
     w.EndObject();
   }
   w.EndArray();
@@ -237,12 +236,8 @@ void json_kernel_diff(W& w, const KernelDiff& d) {
   w.Key("absolute_threshold_ns"); w.Double(d.options.absolute_threshold_ns);
   w.Key("counts");
   w.StartObject();
-  w.Key("added"); w.Int64(d.added);
-  w.Key("removed"); w.Int64(d.removed);
-  w.Key("faster"); w.Int64(d.faster);
-  w.Key("slower"); w.Int64(d.slower);
-  w.Key("same"); w.Int64(d.same);
-  w.Key("changed"); w.Int64(d.changed);
+  int64_fields(w, {{"added", d.added}, {"removed", d.removed}, {"faster", d.faster}, {"slower", d.slower},
+                   {"same", d.same}, {"changed", d.changed}});
   w.EndObject();
   w.Key("kernels");
   w.StartArray();

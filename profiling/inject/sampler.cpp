@@ -92,21 +92,13 @@ void Sampler::sample_nvml(std::int64_t t) {
 
 void Sampler::sample_once(std::int64_t now) {
   const std::int64_t t = clock_.from_host(now);
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d)) {
-      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-      const auto tid = static_cast<std::uint32_t>(std::strtoul(e->d_name, nullptr, 10));
-      std::string comm;
-      const std::int64_t cpu = thread_cpu_ns(tid, &comm);
-      if (cpu < 0) continue;
-      auto [it, fresh] = cpu_last_.try_emplace(tid, cpu, now);
-      if (!fresh && now > it->second.second)
-        put("cpu.percent." + comm + "." + std::to_string(tid), "%", t,
-            100.0 * static_cast<double>(cpu - it->second.first) / static_cast<double>(now - it->second.second));
-      it->second = {cpu, now};
-    }
-    closedir(d);
-  }
+  for_each_thread_cpu([&](std::uint32_t tid, const std::string& comm, std::int64_t cpu) {
+    auto [it, fresh] = cpu_last_.try_emplace(tid, cpu, now);
+    if (!fresh && now > it->second.second)
+      put("cpu.percent." + comm + "." + std::to_string(tid), "%", t,
+          100.0 * static_cast<double>(cpu - it->second.first) / static_cast<double>(now - it->second.second));
+    it->second = {cpu, now};
+  });
   sample_nvml(t);
 }
 
