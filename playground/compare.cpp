@@ -1,5 +1,6 @@
 // Two playground runs side by side (compare.h).
 #include "playground/compare.h"
+#include "playground/json_write.h"
 
 #include <fmt/core.h>
 #include <rapidjson/stringbuffer.h>
@@ -142,12 +143,6 @@ std::string format_compare_text(const RunComparison& c, const std::string& label
 }
 
 namespace {
-
-template <class W>
-void key_str(W& w, const char* k, const std::string& v) {
-  w.Key(k);
-  w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
-}
 
 template <class W>
 void write_ladder(W& w, const LadderComparison& l) {

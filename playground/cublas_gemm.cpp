@@ -12,6 +12,14 @@ namespace {
 cublasHandle_t h(void* p) {
   return static_cast<cublasHandle_t>(p);
 }
+/// Row-major C = A B as column-major C^T = B^T A^T through cublasGemmEx: A and B of type `in`, C of
+/// type `out`, accumulated as `compute`.
+cublasStatus_t gemm_ex(void* handle, int m, int n, int k, const void* a, const void* b, void* c, cudaDataType in,
+                       cudaDataType out, cublasComputeType_t compute) {
+  const float one = 1, zero = 0;
+  return cublasGemmEx(h(handle), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, in, n, a, in, k, &zero, c, out, n, compute,
+                      CUBLAS_GEMM_DEFAULT);
+}
 }  // namespace
 
 Cublas::Cublas() {
@@ -47,27 +55,19 @@ cudaError_t Cublas::sgemm(int m, int n, int k, const float* a, const float* b, f
 }
 
 cudaError_t Cublas::tf32(int m, int n, int k, const float* a, const float* b, float* c) {
-  const float one = 1, zero = 0;
-  TS_PG_CUBLAS_RETURN(cublasGemmEx(h(handle_), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_32F, n, a, CUDA_R_32F,
-                                   k, &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+  TS_PG_CUBLAS_RETURN(gemm_ex(handle_, m, n, k, a, b, c, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32));
 }
 
 cudaError_t Cublas::bf16(int m, int n, int k, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c) {
-  const float one = 1, zero = 0;
-  TS_PG_CUBLAS_RETURN(cublasGemmEx(h(handle_), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, n, a,
-                                   CUDA_R_16BF, k, &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  TS_PG_CUBLAS_RETURN(gemm_ex(handle_, m, n, k, a, b, c, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F));
 }
 
 cudaError_t Cublas::fp16(int m, int n, int k, const __half* a, const __half* b, float* c) {
-  const float one = 1, zero = 0;
-  TS_PG_CUBLAS_RETURN(cublasGemmEx(h(handle_), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16F, n, a, CUDA_R_16F,
-                                   k, &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  TS_PG_CUBLAS_RETURN(gemm_ex(handle_, m, n, k, a, b, c, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F));
 }
 
 cudaError_t Cublas::bf16_out(int m, int n, int k, const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c) {
-  const float one = 1, zero = 0;
-  TS_PG_CUBLAS_RETURN(cublasGemmEx(h(handle_), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, n, a,
-                                   CUDA_R_16BF, k, &zero, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  TS_PG_CUBLAS_RETURN(gemm_ex(handle_, m, n, k, a, b, c, CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F));
 }
 
 }  // namespace ts::playground

@@ -1,5 +1,6 @@
 // Ladder arithmetic (median, throughput, shares) and its text and JSON forms (see ladder.h).
 #include "playground/ladder.h"
+#include "playground/json_write.h"
 
 #include <fmt/core.h>
 #include <rapidjson/stringbuffer.h>
@@ -113,12 +114,6 @@ std::string format_text(const Ladder& ladder) {
 }
 
 namespace {
-
-template <class W>
-void key_str(W& w, const char* k, const std::string& v) {
-  w.Key(k);
-  w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
-}
 
 template <class W>
 void write_limit(W& w, const Limit& l) {
