@@ -9,7 +9,6 @@
 #include <QSpinBox>
 #include <QtTest>
 #include <cmath>
-#include <qcustomplot.h>
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
@@ -17,7 +16,6 @@
 #include "widgets/lessons/lesson_view.h"
 #include "widgets/main/lessons_controller.h"
 #include "widgets/run_settings.h"
-#include "widgets/timeline/timeline_panel.h"
 #include "widgets/workspaces/workspaces.h"
 
 using namespace ts;
@@ -92,39 +90,6 @@ class TestClassroom : public QObject {
     QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::train);
     MainWindow again;  // a new window starts at the remembered scale
     QCOMPARE(again.lessons()->classroomScale(), 2.0);
-  }
-
-  void plotTextsScaleAndComeBack() {
-    MainWindow w;
-    w.resize(1280, 680);
-    w.show();
-    w.workspaces()->setMode(Workspaces::Mode::profile);
-    QApplication::processEvents();
-    const QList<QCustomPlot*> plots = w.findChildren<QCustomPlot*>();
-    QVERIFY(!plots.isEmpty());
-    auto sizes = [&plots] {
-      QList<double> out;
-      for (QCustomPlot* p : plots) {
-        out << p->xAxis->tickLabelFont().pointSizeF() << p->yAxis->tickLabelFont().pointSizeF() << p->legend->font().pointSizeF();
-        for (int i = 0; i < p->legend->itemCount(); ++i) out << p->legend->item(i)->font().pointSizeF();
-      }
-      return out;
-    };
-    const QList<double> before = sizes();
-    QVERIFY(w.timelinePanel()->detailsVisible());
-    w.lessons()->setClassroomMode(true);
-    const QList<double> in = sizes();
-    QCOMPARE(in.size(), before.size());
-    for (int i = 0; i < in.size(); ++i)
-      QVERIFY2(std::abs(in[i] - before[i] * 1.5) < 0.05, qPrintable(QString("text %1: %2 pt, was %3").arg(i).arg(in[i]).arg(before[i])));
-    QVERIFY(!w.timelinePanel()->detailsVisible());  // the timeline at the full width
-    // A plot made inside the mode is made at the large font and comes back to the normal one.
-    auto* late = new QCustomPlot(&w);
-    const double late_in = late->xAxis->tickLabelFont().pointSizeF();
-    w.lessons()->setClassroomMode(false);
-    QCOMPARE(sizes(), before);
-    QVERIFY(std::abs(late->xAxis->tickLabelFont().pointSizeF() - late_in / 1.5) < 0.05);
-    QVERIFY(w.timelinePanel()->detailsVisible());
   }
 
   void onlyTheLessonsKnobsAreShown() {

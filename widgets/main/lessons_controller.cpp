@@ -19,9 +19,6 @@
 #include "widgets/lessons/lessons_panel.h"
 #include "widgets/main/main_frame.h"
 #include "widgets/main/shortcuts.h"
-#include "widgets/panels/panel_plot.h"
-#include "widgets/timeline/timeline_panel.h"
-#include "widgets/workspaces/profile_workspace.h"
 #include "widgets/run_settings.h"
 #include "widgets/workspaces/workspaces.h"
 
@@ -140,13 +137,7 @@ void LessonsController::setClassroomScale(double scale) {
   if (!classroom_on_) return;
   QFont f = saved_font_;
   f.setPointSizeF(saved_font_.pointSizeF() * scale);
-  setAppFont(f);
-}
-
-void LessonsController::setAppFont(const QFont& f) {
-  const double from = QApplication::font().pointSizeF();
   QApplication::setFont(f);
-  rescale_plot_fonts(from, f.pointSizeF());  // the plots' texts do not follow the application font
 }
 
 void LessonsController::setClassroomMode(bool on) {
@@ -160,13 +151,8 @@ void LessonsController::setClassroomMode(bool on) {
     QApplication::setPalette(presenter_palette());
     setClassroomScale(classroom_scale_);
     frame_.workspaces()->setMode(Workspaces::Mode::profile);
-    // The timeline at the window's full width: the details pane (300 px) is the selection's, opened
-    // again from the toolbar's Details button.
-    saved_details_ = frame_.workspaces()->profile()->timeline()->detailsVisible();
-    frame_.workspaces()->profile()->timeline()->setDetailsVisible(false);
   } else {
-    frame_.workspaces()->profile()->timeline()->setDetailsVisible(saved_details_);
-    setAppFont(saved_font_);
+    QApplication::setFont(saved_font_);
     QApplication::setPalette(saved_palette_);
     frame_.workspaces()->setMode(static_cast<Workspaces::Mode>(saved_mode_));
   }

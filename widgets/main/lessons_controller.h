@@ -58,8 +58,6 @@ class LessonsController : public QObject {
  private:
   /// Run settings show the shown lesson's knobs in classroom mode, every knob otherwise.
   void applyLessonKnobs();
-  /// QApplication::setFont and the same change of every plot's texts (rescale_plot_fonts).
-  void setAppFont(const QFont& f);
 
   MainFrame& frame_;
   QMenu* menu_ = nullptr;
@@ -71,7 +69,6 @@ class LessonsController : public QObject {
   QFont saved_font_;
   QPalette saved_palette_;
   int saved_mode_ = 0;
-  bool saved_details_ = true;
 };
 
 }  // namespace ts::gui
