@@ -148,7 +148,7 @@ void MemoryGraph::setupGraphs() {
   leak_label_->position->setCoords(0.01, 0.01);
   absent_ = add_center_message(plot_, plot_->axisRect());
   legend_below(plot_, 3);  // under the plot, in columns: it never hides the curves
-  keep_readable(plot_, {{plot_->legend}, {{absent_, plot_->axisRect()}}, {}, 2});
+  keep_readable(plot_, {{plot_->legend}, {{absent_, plot_->axisRect()}}, {}});
 }
 
 void MemoryGraph::setTrackMode(int left_px) {
@@ -159,17 +159,12 @@ void MemoryGraph::setTrackMode(int left_px) {
   title->setContentsMargins(6, 0, 0, 0);
   static_cast<QBoxLayout*>(layout()->itemAt(0)->layout())->insertWidget(0, title);
   plot_->yAxis->setLabel(QString());
-  // Room for two steps of keep_readable's spacing above the legend row: a scale to read, never a
-  // lone "0". The steps meet the tick count rounded down (tssMeetTickCount), so two steps in the
-  // range 0 .. peak x 1.18 draw three labels at least.
-  plot_->axisRect()->setMinimumSize(50, 2 * Readability::kTickSpacingYPx + 4);
-  plot_->yAxis->ticker()->setTickStepStrategy(QCPAxisTicker::tssMeetTickCount);
+  plot_->axisRect()->setMinimumSize(50, 30);
   track_mode_ = true;  // the header row says the peak; no label over the short plot
   align_rect_left(plot_->axisRect(), left_px);
   plot_->xAxis->setTickLabels(false);
   plot_->xAxis->setLabel(QString());
-  // The scale's rect, the hidden time labels' strip and two legend lines with their margins.
-  plot_->setMinimumSize(left_px + 200, 2 * Readability::kTickSpacingYPx + 4 + 3 * fontMetrics().height() + 24);
+  plot_->setMinimumSize(left_px + 200, 80);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -1,7 +1,6 @@
 // Shared plot plumbing of the panels: linked time axis, byte ticker, titles, colours.
 #include "widgets/panels/panel_plot.h"
 
-#include <QApplication>
 #include <algorithm>
 #include <cmath>
 
@@ -191,61 +190,6 @@ QString wrap_to_width(const QString& text, const QFont& font, int width_px) {
   return out;
 }
 
-namespace {
-QFont scaled(QFont f, double k) {
-  if (f.pointSizeF() > 0) f.setPointSizeF(f.pointSizeF() * k);
-  else if (f.pixelSize() > 0) f.setPixelSize(std::max(1, static_cast<int>(std::lround(f.pixelSize() * k))));
-  return f;
-}
-
-void scale_plot(QCustomPlot* plot, double k) {
-  for (QCPAxisRect* rect : plot->axisRects())
-    for (QCPAxis* a : rect->axes()) {
-      a->setTickLabelFont(scaled(a->tickLabelFont(), k));
-      a->setSelectedTickLabelFont(scaled(a->selectedTickLabelFont(), k));
-      a->setLabelFont(scaled(a->labelFont(), k));
-      a->setSelectedLabelFont(scaled(a->selectedLabelFont(), k));
-    }
-  QList<QCPLegend*> legends;
-  for (QCPLayoutElement* e : plot->plotLayout()->elements(true)) {
-    if (auto* t = qobject_cast<QCPTextElement*>(e)) {
-      t->setFont(scaled(t->font(), k));
-      t->setSelectedFont(scaled(t->selectedFont(), k));
-    } else if (auto* l = qobject_cast<QCPLegend*>(e)) {
-      legends << l;
-    }
-  }
-  if (!legends.contains(plot->legend)) legends << plot->legend;  // a legend inside an axis rect
-  for (QCPLegend* l : legends) {
-    l->setFont(scaled(l->font(), k));
-    l->setSelectedFont(scaled(l->selectedFont(), k));
-    for (int i = 0; i < l->itemCount(); ++i) {
-      l->item(i)->setFont(scaled(l->item(i)->font(), k));
-      l->item(i)->setSelectedFont(scaled(l->item(i)->selectedFont(), k));
-    }
-  }
-  for (int i = 0; i < plot->itemCount(); ++i)
-    if (auto* t = qobject_cast<QCPItemText*>(plot->item(i))) {
-      t->setFont(scaled(t->font(), k));
-      t->setSelectedFont(scaled(t->selectedFont(), k));
-    }
-}
-}  // namespace
-
-void rescale_plot_fonts(double from_pt, double to_pt) {
-  if (from_pt <= 0 || to_pt <= 0) return;
-  for (QWidget* w : QApplication::allWidgets()) {
-    auto* plot = qobject_cast<QCustomPlot*>(w);
-    if (!plot) continue;
-    const double was = plot->property("ts_font_pt").toDouble();
-    const double k = to_pt / (was > 0 ? was : from_pt);
-    plot->setProperty("ts_font_pt", to_pt);
-    if (qFuzzyCompare(k, 1.0)) continue;
-    scale_plot(plot, k);
-    plot->replot(QCustomPlot::rpQueuedReplot);
-  }
-}
-
 void keep_readable(QCustomPlot* plot, const Readability& r) {
   QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot, r] {
     if (!plot->isVisible()) return;  // a hidden plot's sizes are not its own; fitted when it shows
@@ -253,7 +197,7 @@ void keep_readable(QCustomPlot* plot, const Readability& r) {
     for (QCPAxisRect* rect : plot->axisRects()) {
       if (rect->height() <= 1 || rect->width() <= 1) continue;
       // QCustomPlot's tick count is a count of steps: n steps draw about n + 1 labels.
-      const int ny = std::max(r.min_value_steps, rect->height() / Readability::kTickSpacingYPx);
+      const int ny = std::max(1, rect->height() / Readability::kTickSpacingYPx);
       const int nx = std::max(2, rect->width() / Readability::kTickSpacingXPx);
       for (QCPAxis* a : rect->axes()) {
         const bool vertical = a->orientation() == Qt::Vertical;

@@ -118,16 +118,8 @@ struct Readability {
   /// These rows' left-axis titles (set once, never changed later) are left out while longer than the
   /// row is tall, and come back when it is tall enough.
   QList<QCPAxisRect*> fitted_titles;
-  /// The fewest tick steps of a value axis (the memory track's scale: 2, three labels at least).
-  int min_value_steps = 1;
 };
 void keep_readable(QCustomPlot* plot, const Readability& r);
-/// Scales every text of every QCustomPlot in the application (tick labels, axis titles, legends and
-/// their items, title rows, text items) from the application font of `from_pt` points to `to_pt`,
-/// as QApplication::setFont() does for widgets: QCustomPlot copies its font into each element when
-/// the element is made and never follows it. A plot remembers the size it was last scaled for, so one
-/// made at another application font (inside classroom mode) comes back to its own size.
-void rescale_plot_fonts(double from_pt, double to_pt);
 /// Columns that fit `width_px` for `legend`'s widest item (1 .. item count).
 int legend_columns_for(const QCPLegend* legend, int width_px);
 /// `text` with spaces turned into line breaks so that no line is wider than `width_px` in `font`.

@@ -24,8 +24,6 @@ constexpr int kMemoryTrackPx = 120, kUtilTrackPx = 240;
 /// Below this workspace height the tabs start collapsed, so the lanes keep at least 8 lanes in view
 /// beside the tracks on a 1366x768 screen.
 constexpr int kTabsOpenMinHeight = 820;
-/// With the tabs open the tracks shrink (down to their minimums) so that this many lanes stay in view.
-constexpr int kMinLanes = 6;
 }  // namespace
 
 ProfileWorkspace::ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWidget* utilization, QWidget* parent)
@@ -100,18 +98,12 @@ void ProfileWorkspace::setTabsCollapsed(bool collapsed) {
     tabs_->setMaximumHeight(collapsedHeight());
     tabs_->setMinimumHeight(collapsedHeight());
     split_->setSizes({total - collapsedHeight(), collapsedHeight()});
-    unfoldUtilization();
   } else {
     tabs_->setMinimumHeight(0);
     tabs_->setMaximumHeight(QWIDGETSIZE_MAX);
-    // At least a table's header and four rows under the tab bar (the page's own controls above it).
-    const int open_min = collapsedHeight() + 9 * (fontMetrics().height() + 6);
-    const int h = std::clamp(expanded_height_ > 0 ? expanded_height_ : total * 35 / 100, open_min,
-                             std::max(open_min, total / 2));
+    const int h = std::clamp(expanded_height_ > 0 ? expanded_height_ : total * 35 / 100, collapsedHeight() + 60,
+                             std::max(collapsedHeight() + 60, total / 2));
     split_->setSizes({total - h, h});
-    open_height_ = h;
-    // Once the column has its new height: the tracks give back what the lanes need.
-    QTimer::singleShot(0, this, &ProfileWorkspace::keepLanesInView);
   }
   emit tabsCollapsedChanged(collapsed);
 }
@@ -141,55 +133,13 @@ void ProfileWorkspace::resetLayout() {
   timeline_->setDetailsVisible(true);
 }
 
-int ProfileWorkspace::lanesMinHeight(int lanes) {
-  // `lanes` lanes, two of them of two rows (the trainer's and the first stream's), under the ruler.
-  return TimelineView::kRulerHeight + lanes * 2 * TimelineView::kLanePad + (lanes + 2) * TimelineView::kRowHeight + 4;
-}
-
-void ProfileWorkspace::keepLanesInView() {
-  QSplitter* column = timeline_->trackSplitter();
-  QList<int> s = column->sizes();
-  if (s.size() < 3) return;
-  int need = lanesMinHeight(kMinLanes) - s[0];
-  // The utilization track first (the taller one), then memory, each down to its minimum.
-  for (int i : {2, 1}) {
-    if (need <= 0) break;
-    const int min_h = (i == 1 ? memory_row_ : util_row_)->minimumSizeHint().height();
-    const int give = std::clamp(s[i] - min_h, 0, need);
-    s[i] -= give, s[0] += give, need -= give;
-  }
-  // Still short (a 720-line screen): the utilization track is hidden while the tabs are open (a
-  // splitter counts a zero-height child's minimum; a hidden one's not); the memory track keeps its
-  // scale. Collapsing the tabs shows it again.
-  if (need > 0 && util_row_->isVisible()) {
-    s[0] += s[2], folded_util_ = std::max(s[2], 1), s[2] = 0;
-    util_row_->hide();
-  }
-  column->setSizes(s);
-  // The column's minimum is smaller now: the tabs get the height they opened for.
-  const QList<int> outer = split_->sizes();
-  if (!collapsed_ && outer.value(1) < open_height_) {
-    const int total = outer.value(0) + outer.value(1);
-    split_->setSizes({total - open_height_, open_height_});
-  }
-}
-
-void ProfileWorkspace::unfoldUtilization() {
-  if (folded_util_ <= 0) return;
-  QSplitter* column = timeline_->trackSplitter();
-  QList<int> s = column->sizes();
-  util_row_->show();
-  if (s.size() >= 3) s[0] -= folded_util_, s[2] = folded_util_;
-  folded_util_ = 0;
-  column->setSizes(s);
-}
-
 void ProfileWorkspace::sizeTracks() {
   QSplitter* column = timeline_->trackSplitter();
   const int col = std::max(column->height() - (column->count() - 1) * column->handleWidth(), 200);
-  // The lanes first: at least 8 lanes above the tracks; the tracks share what is left in the ratio
-  // of their default heights, each at least its minimum.
-  const int lanes_min = lanesMinHeight(8);
+  // The lanes first: at least 8 lanes (two of them of two rows, as the trainer's and the first
+  // stream's are) above the tracks; the tracks share what is left in the ratio of their default
+  // heights, each at least its minimum.
+  const int lanes_min = TimelineView::kRulerHeight + 8 * 2 * TimelineView::kLanePad + 10 * TimelineView::kRowHeight + 4;
   const int tracks = std::min(kMemoryTrackPx + kUtilTrackPx, std::max(col - lanes_min, 0));
   const int memory = std::max(tracks * kMemoryTrackPx / (kMemoryTrackPx + kUtilTrackPx), memory_row_->minimumSizeHint().height());
   const int util = std::max(tracks - memory, util_row_->minimumSizeHint().height());

@@ -51,13 +51,6 @@ class ProfileWorkspace : public QWidget {
   int collapsedHeight() const;
   /// Lanes and tracks in the column's current height (resetLayout()).
   void sizeTracks();
-  /// Takes height from the tracks (utilization, then memory; each down to its minimum) while the
-  /// lanes have less than kMinLanes lanes' height: the tabs opened over them.
-  void keepLanesInView();
-  /// Gives the utilization track back the height keepLanesInView() folded (the tabs collapsed).
-  void unfoldUtilization();
-  /// The height (px) of `lanes` lanes under the ruler.
-  static int lanesMinHeight(int lanes);
 
   TimelinePanel* timeline_;
   QWidget* memory_row_;
@@ -65,9 +58,7 @@ class ProfileWorkspace : public QWidget {
   QSplitter* split_;
   QTabWidget* tabs_;
   bool collapsed_ = false, sized_ = false;
-  int expanded_height_ = 0;
-  int open_height_ = 0;  // the height (px) the tabs last opened to
-  int folded_util_ = 0;  // the utilization track's height before the open tabs folded it (px)  // the tabs' height before they collapsed
+  int expanded_height_ = 0;  // the tabs' height before they collapsed
 };
 
 }  // namespace ts::gui
