@@ -2,6 +2,7 @@
 #include "base/sqlite.h"
 
 #include "base/errors.h"
+#include "base/printable.h"
 
 namespace ts::sqlite {
 
@@ -22,7 +23,10 @@ void Statement::fail() const {
   fail(db_ ? sqlite3_extended_errcode(db_) : SQLITE_MISUSE, db_ ? sqlite3_errmsg(db_) : "no database");
 }
 
-void Statement::fail(int rc, const std::string& message) const {
+void Statement::fail(int rc, const std::string& raw) const {
+  // SQLite's messages quote names from the file ("malformed database schema (NAME)"): a hostile file's
+  // names may hold line feeds and escape sequences, so they are escaped into one printable line.
+  const std::string message = printable(raw, kMessageChars);
   if (on_error_) on_error_(message, rc);
   throw Error("SQLite: " + message);
 }

@@ -7,12 +7,17 @@
 #pragma once
 #include <sqlite3.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
 
 namespace ts::sqlite {
+
+/// How much of an SQLite message an error quotes (escaped by printable(): a message can quote a name
+/// from a hostile file, line feeds included); its longest own texts are under 100 characters.
+inline constexpr std::size_t kMessageChars = 240;
 
 /// Called with sqlite3_errmsg() and the extended result code when a statement cannot be prepared or
 /// a step fails. It throws the caller's typed error; should it return, Statement throws ts::Error.

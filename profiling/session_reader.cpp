@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "base/printable.h"
 #include "base/sqlite.h"
 #include "profiling/overview.h"
 #include "profiling/session_file.h"
@@ -36,7 +37,7 @@ class Reader {
     immutable_ = (!wal_ && !growing) || ::access(path.c_str(), W_OK) != 0 || ::access(dir.c_str(), W_OK) != 0;
     const std::string name = immutable_ ? "file:" + uri_path(path) + "?immutable=1" : path;
     if (sqlite3_open_v2(name.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
-      const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+      const std::string why = db_ ? printable(sqlite3_errmsg(db_), sqlite::kMessageChars) : "out of memory";
       sqlite3_close(db_);
       throw SessionError(SessionError::Kind::io, "cannot open session file " + path + ": " + why);
     }
@@ -67,7 +68,8 @@ class Reader {
     if (primary == SQLITE_NOTADB)
       throw SessionError(SessionError::Kind::not_a_session, path_ + " is not a TrainScope session (not a SQLite file)");
     throw SessionError(SessionError::Kind::damaged,
-                       path_ + " is damaged or truncated (" + std::string(sqlite3_errmsg(db_)) + ")" + wal_advice());
+                       path_ + " is damaged or truncated (" + printable(sqlite3_errmsg(db_), sqlite::kMessageChars) + ")" +
+                           wal_advice());
   }
   /// What to add to an error about a file whose rows may be in a -wal file that was not read.
   std::string wal_advice() const {

@@ -137,5 +137,38 @@ TEST(SessionFiles, AReadOnlyFolderStillReads) {
   fs::remove_all(ro);
 }
 
+// A schema whose object name holds a line feed and an escape sequence, made malformed: SQLite's message
+// quotes the name ("malformed database schema (NAME)"); the error stays one printable line. The fuzzer
+// found such a file (a table renamed with a line feed in it).
+TEST(SessionFiles, AMalformedSchemaWithAHostileNameIsOneLine) {
+  const std::string dir = temp_dir("schema");
+  const std::string path = dir + "/s.tsession";
+  {
+    EventStore s;
+    add_steps(s, 1, 3);
+    SessionWriter w(path, s);
+    ASSERT_TRUE(w.write_batch());
+    w.close();
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE \"x\n\x1b]0;title\x07\"(a)", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql='CREATE TABLE (' "
+                             "WHERE name LIKE 'x%'; PRAGMA writable_schema=OFF;", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  EventStore read;
+  try {
+    read_session(path, read);
+    FAIL() << "read a malformed schema";
+  } catch (const SessionError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("malformed database schema"), std::string::npos) << what;
+    EXPECT_NE(what.find("x\\n"), std::string::npos) << what;  // the line feed, escaped
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    EXPECT_EQ(what.find('\x1b'), std::string::npos) << what;
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ts::prof
