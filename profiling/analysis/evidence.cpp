@@ -55,14 +55,7 @@ std::vector<EvidenceSpan> idle_gaps(const detail::Timeline& tl, bool host_wait_o
     if (host_wait_only && !host) return;
     add_in_windows(tl, a, b, gaps);
   };
-  std::int64_t busy_end = lo;
-  for (const auto& g : tl.gpu) {
-    if (g.end <= lo) continue;
-    if (g.start >= hi) break;
-    if (g.start > busy_end) gap(busy_end, g.start, g.launch_start);
-    busy_end = std::max(busy_end, g.end);
-  }
-  if (busy_end < hi) gap(busy_end, hi, INT64_MAX);
+  detail::for_each_gpu_gap(tl, lo, hi, gap);
   if (!host_wait_only) return gaps;
   for (const auto& s : gaps) subtract(s.start, s.end, tl.blocked, out);
   return out;
