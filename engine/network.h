@@ -66,6 +66,11 @@ struct NetworkOptions {
   /// gradient is divided by `accumulate`, the gradients are summed, and every accumulate-th call
   /// applies the optimizer (torch's `loss / N; loss.backward()` loop).
   int accumulate = 1;
+  /// CUDA: each training step is one replay of a CUDA graph captured at its first step per batch size
+  /// (forward, loss, backward and update; the input copies stay outside), so the host's cost of a step
+  /// is one launch instead of every cuDNN/cuBLAS call and kernel launch. Only with accumulate == 1 (else
+  /// steps run eagerly). The per-layer host ranges then exist for the captured step alone. CPU: ignored.
+  bool cuda_graphs = false;
   int cuda_device = 0;
   int cpu_threads = 0;              // 0 = the library's default
   /// Cap on the allocator's reserved bytes, a simulated smaller card (engine/memory.h); 0 = none.

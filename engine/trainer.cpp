@@ -127,6 +127,7 @@ void Trainer::build() {
   opt.amp = config_.amp;
   opt.accumulate = config_.accumulate;
   opt.deterministic = config_.deterministic;
+  opt.cuda_graphs = config_.cuda_graphs;
   opt.memory_limit_bytes = config_.memory_limit_bytes;
   network_ = make_network(config_.device, config_.model, opt);
 

@@ -47,6 +47,7 @@ struct TrainConfig {
   AmpMode amp = AmpMode::off;
   int accumulate = 1;         // micro-batches (of batch_size) per optimizer step
   bool deterministic = false; // deterministic cuDNN algorithms (no autotuning), fixed reduction order
+  bool cuda_graphs = false;   // CUDA: each step one CUDA-graph replay (NetworkOptions::cuda_graphs)
   /// Simulate a smaller card: cap on the allocator's reserved bytes (engine/memory.h), 0 = the real
   /// card. An allocation past it throws OutOfMemoryError naming the simulated card, with the advice
   /// (a batch size that fits the cap, --accumulate for the same effective batch, --amp bf16).

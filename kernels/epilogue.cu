@@ -22,27 +22,34 @@ std::int64_t splits_for(std::int64_t per_channel) {
   return s < 1 ? 1 : (s > kMaxSplits ? kMaxSplits : s);
 }
 
-__device__ __forceinline__ float dropout_mult(const Epilogue& e, std::int64_t i, float scale) {
-  return ts::dropout_uniform(e.dropout_key, static_cast<std::uint64_t>(i)) >= e.dropout_p ? scale : 0.0f;
+/// The mask's key: fixed at launch, or read from the device's step counter (CUDA-graph replays).
+__device__ __forceinline__ std::uint64_t mask_key(const Epilogue& e) {
+  if (!e.dropout || !e.dropout_step) return e.dropout_key;
+  return ts::dropout_key(e.dropout_seed, static_cast<std::uint64_t>(*e.dropout_step), e.dropout_layer);
+}
+
+__device__ __forceinline__ float dropout_mult(const Epilogue& e, std::uint64_t key, std::int64_t i, float scale) {
+  return ts::dropout_uniform(key, static_cast<std::uint64_t>(i)) >= e.dropout_p ? scale : 0.0f;
 }
 
 template <class T>
 __global__ void epilogue_forward_kernel(T* __restrict__ y, std::int64_t total, std::int64_t channels,
                                         std::int64_t hw, Epilogue e, float scale) {
+  const std::uint64_t key = mask_key(e);
   for (std::int64_t i = blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x; i < total;
        i += (std::int64_t)gridDim.x * blockDim.x) {
     float v = to_f32(y[i]);
     if (e.bias) v += e.bias[(i / hw) % channels];
     if (e.relu) v = fmaxf(v, 0.0f);
-    if (e.dropout) v *= dropout_mult(e, i, scale);
+    if (e.dropout) v *= dropout_mult(e, key, i, scale);
     y[i] = from_f32<T>(v);
   }
 }
 
 template <class T>
 __device__ __forceinline__ float backward_one(float g, const T* y, std::int64_t i, const Epilogue& e,
-                                              float scale) {
-  if (e.dropout) g *= dropout_mult(e, i, scale);
+                                              std::uint64_t key, float scale) {
+  if (e.dropout) g *= dropout_mult(e, key, i, scale);
   if (e.relu && !(to_f32(y[i]) > 0.0f)) g = 0.0f;
   return g;
 }
@@ -50,9 +57,10 @@ __device__ __forceinline__ float backward_one(float g, const T* y, std::int64_t 
 template <class T>
 __global__ void epilogue_backward_kernel(T* __restrict__ dy, const T* __restrict__ y, std::int64_t total,
                                          Epilogue e, float scale) {
+  const std::uint64_t key = mask_key(e);
   for (std::int64_t i = blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x; i < total;
        i += (std::int64_t)gridDim.x * blockDim.x)
-    dy[i] = from_f32<T>(backward_one(to_f32(dy[i]), y, i, e, scale));
+    dy[i] = from_f32<T>(backward_one(to_f32(dy[i]), y, i, e, key, scale));
 }
 
 // grid: (splits, channels). Block (s, c) covers elements j in [s*chunk, (s+1)*chunk) of channel c,
@@ -66,10 +74,11 @@ __global__ void epilogue_backward_bias_kernel(T* __restrict__ dy, const T* __res
   const std::int64_t chunk = (per_channel + splits - 1) / splits;
   const std::int64_t begin = blockIdx.x * chunk;
   const std::int64_t end = min(begin + chunk, per_channel);
+  const std::uint64_t key = mask_key(e);
   float sum = 0.0f;
   for (std::int64_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
     std::int64_t i = ((j / hw) * channels + c) * hw + (j % hw);
-    float g = backward_one(to_f32(dy[i]), y, i, e, scale);
+    float g = backward_one(to_f32(dy[i]), y, i, e, key, scale);
     dy[i] = from_f32<T>(g);
     sum += g;
   }

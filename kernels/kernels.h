@@ -34,6 +34,10 @@ struct Epilogue {
   bool dropout = false;
   float dropout_p = 0.0f;
   std::uint64_t dropout_key = 0;
+  /// CUDA-graph replays: when set, the key is dropout_key(dropout_seed, *dropout_step, dropout_layer)
+  /// read on the device at each launch (the step changes between replays; dropout_key is ignored).
+  const long long* dropout_step = nullptr;
+  std::uint64_t dropout_seed = 0, dropout_layer = 0;
 };
 /// In place on y [n, channels, hw] of type t (bias is fp32; maths in fp32).
 void epilogue_forward(void* y, ElemType t, std::int64_t n, std::int64_t channels, std::int64_t hw, const Epilogue& e,
@@ -74,6 +78,10 @@ struct OptimizerArgs {
   bool nesterov = false, first_step = true;   // SGD: the momentum buffer starts as g
   float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
   float step_size = 1e-3f, bias_correction2_sqrt = 1.0f;
+  /// CUDA-graph replays: when set, the updates applied so far are read on the device at each launch
+  /// (Adam's t = *device_t + 1, bias corrections in double as the host computes them; SGD's first step
+  /// is *device_t == 0), and step_size / bias_correction2_sqrt / first_step are ignored.
+  const long long* device_t = nullptr;
 };
 /// state1: SGD momentum buffer (may be null when momentum == 0) or Adam m; state2: Adam v.
 /// accum (may be null): gradients of earlier micro-batches, added to grad (gradient accumulation).
@@ -82,6 +90,10 @@ struct OptimizerArgs {
 void optimizer_update(const OptimizerArgs& a, float* param, const float* grad, float* state1, float* state2,
                       std::int64_t n, cudaStream_t stream, const float* accum = nullptr, void* lp = nullptr,
                       ElemType lpt = ElemType::f32);
+
+/// The step counters a captured CUDA graph keeps on the device: counters[0] (train steps, the dropout
+/// step) += 1 and, when `update`, counters[1] (updates applied) += 1. One thread.
+void advance_step_counters(long long* counters, bool update, cudaStream_t stream);
 
 // ---- amp.cu ------------------------------------------------------------------------------------------
 /// fp32 <-> fp16/bf16 casts (round to nearest even, as __float2half_rn / __float2bfloat16_rn).

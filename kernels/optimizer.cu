@@ -1,7 +1,8 @@
 // Optimizer updates as one launch over the flat parameter buffer (all layers' parameters are
 // allocated contiguously, likewise gradients and state), with the maths of engine/optim.h
 // (torch.optim.SGD / Adam / AdamW, single-tensor form). Step-dependent scalars (Adam's bias
-// corrections) are computed on the host and passed as arguments, so nothing is read back.
+// corrections) are computed on the host and passed as arguments, so nothing is read back; inside a
+// captured CUDA graph (OptimizerArgs::device_t) they come from the device's update counter instead.
 // Optional in the same pass: gradients of earlier micro-batches (accumulation) are added, and the
 // low-precision copy of the weights (AMP) is rewritten from the updated fp32 master weights.
 // The fp16 variant with loss scaling lives in amp.cu (its step count lives on the device).
@@ -13,10 +14,26 @@
 namespace ts::kernels {
 namespace {
 
+/// The step's scalars from the device's update counter (a CUDA-graph replay), else `a` as passed.
+__device__ __forceinline__ OptimizerArgs step_args(OptimizerArgs a) {
+  if (!a.device_t) return a;
+  const long long t = *a.device_t + 1;
+  a.first_step = t == 1;
+  a.step_size = static_cast<float>(a.lr / (1.0 - pow(static_cast<double>(a.beta1), static_cast<double>(t))));
+  a.bias_correction2_sqrt = static_cast<float>(sqrt(1.0 - pow(static_cast<double>(a.beta2), static_cast<double>(t))));
+  return a;
+}
+
+__global__ void advance_step_counters_kernel(long long* counters, bool update) {
+  counters[0] += 1;
+  if (update) counters[1] += 1;
+}
+
 template <class LP>
-__global__ void sgd_kernel(OptimizerArgs a, float* __restrict__ p, const float* __restrict__ grad,
+__global__ void sgd_kernel(OptimizerArgs args, float* __restrict__ p, const float* __restrict__ grad,
                            const float* __restrict__ accum, float* __restrict__ buf, LP* __restrict__ lp,
                            std::int64_t n) {
+  const OptimizerArgs a = step_args(args);
   for (std::int64_t i = blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x; i < n;
        i += (std::int64_t)gridDim.x * blockDim.x) {
     float g = grad[i];
@@ -34,9 +51,10 @@ __global__ void sgd_kernel(OptimizerArgs a, float* __restrict__ p, const float* 
 }
 
 template <class LP>
-__global__ void adam_kernel(OptimizerArgs a, float* __restrict__ p, const float* __restrict__ grad,
+__global__ void adam_kernel(OptimizerArgs args, float* __restrict__ p, const float* __restrict__ grad,
                             const float* __restrict__ accum, float* __restrict__ m, float* __restrict__ v,
                             LP* __restrict__ lp, std::int64_t n) {
+  const OptimizerArgs a = step_args(args);
   for (std::int64_t i = blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x; i < n;
        i += (std::int64_t)gridDim.x * blockDim.x) {
     float g = grad[i];
@@ -70,6 +88,11 @@ void optimizer_update(const OptimizerArgs& a, float* param, const float* grad, f
       adam_kernel<LP><<<grid, kThreads, 0, stream>>>(a, param, grad, accum, state1, state2, low, n);
   });
   TS_KERNEL_CHECK("sgd_kernel / adam_kernel");
+}
+
+void advance_step_counters(long long* counters, bool update, cudaStream_t stream) {
+  advance_step_counters_kernel<<<1, 1, 0, stream>>>(counters, update);
+  TS_KERNEL_CHECK("advance_step_counters_kernel");
 }
 
 }  // namespace ts::kernels

@@ -81,6 +81,8 @@ constexpr KnobDef kKnobs[] = {
     {"seed", "--seed", K::integer, 0, 1073741824, false, set_integer<&C::seed>, get_integer<&C::seed>},
     {"log_every", "--log-every", K::integer, 1, 1000000, false, set_integer<&C::log_every>, get_integer<&C::log_every>},
     {"deterministic", "--deterministic", K::boolean, 0, 0, false, set_flag<&C::deterministic>, get_flag<&C::deterministic>},
+    {"cuda_graphs", "--cuda-graphs", K::boolean, 0, 0, false, set_flag<&C::cuda_graphs>, get_flag<&C::cuda_graphs>,
+     [](const C& c) { return c.cuda_graphs; }},  // written only when on: setups of eager runs open in older versions
     {"cpu_threads", "--cpu-threads", K::integer, 0, 1024, false, set_integer<&C::cpu_threads>, get_integer<&C::cpu_threads>},
     {"profile_schedule", "--profile-schedule", K::schedule, 0, 0, false, set_text<&C::profile_schedule>,
      get_text<&C::profile_schedule>, [](const C& c) { return !c.profile_schedule.empty(); }},
@@ -192,6 +194,7 @@ TrainConfig to_train_config(const RunConfig& r, const ModelSpec& model, Device d
   c.amp = parse_amp_mode(r.amp);
   c.accumulate = r.accumulate;
   c.deterministic = r.deterministic;
+  c.cuda_graphs = r.cuda_graphs;
   c.memory_limit_bytes = memory_limit_bytes(r);
   c.checkpoint_every = r.checkpoint_every;
   c.checkpoint_path = r.checkpoint;

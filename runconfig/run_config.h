@@ -41,6 +41,7 @@ struct RunConfig {
   std::string amp = "off";           // off | fp16 | bf16
   int accumulate = 1;                // micro-batches per optimizer step
   bool deterministic = false;
+  bool cuda_graphs = false;          // CUDA: each step one replay of a captured CUDA graph (NetworkOptions)
   double memory_limit_gib = 0;       // a simulated smaller card, GiB (0 = the real card)
   int checkpoint_every = 0;          // epochs between checkpoints (0 = none)
   std::string checkpoint = "trainscope.tsckpt";  // checkpoint file or folder

@@ -34,7 +34,7 @@ const std::vector<std::string>& run_config_keys() {
   static const std::vector<std::string> keys = {
       "front_end",  "model_name",   "model_arg",    "layers",      "device",        "cuda_device",
       "epochs",     "batch_size",   "num_workers",  "pin_memory",  "augment",       "sync_every_step",
-      "amp",        "accumulate",   "deterministic", "memory_limit_bytes", "optimizer", "lr",
+      "amp",        "accumulate",   "deterministic", "cuda_graphs", "memory_limit_bytes", "optimizer", "lr",
       "momentum",   "nesterov",     "weight_decay", "seed",        "log_every",     "cpu_threads",
       "allow_tf32", "limit_train",  "data",         "profile_schedule", "resume"};
   return keys;
@@ -63,6 +63,7 @@ std::string run_config_json(const RunConfig& c, const ModelSpec& model, std::str
   text("amp", c.amp);
   w.Key("accumulate"); w.Int(c.accumulate);
   w.Key("deterministic"); w.Bool(c.deterministic);
+  w.Key("cuda_graphs"); w.Bool(c.cuda_graphs);
   w.Key("memory_limit_bytes"); w.Int64(memory_limit_bytes(c));  // a simulated smaller card; 0: the real card
   text("optimizer", c.optimizer);
   w.Key("lr"); w.Double(json_float(c.lr));
@@ -116,6 +117,7 @@ std::optional<RunConfig> read_run_config(const std::string& json, RunConfig s) {
   boolean("augment", s.augment);
   boolean("sync_every_step", s.sync_every_step);
   boolean("deterministic", s.deterministic);
+  boolean("cuda_graphs", s.cuda_graphs);
   // The simulated card in GiB (absent: a run on the real card).
   const auto* cap = find("memory_limit_bytes");
   s.memory_limit_gib = cap && cap->IsNumber() ? std::max(0.0, cap->GetDouble()) / static_cast<double>(kGiB) : 0.0;

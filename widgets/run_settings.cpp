@@ -190,12 +190,12 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
     connect(c, &QComboBox::currentIndexChanged, this, &RunSettingsPanel::settingsChanged);
   for (auto* b : {batch_size_, epochs_, num_workers_, seed_, accumulate_, checkpoint_every_})
     connect(b, &QSpinBox::valueChanged, this, &RunSettingsPanel::settingsChanged);
-  for (auto* c : {pin_memory_, augment_, sync_every_step_, deterministic_, record_session_})
+  for (auto* c : {pin_memory_, augment_, sync_every_step_, deterministic_, cuda_graphs_, record_session_})
     connect(c, &QCheckBox::toggled, this, &RunSettingsPanel::settingsChanged);
   connect(memory_limit_, &QDoubleSpinBox::valueChanged, this, &RunSettingsPanel::settingsChanged);
   run_controls_ = {device_, batch_size_, epochs_, lr_, optimizer_, momentum_, weight_decay_, default_wd_,
                    num_workers_, pin_memory_, augment_, sync_every_step_, seed_, record_session_, amp_, accumulate_,
-                   memory_limit_, deterministic_, checkpoint_every_, checkpoint_path_, checkpoint_browse_, data_dir_,
+                   memory_limit_, deterministic_, cuda_graphs_, checkpoint_every_, checkpoint_path_, checkpoint_browse_, data_dir_,
                    choose_, download_button_, sample_};
   setSettings(RunSettings{});
   if (!devices.empty()) device_->setCurrentIndex(0);
@@ -234,17 +234,25 @@ QWidget* RunSettingsPanel::buildPrecisionBox() {
   deterministic_ = new QCheckBox(tr("Deterministic (same seed, same losses)"));
   deterministic_->setToolTip(tr("Deterministic algorithms (no cuDNN autotuning) and a fixed reduction order"));
   deterministic_->setObjectName("deterministic");
+  cuda_graphs_ = new QCheckBox(tr("CUDA graphs (one launch per step)"));
+  cuda_graphs_->setToolTip(tr("Capture each training step once as a CUDA graph and replay it: the CPU launches one "
+                              "graph instead of every kernel, so small batches stop waiting on the host. The "
+                              "timeline then shows the layers of the captured step only. CUDA only; steps with "
+                              "gradient accumulation stay eager."));
+  cuda_graphs_->setObjectName("cuda_graphs");
   form->addRow(tr("AMP (autocast)"), amp_);
   form->addRow(QString(), amp_reason_);
   form->addRow(tr("Gradient accumulation"), accumulate_);
   form->addRow(tr("Simulate a smaller card"), memory_limit_);
   form->addRow(QString(), deterministic_);
+  form->addRow(QString(), cuda_graphs_);
   precision_box_ = box;
   for (KnobRow r : std::initializer_list<KnobRow>{{"amp", form, amp_, nullptr},
                                                    {"amp", form, amp_reason_, nullptr},
                                                    {"accumulate", form, accumulate_, nullptr},
                                                    {"memory_limit_gib", form, memory_limit_, nullptr},
-                                                   {"deterministic", form, deterministic_, nullptr}})
+                                                   {"deterministic", form, deterministic_, nullptr},
+                                                   {"cuda_graphs", form, cuda_graphs_, nullptr}})
     knob_rows_.push_back(r);
   return box;
 }
@@ -405,6 +413,7 @@ RunSettings RunSettingsPanel::settings() const {
   s.accumulate = accumulate_->value();
   s.memory_limit_gib = memory_limit_->value();
   s.deterministic = deterministic_->isChecked();
+  s.cuda_graphs = cuda_graphs_->isChecked();
   s.checkpoint_every = checkpoint_every_->value();
   s.checkpoint_path = checkpoint_path_->text().trimmed();
   return s;
@@ -432,6 +441,7 @@ void RunSettingsPanel::setSettings(const RunSettings& s) {
   accumulate_->setValue(s.accumulate);
   memory_limit_->setValue(s.memory_limit_gib);
   deterministic_->setChecked(s.deterministic);
+  cuda_graphs_->setChecked(s.cuda_graphs);
   checkpoint_every_->setValue(s.checkpoint_every);
   checkpoint_path_->setText(s.checkpoint_path);
   setDataDir(s.data_dir);

@@ -28,6 +28,7 @@ void copy_shared_knobs(const From& from, To& to) {
   to.cpu_threads = from.cpu_threads;
   to.accumulate = from.accumulate;
   to.deterministic = from.deterministic;
+  to.cuda_graphs = from.cuda_graphs;
   to.memory_limit_gib = from.memory_limit_gib;
   to.checkpoint_every = from.checkpoint_every;
 }

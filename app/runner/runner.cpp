@@ -137,6 +137,12 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
       ->check(kPositive);
   app.add_flag("--deterministic", o.deterministic,
                "deterministic cuDNN algorithms (no autotuning) and fixed reduction order: same seed, same losses");
+  app.add_option("--cuda-graphs", o.cuda_graphs,
+                 "on: each training step is one replay of a CUDA graph captured at its first step per batch size "
+                 "(the host launches one graph instead of every kernel and cuDNN/cuBLAS call); off: eager steps. "
+                 "CUDA only; steps with --accumulate > 1 stay eager")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, std::string>{{"on", "true"}, {"off", "false"}}))
+      ->default_str("off");
   app.add_option("--checkpoint-every", o.checkpoint_every, "write a checkpoint every N epochs (0 = never)")
       ->check(kNonNegative)->capture_default_str();
   app.add_option("--checkpoint", o.checkpoint,
@@ -315,6 +321,7 @@ std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const Tra
   w.Key("amp"); w.String(amp_mode_name(c.amp));
   w.Key("accumulate"); w.Int(c.accumulate);
   w.Key("deterministic"); w.Bool(c.deterministic);
+  w.Key("cuda_graphs"); w.Bool(c.cuda_graphs);
   w.Key("memory_limit_bytes"); w.Int64(c.memory_limit_bytes);  // 0: the real card
   w.Key("loss_scale"); w.Double(s.counters.loss_scale);
   w.Key("skipped_steps"); w.Int64(s.counters.skipped_steps);
@@ -461,11 +468,12 @@ TrainSummary train_and_report(Trainer& trainer, const TrainConfig& c, const Cifa
     say(fmt::format("warning: --memory-limit {} GiB is not smaller than the card's {}: the real card runs out first",
                     memory_limit_gib_text(cap), format_bytes(dev.total_memory_bytes)));
   say(fmt::format("device {} ({}{}), model {}, {} training / {} test images, batch size {}, num_workers {}, "
-                  "pin_memory {}, {} lr {}, amp {}, accumulate {}{}",
+                  "pin_memory {}, {} lr {}, amp {}, accumulate {}{}{}",
                   device_name(dev.device), dev.name, cap > 0 ? ", " + simulated_card_text(cap) : std::string(),
                   c.model.name, data.train.count(), data.test.count(),
                   c.batch_size, c.num_workers, c.pin_memory ? "on" : "off", optimizer_name(c.optimizer.type),
-                  c.optimizer.lr, amp_mode_name(c.amp), c.accumulate, c.deterministic ? ", deterministic" : ""));
+                  c.optimizer.lr, amp_mode_name(c.amp), c.accumulate, c.deterministic ? ", deterministic" : "",
+                  c.cuda_graphs ? ", CUDA graphs" : ""));
   const TrainSummary s = trainer.run(stop);
   if (s.interrupted) fmt::print(stderr, "stopped by signal after the current step\n");
   return s;

@@ -68,6 +68,7 @@ CudaNetwork::~CudaNetwork() { release(); }
 void CudaNetwork::release() noexcept {
   if (compute_) cudaStreamSynchronize(compute_);
   if (copy_) cudaStreamSynchronize(copy_);
+  destroy_graphs();
   if (cublas_) cublasDestroy(static_cast<cublasHandle_t>(cublas_));
   cudnn_.reset();
   for (int s = 0; s < kInputSlots; ++s) {
@@ -129,6 +130,7 @@ void CudaNetwork::allocate_memory() {
     eval_counters_ = alloc(16, MemoryCategory::other, "eval counters");
     test_loss_ = alloc(sizeof(float), MemoryCategory::other, "loss");
     cublas_workspace_ = alloc(kCublasWorkspace, MemoryCategory::workspace, "cuBLAS workspace");
+    if (options_.cuda_graphs) graph_state_ = alloc(32, MemoryCategory::other, "CUDA graph step counters");
   } catch (const OutOfMemoryError& e) {
     rethrow_oom(e);
   }

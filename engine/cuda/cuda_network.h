@@ -34,6 +34,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -156,6 +157,10 @@ class CudaNetwork final : public Network {
   // step machinery (cuda_network_step.cpp)
   void check_batch(const Batch& b, const char* what) const;
   int enqueue_input(const Batch& b);
+  /// A training step's forward, loss, backward and update after its input is in slot `slot`: run
+  /// eagerly, or recorded into a graph while capturing_ (then the loss and the fp16 scale go to the
+  /// graph's scratch, the dropout step and Adam's t are read on the device, host counters stay put).
+  void step_body(std::int64_t n, int slot);
   void forward_ops(std::int64_t n, bool training);
   void forward_op(Op& op, std::int64_t n, const void* x, bool training);
   /// Backward from the gradient in grads_[cur]; returns the index of the buffer holding dL/dx.
@@ -182,6 +187,19 @@ class CudaNetwork final : public Network {
   float* bufs() const { return buffers_ ? static_cast<float*>(buffers_->ptr) : nullptr; }
   void linear_gemm(const Op& op, std::int64_t rows, const void* x, void* y);
   void linear_gemm_backward(const Op& op, std::int64_t rows, const void* x, const void* dy, void* dx);
+
+  // CUDA graphs (cuda_network_graph.cpp): with options_.cuda_graphs and one update per step, a train
+  // step is one cudaGraphLaunch of the step captured once per (batch size, input slot).
+  bool graph_steps() const { return options_.cuda_graphs && options_.accumulate == 1; }
+  void graph_train_step(std::int64_t n, int slot);
+  /// Captures step_body(n, slot) on the compute stream (thread-local capture mode: the loader's threads
+  /// may allocate pinned memory meanwhile) and instantiates it; throws DeviceError.
+  cudaGraphExec_t capture_step(std::int64_t n, int slot);
+  void destroy_graphs() noexcept;
+  /// graph_state_: {long long train steps, updates applied; float loss, fp16 loss scale} on the device.
+  long long* graph_counters() const { return static_cast<long long*>(graph_state_->ptr); }
+  float* graph_loss() const { return reinterpret_cast<float*>(graph_counters() + 2); }
+  float* graph_scale() const { return graph_loss() + 1; }
 
   // test path (cuda_network_host.cpp)
   void upload(float* dst, const std::vector<float>& src);
@@ -227,6 +245,10 @@ class CudaNetwork final : public Network {
   bool have_forward_ = false;
   std::int64_t last_forward_n_ = 0;
   std::int64_t free_at_start_ = 0;
+  std::map<std::pair<std::int64_t, int>, cudaGraphExec_t> graphs_;  // (batch size, input slot)
+  std::shared_ptr<MemoryBlock> graph_state_;
+  bool capturing_ = false;
+  bool graph_counters_current_ = false;  // the device's counters equal step_ and opt_steps_
 };
 
 }  // namespace ts::cuda

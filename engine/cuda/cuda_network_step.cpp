@@ -54,20 +54,27 @@ void CudaNetwork::train_step(const Batch& batch) {
   }
   const std::int64_t n = batch.size;
   const int s = enqueue_input(batch);
+  if (graph_steps()) return graph_train_step(n, s);
+  graph_counters_current_ = false;
+  step_body(n, s);
+  ++step_;
+}
+
+void CudaNetwork::step_body(std::int64_t n, int s) {
   forward_ops(n, true);
   trace::ScopedRange loss_range(trace::RangeKind::loss, "loss");
-  float* loss_slot = static_cast<float*>(loss_ring_->ptr) + step_ % kLossRing;
+  float* loss_slot = capturing_ ? graph_loss() : static_cast<float*>(loss_ring_->ptr) + step_ % kLossRing;
   // loss / accumulate, times the fp16 loss scale that lives on the device
   kernels::cross_entropy_forward_backward(ops_.back().out_ptr(), act_, static_cast<const std::int32_t*>(slot_labels_[s]->ptr),
                                           n, classes(), grad_buf(0), loss_slot, compute_,
                                           1.0f / static_cast<float>(options_.accumulate),
                                           fp16() ? &amp_state()->scale : nullptr);
-  TS_CUDA_CHECK(cudaEventRecord(slot_free_[s], compute_));
+  if (!capturing_) TS_CUDA_CHECK(cudaEventRecord(slot_free_[s], compute_));
   loss_range.close();
   backward_ops(n, 0, false);
   trace::ScopedRange opt_range(trace::RangeKind::optimizer, "optimizer");
   accumulate_or_update();
-  ++step_;
+  if (capturing_) kernels::advance_step_counters(graph_counters(), true, compute_);
 }
 
 float CudaNetwork::last_loss() {
@@ -173,6 +180,8 @@ void CudaNetwork::forward_op(Op& op, std::int64_t n, const void* x, bool trainin
   e.dropout = op.dropout && training && dropout_enabled_;
   e.dropout_p = op.dropout_p;
   e.dropout_key = e.dropout ? dropout_key(options_.seed, static_cast<std::uint64_t>(step_), op.dropout_layer) : 0;
+  if (e.dropout && capturing_)
+    e.dropout_step = graph_counters(), e.dropout_seed = options_.seed, e.dropout_layer = static_cast<std::uint64_t>(op.dropout_layer);
   kernels::epilogue_forward(y, act_, n * op.rows_per_sample, op.channels, op.hw, e, compute_);
 }
 
@@ -197,6 +206,8 @@ void CudaNetwork::backward_op(Op& op, std::int64_t n, const void* x, void* dy, v
     e.dropout = op.dropout && dropout_enabled_;
     e.dropout_p = op.dropout_p;
     e.dropout_key = e.dropout ? dropout_key(options_.seed, static_cast<std::uint64_t>(step_), op.dropout_layer) : 0;
+    if (e.dropout && capturing_)
+      e.dropout_step = graph_counters(), e.dropout_seed = options_.seed, e.dropout_layer = static_cast<std::uint64_t>(op.dropout_layer);
     kernels::epilogue_backward(dy, y, act_, n * op.rows_per_sample, op.channels, op.hw, e,
                                e.bias ? grads() + op.b_off : nullptr, op.partials ? static_cast<float*>(op.partials->ptr) : nullptr,
                                op.counters ? static_cast<unsigned*>(op.counters->ptr) : nullptr, compute_);

@@ -113,7 +113,7 @@ void CudaNetwork::apply_optimizer(const float* grad, const float* accum) {
     sa.growth_factor = options_.loss_scaler.growth_factor;
     sa.backoff_factor = options_.loss_scaler.backoff_factor;
     sa.growth_interval = static_cast<int>(options_.loss_scaler.growth_interval);
-    float* scale_slot = static_cast<float*>(loss_ring_->ptr) + kLossRing + step_ % kLossRing;
+    float* scale_slot = capturing_ ? graph_scale() : static_cast<float*>(loss_ring_->ptr) + kLossRing + step_ % kLossRing;
     kernels::amp_optimizer_update(a, sa, amp_state(), scale_slot, params(), grad, accum, s1, s2, params_lp_->ptr, act_,
                                   param_count_, compute_);
     return;
@@ -124,9 +124,10 @@ void CudaNetwork::apply_optimizer(const float* grad, const float* accum) {
   const double bc2 = 1.0 - std::pow(static_cast<double>(c.beta2), static_cast<double>(t));
   a.step_size = static_cast<float>(c.lr / bc1);
   a.bias_correction2_sqrt = static_cast<float>(std::sqrt(bc2));
+  if (capturing_) a.device_t = graph_counters() + 1;  // a graph replays this launch at every later t
   kernels::optimizer_update(a, params(), grad, s1, s2, param_count_, compute_, accum,
                             amp() ? params_lp_->ptr : nullptr, act_);
-  ++opt_steps_;
+  if (!capturing_) ++opt_steps_;
 }
 
 TrainingCounters CudaNetwork::counters() {
@@ -149,6 +150,7 @@ TrainingCounters CudaNetwork::counters() {
 
 void CudaNetwork::restore_counters(const TrainingCounters& c) {
   synchronize();
+  graph_counters_current_ = false;
   step_ = drained_to_ = c.train_steps;
   undrained_.clear(), undrained_scales_.clear(), drained_scales_.clear();
   opt_steps_ = c.optimizer_steps;

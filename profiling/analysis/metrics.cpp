@@ -59,7 +59,9 @@ KernelStats kernel_stats(const EventStore& store, const detail::Timeline& tl, co
     ++k.count;
     k.durations.push_back(dur);
     k.weight += w;
-    if (const detail::Launch* l = tl.launch_of(r.correlation)) {
+    // A kernel of a CUDA graph shares its one cudaGraphLaunch with every other node of the graph: the
+    // launch call is not this kernel's own cost, so such kernels are left out of the share.
+    if (const detail::Launch* l = r.graph_id == 0 ? tl.launch_of(r.correlation) : nullptr) {
       ++k.with_launch;
       if (dur < l->dur) ++k.shorter_than_launch;
     }

@@ -207,6 +207,23 @@ TEST(RunnerAmp, CpuRefusesAmpWithReason) {
   EXPECT_EQ(run("--amp fp8").code, 2);
 }
 
+// --cuda-graphs on|off: the knob reaches the summary and run.config; anything else is a bad argument.
+// (The replayed steps themselves are checked on a GPU: tests/gpu/test_cuda_graphs.cpp.)
+TEST(RunnerGraphs, CudaGraphsTakesOnOrOff) {
+  const auto bad = run("--device cpu --data " + sample_dir() + " --cuda-graphs maybe");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--cuda-graphs"), std::string::npos) << bad.out;
+  if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  for (const char* v : {"on", "off"}) {
+    const auto r = run("--device cpu --data " + sample_dir() + " --limit-train 256 --batch-size 64 --num-workers 1 "
+                       "--epochs 1 --quiet --cuda-graphs " + std::string(v));
+    ASSERT_EQ(r.code, 0) << r.out;
+    const auto s = summary(r.out);
+    ASSERT_TRUE(s.IsObject()) << r.out;
+    EXPECT_EQ(s["cuda_graphs"].GetBool(), std::string(v) == "on") << r.out;
+  }
+}
+
 TEST(RunnerCheckpoint, TruncatedOrForeignResumeRefused) {
   const auto bad = (fs::temp_directory_path() / "ts_runner_bad.tsckpt").string();
   std::ofstream(bad) << "definitely not a checkpoint";

@@ -310,6 +310,33 @@ TEST(Analysis, LaunchBoundWhenTheCpuCannotKeepTheGpuFed) {
   EXPECT_TRUE(fired(r, "input_bound"));
 }
 
+// Steps replayed as one CUDA graph each: 40 kernels of 0.59 us share one 6 us cudaGraphLaunch (one
+// correlation id, a graph id). The launch is not each kernel's own cost: no "kernels shorter than their
+// launch" (each would be, against the shared call), and a GPU the graphs keep busy is not launch-bound.
+TEST(Analysis, GraphKernelsShareOneLaunch) {
+  Builder b;
+  b.h200();
+  const StringId graph_launch = b.s.strings.intern("cudaGraphLaunch_v10000");
+  for (int i = 0; i < 20; ++i) {  // the host launches step i's graph while step i-1's kernels run
+    const std::int64_t t = 30000 + i * 24000;
+    b.step(i + 1, t, t + 24000);
+    RuntimeRecord rt;
+    rt.start = t - 18000, rt.end = t - 12000, rt.thread = kTid, rt.correlation = b.corr, rt.name = graph_launch;
+    b.s.append(b.s.runtime, rt);
+    for (int k = 0; k < 40; ++k) {
+      KernelRecord kr;
+      kr.start = t + k * 600, kr.end = kr.start + 590, kr.correlation = b.corr, kr.name = b.kname;
+      kr.graph_id = 1, kr.graph_node = static_cast<std::uint64_t>(k + 1);
+      b.s.append(b.s.kernels, kr);
+    }
+    ++b.corr;
+  }
+  const Report r = analyze(b.s);
+  EXPECT_FALSE(r.share_kernels_shorter_than_launch.has_value());
+  EXPECT_FALSE(fired(r, "launch_bound"));
+  EXPECT_DOUBLE_EQ(*r.kernels_per_step, 40);
+}
+
 TEST(Analysis, LowUtilizationBoundary) {
   // One kernel per 1000 ns step launched already queued: util exactly 50 % does not fire, 49.9 % does.
   auto run = [](std::int64_t busy) {

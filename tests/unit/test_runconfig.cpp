@@ -37,6 +37,7 @@ RunConfig sample_config() {
   c.amp = "bf16";
   c.accumulate = 4;
   c.deterministic = true;
+  c.cuda_graphs = true;
   c.memory_limit_gib = 0.5;
   c.profile_schedule = "wait=1,warmup=1,active=2,repeat=1";
   return c;
@@ -70,6 +71,7 @@ TEST(RunConfigKnobs, SetupKnobsReadBackToTheSameConfig) {
   EXPECT_EQ(back.amp, "bf16");
   EXPECT_EQ(back.seed, 42u);
   EXPECT_EQ(back.profile_schedule, c.profile_schedule);
+  EXPECT_TRUE(back.cuda_graphs);
   std::set<std::string> names;
   for (const auto& [name, value] : k) names.insert(name);
   EXPECT_FALSE(names.count("nesterov"));  // read from a setup, not written into one
@@ -79,7 +81,7 @@ TEST(RunConfigKnobs, SetupKnobsReadBackToTheSameConfig) {
 TEST(RunConfigKnobs, DefaultsLeaveOutWhatIsOff) {
   std::set<std::string> names;
   for (const auto& [name, value] : knobs_of(RunConfig{})) names.insert(name);
-  for (const char* off : {"device", "memory_limit_gib", "momentum", "weight_decay", "profile_schedule", "nesterov"})
+  for (const char* off : {"device", "memory_limit_gib", "momentum", "weight_decay", "profile_schedule", "nesterov", "cuda_graphs"})
     EXPECT_FALSE(names.count(off)) << off;
   for (const char* on : {"model", "batch_size", "epochs", "lr", "seed", "log_every", "cpu_threads"})
     EXPECT_TRUE(names.count(on)) << on;
@@ -120,6 +122,7 @@ TEST(RunConfigEngine, TrainConfigCarriesEveryKnob) {
   EXPECT_TRUE(t.optimizer.nesterov);
   EXPECT_EQ(t.amp, AmpMode::bf16);
   EXPECT_EQ(t.accumulate, 4);
+  EXPECT_TRUE(t.cuda_graphs);
   EXPECT_EQ(t.log_every, 7);
   EXPECT_EQ(t.cpu_threads, 2);
   EXPECT_EQ(t.memory_limit_bytes, kGiB / 2);
@@ -169,6 +172,7 @@ TEST(RunConfigJson, ReadsBackWhatARunCanStartAgainWith) {
   EXPECT_EQ(back->seed, 42u);
   EXPECT_EQ(back->data, "/data/cifar");
   EXPECT_TRUE(back->deterministic);
+  EXPECT_TRUE(back->cuda_graphs);
 }
 
 TEST(RunConfigJson, OlderSessionsAndBadTextRead) {
