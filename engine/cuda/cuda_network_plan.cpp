@@ -78,6 +78,7 @@ void CudaNetwork::build_plan() {
           fail("its output would be empty for input " + shape_string(shape));
         op.kind = OpKind::conv;
         op.conv = std::make_unique<ConvLayer>(cs, options_.allow_tf32, options_.deterministic, true, op.label, act_);
+        op.conv->set_replayed(graph_steps());
         shape = {cs.c_out, cs.h_out, cs.w_out};
         op.channels = cs.c_out, op.hw = cs.h_out * cs.w_out;
         break;

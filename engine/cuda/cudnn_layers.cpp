@@ -94,6 +94,7 @@ std::int64_t cudnn_build_version() { return CUDNN_VERSION; }
 struct ConvLayer::Impl {
   ConvShape s;
   bool allow_tf32, deterministic, needs_data_grad;
+  bool replayed = false;  // set_replayed: rank candidates by their GPU time alone
   std::string name;
   cudnnDataType_t dtype;
   cudnnFilterDescriptor_t filter = nullptr;
@@ -176,6 +177,7 @@ ConvLayer::ConvLayer(const ConvShape& s, bool allow_tf32, bool deterministic, bo
     : impl_(std::make_unique<Impl>(s, allow_tf32, deterministic, needs_data_grad, std::move(name),
                                    cudnn_type(dtype))) {}
 ConvLayer::~ConvLayer() = default;
+void ConvLayer::set_replayed(bool replayed) { impl_->replayed = replayed; }
 
 namespace {
 
@@ -223,10 +225,11 @@ bool conv_log() {
   return on;
 }
 
-/// Of cuDNN's results (fastest GPU time first), the acceptable candidate with the lowest CallCost;
-/// `run(perf)` sets the math type and makes one call with that candidate. nullptr when none is acceptable.
+/// Of cuDNN's results (fastest GPU time first), the acceptable candidate with the lowest CallCost (the
+/// wall time alone when `replayed`: a CUDA graph pays the host's enqueue once, at capture); `run(perf)`
+/// sets the math type and makes one call with that candidate. nullptr when none is acceptable.
 template <class Perf, class Run>
-const Perf* choose(const std::vector<Perf>& perfs, int count, bool deterministic, std::size_t ws_limit,
+const Perf* choose(const std::vector<Perf>& perfs, int count, bool deterministic, bool replayed, std::size_t ws_limit,
                    cudaStream_t stream, const std::string& what, Run&& run) {
   const Perf* best = nullptr;
   double best_cost = 0;
@@ -239,7 +242,8 @@ const Perf* choose(const std::vector<Perf>& perfs, int count, bool deterministic
       std::fprintf(stderr, "conv %s: algo %d math %d: cudnnFind %.1f us, host %.1f us, wall %.1f us\n", what.c_str(),
                    static_cast<int>(perfs[i].algo), static_cast<int>(perfs[i].mathType), 1000.0 * perfs[i].time,
                    c.host_us, c.wall_us);
-    if (!best || c.cost() < best_cost) best = &perfs[i], best_cost = c.cost();
+    const double cost = replayed ? c.wall_us : c.cost();
+    if (!best || cost < best_cost) best = &perfs[i], best_cost = cost;
   }
   return best;
 }
@@ -258,7 +262,7 @@ void ConvLayer::find_algorithms(const CudnnHandle& h, std::int64_t n, const Conv
   TS_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(H(h), xd, b.x, m.filter, b.w, m.conv[0], yd, b.y,
                                                         CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, fwd.data(),
                                                         b.workspace, b.workspace_bytes));
-  const auto* f = choose(fwd, count, m.deterministic, b.workspace_bytes, stream, tag + " fwd", [&](const auto& p) {
+  const auto* f = choose(fwd, count, m.deterministic, m.replayed, b.workspace_bytes, stream, tag + " fwd", [&](const auto& p) {
     m.apply_math(0, p.mathType);
     TS_CUDNN_CHECK(cudnnConvolutionForward(H(h), &kOne, xd, b.x, m.filter, b.w, m.conv[0], p.algo, b.workspace,
                                            p.memory, &kZero, yd, b.y));
@@ -271,7 +275,7 @@ void ConvLayer::find_algorithms(const CudnnHandle& h, std::int64_t n, const Conv
                                                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, bd.data(),
                                                                b.workspace, b.workspace_bytes));
     const auto* d =
-        choose(bd, count, m.deterministic, b.workspace_bytes, stream, tag + " bwd-data", [&](const auto& p) {
+        choose(bd, count, m.deterministic, m.replayed, b.workspace_bytes, stream, tag + " bwd-data", [&](const auto& p) {
           m.apply_math(1, p.mathType);
           TS_CUDNN_CHECK(cudnnConvolutionBackwardData(H(h), &kOne, m.filter, b.w, yd, b.y, m.conv[1], p.algo,
                                                       b.workspace, p.memory, &kZero, xd, b.dx));
@@ -284,7 +288,7 @@ void ConvLayer::find_algorithms(const CudnnHandle& h, std::int64_t n, const Conv
                                                                CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count,
                                                                bf.data(), b.workspace, b.workspace_bytes));
   const auto* w =
-      choose(bf, count, m.deterministic, b.workspace_bytes, stream, tag + " bwd-filter", [&](const auto& p) {
+      choose(bf, count, m.deterministic, m.replayed, b.workspace_bytes, stream, tag + " bwd-filter", [&](const auto& p) {
         m.apply_math(2, p.mathType);
         TS_CUDNN_CHECK(cudnnConvolutionBackwardFilter(H(h), &kOne, xd, b.x, yd, b.y, m.conv[2], p.algo, b.workspace,
                                                       p.memory, &kZero, m.filter, b.dw));

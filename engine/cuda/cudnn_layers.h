@@ -63,6 +63,9 @@ class ConvLayer {
   /// included (a call costs max(host enqueue, wall) µs: cudnnFind sees only the GPU) and caches the
   /// cheapest. TRAINSCOPE_CONV_LOG=1 prints each candidate's figures to stderr.
   void find_algorithms(const CudnnHandle& h, std::int64_t n, const ConvSearchBuffers& b);
+  /// The training steps are replayed from a CUDA graph: find_algorithms ranks candidates by their GPU
+  /// (wall) time alone, since a replay pays the host's enqueue once, at capture.
+  void set_replayed(bool replayed);
   /// y = conv(x, w). Algorithms for a batch size not searched are taken from cuDNN's heuristics
   /// (cudnnGet*_v7, no execution, no sync) at first use and cached.
   void forward(const CudnnHandle& h, std::int64_t n, const void* x, const void* w, void* y, void* ws,
