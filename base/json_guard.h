@@ -1,5 +1,5 @@
 // Checks readers of outside JSON make before RapidJSON parses it: overlong_number(),
-// overdeep_nesting(), and outside_json_problem() for both. Its own small header, like printable.h.
+// out_of_range_number(), overdeep_nesting(), and outside_json_problem() for all three. Its own small header, like printable.h.
 #pragma once
 #include <cstddef>
 #include <optional>
@@ -44,6 +44,67 @@ inline std::size_t overlong_number(std::string_view json, std::size_t max_chars 
   return run > max_chars ? start : std::string::npos;
 }
 
+/// The decimal order of magnitude of a JSON number token (`1.5e3` -> 3, `0.002` -> -3, `-40` -> 1), or
+/// nullopt when its digits are all zero (0, 0.0e999) or it holds no digit. Out-of-int exponents clamp.
+inline std::optional<long long> number_magnitude(std::string_view t) {
+  std::size_t i = t.empty() || (t[0] != '-' && t[0] != '+') ? 0 : 1;
+  long long first = 0;  // order of the first nonzero digit, relative to the decimal point
+  bool found = false, after_point = false;
+  long long int_digits = 0, frac_zeros = 0;
+  for (; i < t.size() && t[i] != 'e' && t[i] != 'E'; ++i) {
+    if (t[i] == '.') { after_point = true; continue; }
+    if (t[i] < '0' || t[i] > '9') return std::nullopt;
+    if (!found && t[i] != '0') {
+      found = true;
+      first = after_point ? -(frac_zeros + 1) : 0;
+    }
+    if (!after_point && found) ++int_digits;
+    if (after_point && !found) ++frac_zeros;
+  }
+  if (!found) return std::nullopt;
+  if (!after_point || int_digits > 0) first = int_digits - 1;
+  long long exp = 0;
+  if (i < t.size()) {
+    ++i;
+    bool neg = false;
+    if (i < t.size() && (t[i] == '-' || t[i] == '+')) neg = t[i++] == '-';
+    for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) exp = exp > 100000 ? exp : exp * 10 + (t[i] - '0');
+    if (neg) exp = -exp;
+  }
+  return first + exp;
+}
+
+/// The widest decimal order of magnitude a reader of outside JSON accepts: |x| in [1e-300, 1e301).
+/// RapidJSON 1.1's full-precision parser returns garbage or reads out of bounds for numbers near and
+/// below the smallest normal double with more than 19 significant digits (ts_lesson_fuzzer:
+/// `4.888...e-334` with 70 digits: SEGV in internal::StrtodDiyFp; `1.23456789012345678901234567890e-325`
+/// reads back as -2.2e+307). No TrainScope setting comes near either end.
+inline constexpr long long kMaxNumberMagnitude = 300;
+
+/// The byte offset of the first number token (outside strings) whose order of magnitude lies outside
+/// +-kMaxNumberMagnitude (zero is fine), or std::string::npos.
+inline std::size_t out_of_range_number(std::string_view json) {
+  std::size_t start = std::string::npos, found = std::string::npos;
+  const auto numeric = [](char c) {
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+  };
+  const auto check = [&](std::size_t end) {
+    const auto m = number_magnitude(json.substr(start, end - start));
+    if (m && (*m > kMaxNumberMagnitude || *m < -kMaxNumberMagnitude)) found = start;
+    start = std::string::npos;
+    return found != std::string::npos;
+  };
+  const std::size_t at = scan_outside_strings(json, [&](std::size_t i, char c) {
+    if (numeric(c)) {
+      if (start == std::string::npos) start = i;
+      return false;
+    }
+    return start != std::string::npos && check(i);
+  });
+  if (at == std::string::npos && start != std::string::npos) check(json.size());
+  return found;
+}
+
 /// The deepest nesting of arrays and objects a reader of outside JSON accepts. TrainScope's own files
 /// nest a dozen levels at most (a setup holding a lesson whose knobs hold a model spec). RapidJSON's
 /// DOM parser recurses once per level, and so do Accept() and CopyFrom() on the document it built:
@@ -73,6 +134,8 @@ inline std::optional<JsonProblem> outside_json_problem(std::string_view json) {
     return JsonProblem{at, "nested more than " + std::to_string(kMaxJsonDepth) + " levels deep"};
   if (const auto at = overlong_number(json); at != std::string::npos)
     return JsonProblem{at, "a number of more than 100 characters"};
+  if (const auto at = out_of_range_number(json); at != std::string::npos)
+    return JsonProblem{at, "a number outside 1e-300..1e300 in magnitude"};
   return std::nullopt;
 }
 

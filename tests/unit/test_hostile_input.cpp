@@ -55,6 +55,25 @@ TEST(HostileInput, NestingDepthIsFoundOutsideStringsOnly) {
   EXPECT_EQ(overdeep_nesting("]]]]" + nested(3), 2), 6u);
 }
 
+TEST(HostileInput, NumberMagnitudesBeyondRapidJsonsSafeRangeAreFound) {
+  EXPECT_EQ(number_magnitude("1.5e3"), 3);
+  EXPECT_EQ(number_magnitude("0.002"), -3);
+  EXPECT_EQ(number_magnitude("-40"), 1);
+  EXPECT_EQ(number_magnitude("0.1e-299"), -300);
+  EXPECT_FALSE(number_magnitude("0.0e999").has_value()) << "zero has no magnitude";
+  EXPECT_GT(*number_magnitude("1e99999999999999999999"), 100000) << "a huge exponent clamps, never overflows";
+  EXPECT_LT(*number_magnitude("1e-99999999999999999999"), -100000);
+  EXPECT_EQ(out_of_range_number("[1e300, 9.99e300, 1e-300, 0e-999, 0.0]"), std::string::npos);
+  EXPECT_EQ(out_of_range_number("[1, 1e301]"), 4u);
+  EXPECT_EQ(out_of_range_number("{\"a\": 1.23456789012345678901234567890e-325}"), 6u);
+  EXPECT_EQ(out_of_range_number("{\"a\": \"1e-999\"}"), std::string::npos) << "inside a string";
+  EXPECT_EQ(out_of_range_number("-1e-400"), 0u) << "a number at the very end";
+  const auto p = outside_json_problem("[4.888888888888888840888737778888888888888888888888888888888888888898880e-334]");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->offset, 1u);
+  EXPECT_EQ(p->what, "a number outside 1e-300..1e300 in magnitude");
+}
+
 TEST(HostileInput, DeepModelSpecLessonAndSetupAreOneLineErrors) {
   const std::string deep = nested(kHostileDepth);
   const std::string spec = input_error([&] { parse_model_spec(deep, "deep.json"); });

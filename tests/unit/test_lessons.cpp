@@ -230,6 +230,30 @@ TEST(Lessons, EveryRecordingOpensAnalysesAndShowsItsChange) {
   EXPECT_LE(bytes, 4u << 20) << "every file of the checkout travels with each device call";
 }
 
+// Found by ts_lesson_fuzzer: RapidJSON 1.1's full-precision parser reads out of bounds (SEGV in
+// StrtodDiyFp) or returns garbage for a number of more than 19 digits below the smallest normal double,
+// though under 100 characters. Every reader of outside JSON refuses a number outside 1e-300..1e300.
+TEST(Lessons, ANumberBeyondRapidJsonsRangeIsRefusedNotParsed) {
+  const fs::path crash = fs::path(TRAINSCOPE_SOURCE_DIR) / "tests/data/fuzz/lesson/crash_subnormal_number.json";
+  std::ifstream in(crash, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 300u);
+  const std::string msg = refusal(bytes);
+  EXPECT_NE(msg.find("offset 11: a number outside 1e-300..1e300 in magnitude"), std::string::npos) << msg;
+  // 1.23456789012345678901234567890e-325 read back as -2.2e+307 before.
+  const std::string tiny = refusal(good_with("\"at_least\": 1.5", "\"at_least\": 1.23456789012345678901234567890e-325"));
+  EXPECT_NE(tiny.find("a number outside 1e-300..1e300"), std::string::npos) << tiny;
+  EXPECT_NE(refusal(good_with("\"at_least\": 1.5", "\"at_least\": 2e301")).find("outside"), std::string::npos);
+  EXPECT_EQ(refusal(good_with("\"at_least\": 1.5", "\"at_least\": 1.5e-300")), "") << "the edge is fine";
+  EXPECT_EQ(refusal(good_with("\"label\": \"nw0\"", "\"label\": \"1e-999\"")), "") << "a string is not a number";
+  try {
+    parse_model_spec("[{\"type\": \"Dropout\", \"p\": 1.23456789012345678901234567890e-325}]", "spec.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a number outside 1e-300..1e300"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace ts::lessons
 
