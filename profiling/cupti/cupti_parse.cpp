@@ -1,5 +1,5 @@
 // CUPTI record conversion (see cupti_parse.h).
-#include "profiling/cupti_parse.h"
+#include "profiling/cupti/cupti_parse.h"
 
 #include <cxxabi.h>
 
