@@ -193,6 +193,24 @@ void put_reading(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* k, c
   }
 }
 
+/// A reading that is a list: an array with one object per item (item(x) writes its members), or
+/// {"not_readable": why} as put_reading writes an unreadable scalar.
+template <class T, class F>
+void put_list(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* k, const Reading<std::vector<T>>& r, F item) {
+  w.Key(k);
+  if (!r) {
+    w.StartObject(), put(w, "not_readable", r.why), w.EndObject();
+    return;
+  }
+  w.StartArray();
+  for (const T& x : *r) {
+    w.StartObject();
+    item(x);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void json_gpu(rapidjson::Writer<rapidjson::StringBuffer>& w, const GpuInfo& g) {
   w.StartObject();
   w.Key("index"), w.Int(g.index);
@@ -224,19 +242,10 @@ void json_gpu(rapidjson::Writer<rapidjson::StringBuffer>& w, const GpuInfo& g) {
   put_reading(w, "persistence", g.persistence);
   put_reading(w, "compute_mode", g.compute_mode);
   put_reading(w, "mig", g.mig);
-  w.Key("other_processes");
-  if (!g.other_processes) {
-    w.StartObject(), put(w, "not_readable", g.other_processes.why), w.EndObject();
-  } else {
-    w.StartArray();
-    for (const auto& p : *g.other_processes) {
-      w.StartObject();
-      w.Key("pid"), w.Uint(p.pid);
-      if (p.bytes) w.Key("bytes"), w.Uint64(*p.bytes);
-      w.EndObject();
-    }
-    w.EndArray();
-  }
+  put_list(w, "other_processes", g.other_processes, [&](const OtherProcess& p) {
+    w.Key("pid"), w.Uint(p.pid);
+    if (p.bytes) w.Key("bytes"), w.Uint64(*p.bytes);
+  });
   w.EndObject();
 }
 
@@ -322,18 +331,9 @@ std::string format_json(const Report& r) {
   for (const auto& g : e.gpus) json_gpu(w, g);
   w.EndArray();
   put(w, "gpus_why", e.gpus_why);
-  w.Key("nvidia_pci");
-  if (!e.nvidia_pci) {
-    w.StartObject(), put(w, "not_readable", e.nvidia_pci.why), w.EndObject();
-  } else {
-    w.StartArray();
-    for (const auto& d : *e.nvidia_pci) {
-      w.StartObject();
-      put(w, "address", d.address), put(w, "device", d.device), put(w, "class", d.pci_class);
-      w.EndObject();
-    }
-    w.EndArray();
-  }
+  put_list(w, "nvidia_pci", e.nvidia_pci, [&](const PciDevice& d) {
+    put(w, "address", d.address), put(w, "device", d.device), put(w, "class", d.pci_class);
+  });
   w.EndObject();
   return sb.GetString();
 }

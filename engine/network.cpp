@@ -4,23 +4,20 @@
 
 #include <fstream>
 
+#include "base/enum_names.h"
 #include "base/errors.h"
 
 namespace ts {
 
-const char* amp_mode_name(AmpMode m) {
-  switch (m) {
-    case AmpMode::off: return "off";
-    case AmpMode::fp16: return "fp16";
-    case AmpMode::bf16: return "bf16";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<AmpMode> kAmpModes[] = {
+    {AmpMode::off, "off"}, {AmpMode::fp16, "fp16"}, {AmpMode::bf16, "bf16"}, {AmpMode::off, "fp32"}};
+}  // namespace
+
+const char* amp_mode_name(AmpMode m) { return enum_name(kAmpModes, m); }
 
 AmpMode parse_amp_mode(const std::string& s) {
-  if (s == "off" || s == "fp32") return AmpMode::off;
-  if (s == "fp16") return AmpMode::fp16;
-  if (s == "bf16") return AmpMode::bf16;
+  if (const auto m = enum_value(kAmpModes, s)) return *m;
   throw InputError("AMP mode '" + s + "' is not one of off, fp16, bf16");
 }
 

@@ -4,23 +4,21 @@
 
 #include <cmath>
 
+#include "base/enum_names.h"
 #include "base/errors.h"
 
 namespace ts {
 
-const char* optimizer_name(OptimizerType t) {
-  switch (t) {
-    case OptimizerType::sgd: return "sgd";
-    case OptimizerType::adam: return "adam";
-    case OptimizerType::adamw: return "adamw";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<OptimizerType> kOptimizers[] = {
+    {OptimizerType::sgd, "sgd"},   {OptimizerType::adam, "adam"}, {OptimizerType::adamw, "adamw"},
+    {OptimizerType::sgd, "SGD"},   {OptimizerType::adam, "Adam"}, {OptimizerType::adamw, "AdamW"}};
+}  // namespace
+
+const char* optimizer_name(OptimizerType t) { return enum_name(kOptimizers, t); }
 
 OptimizerType parse_optimizer(const std::string& s) {
-  if (s == "sgd" || s == "SGD") return OptimizerType::sgd;
-  if (s == "adam" || s == "Adam") return OptimizerType::adam;
-  if (s == "adamw" || s == "AdamW") return OptimizerType::adamw;
+  if (const auto t = enum_value(kOptimizers, s)) return *t;
   throw InputError("unknown optimizer '" + s + "' (expected sgd, adam or adamw)");
 }
 

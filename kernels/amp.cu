@@ -12,6 +12,7 @@
 
 #include "kernels/common.cuh"
 #include "kernels/kernels.h"
+#include "kernels/optimizer_step.cuh"
 
 namespace ts::kernels {
 namespace {
@@ -93,24 +94,8 @@ __global__ void amp_optimizer_kernel(OptimizerArgs a, AmpScalerArgs s, AmpDevice
     float g = grad[i];
     if (accum) g = accum[i] + g;
     g *= inv_scale;
-    float w = p[i];
-    if (a.kind == OptimizerArgs::sgd) {
-      if (a.weight_decay != 0.0f) g += a.weight_decay * w;
-      if (a.momentum != 0.0f) {
-        float b = first_step ? g : a.momentum * m[i] + (1.0f - a.dampening) * g;
-        m[i] = b;
-        g = a.nesterov ? g + a.momentum * b : b;
-      }
-      w -= a.lr * g;
-    } else {
-      if (a.kind == OptimizerArgs::adamw) w *= 1.0f - a.lr * a.weight_decay;
-      else if (a.weight_decay != 0.0f) g += a.weight_decay * w;
-      float mi = a.beta1 * m[i] + (1.0f - a.beta1) * g;
-      float vi = a.beta2 * v[i] + (1.0f - a.beta2) * g * g;
-      m[i] = mi;
-      v[i] = vi;
-      w -= step_size * mi / (sqrtf(vi) / bc2_sqrt + a.eps);
-    }
+    const float w = a.kind == OptimizerArgs::sgd ? sgd_element(a, p[i], g, m, i, first_step)
+                                                 : adam_element(a, p[i], g, m, v, i, step_size, bc2_sqrt);
     p[i] = w;
     lp[i] = from_f32<LP>(w);
   }

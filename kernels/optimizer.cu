@@ -10,6 +10,7 @@
 
 #include "kernels/common.cuh"
 #include "kernels/kernels.h"
+#include "kernels/optimizer_step.cuh"
 
 namespace ts::kernels {
 namespace {
@@ -38,13 +39,7 @@ __global__ void sgd_kernel(OptimizerArgs args, float* __restrict__ p, const floa
        i += (std::int64_t)gridDim.x * blockDim.x) {
     float g = grad[i];
     if (accum) g = accum[i] + g;
-    if (a.weight_decay != 0.0f) g += a.weight_decay * p[i];
-    if (a.momentum != 0.0f) {
-      float b = a.first_step ? g : a.momentum * buf[i] + (1.0f - a.dampening) * g;
-      buf[i] = b;
-      g = a.nesterov ? g + a.momentum * b : b;
-    }
-    const float w = p[i] - a.lr * g;
+    const float w = sgd_element(a, p[i], g, buf, i, a.first_step);
     p[i] = w;
     if (lp) lp[i] = from_f32<LP>(w);
   }
@@ -59,14 +54,7 @@ __global__ void adam_kernel(OptimizerArgs args, float* __restrict__ p, const flo
        i += (std::int64_t)gridDim.x * blockDim.x) {
     float g = grad[i];
     if (accum) g = accum[i] + g;
-    float w = p[i];
-    if (a.kind == OptimizerArgs::adamw) w *= 1.0f - a.lr * a.weight_decay;
-    else if (a.weight_decay != 0.0f) g += a.weight_decay * w;
-    float mi = a.beta1 * m[i] + (1.0f - a.beta1) * g;
-    float vi = a.beta2 * v[i] + (1.0f - a.beta2) * g * g;
-    m[i] = mi;
-    v[i] = vi;
-    w -= a.step_size * mi / (sqrtf(vi) / a.bias_correction2_sqrt + a.eps);
+    const float w = adam_element(a, p[i], g, m, v, i, a.step_size, a.bias_correction2_sqrt);
     p[i] = w;
     if (lp) lp[i] = from_f32<LP>(w);
   }

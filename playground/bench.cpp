@@ -11,7 +11,7 @@
 #include "base/errors.h"
 #include "base/nvml.h"
 #include "engine/host_trace.h"
-#include "profiling/cupti_collector.h"
+#include "profiling/cupti/cupti_collector.h"
 #include "profiling/event_store.h"
 #include "profiling/samplers.h"
 

@@ -7,22 +7,21 @@
 namespace ts::playground {
 namespace {
 
+// The datasheets the peaks come from, one per product family.
+constexpr const char* kH200Sheet = "NVIDIA H200 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h200/";
+constexpr const char* kH100Sheet = "NVIDIA H100 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h100/";
+constexpr const char* kA100Sheet = "NVIDIA A100 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/a100/";
+constexpr std::int64_t kMiB = 1024 * 1024;
+
 // Dense peaks (the datasheets print tensor-core figures "with sparsity": half of those is dense).
 constexpr DatasheetPeaks kPeaks[] = {
-    {"H200 NVL", "NVIDIA H200 NVL", 4800, 60, 417, 835.5, 60 * 1024 * 1024,
-     "NVIDIA H200 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h200/"},
-    {"H200", "NVIDIA H200 SXM", 4800, 67, 494.5, 989.5, 60 * 1024 * 1024,
-     "NVIDIA H200 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h200/"},
-    {"H100 PCIe", "NVIDIA H100 PCIe", 2000, 51, 378, 756, 50 * 1024 * 1024,
-     "NVIDIA H100 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h100/"},
-    {"H100 NVL", "NVIDIA H100 NVL", 3900, 60, 417, 835.5, 50 * 1024 * 1024,
-     "NVIDIA H100 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h100/"},
-    {"H100", "NVIDIA H100 SXM", 3350, 67, 494.5, 989.5, 50 * 1024 * 1024,
-     "NVIDIA H100 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h100/"},
-    {"A100-SXM4-80GB", "NVIDIA A100 SXM 80GB", 2039, 19.5, 156, 312, 40 * 1024 * 1024,
-     "NVIDIA A100 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/a100/"},
-    {"A100", "NVIDIA A100 40GB", 1555, 19.5, 156, 312, 40 * 1024 * 1024,
-     "NVIDIA A100 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/a100/"},
+    {"H200 NVL", "NVIDIA H200 NVL", 4800, 60, 417, 835.5, 60 * kMiB, kH200Sheet},
+    {"H200", "NVIDIA H200 SXM", 4800, 67, 494.5, 989.5, 60 * kMiB, kH200Sheet},
+    {"H100 PCIe", "NVIDIA H100 PCIe", 2000, 51, 378, 756, 50 * kMiB, kH100Sheet},
+    {"H100 NVL", "NVIDIA H100 NVL", 3900, 60, 417, 835.5, 50 * kMiB, kH100Sheet},
+    {"H100", "NVIDIA H100 SXM", 3350, 67, 494.5, 989.5, 50 * kMiB, kH100Sheet},
+    {"A100-SXM4-80GB", "NVIDIA A100 SXM 80GB", 2039, 19.5, 156, 312, 40 * kMiB, kA100Sheet},
+    {"A100", "NVIDIA A100 40GB", 1555, 19.5, 156, 312, 40 * kMiB, kA100Sheet},
 };
 
 int round_up(int v, int unit) {

@@ -14,7 +14,7 @@
 
 #include "base/errors.h"
 #include "engine/host_trace.h"
-#include "profiling/cupti_collector.h"
+#include "profiling/cupti/cupti_collector.h"
 #include "profiling/host_collector.h"
 #include "profiling/samplers.h"
 #include "profiling/session_file.h"

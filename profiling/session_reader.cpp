@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstring>
 #include <cstdlib>
+#include <type_traits>
 #include <filesystem>
 #include <unordered_map>
 
@@ -14,6 +15,7 @@
 #include "base/sqlite.h"
 #include "profiling/overview.h"
 #include "profiling/session_file.h"
+#include "profiling/session_schema.h"
 
 namespace ts::prof {
 namespace {
@@ -119,35 +121,6 @@ class Snapshot {
 
 std::int64_t col(sqlite3_stmt* st, int i) { return sqlite3_column_int64(st, i); }
 
-/// Session times and durations as read, range-checked as the trace importers check theirs: within
-/// +-2^61 ns (73 years) and durations within 2^61, so an end, and every difference of two ends the
-/// analysis and the overview take, stays in int64 (a
-/// damaged or hand-edited file with dur = INT64_MAX reads as a long event, never as an overflow).
-constexpr std::int64_t kMaxTimeNs = std::int64_t{1} << 61;
-std::int64_t time_col(sqlite3_stmt* st, int i) { return std::clamp(col(st, i), -kMaxTimeNs, kMaxTimeNs); }
-std::int64_t dur_col(sqlite3_stmt* st, int i) { return std::clamp<std::int64_t>(col(st, i), 0, kMaxTimeNs); }
-/// A launch dimension or per-block size, within CUDA's limits (the largest grid is 2^31 - 1 blocks in
-/// x; a block at most 1024 threads and 255 registers a thread; shared memory below 1 MiB), so the analysis's
-/// products of grid and block dimensions cannot overflow.
-int dim_col(sqlite3_stmt* st, int i, std::int64_t most) { return static_cast<int>(std::clamp<std::int64_t>(col(st, i), 0, most)); }
-/// A device record's device, rank, context, stream and correlation id: columns first..first+4.
-template <class Record>
-void device_cols(sqlite3_stmt* st, int first, Record& x) {
-  x.device = static_cast<int>(col(st, first)), x.rank = static_cast<int>(col(st, first + 1));
-  x.context = static_cast<std::uint32_t>(col(st, first + 2)), x.stream = static_cast<std::uint32_t>(col(st, first + 3));
-  x.correlation = static_cast<std::uint32_t>(col(st, first + 4));
-}
-/// A CUDA graph's id and node id (0: not launched from a graph): columns first and first+1.
-template <class Record>
-void graph_cols(sqlite3_stmt* st, int first, Record& x) {
-  x.graph_id = static_cast<std::uint32_t>(col(st, first)), x.graph_node = static_cast<std::uint64_t>(col(st, first + 1));
-}
-/// An interval's start and end from its start and duration columns (0 and 1).
-template <class Record>
-void span_cols(sqlite3_stmt* st, Record& x) {
-  x.start = time_col(st, 0), x.end = x.start + dur_col(st, 1);
-}
-
 /// Whether the file has table `name` (tables added by later format versions or while format 1 was
 /// young). `name` is one of this file's literals.
 bool has_table(Reader& r, const std::string& name) {
@@ -185,6 +158,48 @@ void read_new(Reader& r, ReadCursor& c, const char* table, const char* columns, 
   });
 }
 
+/// read_new over a record table: each row becomes an `R`, column by column as `t` describes it (ids
+/// mapped through the cursor, strings interned, values kept within range), then add(record).
+template <class R, class F>
+void read_table(Reader& r, EventStore& s, ReadCursor& cur, const schema::Table<R>& t, F add) {
+  using schema::Kind;
+  const std::string columns = schema::select_columns(t);
+  read_new(r, cur, t.name, columns.c_str(), [&](sqlite3_stmt* st) {
+    R x{};
+    int i = 0;
+    for (const schema::Column<R>& c : t.columns) {
+      switch (c.kind) {
+        case Kind::later: continue;  // not selected
+        case Kind::integer: c.set(x, col(st, i)); break;
+        case Kind::real: c.set_real(x, sqlite3_column_double(st, i)); break;
+        case Kind::string_id: c.set(x, cur.str(col(st, i))); break;
+        case Kind::string_text: {
+          auto* p = sqlite3_column_text(st, i);
+          c.set(x, s.strings.intern(p ? reinterpret_cast<const char*>(p) : ""));
+          break;
+        }
+        case Kind::config_id:
+          if constexpr (std::is_same_v<R, KernelRecord>) {
+            const KernelRecord& k = cur.configs[col(st, i)];
+            x.name = k.name, x.config = k.config;
+          }
+          break;
+        case Kind::process_rank:
+          if (s.runtime.size() == 0) s.process_rank = static_cast<std::int32_t>(col(st, i));  // one process per file
+          break;
+      }
+      ++i;
+    }
+    add(x);
+  }, t.order);
+}
+
+/// read_table appending each record to the store's `log`.
+template <class R>
+void read_into(Reader& r, EventStore& s, ReadCursor& cur, const schema::Table<R>& t, AppendLog<R>& log) {
+  read_table(r, s, cur, t, [&](const R& x) { s.append(log, x); });
+}
+
 /// The file's format version (1 .. kSessionSchemaVersion); throws SessionError otherwise.
 int check_identity(Reader& r, const std::string& path) {
   const std::int64_t app = r.scalar("PRAGMA application_id");
@@ -203,109 +218,29 @@ int check_identity(Reader& r, const std::string& path) {
 }
 
 void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
-  auto str = [&](std::int64_t id) { return cur.str(id); };
-  auto& configs = cur.configs;
-  read_new(r, cur, "kernel_configs", "id,name_id,grid_x,grid_y,grid_z,block_x,block_y,block_z,registers,static_smem,dynamic_smem",
-          [&](sqlite3_stmt* st) {
-            KernelRecord k;
-            k.name = str(col(st, 1));
-            KernelConfig c;
-            for (int i = 0; i < 3; ++i) c.grid[i] = dim_col(st, 2 + i, INT32_MAX), c.block[i] = dim_col(st, 5 + i, 1024);
-            c.registers = dim_col(st, 8, 255);
-            c.static_smem = dim_col(st, 9, 1 << 20);
-            c.dynamic_smem = dim_col(st, 10, 1 << 20);
-            k.config = s.intern_config(c);
-            configs[col(st, 0)] = k;
-          });
-  read_new(r, cur, "kernels", "start,dur,device,rank,context,stream,correlation,config_id,graph_id,graph_node",
-          [&](sqlite3_stmt* st) {
-            KernelRecord k = configs[col(st, 7)];
-            span_cols(st, k);
-            device_cols(st, 2, k);
-            graph_cols(st, 8, k);
-            s.append(s.kernels, k);
-          });
-  read_new(r, cur, "memcpys", "start,dur,device,rank,context,stream,correlation,bytes,copy_kind,src_kind,dst_kind,graph_id,graph_node",
-          [&](sqlite3_stmt* st) {
-            MemcpyRecord m;
-            span_cols(st, m);
-            device_cols(st, 2, m);
-            m.bytes = col(st, 7);
-            m.copy_kind = static_cast<std::uint8_t>(col(st, 8)), m.src_kind = static_cast<std::uint8_t>(col(st, 9));
-            m.dst_kind = static_cast<std::uint8_t>(col(st, 10));
-            graph_cols(st, 11, m);
-            s.append(s.memcpys, m);
-          });
-  read_new(r, cur, "memsets", "start,dur,device,rank,context,stream,correlation,bytes,value,memory_kind,graph_id,graph_node",
-          [&](sqlite3_stmt* st) {
-            MemsetRecord m;
-            span_cols(st, m);
-            device_cols(st, 2, m);
-            m.bytes = col(st, 7);
-            m.value = static_cast<std::uint32_t>(col(st, 8)), m.memory_kind = static_cast<std::uint16_t>(col(st, 9));
-            graph_cols(st, 10, m);
-            s.append(s.memsets, m);
-          });
-  read_new(r, cur, "runtime_calls", "start,dur,rank,tid,correlation,cbid,name_id,result", [&](sqlite3_stmt* st) {
-    RuntimeRecord x;
-    x.start = time_col(st, 0), x.end = x.start + dur_col(st, 1);
-    if (s.runtime.size() == 0) s.process_rank = static_cast<std::int32_t>(col(st, 2));  // one process per file
-    x.thread = static_cast<std::uint32_t>(col(st, 3)), x.correlation = static_cast<std::uint32_t>(col(st, 4));
-    x.cbid = static_cast<std::uint16_t>(col(st, 5)), x.name = str(col(st, 6));
-    x.result = static_cast<std::uint16_t>(std::clamp<std::int64_t>(col(st, 7), 0, UINT16_MAX));
-    s.append(s.runtime, x);
+  read_table(r, s, cur, schema::kernel_configs(), [&](const schema::ConfigRow& row) {
+    KernelRecord k;
+    k.name = row.name;
+    k.config = s.intern_config(row.config);
+    cur.configs[row.id] = k;
   });
-  read_new(r, cur, "syncs", "start,dur,device,rank,context,stream,correlation,type,event", [&](sqlite3_stmt* st) {
-    SyncRecord x;
-    span_cols(st, x);
-    device_cols(st, 2, x);
-    x.type = static_cast<std::uint32_t>(col(st, 7));
-    x.event = static_cast<std::uint32_t>(col(st, 8));
-    s.append(s.syncs, x);
-  });
-  read_new(r, cur, "memory_events", "time,device,rank,context,stream,correlation,op,memory_kind,address,bytes",
-          [&](sqlite3_stmt* st) {
-            MemoryRecord x;
-            x.time = time_col(st, 0);
-            device_cols(st, 1, x);
-            x.op = static_cast<std::uint8_t>(col(st, 6));
-            x.memory_kind = static_cast<std::uint16_t>(col(st, 7)), x.address = static_cast<std::uint64_t>(col(st, 8));
-            x.bytes = col(st, 9);
-            s.append(s.memory, x);
-          });
-  read_new(r, cur, "overheads", "start,dur,rank,kind,object_kind,object_id", [&](sqlite3_stmt* st) {
-    OverheadRecord x;
-    x.start = time_col(st, 0), x.end = x.start + dur_col(st, 1), x.rank = static_cast<int>(col(st, 2));
-    x.kind = static_cast<std::uint32_t>(col(st, 3)), x.object_kind = static_cast<std::uint32_t>(col(st, 4));
-    x.object_id = static_cast<std::uint32_t>(col(st, 5));
-    s.append(s.overheads, x);
-  });
+  read_into(r, s, cur, schema::kernels(), s.kernels);
+  read_into(r, s, cur, schema::memcpys(), s.memcpys);
+  read_into(r, s, cur, schema::memsets(), s.memsets);
+  read_into(r, s, cur, schema::runtime_calls(), s.runtime);
+  read_into(r, s, cur, schema::syncs(), s.syncs);
+  read_into(r, s, cur, schema::memory_events(), s.memory);
+  read_into(r, s, cur, schema::overheads(), s.overheads);
 }
 
 /// The epochs table joined format 1 before it shipped: a file without it has no epochs.
 void read_epochs(Reader& r, EventStore& s, ReadCursor& cur) {
   if (!has_table(r, "epochs")) return;
-  read_new(r, cur, "epochs", "epoch,train_loss,test_accuracy,test_loss,images_per_s,train_ns,eval_ns,loss_scale,skipped_steps",
-          [&](sqlite3_stmt* st) {
-            EpochRecord x;
-            x.epoch = static_cast<std::int32_t>(col(st, 0));
-            x.train_loss = sqlite3_column_double(st, 1), x.test_accuracy = sqlite3_column_double(st, 2);
-            x.test_loss = sqlite3_column_double(st, 3), x.images_per_s = sqlite3_column_double(st, 4);
-            x.train_ns = col(st, 5), x.eval_ns = col(st, 6);
-            x.loss_scale = static_cast<float>(sqlite3_column_double(st, 7)), x.skipped_steps = col(st, 8);
-            s.append(s.epochs, x);
-          }, "epoch");
+  read_into(r, s, cur, schema::epochs(), s.epochs);
 }
 
 void read_host_ranges(Reader& r, EventStore& s, ReadCursor& cur) {
-  auto str = [&](std::int64_t id) { return cur.str(id); };
-  read_new(r, cur, "host_ranges", "start,dur,device,rank,tid,kind,name_id,layer_id,step", [&](sqlite3_stmt* st) {
-    HostRangeRecord h;
-    h.start = time_col(st, 0), h.end = h.start + dur_col(st, 1), h.device = static_cast<int>(col(st, 2));
-    h.rank = static_cast<int>(col(st, 3)), h.thread = static_cast<std::uint32_t>(col(st, 4));
-    h.kind = static_cast<std::uint8_t>(col(st, 5)), h.name = str(col(st, 6)), h.layer = str(col(st, 7)), h.step = col(st, 8);
-    s.append(s.host_ranges, h);
-  });
+  read_into(r, s, cur, schema::host_ranges(), s.host_ranges);
 }
 
 /// Format 2's overview (one row per lane), or null when the file has none or it does not decode.
@@ -348,7 +283,6 @@ std::shared_ptr<SessionOverview> read_overview(Reader& r, int version) {
 }
 
 void read_host_tables(Reader& r, EventStore& s, ReadCursor& cur) {
-  auto str = [&](std::int64_t id) { return cur.str(id); };
   const std::map<std::string, std::string> had = s.meta();
   r.query("SELECT key,value FROM meta", [&](sqlite3_stmt* st) {
     auto* k = sqlite3_column_text(st, 0);
@@ -358,17 +292,8 @@ void read_host_tables(Reader& r, EventStore& s, ReadCursor& cur) {
     auto it = had.find(key);
     if (it == had.end() || it->second != value) s.set_meta(key, value);  // a follower sees each change once
   });
-  read_new(r, cur, "threads", "tid,name_id", [&](sqlite3_stmt* st) {
-    s.append(s.threads, ThreadRecord{static_cast<std::uint32_t>(col(st, 0)), str(col(st, 1))});
-  });
-  read_new(r, cur, "steps", "global_step,epoch,step,start,\"end\",loss,images,data_wait_ns",
-          [&](sqlite3_stmt* st) {
-            StepRecord x;
-            x.global_step = col(st, 0), x.epoch = static_cast<int>(col(st, 1)), x.step = col(st, 2);
-            x.start = time_col(st, 3), x.end = std::max(x.start, time_col(st, 4)), x.images = col(st, 6);
-            x.data_wait_ns = dur_col(st, 7);
-            s.append(s.steps, x);
-          }, "global_step");
+  read_into(r, s, cur, schema::threads(), s.threads);
+  read_into(r, s, cur, schema::steps(), s.steps);
   // Losses apart from their steps: the writer sets a step's loss in a later batch than its row, so a
   // follower reads it when it comes (losses arrive in step order).
   r.query(("SELECT global_step,loss FROM steps WHERE global_step > " + std::to_string(cur.loss_upto) +
@@ -378,16 +303,9 @@ void read_host_tables(Reader& r, EventStore& s, ReadCursor& cur) {
             s.append(s.losses, LossRecord{cur.loss_upto, static_cast<float>(sqlite3_column_double(st, 1))});
           });
   read_epochs(r, s, cur);
-  read_new(r, cur, "sample_series", "id,name,unit", [&](sqlite3_stmt* st) {
-    auto text = [&](int i) { auto* p = sqlite3_column_text(st, i); return p ? std::string(reinterpret_cast<const char*>(p)) : std::string(); };
-    s.append(s.series, SeriesRecord{static_cast<std::uint32_t>(col(st, 0)), s.strings.intern(text(1)), s.strings.intern(text(2))});
-  }, "id");
-  read_new(r, cur, "samples", "time,series_id,value", [&](sqlite3_stmt* st) {
-    s.append(s.samples, SampleRecord{time_col(st, 0), static_cast<std::uint32_t>(col(st, 1)), sqlite3_column_double(st, 2)});
-  });
-  read_new(r, cur, "clock_checks", "time,offset_ns,drift_ns", [&](sqlite3_stmt* st) {
-    s.append(s.clock, ClockRecord{time_col(st, 0), time_col(st, 1), time_col(st, 2)});
-  });
+  read_into(r, s, cur, schema::sample_series(), s.series);
+  read_into(r, s, cur, schema::samples(), s.samples);
+  read_into(r, s, cur, schema::clock_checks(), s.clock);
   r.query("SELECT source,count FROM dropped", [&](sqlite3_stmt* st) {
     const std::string src = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
     if (src == "cupti") s.dropped_cupti = col(st, 1);
@@ -417,17 +335,9 @@ void read_strings(Reader& r, EventStore& store, ReadCursor& cur) {
 /// it. Ids are kept as the file has them (frames and stacks refer to each other by id, never by row).
 void read_python_tables(Reader& r, EventStore& s, ReadCursor& cur) {
   if (!has_table(r, "py_samples")) return;
-  auto id32 = [](std::int64_t v) { return static_cast<std::uint32_t>(std::clamp<std::int64_t>(v, 0, UINT32_MAX)); };
-  read_new(r, cur, "py_frames", "id,function_id,file_id,line", [&](sqlite3_stmt* st) {
-    s.append(s.py_frames, PyFrameRecord{id32(col(st, 0)), cur.str(col(st, 1)), cur.str(col(st, 2)),
-                                        static_cast<std::int32_t>(std::clamp<std::int64_t>(col(st, 3), 0, INT32_MAX))});
-  });
-  read_new(r, cur, "py_stacks", "id,parent,frame_id", [&](sqlite3_stmt* st) {
-    s.append(s.py_stacks, PyStackRecord{id32(col(st, 0)), id32(col(st, 1)), id32(col(st, 2))});
-  });
-  read_new(r, cur, "py_samples", "time,tid,stack_id", [&](sqlite3_stmt* st) {
-    s.append(s.py_samples, PySampleRecord{time_col(st, 0), id32(col(st, 1)), id32(col(st, 2))});
-  });
+  read_into(r, s, cur, schema::py_frames(), s.py_frames);
+  read_into(r, s, cur, schema::py_stacks(), s.py_stacks);
+  read_into(r, s, cur, schema::py_samples(), s.py_samples);
 }
 
 /// One pass over every table from `cur` on: strings first (rows name them), then meta, threads,

@@ -10,69 +10,118 @@
 // The py_* tables (Python insight of a recorded Python program: interned frames, stacks as a tree,
 // the stepping thread's stack samples) came within format 3: older readers ignore them and a file
 // without them has no Python samples.
+//
+// Each record type's table is described once, as a list of columns (session_schema.cpp): its name
+// and declared type in the file, and how the writer gets the value from a record and the reader
+// puts it back. The CREATE TABLE, the writer's INSERT and the reader's SELECT are all made from
+// that list, so they cannot disagree on a column's name, type or place.
 #pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "profiling/records.h"
 
 namespace ts::prof::schema {
 
-inline constexpr const char* kCreate = R"SQL(
-CREATE TABLE schema_version(version INTEGER NOT NULL);
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
-CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE threads(tid INTEGER, name_id INTEGER);
-CREATE TABLE range_kinds(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-CREATE TABLE kernel_configs(id INTEGER PRIMARY KEY, name_id INTEGER, grid_x INTEGER, grid_y INTEGER,
-  grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, registers INTEGER,
-  static_smem INTEGER, dynamic_smem INTEGER);
-CREATE TABLE kernels(start INTEGER, dur INTEGER, device INTEGER, rank INTEGER, context INTEGER,
-  stream INTEGER, correlation INTEGER, config_id INTEGER, graph_id INTEGER, graph_node INTEGER);
-CREATE TABLE memcpys(start INTEGER, dur INTEGER, device INTEGER, rank INTEGER, context INTEGER,
-  stream INTEGER, correlation INTEGER, bytes INTEGER, copy_kind INTEGER, src_kind INTEGER,
-  dst_kind INTEGER, graph_id INTEGER, graph_node INTEGER);
-CREATE TABLE memsets(start INTEGER, dur INTEGER, device INTEGER, rank INTEGER, context INTEGER,
-  stream INTEGER, correlation INTEGER, bytes INTEGER, value INTEGER, memory_kind INTEGER,
-  graph_id INTEGER, graph_node INTEGER);
-CREATE TABLE runtime_calls(start INTEGER, dur INTEGER, rank INTEGER, tid INTEGER, correlation INTEGER,
-  cbid INTEGER, name_id INTEGER, result INTEGER);
-CREATE TABLE syncs(start INTEGER, dur INTEGER, device INTEGER, rank INTEGER, context INTEGER,
-  stream INTEGER, correlation INTEGER, type INTEGER, event INTEGER);
-CREATE TABLE memory_events(time INTEGER, device INTEGER, rank INTEGER, context INTEGER, stream INTEGER,
-  correlation INTEGER, op INTEGER, memory_kind INTEGER, address INTEGER, bytes INTEGER);
-CREATE TABLE overheads(start INTEGER, dur INTEGER, rank INTEGER, kind INTEGER, object_kind INTEGER,
-  object_id INTEGER);
-CREATE TABLE host_ranges(start INTEGER, dur INTEGER, device INTEGER, rank INTEGER, tid INTEGER,
-  kind INTEGER, name_id INTEGER, layer_id INTEGER, step INTEGER);
-CREATE TABLE steps(global_step INTEGER PRIMARY KEY, epoch INTEGER, step INTEGER, start INTEGER,
-  "end" INTEGER, loss REAL, images INTEGER, data_wait_ns INTEGER);
-CREATE TABLE epochs(epoch INTEGER PRIMARY KEY, train_loss REAL, test_accuracy REAL, test_loss REAL,
-  images_per_s REAL, train_ns INTEGER, eval_ns INTEGER, loss_scale REAL, skipped_steps INTEGER);
-CREATE TABLE sample_series(id INTEGER PRIMARY KEY, name TEXT NOT NULL, unit TEXT NOT NULL);
-CREATE TABLE samples(time INTEGER, series_id INTEGER, value REAL);
-CREATE TABLE clock_checks(time INTEGER, offset_ns INTEGER, drift_ns INTEGER);
-CREATE TABLE dropped(source TEXT PRIMARY KEY, count INTEGER) WITHOUT ROWID;
-CREATE TABLE overview_lanes(lane INTEGER PRIMARY KEY, kind INTEGER, key TEXT NOT NULL, id INTEGER,
-  device INTEGER, has_steps INTEGER, launches INTEGER, events INTEGER, tids TEXT, t0 INTEGER, t1 INTEGER,
-  bins INTEGER, total_events INTEGER, raw_bytes INTEGER, rows BLOB);
-CREATE TABLE py_frames(id INTEGER PRIMARY KEY, function_id INTEGER, file_id INTEGER, line INTEGER);
-CREATE TABLE py_stacks(id INTEGER PRIMARY KEY, parent INTEGER, frame_id INTEGER);
-CREATE TABLE py_samples(time INTEGER, tid INTEGER, stack_id INTEGER);
-CREATE VIEW py_sample_view AS SELECT p.time, p.tid, fn.value AS function, fl.value AS file, f.line, p.stack_id
-  FROM py_samples p JOIN py_stacks s ON s.id = p.stack_id JOIN py_frames f ON f.id = s.frame_id
-  LEFT JOIN strings fn ON fn.id = f.function_id LEFT JOIN strings fl ON fl.id = f.file_id;
-CREATE VIEW kernel_view AS SELECT k.start, k.start + k.dur AS "end", k.dur, s.value AS name, k.device,
-  k.rank, k.stream, k.correlation, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z,
-  c.registers, c.static_smem, c.dynamic_smem, k.graph_id, k.graph_node
-  FROM kernels k JOIN kernel_configs c ON c.id = k.config_id LEFT JOIN strings s ON s.id = c.name_id;
-CREATE VIEW runtime_view AS SELECT r.start, r.start + r.dur AS "end", r.dur, s.value AS name, r.tid,
-  r.correlation, r.result FROM runtime_calls r LEFT JOIN strings s ON s.id = r.name_id;
-CREATE VIEW host_range_view AS SELECT h.start, h.start + h.dur AS "end", h.dur, k.name AS kind,
-  n.value AS name, l.value AS layer, h.tid, t.value AS thread, h.step, h.device, h.rank
-  FROM host_ranges h JOIN range_kinds k ON k.id = h.kind LEFT JOIN strings n ON n.id = h.name_id
-  LEFT JOIN strings l ON l.id = h.layer_id
-  LEFT JOIN (SELECT tid, MAX(name_id) AS name_id FROM threads GROUP BY tid) th ON th.tid = h.tid
-  LEFT JOIN strings t ON t.id = th.name_id;
-CREATE VIEW launch_to_kernel AS SELECT r.name AS launch, r.start AS launch_start, k.name AS kernel,
-  k.start AS kernel_start, k.start - r.start AS launch_latency, k.correlation
-  FROM runtime_view r JOIN kernel_view k ON k.correlation = r.correlation;
-)SQL";
+/// Session times and durations as read, range-checked as the trace importers check theirs: within
+/// +-2^61 ns (73 years) and durations within 2^61, so an end, and every difference of two ends the
+/// analysis and the overview take, stays in int64 (a damaged or hand-edited file with
+/// dur = INT64_MAX reads as a long event, never as an overflow).
+inline constexpr std::int64_t kMaxTimeNs = std::int64_t{1} << 61;
+
+/// How a column's value goes between a record and the file.
+enum class Kind : std::uint8_t {
+  integer,       // get/set: the value as it is (set keeps what a damaged file holds within range)
+  real,          // get_real/set_real: a floating-point value
+  string_id,     // a StringId written as it is (the file's strings table holds the store's ids),
+                 // read through the file's ids (the store re-interns every string)
+  string_text,   // a StringId written as its text, read interned (sample_series' name and unit)
+  config_id,     // a kernel's launch configuration: the writer's kernel_configs row (kernels only)
+  process_rank,  // the store's EventStore::process_rank: written in every row, read from the first
+  later,         // written NULL and set by a later statement (a step's loss); not read with its row
+};
+
+/// One column of a record table. `name` as SQL writes it ("\"end\"" for end); `decl` its declared
+/// type and constraint ("INTEGER", "INTEGER PRIMARY KEY", "REAL", "TEXT NOT NULL").
+template <class R>
+struct Column {
+  const char* name;
+  const char* decl;
+  Kind kind = Kind::integer;
+  std::int64_t (*get)(const R&) = nullptr;  // integer, string_id, string_text
+  void (*set)(R&, std::int64_t) = nullptr;
+  double (*get_real)(const R&) = nullptr;   // real
+  void (*set_real)(R&, double) = nullptr;
+};
+
+/// A record type's table: its columns in the file's order, whether a row replaces the one with the
+/// same key (INSERT OR REPLACE: steps, epochs, series, Python frames and stacks) and the order the
+/// reader reads its rows in.
+template <class R>
+struct Table {
+  const char* name;
+  std::span<const Column<R>> columns;
+  bool replace = false;
+  const char* order = "rowid";
+};
+
+/// A row of kernel_configs: a kernel name with one launch configuration, as the file's row `id`.
+struct ConfigRow {
+  std::int64_t id = 0;
+  StringId name = kNoString;
+  KernelConfig config;
+};
+
+const Table<ThreadRecord>& threads();
+const Table<ConfigRow>& kernel_configs();
+const Table<KernelRecord>& kernels();
+const Table<MemcpyRecord>& memcpys();
+const Table<MemsetRecord>& memsets();
+const Table<RuntimeRecord>& runtime_calls();
+const Table<SyncRecord>& syncs();
+const Table<MemoryRecord>& memory_events();
+const Table<OverheadRecord>& overheads();
+const Table<HostRangeRecord>& host_ranges();
+const Table<StepRecord>& steps();
+const Table<EpochRecord>& epochs();
+const Table<SeriesRecord>& sample_series();
+const Table<SampleRecord>& samples();
+const Table<ClockRecord>& clock_checks();
+const Table<PyFrameRecord>& py_frames();
+const Table<PyStackRecord>& py_stacks();
+const Table<PySampleRecord>& py_samples();
+
+/// "CREATE TABLE name(col decl, ...)".
+template <class R>
+std::string create_table(const Table<R>& t) {
+  std::string sql = std::string("CREATE TABLE ") + t.name + "(";
+  for (std::size_t i = 0; i < t.columns.size(); ++i)
+    sql += std::string(i ? ", " : "") + t.columns[i].name + " " + t.columns[i].decl;
+  return sql + ")";
+}
+
+/// "INSERT [OR REPLACE] INTO name VALUES(?,...)": one parameter per column, bound in order; NULL
+/// for a `later` column.
+template <class R>
+std::string insert_sql(const Table<R>& t) {
+  std::string sql = std::string(t.replace ? "INSERT OR REPLACE INTO " : "INSERT INTO ") + t.name + " VALUES(";
+  for (std::size_t i = 0; i < t.columns.size(); ++i)
+    sql += std::string(i ? "," : "") + (t.columns[i].kind == Kind::later ? "NULL" : "?");
+  return sql + ")";
+}
+
+/// The columns the reader selects, in order: every column but the `later` ones.
+template <class R>
+std::string select_columns(const Table<R>& t) {
+  std::string out;
+  for (const Column<R>& c : t.columns)
+    if (c.kind != Kind::later) out += std::string(out.empty() ? "" : ",") + c.name;
+  return out;
+}
+
+/// The whole schema as the writer creates it: every table (the record tables from their columns)
+/// and view, one statement per line.
+std::string create_sql();
 
 }  // namespace ts::prof::schema

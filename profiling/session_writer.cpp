@@ -10,6 +10,9 @@
 #include <cerrno>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <string>
+#include <vector>
 #include <utility>
 
 #include "base/sqlite.h"
@@ -24,45 +27,101 @@ namespace {
 /// configurations (EventStore::kernel_configs).
 using ConfigKey = std::pair<StringId, std::uint32_t>;
 
+/// Binds `x` to `st` column by column as `t` describes it and runs the INSERT. `config`: the
+/// kernel_configs row of a kernel (Kind::config_id).
+template <class R>
+void insert(sqlite::Statement& st, const schema::Table<R>& t, const R& x, const EventStore& e, std::int64_t config = 0) {
+  using schema::Kind;
+  for (const schema::Column<R>& c : t.columns) {
+    switch (c.kind) {
+      case Kind::integer:
+      case Kind::string_id: st.integer(c.get(x)); break;
+      case Kind::real: st.real(c.get_real(x)); break;
+      case Kind::string_text: st.text(e.strings.get(static_cast<StringId>(c.get(x)))); break;
+      case Kind::config_id: st.integer(config); break;
+      case Kind::process_rank: st.integer(e.process_rank.load()); break;
+      case Kind::later: break;  // NULL in the statement itself
+    }
+  }
+  st.run();
+}
+
+/// A prepared statement that runs for the whole recording. A failed step throws its SQLite result
+/// code, which write_batch() catches, rolls back and words (why_failed: disk full...).
+sqlite::Statement persistent(sqlite3* db, const std::string& sql) {
+  return sqlite::Statement(
+      db, sql, [](const std::string&, int rc) { throw rc; }, SQLITE_PREPARE_PERSISTENT);
+}
+
+/// The writer of a record table whose rows are written as the store holds them.
+class RowWriter {
+ public:
+  virtual ~RowWriter() = default;
+  /// Inserts the store's rows past `done` up to `now` (the batch's counts).
+  virtual void write(const EventStore& e, const StoreCounts& done, const StoreCounts& now) = 0;
+};
+
+/// Table `t`'s INSERT for the rows of the store's `log`, counted by StoreCounts' `count`.
+template <class R>
+class TableWriter final : public RowWriter {
+ public:
+  TableWriter(sqlite3* db, const schema::Table<R>& t, AppendLog<R> EventStore::*log, std::size_t StoreCounts::*count)
+      : st_(persistent(db, schema::insert_sql(t))), table_(t), log_(log), count_(count) {}
+  void write(const EventStore& e, const StoreCounts& done, const StoreCounts& now) override {
+    const AppendLog<R>& rows = e.*log_;
+    for (std::size_t i = done.*count_; i < now.*count_; ++i) insert(st_, table_, rows[i], e);
+  }
+
+ private:
+  sqlite::Statement st_;
+  const schema::Table<R>& table_;
+  AppendLog<R> EventStore::*log_;
+  std::size_t StoreCounts::*count_;
+};
+
+template <class R>
+std::unique_ptr<RowWriter> table_writer(sqlite3* db, const schema::Table<R>& t, AppendLog<R> EventStore::*log,
+                                        std::size_t StoreCounts::*count) {
+  return std::make_unique<TableWriter<R>>(db, t, log, count);
+}
+
 }  // namespace
 
 struct SessionRecorder::Statements {
-  /// Every INSERT of a batch, prepared once for the recording (persistent). A failed step throws its
-  /// SQLite result code, which write_batch() catches, rolls back and words (why_failed: disk full...).
+  /// Every INSERT of a batch, prepared once for the recording (persistent): one writer per record
+  /// table as the store holds it (session_schema.h), then the tables written otherwise.
   explicit Statements(sqlite3* db)
-      : strings(make(db, "INSERT INTO strings VALUES(?,?)")),
-        threads(make(db, "INSERT INTO threads VALUES(?,?)")),
-        config(make(db, "INSERT INTO kernel_configs VALUES(?,?,?,?,?,?,?,?,?,?,?)")),
-        kernel(make(db, "INSERT INTO kernels VALUES(?,?,?,?,?,?,?,?,?,?)")),
-        memcpy(make(db, "INSERT INTO memcpys VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)")),
-        memset(make(db, "INSERT INTO memsets VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")),
-        runtime(make(db, "INSERT INTO runtime_calls VALUES(?,?,?,?,?,?,?,?)")),
-        sync(make(db, "INSERT INTO syncs VALUES(?,?,?,?,?,?,?,?,?)")),
-        memory(make(db, "INSERT INTO memory_events VALUES(?,?,?,?,?,?,?,?,?,?)")),
-        overhead(make(db, "INSERT INTO overheads VALUES(?,?,?,?,?,?)")),
-        range(make(db, "INSERT INTO host_ranges VALUES(?,?,?,?,?,?,?,?,?)")),
-        step(make(db, "INSERT OR REPLACE INTO steps VALUES(?,?,?,?,?,NULL,?,?)")),
-        loss(make(db, "UPDATE steps SET loss=? WHERE global_step=?")),
-        epoch(make(db, "INSERT OR REPLACE INTO epochs VALUES(?,?,?,?,?,?,?,?,?)")),
-        series(make(db, "INSERT OR REPLACE INTO sample_series VALUES(?,?,?)")),
-        sample(make(db, "INSERT INTO samples VALUES(?,?,?)")),
-        clock(make(db, "INSERT INTO clock_checks VALUES(?,?,?)")),
-        meta(make(db, "INSERT OR REPLACE INTO meta VALUES(?,?)")),
-        dropped(make(db, "INSERT OR REPLACE INTO dropped VALUES(?,?)")),
-        py_frame(make(db, "INSERT OR REPLACE INTO py_frames VALUES(?,?,?,?)")),
-        py_stack(make(db, "INSERT OR REPLACE INTO py_stacks VALUES(?,?,?)")),
-        py_sample(make(db, "INSERT INTO py_samples VALUES(?,?,?)")) {}
-  static sqlite::Statement make(sqlite3* db, const char* sql) {
-    return sqlite::Statement(
-        db, sql,
-        [](const std::string&, int rc) { throw rc; },
-        SQLITE_PREPARE_PERSISTENT);
+      : strings(persistent(db, "INSERT INTO strings VALUES(?,?)")),
+        config(persistent(db, schema::insert_sql(schema::kernel_configs()))),
+        kernel(persistent(db, schema::insert_sql(schema::kernels()))),
+        loss(persistent(db, "UPDATE steps SET loss=? WHERE global_step=?")),
+        meta(persistent(db, "INSERT OR REPLACE INTO meta VALUES(?,?)")),
+        dropped(persistent(db, "INSERT OR REPLACE INTO dropped VALUES(?,?)")) {
+    using E = EventStore;
+    using C = StoreCounts;
+    tables.push_back(table_writer(db, schema::threads(), &E::threads, &C::threads));
+    tables.push_back(table_writer(db, schema::memcpys(), &E::memcpys, &C::memcpys));
+    tables.push_back(table_writer(db, schema::memsets(), &E::memsets, &C::memsets));
+    tables.push_back(table_writer(db, schema::runtime_calls(), &E::runtime, &C::runtime));
+    tables.push_back(table_writer(db, schema::syncs(), &E::syncs, &C::syncs));
+    tables.push_back(table_writer(db, schema::memory_events(), &E::memory, &C::memory));
+    tables.push_back(table_writer(db, schema::overheads(), &E::overheads, &C::overheads));
+    tables.push_back(table_writer(db, schema::host_ranges(), &E::host_ranges, &C::host_ranges));
+    tables.push_back(table_writer(db, schema::steps(), &E::steps, &C::steps));
+    tables.push_back(table_writer(db, schema::epochs(), &E::epochs, &C::epochs));
+    tables.push_back(table_writer(db, schema::sample_series(), &E::series, &C::series));
+    tables.push_back(table_writer(db, schema::samples(), &E::samples, &C::samples));
+    tables.push_back(table_writer(db, schema::clock_checks(), &E::clock, &C::clock));
+    tables.push_back(table_writer(db, schema::py_frames(), &E::py_frames, &C::py_frames));
+    tables.push_back(table_writer(db, schema::py_stacks(), &E::py_stacks, &C::py_stacks));
+    tables.push_back(table_writer(db, schema::py_samples(), &E::py_samples, &C::py_samples));
   }
-  sqlite::Statement strings, threads, config, kernel, memcpy, memset, runtime, sync, memory, overhead, range, step,
-      loss, epoch, series, sample, clock, meta, dropped, py_frame, py_stack, py_sample;
+  std::vector<std::unique_ptr<RowWriter>> tables;
+  /// The strings, kernels with their launch configurations (a kernel_configs row the first time
+  /// one is seen), a step's loss (set once read back), the metadata and the dropped counts.
+  sqlite::Statement strings, config, kernel, loss, meta, dropped;
   std::map<ConfigKey, std::int64_t> configs;
 };
-
 
 SessionRecorder::SessionRecorder(const std::string& path, const EventStore& store)
     : path_(path), store_(store) {
@@ -91,7 +150,7 @@ SessionRecorder::SessionRecorder(const std::string& path, const EventStore& stor
     exec(("PRAGMA application_id=" + std::to_string(kSessionApplicationId)).c_str());
     exec(("PRAGMA user_version=" + std::to_string(kSessionSchemaVersion)).c_str());
     exec("BEGIN");
-    exec(schema::kCreate);
+    exec(schema::create_sql().c_str());
     exec(("INSERT INTO schema_version VALUES(" + std::to_string(kSessionSchemaVersion) + ")").c_str());
     for (int k = 0; k < static_cast<int>(trace::RangeKind::count); ++k)
       exec(("INSERT INTO range_kinds VALUES(" + std::to_string(k) + ",'" +
@@ -150,78 +209,17 @@ void SessionRecorder::write_rows(const StoreCounts& c) {
   const EventStore& e = store_;
   const std::size_t nstrings = e.strings.size();  // after the counts: covers every id they use
   for (std::size_t i = strings_done_; i < nstrings; ++i) s.strings.integer(static_cast<std::int64_t>(i)).text(e.strings.get(static_cast<StringId>(i))).run();
-  for (std::size_t i = done_.threads; i < c.threads; ++i) s.threads.integer(e.threads[i].tid).integer(e.threads[i].name).run();
+  for (const auto& table : s.tables) table->write(e, done_, c);  // steps before their losses
   for (std::size_t i = done_.kernels; i < c.kernels; ++i) {
     const KernelRecord& k = e.kernels[i];
     auto [it, fresh] = s.configs.emplace(ConfigKey{k.name, k.config}, static_cast<std::int64_t>(s.configs.size()));
-    const KernelConfig& kc = e.config(k);
-    if (fresh)
-      s.config.integer(it->second).integer(k.name).integer(kc.grid[0]).integer(kc.grid[1]).integer(kc.grid[2]).integer(kc.block[0]).integer(kc.block[1])
-          .integer(kc.block[2]).integer(kc.registers).integer(kc.static_smem).integer(kc.dynamic_smem).run();
-    s.kernel.integer(k.start).integer(k.end - k.start).integer(k.device).integer(k.rank).integer(k.context).integer(k.stream).integer(k.correlation)
-        .integer(it->second).integer(k.graph_id).integer(static_cast<std::int64_t>(k.graph_node)).run();
-  }
-  for (std::size_t i = done_.memcpys; i < c.memcpys; ++i) {
-    const MemcpyRecord& m = e.memcpys[i];
-    s.memcpy.integer(m.start).integer(m.end - m.start).integer(m.device).integer(m.rank).integer(m.context).integer(m.stream).integer(m.correlation)
-        .integer(m.bytes).integer(m.copy_kind).integer(m.src_kind).integer(m.dst_kind).integer(m.graph_id).integer(static_cast<std::int64_t>(m.graph_node)).run();
-  }
-  for (std::size_t i = done_.memsets; i < c.memsets; ++i) {
-    const MemsetRecord& m = e.memsets[i];
-    s.memset.integer(m.start).integer(m.end - m.start).integer(m.device).integer(m.rank).integer(m.context).integer(m.stream).integer(m.correlation)
-        .integer(m.bytes).integer(m.value).integer(m.memory_kind).integer(m.graph_id).integer(static_cast<std::int64_t>(m.graph_node)).run();
-  }
-  for (std::size_t i = done_.runtime; i < c.runtime; ++i) {
-    const RuntimeRecord& r = e.runtime[i];
-    s.runtime.integer(r.start).integer(r.end - r.start).integer(e.process_rank.load()).integer(r.thread).integer(r.correlation).integer(r.cbid).integer(r.name)
-        .integer(r.result).run();
-  }
-  for (std::size_t i = done_.syncs; i < c.syncs; ++i) {
-    const SyncRecord& r = e.syncs[i];
-    s.sync.integer(r.start).integer(r.end - r.start).integer(r.device).integer(r.rank).integer(r.context).integer(r.stream).integer(r.correlation)
-        .integer(r.type).integer(r.event).run();
-  }
-  for (std::size_t i = done_.memory; i < c.memory; ++i) {
-    const MemoryRecord& m = e.memory[i];
-    s.memory.integer(m.time).integer(m.device).integer(m.rank).integer(m.context).integer(m.stream).integer(m.correlation).integer(m.op)
-        .integer(m.memory_kind).integer(static_cast<std::int64_t>(m.address)).integer(m.bytes).run();
-  }
-  for (std::size_t i = done_.overheads; i < c.overheads; ++i) {
-    const OverheadRecord& o = e.overheads[i];
-    s.overhead.integer(o.start).integer(o.end - o.start).integer(o.rank).integer(o.kind).integer(o.object_kind).integer(o.object_id).run();
-  }
-  for (std::size_t i = done_.host_ranges; i < c.host_ranges; ++i) {
-    const HostRangeRecord& h = e.host_ranges[i];
-    s.range.integer(h.start).integer(h.end - h.start).integer(h.device).integer(h.rank).integer(h.thread).integer(h.kind).integer(h.name).integer(h.layer)
-        .integer(h.step).run();
-  }
-  for (std::size_t i = done_.steps; i < c.steps; ++i) {
-    const StepRecord& r = e.steps[i];
-    s.step.integer(r.global_step).integer(r.epoch).integer(r.step).integer(r.start).integer(r.end).integer(r.images).integer(r.data_wait_ns).run();
+    if (fresh) insert(s.config, schema::kernel_configs(), schema::ConfigRow{it->second, k.name, e.config(k)}, e);
+    insert(s.kernel, schema::kernels(), k, e, it->second);
   }
   const std::int64_t max_step = c.steps ? e.steps[c.steps - 1].global_step : 0;
   std::size_t losses = done_.losses;  // a loss waits until its step row is written
   for (; losses < c.losses && e.losses[losses].global_step <= max_step; ++losses)
     s.loss.real(e.losses[losses].loss).integer(e.losses[losses].global_step).run();
-  for (std::size_t i = done_.epochs; i < c.epochs; ++i) {
-    const EpochRecord& r = e.epochs[i];
-    s.epoch.integer(r.epoch).real(r.train_loss).real(r.test_accuracy).real(r.test_loss).real(r.images_per_s).integer(r.train_ns)
-        .integer(r.eval_ns).real(r.loss_scale).integer(r.skipped_steps).run();
-  }
-  for (std::size_t i = done_.series; i < c.series; ++i)
-    s.series.integer(e.series[i].id).text(e.strings.get(e.series[i].name)).text(e.strings.get(e.series[i].unit)).run();
-  for (std::size_t i = done_.samples; i < c.samples; ++i)
-    s.sample.integer(e.samples[i].time).integer(e.samples[i].series).real(e.samples[i].value).run();
-  for (std::size_t i = done_.clock; i < c.clock; ++i)
-    s.clock.integer(e.clock[i].time).integer(e.clock[i].offset_ns).integer(e.clock[i].drift_ns).run();
-  for (std::size_t i = done_.py_frames; i < c.py_frames; ++i) {
-    const PyFrameRecord& f = e.py_frames[i];
-    s.py_frame.integer(f.id).integer(f.function).integer(f.file).integer(f.line).run();
-  }
-  for (std::size_t i = done_.py_stacks; i < c.py_stacks; ++i)
-    s.py_stack.integer(e.py_stacks[i].id).integer(e.py_stacks[i].parent).integer(e.py_stacks[i].frame).run();
-  for (std::size_t i = done_.py_samples; i < c.py_samples; ++i)
-    s.py_sample.integer(e.py_samples[i].time).integer(e.py_samples[i].thread).integer(e.py_samples[i].stack).run();
   const DroppedCounts d = e.dropped();
   s.dropped.text("cupti").integer(d.cupti).run();
   s.dropped.text("host_ranges").integer(d.host_ranges).run();

@@ -68,6 +68,9 @@ struct RunSettings {
 /// the model as its preset's name or inline, log_every the window's (≥ ~10 loss updates per second:
 /// every step on the CPU, ~0.1 s per step, every 25 steps on CUDA).
 runconfig::RunConfig to_run_config(const RunSettings& s, const ModelSpec& model);
+/// The same without the model (c.model stays the default): the knobs alone, to change them through
+/// the knob table (runconfig::apply_knob) and take them back with with_run_config.
+runconfig::RunConfig to_run_config(const RunSettings& s);
 /// `s` with the knobs of `c` (the model aside); what only the window has (record_session,
 /// session_path) and the files (checkpoint_path, resume_path) stay s's.
 RunSettings with_run_config(RunSettings s, const runconfig::RunConfig& c);

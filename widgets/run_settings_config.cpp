@@ -36,9 +36,14 @@ void copy_shared_knobs(const From& from, To& to) {
 }  // namespace
 
 runconfig::RunConfig to_run_config(const RunSettings& s, const ModelSpec& model) {
-  runconfig::RunConfig c;
+  runconfig::RunConfig c = to_run_config(s);
   const std::string preset = runconfig::preset_of(model);
   c.model = preset.empty() ? lessons::inline_model_value(model) : preset;
+  return c;
+}
+
+runconfig::RunConfig to_run_config(const RunSettings& s) {
+  runconfig::RunConfig c;
   c.device = device_name(s.device);
   copy_shared_knobs(s, c);
   c.optimizer = optimizer_name(s.optimizer);

@@ -2,6 +2,8 @@
 #include "app/gui/autorun.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include <QAction>
 #include <QCommandLineParser>
@@ -25,6 +27,57 @@ QString preset_list() {
   QStringList names;
   for (const std::string& n : runconfig::preset_names()) names << QString::fromStdString(n);
   return names.join(", ");
+}
+
+/// The options that are knobs of the run configuration, named as runconfig's table names their
+/// option ("--batch-size" is batch_size, "--limit-train" images), with the smallest value a number
+/// option takes here. Their values reach the Run settings through runconfig::apply_knob.
+struct KnobOption {
+  const char* knob;
+  double min = 0;
+};
+constexpr KnobOption kKnobOptions[] = {
+    {"epochs", 1},    {"batch_size", 1},      {"num_workers", 0}, {"lr", 1e-9},          {"momentum", 0},
+    {"seed", 0},      {"images", 0},          {"accumulate", 1},  {"memory_limit_gib", 0}, {"augment"},
+    {"sync_every_step"}, {"deterministic"}, {"amp"},          {"optimizer"},
+};
+
+/// Option `name` as a number >= min, or nullopt with `error` set.
+std::optional<double> number_option(const QCommandLineParser& p, const QString& name, double min, QString& error) {
+  bool good = false;
+  const double v = p.value(name).toDouble(&good);
+  if (good && v >= min) return v;
+  error = QString("--%1: '%2' is not a number >= %3").arg(name, p.value(name)).arg(min);
+  return std::nullopt;
+}
+
+/// The option of a knob without its "--" ("batch-size").
+QString option_of(const char* knob) { return QString::fromStdString(runconfig::knob_option(knob).substr(2)); }
+
+/// The value of option `k` as the knob's text, or nullopt (with `error` set) for a bad value: a
+/// number >= k.min (a whole one for an integer knob), "true"/"false" for a flag given or not, AMP
+/// off (fp32), fp16 or bf16, an optimizer sgd, adam or adamw.
+std::optional<std::string> knob_value(const QCommandLineParser& p, const KnobOption& k, QString& error) {
+  const runconfig::KnobDef& def = *runconfig::find_knob(k.knob);
+  const QString name = option_of(k.knob), v = p.value(name);
+  switch (def.type) {
+    case runconfig::KnobType::boolean:
+      return p.isSet(name) ? "true" : "false";
+    case runconfig::KnobType::amp:
+      if (v == "off" || v == "fp32" || v == "fp16" || v == "bf16") return amp_mode_name(parse_amp_mode(v.toStdString()));
+      error = "--amp: expected off, fp16 or bf16, got '" + v + "'";
+      return std::nullopt;
+    case runconfig::KnobType::optimizer:
+      if (v == "sgd" || v == "adam" || v == "adamw") return v.toStdString();
+      error = "--optimizer: expected sgd, adam or adamw, got '" + v + "'";
+      return std::nullopt;
+    default: {
+      const std::optional<double> x = number_option(p, name, k.min, error);
+      if (!x) return std::nullopt;
+      if (def.type == runconfig::KnobType::integer) return std::to_string(static_cast<long long>(*x));
+      return QString::number(*x, 'g', 17).toStdString();  // every digit: stod gives x back
+    }
+  }
 }
 }  // namespace
 
@@ -72,49 +125,32 @@ bool parse_autorun(const QCommandLineParser& p, AutorunOptions& o, QString& erro
   o.live_latency = p.isSet("live-latency");
   bool ok = true;
   auto number = [&](const char* name, double min) {
-    bool good = false;
-    const double v = p.value(name).toDouble(&good);
-    if (!good || v < min) {
-      error = QString("--%1: '%2' is not a number >= %3").arg(name, p.value(name)).arg(min);
-      ok = false;
-    }
-    return v;
+    const std::optional<double> v = number_option(p, name, min, error);
+    ok = ok && v;
+    return v.value_or(0);
   };
+  // The knobs through the run configuration's table; those given on the command line are kept to
+  // go over a loaded setup's settings (settings_over_window).
+  runconfig::RunConfig c = to_run_config(RunSettings{});
+  for (const KnobOption& k : kKnobOptions) {
+    const std::optional<std::string> value = knob_value(p, k, error);
+    if (!value) {
+      ok = false;
+      continue;
+    }
+    runconfig::apply_knob(c, k.knob, *value);
+    if (o.given.contains(option_of(k.knob))) o.knobs.emplace_back(k.knob, *value);
+  }
+  const std::string pin = p.isSet("no-pin-memory") ? "false" : "true";
+  runconfig::apply_knob(c, "pin_memory", pin);
+  if (o.given.contains("no-pin-memory")) o.knobs.emplace_back("pin_memory", pin);
   RunSettings& s = o.settings;
-  s.epochs = static_cast<int>(number("epochs", 1));
-  s.batch_size = static_cast<std::int64_t>(number("batch-size", 1));
-  s.num_workers = static_cast<int>(number("num-workers", 0));
-  s.lr = number("lr", 1e-9);
-  s.momentum = number("momentum", 0);
-  s.seed = static_cast<std::uint64_t>(number("seed", 0));
-  s.limit_train = static_cast<std::int64_t>(number("limit-train", 0));
+  s = with_run_config(RunSettings{}, c);
   o.stop_after_s = number("stop-after", 0);
-  s.augment = p.isSet("augment");
-  s.sync_every_step = p.isSet("sync-every-step");
-  s.pin_memory = !p.isSet("no-pin-memory");
   s.data_dir = o.data;
-  s.accumulate = static_cast<int>(number("accumulate", 1));
-  s.deterministic = p.isSet("deterministic");
-  s.memory_limit_gib = number("memory-limit", 0);
   s.checkpoint_every = static_cast<int>(number("checkpoint-every", 0));
   s.checkpoint_path = p.value("checkpoint");
   s.resume_path = p.value("resume");
-  const QString amp = p.value("amp");
-  if (amp == "off" || amp == "fp32") s.amp = AmpMode::off;
-  else if (amp == "fp16") s.amp = AmpMode::fp16;
-  else if (amp == "bf16") s.amp = AmpMode::bf16;
-  else {
-    error = "--amp: expected off, fp16 or bf16, got '" + amp + "'";
-    ok = false;
-  }
-  const QString opt = p.value("optimizer");
-  if (opt == "sgd") s.optimizer = OptimizerType::sgd;
-  else if (opt == "adam") s.optimizer = OptimizerType::adam;
-  else if (opt == "adamw") s.optimizer = OptimizerType::adamw;
-  else {
-    error = "--optimizer: expected sgd, adam or adamw, got '" + opt + "'";
-    ok = false;
-  }
   if (!QStringList{"auto", "cpu", "cuda"}.contains(o.device) && !o.device.startsWith("cuda:")) {
     error = "--device: expected auto, cpu, cuda or cuda:N, got '" + o.device + "'";
     ok = false;
@@ -135,25 +171,12 @@ void save_screenshot(QWidget* window, const QString& dir, const QString& name) {
 void Autorun::grab(const QString& name) { save_screenshot(window_, o_.screenshots, name); }
 
 RunSettings Autorun::settings_over_window() const {
-  RunSettings s = window_->runSettings()->settings();
+  const RunSettings window = window_->runSettings()->settings();
   const RunSettings& o = o_.settings;
-  const auto given = [this](const char* name) { return o_.given.contains(name); };
-  if (given("epochs")) s.epochs = o.epochs;
-  if (given("batch-size")) s.batch_size = o.batch_size;
-  if (given("num-workers")) s.num_workers = o.num_workers;
-  if (given("lr")) s.lr = o.lr;
-  if (given("optimizer")) s.optimizer = o.optimizer;
-  if (given("momentum")) s.momentum = o.momentum;
-  if (given("seed")) s.seed = o.seed;
-  if (given("limit-train")) s.limit_train = o.limit_train;
-  if (given("augment")) s.augment = o.augment;
-  if (given("sync-every-step")) s.sync_every_step = o.sync_every_step;
-  if (given("no-pin-memory")) s.pin_memory = o.pin_memory;
-  if (given("data")) s.data_dir = o.data_dir;
-  if (given("accumulate")) s.accumulate = o.accumulate;
-  if (given("deterministic")) s.deterministic = o.deterministic;
-  if (given("memory-limit")) s.memory_limit_gib = o.memory_limit_gib;
-  if (given("amp")) s.amp = o.amp;
+  runconfig::RunConfig c = to_run_config(window);
+  for (const auto& [knob, value] : o_.knobs) runconfig::apply_knob(c, knob, value);
+  RunSettings s = with_run_config(window, c);
+  if (o_.given.contains("data")) s.data_dir = o.data_dir;
   s.checkpoint_every = o.checkpoint_every, s.checkpoint_path = o.checkpoint_path, s.resume_path = o.resume_path;
   return s;
 }

@@ -7,6 +7,8 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "widgets/run_settings.h"
@@ -32,6 +34,9 @@ struct AutorunOptions {
   /// The options given on the command line (names without "--"). With `on_window_settings` (a
   /// setup was loaded: `trainscope SETUP --autorun`) only these replace the window's settings.
   QStringList given;
+  /// The given options that are knobs of the run configuration, as (knob, value) in its table's
+  /// words (runconfig::apply_knob): what goes over a loaded setup's settings.
+  std::vector<std::pair<std::string, std::string>> knobs;
   bool on_window_settings = false;
 };
 

@@ -95,15 +95,9 @@ int main(int argc, char** argv) {
     if (!opt.playground.empty() || !opt.playground_session.empty()) return ts::run_playground(opt);
     ts::check_training_outputs(opt);  // before the data or the --resume file is read
     return ts::run_training(opt, g_stop);
-  } catch (const ts::InputError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return 2;
-  } catch (const ts::DeviceError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return 3;
   } catch (const ts::Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
-    return 1;
+    return ts::exit_code(e);
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: internal: {}\n", e.what());
     return 1;

@@ -12,13 +12,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <map>
 
 #include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
 #include "base/errors.h"
+#include "profiling/profiler.h"
 #include "profiling/session_file.h"
 #include "profiling/steps/step_rule.h"
 #if defined(TRAINSCOPE_HAVE_INJECT)
@@ -67,15 +67,6 @@ std::string find_python_site(const std::string& lib) {
   for (const auto& p : tried)
     if (fs::exists(p / "sitecustomize.py", ec)) return p.string();
   return {};
-}
-
-std::string default_session() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "trainscope-%Y%m%d-%H%M%S.tsession", &tm);
-  return buf;
 }
 
 /// Session files of this run's name: the path itself and its -rankN / -pidN siblings (inject_config.h),
@@ -189,7 +180,7 @@ bool launches_program(int argc, char** argv) {
 int run_program(const RunnerOptions& o) {
   if (o.program.empty()) throw InputError("--: no program after it (trainscope-run -- PROGRAM ARGS...)");
   prof::StepRangePattern check(o.step_range);  // a bad pattern is an error here, not in the program
-  const fs::path session = fs::absolute(o.session.empty() ? default_session() : o.session);
+  const fs::path session = fs::absolute(o.session.empty() ? prof::default_session_path() : o.session);
   std::error_code ec;
   // Said now, not after an hour of training: the library could not have created the file either.
   if (const fs::path dir = session.parent_path(); !fs::is_directory(dir, ec))

@@ -88,6 +88,12 @@ void add_choice(CLI::App& app, const std::string& name, std::string& value, cons
 
 }  // namespace
 
+int exit_code(const Error& e) {
+  if (dynamic_cast<const InputError*>(&e)) return 2;
+  if (dynamic_cast<const DeviceError*>(&e)) return 3;
+  return 1;
+}
+
 void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--data", o.data,
                  "CIFAR-10 binary folder (data_batch_1..5.bin, test_batch.bin); default: TrainScope's generated "

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.h"
 #include "engine/model_spec.h"
 #include "lessons/lesson.h"
 #include "runconfig/run_config.h"
@@ -60,6 +61,10 @@ struct RunnerOptions : runconfig::RunConfig {
 
 /// Registers every option on `app` (names and defaults documented in --help).
 void add_runner_options(CLI::App& app, RunnerOptions& opt);
+
+/// trainscope-run's exit code when it stops on `e`: 2 for bad input (InputError), 3 for a device
+/// that could not be used (DeviceError), 1 otherwise.
+int exit_code(const Error& e);
 
 /// --analyze: reads the session, prints the analysis (text or --json); returns the exit code.
 /// Throws prof::SessionError (an InputError) for an unreadable session.

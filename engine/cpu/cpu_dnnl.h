@@ -80,6 +80,24 @@ inline memory::dims batch_dims(std::int64_t n, const Shape& per_sample) {
   return d;
 }
 
+/// The scratch memory a primitive keeps from its forward for its backward (max pooling's argmax,
+/// batch norm's mask), when its implementation asks for any (average pooling's does not).
+struct DnnlWorkspace {
+  memory::desc md;
+  Tensor buffer;  // undefined when md is 0 bytes
+
+  /// Allocates what `asked` (the forward primitive_desc's workspace_desc()) says, in bytes.
+  void allocate(const memory::desc& asked, const LayerBuild& b) {
+    md = asked;
+    if (md.get_size() > 0)
+      buffer = Tensor(*b.alloc, DType::u8, {static_cast<std::int64_t>(md.get_size())}, MemoryCategory::workspace);
+  }
+  /// Adds DNNL_ARG_WORKSPACE to `args` when there is a workspace.
+  void add_to(std::unordered_map<int, memory>& args, DnnlContext& ctx) {
+    if (buffer.defined()) args.emplace(DNNL_ARG_WORKSPACE, wrap(md, ctx, buffer.data()));
+  }
+};
+
 /// What the oneDNN layers share: their build and context, the output (y_) and input-gradient (dx_)
 /// buffers of max_batch samples, the input of the last forward (x_), and their primitives, built by
 /// make_prims(n) the first time a batch of n samples comes and cached by n.
@@ -102,6 +120,39 @@ class DnnlLayer : public CpuLayer {
   void run(const dnnl::primitive& primitive, const std::unordered_map<int, memory>& args) {
     primitive.execute(ctx_.stream, args);
     ctx_.stream.wait();
+  }
+
+  // A layer with weights and an optional bias (Conv2d, Linear): Prims has src, dst and bias
+  // descriptors and the fwd, bwd_weights and bwd_data primitives.
+
+  /// y_ = fwd(x, weights, bias when defined); x is kept for backward. Returns y_.
+  float* forward_weighted(Prims& p, float* x, const memory& weights, const LayerTensor& bias) {
+    x_ = x;
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x)},
+                                         {DNNL_ARG_WEIGHTS, weights},
+                                         {DNNL_ARG_DST, wrap(p.dst, ctx_, y_.data())}};
+    if (bias.value.defined()) args.emplace(DNNL_ARG_BIAS, wrap(p.bias, ctx_, bias.value.data()));
+    run(p.fwd, args);
+    return y_.data_as<float>();
+  }
+  /// The weight gradient into `grad` and the bias gradient (when the bias has one) from the last
+  /// forward's input and dy; queued on the stream, not waited for.
+  void backward_weights(Prims& p, const memory& dy, const memory& grad, LayerTensor& bias) {
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, wrap(p.src, ctx_, x_)}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_WEIGHTS, grad}};
+    if (bias.grad.defined()) args.emplace(DNNL_ARG_DIFF_BIAS, wrap(p.bias, ctx_, bias.grad.data()));
+    p.bwd_weights.execute(ctx_.stream, args);
+  }
+  /// When need_dx, dx_ from dy and weights() (called only then); waits for the stream either way.
+  /// Returns dx_, or null without need_dx.
+  template <class Weights>
+  float* backward_data(Prims& p, const memory& dy, bool need_dx, Weights weights) {
+    if (need_dx)
+      p.bwd_data.execute(ctx_.stream, {{DNNL_ARG_DIFF_DST, dy},
+                                       {DNNL_ARG_WEIGHTS, weights()},
+                                       {DNNL_ARG_DIFF_SRC, wrap(p.src, ctx_, dx_.data())}});
+    ctx_.stream.wait();
+    return need_dx ? dx_.data_as<float>() : nullptr;
   }
 
   LayerBuild b_;

@@ -13,8 +13,8 @@ using dnnl::prop_kind;
 using flags = dnnl::normalization_flags;
 
 struct BatchNormPrims {
-  memory::desc md, ws_md;
-  Tensor workspace;  // only when the implementation asks for one
+  memory::desc md;
+  DnnlWorkspace workspace;
   dnnl::batch_normalization_forward fwd_train, fwd_eval;
   dnnl::batch_normalization_backward bwd;
 };
@@ -50,7 +50,7 @@ class BatchNormLayer final : public DnnlLayer<BatchNormPrims> {
       if (training) {
         args.emplace(DNNL_ARG_MEAN, wrap(c_md, ctx_, mean_.data()));
         args.emplace(DNNL_ARG_VARIANCE, wrap(c_md, ctx_, var_.data()));
-        if (p.workspace.defined()) args.emplace(DNNL_ARG_WORKSPACE, wrap(p.ws_md, ctx_, p.workspace.data()));
+        p.workspace.add_to(args, ctx_);
         p.fwd_train.execute(ctx_.stream, args);
       } else {
         args.emplace(DNNL_ARG_MEAN, wrap(c_md, ctx_, running_mean_.value.data()));
@@ -77,7 +77,7 @@ class BatchNormLayer final : public DnnlLayer<BatchNormPrims> {
                                            {DNNL_ARG_DIFF_SRC, wrap(p.md, ctx_, dx_.data())},
                                            {DNNL_ARG_DIFF_SCALE, wrap(c_md, ctx_, weight_.grad.data())},
                                            {DNNL_ARG_DIFF_SHIFT, wrap(c_md, ctx_, bias_.grad.data())}};
-      if (p.workspace.defined()) args.emplace(DNNL_ARG_WORKSPACE, wrap(p.ws_md, ctx_, p.workspace.data()));
+      p.workspace.add_to(args, ctx_);
       run(p.bwd, args);
       return need_dx ? dx_.data_as<float>() : nullptr;
     });
@@ -99,10 +99,7 @@ class BatchNormLayer final : public DnnlLayer<BatchNormPrims> {
         ctx_.engine);
     dnnl::batch_normalization_backward::primitive_desc bwd_pd(
         dnnl::batch_normalization_backward::desc(prop_kind::backward, p.md, p.md, eps, ss), ctx_.engine, train_pd);
-    p.ws_md = train_pd.workspace_desc();
-    if (p.ws_md.get_size() > 0)
-      p.workspace = Tensor(*b_.alloc, DType::u8, {static_cast<std::int64_t>(p.ws_md.get_size())},
-                           MemoryCategory::workspace);
+    p.workspace.allocate(train_pd.workspace_desc(), b_);
     p.fwd_train = dnnl::batch_normalization_forward(train_pd);
     p.fwd_eval = dnnl::batch_normalization_forward(eval_pd);
     p.bwd = dnnl::batch_normalization_backward(bwd_pd);

@@ -70,13 +70,7 @@ class Conv2dLayer final : public DnnlLayer<ConvPrims> {
   float* forward(float* x, std::int64_t n, bool /*training*/) override {
     return dnnl_guard(b_.name + " forward", [&] {
       auto& p = prims(n);
-      x_ = x;
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x)},
-                                           {DNNL_ARG_WEIGHTS, weights_for(p.fwd_wei)},
-                                           {DNNL_ARG_DST, wrap(p.dst, ctx_, y_.data())}};
-      if (bias_.value.defined()) args.emplace(DNNL_ARG_BIAS, wrap(p.bias, ctx_, bias_.value.data()));
-      run(p.fwd, args);
-      return y_.data_as<float>();
+      return forward_weighted(p, x, weights_for(p.fwd_wei), bias_);
     });
   }
 
@@ -86,17 +80,9 @@ class Conv2dLayer final : public DnnlLayer<ConvPrims> {
       memory dy_m = wrap(p.dst, ctx_, dy);
       memory grad_plain = wrap(p.plain_wei, ctx_, weight_.grad.data());
       memory grad = p.bwd_w_wei.direct() ? grad_plain : wrap(p.bwd_w_wei.md, ctx_, p.bwd_w_wei.buf.data());
-      std::unordered_map<int, memory> args{
-          {DNNL_ARG_SRC, wrap(p.src, ctx_, x_)}, {DNNL_ARG_DIFF_DST, dy_m}, {DNNL_ARG_DIFF_WEIGHTS, grad}};
-      if (bias_.grad.defined()) args.emplace(DNNL_ARG_DIFF_BIAS, wrap(p.bias, ctx_, bias_.grad.data()));
-      p.bwd_weights.execute(ctx_.stream, args);
+      backward_weights(p, dy_m, grad, bias_);
       if (!p.bwd_w_wei.direct()) reorder_now(ctx_, p.bwd_w_wei.re, grad, grad_plain);
-      if (need_dx)
-        p.bwd_data.execute(ctx_.stream, {{DNNL_ARG_DIFF_DST, dy_m},
-                                         {DNNL_ARG_WEIGHTS, weights_for(p.bwd_d_wei)},
-                                         {DNNL_ARG_DIFF_SRC, wrap(p.src, ctx_, dx_.data())}});
-      ctx_.stream.wait();
-      return need_dx ? dx_.data_as<float>() : nullptr;
+      return backward_data(p, dy_m, need_dx, [&] { return weights_for(p.bwd_d_wei); });
     });
   }
 
@@ -167,13 +153,7 @@ class LinearLayer final : public DnnlLayer<LinearPrims> {
   float* forward(float* x, std::int64_t n, bool /*training*/) override {
     return dnnl_guard(b_.name + " forward", [&] {
       auto& p = prims(n);
-      x_ = x;
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x)},
-                                           {DNNL_ARG_WEIGHTS, wrap(p.wei, ctx_, weight_.value.data())},
-                                           {DNNL_ARG_DST, wrap(p.dst, ctx_, y_.data())}};
-      if (bias_.value.defined()) args.emplace(DNNL_ARG_BIAS, wrap(p.bias, ctx_, bias_.value.data()));
-      run(p.fwd, args);
-      return y_.data_as<float>();
+      return forward_weighted(p, x, wrap(p.wei, ctx_, weight_.value.data()), bias_);
     });
   }
 
@@ -181,17 +161,8 @@ class LinearLayer final : public DnnlLayer<LinearPrims> {
     return dnnl_guard(b_.name + " backward", [&]() -> float* {
       auto& p = prims(n);
       memory dy_m = wrap(p.dst, ctx_, dy);
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x_)},
-                                           {DNNL_ARG_DIFF_DST, dy_m},
-                                           {DNNL_ARG_DIFF_WEIGHTS, wrap(p.wei, ctx_, weight_.grad.data())}};
-      if (bias_.grad.defined()) args.emplace(DNNL_ARG_DIFF_BIAS, wrap(p.bias, ctx_, bias_.grad.data()));
-      p.bwd_weights.execute(ctx_.stream, args);
-      if (need_dx)
-        p.bwd_data.execute(ctx_.stream, {{DNNL_ARG_DIFF_DST, dy_m},
-                                         {DNNL_ARG_WEIGHTS, wrap(p.wei, ctx_, weight_.value.data())},
-                                         {DNNL_ARG_DIFF_SRC, wrap(p.src, ctx_, dx_.data())}});
-      ctx_.stream.wait();
-      return need_dx ? dx_.data_as<float>() : nullptr;
+      backward_weights(p, dy_m, wrap(p.wei, ctx_, weight_.grad.data()), bias_);
+      return backward_data(p, dy_m, need_dx, [&] { return wrap(p.wei, ctx_, weight_.value.data()); });
     });
   }
 

@@ -67,8 +67,8 @@ class ReluLayer final : public DnnlLayer<ReluPrims> {
 // ---- Pooling ------------------------------------------------------------------------------------
 
 struct PoolPrims {
-  memory::desc src, dst, ws_md;
-  Tensor workspace;  // when the implementation asks for one (average pooling does not)
+  memory::desc src, dst;
+  DnnlWorkspace workspace;
   dnnl::pooling_forward fwd;
   dnnl::pooling_backward bwd;
 };
@@ -95,7 +95,7 @@ class PoolLayer final : public DnnlLayer<PoolPrims> {
       auto& p = prims(n);
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(p.src, ctx_, x)},
                                            {DNNL_ARG_DST, wrap(p.dst, ctx_, y_.data())}};
-      if (p.workspace.defined()) args.emplace(DNNL_ARG_WORKSPACE, wrap(p.ws_md, ctx_, p.workspace.data()));
+      p.workspace.add_to(args, ctx_);
       run(p.fwd, args);
       return y_.data_as<float>();
     });
@@ -106,7 +106,7 @@ class PoolLayer final : public DnnlLayer<PoolPrims> {
       auto& p = prims(n);
       std::unordered_map<int, memory> args{{DNNL_ARG_DIFF_DST, wrap(p.dst, ctx_, dy)},
                                            {DNNL_ARG_DIFF_SRC, wrap(p.src, ctx_, dx_.data())}};
-      if (p.workspace.defined()) args.emplace(DNNL_ARG_WORKSPACE, wrap(p.ws_md, ctx_, p.workspace.data()));
+      p.workspace.add_to(args, ctx_);
       run(p.bwd, args);
       return dx_.data_as<float>();
     });
@@ -122,10 +122,7 @@ class PoolLayer final : public DnnlLayer<PoolPrims> {
         ctx_.engine);
     dnnl::pooling_backward::primitive_desc bwd_pd(
         dnnl::pooling_backward::desc(alg_, p.src, p.dst, strides_, kernel_, pad_, pad_), ctx_.engine, fwd_pd);
-    p.ws_md = fwd_pd.workspace_desc();
-    if (p.ws_md.get_size() > 0)
-      p.workspace = Tensor(*b_.alloc, DType::u8, {static_cast<std::int64_t>(p.ws_md.get_size())},
-                           MemoryCategory::workspace);
+    p.workspace.allocate(fwd_pd.workspace_desc(), b_);
     p.fwd = dnnl::pooling_forward(fwd_pd);
     p.bwd = dnnl::pooling_backward(bwd_pd);
     return p;

@@ -37,6 +37,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "base/errors.h"
@@ -208,6 +210,18 @@ class CudaNetwork final : public Network {
   std::vector<float> download_act(const void* src, std::int64_t count);
   void upload_act(void* dst, const std::vector<float>& src);
   std::vector<NamedTensor> read_entries(const std::vector<ParamEntry>& entries, const float* base) const;
+  /// Where each named tensor goes: its entry (shape, offset) and the device buffer the entry is in.
+  using EntryTargets = std::unordered_map<std::string, std::pair<const ParamEntry*, float*>>;
+  /// The words of write_entries' errors: "<unknown>NAME'" for a name with no target and
+  /// "<named>NAME' has shape S but <owner> is S2" for a shape that differs.
+  struct EntryWords {
+    const char* unknown;
+    const char* named;
+    const char* owner;
+  };
+  /// Uploads `tensors` to their targets (after synchronize(); the copies are on the compute
+  /// stream, not waited for). Throws InputError, naming the tensor, before a copy of it.
+  void write_entries(const EntryTargets& targets, const std::vector<NamedTensor>& tensors, const EntryWords& words);
 
   ModelSpec spec_;
   NetworkOptions options_;

@@ -114,21 +114,27 @@ std::vector<NamedTensor> CudaNetwork::gradients() const {
 }
 std::vector<NamedTensor> CudaNetwork::buffers() const { return read_entries(buffer_entries_, bufs()); }
 
-void CudaNetwork::set_parameters(const std::vector<NamedTensor>& tensors) {
-  std::unordered_map<std::string, std::pair<const ParamEntry*, float*>> by_name;
-  for (const auto& e : param_entries_) by_name[e.name] = {&e, params()};
-  for (const auto& e : buffer_entries_) by_name[e.name] = {&e, bufs()};
+void CudaNetwork::write_entries(const EntryTargets& targets, const std::vector<NamedTensor>& tensors,
+                                const EntryWords& words) {
   synchronize();
   for (const NamedTensor& t : tensors) {
-    auto it = by_name.find(t.name);
-    if (it == by_name.end()) throw InputError("set_parameters: the model has no parameter or buffer '" + printable(t.name) + "'");
+    auto it = targets.find(t.name);
+    if (it == targets.end()) throw InputError(words.unknown + printable(t.name) + "'");
     const ParamEntry& e = *it->second.first;
     if (t.tensor.shape != e.shape || t.tensor.data.size() != static_cast<std::size_t>(numel(e.shape)))
-      throw InputError("set_parameters: '" + printable(t.name) + "' has shape " + shape_string(t.tensor.shape) + " but the model's is " +
-                       shape_string(e.shape));
+      throw InputError(words.named + printable(t.name) + "' has shape " + shape_string(t.tensor.shape) + " but " +
+                       words.owner + " is " + shape_string(e.shape));
     TS_CUDA_CHECK(cudaMemcpyAsync(it->second.second + e.offset, t.tensor.data.data(), sizeof(float) * t.tensor.data.size(),
                                   cudaMemcpyHostToDevice, compute_));
   }
+}
+
+void CudaNetwork::set_parameters(const std::vector<NamedTensor>& tensors) {
+  EntryTargets by_name;
+  for (const auto& e : param_entries_) by_name[e.name] = {&e, params()};
+  for (const auto& e : buffer_entries_) by_name[e.name] = {&e, bufs()};
+  write_entries(by_name, tensors,
+                {"set_parameters: the model has no parameter or buffer '", "set_parameters: '", "the model's"});
   refresh_weights_lp();
   TS_CUDA_CHECK(cudaStreamSynchronize(compute_));
 }

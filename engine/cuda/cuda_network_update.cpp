@@ -183,21 +183,11 @@ std::vector<NamedTensor> CudaNetwork::optimizer_state() const {
 }
 
 void CudaNetwork::set_optimizer_state(const std::vector<NamedTensor>& tensors) {
-  std::unordered_map<std::string, std::pair<const ParamEntry*, float*>> by_name;
+  EntryTargets by_name;
   for (const auto& [suffix, base] : state_buffers(options_.optimizer, state1_ ? static_cast<float*>(state1_->ptr) : nullptr,
                                                   state2_ ? static_cast<float*>(state2_->ptr) : nullptr))
     for (const ParamEntry& e : param_entries_) by_name[e.name + suffix] = {&e, base};
-  synchronize();
-  for (const NamedTensor& t : tensors) {
-    auto it = by_name.find(t.name);
-    if (it == by_name.end()) throw InputError("the optimizer has no state named '" + printable(t.name) + "'");
-    const ParamEntry& e = *it->second.first;
-    if (t.tensor.shape != e.shape || t.tensor.data.size() != static_cast<std::size_t>(numel(e.shape)))
-      throw InputError("optimizer state '" + printable(t.name) + "' has shape " + shape_string(t.tensor.shape) +
-                       " but the parameter's is " + shape_string(e.shape));
-    TS_CUDA_CHECK(cudaMemcpyAsync(it->second.second + e.offset, t.tensor.data.data(), sizeof(float) * t.tensor.data.size(),
-                                  cudaMemcpyHostToDevice, compute_));
-  }
+  write_entries(by_name, tensors, {"the optimizer has no state named '", "optimizer state '", "the parameter's"});
   TS_CUDA_CHECK(cudaStreamSynchronize(compute_));
 }
 

@@ -133,7 +133,10 @@ struct RunConfig {
   /// A simulated smaller card (--memory-limit): the allocator's cap on reserved bytes; 0 = the real
   /// card. When set, the memory metrics and memory_pressure judge the reserved bytes against it.
   std::int64_t memory_limit_bytes = 0;
+  std::string optimizer;  // "adam", "adamw", "sgd" ("" unknown)
+  double momentum = 0;    // SGD's; > 0: a momentum buffer per parameter
 };
+/// The one reader of meta run.config in the analysis (verdicts, metrics, layer memory, evidence).
 RunConfig run_config(const std::map<std::string, std::string>& meta);
 
 /// One knob of a verdict's fix, as TrainScope's run configuration names it (trainscope-run's option

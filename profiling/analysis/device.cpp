@@ -187,6 +187,8 @@ RunConfig run_config(const std::map<std::string, std::string>& meta) {
   auto boolean = [&](const char* k, bool& v) { if (d.HasMember(k) && d[k].IsBool()) v = d[k].GetBool(); };
   str("device", c.device);
   str("amp", c.amp);
+  str("optimizer", c.optimizer);
+  if (d.HasMember("momentum") && d["momentum"].IsNumber()) c.momentum = d["momentum"].GetDouble();
   if (d.HasMember("batch_size") && d["batch_size"].IsInt64()) c.batch_size = d["batch_size"].GetInt64();
   if (d.HasMember("num_workers") && d["num_workers"].IsInt()) c.num_workers = d["num_workers"].GetInt();
   if (d.HasMember("accumulate") && d["accumulate"].IsInt()) c.accumulate = std::max(1, d["accumulate"].GetInt());

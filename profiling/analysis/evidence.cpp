@@ -13,17 +13,6 @@ namespace {
 
 using detail::Span;
 
-void merge_spans(std::vector<EvidenceSpan>& v) {
-  std::sort(v.begin(), v.end(), [](const EvidenceSpan& a, const EvidenceSpan& b) { return a.start < b.start; });
-  std::size_t out = 0;
-  for (const EvidenceSpan& s : v) {
-    if (s.end <= s.start) continue;
-    if (out > 0 && s.start <= v[out - 1].end) v[out - 1].end = std::max(v[out - 1].end, s.end);
-    else v[out++] = s;
-  }
-  v.resize(out);
-}
-
 /// Appends the parts of [a, b) inside the step windows.
 void add_in_windows(const detail::Timeline& tl, std::int64_t a, std::int64_t b, std::vector<EvidenceSpan>& out) {
   auto it = std::upper_bound(tl.steps.begin(), tl.steps.end(), a,
@@ -112,7 +101,7 @@ std::vector<EvidenceSpan> for_id(const EventStore& store, const detail::Timeline
       if (g.c == Category::kernel && is_matmul_kernel(store.strings.get(store.kernels[g.index].name)))
         add_in_windows(tl, g.start, g.end, out);
   }
-  merge_spans(out);
+  detail::merge(out);
   return out;
 }
 

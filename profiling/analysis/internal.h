@@ -55,7 +55,19 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
                         std::int64_t* skipped, bool live = false, std::int64_t* pending = nullptr);
 void add_gpu_ops(const EventStore& store, Timeline& tl, std::int64_t span_lo);
 void make_windows(Timeline& tl);
-void merge(std::vector<Span>& v);
+/// Sorts `v` by start and joins intervals that overlap or touch; empty ones are dropped. Any
+/// interval type with `start` and `end` (Span, EvidenceSpan).
+template <class S>
+void merge(std::vector<S>& v) {
+  std::sort(v.begin(), v.end(), [](const S& a, const S& b) { return a.start < b.start; });
+  std::size_t out = 0;
+  for (const S& s : v) {
+    if (s.end <= s.start) continue;
+    if (out > 0 && s.start <= v[out - 1].end) v[out - 1].end = std::max(v[out - 1].end, s.end);
+    else v[out++] = s;
+  }
+  v.resize(out);
+}
 void sweep(const Timeline& tl, std::vector<StepMetrics>& out);
 void idle_gaps(const Timeline& tl, std::int64_t launch_cost, std::vector<StepMetrics>& out);
 std::int64_t median(std::vector<std::int64_t>& v);  // nth_element; 0 when empty

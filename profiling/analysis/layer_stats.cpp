@@ -3,15 +3,12 @@
 // Definitions and what is measured vs computed: layer_stats.h.
 #include "profiling/analysis/layer_stats.h"
 
-#include <rapidjson/document.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <unordered_map>
 
 #include "base/errors.h"
-#include "base/json_guard.h"
 #include "engine/host_trace.h"
 #include "engine/model_spec.h"
 #include "profiling/analysis/analysis.h"
@@ -187,18 +184,6 @@ void attribute_kernels(const EventStore& s, const StoreCounts& n, HostSide& h, c
   }
 }
 
-/// The optimizer's name and whether SGD keeps a momentum buffer, from meta run.config.
-void optimizer_of(const std::map<std::string, std::string>& meta, LayerReport& r, bool* momentum) {
-  *momentum = false;
-  auto it = meta.find("run.config");
-  if (it == meta.end() || outside_json_problem(it->second)) return;
-  rapidjson::Document d;
-  d.Parse(it->second.c_str());
-  if (d.HasParseError() || !d.IsObject()) return;
-  if (d.HasMember("optimizer") && d["optimizer"].IsString()) r.optimizer = d["optimizer"].GetString();
-  if (d.HasMember("momentum") && d["momentum"].IsNumber()) *momentum = d["momentum"].GetDouble() > 0;
-}
-
 /// Memory estimate per row from the spec: each row covers its spec layer and the following layers
 /// that have no row of their own (fused into it).
 void add_memory(const std::map<std::string, std::string>& meta, LayerReport& r) {
@@ -217,8 +202,8 @@ void add_memory(const std::map<std::string, std::string>& meta, LayerReport& r) 
     return;
   }
   const RunConfig cfg = run_config(meta);
-  bool momentum = false;
-  optimizer_of(meta, r, &momentum);
+  const bool momentum = cfg.momentum > 0;
+  r.optimizer = cfg.optimizer;
   const bool amp = cfg.amp == "fp16" || cfg.amp == "bf16";
   r.batch_size = cfg.batch_size;
   r.activation_bytes = amp ? 2 : 4;

@@ -174,6 +174,18 @@ void opt_i(W& w, const char* k, std::optional<std::int64_t> v) {
   if (v) w.Int64(*v);
   else w.Null();
 }
+/// `k`: an object whose members members(value) writes, or null for nullopt.
+template <class T, class F>
+void opt_object(W& w, const char* k, const std::optional<T>& v, F members) {
+  w.Key(k);
+  if (!v) {
+    w.Null();
+    return;
+  }
+  w.StartObject();
+  members(*v);
+  w.EndObject();
+}
 void frames_json(W& w, const char* key, const std::vector<FrameShare>& v) {
   w.Key(key);
   w.StartArray();
@@ -188,16 +200,10 @@ void frames_json(W& w, const char* key, const std::vector<FrameShare>& v) {
   w.EndArray();
 }
 void host_json(W& w, const Report& r) {
-  w.Key("gpu_idle_by_host_ns");
-  if (!r.idle_by_host) {
-    w.Null();
-  } else {
-    const HostIdle& h = *r.idle_by_host;
-    w.StartObject();
+  opt_object(w, "gpu_idle_by_host_ns", r.idle_by_host, [&](const HostIdle& h) {
     int64_fields(w, {{"sync", h.sync}, {"input", h.input}, {"queued", h.device}, {"launching", h.launching},
                      {"host", h.host}});
-    w.EndObject();
-  }
+  });
   opt(w, "median_launch_gap_ns", r.median_launch_gap_ns);
   opt(w, "stepping_thread_cpu_pct", r.stepping_thread_cpu_pct);
   w.Key("amp_from_kernels"); w.String(r.amp_from_kernels.c_str());
@@ -210,26 +216,19 @@ void host_json(W& w, const Report& r) {
   w.EndObject();
   frames_json(w, "sync_sites", r.sync_sites);
 }
-void health_json(W& w, const std::optional<GpuHealth>& h) {
-  w.Key("gpu_health");
-  if (!h) {
-    w.Null();
-    return;
-  }
-  w.StartObject();
-  w.Key("reason_samples"); w.Int64(h->reason_samples);
-  w.Key("throttled_samples"); w.Int64(h->throttled_samples);
-  w.Key("clock_event_reasons"); w.Uint64(h->reasons);
-  w.Key("main_reason"); w.String(h->main_reason.c_str());
-  opt(w, "sm_clock_throttled_mhz", h->sm_clock_throttled_mhz);
-  opt(w, "sm_clock_max_mhz", h->sm_clock_max_mhz);
-  w.Key("process_samples"); w.Int64(h->process_samples);
-  w.Key("shared_samples"); w.Int64(h->shared_samples);
-  w.Key("max_other_processes"); w.Double(h->max_other_processes);
-  w.Key("max_other_bytes"); w.Double(h->max_other_bytes);
-  opt(w, "ecc_corrected_rise", h->ecc_corrected_rise);
-  opt(w, "ecc_uncorrected_rise", h->ecc_uncorrected_rise);
-  w.EndObject();
+void health_json(W& w, const GpuHealth& h) {
+  w.Key("reason_samples"); w.Int64(h.reason_samples);
+  w.Key("throttled_samples"); w.Int64(h.throttled_samples);
+  w.Key("clock_event_reasons"); w.Uint64(h.reasons);
+  w.Key("main_reason"); w.String(h.main_reason.c_str());
+  opt(w, "sm_clock_throttled_mhz", h.sm_clock_throttled_mhz);
+  opt(w, "sm_clock_max_mhz", h.sm_clock_max_mhz);
+  w.Key("process_samples"); w.Int64(h.process_samples);
+  w.Key("shared_samples"); w.Int64(h.shared_samples);
+  w.Key("max_other_processes"); w.Double(h.max_other_processes);
+  w.Key("max_other_bytes"); w.Double(h.max_other_bytes);
+  opt(w, "ecc_corrected_rise", h.ecc_corrected_rise);
+  opt(w, "ecc_uncorrected_rise", h.ecc_uncorrected_rise);
 }
 }  // namespace
 
@@ -249,22 +248,15 @@ std::string to_json(const Report& r) {
   w.Key("gpu_present"); w.Bool(r.gpu_present);
   if (!r.device_vendor.empty()) { w.Key("device_vendor"); w.String(r.device_vendor.c_str()); }
   w.Key("gpu_absent_reason"); w.String(r.gpu_absent_reason.c_str());
-  health_json(w, r.health);
+  opt_object(w, "gpu_health", r.health, [&](const GpuHealth& h) { health_json(w, h); });
   opt(w, "gpu_utilization", r.gpu_utilization);
   opt(w, "sm_efficiency_est", r.sm_efficiency);
   opt(w, "theoretical_occupancy", r.theoretical_occupancy);
   opt(w, "achieved_occupancy_est", r.achieved_occupancy_est);
   opt_i(w, "gpu_busy_ns", r.gpu_busy_ns);
-  w.Key("gpu_idle_ns");
-  if (r.idle) {
-    w.StartObject();
-    w.Key("host_wait"); w.Int64(r.idle->host_wait);
-    w.Key("kernel_wait"); w.Int64(r.idle->kernel_wait);
-    w.Key("other"); w.Int64(r.idle->other);
-    w.EndObject();
-  } else {
-    w.Null();
-  }
+  opt_object(w, "gpu_idle_ns", r.idle, [&](const auto& idle) {
+    int64_fields(w, {{"host_wait", idle.host_wait}, {"kernel_wait", idle.kernel_wait}, {"other", idle.other}});
+  });
   opt_i(w, "gpu_idle_sync_ns", r.idle_sync_ns);
   opt_i(w, "gpu_idle_host_wait_launching_ns", r.idle_host_launching_ns);
   host_json(w, r);
@@ -286,17 +278,11 @@ std::string to_json(const Report& r) {
   w.Key("kineto_kernel_estimates"); w.Bool(r.kineto_kernel_estimates);
   w.Key("rank"); w.Int(r.rank);
   w.Key("world_size"); w.Int(r.world_size);
-  w.Key("communication");
-  if (!r.communication) {
-    w.Null();
-  } else {
-    const auto& c = *r.communication;
-    w.StartObject();
+  opt_object(w, "communication", r.communication, [&](const auto& c) {
     int64_fields(w, {{"kernels", c.kernels}, {"communication_ns", c.communication_ns},
                      {"computation_ns", c.computation_ns}, {"overlap_ns", c.overlap_ns}, {"exposed_ns", c.exposed_ns}});
     w.Key("overlap"); w.Double(c.overlap());
-    w.EndObject();
-  }
+  });
   w.Key("whole_trace_step"); w.Bool(r.whole_trace_step);
   w.Key("device_events"); w.Int64(r.device_events);
   w.Key("verdicts_judged"); w.Bool(r.verdicts_judged);

@@ -272,17 +272,6 @@ void make_windows(Timeline& tl) {
   }
 }
 
-void merge(std::vector<Span>& v) {
-  std::sort(v.begin(), v.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
-  std::size_t out = 0;
-  for (const Span& s : v) {
-    if (s.end <= s.start) continue;
-    if (out > 0 && s.start <= v[out - 1].end) v[out - 1].end = std::max(v[out - 1].end, s.end);
-    else v[out++] = s;
-  }
-  v.resize(out);
-}
-
 int Timeline::step_at(std::int64_t t) const {
   auto it = std::upper_bound(steps.begin(), steps.end(), t,
                              [](std::int64_t v, const StepWindow& s) { return v < s.host_start; });

@@ -192,6 +192,21 @@ class ChromeWriter {
     key_int("correlation", correlation);
   }
   static double bandwidth_gb_s(std::int64_t bytes, std::int64_t ns) { return ns > 0 ? static_cast<double>(bytes) / ns : 0; }
+  /// A copy's or a memset's first args: gpu_common's, the bytes and the bandwidth.
+  template <class R>
+  void transfer_args(const R& r) {
+    gpu_common(r.device, r.context, r.stream, r.correlation);
+    key_int("bytes", r.bytes);
+    w_.Key("memory bandwidth (GB/s)");
+    w_.Double(bandwidth_gb_s(r.bytes, r.end - r.start));
+  }
+  /// A device activity's last args (its CUDA graph, the layer and step of its launch) and its end.
+  template <class R>
+  void device_end(const R& r) {
+    if (r.graph_id) key_int("graph id", r.graph_id);
+    launch_args(r.correlation);
+    x_end();
+  }
 
   void event(const detail::Lane& l, const Ev& e) {
     switch (e.kind) {
@@ -269,9 +284,7 @@ class ChromeWriter {
     w_.StartArray();
     for (const int b : rc.block) w_.Int(b);
     w_.EndArray();
-    if (r.graph_id) key_int("graph id", r.graph_id);
-    launch_args(r.correlation);
-    x_end();
+    device_end(r);
     ++stats_.kernels;
   }
 
@@ -296,30 +309,20 @@ class ChromeWriter {
     const std::string name = std::string("Memcpy ") + memcpy_kind_name(r.copy_kind) + " (" + memory_kind_name(r.src_kind) +
                              " -> " + memory_kind_name(r.dst_kind) + ")";
     x_begin(l, e, "gpu_memcpy", name);
-    gpu_common(r.device, r.context, r.stream, r.correlation);
-    key_int("bytes", r.bytes);
-    w_.Key("memory bandwidth (GB/s)");
-    w_.Double(bandwidth_gb_s(r.bytes, r.end - r.start));
+    transfer_args(r);
     key_str("copy kind", memcpy_kind_name(r.copy_kind));
     key_str("src kind", memory_kind_name(r.src_kind));
     key_str("dst kind", memory_kind_name(r.dst_kind));
-    if (r.graph_id) key_int("graph id", r.graph_id);
-    launch_args(r.correlation);
-    x_end();
+    device_end(r);
     ++stats_.memcpys;
   }
 
   void memset(const detail::Lane& l, const Ev& e) {
     const MemsetRecord& r = s_.memsets[e.index];
     x_begin(l, e, "gpu_memset", std::string("Memset (") + memory_kind_name(r.memory_kind) + ")");
-    gpu_common(r.device, r.context, r.stream, r.correlation);
-    key_int("bytes", r.bytes);
-    w_.Key("memory bandwidth (GB/s)");
-    w_.Double(bandwidth_gb_s(r.bytes, r.end - r.start));
+    transfer_args(r);
     key_int("value", r.value);
-    if (r.graph_id) key_int("graph id", r.graph_id);
-    launch_args(r.correlation);
-    x_end();
+    device_end(r);
     ++stats_.memsets;
   }
 

@@ -4,8 +4,12 @@
 #include <charconv>
 #include <cstring>
 
+#include "base/enum_names.h"
+
 namespace ts::prof::inject {
 namespace {
+
+constexpr EnumName<Mode> kModes[] = {{Mode::lean, "lean"}, {Mode::full, "full"}, {Mode::nvtx, "nvtx"}};
 
 bool parse_int(const char* s, std::int64_t& out) {
   if (!s || !*s) return false;
@@ -27,14 +31,7 @@ std::vector<std::string> split(const std::string& s) {
 
 }  // namespace
 
-const char* mode_name(Mode m) {
-  switch (m) {
-    case Mode::lean: return "lean";
-    case Mode::full: return "full";
-    case Mode::nvtx: return "nvtx";
-  }
-  return "lean";
-}
+const char* mode_name(Mode m) { return enum_name(kModes, m, "lean"); }
 
 const std::vector<std::string>& kind_names() {
   static const std::vector<std::string> k{"CONCURRENT_KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION",
@@ -68,9 +65,8 @@ InjectConfig read_config(const EnvFn& env, std::int64_t pid) {
     return v ? v : "";
   };
   const std::string mode = get("TRAINSCOPE_INJECT_MODE");
-  if (mode == "full") c.mode = Mode::full;
-  else if (mode == "nvtx") c.mode = Mode::nvtx;
-  else if (!mode.empty() && mode != "lean")
+  if (const auto m = enum_value(kModes, mode)) c.mode = *m;
+  else if (!mode.empty())
     c.warnings.push_back("TRAINSCOPE_INJECT_MODE=" + mode + ": not lean, full or nvtx; using lean");
   c.kinds = mode_kinds(c.mode);
   if (const std::string k = get("TRAINSCOPE_INJECT_KINDS"); !k.empty()) {

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "profiling/cupti_parse.h"
+#include "profiling/cupti/cupti_parse.h"
 #include "profiling/event_store.h"
 #include "profiling/inject/inject_config.h"
 #include "profiling/inject/py_stacks.h"

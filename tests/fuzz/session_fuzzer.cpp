@@ -40,7 +40,7 @@ void make_session(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) std::abort();
   const std::string setup = std::string("PRAGMA page_size=512; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;") +
-                            ts::prof::schema::kCreate + "PRAGMA application_id=" +
+                            ts::prof::schema::create_sql() + "PRAGMA application_id=" +
                             std::to_string(ts::prof::kSessionApplicationId) +
                             "; PRAGMA user_version=2; INSERT INTO schema_version VALUES(2);";
   if (sqlite3_exec(db, setup.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) std::abort();

@@ -220,6 +220,74 @@ class TestProgram : public QObject {
     QVERIFY2(error.contains("--python: expected off, lean or full"), qPrintable(error));
   }
 
+  // trainscope --autorun's Run settings options go through the run configuration's knob table:
+  // the defaults are the form's, a given option sets its knob (and is kept to go over a loaded
+  // setup's settings), a bad value is refused naming the option.
+  void theAutorunOptionsSetTheRunSettings() {
+    auto parse = [](const QStringList& args, AutorunOptions& o, QString& error) {
+      QCommandLineParser p;
+      add_autorun_options(p);
+      p.parse(QStringList{"trainscope"} + args);
+      return parse_autorun(p, o, error);
+    };
+    QString error;
+    AutorunOptions d;
+    QVERIFY2(parse({"--autorun"}, d, error), qPrintable(error));
+    QCOMPARE(d.settings.epochs, 2);
+    QCOMPARE(d.settings.batch_size, std::int64_t{128});
+    QCOMPARE(d.settings.num_workers, 2);
+    QCOMPARE(d.settings.lr, 0.001);
+    QVERIFY(d.settings.optimizer == OptimizerType::adam);
+    QVERIFY(d.settings.pin_memory);
+    QVERIFY(!d.settings.augment && !d.settings.sync_every_step && !d.settings.deterministic);
+    QVERIFY(d.settings.amp == AmpMode::off);
+    QCOMPARE(d.settings.accumulate, 1);
+    QCOMPARE(d.settings.memory_limit_gib, 0.0);
+    QVERIFY(d.knobs.empty());
+
+    AutorunOptions o;
+    QVERIFY2(parse({"--epochs", "3", "--batch-size", "64", "--num-workers", "0", "--lr", "0.0125", "--optimizer", "sgd",
+                    "--momentum", "0.9", "--seed", "7", "--limit-train", "512", "--augment", "--sync-every-step",
+                    "--no-pin-memory", "--amp", "fp32", "--accumulate", "4", "--deterministic", "--memory-limit", "0.5",
+                    "--checkpoint-every", "2", "--data", "/no/such/cifar"},
+                   o, error),
+             qPrintable(error));
+    const RunSettings& s = o.settings;
+    QCOMPARE(s.epochs, 3);
+    QCOMPARE(s.batch_size, std::int64_t{64});
+    QCOMPARE(s.num_workers, 0);
+    QCOMPARE(s.lr, 0.0125);
+    QVERIFY(s.optimizer == OptimizerType::sgd);
+    QCOMPARE(s.momentum, 0.9);
+    QCOMPARE(s.seed, std::uint64_t{7});
+    QCOMPARE(s.limit_train, std::int64_t{512});
+    QVERIFY(s.augment && s.sync_every_step && s.deterministic && !s.pin_memory);
+    QVERIFY(s.amp == AmpMode::off);  // fp32 is AMP off
+    QCOMPARE(s.accumulate, 4);
+    QCOMPARE(s.memory_limit_gib, 0.5);
+    QCOMPARE(s.checkpoint_every, 2);
+    QCOMPARE(s.data_dir, QString("/no/such/cifar"));
+    const auto has = [&](const char* knob, const char* value) {
+      return std::find(o.knobs.begin(), o.knobs.end(), std::pair<std::string, std::string>{knob, value}) != o.knobs.end();
+    };
+    QVERIFY(has("batch_size", "64"));
+    QVERIFY(has("images", "512"));
+    QVERIFY(has("pin_memory", "false"));
+    QVERIFY(has("amp", "off"));
+    QVERIFY(has("optimizer", "sgd"));
+    QCOMPARE(o.knobs.size(), std::size_t{15});  // the 14 knob options given and pin_memory
+
+    AutorunOptions bad;
+    QVERIFY(!parse({"--batch-size", "0"}, bad, error));
+    QCOMPARE(error, QString("--batch-size: '0' is not a number >= 1"));
+    QVERIFY(!parse({"--amp", "fp8"}, bad, error));
+    QCOMPARE(error, QString("--amp: expected off, fp16 or bf16, got 'fp8'"));
+    QVERIFY(!parse({"--optimizer", "rmsprop"}, bad, error));
+    QCOMPARE(error, QString("--optimizer: expected sgd, adam or adamw, got 'rmsprop'"));
+    QVERIFY(!parse({"--device", "tpu"}, bad, error));
+    QVERIFY(error.startsWith("--device: expected auto, cpu, cuda or cuda:N"));
+  }
+
   // A program that cannot start writes no session: the autorun still ends (the window would wait
   // forever for a session otherwise), with nothing shown and nothing compared.
   void theProgramAutorunEndsWhenNoSessionComes() {

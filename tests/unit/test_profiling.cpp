@@ -20,7 +20,7 @@
 #include "profiling/session_file.h"
 #include <sqlite3.h>
 #if defined(TRAINSCOPE_HAVE_CUDA)
-#include "profiling/cupti_parse.h"
+#include "profiling/cupti/cupti_parse.h"
 #endif
 
 namespace ts::prof {

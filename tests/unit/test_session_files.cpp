@@ -8,6 +8,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include <sqlite3.h>
 
@@ -65,6 +68,59 @@ TEST(SessionFiles, AKilledRecordingCopiedWithoutItsWalStillReads) {
   EXPECT_EQ(again.steps.size(), 30u);
   EXPECT_FALSE(beside(path, "-wal"));
   EXPECT_FALSE(beside(path, "-shm"));
+  fs::remove_all(dir);
+}
+
+/// Per table of `file`: its columns as "name type notnull pk" (PRAGMA table_info), in order.
+std::map<std::string, std::vector<std::string>> table_columns(const std::string& file) {
+  std::map<std::string, std::vector<std::string>> out;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(("file:" + file + "?immutable=1").c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+                      nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return out;
+  }
+  std::vector<std::string> tables;
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type='table'", -1, &st, nullptr);
+  while (sqlite3_step(st) == SQLITE_ROW) tables.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  sqlite3_finalize(st);
+  for (const std::string& t : tables) {
+    sqlite3_prepare_v2(db, ("PRAGMA table_info(" + t + ")").c_str(), -1, &st, nullptr);
+    while (sqlite3_step(st) == SQLITE_ROW)
+      out[t].push_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 1))) + " " +
+                       reinterpret_cast<const char*>(sqlite3_column_text(st, 2)) + " " +
+                       std::to_string(sqlite3_column_int(st, 3)) + " " + std::to_string(sqlite3_column_int(st, 5)));
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return out;
+}
+
+// The record tables are made from one column list per record type (profiling/session_schema.cpp):
+// a file written now has every table of a session recorded by the first format, with the same
+// columns in the same order (name, type, NOT NULL, key), so old and new files read alike.
+TEST(SessionFiles, TheSchemaKeepsTheColumnsOfRecordedSessions) {
+  const std::string dir = temp_dir("schema");
+  const std::string path = dir + "/new.tsession";
+  EventStore store;
+  {
+    SessionWriter w(path, store);
+    add_steps(store, 1, 2);
+    w.close();
+  }
+  const auto recorded = table_columns(std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/gpu_b128_nw4.tsession");
+  const auto now = table_columns(path);
+  ASSERT_GE(recorded.size(), 20u);
+  for (const auto& [table, columns] : recorded) {
+    ASSERT_TRUE(now.count(table)) << table;
+    EXPECT_EQ(now.at(table), columns) << table;
+  }
+  for (const char* added : {"overview_lanes", "py_frames", "py_stacks", "py_samples"}) EXPECT_TRUE(now.count(added)) << added;
+  EventStore read;
+  read_session(path, read);
+  EXPECT_EQ(read.kernels.size(), 2u);
+  EXPECT_EQ(read.steps[1].end, 2900);
   fs::remove_all(dir);
 }
 

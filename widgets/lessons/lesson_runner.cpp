@@ -27,13 +27,7 @@ QString lesson_runner_program() {
 
 LessonRunner::LessonRunner(QObject* parent) : QObject(parent) {}
 
-LessonRunner::~LessonRunner() {
-  if (process_) {
-    process_->disconnect(this);
-    process_->kill();
-    process_->waitForFinished(3000);
-  }
-}
+LessonRunner::~LessonRunner() { end_child(process_, this); }
 
 bool LessonRunner::start(const lessons::Lesson& l, const QString& source, const QString& data_dir,
                          const QString& out_dir, bool recorded_only) {
@@ -96,16 +90,32 @@ void LessonRunner::cancel() {
   if (!process_) return;
   cancelled_ = true;
   ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
-  QProcess* p = process_;
-  QTimer::singleShot(10000, p, [p] { p->kill(); });
+  kill_after(process_, 10000);
+}
+
+void kill_after(QProcess* p, int grace_ms) {
+  QTimer::singleShot(grace_ms, p, [p] { p->kill(); });
+}
+
+void end_child(QProcess* p, QObject* runner) {
+  if (!p) return;
+  p->disconnect(runner);
+  p->kill();
+  p->waitForFinished(3000);
+}
+
+void for_each_line(QByteArray& pending, const QByteArray& more, const std::function<void(const QString&)>& line) {
+  pending += more;
+  qsizetype nl = 0;
+  while ((nl = pending.indexOf('\n')) >= 0) {
+    const QString text = QString::fromUtf8(pending.left(nl));
+    pending.remove(0, nl + 1);
+    line(text);
+  }
 }
 
 void LessonRunner::onStderr() {
-  pending_ += process_->readAllStandardError();
-  int nl = 0;
-  while ((nl = pending_.indexOf('\n')) >= 0) {
-    const QString line = QString::fromUtf8(pending_.left(nl));
-    pending_.remove(0, nl + 1);
+  for_each_line(pending_, process_->readAllStandardError(), [this](const QString& line) {
     // "lesson NAME: run ID (LABEL): knobs" when a run starts (app/runner/lesson_cmd.cpp)
     const QString head = "lesson " + QString::fromStdString(lesson_.name) + ": run ";
     if (line.startsWith(head)) {
@@ -122,7 +132,7 @@ void LessonRunner::onStderr() {
     } else if (line.startsWith("error:")) {
       last_error_ = line;
     }
-  }
+  });
 }
 
 void LessonRunner::onFinished(int code, QProcess::ExitStatus status) {

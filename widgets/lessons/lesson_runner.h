@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QProcess>
 #include <QString>
+#include <functional>
 
 #include "lessons/lesson.h"
 
@@ -17,6 +18,15 @@ namespace ts::gui {
 /// The trainscope-run the window starts: TRAINSCOPE_RUNNER in the environment, then beside the
 /// window's executable, then the build tree's (TRAINSCOPE_RUNNER_PATH, for tests). "" when none exists.
 QString lesson_runner_program();
+
+/// Appends `more` (a read of a runner's output) to `pending` and calls line(text) for each complete
+/// line in it, as UTF-8 without its '\n'; a partial last line stays in `pending` for the next read.
+void for_each_line(QByteArray& pending, const QByteArray& more, const std::function<void(const QString&)>& line);
+/// Kills `p` when it is still there `grace_ms` after it was asked to stop (SIGINT, terminate()).
+void kill_after(QProcess* p, int grace_ms);
+/// A runner's child when the runner goes: it sends the runner nothing more, is killed and waited
+/// for (3 s at most). Nothing when `p` is null.
+void end_child(QProcess* p, QObject* runner);
 
 class LessonRunner : public QObject {
   Q_OBJECT

@@ -38,19 +38,12 @@ constexpr StatsColumn kColumns[LayerTimeModel::ColumnCount] = {
 
 // ---- LayerTimeModel --------------------------------------------------------------------------------
 
-LayerTimeModel::LayerTimeModel(QObject* parent) : QAbstractTableModel(parent) {}
+LayerTimeModel::LayerTimeModel(QObject* parent) : StatsTableModel(parent) {}
 
 void LayerTimeModel::setReport(prof::analysis::LayerReport report) {
   bool same = report.layers.size() == report_.layers.size() && !report_.layers.empty();
   for (std::size_t i = 0; same && i < report.layers.size(); ++i) same = report.layers[i].label == report_.layers[i].label;
-  if (!same) {
-    beginResetModel();
-    report_ = std::move(report);
-    endResetModel();
-    return;
-  }
-  report_ = std::move(report);
-  emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+  replaceRows(report_, std::move(report), same);
 }
 
 void LayerTimeModel::clear() { setReport({}); }

@@ -10,6 +10,7 @@
 
 #include "profiling/analysis/layer_stats.h"
 #include "widgets/panel_hub.h"
+#include "widgets/panels/stats_table_util.h"
 
 class QCheckBox;
 class QLabel;
@@ -22,7 +23,7 @@ class ThrottledRefresh;
 
 /// layer_stats as a table, one row per layer (spec order). DisplayRole: formatted text; kSortRole:
 /// the number; kExportRole: the raw value (ns, fractions 0..1, bytes; "" where unknown).
-class LayerTimeModel : public QAbstractTableModel {
+class LayerTimeModel : public StatsTableModel {
   Q_OBJECT
  public:
   enum Column {

@@ -36,21 +36,14 @@ constexpr std::size_t kStackHead = 8, kStackTail = 30;
 
 // ---- PythonLinesModel ------------------------------------------------------------------------------
 
-PythonLinesModel::PythonLinesModel(QObject* parent) : QAbstractTableModel(parent) {}
+PythonLinesModel::PythonLinesModel(QObject* parent) : StatsTableModel(parent) {}
 
 void PythonLinesModel::setLines(prof::analysis::PythonLines lines) {
   bool same =
       !lines_.lines.empty() && lines.lines.size() == lines_.lines.size() && lines.gpu_recorded == lines_.gpu_recorded;
   for (std::size_t i = 0; same && i < lines.lines.size(); ++i)
     same = lines.lines[i].where == lines_.lines[i].where && lines.lines[i].innermost == lines_.lines[i].innermost;
-  if (!same) {
-    beginResetModel();
-    lines_ = std::move(lines);
-    endResetModel();
-    return;
-  }
-  lines_ = std::move(lines);
-  emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+  replaceRows(lines_, std::move(lines), same);
 }
 
 void PythonLinesModel::clear() {

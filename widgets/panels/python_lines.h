@@ -13,6 +13,7 @@
 
 #include "profiling/analysis/python_lines.h"
 #include "widgets/panel_hub.h"
+#include "widgets/panels/stats_table_util.h"
 
 class QLabel;
 class QTableView;
@@ -24,7 +25,7 @@ class TimelineView;
 
 /// python_lines as a table, one row per line (most samples first). DisplayRole: formatted text;
 /// kSortRole: the number; ToolTipRole: the line's most frequent stack.
-class PythonLinesModel : public QAbstractTableModel {
+class PythonLinesModel : public StatsTableModel {
   Q_OBJECT
  public:
   enum Column {

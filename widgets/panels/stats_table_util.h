@@ -4,11 +4,13 @@
 // PanelHub's store (at most ~2 Hz while a run is live; at once for an opened session).
 #pragma once
 #include <QAbstractItemModel>
+#include <QAbstractTableModel>
 #include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QTimer>
 #include <functional>
+#include <utility>
 
 #include "widgets/panel_hub.h"
 
@@ -44,6 +46,28 @@ struct StatsColumn {
   const char* csv;
   const char* tip;
 };
+/// The model of a statistics table whose rows a refresh replaces: in place while the rows stay the
+/// rows they were (a live run: the view keeps its selection, sort and scroll), else with a reset.
+class StatsTableModel : public QAbstractTableModel {
+ public:
+  using QAbstractTableModel::QAbstractTableModel;
+
+ protected:
+  /// current = next; `same_rows`: every row of `next` is the row it was in `current` (and there are
+  /// some), so one dataChanged over every cell replaces a reset.
+  template <class T>
+  void replaceRows(T& current, T next, bool same_rows) {
+    if (!same_rows) {
+      beginResetModel();
+      current = std::move(next);
+      endResetModel();
+      return;
+    }
+    current = std::move(next);
+    emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+  }
+};
+
 /// headerData for a table of `count` such columns: the title (DisplayRole), the CSV name
 /// (kExportRole) and the tooltip (ToolTipRole) of a horizontal section; invalid otherwise.
 QVariant stats_header(const StatsColumn* columns, int count, int section, Qt::Orientation orientation, int role);

@@ -12,6 +12,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "widgets/elided_label.h"
@@ -81,16 +83,64 @@ QString format_evidence(const std::string& name, double value) {
   return QString("%1 %2").arg(QString::fromStdString(name).replace('_', ' ')).arg(value, 0, 'f', whole ? 0 : 2);
 }
 
+namespace {
+/// The knobs a verdict's fix may set (FixSetting::knob, runconfig's knob names) and their names in
+/// the Run settings form: what the fix text says and what apply_fix_settings reports.
+struct FixKnob {
+  const char* knob;
+  const char* label;
+};
+constexpr FixKnob kFixKnobs[] = {
+    {"num_workers", QT_TRANSLATE_NOOP("QObject", "num_workers")},
+    {"pin_memory", QT_TRANSLATE_NOOP("QObject", "pin_memory")},
+    {"amp", QT_TRANSLATE_NOOP("QObject", "AMP")},
+    {"batch_size", QT_TRANSLATE_NOOP("QObject", "batch size")},
+    {"accumulate", QT_TRANSLATE_NOOP("QObject", "gradient accumulation")},
+    {"sync_every_step", QT_TRANSLATE_NOOP("QObject", "sync every step")},
+    {"augment", QT_TRANSLATE_NOOP("QObject", "augmentation")},
+};
+const FixKnob* fix_knob(const std::string& knob) {
+  for (const FixKnob& k : kFixKnobs)
+    if (knob == k.knob) return &k;
+  return nullptr;
+}
+
+/// A fix's value as the run configuration's knob text ("on" -> "true" for a flag), or nullopt
+/// when the knob's type does not take it: a flag is on or off, a count a whole number >= 0, AMP
+/// one of its modes.
+std::optional<std::string> knob_text(const runconfig::KnobDef& k, const std::string& value) {
+  switch (k.type) {
+    case runconfig::KnobType::boolean:
+      if (value != "on" && value != "off") return std::nullopt;
+      return value == "on" ? "true" : "false";
+    case runconfig::KnobType::integer: {
+      bool ok = false;
+      const long long n = QString::fromStdString(value).toLongLong(&ok);
+      if (!ok || n < 0) return std::nullopt;
+      return std::to_string(n);
+    }
+    case runconfig::KnobType::amp: {
+      const auto modes = runconfig::knob_choices(k.type);
+      if (std::find(modes.begin(), modes.end(), value) == modes.end()) return std::nullopt;
+      return value;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+/// A knob's value in the form's words: "on"/"off" for a flag, the text otherwise.
+QString shown_value(const runconfig::KnobDef& k, const runconfig::RunConfig& c) {
+  const std::string v = k.get(c);
+  if (k.type == runconfig::KnobType::boolean) return v == "true" ? QStringLiteral("on") : QStringLiteral("off");
+  return QString::fromStdString(v);
+}
+}  // namespace
+
 QString fix_setting_text(const prof::analysis::FixSetting& f) {
-  const QString v = QString::fromStdString(f.value);
-  if (f.knob == "num_workers") return QObject::tr("num_workers %1").arg(v);
-  if (f.knob == "pin_memory") return QObject::tr("pin_memory %1").arg(v);
-  if (f.knob == "amp") return QObject::tr("AMP %1").arg(v);
-  if (f.knob == "batch_size") return QObject::tr("batch size %1").arg(v);
-  if (f.knob == "accumulate") return QObject::tr("gradient accumulation %1").arg(v);
-  if (f.knob == "sync_every_step") return QObject::tr("sync every step %1").arg(v);
-  if (f.knob == "augment") return QObject::tr("augmentation %1").arg(v);
-  return QString::fromStdString(f.knob + " " + f.value);
+  const FixKnob* k = fix_knob(f.knob);
+  if (!k) return QString::fromStdString(f.knob + " " + f.value);
+  return QStringLiteral("%1 %2").arg(QObject::tr(k->label), QString::fromStdString(f.value));
 }
 
 QString window_fix_text(const prof::analysis::Verdict& v, bool trainscope, bool cuda_gpu_here) {
@@ -145,34 +195,20 @@ FixOutcome apply_fix_here(const std::vector<prof::analysis::FixSetting>& fix, Ru
 }
 
 QStringList apply_fix_settings(const std::vector<prof::analysis::FixSetting>& fix, RunSettings& s) {
+  // Through the run configuration: the knob table sets the field and reads it back for the report.
+  runconfig::RunConfig c = to_run_config(s);
   QStringList changed;
-  auto on_off = [](bool b) { return b ? QStringLiteral("on") : QStringLiteral("off"); };
-  auto flag = [&](const char* name, bool& field, const std::string& value) {
-    if (value != "on" && value != "off") return;
-    const bool now = value == "on";
-    if (field != now) changed << QString("%1 %2 → %3").arg(name, on_off(field), on_off(now));
-    field = now;
-  };
-  auto number = [&](const char* name, auto& field, const std::string& value) {
-    bool ok = false;
-    const long long n = QString::fromStdString(value).toLongLong(&ok);
-    if (!ok || n < 0) return;
-    if (static_cast<long long>(field) != n) changed << QString("%1 %2 → %3").arg(name).arg(static_cast<long long>(field)).arg(n);
-    field = static_cast<std::remove_reference_t<decltype(field)>>(n);
-  };
   for (const auto& f : fix) {
-    if (f.knob == "num_workers") number("num_workers", s.num_workers, f.value);
-    else if (f.knob == "batch_size") number("batch size", s.batch_size, f.value);
-    else if (f.knob == "accumulate") number("gradient accumulation", s.accumulate, f.value);
-    else if (f.knob == "pin_memory") flag("pin_memory", s.pin_memory, f.value);
-    else if (f.knob == "augment") flag("augmentation", s.augment, f.value);
-    else if (f.knob == "sync_every_step") flag("sync every step", s.sync_every_step, f.value);
-    else if (f.knob == "amp" && (f.value == "off" || f.value == "fp16" || f.value == "bf16")) {
-      const AmpMode m = parse_amp_mode(f.value);
-      if (m != s.amp) changed << QString("AMP %1 → %2").arg(amp_mode_name(s.amp), amp_mode_name(m));
-      s.amp = m;
-    }
+    const FixKnob* label = fix_knob(f.knob);
+    const runconfig::KnobDef* k = label ? runconfig::find_knob(f.knob) : nullptr;
+    const std::optional<std::string> text = k ? knob_text(*k, f.value) : std::nullopt;
+    if (!text) continue;  // not a knob a fix may set, or a value of the wrong kind: skipped
+    const QString before = shown_value(*k, c);
+    runconfig::apply_knob(c, f.knob, *text);
+    const QString after = shown_value(*k, c);
+    if (before != after) changed << QString("%1 %2 → %3").arg(QObject::tr(label->label), before, after);
   }
+  s = with_run_config(s, c);
   return changed;
 }
 

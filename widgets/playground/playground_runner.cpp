@@ -58,13 +58,7 @@ QString kernel_source_path(const QString& family, const QString& variant, QStrin
 
 PlaygroundRunner::PlaygroundRunner(QObject* parent) : QObject(parent) {}
 
-PlaygroundRunner::~PlaygroundRunner() {
-  if (process_) {
-    process_->disconnect(this);
-    process_->kill();
-    process_->waitForFinished(3000);
-  }
-}
+PlaygroundRunner::~PlaygroundRunner() { end_child(process_, this); }
 
 bool PlaygroundRunner::start(const QString& family, const QStringList& args, const QString& session) {
   if (process_) return false;
@@ -102,21 +96,17 @@ void PlaygroundRunner::cancel() {
   if (!process_) return;
   cancelled_ = true;
   process_->terminate();
-  QProcess* p = process_;
-  QTimer::singleShot(5000, p, [p] { p->kill(); });
+  kill_after(process_, 5000);
 }
 
 void PlaygroundRunner::onOutput() {
-  pending_ += process_->readAllStandardOutput();
-  int nl = 0;
-  while ((nl = pending_.indexOf('\n')) >= 0) {
-    const QString line = QString::fromUtf8(pending_.left(nl)).trimmed();
-    pending_.remove(0, nl + 1);
-    if (line.isEmpty()) continue;
+  for_each_line(pending_, process_->readAllStandardOutput(), [this](const QString& raw) {
+    const QString line = raw.trimmed();
+    if (line.isEmpty()) return;
     last_line_ = line;
     if (line.startsWith("error:")) error_line_ = line;
     emit progress(line, clock_.elapsed() / 1000.0);
-  }
+  });
 }
 
 void PlaygroundRunner::onFinished(int code, QProcess::ExitStatus status) {

@@ -1,5 +1,5 @@
 // CuptiCollector (see cupti_collector.h).
-#include "profiling/cupti_collector.h"
+#include "profiling/cupti/cupti_collector.h"
 
 #include <cupti.h>
 
@@ -14,7 +14,7 @@
 
 #include "engine/host_trace.h"
 #include "engine/network.h"
-#include "profiling/cupti_parse.h"
+#include "profiling/cupti/cupti_parse.h"
 
 namespace ts::prof {
 namespace {

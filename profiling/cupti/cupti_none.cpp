@@ -1,5 +1,5 @@
 // CuptiCollector without the CUDA backend: never active, says why.
-#include "profiling/cupti_collector.h"
+#include "profiling/cupti/cupti_collector.h"
 
 namespace ts::prof {
 

@@ -1,5 +1,5 @@
 // CUPTI record conversion (see cupti_parse.h).
-#include "profiling/cupti_parse.h"
+#include "profiling/cupti/cupti_parse.h"
 
 #include <cxxabi.h>
 
@@ -8,6 +8,20 @@
 #include <cstdlib>
 
 namespace ts::prof {
+namespace {
+
+/// What a kernel, copy or memset record takes from its CUPTI record alike: its span on the session
+/// clock, the device, context, stream and correlation ids, this process's rank, and the CUDA graph
+/// it was launched from (0: none).
+template <class Activity, class Record>
+void device_activity(const Activity& m, const SessionClock& clock, int rank, Record& r) {
+  r.start = clock.from_gpu(m.start), r.end = clock.from_gpu(m.end);
+  r.device = static_cast<std::int32_t>(m.deviceId), r.rank = rank;
+  r.context = m.contextId, r.stream = m.streamId, r.correlation = m.correlationId;
+  r.graph_id = m.graphId, r.graph_node = m.graphNodeId;
+}
+
+}  // namespace
 
 std::string demangle(const char* mangled) {
   if (!mangled) return {};
@@ -39,13 +53,7 @@ StringId CuptiParser::api_name(std::uint32_t cbid) {
 
 void CuptiParser::kernel(const CUpti_ActivityKernel10& k) {
   KernelRecord r;
-  r.start = clock_.from_gpu(k.start);
-  r.end = clock_.from_gpu(k.end);
-  r.device = static_cast<std::int32_t>(k.deviceId);
-  r.rank = rank_;
-  r.context = k.contextId;
-  r.stream = k.streamId;
-  r.correlation = k.correlationId;
+  device_activity(k, clock_, rank_, r);
   r.name = kernel_name(k.name);
   KernelConfig c;
   c.grid[0] = k.gridX, c.grid[1] = k.gridY, c.grid[2] = k.gridZ;
@@ -54,8 +62,6 @@ void CuptiParser::kernel(const CUpti_ActivityKernel10& k) {
   c.static_smem = static_cast<std::int32_t>(k.staticSharedMemory);
   c.dynamic_smem = static_cast<std::int32_t>(k.dynamicSharedMemory);
   r.config = store_.intern_config(c);
-  r.graph_id = k.graphId;
-  r.graph_node = k.graphNodeId;
   if (keep_device(r.correlation, r.start)) store_.append(store_.kernels, r);
   ++counts_.kernels;
 }
@@ -69,12 +75,9 @@ void CuptiParser::record(const CUpti_Activity* a) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(a);
       MemcpyRecord r;
-      r.start = clock_.from_gpu(m.start), r.end = clock_.from_gpu(m.end);
-      r.device = static_cast<std::int32_t>(m.deviceId), r.rank = rank_;
-      r.context = m.contextId, r.stream = m.streamId, r.correlation = m.correlationId;
+      device_activity(m, clock_, rank_, r);
       r.bytes = static_cast<std::int64_t>(m.bytes);
       r.copy_kind = m.copyKind, r.src_kind = m.srcKind, r.dst_kind = m.dstKind;
-      r.graph_id = m.graphId, r.graph_node = m.graphNodeId;
       if (keep_device(r.correlation, r.start)) store_.append(store_.memcpys, r);
       ++counts_.memcpys;
       return;
@@ -82,11 +85,8 @@ void CuptiParser::record(const CUpti_Activity* a) {
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(a);
       MemsetRecord r;
-      r.start = clock_.from_gpu(m.start), r.end = clock_.from_gpu(m.end);
-      r.device = static_cast<std::int32_t>(m.deviceId), r.rank = rank_;
-      r.context = m.contextId, r.stream = m.streamId, r.correlation = m.correlationId;
+      device_activity(m, clock_, rank_, r);
       r.bytes = static_cast<std::int64_t>(m.bytes), r.value = m.value, r.memory_kind = m.memoryKind;
-      r.graph_id = m.graphId, r.graph_node = m.graphNodeId;
       if (keep_device(r.correlation, r.start)) store_.append(store_.memsets, r);
       ++counts_.memsets;
       return;
