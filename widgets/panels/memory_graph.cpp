@@ -26,6 +26,8 @@ using prof::analysis::SeriesPoint;
 constexpr int kCategories = static_cast<int>(kMemoryCategoryCount);
 /// Rebuilds at most every 200 ms while live: memory samples come at 20 Hz.
 constexpr int kRebuildMs = 200;
+/// The track's plot area at its smallest: two tick steps of keep_readable's spacing and a few px.
+constexpr int kScaleRectPx = 2 * Readability::kTickSpacingYPx + 4;
 
 QString category_label(int c) {
   return QString::fromLatin1(memory_category_name(static_cast<MemoryCategory>(c))).replace('_', ' ');
@@ -159,12 +161,32 @@ void MemoryGraph::setTrackMode(int left_px) {
   title->setContentsMargins(6, 0, 0, 0);
   static_cast<QBoxLayout*>(layout()->itemAt(0)->layout())->insertWidget(0, title);
   plot_->yAxis->setLabel(QString());
-  plot_->axisRect()->setMinimumSize(50, 30);
+  // A scale to read, never a lone "0": two tick steps of keep_readable's spacing (three labels; the
+  // steps meet the count, tssMeetTickCount) in the smallest plot the track allows.
+  plot_->axisRect()->setMinimumSize(50, kScaleRectPx);
+  plot_->yAxis->ticker()->setTickStepStrategy(QCPAxisTicker::tssMeetTickCount);
+  plot_->setProperty(kMinValueStepsProperty, 2);
   track_mode_ = true;  // the header row says the peak; no label over the short plot
   align_rect_left(plot_->axisRect(), left_px);
   plot_->xAxis->setTickLabels(false);
   plot_->xAxis->setLabel(QString());
-  plot_->setMinimumSize(left_px + 200, 80);
+  // The scale alone: the legend's row comes and goes with the height (fitLegend()).
+  plot_->setMinimumSize(left_px + 200, kScaleRectPx + 4);
+  connect(plot_, &QCustomPlot::beforeReplot, this, &MemoryGraph::fitLegend);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryGraph::fitLegend() {
+  if (!track_mode_ || !plot_->isVisible()) return;
+  const bool want = has_data_ && plot_->legend->itemCount() > 0;
+  // The legend's lines (at the columns keep_readable gives it) under a scale of three labels.
+  const int legend_h = plot_->legend->minimumOuterSizeHint().height() + 5;
+  const bool fits = plot_->height() >= kScaleRectPx + 4 + legend_h;
+  const bool shown = want && fits;
+  if (legend_shown_ == shown) return;
+  legend_shown_ = shown;
+  show_legend_row(plot_, shown);
+  plot_->setToolTip(want && !fits ? tr("Drag the track taller (the handle above it) to see the legend") : QString());
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -246,7 +268,9 @@ void MemoryGraph::rebuild() {
   absent_->setText(absentMessage());
   absent_->setVisible(!has_data_);
   plot_->legend->setVisible(has_data_);
-  show_legend_row(plot_, has_data_ && plot_->legend->itemCount() > 0);
+  legend_shown_ = has_data_ && plot_->legend->itemCount() > 0;
+  show_legend_row(plot_, legend_shown_);
+  fitLegend();  // a short track: the scale first
   status_->setText(statusText());
   status_->setToolTip(statusText());
   plot_->replot(QCustomPlot::rpQueuedReplot);

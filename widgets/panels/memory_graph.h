@@ -87,6 +87,9 @@ class MemoryGraph : public QWidget {
   void markPeak(const std::vector<prof::analysis::SeriesPoint>& allocated);
   void updateCapacity(double data_max);
   void updateLeak(const std::vector<prof::analysis::SeriesPoint>& allocated);
+  /// Track mode: the legend's row only where the plot holds it under a scale of three labels (a
+  /// short track keeps the scale; the plot's tooltip says how to see the legend).
+  void fitLegend();
 
   PanelHub* hub_;
   QCustomPlot* plot_;
@@ -97,6 +100,7 @@ class MemoryGraph : public QWidget {
   QTimer* throttle_;
   Stack stack_ = Stack::allocated;
   bool track_mode_ = false;
+  bool legend_shown_ = true;   // the legend's row is in the plot's layout
   bool hidden_dirty_ = false;  // rows came while hidden
   prof::analysis::SeriesSet series_;
   std::size_t memory_rows_ = 0;
