@@ -117,6 +117,8 @@ class TestClassroom : public QObject {
     QCOMPARE(QApplication::palette().color(QPalette::WindowText), QColor(Qt::black));
     QCOMPARE(QApplication::palette().color(QPalette::Window), QColor(Qt::white));
     QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::profile);  // the timeline at full width
+    QTest::qWait(50);  // the Profile workspace's first layout, which shows the details pane, has run
+    QVERIFY(!w.timelinePanel()->detailsVisible());
     QApplication::processEvents();
     const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
     QVERIFY2(min.width() <= kMaxW && min.height() <= kMaxH,
@@ -227,14 +229,19 @@ class TestClassroom : public QObject {
     if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
     QDir().mkpath(dir);
     MainWindow w;
-    w.resize(1280, 680);
     w.show();
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(kSession) && opened.wait(20000));
+    w.resize(1280, 680);  // after the open: the offscreen screen is smaller
     QVERIFY(w.lessons()->runLesson("dataloader_workers", true));
     QTRY_VERIFY_WITH_TIMEOUT(lesson_shown(w, "dataloader_workers"), 60000);
     w.lessons()->setClassroomMode(true);
     w.workspaces()->setMode(Workspaces::Mode::train);  // the knobs the lesson names
     QTest::qWait(800);
     QVERIFY(w.grab().save(dir + "/classroom_train_1280x680.png"));
+    w.workspaces()->setMode(Workspaces::Mode::profile);  // the plots' texts at the classroom size
+    QTest::qWait(800);
+    QVERIFY(w.grab().save(dir + "/classroom_profile_1280x680.png"));
     for (QSize size : {QSize(1280, 680), QSize(1920, 1040)}) {
       w.lessons()->lessonView()->resize(size);
       w.lessons()->lessonView()->setPresenting(true);

@@ -14,6 +14,7 @@
 #include <QApplication>
 #include <QMenu>
 #include <QSettings>
+#include <QTimer>
 
 #include "widgets/lessons/lesson_view.h"
 #include "widgets/lessons/lessons_panel.h"
@@ -165,6 +166,10 @@ void LessonsController::setClassroomMode(bool on) {
     TimelinePanel* timeline = frame_.workspaces()->profile()->timeline();
     saved_details_ = timeline->detailsVisible();
     timeline->setDetailsVisible(false);
+    // Again after the Profile workspace's first layout (queued when it first shows), which opens it.
+    QTimer::singleShot(0, this, [this] {
+      if (classroom_on_) frame_.workspaces()->profile()->timeline()->setDetailsVisible(false);
+    });
   } else {
     frame_.workspaces()->profile()->timeline()->setDetailsVisible(saved_details_);
     setTextScale(saved_font_, 1.0);

@@ -26,8 +26,7 @@ using prof::analysis::SeriesPoint;
 constexpr int kCategories = static_cast<int>(kMemoryCategoryCount);
 /// Rebuilds at most every 200 ms while live: memory samples come at 20 Hz.
 constexpr int kRebuildMs = 200;
-/// The track's plot area at its smallest: two tick steps of keep_readable's spacing and a few px.
-constexpr int kScaleRectPx = 2 * Readability::kTickSpacingYPx + 4;
+
 
 QString category_label(int c) {
   return QString::fromLatin1(memory_category_name(static_cast<MemoryCategory>(c))).replace('_', ' ');
@@ -161,19 +160,35 @@ void MemoryGraph::setTrackMode(int left_px) {
   title->setContentsMargins(6, 0, 0, 0);
   static_cast<QBoxLayout*>(layout()->itemAt(0)->layout())->insertWidget(0, title);
   plot_->yAxis->setLabel(QString());
-  // A scale to read, never a lone "0": two tick steps of keep_readable's spacing (three labels; the
-  // steps meet the count, tssMeetTickCount) in the smallest plot the track allows.
-  plot_->axisRect()->setMinimumSize(50, kScaleRectPx);
+  // A scale to read, never a lone "0": two tick steps at the least (three labels; the steps meet the
+  // count, tssMeetTickCount), a label's height apart, and half a label's height above and below the
+  // plot area so that the top and bottom labels are drawn whole.
   plot_->yAxis->ticker()->setTickStepStrategy(QCPAxisTicker::tssMeetTickCount);
   plot_->setProperty(kMinValueStepsProperty, 2);
   track_mode_ = true;  // the header row says the peak; no label over the short plot
+  left_px_ = left_px;
   align_rect_left(plot_->axisRect(), left_px);
+  fitScale();
   plot_->xAxis->setTickLabels(false);
   plot_->xAxis->setLabel(QString());
-  // The scale alone: the legend's row comes and goes with the height (fitLegend()).
-  plot_->setMinimumSize(left_px + 200, kScaleRectPx + 4);
   connect(plot_, &QCustomPlot::beforeReplot, this, &MemoryGraph::fitLegend);
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryGraph::fitScale() {
+  // Labels of the widget's font (the plot's texts scale with it, classroom mode's included).
+  const int label_h = fontMetrics().height();
+  plot_->axisRect()->setMinimumSize(50, 2 * label_h + 4);
+  plot_->axisRect()->setMinimumMargins(QMargins(left_px_, label_h / 2 + 1, 0, label_h / 2 + 1));
+  scale_px_ = 3 * label_h + 6;
+  // The scale alone: the legend's row comes and goes with the height (fitLegend()).
+  plot_->setMinimumSize(left_px_ + 200, scale_px_);
+  plot_->replot(QCustomPlot::rpQueuedReplot);  // fitLegend() decides on the legend's row
+}
+
+void MemoryGraph::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::FontChange && track_mode_) fitScale();
 }
 
 void MemoryGraph::fitLegend() {
@@ -181,7 +196,7 @@ void MemoryGraph::fitLegend() {
   const bool want = has_data_ && plot_->legend->itemCount() > 0;
   // The legend's lines (at the columns keep_readable gives it) under a scale of three labels.
   const int legend_h = plot_->legend->minimumOuterSizeHint().height() + 5;
-  const bool fits = plot_->height() >= kScaleRectPx + 4 + legend_h;
+  const bool fits = plot_->height() >= scale_px_ + legend_h;
   const bool shown = want && fits;
   if (legend_shown_ == shown) return;
   legend_shown_ = shown;

@@ -217,10 +217,10 @@ void UtilizationPanel::setTrackMode(int left_px) {
     align_rect_left(r, left_px);
     r->setMinimumSize(50, 24);  // QCustomPlot's 50 px default would squeeze the legends of a short track
   }
-  // The GPU row with its legend at the least: rows that do not fit whole fold away (fitRows()).
-  plot_->setMinimumSize(left_px + 200, kTrackRowPx + 24);
-  connect(plot_, &QCustomPlot::beforeReplot, this, &UtilizationPanel::fitRows);
+  left_px_ = left_px;
   track_mode_ = true;
+  fitMinimum();
+  connect(plot_, &QCustomPlot::beforeReplot, this, &UtilizationPanel::fitRows);
   nvml_box_->setChecked(false);  // a short track: clock and power rows on demand
   arranged_ = false;
   arrange();
@@ -291,8 +291,22 @@ void UtilizationPanel::arrange() {
   if (!nvml) nvml_legend_->setVisible(false), power_legend_->setVisible(false);
 }
 
+void UtilizationPanel::fitMinimum() {
+  // The GPU row with a legend line at the widget's font (the legends' is 0.85 of it), at the least:
+  // rows that do not fit whole fold away (fitRows()).
+  const int legend_h = std::max(fontMetrics().height() + 6, gpu_legend_->minimumOuterSizeHint().height());
+  const int h = legend_h + kRowSpacingPx + kTrackRowPx;
+  if (plot_->minimumHeight() != h) plot_->setMinimumSize(left_px_ + 200, h);
+}
+
+void UtilizationPanel::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::FontChange && track_mode_) fitMinimum();
+}
+
 void UtilizationPanel::fitRows() {
   if (!track_mode_ || !plot_->isVisible() || plot_->height() <= 1) return;
+  fitMinimum();  // the GPU row's legend may wrap to more lines at this width
   QList<QCPLegend*> legends = {gpu_legend_, cpu_legend_, h2d_legend_};
   const bool nvml = nvml_box_->isVisible() && nvml_box_->isChecked();
   if (nvml) legends << nvml_legend_ << power_legend_;
