@@ -3,8 +3,8 @@
 // and where in the program's Python the idle time went (the Python insight's stack samples and its
 // `sync: ...` call-site ranges, profiling/inject/python/PROTOCOL.md).
 //
-// Each GPU idle gap inside the windows is cut by the stepping thread's state: in a host sync; in a
-// data fetch; the next GPU op already queued when the gap began (full mode's launch records; the
+// Each GPU idle gap inside the windows is cut by the stepping thread's state: in a host sync (while
+// the GPU had nothing queued); in a data fetch; the next GPU op already queued when the gap began (full mode's launch records; the
 // GPU waited on itself); inside forward/backward/optimizer with a gap of at most kLaunchGapNs
 // (launching: the host dispatches the next op); else busy elsewhere (host). Where no phase ranges
 // were recorded, a short gap outside them is launching too (a program without the Python insight).
@@ -76,7 +76,7 @@ void split_idle(const Timeline& tl, const HostState& h, Report& r, std::vector<s
   std::size_t ks = 0, kb = 0, kp = 0, w = 0;
   auto gap = [&](std::int64_t a, std::int64_t b, std::int64_t next_launch) {
     if (b <= a) return;
-    const bool queued = next_launch != INT64_MIN && next_launch != INT64_MAX && next_launch < a;
+    const bool queued = queued_before(a, next_launch);
     const bool short_gap = b - a <= kLaunchGapNs;
     std::int64_t launching_here = 0;
     while (w < tl.steps.size() && tl.steps[w].end <= a) ++w;
@@ -86,7 +86,10 @@ void split_idle(const Timeline& tl, const HostState& h, Report& r, std::vector<s
       const std::int64_t s = covered(h.syncs, ks, pa, pb), bl = covered(h.blocked, kb, pa, pb);
       const std::int64_t pob = covered(h.phases_or_blocked, kp, pa, pb);
       const std::int64_t phase = pob - bl, rest = (pb - pa) - pob;
-      out.sync += s, out.input += bl - s;
+      // A sync over a gap whose next op was already queued did not starve the GPU: that idle is the
+      // GPU's own wait (the sync-caused idle leaves it out too, timeline.cpp's idle_gaps).
+      (queued ? out.device : out.sync) += s;
+      out.input += bl - s;
       if (queued) {
         out.device += phase + rest;
       } else if (h.has_phases) {

@@ -81,6 +81,13 @@ inline bool is_pageable_copy(const MemcpyRecord& m) {
   return (m.copy_kind == 1 && m.src_kind == 1) || (m.copy_kind == 2 && m.dst_kind == 1);
 }
 
+/// Whether the op that ends a GPU idle gap beginning at `a` was launched before the gap began (its
+/// launch known: INT64_MIN is unknown, INT64_MAX no op): the GPU had that work queued and waited on
+/// itself or on another dependency (an event, another stream, another rank), not on the host.
+inline bool queued_before(std::int64_t a, std::int64_t next_launch) {
+  return next_launch != INT64_MIN && next_launch != INT64_MAX && next_launch < a;
+}
+
 /// Calls gap(from, to, next_launch_start) for each stretch of [lo, hi) in which no op of tl.gpu (by
 /// start) runs; next_launch_start is the launching call's start of the op that ends the stretch
 /// (INT64_MIN unknown), INT64_MAX for a stretch that runs to hi.

@@ -426,7 +426,9 @@ void idle_gaps(const Timeline& tl, std::int64_t launch_cost, std::vector<StepMet
     if (next_launch == INT64_MAX || next_launch >= a) cause = host;  // nothing was queued: the CPU was late
     else if (b - a < launch_cost) cause = kernel;  // queued behind a dependent kernel: launch latency
     else cause = other;                            // queued, yet waited longer (events, other streams)
-    const std::vector<Span> by_sync = sync_cost.gap(a, b);
+    // A sync causes idle only where the GPU ran out of work: a gap whose next op was queued before
+    // it began is the GPU waiting on itself or another dependency, whatever the host did meanwhile.
+    const std::vector<Span> by_sync = queued_before(a, next_launch) ? std::vector<Span>{} : sync_cost.gap(a, b);
     for_each_piece(tl.steps, cursor, a, b, [&](std::size_t w, std::int64_t pa, std::int64_t pb) {
       auto& m = out[w];
       const std::int64_t len = pb - pa;

@@ -2,20 +2,28 @@
 // another scale from View ▸ Classroom font size, remembered), swaps in the high-contrast presenter
 // palette (every text/background pair >= 7:1), shows the Profile workspace, keeps the window's and
 // the lesson window's minimum sizes within a 1280x720 screen (1280x680), hides the Run settings
-// knobs the shown lesson does not name, and leaving it restores all of it.
+// knobs the shown lesson does not name, and leaving it restores all of it. Every plot text (tick
+// labels, axis titles, legends and their items, text items) scales with the font, once (x1.5, not
+// x2.25), and comes back to the very font it had; the window's minimum stays within 1280x680 with a
+// session's plots at the classroom size; the lesson window at 1280x720 cuts no label's text.
 #include <QAction>
 #include <QApplication>
 #include <QDoubleSpinBox>
+#include <QLabel>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QtTest>
 #include <cmath>
+#include <qcustomplot.h>
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/lessons/lesson_view.h"
 #include "widgets/main/lessons_controller.h"
+#include "widgets/main/sessions_controller.h"
 #include "widgets/run_settings.h"
+#include "widgets/timeline/timeline_panel.h"
 #include "widgets/workspaces/workspaces.h"
 
 using namespace ts;
@@ -34,6 +42,39 @@ double contrast(const QColor& a, const QColor& b) {
   const double la = lum(a), lb = lum(b);
   return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
 }
+
+const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
+
+/// Every text font of `plot`, named: its axes' tick labels and titles, its legends (the main one
+/// and those in the layout) and their items, its title elements and text items.
+QList<QPair<QString, QFont>> plot_fonts(QCustomPlot* plot) {
+  QList<QPair<QString, QFont>> out;
+  const QString p = plot->objectName() + "/" + plot->parentWidget()->metaObject()->className();
+  for (QCPAxisRect* r : plot->axisRects())
+    for (QCPAxis* a : r->axes()) out << qMakePair(p + " tick labels", a->tickLabelFont()) << qMakePair(p + " axis title", a->labelFont());
+  QList<QCPLegend*> legends;
+  if (plot->legend) legends << plot->legend;
+  for (QCPLayoutElement* e : plot->plotLayout()->elements(true)) {
+    if (auto* l = qobject_cast<QCPLegend*>(e); l && !legends.contains(l)) legends << l;
+    if (auto* t = qobject_cast<QCPTextElement*>(e)) out << qMakePair(p + " title " + t->text(), t->font());
+  }
+  for (QCPLegend* l : legends) {
+    out << qMakePair(p + " legend", l->font());
+    for (int i = 0; i < l->itemCount(); ++i)  // a wrapped legend's grid has empty cells
+      if (l->item(i)) out << qMakePair(p + QString(" legend item %1").arg(i), l->item(i)->font());
+  }
+  for (int i = 0; i < plot->itemCount(); ++i)
+    if (auto* t = qobject_cast<QCPItemText*>(plot->item(i))) out << qMakePair(p + " text item " + t->text(), t->font());
+  return out;
+}
+
+QList<QPair<QString, QFont>> all_plot_fonts(const QWidget& w) {
+  QList<QPair<QString, QFont>> out;
+  for (QCustomPlot* plot : w.findChildren<QCustomPlot*>()) out << plot_fonts(plot);
+  return out;
+}
+
+double font_size(const QFont& f) { return f.pointSizeF() > 0 ? f.pointSizeF() : f.pixelSize(); }
 
 bool lesson_shown(const MainWindow& w, const std::string& name) {
   return w.lessons()->lessonView() && w.lessons()->lessonView()->result() && w.lessons()->lessonView()->result()->record.lesson.name == name &&
@@ -76,6 +117,8 @@ class TestClassroom : public QObject {
     QCOMPARE(QApplication::palette().color(QPalette::WindowText), QColor(Qt::black));
     QCOMPARE(QApplication::palette().color(QPalette::Window), QColor(Qt::white));
     QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::profile);  // the timeline at full width
+    QTest::qWait(50);  // the Profile workspace's first layout, which shows the details pane, has run
+    QVERIFY(!w.timelinePanel()->detailsVisible());
     QApplication::processEvents();
     const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
     QVERIFY2(min.width() <= kMaxW && min.height() <= kMaxH,
@@ -90,6 +133,67 @@ class TestClassroom : public QObject {
     QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::train);
     MainWindow again;  // a new window starts at the remembered scale
     QCOMPARE(again.lessons()->classroomScale(), 2.0);
+  }
+
+  void plotTextsScaleOnceAndComeBackExactly() {
+    MainWindow w;
+    w.resize(1280, 680);
+    w.show();
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(kSession) && opened.wait(20000));
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(300);
+    const auto before = all_plot_fonts(w);
+    QVERIFY(before.size() > 20);  // the tracks' and the tabs' plots with their legends
+    QVERIFY(w.timelinePanel()->detailsVisible());
+    auto check_scale = [&](double k) {
+      const auto now = all_plot_fonts(w);
+      QCOMPARE(now.size(), before.size());
+      for (int i = 0; i < now.size(); ++i)
+        QVERIFY2(std::abs(font_size(now[i].second) - font_size(before[i].second) * k) < 0.01,
+                 qPrintable(QString("%1: %2, was %3 (x%4 wanted)").arg(now[i].first).arg(font_size(now[i].second))
+                                .arg(font_size(before[i].second)).arg(k)));
+    };
+    w.lessons()->setClassroomMode(true);
+    check_scale(1.5);
+    QVERIFY(!w.timelinePanel()->detailsVisible());  // the timeline at the window's full width
+    w.lessons()->setClassroomScale(2.0);  // from x1.5 to x2: x2 of the original, not x3
+    check_scale(2.0);
+    w.lessons()->setClassroomScale(1.5);
+    check_scale(1.5);
+    // A plot made while the mode is on is made at the large font and comes down with the others.
+    auto* late = new QCustomPlot(&w);
+    const double late_in = font_size(late->xAxis->tickLabelFont());
+    w.lessons()->setClassroomMode(false);
+    QVERIFY(std::abs(font_size(late->xAxis->tickLabelFont()) - late_in / 1.5) < 0.01);
+    delete late;
+    const auto after = all_plot_fonts(w);
+    QCOMPARE(after.size(), before.size());
+    for (int i = 0; i < before.size(); ++i)
+      QVERIFY2(after[i].second == before[i].second,
+               qPrintable(QString("%1: %2, was %3").arg(after[i].first, after[i].second.toString(), before[i].second.toString())));
+    QVERIFY(w.timelinePanel()->detailsVisible());
+  }
+
+  void minimumSizeFitsWithTheSessionsPlots() {
+    MainWindow w;
+    w.show();
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(kSession) && opened.wait(20000));
+    for (auto m : {Workspaces::Mode::profile, Workspaces::Mode::train}) {
+      w.workspaces()->setMode(m);
+      QApplication::processEvents();
+      const QSize normal = w.minimumSizeHint().expandedTo(w.minimumSize());
+      w.lessons()->setClassroomMode(true);
+      w.workspaces()->setMode(m);
+      QTest::qWait(200);  // the plots' layouts at the large font
+      const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
+      QVERIFY2(min.width() <= kMaxW && min.height() <= kMaxH,
+               qPrintable(QString("%1 in classroom mode: minimum %2x%3 (%4x%5 outside it)")
+                              .arg(mode_name(m)).arg(min.width()).arg(min.height()).arg(normal.width()).arg(normal.height())));
+      w.lessons()->setClassroomMode(false);
+      QApplication::processEvents();
+    }
   }
 
   void onlyTheLessonsKnobsAreShown() {
@@ -125,14 +229,19 @@ class TestClassroom : public QObject {
     if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
     QDir().mkpath(dir);
     MainWindow w;
-    w.resize(1280, 680);
     w.show();
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(kSession) && opened.wait(20000));
+    w.resize(1280, 680);  // after the open: the offscreen screen is smaller
     QVERIFY(w.lessons()->runLesson("dataloader_workers", true));
     QTRY_VERIFY_WITH_TIMEOUT(lesson_shown(w, "dataloader_workers"), 60000);
     w.lessons()->setClassroomMode(true);
     w.workspaces()->setMode(Workspaces::Mode::train);  // the knobs the lesson names
     QTest::qWait(800);
     QVERIFY(w.grab().save(dir + "/classroom_train_1280x680.png"));
+    w.workspaces()->setMode(Workspaces::Mode::profile);  // the plots' texts at the classroom size
+    QTest::qWait(800);
+    QVERIFY(w.grab().save(dir + "/classroom_profile_1280x680.png"));
     for (QSize size : {QSize(1280, 680), QSize(1920, 1040)}) {
       w.lessons()->lessonView()->resize(size);
       w.lessons()->lessonView()->setPresenting(true);

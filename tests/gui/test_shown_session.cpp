@@ -21,6 +21,9 @@
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
 #include "widgets/panels/verdict_panel.h"
+#include "profiling/analysis/analysis.h"
+#include "profiling/import/trace_analysis.h"
+#include "profiling/event_source.h"
 #include "widgets/run_settings.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
@@ -201,6 +204,41 @@ class TestShownSession : public QObject {
     QTreeWidget* ct = w.sessions()->compareView()->verdictTree();
     for (QTreeWidgetItemIterator it(ct); *it; ++it) all += (*it)->text(0) + '\n';
     QVERIFY2(all.contains("evidence (whole run): data-loader wait (raw) 35.1 %"), qPrintable(all));
+  }
+
+  void anOpenedSessionsFiguresAreTheRunnersAndCompares() {
+    // The H200 b128 session has 80 steps: its AMP-eligible GEMM/conv share is 62.6 % of kernel time
+    // over the 79 after the warm-up (trainscope-run --analyze, Compare) and 62.8 % over the last 50.
+    // Opened, with no window chosen, the banner and the Verdicts tab give the whole run's figure.
+    const auto store = prof::open_session(kNw4)->shared_store();
+    prof::analysis::Options o;
+    o.warmup_steps = 1;
+    const auto report = prof::import::analyze_session(*store, o);
+    const auto share = prof::analysis::verdict_measure(report, "amp_eligible");
+    QVERIFY(share);
+    const QString figure = format_evidence("matmul_kernel_time_pct", *share);
+    QCOMPARE(figure, QString("matmul kernel time 62.6 %"));
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_wait(w, kNw4));
+    QTRY_VERIFY_WITH_TIMEOUT(w.verdictPanel()->judged() && !w.panelHub()->isLive(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.verdictBanner()->text().contains(figure + ", whole run"), 20000);
+    QString tree_text;
+    for (QTreeWidgetItemIterator it(w.verdictPanel()->tree()); *it; ++it) tree_text += (*it)->text(1) + '\n';
+    QVERIFY2(tree_text.contains(figure), qPrintable(tree_text));
+    w.sessions()->compareSessions({kNw4, kNw0});
+    QSignalSpy ready(w.sessions()->compareView(), &CompareView::ready);
+    QVERIFY(ready.count() == 1 || ready.wait(30000));
+    QString all;
+    for (QTreeWidgetItemIterator it(w.sessions()->compareView()->verdictTree()); *it; ++it) all += (*it)->text(0) + '\n';
+    QVERIFY2(all.contains("evidence (whole run): " + figure), qPrintable(all));
+    // The user's own window is kept, and named: the last 50 steps.
+    w.verdictPanel()->setScope(VerdictPanel::Scope::last_steps, 50);
+    QTRY_VERIFY_WITH_TIMEOUT(w.verdictBanner()->text().contains("matmul kernel time 62.8 %, last 50 steps"), 20000);
+    w.panelHub()->setLive(true);
+    w.panelHub()->setLive(false);
+    QTest::qWait(300);
+    QCOMPARE(w.verdictPanel()->scope(), VerdictPanel::Scope::last_steps);
   }
 
   void sessionDetailsAreInPeoplesWords() {

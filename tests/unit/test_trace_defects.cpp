@@ -1,7 +1,9 @@
 // The trace analysis's known defects on hand-built timelines: host sync (raw) counts the trainer's
 // blocking runtime calls, as the sync-caused GPU idle does (the A100 CUDA-graph trace said
 // "gpu_idle_sync_pct=46.37 host_sync_pct=0"); an imported trace's CPU threads count as CPU
-// execution (the CPU-only gloo trace was 100 % "other"), TrainScope's own sessions unchanged.
+// execution (the CPU-only gloo trace was 100 % "other"), TrainScope's own sessions unchanged; a sync
+// causes GPU idle only where the GPU had nothing queued (the A100 trace's GPU waited with a CUDA
+// graph queued while the host blocked in a copy: "Sync-bound (high)" beside sync_wait 0.0 %).
 #include <gtest/gtest.h>
 
 #include "engine/host_trace.h"
@@ -87,6 +89,29 @@ TEST(TraceDefects, SyncBoundEvidenceAgreesWithItself) {
   const Report r = analyze(b.s);
   ASSERT_GT(evidence(r, "sync_bound", "gpu_idle_sync_pct"), 10);
   EXPECT_NEAR(evidence(r, "sync_bound", "host_sync_pct"), 88.0, 1e-9);
+}
+
+TEST(TraceDefects, ASyncOverQueuedWorkCausesNoIdle) {
+  // Ten steps like the A100 CUDA-graph trace's: the host launches the next GPU work early (a graph),
+  // then blocks in a long device-to-pageable copy; the GPU idles with that work queued (waiting on
+  // another dependency: an event, another rank), so the host's sync did not starve it.
+  Store b;
+  for (int i = 0; i < 10; ++i) {
+    const std::int64_t t = i * 1000;
+    b.step(i + 1, t, t + 1000);
+    b.kernel(t, t + 10, t + 10, t + 100);
+    b.kernel(t + 10, t + 20, t + 800, t + 980);  // queued at t + 10, runs after a 700 ns wait
+    b.call("cudaMemcpy", t + 30, t + 985);
+  }
+  const Report r = analyze(b.s);
+  EXPECT_EQ(evidence(r, "sync_bound", "gpu_idle_sync_pct"), -1);  // not fired (was 79 %: the queued waits)
+  ASSERT_TRUE(r.idle_sync_ns && r.idle_by_host);
+  // Only once the queue drained: the copy's last 5 ns, then the restart up to the next step's
+  // kernel (25 ns; the last step's 15 ns to its end).
+  EXPECT_EQ(*r.idle_sync_ns, 9 * 30 + 20);
+  EXPECT_EQ(r.idle_by_host->sync, 10 * 5);      // idle inside a sync with nothing queued
+  EXPECT_EQ(r.idle_by_host->device, 10 * 700);  // the GPU's own wait, the sync around it or not
+  EXPECT_NEAR(100.0 * r.sync_ns / r.wall_ns, 95.5, 1e-9);  // the host's blocking time is unchanged
 }
 
 void two_threads(Store& b, bool imported) {

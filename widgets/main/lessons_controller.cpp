@@ -14,12 +14,16 @@
 #include <QApplication>
 #include <QMenu>
 #include <QSettings>
+#include <QTimer>
 
 #include "widgets/lessons/lesson_view.h"
 #include "widgets/lessons/lessons_panel.h"
 #include "widgets/main/main_frame.h"
 #include "widgets/main/shortcuts.h"
 #include "widgets/run_settings.h"
+#include "widgets/text_scale.h"
+#include "widgets/timeline/timeline_panel.h"
+#include "widgets/workspaces/profile_workspace.h"
 #include "widgets/workspaces/workspaces.h"
 
 namespace ts::gui {
@@ -137,7 +141,13 @@ void LessonsController::setClassroomScale(double scale) {
   if (!classroom_on_) return;
   QFont f = saved_font_;
   f.setPointSizeF(saved_font_.pointSizeF() * scale);
-  QApplication::setFont(f);
+  setTextScale(f, scale);
+}
+
+void LessonsController::setTextScale(const QFont& app_font, double scale) {
+  QApplication::setFont(app_font);
+  scale_texts(applied_scale_, scale);  // the plots' texts, which do not follow the application font
+  applied_scale_ = scale;
 }
 
 void LessonsController::setClassroomMode(bool on) {
@@ -151,8 +161,18 @@ void LessonsController::setClassroomMode(bool on) {
     QApplication::setPalette(presenter_palette());
     setClassroomScale(classroom_scale_);
     frame_.workspaces()->setMode(Workspaces::Mode::profile);
+    // The timeline at the window's full width: the details pane (the selection's) comes back with
+    // the toolbar's Details button, or when the mode ends.
+    TimelinePanel* timeline = frame_.workspaces()->profile()->timeline();
+    saved_details_ = timeline->detailsVisible();
+    timeline->setDetailsVisible(false);
+    // Again after the Profile workspace's first layout (queued when it first shows), which opens it.
+    QTimer::singleShot(0, this, [this] {
+      if (classroom_on_) frame_.workspaces()->profile()->timeline()->setDetailsVisible(false);
+    });
   } else {
-    QApplication::setFont(saved_font_);
+    frame_.workspaces()->profile()->timeline()->setDetailsVisible(saved_details_);
+    setTextScale(saved_font_, 1.0);
     QApplication::setPalette(saved_palette_);
     frame_.workspaces()->setMode(static_cast<Workspaces::Mode>(saved_mode_));
   }

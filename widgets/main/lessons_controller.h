@@ -58,6 +58,8 @@ class LessonsController : public QObject {
  private:
   /// Run settings show the shown lesson's knobs in classroom mode, every knob otherwise.
   void applyLessonKnobs();
+  /// The application font and, by scale_texts(), the plots' texts at `scale` (1: the saved font).
+  void setTextScale(const QFont& app_font, double scale);
 
   MainFrame& frame_;
   QMenu* menu_ = nullptr;
@@ -69,6 +71,8 @@ class LessonsController : public QObject {
   QFont saved_font_;
   QPalette saved_palette_;
   int saved_mode_ = 0;
+  bool saved_details_ = true;
+  double applied_scale_ = 1.0;  // the scale the plots' texts are at now
 };
 
 }  // namespace ts::gui

@@ -27,6 +27,7 @@ constexpr int kCategories = static_cast<int>(kMemoryCategoryCount);
 /// Rebuilds at most every 200 ms while live: memory samples come at 20 Hz.
 constexpr int kRebuildMs = 200;
 
+
 QString category_label(int c) {
   return QString::fromLatin1(memory_category_name(static_cast<MemoryCategory>(c))).replace('_', ' ');
 }
@@ -159,12 +160,48 @@ void MemoryGraph::setTrackMode(int left_px) {
   title->setContentsMargins(6, 0, 0, 0);
   static_cast<QBoxLayout*>(layout()->itemAt(0)->layout())->insertWidget(0, title);
   plot_->yAxis->setLabel(QString());
-  plot_->axisRect()->setMinimumSize(50, 30);
+  // A scale to read, never a lone "0": two tick steps at the least (three labels; the steps meet the
+  // count, tssMeetTickCount), a label's height apart, and half a label's height above and below the
+  // plot area so that the top and bottom labels are drawn whole.
+  plot_->yAxis->ticker()->setTickStepStrategy(QCPAxisTicker::tssMeetTickCount);
+  plot_->setProperty(kMinValueStepsProperty, 2);
   track_mode_ = true;  // the header row says the peak; no label over the short plot
+  left_px_ = left_px;
   align_rect_left(plot_->axisRect(), left_px);
+  fitScale();
   plot_->xAxis->setTickLabels(false);
   plot_->xAxis->setLabel(QString());
-  plot_->setMinimumSize(left_px + 200, 80);
+  connect(plot_, &QCustomPlot::beforeReplot, this, &MemoryGraph::fitLegend);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryGraph::fitScale() {
+  // Labels of the widget's font (the plot's texts scale with it, classroom mode's included).
+  const int label_h = fontMetrics().height();
+  plot_->axisRect()->setMinimumSize(50, 2 * label_h + 4);
+  plot_->axisRect()->setMinimumMargins(QMargins(left_px_, label_h / 2 + 1, 0, label_h / 2 + 1));
+  scale_px_ = 3 * label_h + 6;
+  // The scale alone: the legend's row comes and goes with the height (fitLegend()).
+  plot_->setMinimumSize(left_px_ + 200, scale_px_);
+  plot_->replot(QCustomPlot::rpQueuedReplot);  // fitLegend() decides on the legend's row
+}
+
+void MemoryGraph::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::FontChange && track_mode_) fitScale();
+}
+
+void MemoryGraph::fitLegend() {
+  if (!track_mode_ || !plot_->isVisible()) return;
+  const bool want = has_data_ && plot_->legend->itemCount() > 0;
+  // The legend's lines (at the columns keep_readable gives it) under a scale of three labels.
+  const int legend_h = plot_->legend->minimumOuterSizeHint().height() + 5;
+  const bool fits = plot_->height() >= scale_px_ + legend_h;
+  const bool shown = want && fits;
+  if (legend_shown_ == shown) return;
+  legend_shown_ = shown;
+  show_legend_row(plot_, shown);
+  plot_->setToolTip(want && !fits ? tr("Drag the track taller (the handle above it) to see the legend") : QString());
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -246,7 +283,9 @@ void MemoryGraph::rebuild() {
   absent_->setText(absentMessage());
   absent_->setVisible(!has_data_);
   plot_->legend->setVisible(has_data_);
-  show_legend_row(plot_, has_data_ && plot_->legend->itemCount() > 0);
+  legend_shown_ = has_data_ && plot_->legend->itemCount() > 0;
+  show_legend_row(plot_, legend_shown_);
+  fitLegend();  // a short track: the scale first
   status_->setText(statusText());
   status_->setToolTip(statusText());
   plot_->replot(QCustomPlot::rpQueuedReplot);

@@ -76,6 +76,7 @@ class MemoryGraph : public QWidget {
 
  protected:
   void showEvent(QShowEvent* e) override;
+  void changeEvent(QEvent* e) override;
 
  private:
   void scheduleRebuild();
@@ -87,6 +88,11 @@ class MemoryGraph : public QWidget {
   void markPeak(const std::vector<prof::analysis::SeriesPoint>& allocated);
   void updateCapacity(double data_max);
   void updateLeak(const std::vector<prof::analysis::SeriesPoint>& allocated);
+  /// Track mode: the legend's row only where the plot holds it under a scale of three labels (a
+  /// short track keeps the scale; the plot's tooltip says how to see the legend).
+  void fitLegend();
+  /// Track mode: the plot's smallest height for a scale of three labels at the widget's font.
+  void fitScale();
 
   PanelHub* hub_;
   QCustomPlot* plot_;
@@ -97,6 +103,9 @@ class MemoryGraph : public QWidget {
   QTimer* throttle_;
   Stack stack_ = Stack::allocated;
   bool track_mode_ = false;
+  bool legend_shown_ = true;   // the legend's row is in the plot's layout
+  int scale_px_ = 0;           // track mode: the plot's height for its scale alone (px)
+  int left_px_ = 0;            // track mode: the plot area's left edge (the lanes' header width)
   bool hidden_dirty_ = false;  // rows came while hidden
   prof::analysis::SeriesSet series_;
   std::size_t memory_rows_ = 0;

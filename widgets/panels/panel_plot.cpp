@@ -197,7 +197,8 @@ void keep_readable(QCustomPlot* plot, const Readability& r) {
     for (QCPAxisRect* rect : plot->axisRects()) {
       if (rect->height() <= 1 || rect->width() <= 1) continue;
       // QCustomPlot's tick count is a count of steps: n steps draw about n + 1 labels.
-      const int ny = std::max(1, rect->height() / Readability::kTickSpacingYPx);
+      const int min_steps = std::max(1, plot->property(kMinValueStepsProperty).toInt());
+      const int ny = std::max(min_steps, rect->height() / Readability::kTickSpacingYPx);
       const int nx = std::max(2, rect->width() / Readability::kTickSpacingXPx);
       for (QCPAxis* a : rect->axes()) {
         const bool vertical = a->orientation() == Qt::Vertical;

@@ -119,6 +119,9 @@ struct Readability {
   /// row is tall, and come back when it is tall enough.
   QList<QCPAxisRect*> fitted_titles;
 };
+/// The plot's dynamic property that raises the fewest tick steps of its value axes (int, default 1:
+/// two labels; the memory track sets 2, a scale of three labels at least).
+inline constexpr const char* kMinValueStepsProperty = "ts_min_value_steps";
 void keep_readable(QCustomPlot* plot, const Readability& r);
 /// Columns that fit `width_px` for `legend`'s widest item (1 .. item count).
 int legend_columns_for(const QCPLegend* legend, int width_px);

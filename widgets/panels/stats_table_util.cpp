@@ -1,9 +1,11 @@
 // Cell formats, CSV export and the throttled refresh of the kernel and layer tables.
 #include "widgets/panels/stats_table_util.h"
 
+#include <QEvent>
 #include <QFileDialog>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QMessageBox>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -203,15 +205,55 @@ void export_csv_interactive(QWidget* parent, const QAbstractItemModel& model, co
   if (!write_table_csv(model, path, &error)) QMessageBox::warning(parent, title, error);
 }
 
+namespace {
+/// The summary's lines, as tall as they are up to two of them; past two they scroll.
+class NotesArea : public QScrollArea {
+ public:
+  explicit NotesArea(QLabel* label, QWidget* parent) : QScrollArea(parent), label_(label) {
+    setWidget(label);
+    setWidgetResizable(true);
+    setFrameShape(QFrame::NoFrame);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    label->installEventFilter(this);
+  }
+  QSize sizeHint() const override {
+    const int w = std::max(100, viewport()->width());
+    const int lines = 2 * label_->fontMetrics().lineSpacing() + 4;
+    const int text = label_->text().isEmpty() ? 0 : label_->heightForWidth(w);
+    return {QScrollArea::sizeHint().width(), std::min(lines, std::max(text, 0))};
+  }
+  QSize minimumSizeHint() const override { return {0, sizeHint().height()}; }
+
+ protected:
+  bool eventFilter(QObject* o, QEvent* e) override {
+    if (o == label_ && (e->type() == QEvent::LayoutRequest || e->type() == QEvent::Resize)) updateGeometry();
+    return QScrollArea::eventFilter(o, e);
+  }
+  void resizeEvent(QResizeEvent* e) override {
+    QScrollArea::resizeEvent(e);
+    if (sizeHint().height() != height()) updateGeometry();
+  }
+
+ private:
+  QLabel* label_;
+};
+}  // namespace
+
 QLabel* lay_out_stats_panel(QWidget* panel, QLayout* top, QTableView* view) {
-  auto* summary = new QLabel(panel);
+  auto* summary = new QLabel;
   summary->setWordWrap(true);
   summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  summary->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  // The summary's lines scroll under the table past two of them: a short tab keeps the table's
+  // rows (the Layers tab's four lines of notes left one row at 1280x720), and no line is cut.
+  auto* notes = new NotesArea(summary, panel);
+  notes->setObjectName("stats.summary");
   auto* layout = new QVBoxLayout(panel);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(top);
   layout->addWidget(view, 1);
-  layout->addWidget(summary);
+  layout->addWidget(notes);
   return summary;
 }
 

@@ -23,6 +23,9 @@ using prof::analysis::SeriesPoint;
 
 /// Re-bucketing while live: at most every 500 ms (<= 2 Hz); a moved range: 100 ms after it settles.
 constexpr int kLiveMs = 500, kRangeDebounceMs = 100;
+/// A track row's plot area at its smallest with the spacing under it (px; the rects' minimum is
+/// 24), and QCustomPlot's spacing between layout rows.
+constexpr int kTrackRowPx = 24 + 5, kRowSpacingPx = 5;
 
 /// NVML series shown (sample name, legend label, row: 0 GPU %, 1 clock, 2 power; clock and power
 /// have a row each so that their axes never share one strip).
@@ -214,8 +217,10 @@ void UtilizationPanel::setTrackMode(int left_px) {
     align_rect_left(r, left_px);
     r->setMinimumSize(50, 24);  // QCustomPlot's 50 px default would squeeze the legends of a short track
   }
-  plot_->setMinimumSize(left_px + 200, 120);
+  left_px_ = left_px;
   track_mode_ = true;
+  fitMinimum();
+  connect(plot_, &QCustomPlot::beforeReplot, this, &UtilizationPanel::fitRows);
   nvml_box_->setChecked(false);  // a short track: clock and power rows on demand
   arranged_ = false;
   arrange();
@@ -247,8 +252,9 @@ void UtilizationPanel::arrange() {
     if (l->itemCount() > 0) legends_shown |= bit;
     bit <<= 1;
   }
-  if (nvml == nvml_shown_ && arranged_ && legends_shown == legends_shown_) return;
+  if (nvml == nvml_shown_ && arranged_ && legends_shown == legends_shown_ && rows_fit_ == rows_arranged_) return;
   arranged_ = true;
+  rows_arranged_ = rows_fit_;
   nvml_shown_ = nvml;
   legends_shown_ = legends_shown;
   auto* grid = plot_->plotLayout();
@@ -260,6 +266,11 @@ void UtilizationPanel::arrange() {
   QList<QCPAxisRect*> rows = {gpu_, cpu_, h2d_};
   QList<QCPLegend*> legends = {gpu_legend_, cpu_legend_, h2d_legend_};
   if (nvml) rows << nvml_ << power_, legends << nvml_legend_ << power_legend_;
+  for (int i = rows.size() - 1; i >= std::max(1, rows_fit_); --i) {  // folded: out of the layout
+    rows[i]->setVisible(false);
+    legends[i]->setVisible(false);
+    rows.removeAt(i), legends.removeAt(i);
+  }
   int at = 0;
   for (int i = 0; i < rows.size(); ++i) {
     legends[i]->setVisible(legends[i]->itemCount() > 0);
@@ -276,8 +287,44 @@ void UtilizationPanel::arrange() {
     rows[i]->setVisible(true);
   }
   for (QCPLayoutElement* e : std::initializer_list<QCPLayoutElement*>{nvml_, power_})
-    e->setVisible(nvml);
+    e->setVisible(nvml && rows.contains(static_cast<QCPAxisRect*>(e)));
   if (!nvml) nvml_legend_->setVisible(false), power_legend_->setVisible(false);
+}
+
+void UtilizationPanel::fitMinimum() {
+  // The GPU row with a legend line at the widget's font (the legends' is 0.85 of it), at the least:
+  // rows that do not fit whole fold away (fitRows()).
+  const int legend_h = std::max(fontMetrics().height() + 6, gpu_legend_->minimumOuterSizeHint().height());
+  const int h = legend_h + kRowSpacingPx + kTrackRowPx;
+  if (plot_->minimumHeight() != h) plot_->setMinimumSize(left_px_ + 200, h);
+}
+
+void UtilizationPanel::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::FontChange && track_mode_) fitMinimum();
+}
+
+void UtilizationPanel::fitRows() {
+  if (!track_mode_ || !plot_->isVisible() || plot_->height() <= 1) return;
+  fitMinimum();  // the GPU row's legend may wrap to more lines at this width
+  QList<QCPLegend*> legends = {gpu_legend_, cpu_legend_, h2d_legend_};
+  const bool nvml = nvml_box_->isVisible() && nvml_box_->isChecked();
+  if (nvml) legends << nvml_legend_ << power_legend_;
+  // Each row whole: its legend's lines, then a plot area of kTrackRowPx, as many as the track holds.
+  int used = 0, fit = 0;
+  for (QCPLegend* l : legends) {
+    const int need = (l->itemCount() > 0 ? l->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + kTrackRowPx;
+    if (fit > 0 && used + need > plot_->height()) break;
+    used += need, ++fit;
+  }
+  const int all = static_cast<int>(legends.size());
+  if (fit >= all) fit = 99;  // every row: nothing folded
+  if (fit == rows_fit_) return;
+  rows_fit_ = fit;
+  plot_->setToolTip(fit < all ? tr("Drag the track taller (the handle above it) to see the %n folded row(s)", nullptr, all - fit)
+                              : QString());
+  arrange();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QCPGraph* UtilizationPanel::graphFor(const QString& key) const {

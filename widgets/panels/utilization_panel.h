@@ -67,6 +67,7 @@ class UtilizationPanel : public QWidget {
 
  protected:
   void showEvent(QShowEvent* e) override;
+  void changeEvent(QEvent* e) override;
 
  signals:
   void updated();
@@ -82,6 +83,11 @@ class UtilizationPanel : public QWidget {
   QCPGraph* addGraph(QCPAxisRect* r, QCPLegend* legend, const QString& key, const QString& name, const QColor& c,
                      Qt::PenStyle style = Qt::SolidLine);
   void arrange();
+  /// Track mode: as many rows (GPU first) as the track's height holds whole, each with its legend;
+  /// the others fold out of the layout until the track is dragged taller.
+  void fitRows();
+  /// Track mode: the plot's smallest height, one row with its legend at the widget's font.
+  void fitMinimum();
   void requestBuckets();
   void startJob();
   void jobDone(quint64 gen, Job job);
@@ -113,6 +119,8 @@ class UtilizationPanel : public QWidget {
   double last_job_ms_ = 0;
   bool hidden_dirty_ = false;  // rows came while hidden during a live run
   unsigned legends_shown_ = 0;  // bit per row legend in the layout (arrange())
+  int left_px_ = 0;  // track mode: the plot area's left edge
+  int rows_fit_ = 99, rows_arranged_ = 99;  // rows a track holds whole (fitRows()), and arranged
   bool nvml_shown_ = true, arranged_ = false, gpu_made_ = false, have_buckets_ = false, track_mode_ = false;
   std::uint32_t trainer_tid_ = 0;
   bool trainer_known_ = false;

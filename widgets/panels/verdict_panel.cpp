@@ -219,7 +219,8 @@ VerdictPanel::VerdictPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
   scope_box_ = new QComboBox;
   scope_box_->addItems({tr("Last N steps"), tr("Whole run")});
   scope_box_->setToolTip(tr("Last N steps: the rolling window while training. Whole run: every step but the first "
-                            "(warm-up)."));
+                            "(warm-up), as trainscope-run --analyze and Compare judge it. Until you choose, the "
+                            "last steps while a run trains, the whole run once it ends or for an opened session."));
   steps_box_ = new QSpinBox;
   steps_box_->setRange(10, 100000);
   steps_box_->setValue(50);
@@ -239,6 +240,13 @@ VerdictPanel::VerdictPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
   tree_->setRootIsDecorated(true);
   tree_->setUniformRowHeights(false);
   layout->addWidget(tree_, 1);
+  // The window follows the run until the user picks one: connected before the runner is made, so
+  // a run's end re-analyses once, over the whole run, rather than over its last steps first.
+  connect(hub_, &PanelHub::liveChanged, this, &VerdictPanel::followRun);
+  connect(hub_, &PanelHub::storeChanged, this, &VerdictPanel::followRun);
+  scope_ = hub_->store() && !hub_->isLive() ? Scope::whole_run : Scope::last_steps;
+  scope_box_->setCurrentIndex(scope_ == Scope::last_steps ? 0 : 1);
+  steps_box_->setEnabled(scope_ == Scope::last_steps);
   runner_ = new AnalysisRunner(hub_, options_for(scope_, 50), true, this);
   // Verdicts that came while the tab was hidden during a live run (or a load) fill the tree when
   // the run or the load ends, so that it is ready without being shown first.
@@ -263,7 +271,21 @@ VerdictPanel::VerdictPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
   showResult();
 }
 
+void VerdictPanel::followRun() {
+  if (scope_chosen_ || !runner_) return;
+  const Scope want = hub_->isLive() ? Scope::last_steps : Scope::whole_run;
+  if (want == scope_) return;
+  const QSignalBlocker b(scope_box_);
+  scope_box_->setCurrentIndex(want == Scope::last_steps ? 0 : 1);
+  applyScope();
+}
+
 void VerdictPanel::onScopeUi() {
+  scope_chosen_ = true;
+  applyScope();
+}
+
+void VerdictPanel::applyScope() {
   const Scope s = scope_box_->currentIndex() == 0 ? Scope::last_steps : Scope::whole_run;
   steps_box_->setEnabled(s == Scope::last_steps);
   scope_ = s;

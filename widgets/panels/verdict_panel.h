@@ -74,7 +74,11 @@ class VerdictPanel : public QWidget {
   enum class Scope { last_steps, whole_run };
   explicit VerdictPanel(PanelHub* hub, QWidget* parent = nullptr);
 
-  /// Default: the last 50 steps.
+  /// The user's choice of window, kept from then on. Until one is made the window follows the run:
+  /// the last 50 steps while it trains (the rolling window), the whole run (every step after the
+  /// warm-up one) once it has ended or for an opened session, the window `trainscope-run --analyze`
+  /// and Compare judge, so one figure of one session reads the same in the banner, the Verdicts
+  /// tab, Compare and the runner.
   void setScope(Scope scope, qint64 last_steps = 50);
   Scope scope() const { return scope_; }
   AnalysisRunner* runner() const { return runner_; }
@@ -124,14 +128,19 @@ class VerdictPanel : public QWidget {
   QString statusTextOfRun() const;
   void fillTree();
   void onScopeUi();
+  /// The scope while the user has chosen none: last steps while the hub is live, else the whole run.
+  void followRun();
+  /// Analyses over the window the scope box and the steps box say.
+  void applyScope();
 
   PanelHub* hub_;
-  AnalysisRunner* runner_;
+  AnalysisRunner* runner_ = nullptr;
   QComboBox* scope_box_;
   QSpinBox* steps_box_;
   QLabel* status_;
   QTreeWidget* tree_;
   Scope scope_ = Scope::last_steps;
+  bool scope_chosen_ = false;  // by the scope box or setScope(): followRun() leaves it alone
   std::vector<prof::analysis::Verdict> verdicts_;
   QString source_note_;
   bool tree_dirty_ = false;  // verdicts came while hidden: the tree is filled when shown

@@ -365,7 +365,10 @@ void TimelineView::paintRuler(QPainter& p) {
   p.fillRect(QRect(0, 0, width(), kRulerHeight), QColor(250, 250, 250));
   p.setPen(QColor(200, 200, 200));
   p.drawLine(0, kRulerHeight - 1, width(), kRulerHeight - 1);
-  const std::int64_t step = nice_step(axis_.nsPerPx() * 90);
+  // Ticks a label's width apart at the widget's font (classroom mode's is larger: "+1.000 ms" was
+  // cut at a fixed 88 px).
+  const int label_w = fontMetrics().horizontalAdvance(QStringLiteral("+888.888 ms")) + 6;
+  const std::int64_t step = nice_step(axis_.nsPerPx() * std::max(90, label_w + 4));
   const std::int64_t first = (axis_.start() / step + (axis_.start() > 0 ? 1 : 0)) * step;
   p.setPen(QColor(60, 60, 60));
   // Labels relative to the first tick (shown in the header), so deep zooms stay readable.
@@ -377,7 +380,7 @@ void TimelineView::paintRuler(QPainter& p) {
     p.setPen(QColor(215, 215, 215));
     p.drawLine(QPointF(x, 0), QPointF(x, kRulerHeight));
     p.setPen(QColor(60, 60, 60));
-    p.drawText(QRectF(x + 3, 0, 88, 15), Qt::AlignVCenter | Qt::AlignLeft, t == first ? "0" : "+" + format_ns(t - first));
+    p.drawText(QRectF(x + 3, 0, label_w, 15), Qt::AlignVCenter | Qt::AlignLeft, t == first ? "0" : "+" + format_ns(t - first));
   }
   // The range selection's length sits in the step row; step labels under it are left out.
   QRectF sel_label;

@@ -2,6 +2,7 @@
 #include "widgets/workspaces/profile_workspace.h"
 
 #include <QDataStream>
+#include <QEvent>
 #include <QIODevice>
 #include <QScrollArea>
 #include <QSplitter>
@@ -24,6 +25,12 @@ constexpr int kMemoryTrackPx = 120, kUtilTrackPx = 240;
 /// Below this workspace height the tabs start collapsed, so the lanes keep at least 8 lanes in view
 /// beside the tracks on a 1366x768 screen.
 constexpr int kTabsOpenMinHeight = 820;
+/// Whole lanes in view above the tracks: 8 at the tracks' default heights, 6 at least (with a tab
+/// open, or tracks dragged taller: the trainer, the loader workers, the runtime calls and the first
+/// GPU stream of a TrainScope run).
+constexpr int kLanesCollapsed = 8, kLanesOpen = 6;
+/// Rows of a table an open tab shows at least, under its page's row of controls and its header.
+constexpr int kTabRows = 3;
 }  // namespace
 
 ProfileWorkspace::ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWidget* utilization, QWidget* parent)
@@ -46,6 +53,14 @@ ProfileWorkspace::ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWi
   split_->setStretchFactor(1, 0);
   split_->setCollapsible(0, false);
   split_->setCollapsible(1, false);
+  // A drag of the tracks' handles is the user's height for them, kept (and saved) until the next drag
+  // or View ▸ Reset layout; an open tab takes from it only what the lanes need (fitTracks()).
+  QSplitter* column = timeline_->trackSplitter();
+  column->installEventFilter(this);
+  connect(column, &QSplitter::splitterMoved, this, [this, column] {
+    const QList<int> s = column->sizes();
+    if (s.size() >= 3) want_memory_ = s[1], want_util_ = s[2], shrunk_ = false;
+  });
   connect(split_, &QSplitter::splitterMoved, this, [this] {
     // Dragging the collapsed bar open opens the tabs.
     if (collapsed_ && split_->sizes().value(1) > collapsedHeight() + 20) {
@@ -89,6 +104,7 @@ void ProfileWorkspace::onTabClicked(int index) {
 
 void ProfileWorkspace::setTabsCollapsed(bool collapsed) {
   if (collapsed == collapsed_) return;
+  keepTrackHeights();
   const QList<int> sizes = split_->sizes();
   const int total = sizes.value(0) + sizes.value(1);
   collapsed_ = collapsed;
@@ -101,11 +117,43 @@ void ProfileWorkspace::setTabsCollapsed(bool collapsed) {
   } else {
     tabs_->setMinimumHeight(0);
     tabs_->setMaximumHeight(QWIDGETSIZE_MAX);
-    const int h = std::clamp(expanded_height_ > 0 ? expanded_height_ : total * 35 / 100, collapsedHeight() + 60,
-                             std::max(collapsedHeight() + 60, total / 2));
+    // Tall enough for a table's rows, and no taller than what leaves the lanes and the tracks (at
+    // their smallest) their room.
+    const int want = std::max(expanded_height_ > 0 ? expanded_height_ : total * 35 / 100, tabsOpenHeight());
+    const int floor = collapsedHeight() + 60;
+    const int h = std::clamp(want, floor, std::max(floor, total - split_->handleWidth() - timelineOpenHeight()));
     split_->setSizes({total - h, h});
   }
+  fitTracks();
+  // Once more when the column has its new height: the lanes and tracks fitted to what it got.
+  QTimer::singleShot(0, this, &ProfileWorkspace::fitTracks);
   emit tabsCollapsedChanged(collapsed);
+}
+
+int ProfileWorkspace::tabsOpenHeight() const {
+  // The tab bar, a page's row of controls, a table's header and kTabRows rows, a line of summary.
+  const int line = fontMetrics().height();
+  return collapsedHeight() + (line + 14) + (line + 10) + kTabRows * (line + 12) + line + 12;
+}
+
+int ProfileWorkspace::lanesHeight(int lanes) const {
+  // The lanes' own rectangles when there are that many (the first ones may have two rows or more),
+  // else two lanes of two rows and the rest of one.
+  const TimelineView* view = timeline_->view();
+  const std::vector<int> order = view->laneOrder();
+  if (static_cast<int>(order.size()) >= lanes) {
+    const QRect last = view->laneRect(order[static_cast<std::size_t>(lanes - 1)]);
+    const QRect first = view->laneRect(order.front());
+    if (!last.isEmpty() && !first.isEmpty()) return TimelineView::kRulerHeight + last.bottom() - first.top() + 2;
+  }
+  return TimelineView::kRulerHeight + lanes * 2 * TimelineView::kLanePad + (lanes + 2) * TimelineView::kRowHeight + 4;
+}
+
+int ProfileWorkspace::timelineOpenHeight() const {
+  const QSplitter* column = timeline_->trackSplitter();
+  const int above = std::max(0, timeline_->height() - column->height());  // the timeline's tool row
+  return above + lanesHeight(kLanesOpen) + memory_row_->minimumSizeHint().height() +
+         util_row_->minimumSizeHint().height() + 2 * column->handleWidth();
 }
 
 void ProfileWorkspace::showEvent(QShowEvent* e) {
@@ -127,22 +175,66 @@ void ProfileWorkspace::resetLayout() {
   if (collapsed_ != collapse) setTabsCollapsed(collapse);
   const int tabs_h = collapse ? collapsedHeight() : expanded_height_;
   split_->setSizes({h - tabs_h, tabs_h});
-  sizeTracks();
+  defaultTracks();
+  fitTracks();
   // Once more when the tabs' change has reached the column: sized for what it really got.
-  QTimer::singleShot(0, this, &ProfileWorkspace::sizeTracks);
+  QTimer::singleShot(0, this, [this] {
+    defaultTracks();
+    fitTracks();
+  });
   timeline_->setDetailsVisible(true);
 }
 
-void ProfileWorkspace::sizeTracks() {
+bool ProfileWorkspace::eventFilter(QObject* o, QEvent* e) {
+  // The column's height changed (a tab opened or closed, the window resized; the splitter gave the
+  // change to the lanes): the lanes and tracks fitted to it, once its children have their sizes.
+  if (o == timeline_->trackSplitter() && e->type() == QEvent::Resize && sized_) {
+    keepTrackHeights();  // before the splitter hands the change out (an event filter runs first)
+    QTimer::singleShot(0, this, &ProfileWorkspace::fitTracks);
+  }
+  return QWidget::eventFilter(o, e);
+}
+
+void ProfileWorkspace::defaultTracks() {
   QSplitter* column = timeline_->trackSplitter();
   const int col = std::max(column->height() - (column->count() - 1) * column->handleWidth(), 200);
-  // The lanes first: at least 8 lanes (two of them of two rows, as the trainer's and the first
-  // stream's are) above the tracks; the tracks share what is left in the ratio of their default
-  // heights, each at least its minimum.
-  const int lanes_min = TimelineView::kRulerHeight + 8 * 2 * TimelineView::kLanePad + 10 * TimelineView::kRowHeight + 4;
-  const int tracks = std::min(kMemoryTrackPx + kUtilTrackPx, std::max(col - lanes_min, 0));
-  const int memory = std::max(tracks * kMemoryTrackPx / (kMemoryTrackPx + kUtilTrackPx), memory_row_->minimumSizeHint().height());
-  const int util = std::max(tracks - memory, util_row_->minimumSizeHint().height());
+  // At least kLanesCollapsed lanes above the tracks; the tracks share what is left in the ratio of
+  // their default heights, up to those heights.
+  const int tracks = std::min(kMemoryTrackPx + kUtilTrackPx, std::max(col - lanesHeight(kLanesCollapsed), 0));
+  want_memory_ = tracks * kMemoryTrackPx / (kMemoryTrackPx + kUtilTrackPx);
+  want_util_ = tracks - want_memory_;
+  shrunk_ = true;  // fitTracks() brings the tracks to these heights (or as near as the lanes allow)
+}
+
+void ProfileWorkspace::keepTrackHeights() {
+  // The tracks' heights before a change of the column, unless fitTracks() shrank them: those are
+  // the wanted ones (a drag, a restored layout, the defaults) that come back when there is room.
+  const QList<int> s = timeline_->trackSplitter()->sizes();
+  if (!shrunk_ && s.size() >= 3 && s[1] > 0 && s[2] > 0) want_memory_ = s[1], want_util_ = s[2];
+}
+
+void ProfileWorkspace::fitTracks() {
+  QSplitter* column = timeline_->trackSplitter();
+  if (column->count() < 3 || !isVisible()) return;
+  const int col = column->height() - (column->count() - 1) * column->handleWidth();
+  if (col <= 0) return;
+  const QList<int> now = column->sizes();
+  // With a tab open the lanes first (kLanesOpen whole lanes); the tracks at their wanted heights
+  // where that leaves the lanes their room, else sharing what is left in that ratio, each at least
+  // its minimum (a scale, a row with its legend). With the tabs collapsed the wanted heights as
+  // they are: the user's drag decides how many lanes show.
+  const int memory_min = memory_row_->minimumSizeHint().height(), util_min = util_row_->minimumSizeHint().height();
+  int memory = std::max(want_memory_, memory_min), util = std::max(want_util_, util_min);
+  const int lanes = collapsed_ ? column->widget(0)->minimumSizeHint().height() : lanesHeight(kLanesOpen);
+  const int room = std::max(col - lanes, memory_min + util_min);
+  if (memory + util > room) {
+    const int wanted = memory + util;
+    memory = std::max(memory_min, room * memory / wanted);
+    util = std::max(util_min, room - memory);
+    memory = std::max(memory_min, room - util);
+  }
+  shrunk_ = memory != want_memory_ || util != want_util_;
+  if (now.value(1) == memory && now.value(2) == util) return;
   column->setSizes({col - memory - util, memory, util});
 }
 
@@ -150,7 +242,7 @@ QByteArray ProfileWorkspace::saveLayout() const {
   QByteArray extra;
   QDataStream s(&extra, QIODevice::WriteOnly);
   s << collapsed_ << static_cast<qint32>(expanded_height_) << static_cast<qint32>(tabs_->currentIndex())
-    << timeline_->detailsVisible();
+    << timeline_->detailsVisible() << static_cast<qint32>(want_memory_) << static_cast<qint32>(want_util_);
   return save_splitters({split_, timeline_->trackSplitter(), timeline_->detailsSplitter()}, extra);
 }
 
@@ -165,6 +257,16 @@ bool ProfileWorkspace::restoreLayout(const QByteArray& state) {
     timeline_->setDetailsVisible(details);
     if (current >= 0 && current < tabs_->count()) tabs_->setCurrentIndex(current);
     expanded_height_ = expanded;
+    // The tracks' heights the user dragged (a layout saved before they were kept: as restored).
+    const QList<int> restored = timeline_->trackSplitter()->sizes();
+    qint32 memory = restored.value(1, kMemoryTrackPx), util = restored.value(2, kUtilTrackPx);
+    QDataStream more(extra);
+    bool c = false, d = false;
+    qint32 x = 0, y = 0;
+    more >> c >> x >> y >> d >> memory >> util;
+    if (more.status() == QDataStream::Ok) want_memory_ = memory, want_util_ = util;
+    else want_memory_ = restored.value(1, kMemoryTrackPx), want_util_ = restored.value(2, kUtilTrackPx);
+    shrunk_ = want_memory_ != restored.value(1) || want_util_ != restored.value(2);
     setTabsCollapsed(collapsed);  // applies the change and the sizes it needs
   }
   sized_ = true;

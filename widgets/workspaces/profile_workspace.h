@@ -45,12 +45,24 @@ class ProfileWorkspace : public QWidget {
 
  protected:
   void showEvent(QShowEvent* e) override;
+  bool eventFilter(QObject* o, QEvent* e) override;
 
  private:
   void onTabClicked(int index);
   int collapsedHeight() const;
-  /// Lanes and tracks in the column's current height (resetLayout()).
-  void sizeTracks();
+  /// Lanes and tracks in the column's current height: with a tab open the lanes' room first (6
+  /// lanes), the tracks at the user's heights where they fit, else shrunk, each to its minimum at most.
+  void fitTracks();
+  /// Takes the tracks' present heights as the wanted ones unless fitTracks() shrank them.
+  void keepTrackHeights();
+  /// The tracks' default heights for the column's height (resetLayout()): 8 lanes above them.
+  void defaultTracks();
+  /// What an open tab needs: its bar, a page's controls, a table's header, kTabRows rows, a summary line.
+  int tabsOpenHeight() const;
+  /// The timeline's height with a tab open: its tool row, 6 whole lanes, both tracks at their minimum.
+  int timelineOpenHeight() const;
+  /// The height (px) of the ruler and the first `lanes` lanes.
+  int lanesHeight(int lanes) const;
 
   TimelinePanel* timeline_;
   QWidget* memory_row_;
@@ -59,6 +71,8 @@ class ProfileWorkspace : public QWidget {
   QTabWidget* tabs_;
   bool collapsed_ = false, sized_ = false;
   int expanded_height_ = 0;  // the tabs' height before they collapsed
+  int want_memory_ = 120, want_util_ = 240;  // the tracks' heights the user gave them (px)
+  bool shrunk_ = false;  // fitTracks() made the tracks smaller than wanted (the lanes' room)
 };
 
 }  // namespace ts::gui

@@ -1,0 +1,226 @@
+// The Profile workspace on a 1280x720 screen (the window 1280x720 without a window manager, 1278x696
+// under openbox's title bar): with any analysis tab open the lanes keep at least kMinLanes whole
+// lanes in view, a table or tree shows at least kMinTableRows rows, the memory track has a scale
+// (three y ticks or more, their labels apart) and the utilization rows' legends are whole; the
+// tracks' heights are the user's to drag and are remembered. What fits already stays: the window's
+// minimum within 1280x680 and eight lanes in a maximized 1366x768 window (test_workspaces).
+// TS_SCREENSHOTS=DIR saves Profile with each tab open at 1280x720 and 1920x1080.
+#include <QDir>
+#include <QHeaderView>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTreeView>
+#include <QtTest>
+#include <qcustomplot.h>
+
+#include "app/gui/main_window.h"
+#include "gui/gui_test_util.h"
+#include "widgets/main/sessions_controller.h"
+#include "widgets/panels/memory_graph.h"
+#include "widgets/panels/utilization_panel.h"
+#include "widgets/timeline/timeline_panel.h"
+#include "widgets/timeline/timeline_view.h"
+#include "widgets/workspaces/profile_workspace.h"
+#include "widgets/workspaces/workspaces.h"
+
+using namespace ts;
+using namespace ts::gui;
+
+namespace {
+const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
+constexpr int kMinLanes = 6;       // the trainer, the loader workers, the runtime calls and the GPU stream
+constexpr int kMinTableRows = 3;
+constexpr int kMinYTicks = 3;
+
+bool open_session(MainWindow& w, const QString& path) {
+  QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+  return w.sessions()->openSession(path) && opened.wait(20000);
+}
+
+int whole_lanes(TimelineView* view) {
+  int whole = 0;
+  for (int lane : view->laneOrder()) {
+    const QRect r = view->laneRect(lane);
+    if (!r.isEmpty() && r.top() >= TimelineView::kRulerHeight && r.bottom() < view->height()) ++whole;
+  }
+  return whole;
+}
+
+/// The y ticks inside the axis range (QCustomPlot's tick vector after a replot).
+int shown_ticks(QCPAxis* a) {
+  int n = 0;
+  for (double t : a->tickVector()) n += a->range().contains(t) ? 1 : 0;
+  return n;
+}
+
+/// Whole rows a table or tree shows in its viewport (0 when the page has neither).
+int visible_rows(QWidget* page) {
+  auto* view = qobject_cast<QAbstractItemView*>(page);
+  if (!view) view = page->findChild<QAbstractItemView*>();
+  if (!view || !view->isVisible()) return -1;
+  int row_h = 0;
+  if (auto* t = qobject_cast<QTableView*>(view)) row_h = t->verticalHeader()->defaultSectionSize();
+  else row_h = view->sizeHintForRow(0) > 0 ? view->sizeHintForRow(0) : view->fontMetrics().height() + 4;
+  // The part of the viewport on screen: a page in a scroll area shows only some of its table.
+  return view->viewport()->visibleRegion().boundingRect().height() / std::max(1, row_h);
+}
+
+/// Why the utilization track's legends are not whole ("" when they are): each shown legend's
+/// rectangle at least its minimum height and inside the plot.
+QString cut_legends(UtilizationPanel* util) {
+  QCustomPlot* plot = util->plot();
+  for (QCPLayoutElement* e : plot->plotLayout()->elements(true)) {
+    auto* l = qobject_cast<QCPLegend*>(e);
+    if (!l || !l->visible() || l->itemCount() == 0) continue;
+    const int need = l->minimumOuterSizeHint().height();
+    if (l->outerRect().height() < need || !plot->rect().contains(l->outerRect()))
+      return QString("a legend of %1 items is %2 px high (needs %3)").arg(l->itemCount()).arg(l->outerRect().height()).arg(need);
+  }
+  return {};
+}
+
+QString describe(MainWindow& w) {
+  ProfileWorkspace* p = w.workspaces()->profile();
+  QStringList s;
+  for (int x : p->mainSplitter()->sizes()) s << QString::number(x);
+  QStringList c;
+  for (int x : w.timelinePanel()->trackSplitter()->sizes()) c << QString::number(x);
+  return QString("workspace %1 px: [timeline | tabs] %2, [lanes | memory | utilization] %3")
+      .arg(p->height()).arg(s.join('/'), c.join('/'));
+}
+}  // namespace
+
+class TestProfileFit : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { test::isolate_settings(); }
+  void init() { QSettings().clear(); }
+
+  void everyTabLeavesLanesTablesAndTracks_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1280x720, no window manager") << QSize(1280, 720);
+    QTest::newRow("1280x720, openbox's title bar") << QSize(1278, 696);
+  }
+
+  void everyTabLeavesLanesTablesAndTracks() {
+    QFETCH(QSize, size);
+    MainWindow w;
+    w.show();
+    QVERIFY(open_session(w, kSession));
+    w.resize(size);  // after the show and the open: the offscreen screen is 800x800
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    TimelineView* view = w.timelinePanel()->view();
+    auto* graph = w.timelinePanel()->findChild<MemoryGraph*>();
+    auto* util = w.timelinePanel()->findChild<UtilizationPanel*>();
+    QVERIFY(graph && util);
+    QTRY_VERIFY_WITH_TIMEOUT(view->laneOrder().size() >= kMinLanes, 10000);
+    QTabWidget* tabs = profile->tabs();
+    for (int i = 0; i < tabs->count(); ++i) {
+      profile->showTab(tabs->widget(i));
+      QTest::qWait(200);
+      const QString tab = tabs->tabText(i);
+      QVERIFY2(!profile->tabsCollapsed(), qPrintable(tab));
+      QVERIFY2(whole_lanes(view) >= kMinLanes, qPrintable(QString("%1 tab: %2 lanes in view; %3").arg(tab).arg(whole_lanes(view)).arg(describe(w))));
+      const int rows = visible_rows(tabs->widget(i));
+      if (rows >= 0)
+        QVERIFY2(rows >= kMinTableRows, qPrintable(QString("%1 tab: %2 rows; %3").arg(tab).arg(rows).arg(describe(w))));
+      QVERIFY2(profile->memoryTrack()->isVisible() && profile->utilizationTrack()->isVisible(), qPrintable(tab));
+      graph->plot()->replot();
+      graph->plot()->replot();
+      QCPAxis* y = graph->plot()->yAxis;
+      QVERIFY2(shown_ticks(y) >= kMinYTicks, qPrintable(QString("%1 tab: %2 memory y ticks in a %3 px plot; %4")
+                                                             .arg(tab).arg(shown_ticks(y)).arg(graph->plot()->axisRect()->height()).arg(describe(w))));
+      util->plot()->replot();
+      const QString cut = cut_legends(util);
+      QVERIFY2(cut.isEmpty(), qPrintable(QString("%1 tab: %2; %3").arg(tab, cut, describe(w))));
+    }
+  }
+
+  void theMemoryScaleLabelsDoNotOverlap() {
+    MainWindow w;
+    w.show();
+    QVERIFY(open_session(w, kSession));
+    w.resize(1280, 720);  // after the show and the open: the offscreen screen is 800x800
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(300);
+    auto* graph = w.timelinePanel()->findChild<MemoryGraph*>();
+    QCustomPlot* plot = graph->plot();
+    plot->replot();
+    plot->replot();
+    QCPAxis* y = plot->yAxis;
+    QVector<double> ticks;
+    for (double t : y->tickVector())
+      if (y->range().contains(t)) ticks << t;
+    QVERIFY2(ticks.size() >= kMinYTicks, qPrintable(QString("%1 ticks").arg(ticks.size())));
+    const int label_h = QFontMetrics(y->tickLabelFont()).height();
+    for (int i = 1; i < ticks.size(); ++i) {
+      const double apart = std::abs(y->coordToPixel(ticks[i]) - y->coordToPixel(ticks[i - 1]));
+      QVERIFY2(apart >= label_h, qPrintable(QString("ticks %1 px apart, labels %2 px high").arg(apart).arg(label_h)));
+    }
+  }
+
+  void trackHeightsAreDraggedAndRemembered() {
+    int dragged = 0;
+    {
+      MainWindow w;
+      w.show();
+      QVERIFY(open_session(w, kSession));
+      w.resize(1280, 720);
+      w.workspaces()->setMode(Workspaces::Mode::profile);
+      QTest::qWait(200);
+      QSplitter* column = w.timelinePanel()->trackSplitter();
+      QSplitterHandle* handle = column->handle(1);  // the handle above the memory track
+      QVERIFY(handle->isVisible());
+      const int before = column->sizes().value(1);
+      // The user's drag: 30 px up (the memory track taller, the lanes shorter).
+      const QPoint at(handle->width() / 2, handle->height() / 2);
+      QTest::mousePress(handle, Qt::LeftButton, {}, at);
+      QTest::mouseMove(handle, at - QPoint(0, 15));
+      QTest::mouseMove(handle, at - QPoint(0, 30));
+      QTest::mouseRelease(handle, Qt::LeftButton, {}, at - QPoint(0, 30));
+      QApplication::processEvents();
+      dragged = column->sizes().value(1);
+      QVERIFY2(dragged >= before + 20, qPrintable(QString("%1 -> %2").arg(before).arg(dragged)));
+      // Opening and closing a tab keeps the height the user gave the track.
+      ProfileWorkspace* profile = w.workspaces()->profile();
+      profile->showTab(profile->tabs()->widget(0));
+      QTest::qWait(100);
+      profile->setTabsCollapsed(true);
+      QTest::qWait(100);
+      QCOMPARE(column->sizes().value(1), dragged);
+      w.close();
+    }
+    MainWindow w2;
+    w2.show();
+    w2.resize(1280, 720);
+    w2.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(200);
+    QCOMPARE(w2.timelinePanel()->trackSplitter()->sizes().value(1), dragged);
+  }
+
+  void screenshotsWhenAsked() {
+    const QString dir = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
+    QDir().mkpath(dir);
+    for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      QSettings().clear();
+      MainWindow w;
+      w.show();
+      QVERIFY(open_session(w, kSession));
+      w.resize(size);
+      w.workspaces()->setMode(Workspaces::Mode::profile);
+      QTabWidget* tabs = w.workspaces()->profile()->tabs();
+      for (int i = 0; i < tabs->count(); ++i) {
+        w.workspaces()->profile()->showTab(tabs->widget(i));
+        QTest::qWait(700);
+        const QString name = tabs->tabText(i).toLower().replace(' ', '_');
+        QVERIFY(w.grab().save(dir + QString("/profile_%1_%2x%3.png").arg(name).arg(size.width()).arg(size.height())));
+      }
+    }
+  }
+};
+
+QTEST_MAIN(TestProfileFit)
+#include "test_profile_fit.moc"
