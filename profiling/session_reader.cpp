@@ -307,7 +307,8 @@ void read_host_tables(Reader& r, EventStore& s, ReadCursor& cur) {
   read_into(r, s, cur, schema::samples(), s.samples);
   read_into(r, s, cur, schema::clock_checks(), s.clock);
   r.query("SELECT source,count FROM dropped", [&](sqlite3_stmt* st) {
-    const std::string src = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    auto* text = sqlite3_column_text(st, 0);  // NULL in a damaged file: no source, nothing counted
+    const std::string src = text ? reinterpret_cast<const char*>(text) : "";
     if (src == "cupti") s.dropped_cupti = col(st, 1);
     else if (src == "host_ranges") s.dropped_host_ranges = col(st, 1);
     else if (src == "store_full") s.dropped_store_full = col(st, 1);

@@ -227,4 +227,31 @@ TEST(SessionFiles, AMalformedSchemaWithAHostileNameIsOneLine) {
 }
 
 }  // namespace
+// Found by the session fuzzer: a NULL where the `dropped` table names its source threw std::logic_error
+// out of the reader (constructing a string from a null pointer), which ended the process. Such a row is
+// now a source nobody counts; the rest of the session reads.
+TEST(SessionFiles, ANullDroppedSourceReadsAsNothingCounted) {
+  const std::string dir = temp_dir("dropped");
+  const std::string path = dir + "/s.tsession";
+  {
+    EventStore s;
+    add_steps(s, 1, 3);
+    s.dropped_cupti = 7;
+    SessionWriter w(path, s);
+    ASSERT_TRUE(w.write_batch());
+    w.close();
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  // The file's own table keys on a NOT NULL source; a damaged or foreign file need not.
+  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE dropped; CREATE TABLE dropped(source TEXT, count INTEGER); "
+                             "INSERT INTO dropped VALUES (NULL, 5), ('cupti', 7)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  EventStore read;
+  ASSERT_NO_THROW(read_session(path, read));
+  EXPECT_EQ(read.steps.size(), 3u);
+  EXPECT_EQ(read.dropped_cupti, 7);
+  fs::remove_all(dir);
+}
+
 }  // namespace ts::prof
