@@ -46,6 +46,12 @@ std::string refusal(const std::string& json) {
   return {};
 }
 
+/// The bytes of a fuzzer's input kept under tests/data/fuzz/lesson.
+std::string fuzz_seed(const char* name) {
+  std::ifstream in(fs::path(TRAINSCOPE_SOURCE_DIR) / "tests/data/fuzz/lesson" / name, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 /// kGood with `from` replaced by `to` (once).
 std::string good_with(const std::string& from, const std::string& to) {
   std::string s = kGood;
@@ -234,9 +240,7 @@ TEST(Lessons, EveryRecordingOpensAnalysesAndShowsItsChange) {
 // StrtodDiyFp) or returns garbage for a number of more than 19 digits below the smallest normal double,
 // though under 100 characters. Every reader of outside JSON refuses a number outside 1e-300..1e300.
 TEST(Lessons, ANumberBeyondRapidJsonsRangeIsRefusedNotParsed) {
-  const fs::path crash = fs::path(TRAINSCOPE_SOURCE_DIR) / "tests/data/fuzz/lesson/crash_subnormal_number.json";
-  std::ifstream in(crash, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = fuzz_seed("crash_subnormal_number.json");
   ASSERT_GT(bytes.size(), 300u);
   const std::string msg = refusal(bytes);
   EXPECT_NE(msg.find("offset 11: a number outside 1e-300..1e300 in magnitude"), std::string::npos) << msg;
@@ -263,9 +267,7 @@ namespace {
 // Found by ts_lesson_fuzzer: a 725-digit number crashed RapidJSON's full-precision parser (SEGV in
 // StrtodDiyFp). The lesson and model-spec readers refuse numbers over 100 characters first.
 TEST(Lessons, AnOverlongNumberIsRefusedNotParsed) {
-  const fs::path crash = fs::path(TRAINSCOPE_SOURCE_DIR) / "tests/data/fuzz/lesson/crash_overlong_number.json";
-  std::ifstream in(crash, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = fuzz_seed("crash_overlong_number.json");
   ASSERT_GT(bytes.size(), 700u);
   const std::string msg = refusal(bytes);
   EXPECT_NE(msg.find("a number of more than 100 characters"), std::string::npos) << msg;
