@@ -87,6 +87,7 @@ bool Library::load(const char* path) {
   sym(by_pci, "nvmlDeviceGetHandleByPciBusId_v2");
   sym(name, "nvmlDeviceGetName");
   sym(utilization, "nvmlDeviceGetUtilizationRates");
+  sym(memory_info, "nvmlDeviceGetMemoryInfo");
   sym(clock, "nvmlDeviceGetClockInfo");
   sym(max_clock, "nvmlDeviceGetMaxClockInfo");
   sym(power, "nvmlDeviceGetPowerUsage");

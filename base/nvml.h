@@ -60,6 +60,7 @@ struct Library {
   int (*by_pci)(const char*, Device*) = nullptr;
   int (*name)(Device, char*, unsigned) = nullptr;
   int (*utilization)(Device, unsigned* /*nvmlUtilization_t {gpu, memory} %*/) = nullptr;
+  int (*memory_info)(Device, unsigned long long* /*nvmlMemory_t {total, free, used} bytes*/) = nullptr;
   int (*clock)(Device, int /*NVML_CLOCK_GRAPHICS 0, SM 1, MEM 2*/, unsigned* /*MHz*/) = nullptr;
   int (*max_clock)(Device, int, unsigned* /*MHz*/) = nullptr;
   int (*power)(Device, unsigned* /*mW*/) = nullptr;

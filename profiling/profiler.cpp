@@ -6,6 +6,7 @@
 #include <atomic>
 #include <climits>
 #include <condition_variable>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -59,6 +60,32 @@ ProfileSchedule parse_profile_schedule(const std::string& text) {
   return s;
 }
 
+ProfileParts profile_parts_from_env() {
+  ProfileParts p;
+  const char* env = std::getenv("TRAINSCOPE_PROFILE_SKIP");
+  const std::string text = env ? env : "";
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string part = text.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (part.empty()) continue;
+    if (part == "kernels") p.cupti_kinds.kernels = false;
+    else if (part == "copies") p.cupti_kinds.copies = false;
+    else if (part == "runtime") p.cupti_kinds.runtime = false;
+    else if (part == "syncs") p.cupti_kinds.syncs = false;
+    else if (part == "memory") p.cupti_kinds.memory = false;
+    else if (part == "cupti") p.cupti = false;
+    else if (part == "samplers") p.samplers = false;
+    else if (part == "host") p.host = false;
+    else if (part == "writer") p.writer = false;
+    else
+      throw InputError("TRAINSCOPE_PROFILE_SKIP: unknown part '" + part +
+                       "' (kernels, copies, runtime, syncs, memory, cupti, samplers, host, writer)");
+  }
+  return p;
+}
+
 std::string default_session_path() {
   char buf[64];
   const std::time_t now = std::time(nullptr);
@@ -99,7 +126,7 @@ struct Profiler::Impl final : trace::Sink {
   ProfilerSummary summary;
 
   void on_range(const trace::RangeEvent& e) override {
-    if (recording.load(std::memory_order_relaxed)) host->on_range(e);
+    if (options.parts.host && recording.load(std::memory_order_relaxed)) host->on_range(e);
   }
   void on_step(const trace::StepEvent& e) override {
     host->on_step(e);
@@ -127,7 +154,7 @@ struct Profiler::Impl final : trace::Sink {
       lock.unlock();
       host->pump();
       const auto now = std::chrono::steady_clock::now();
-      if (now - last_write >= options.write_period) {
+      if (options.parts.writer && now - last_write >= options.write_period) {
         writer->write_batch();
         last_write = now;
       }
@@ -149,11 +176,12 @@ Profiler::Profiler(ProfilerOptions options) : impl_(std::make_unique<Impl>()) {
     m.recording = first_active;
     if (!first_active) m.store.gpu_keep_from.store(INT64_MAX);
   }
-  if (device >= 0) {
-    m.cupti = std::make_unique<CuptiCollector>(m.store, m.start_host, m.options.rank);
+  if (device >= 0 && m.options.parts.cupti) {
+    m.cupti = std::make_unique<CuptiCollector>(m.store, m.start_host, m.options.rank, m.options.parts.cupti_kinds);
     m.summary.gpu_status = m.cupti->why();
   } else {
-    m.summary.gpu_status = "no GPU activity: the run is on the CPU";
+    m.summary.gpu_status = device >= 0 ? "no GPU activity: left out (TRAINSCOPE_PROFILE_SKIP=cupti)"
+                                       : "no GPU activity: the run is on the CPU";
   }
   m.store.set_meta("gpu_activity", m.summary.gpu_status.empty() ? "collected (CUPTI)" : m.summary.gpu_status);
   // Session ns 0 on the host's steady clock (trace::now_ns): a live viewer computes "now" in
@@ -169,10 +197,10 @@ Profiler::Profiler(ProfilerOptions options) : impl_(std::make_unique<Impl>()) {
                                                  std::to_string(m.options.schedule.repeat)
                                            : "every step");
   SamplerOptions so;
-  so.period = m.options.sample_period;
+  so.period = m.options.parts.samplers ? m.options.sample_period : std::chrono::milliseconds(0);
   so.cuda_device = device;
   m.samplers = std::make_unique<Samplers>(m.store, m.clock, so);
-  trace::set_nvtx_enabled(m.options.nvtx);
+  trace::set_nvtx_enabled(m.options.nvtx && m.options.parts.host);
   trace::set_sink(&m);
   m.pump = std::thread([&m] {
     trace::name_this_thread("session-writer");

@@ -19,6 +19,7 @@
 #include "engine/memory.h"
 #include "engine/network.h"
 #include "engine/trainer.h"
+#include "profiling/cupti/cupti_collector.h"
 #include "profiling/event_store.h"
 
 namespace ts::prof {
@@ -33,6 +34,20 @@ struct ProfileSchedule {
 /// Throws InputError naming the bad part.
 ProfileSchedule parse_profile_schedule(const std::string& text);
 
+/// The parts of a recording, each of which can be left out to measure what it costs on the host
+/// (bench/profile_cost.sh). A session without a part lacks what needs it: not for users' runs.
+struct ProfileParts {
+  CuptiKinds cupti_kinds;  // kernels, copies (memcpy + memset), runtime, syncs, memory
+  bool cupti = true;       // false: no CUPTI at all
+  bool samplers = true;    // the sampler thread (allocator, NVML, /proc)
+  bool host = true;        // host ranges (and NVTX)
+  bool writer = true;      // batches written during the run (false: everything at stop())
+};
+/// The parts named in TRAINSCOPE_PROFILE_SKIP (comma-separated: kernels, copies, runtime, syncs,
+/// memory, cupti, samplers, host, writer) left out; unset or empty: everything. Throws InputError
+/// naming an unknown part.
+ProfileParts profile_parts_from_env();
+
 struct ProfilerOptions {
   std::string session_path;
   ProfileSchedule schedule;
@@ -41,6 +56,7 @@ struct ProfilerOptions {
   std::chrono::milliseconds write_period{250};
   std::chrono::milliseconds sample_period{50};
   bool nvtx = true;
+  ProfileParts parts = profile_parts_from_env();
 };
 
 struct ProfilerSummary {

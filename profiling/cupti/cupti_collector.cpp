@@ -3,10 +3,12 @@
 
 #include <cupti.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -20,13 +22,35 @@ namespace ts::prof {
 namespace {
 
 constexpr std::size_t kBufferBytes = 8u << 20;  // 8 MiB: ~40k kernel records, ~100 ms of a fast run
+constexpr int kPoolStart = 3;  // buffers made before the run: CUPTI keeps one per thread that calls CUDA
 constexpr auto kFlushPeriod = std::chrono::milliseconds(100);
+
+/// A measurement knob of bench/profile_cost.sh: the environment variable's integer, or `fallback`.
+long env_number(const char* name, long fallback) {
+  const char* v = std::getenv(name);
+  char* end = nullptr;
+  const long n = v ? std::strtol(v, &end, 10) : 0;
+  return v && end != v && *end == 0 && n > 0 ? n : fallback;
+}
 constexpr auto kClockCheckPeriod = std::chrono::seconds(1);
 
 constexpr CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,          CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2,
     CUPTI_ACTIVITY_KIND_OVERHEAD};
+
+/// Runtime calls that only read state — no work queued, no wait, ~20 ns each unprofiled — left
+/// unrecorded (cuptiActivityEnableRuntimeApi). cuDNN and cuBLAS make ~60 of them per step (cudaGetLastError
+/// alone ~34 at b128), twice the launches: recording them was most of the runtime records' cost
+/// (bench/profile_cost.sh) and nothing the analysis reads.
+constexpr CUpti_CallbackId kStateQueries[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,        CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetErrorString_v3020,      CUPTI_RUNTIME_TRACE_CBID_cudaGetErrorName_v6050,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,           CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,      CUPTI_RUNTIME_TRACE_CBID_cudaDriverGetVersion_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaRuntimeGetVersion_v3020,   CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v2_v11030, CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000};
 
 std::string cupti_error(CUptiResult r) {
   const char* s = nullptr;
@@ -58,7 +82,10 @@ struct CuptiCollector::Impl {
   std::thread thread;
   std::int64_t start_offset = 0;
 
-  Impl(EventStore& s, std::int64_t start, int r) : store(s), clock(start, 0), rank(r) {}
+  CuptiKinds kinds;
+
+  Impl(EventStore& s, std::int64_t start, int r, CuptiKinds k) : store(s), clock(start, 0), rank(r), kinds(k) {}
+  bool wanted(CUpti_ActivityKind k) const;
   void start();
   void run();
   void drain();
@@ -67,6 +94,16 @@ struct CuptiCollector::Impl {
 
 namespace {
 std::atomic<CuptiCollector::Impl*> g_impl{nullptr};
+
+/// A new activity buffer, zeroed: CUPTI is told (ZEROED_OUT_ACTIVITY_BUFFER) that buffers come zeroed,
+/// so it does not clear 8 MiB on the thread that filled the last one (the trainer's, mid-step). The
+/// pool's buffers are cleared on the collector's thread after parsing; start() fills the pool so
+/// the trainer's thread rarely makes one.
+std::uint8_t* zeroed_buffer() {
+  auto* b = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  if (b) std::memset(b, 0, kBufferBytes);
+  return b;
+}
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *max_records = 0;
@@ -80,7 +117,7 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::si
       return;
     }
   }
-  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));  // null: CUPTI drops and counts
+  *buffer = zeroed_buffer();  // null: CUPTI drops and counts
 }
 
 void CUPTIAPI buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t size,
@@ -114,6 +151,18 @@ void CuptiCollector::Impl::check_clock(bool first) {
   if (!first) store.set_meta("clock.last_drift_ns", std::to_string(drift));
 }
 
+bool CuptiCollector::Impl::wanted(CUpti_ActivityKind k) const {
+  switch (k) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return kinds.kernels;
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+    case CUPTI_ACTIVITY_KIND_MEMSET: return kinds.copies;
+    case CUPTI_ACTIVITY_KIND_RUNTIME: return kinds.runtime;
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return kinds.syncs;
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return kinds.memory;
+    default: return true;
+  }
+}
+
 void CuptiCollector::Impl::start() {
   std::string no_gpu;
   if (!cuda_available(&no_gpu)) {
@@ -138,9 +187,29 @@ void CuptiCollector::Impl::start() {
   // Runtime records carry the Linux tid (gettid), the id the host ranges and /proc use; CUPTI's
   // default is a pthread id that matches nothing else in the session.
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  std::uint8_t zeroed = 1;
+  std::size_t zeroed_size = sizeof(zeroed);
+  cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed);
+  {
+    std::lock_guard lock(mutex);
+    for (int i = 0; i < kPoolStart; ++i)
+      if (std::uint8_t* b = zeroed_buffer()) pool.push_back(b);
+  }
+  // Measurement knobs (bench/profile_cost.sh): CUPTI's device buffer for kernel records and its
+  // semaphore pool, both CUPTI's defaults unless set.
+  if (const long mb = env_number("TRAINSCOPE_PROFILE_DEVICE_BUFFER_MB", 0)) {
+    std::size_t v = static_cast<std::size_t>(mb) << 20, n = sizeof(v);
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &n, &v);
+  }
+  if (const long k = env_number("TRAINSCOPE_PROFILE_SEMAPHORES", 0)) {
+    std::size_t v = static_cast<std::size_t>(k), n = sizeof(v);
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_SIZE, &n, &v);
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_PRE_ALLOCATE_VALUE, &n, &v);
+  }
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   for (CUpti_ActivityKind k : kKinds) {
     if (r != CUPTI_SUCCESS) break;
+    if (!wanted(k)) continue;
     r = cuptiActivityEnable(k);
     if (r == CUPTI_SUCCESS) enabled.push_back(k);
   }
@@ -152,7 +221,15 @@ void CuptiCollector::Impl::start() {
     for (CUpti_ActivityKind k : enabled) cuptiActivityDisable(k);
     enabled.clear();
     g_impl.store(nullptr);
+    std::lock_guard lock(mutex);
+    for (std::uint8_t* b : pool) std::free(b);
+    pool.clear();
     return;
+  }
+  if (std::find(enabled.begin(), enabled.end(), CUPTI_ACTIVITY_KIND_RUNTIME) != enabled.end()) {
+    bool all = true;
+    for (CUpti_CallbackId cb : kStateQueries) all = cuptiActivityEnableRuntimeApi(cb, 0) == CUPTI_SUCCESS && all;
+    if (all) store.set_meta("runtime_calls.unrecorded", "state queries (cudaGetLastError, cudaGetDevice, ...)");
   }
   active = true;
   thread = std::thread([this] { run(); });
@@ -166,6 +243,7 @@ void CuptiCollector::Impl::drain() {
   }
   for (auto& [buf, valid] : batch) {
     parser->parse_buffer(buf, valid, cuptiActivityGetNextRecord);
+    std::memset(buf, 0, valid);  // the rest is still zero: back to the pool as CUPTI expects it
     std::lock_guard lock(mutex);
     pool.push_back(buf);
   }
@@ -174,15 +252,16 @@ void CuptiCollector::Impl::drain() {
 void CuptiCollector::Impl::run() {
   trace::name_this_thread("cupti-collector");
   auto last_flush = std::chrono::steady_clock::now(), last_clock = last_flush;
+  const std::chrono::milliseconds flush_period(env_number("TRAINSCOPE_PROFILE_FLUSH_MS", kFlushPeriod.count()));
   for (;;) {
     {
       std::unique_lock lock(mutex);
-      cv.wait_for(lock, kFlushPeriod / 2, [&] { return stopping || !completed.empty(); });
+      cv.wait_for(lock, flush_period / 2, [&] { return stopping || !completed.empty(); });
       if (stopping) break;
     }
     drain();
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_flush >= kFlushPeriod) {
+    if (now - last_flush >= flush_period) {
       cuptiActivityFlushAll(0);  // completed buffers arrive through buffer_completed on this thread
       last_flush = now;
     }
@@ -196,8 +275,8 @@ void CuptiCollector::Impl::run() {
   check_clock(false);
 }
 
-CuptiCollector::CuptiCollector(EventStore& store, std::int64_t start_host_ns, int rank)
-    : impl_(std::make_unique<Impl>(store, start_host_ns, rank)) {
+CuptiCollector::CuptiCollector(EventStore& store, std::int64_t start_host_ns, int rank, CuptiKinds kinds)
+    : impl_(std::make_unique<Impl>(store, start_host_ns, rank, kinds)) {
   impl_->start();
 }
 

@@ -20,10 +20,16 @@
 
 namespace ts::prof {
 
+/// Which activity kinds to collect (all by default). Turning one off is for measuring what each
+/// costs (bench/profile_cost.sh); a session without one of them lacks the verdicts that need it.
+struct CuptiKinds {
+  bool kernels = true, copies = true, runtime = true, syncs = true, memory = true;
+};
+
 class CuptiCollector {
  public:
   /// `start_host_ns`: the session's start on the steady clock. Never throws for CUPTI refusals.
-  CuptiCollector(EventStore& store, std::int64_t start_host_ns, int rank);
+  CuptiCollector(EventStore& store, std::int64_t start_host_ns, int rank, CuptiKinds kinds = {});
   ~CuptiCollector();
   CuptiCollector(const CuptiCollector&) = delete;
   CuptiCollector& operator=(const CuptiCollector&) = delete;

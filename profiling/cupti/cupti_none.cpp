@@ -7,7 +7,7 @@ struct CuptiCollector::Impl {
   std::string why = "no GPU activity: this TrainScope was built without CUDA (and CUPTI)";
 };
 
-CuptiCollector::CuptiCollector(EventStore&, std::int64_t, int) : impl_(std::make_unique<Impl>()) {}
+CuptiCollector::CuptiCollector(EventStore&, std::int64_t, int, CuptiKinds) : impl_(std::make_unique<Impl>()) {}
 CuptiCollector::~CuptiCollector() = default;
 bool CuptiCollector::active() const { return false; }
 const std::string& CuptiCollector::why() const { return impl_->why; }

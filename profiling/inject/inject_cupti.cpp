@@ -12,6 +12,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 #include "profiling/clock.h"
 #include "profiling/inject/cupti_api.h"
@@ -74,11 +76,39 @@ CUpti_ActivityKind kind_of(const std::string& n) {
   return CUPTI_ACTIVITY_KIND_INVALID;
 }
 
+/// Activity buffers come zeroed (CUPTI is told so: ZEROED_OUT_ACTIVITY_BUFFER), so CUPTI does not
+/// clear one on the program's thread, mid-step, each time a buffer fills. A parsed buffer has its
+/// filled bytes cleared on the recorder's thread and goes back to this pool.
+std::mutex g_pool_mutex;
+std::vector<std::uint8_t*> g_pool;
+constexpr std::size_t kPoolMax = 8;
+
+std::uint8_t* zeroed_buffer(std::size_t n) {
+  auto* b = static_cast<std::uint8_t*>(std::aligned_alloc(8, n));
+  if (b) std::memset(b, 0, n);
+  return b;
+}
+
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *max_records = 0;
   const std::size_t n = g_buffer_bytes.load();
   *size = n;
-  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, n));  // null: CUPTI drops and counts
+  {
+    std::lock_guard lock(g_pool_mutex);
+    if (!g_pool.empty()) {
+      *buffer = g_pool.back();
+      g_pool.pop_back();
+      return;
+    }
+  }
+  *buffer = zeroed_buffer(n);  // null: CUPTI drops and counts
+}
+
+void release_buffer(std::uint8_t* buffer, std::size_t valid) {
+  std::memset(buffer, 0, valid);
+  std::lock_guard lock(g_pool_mutex);
+  if (g_pool.size() < kPoolMax) g_pool.push_back(buffer);
+  else std::free(buffer);
 }
 
 CUptiResult next_record(std::uint8_t* b, std::size_t n, CUpti_Activity** r) { return g_api.next_record(b, n, r); }
@@ -196,6 +226,16 @@ void start_cupti(Recorder& rec) {
   const ClockOffset o = measure_offset(steady_now, cupti_now);
   rec.set_gpu(o.offset_ns, &api_name);
   s.set_meta("clock.gpu_offset_error_ns", std::to_string(o.error_ns));
+  if (g_api.set_attribute) {
+    std::uint8_t zeroed = 1;
+    std::size_t zeroed_size = sizeof(zeroed);
+    if (g_api.set_attribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed) == CUPTI_SUCCESS) {
+      rec.set_release(&release_buffer);
+      std::lock_guard lock(g_pool_mutex);
+      for (int i = 0; i < 2; ++i)
+        if (std::uint8_t* b = zeroed_buffer(c.buffer_bytes)) g_pool.push_back(b);
+    }
+  }
   r = g_api.register_callbacks(buffer_requested, buffer_completed);
   std::string refused;
   for (const std::string& k : c.kinds) {

@@ -143,7 +143,7 @@ void Recorder::flush(std::int64_t now_host_ns) {
   }
   for (auto& [buf, valid] : got) {
     if (next) parser_->parse_buffer(buf, valid, next);
-    if (release_) release_(buf);
+    if (release_) release_(buf, valid);
     else std::free(buf);
   }
   drained_.clear();

@@ -52,7 +52,7 @@ class Recorder {
   /// Any thread (CUPTI's): a completed activity buffer of `valid` bytes, parsed later by the writer
   /// thread with `next`, then handed to `release` (which may be null: free()).
   void buffer_completed(std::uint8_t* buffer, std::size_t valid, CuptiParser::NextFn next);
-  using ReleaseFn = void (*)(std::uint8_t* buffer);
+  using ReleaseFn = void (*)(std::uint8_t* buffer, std::size_t valid);  // valid: the bytes CUPTI filled
   void set_release(ReleaseFn f) { release_ = f; }
   /// Whether host syncs arrive with their thread (runtime records or SYNC_CALLS); when not, CUPTI's
   /// SYNCHRONIZATION records become sync ranges of the step thread (sync_ranges). Any thread.

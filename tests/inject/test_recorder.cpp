@@ -92,7 +92,7 @@ TEST(InjectRecorder, HandMadeRecordsBecomeAReadableSession) {
   {
     Recorder rec(c, kStart);
     rec.set_gpu(0, nullptr);
-    rec.set_release([](std::uint8_t*) {});
+    rec.set_release([](std::uint8_t*, std::size_t) {});
     for (int i = 0; i < kSteps; ++i) {
       const std::int64_t t = 10 * i;
       step(R, t, 10 + 4 * static_cast<std::uint32_t>(i));
@@ -208,7 +208,7 @@ TEST(InjectRecorder, GpuRecordsThatStopEarlyAreSaid) {
   {
     Recorder rec(c, kStart);
     rec.set_gpu(0, nullptr);
-    rec.set_release([](std::uint8_t*) {});
+    rec.set_release([](std::uint8_t*, std::size_t) {});
     rec.buffer_completed(reinterpret_cast<std::uint8_t*>(R.all.data()), R.all.size() * sizeof(CUpti_Activity*), &next);
     for (int i = 0; i < 400; ++i)  // steps for 4 s
       nvtx(rec, RangeEvent::Type::push, 10 * i, "step"), nvtx(rec, RangeEvent::Type::pop, 10 * i + 9);

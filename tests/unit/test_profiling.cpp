@@ -360,6 +360,42 @@ TEST(Profiler, RecordsHostRangesAndStepsWithoutAGpu) {
   std::filesystem::remove(path);
 }
 
+TEST(Profiler, PartsLeftOutForMeasuringComeFromTheEnvironment) {
+  setenv("TRAINSCOPE_PROFILE_SKIP", "runtime,,samplers,host", 1);
+  ProfileParts p = profile_parts_from_env();
+  EXPECT_FALSE(p.cupti_kinds.runtime);
+  EXPECT_FALSE(p.samplers);
+  EXPECT_FALSE(p.host);
+  EXPECT_TRUE(p.cupti_kinds.kernels && p.cupti_kinds.copies && p.cupti && p.writer);
+  setenv("TRAINSCOPE_PROFILE_SKIP", "runtime,kernal", 1);
+  try {
+    profile_parts_from_env();
+    ADD_FAILURE() << "an unknown part was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'kernal'"), std::string::npos) << e.what();
+  }
+  // Host ranges left out: steps are still recorded, ranges are not.
+  setenv("TRAINSCOPE_PROFILE_SKIP", "host", 1);
+  const std::string path = temp_path("parts.tsession");
+  {
+    ProfilerOptions o;
+    o.session_path = path;
+    Profiler prof(o);
+    const std::int64_t t0 = trace::now_ns();
+    {
+      trace::ScopedRange r(trace::RangeKind::forward, "forward", "layer 0");
+    }
+    trace::step_done({1, 1, 1, t0, trace::now_ns(), 128, 0});
+    const ProfilerSummary s = prof.stop();
+    EXPECT_EQ(s.counts.host_ranges, 0u);
+    EXPECT_EQ(s.steps, 1);
+  }
+  unsetenv("TRAINSCOPE_PROFILE_SKIP");
+  p = profile_parts_from_env();
+  EXPECT_TRUE(p.cupti_kinds.runtime && p.samplers && p.host && p.writer && p.cupti);
+  std::filesystem::remove(path);
+}
+
 #if defined(TRAINSCOPE_HAVE_CUDA)
 // A synthetic activity buffer: records back to back, walked by a stand-in for
 // cuptiActivityGetNextRecord that knows each kind's struct size.
