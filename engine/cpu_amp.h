@@ -1,6 +1,6 @@
 // Why the CPU backend cannot run an AMP mode, as a fact each front end words its own way: the
 // runner's options (cpu_amp_support in network.h, "--amp off or --device cuda") and the window's
-// controls (widgets/run_settings.cpp, "choose a CUDA GPU under Device"). No CPU runs AMP in
+// controls (widgets/training/run_settings.cpp, "choose a CUDA GPU under Device"). No CPU runs AMP in
 // TrainScope yet, so no reason may suggest another AMP mode on the CPU.
 #pragma once
 #include "engine/network.h"

@@ -2,7 +2,7 @@
 // (trainscope-run's option, the lesson/setup knob name, its type and range), the model presets, the
 // engine's TrainConfig built from it and the session's run.config JSON written and read back.
 // trainscope-run's options (app/runner/runner.h) are this plus the runner's own options; the
-// window's form (widgets/run_settings.h) converts to and from it; lessons and setups validate
+// window's form (widgets/training/run_settings.h) converts to and from it; lessons and setups validate
 // their knobs against its table. A new knob is one entry in kKnobs (run_config.cpp), its field
 // here, its key in run_config_json.cpp when sessions should record it, and the window's widget.
 #pragma once

@@ -15,8 +15,8 @@
 #include "app/gui/live_latency.h"
 #include "app/gui/main_window.h"
 #include "widgets/main/checkpoints_controller.h"
-#include "widgets/model_builder.h"
-#include "widgets/training_charts.h"
+#include "widgets/model/model_builder.h"
+#include "widgets/training/training_charts.h"
 #include "runconfig/run_config.h"  // the model presets' names
 
 namespace ts::gui {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 
 class QCommandLineParser;
 class QWidget;

@@ -15,7 +15,7 @@
 #include "widgets/main/sessions_controller.h"
 #include "profiling/event_store.h"
 #include "profiling/session_file.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/program/program_pane.h"
 
 namespace ts::gui {

@@ -6,7 +6,7 @@
 
 #include "app/gui/main_window.h"
 #include "engine/host_trace.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
 

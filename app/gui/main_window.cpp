@@ -1,7 +1,7 @@
 // MainWindow: the frame (workspaces, menus assembled from the feature controllers' actions, the
 // message bar, the status bar) and the run's life cycle as the GUI sees it.
 #include "app/gui/main_window.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 
 #include <QAction>
 #include <QApplication>
@@ -25,9 +25,9 @@
 #include <algorithm>
 
 #include "engine/memory.h"
-#include "widgets/cifar_download.h"
-#include "widgets/elided_label.h"
-#include "widgets/layer_table_model.h"
+#include "widgets/data/cifar_download.h"
+#include "widgets/common/elided_label.h"
+#include "widgets/model/layer_table_model.h"
 #include "widgets/main/checkpoints_controller.h"
 #include "widgets/main/export_controller.h"
 #include "widgets/main/lessons_controller.h"
@@ -35,10 +35,10 @@
 #include "widgets/main/sessions_controller.h"
 #include "widgets/main/setups_controller.h"
 #include "widgets/main/shortcuts.h"
-#include "widgets/model_builder.h"
+#include "widgets/model/model_builder.h"
 #include "widgets/panels/verdict_panel.h"
-#include "widgets/run_settings.h"
-#include "widgets/training_charts.h"
+#include "widgets/training/run_settings.h"
+#include "widgets/training/training_charts.h"
 #include "widgets/playground/playground_workspace.h"
 #include "widgets/workspaces/train_workspace.h"
 #include "widgets/workspaces/workspaces.h"

@@ -19,7 +19,7 @@
 
 #include "engine/network.h"
 #include "widgets/main/main_frame.h"
-#include "widgets/training_session.h"
+#include "widgets/training/training_session.h"
 
 class QAction;
 class QDragEnterEvent;

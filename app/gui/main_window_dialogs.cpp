@@ -12,9 +12,9 @@
 #include "app/gui/main_window.h"
 #include "profiling/steps/step_rule.h"
 #include "widgets/doctor/doctor_panel.h"
-#include "widgets/session_loader.h"
-#include "widgets/run_settings.h"
-#include "widgets/training_charts.h"
+#include "widgets/sessions/session_loader.h"
+#include "widgets/training/run_settings.h"
+#include "widgets/training/training_charts.h"
 
 namespace ts::gui {
 namespace {

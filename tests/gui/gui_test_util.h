@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 
 namespace ts::gui::test {
 

@@ -22,7 +22,7 @@
 #include "widgets/lessons/lesson_view.h"
 #include "widgets/main/lessons_controller.h"
 #include "widgets/main/sessions_controller.h"
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/workspaces/workspaces.h"
 

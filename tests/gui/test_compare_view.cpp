@@ -24,7 +24,7 @@
 #include "widgets/compare/compare_tables.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/compare/kernel_diff_model.h"
-#include "widgets/plot_export.h"
+#include "widgets/common/plot_export.h"
 #include "widgets/timeline/timeline_view.h"
 
 using namespace ts;

@@ -19,8 +19,8 @@
 #include "widgets/main/program_controller.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/main/setups_controller.h"
-#include "widgets/run_settings.h"
-#include "widgets/training_session.h"
+#include "widgets/training/run_settings.h"
+#include "widgets/training/training_session.h"
 
 using namespace ts;
 using namespace ts::gui;

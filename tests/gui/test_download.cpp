@@ -6,8 +6,8 @@
 
 #include "engine/cifar10.h"
 #include "gui/gui_test_util.h"
-#include "widgets/archive_extract.h"
-#include "widgets/cifar_download.h"
+#include "widgets/data/archive_extract.h"
+#include "widgets/data/cifar_download.h"
 
 using namespace ts::gui;
 

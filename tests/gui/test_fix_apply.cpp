@@ -14,10 +14,10 @@
 #include "app/gui/main_window.h"
 #include "engine/cpu_amp.h"
 #include "gui/gui_test_util.h"
-#include "widgets/elided_label.h"
+#include "widgets/common/elided_label.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/panels/verdict_panel.h"
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 
 using namespace ts;
 using namespace ts::gui;

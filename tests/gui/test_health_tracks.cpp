@@ -9,7 +9,7 @@
 
 #include "base/nvml.h"
 #include "profiling/event_store.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/panels/utilization_panel.h"
 
 using namespace ts;

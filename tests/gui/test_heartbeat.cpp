@@ -9,8 +9,8 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
-#include "widgets/run_settings.h"
-#include "widgets/training_charts.h"
+#include "widgets/training/run_settings.h"
+#include "widgets/training/training_charts.h"
 
 using namespace ts;
 using namespace ts::gui;

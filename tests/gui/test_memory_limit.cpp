@@ -13,9 +13,9 @@
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
 #include "widgets/main/sessions_controller.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/panels/memory_graph.h"
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 
 using namespace ts;
 using namespace ts::gui;

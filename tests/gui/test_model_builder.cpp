@@ -7,8 +7,8 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
-#include "widgets/layer_table_model.h"
-#include "widgets/model_builder.h"
+#include "widgets/model/layer_table_model.h"
+#include "widgets/model/model_builder.h"
 
 using namespace ts;
 using namespace ts::gui;

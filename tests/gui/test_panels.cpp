@@ -15,7 +15,7 @@
 #include "lessons/lesson_eval.h"
 #include "profiling/analysis/series.h"
 #include "profiling/event_source.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/panels/breakdown_chart.h"
 #include "widgets/panels/memory_graph.h"
 #include "widgets/panels/panel_plot.h"

@@ -12,7 +12,7 @@
 
 #include "engine/host_trace.h"
 #include "profiling/event_source.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/panels/verdict_panel.h"
 
 using namespace ts;

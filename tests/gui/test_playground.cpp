@@ -21,7 +21,7 @@
 #include "gui/gui_test_util.h"
 #include "lessons/session_pack.h"
 #include "widgets/main/sessions_controller.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/playground/ladder_view.h"
 #include "widgets/playground/playground_runner.h"
 #include "widgets/playground/playground_workspace.h"

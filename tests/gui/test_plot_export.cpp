@@ -8,7 +8,7 @@
 #include <QtTest>
 #include <qcustomplot.h>
 
-#include "widgets/plot_export.h"
+#include "widgets/common/plot_export.h"
 
 using namespace ts::gui;
 

@@ -23,11 +23,11 @@
 #include "profiling/session_file.h"
 #include "widgets/main/program_controller.h"
 #include "widgets/main/sessions_controller.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/program/program_dialog.h"
 #include "widgets/program/program_pane.h"
-#include "widgets/session_loader.h"
+#include "widgets/sessions/session_loader.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
 

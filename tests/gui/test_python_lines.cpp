@@ -20,7 +20,7 @@
 #include "gui/gui_test_util.h"
 #include "profiling/session_file.h"
 #include "widgets/main/sessions_controller.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/panels/python_lines.h"
 #include "widgets/panels/stats_table_util.h"
 #include "widgets/timeline/timeline_panel.h"

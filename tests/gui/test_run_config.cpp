@@ -17,9 +17,9 @@
 #include "profiling/event_source.h"
 #include "runconfig/run_config.h"
 #include "widgets/lessons/lesson_runner.h"
-#include "widgets/run_settings.h"
-#include "widgets/session_replay.h"
-#include "widgets/training_session.h"
+#include "widgets/training/run_settings.h"
+#include "widgets/sessions/session_replay.h"
+#include "widgets/training/training_session.h"
 
 using namespace ts;
 using namespace ts::gui;

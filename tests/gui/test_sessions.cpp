@@ -16,11 +16,11 @@
 #include "gui/gui_test_util.h"
 #include "profiling/session_file.h"
 #include "widgets/main/sessions_controller.h"
-#include "widgets/model_builder.h"
-#include "widgets/panel_hub.h"
-#include "widgets/run_settings.h"
-#include "widgets/session_loader.h"
-#include "widgets/training_charts.h"
+#include "widgets/model/model_builder.h"
+#include "widgets/panels/panel_hub.h"
+#include "widgets/training/run_settings.h"
+#include "widgets/sessions/session_loader.h"
+#include "widgets/training/training_charts.h"
 
 using namespace ts;
 using namespace ts::gui;

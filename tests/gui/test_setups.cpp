@@ -20,12 +20,12 @@
 #include "gui/gui_test_util.h"
 #include "lessons/lesson.h"
 #include "setups/setup.h"
-#include "widgets/layer_table_model.h"
+#include "widgets/model/layer_table_model.h"
 #include "widgets/lessons/lessons_panel.h"
 #include "widgets/main/lessons_controller.h"
 #include "widgets/main/setups_controller.h"
-#include "widgets/model_builder.h"
-#include "widgets/run_settings.h"
+#include "widgets/model/model_builder.h"
+#include "widgets/training/run_settings.h"
 #include "widgets/setups/setup_knobs.h"
 
 using namespace ts;

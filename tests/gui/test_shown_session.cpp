@@ -17,14 +17,14 @@
 #include "gui/gui_test_util.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/main/sessions_controller.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
 #include "widgets/panels/verdict_panel.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/import/trace_analysis.h"
 #include "profiling/event_source.h"
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
 #include "widgets/workspaces/train_workspace.h"

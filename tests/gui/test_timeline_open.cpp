@@ -17,7 +17,7 @@
 #include "engine/host_trace.h"
 #include "profiling/event_source.h"
 #include "profiling/import/trace_import.h"
-#include "widgets/session_loader.h"
+#include "widgets/sessions/session_loader.h"
 #include "widgets/timeline/categories.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"

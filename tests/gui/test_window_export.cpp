@@ -18,11 +18,11 @@
 #include "profiling/import/trace_import.h"
 #include "widgets/main/export_controller.h"
 #include "widgets/main/sessions_controller.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/panels/kernel_table.h"
 #include "widgets/panels/stats_table_util.h"
 #include "widgets/panels/verdict_panel.h"
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
 

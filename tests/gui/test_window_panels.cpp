@@ -13,7 +13,7 @@
 #include "gui/gui_test_util.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/main/sessions_controller.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/panels/kernel_table.h"
 #include "widgets/panels/memory_graph.h"
 #include "widgets/panels/utilization_panel.h"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "profiling/event_store.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 
 class QLabel;
 class QSpinBox;

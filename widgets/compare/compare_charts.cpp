@@ -10,7 +10,7 @@
 
 #include "widgets/compare/compare_tables.h"
 #include "widgets/compare/compare_view.h"
-#include "widgets/plot_export.h"
+#include "widgets/common/plot_export.h"
 
 namespace ts::gui {
 

@@ -18,7 +18,7 @@
 #include "widgets/compare/compare_tables.h"
 #include "widgets/compare/kernel_diff_model.h"
 #include "widgets/panels/panel_plot.h"
-#include "widgets/session_loader.h"
+#include "widgets/sessions/session_loader.h"
 
 namespace ts::gui {
 

@@ -18,7 +18,7 @@
 #include "lessons/lesson_where.h"
 #include "setups/setup.h"
 #include "widgets/lessons/lesson_runner.h"
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 #include "widgets/setups/setup_knobs.h"
 
 namespace ts::gui {

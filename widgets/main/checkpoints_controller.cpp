@@ -12,8 +12,8 @@
 #include <algorithm>
 
 #include "widgets/main/main_frame.h"
-#include "widgets/run_settings.h"
-#include "widgets/training_session.h"
+#include "widgets/training/run_settings.h"
+#include "widgets/training/training_session.h"
 
 namespace ts::gui {
 

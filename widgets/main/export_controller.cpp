@@ -21,8 +21,8 @@
 #include "widgets/compare/compare_view.h"
 #include "widgets/main/main_frame.h"
 #include "widgets/main/sessions_controller.h"
-#include "widgets/panel_hub.h"
-#include "widgets/plot_export.h"
+#include "widgets/panels/panel_hub.h"
+#include "widgets/common/plot_export.h"
 
 namespace ts::gui {
 

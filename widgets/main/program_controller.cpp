@@ -13,7 +13,7 @@
 #include "widgets/main/shortcuts.h"
 #include "widgets/program/program_dialog.h"
 #include "widgets/program/program_pane.h"
-#include "widgets/session_loader.h"
+#include "widgets/sessions/session_loader.h"
 #include "widgets/workspaces/profile_workspace.h"
 #include "widgets/workspaces/workspaces.h"
 

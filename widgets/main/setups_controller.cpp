@@ -22,14 +22,14 @@
 
 #include "base/errors.h"
 #include "setups/setup.h"
-#include "widgets/layer_table_model.h"
+#include "widgets/model/layer_table_model.h"
 #include "widgets/lessons/lessons_panel.h"
 #include "widgets/main/lessons_controller.h"
 #include "widgets/main/main_frame.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/main/shortcuts.h"
-#include "widgets/model_builder.h"
-#include "widgets/run_settings.h"
+#include "widgets/model/model_builder.h"
+#include "widgets/training/run_settings.h"
 #include "widgets/setups/setup_knobs.h"
 #include "widgets/workspaces/workspaces.h"
 

@@ -18,7 +18,7 @@
 
 #include "profiling/analysis/analysis.h"
 #include "profiling/analysis/evidence.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 
 namespace ts::gui {
 

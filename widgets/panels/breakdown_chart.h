@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "profiling/analysis/analysis.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/panels/analysis_runner.h"
 
 class QCustomPlot;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "profiling/analysis/kernel_stats.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 
 class QCheckBox;
 class QLabel;

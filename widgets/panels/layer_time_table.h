@@ -9,7 +9,7 @@
 #include <QWidget>
 
 #include "profiling/analysis/layer_stats.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/panels/stats_table_util.h"
 
 class QCheckBox;

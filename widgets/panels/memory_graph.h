@@ -16,7 +16,7 @@
 #include <optional>
 
 #include "profiling/analysis/series.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 
 class QCustomPlot;
 class QCPGraph;

@@ -16,7 +16,7 @@
 #include <string>
 #include <qcustomplot.h>
 
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 
 namespace ts::gui {
 

@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "profiling/analysis/python_lines.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/panels/stats_table_util.h"
 
 class QLabel;

@@ -12,7 +12,7 @@
 #include <functional>
 #include <utility>
 
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 
 class QLabel;
 class QLayout;

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "profiling/analysis/series.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 
 class QCustomPlot;
 class QCPAxisRect;

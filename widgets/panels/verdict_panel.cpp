@@ -16,7 +16,7 @@
 #include <string>
 #include <utility>
 
-#include "widgets/elided_label.h"
+#include "widgets/common/elided_label.h"
 
 namespace ts::gui {
 

@@ -19,9 +19,9 @@
 #include <QStringList>
 #include <vector>
 
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/panels/analysis_runner.h"
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 
 class QComboBox;
 class QLabel;

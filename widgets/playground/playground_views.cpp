@@ -21,7 +21,7 @@
 #include "lessons/session_pack.h"
 #include "profiling/event_source.h"
 #include "profiling/lanes.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/playground/ladder_view.h"
 #include "widgets/playground/playground_runner.h"
 #include "widgets/playground/playground_workspace.h"

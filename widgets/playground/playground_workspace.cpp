@@ -21,7 +21,7 @@
 #include "playground/knobs.h"
 #include "playground/ladder.h"
 #include "lessons/session_pack.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/playground/playground_runner.h"
 
 namespace ts::gui {

@@ -9,7 +9,7 @@
 
 #include "engine/model_spec.h"
 #include "lessons/lesson.h"
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 
 namespace ts::gui {
 

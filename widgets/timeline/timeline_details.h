@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "profiling/analysis/analysis.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/timeline/timeline_data.h"
 
 namespace ts::gui {

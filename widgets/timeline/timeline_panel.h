@@ -8,7 +8,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 
 class QLineEdit;
 class QLabel;

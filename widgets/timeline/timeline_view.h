@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "profiling/analysis/analysis.h"
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 #include "widgets/timeline/time_axis.h"
 #include "widgets/timeline/timeline_data.h"
 

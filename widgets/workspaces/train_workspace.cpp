@@ -6,7 +6,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 
-#include "widgets/wheel_guard.h"
+#include "widgets/common/wheel_guard.h"
 #include "widgets/workspaces/layout_state.h"
 
 namespace ts::gui {

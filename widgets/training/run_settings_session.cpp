@@ -5,7 +5,7 @@
 #include <QPushButton>
 #include <QComboBox>
 
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 
 namespace ts::gui {
 

@@ -1,6 +1,6 @@
 // load_session_replay (see session_replay.h).
-#include "widgets/session_replay.h"
-#include "widgets/session_details.h"
+#include "widgets/sessions/session_replay.h"
+#include "widgets/sessions/session_details.h"
 
 #include <QJsonDocument>
 #include <QFileInfo>

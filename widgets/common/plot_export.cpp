@@ -1,5 +1,5 @@
 // Plot export (see plot_export.h).
-#include "widgets/plot_export.h"
+#include "widgets/common/plot_export.h"
 
 #include <QFile>
 #include <QFileDialog>

@@ -1,5 +1,5 @@
 // TrainingCharts: three QCustomPlots and the progress line.
-#include "widgets/training_charts.h"
+#include "widgets/training/training_charts.h"
 
 #include <QGridLayout>
 #include <QLabel>
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "widgets/elided_label.h"
+#include "widgets/common/elided_label.h"
 
 namespace ts::gui {
 namespace {

@@ -1,7 +1,7 @@
 // The window's form <-> the run configuration (runconfig/run_config.h): the one place where
 // RunSettings' Qt strings and engine enums meet the knobs that the runner, lessons, setups and the
 // session's run.config share.
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 
 #include "lessons/knob_json.h"
 

@@ -1,4 +1,4 @@
-#include "widgets/panel_hub.h"
+#include "widgets/panels/panel_hub.h"
 
 namespace ts::gui {
 

@@ -1,5 +1,5 @@
 // CifarDownload: the network reply, the running MD5, the extraction thread.
-#include "widgets/cifar_download.h"
+#include "widgets/data/cifar_download.h"
 
 #include <QDir>
 #include <QNetworkAccessManager>
@@ -8,7 +8,7 @@
 #include <QThread>
 
 #include "engine/cifar10.h"
-#include "widgets/archive_extract.h"
+#include "widgets/data/archive_extract.h"
 
 namespace ts::gui {
 

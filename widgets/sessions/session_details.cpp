@@ -1,5 +1,5 @@
 // describe_session: the metadata of a session as sections of plain sentences.
-#include "widgets/session_details.h"
+#include "widgets/sessions/session_details.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -10,7 +10,7 @@
 #include <memory>
 #include <thread>
 
-#include "widgets/session_replay.h"
+#include "widgets/sessions/session_replay.h"
 
 namespace ts::gui {
 

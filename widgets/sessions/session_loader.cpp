@@ -1,5 +1,5 @@
 // SessionLoader (see session_loader.h).
-#include "widgets/session_loader.h"
+#include "widgets/sessions/session_loader.h"
 
 #include <QElapsedTimer>
 #include <QMetaObject>

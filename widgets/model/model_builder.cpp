@@ -1,5 +1,5 @@
 // ModelBuilder: the layer table and its controls.
-#include "widgets/model_builder.h"
+#include "widgets/model/model_builder.h"
 #include "runconfig/run_config.h"
 
 #include "widgets/setups/setup_knobs.h"
@@ -16,8 +16,8 @@
 #include <QVBoxLayout>
 
 #include "base/errors.h"
-#include "widgets/layer_params.h"
-#include "widgets/layer_table_model.h"
+#include "widgets/model/layer_params.h"
+#include "widgets/model/layer_table_model.h"
 #include "widgets/setups/setup_knobs.h"
 
 namespace ts::gui {

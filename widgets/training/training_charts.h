@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "widgets/training_session.h"
+#include "widgets/training/training_session.h"
 
 class QCustomPlot;
 class QCPItemText;

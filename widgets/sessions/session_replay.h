@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "widgets/training_session.h"
+#include "widgets/training/training_session.h"
 
 namespace ts::gui {
 

@@ -1,5 +1,5 @@
 // LayerTableModel: edits of a ModelSpec with shape inference after each one.
-#include "widgets/layer_table_model.h"
+#include "widgets/model/layer_table_model.h"
 
 #include <QBrush>
 #include <QColor>
@@ -10,7 +10,7 @@
 #include <algorithm>
 
 #include "base/errors.h"
-#include "widgets/layer_params.h"
+#include "widgets/model/layer_params.h"
 
 namespace ts::gui {
 namespace {

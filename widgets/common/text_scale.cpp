@@ -1,5 +1,5 @@
 // scale_texts(): every QCustomPlot text at a scale of its size at scale 1, kept per text.
-#include "widgets/text_scale.h"
+#include "widgets/common/text_scale.h"
 
 #include <QApplication>
 #include <QFont>

@@ -1,5 +1,5 @@
 // WheelGuard: unfocused fields pass the wheel on to their parents.
-#include "widgets/wheel_guard.h"
+#include "widgets/common/wheel_guard.h"
 
 #include <QAbstractSlider>
 #include <QAbstractSpinBox>

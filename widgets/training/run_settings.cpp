@@ -1,5 +1,5 @@
 // RunSettingsPanel: the form, the dataset choice and the download controls.
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -23,7 +23,7 @@
 #include "engine/cifar10.h"
 #include "engine/cpu_amp.h"
 #include "engine/memory.h"
-#include "widgets/cifar_download.h"
+#include "widgets/data/cifar_download.h"
 
 namespace ts::gui {
 

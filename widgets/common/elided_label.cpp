@@ -1,5 +1,5 @@
 // ElidedLabel and elide_at_word (see elided_label.h).
-#include "widgets/elided_label.h"
+#include "widgets/common/elided_label.h"
 
 #include <QFontMetrics>
 #include <QPainter>

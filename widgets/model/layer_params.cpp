@@ -1,5 +1,5 @@
 // Parameter text of a layer: formatting per type, parsing through parse_model_spec on a one-layer spec.
-#include "widgets/layer_params.h"
+#include "widgets/model/layer_params.h"
 
 #include <sstream>
 

@@ -1,5 +1,5 @@
 // extract_cifar_archive: libarchive reader, safe member selection, plain file writes.
-#include "widgets/archive_extract.h"
+#include "widgets/data/archive_extract.h"
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -1,5 +1,5 @@
 // TrainingSession: the worker thread around ts::Trainer and the throttled, queued updates.
-#include "widgets/training_session.h"
+#include "widgets/training/training_session.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "engine/trainer.h"
-#include "widgets/run_settings.h"
+#include "widgets/training/run_settings.h"
 
 class QThread;
 
