@@ -61,6 +61,11 @@ class Sink {
   /// fp16 AMP: the loss scale of global steps first_global_step.. (negated: that step's optimizer
   /// update was skipped for inf/NaN gradients; 0: a micro-batch without an update). Default: ignored.
   virtual void on_loss_scales(std::int64_t /*first_global_step*/, const float* /*scales*/, std::int64_t /*count*/) {}
+  /// The engine is about to time candidates against each other (cuDNN's algorithm search; begin =
+  /// true) or has finished (false), on the timing thread, with the device idle. A profiler that
+  /// adds to each kernel's or launch's time pauses meanwhile: otherwise the timings choose for the
+  /// profiled run, not for the run (measured: profiled runs picked algorithms ~20 % slower on the GPU).
+  virtual void on_measuring(bool /*begin*/) {}
 };
 
 namespace detail {
@@ -115,6 +120,22 @@ class ScopedRange {
   void end();
   RangeEvent e_;
   bool active_ = false, nvtx_ = false;
+};
+
+/// RAII: tells the sink that the engine times candidates from construction to destruction.
+class MeasuringScope {
+ public:
+  MeasuringScope() : sink_(sink()) {
+    if (sink_) sink_->on_measuring(true);
+  }
+  ~MeasuringScope() {
+    if (sink_) sink_->on_measuring(false);
+  }
+  MeasuringScope(const MeasuringScope&) = delete;
+  MeasuringScope& operator=(const MeasuringScope&) = delete;
+
+ private:
+  Sink* sink_;
 };
 
 /// Reports a finished step / read-back losses to the sink, if any.

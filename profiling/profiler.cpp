@@ -119,6 +119,7 @@ struct Profiler::Impl final : trace::Sink {
   std::unique_ptr<CuptiCollector> cupti;
   std::unique_ptr<Samplers> samplers;
   std::atomic<bool> recording{true};
+  std::int64_t measuring_since = 0, paused_ns = 0;  // on_measuring's, on the engine's thread
   std::mutex mutex;
   std::condition_variable cv;
   bool stopping = false, stopped = false;
@@ -144,6 +145,20 @@ struct Profiler::Impl final : trace::Sink {
   }
   void on_losses(std::int64_t first, const float* losses, std::int64_t count) override {
     host->on_losses(first, losses, count);
+  }
+  /// CUPTI paused while the engine times candidates (cuDNN's algorithm search): under CUPTI each
+  /// kernel and launch takes longer, and profiled runs chose algorithms ~20 % slower on the GPU
+  /// than unprofiled ones (bench/profile_cost.sh, TRAINSCOPE_CONV_LOG). The session says so.
+  void on_measuring(bool begin) override {
+    if (!cupti) return;
+    cupti->pause(begin);
+    if (begin) {
+      measuring_since = trace::now_ns();
+      return;
+    }
+    paused_ns += trace::now_ns() - measuring_since;
+    store.set_meta("gpu_activity.paused", "cuDNN algorithm search, " + std::to_string(paused_ns / 1000000) +
+                                              " ms: not traced, so that it times kernels as an unprofiled run does");
   }
 
   void run_pump() {

@@ -9,6 +9,7 @@
 
 #include "base/cuda_check.h"
 #include "engine/cuda/cublas_check.h"
+#include "engine/host_trace.h"
 #include "engine/memory_fit.h"
 #include "kernels/kernels.h"
 
@@ -218,6 +219,9 @@ void CudaNetwork::zero_scratch() {
 std::size_t CudaNetwork::search_algorithms(const std::vector<std::int64_t>& sizes, std::size_t limit) {
   std::size_t needed = 0;
   {
+    TS_CUDA_CHECK(cudaStreamSynchronize(compute_));  // the scratch zeroing: the device idle for the sink
+    const trace::ScopedRange range(trace::RangeKind::other, "cuDNN algorithm search (GPU not traced)");
+    const trace::MeasuringScope measuring;  // a profiler pauses: the timings are the run's, not its own
     auto search = alloc(limit, MemoryCategory::workspace, "convolution algorithm search");
     for (std::size_t k = 0; k < ops_.size(); ++k) {
       if (ops_[k].kind != OpKind::conv) continue;

@@ -86,6 +86,8 @@ struct CuptiCollector::Impl {
 
   Impl(EventStore& s, std::int64_t start, int r, CuptiKinds k) : store(s), clock(start, 0), rank(r), kinds(k) {}
   bool wanted(CUpti_ActivityKind k) const;
+  /// Runtime records of kStateQueries off (again after RUNTIME is enabled: enabling the kind resets it).
+  bool skip_state_queries();
   void start();
   void run();
   void drain();
@@ -163,6 +165,13 @@ bool CuptiCollector::Impl::wanted(CUpti_ActivityKind k) const {
   }
 }
 
+bool CuptiCollector::Impl::skip_state_queries() {
+  if (std::find(enabled.begin(), enabled.end(), CUPTI_ACTIVITY_KIND_RUNTIME) == enabled.end()) return false;
+  bool all = true;
+  for (CUpti_CallbackId cb : kStateQueries) all = cuptiActivityEnableRuntimeApi(cb, 0) == CUPTI_SUCCESS && all;
+  return all;
+}
+
 void CuptiCollector::Impl::start() {
   std::string no_gpu;
   if (!cuda_available(&no_gpu)) {
@@ -226,11 +235,8 @@ void CuptiCollector::Impl::start() {
     pool.clear();
     return;
   }
-  if (std::find(enabled.begin(), enabled.end(), CUPTI_ACTIVITY_KIND_RUNTIME) != enabled.end()) {
-    bool all = true;
-    for (CUpti_CallbackId cb : kStateQueries) all = cuptiActivityEnableRuntimeApi(cb, 0) == CUPTI_SUCCESS && all;
-    if (all) store.set_meta("runtime_calls.unrecorded", "state queries (cudaGetLastError, cudaGetDevice, ...)");
-  }
+  if (skip_state_queries())
+    store.set_meta("runtime_calls.unrecorded", "state queries (cudaGetLastError, cudaGetDevice, ...)");
   active = true;
   thread = std::thread([this] { run(); });
 }
@@ -284,6 +290,12 @@ CuptiCollector::~CuptiCollector() { stop(); }
 
 bool CuptiCollector::active() const { return impl_->active; }
 const std::string& CuptiCollector::why() const { return impl_->why; }
+
+void CuptiCollector::pause(bool paused) {
+  if (!impl_->active) return;
+  for (CUpti_ActivityKind k : impl_->enabled) paused ? cuptiActivityDisable(k) : cuptiActivityEnable(k);
+  if (!paused) impl_->skip_state_queries();
+}
 
 void CuptiCollector::stop() {
   if (!impl_->active) return;

@@ -37,6 +37,9 @@ class CuptiCollector {
   bool active() const;
   /// Why GPU activity is missing ("" when active).
   const std::string& why() const;
+  /// Pauses (true) or resumes (false) collection: every enabled activity kind off, then on again.
+  /// For the engine's timing of candidates (trace::Sink::on_measuring), with the device idle.
+  void pause(bool paused);
   /// Flushes every buffer (forced), parses it and stops the thread; idempotent.
   void stop();
 
