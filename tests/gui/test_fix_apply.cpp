@@ -3,6 +3,7 @@
 // said apart; Apply says in one line what changed and what was not applied and why, and the message
 // bar cuts a line too long for the window at a word, never inside one. The Run settings' AMP note
 // speaks the window's words (no command-line flags) and does not contradict itself on a bf16 CPU.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QRegularExpression>
@@ -196,6 +197,38 @@ class TestFixApply : public QObject {
     with_gpu.setSettings(s);
     QCOMPARE(with_gpu.ampUnavailableReason(), cpu_amp_note(true));
     QVERIFY(cpu_amp_note(true).contains("choose a CUDA GPU under Device"));
+  }
+
+  void cudaGraphsNeedACudaDevice() {
+    // As fp16: on the CPU the box is greyed and unchecked (a setup asking for graphs included) and says why.
+    RunSettings s;
+    s.device = Device::cpu;
+    s.cuda_graphs = true;
+    RunSettingsPanel none({}, "no CUDA device found");
+    none.setSettings(s);
+    auto* graphs = none.findChild<QCheckBox*>("cuda_graphs");
+    QVERIFY(graphs);
+    QVERIFY(!graphs->isEnabled());
+    QVERIFY(!graphs->isChecked());
+    QVERIFY(!none.settings().cuda_graphs);
+    QVERIFY2(graphs->toolTip().contains("this machine has none"), qPrintable(graphs->toolTip()));
+    DeviceInfo d;
+    d.device = Device::cuda;
+    d.ordinal = 0;
+    d.name = "Test GPU";
+    d.total_memory_bytes = 8ll << 30;
+    RunSettingsPanel with_gpu({d}, QString());
+    with_gpu.setSettings(s);
+    auto* g = with_gpu.findChild<QCheckBox*>("cuda_graphs");
+    QVERIFY(!g->isEnabled());
+    QVERIFY2(g->toolTip().contains("choose one under Device"), qPrintable(g->toolTip()));
+    // The GPU chosen: the box is live again, and a setup's graphs stay on.
+    s.device = Device::cuda;
+    with_gpu.setSettings(s);
+    QVERIFY(g->isEnabled());
+    QVERIFY(g->isChecked());
+    QVERIFY(with_gpu.settings().cuda_graphs);
+    QVERIFY2(g->toolTip().contains("CUDA graph"), qPrintable(g->toolTip()));
   }
 
   void screenshotsWhenAsked() {

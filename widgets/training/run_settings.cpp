@@ -235,10 +235,7 @@ QWidget* RunSettingsPanel::buildPrecisionBox() {
   deterministic_->setToolTip(tr("Deterministic algorithms (no cuDNN autotuning) and a fixed reduction order"));
   deterministic_->setObjectName("deterministic");
   cuda_graphs_ = new QCheckBox(tr("CUDA graphs (one launch per step)"));
-  cuda_graphs_->setToolTip(tr("Capture each training step once as a CUDA graph and replay it: the CPU launches one "
-                              "graph instead of every kernel, so small batches stop waiting on the host. The "
-                              "timeline then shows the layers of the captured step only. CUDA only; steps with "
-                              "gradient accumulation stay eager."));
+  cuda_graphs_->setToolTip(cudaGraphsTip());
   cuda_graphs_->setObjectName("cuda_graphs");
   form->addRow(tr("AMP (autocast)"), amp_);
   form->addRow(QString(), amp_reason_);
@@ -327,6 +324,19 @@ void RunSettingsPanel::updateAmpChoices() {
   amp_reason_->setVisible(none);
   amp_->setToolTip(none ? amp_reason_->text() : tr("Mixed precision: fp16 with dynamic loss scaling, or bf16"));
   amp_->setEnabled(!none && device_->isEnabled());
+  // CUDA graphs need a CUDA device as fp16 does: on the CPU greyed, unchecked and saying why.
+  const bool cuda = dev == Device::cuda;
+  if (!cuda) cuda_graphs_->setChecked(false);
+  cuda_graphs_->setEnabled(cuda && device_->isEnabled());
+  cuda_graphs_->setToolTip(cuda ? cudaGraphsTip()
+                           : device_->findData(0) >= 0 ? tr("CUDA graphs need a CUDA GPU: choose one under Device.")
+                                                       : tr("CUDA graphs need a CUDA GPU; this machine has none."));
+}
+
+QString RunSettingsPanel::cudaGraphsTip() {
+  return tr("Capture each training step once as a CUDA graph and replay it: the CPU launches one graph instead of "
+            "every kernel, so small batches stop waiting on the host. The timeline then shows the layers of the "
+            "captured step only. CUDA only; steps with gradient accumulation stay eager.");
 }
 
 QString RunSettingsPanel::ampUnavailableReason() const { return amp_reason_->isVisible() || !amp_->isEnabled() ? amp_reason_->text() : QString(); }

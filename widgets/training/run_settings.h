@@ -154,7 +154,8 @@ class RunSettingsPanel : public QWidget {
   QWidget* buildDataBox();
   QWidget* buildPrecisionBox();
   QWidget* buildCheckpointBox();
-  void updateAmpChoices();
+  void updateAmpChoices();  // and the CUDA-graphs box, which needs a CUDA device too
+  static QString cudaGraphsTip();
   void chooseCheckpointPath();
   void chooseFolder();
   void startDownload();
