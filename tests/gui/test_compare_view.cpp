@@ -119,6 +119,12 @@ class TestCompareView : public QObject {
     QVERIFY(t->item(static_cast<int>(ThroughputRow::test_accuracy), 0)->text().endsWith("%"));
     QCOMPARE(v.throughputChart()->medianBars()->data()->size(), 2);
     QCOMPARE(v.throughputChart()->meanBars()->data()->at(1)->value, *c.sessions[1].throughput.mean_img_per_s);
+    // The headline says what changed, and a first comparison opens on throughput, not the configuration.
+    const double ratio = *c.sessions[1].throughput.mean_img_per_s / *c.sessions[0].throughput.mean_img_per_s;
+    const QString head = v.headerText();
+    QVERIFY2(head.contains(QString("B: %1× A's images/s").arg(ratio, 0, 'f', 2)), qPrintable(head));
+    QVERIFY2(head.contains("median step") && head.contains("new verdicts: ") && head.contains("input_bound"), qPrintable(head));
+    QCOMPARE(v.tabs()->currentIndex(), 1);
     // Verdicts: input_bound in B only (matrix and details).
     QVERIFY(!verdict_ids(v.verdictTree(), 0).contains("input_bound"));
     QVERIFY(verdict_ids(v.verdictTree(), 1).contains("input_bound"));

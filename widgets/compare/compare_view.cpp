@@ -1,10 +1,13 @@
 // CompareView (see compare_view.h): inputs, background loading, the comparison job, the tabs.
 #include "widgets/compare/compare_view.h"
 
+#include <algorithm>
+
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTabWidget>
@@ -312,7 +315,8 @@ void CompareView::showComparison(std::shared_ptr<pc::Comparison> c,
                 .arg(r.wall_ns / 1e6 / static_cast<double>(r.steps), 0, 'f', 2)
                 .arg(cmp.slowest_over_fastest, 0, 'f', 2);
   }
-  header_->setText(head);
+  const QString headline = compare_headline(cmp);
+  header_->setText(headline.isEmpty() ? head : head + QStringLiteral("<br>") + headline);
   QStringList paths;
   for (const auto& s : cmp.sessions) paths << QString::fromStdString(s.label);
   header_->setToolTip(paths.join('\n'));
@@ -335,12 +339,50 @@ void CompareView::showComparison(std::shared_ptr<pc::Comparison> c,
   for (QTableWidget* t : {config_, sessions_, throughput_, breakdown_table_, verdict_matrix_}) fit_table_height(t);
   kernels_->setComparison(cmp);
   timelines_->setSessions(stores_, headers, cmp.aligned_step);
+  // A first comparison opens on what changed (throughput and accuracy), not on the configuration.
+  if (!tabs_->isEnabled() && n > 1) tabs_->setCurrentIndex(1);
   tabs_->setEnabled(true);
   setState(State::ready, n > 1 ? tr("%1 sessions compared (A is the baseline; %2 warm-up step(s) left out of each).")
                                      .arg(n)
                                      .arg(cmp.options.warmup_steps)
                                : tr("One session shown (no other session to compare with)."));
   emit ready();
+}
+
+QString CompareView::headerText() const { return header_->text(); }
+
+QString compare_headline(const pc::Comparison& c) {
+  QStringList lines;
+  const auto& a = c.sessions.front();
+  for (std::size_t i = 1; i < c.sessions.size(); ++i) {
+    const auto& b = c.sessions[i];
+    const QString letter = session_letter(static_cast<int>(i));
+    QString line;
+    if (a.throughput.mean_img_per_s && b.throughput.mean_img_per_s && *a.throughput.mean_img_per_s > 0) {
+      line = QObject::tr("<b>%1: %2× A's images/s</b> (%3 vs %4)")
+                 .arg(letter)
+                 .arg(*b.throughput.mean_img_per_s / *a.throughput.mean_img_per_s, 0, 'f', 2)
+                 .arg(QLocale().toString(*b.throughput.mean_img_per_s, 'f', 0), QLocale().toString(*a.throughput.mean_img_per_s, 'f', 0));
+    } else {
+      line = QObject::tr("<b>%1</b>: throughput not recorded in both").arg(letter);
+    }
+    if (a.throughput.median_step_ns && b.throughput.median_step_ns)
+      line += QObject::tr(", median step %1 vs %2 ms")
+                  .arg(*b.throughput.median_step_ns / 1e6, 0, 'f', 2)
+                  .arg(*a.throughput.median_step_ns / 1e6, 0, 'f', 2);
+    QStringList gained, lost;
+    auto has = [](const prof::analysis::Report& r, const std::string& id) {
+      return std::any_of(r.verdicts.begin(), r.verdicts.end(), [&](const auto& v) { return v.id == id; });
+    };
+    for (const auto& v : b.report.verdicts)
+      if (!has(a.report, v.id)) gained << QString::fromStdString(v.id);
+    for (const auto& v : a.report.verdicts)
+      if (!has(b.report, v.id)) lost << QString::fromStdString(v.id);
+    if (!gained.isEmpty()) line += QObject::tr("; new verdicts: %1").arg(gained.join(", "));
+    if (!lost.isEmpty()) line += QObject::tr("; gone: %1").arg(lost.join(", "));
+    lines << line;
+  }
+  return lines.join(QStringLiteral("<br>"));
 }
 
 void CompareView::setState(State s, const QString& status) {

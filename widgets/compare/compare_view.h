@@ -48,6 +48,10 @@ struct CompareInput {
 QString session_letter(int index);
 /// The label users see for a path: the file name without the .tsession suffix.
 QString short_session_label(const QString& label_or_path);
+/// What changed against the baseline, one line per other session (HTML): its images/s as a multiple
+/// of A's (the time-weighted means, img/s), the median step (ms) of both, and the verdicts it gained
+/// and lost by id. "" for one session.
+QString compare_headline(const prof::compare::Comparison& c);
 
 class CompareView : public QWidget {
   Q_OBJECT
@@ -75,6 +79,8 @@ class CompareView : public QWidget {
   QString statusText() const;
 
   QTabWidget* tabs() const { return tabs_; }
+  /// The names line and the headline above the tabs (HTML).
+  QString headerText() const;
   QTableWidget* configTable() const { return config_; }
   QTableWidget* sessionsTable() const { return sessions_; }
   QTableWidget* throughputTable() const { return throughput_; }
