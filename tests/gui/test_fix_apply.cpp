@@ -56,6 +56,16 @@ prof::analysis::Verdict amp_verdict(std::vector<FixSetting> knobs) {
   return v;
 }
 
+/// A CUDA GPU for panels that list devices (no GPU is touched).
+DeviceInfo test_gpu() {
+  DeviceInfo d;
+  d.device = Device::cuda;
+  d.ordinal = 0;
+  d.name = "Test GPU";
+  d.total_memory_bytes = 8ll << 30;
+  return d;
+}
+
 }  // namespace
 
 class TestFixApply : public QObject {
@@ -188,12 +198,7 @@ class TestFixApply : public QObject {
       QVERIFY2(!tip.isEmpty() && !tip.contains("--"), qPrintable(tip));
     }
     // A GPU here, the CPU chosen: the note says where AMP is.
-    DeviceInfo d;
-    d.device = Device::cuda;
-    d.ordinal = 0;
-    d.name = "Test GPU";
-    d.total_memory_bytes = 8ll << 30;
-    RunSettingsPanel with_gpu({d}, QString());
+    RunSettingsPanel with_gpu({test_gpu()}, QString());
     with_gpu.setSettings(s);
     QCOMPARE(with_gpu.ampUnavailableReason(), cpu_amp_note(true));
     QVERIFY(cpu_amp_note(true).contains("choose a CUDA GPU under Device"));
@@ -212,12 +217,7 @@ class TestFixApply : public QObject {
     QVERIFY(!graphs->isChecked());
     QVERIFY(!none.settings().cuda_graphs);
     QVERIFY2(graphs->toolTip().contains("this machine has none"), qPrintable(graphs->toolTip()));
-    DeviceInfo d;
-    d.device = Device::cuda;
-    d.ordinal = 0;
-    d.name = "Test GPU";
-    d.total_memory_bytes = 8ll << 30;
-    RunSettingsPanel with_gpu({d}, QString());
+    RunSettingsPanel with_gpu({test_gpu()}, QString());
     with_gpu.setSettings(s);
     auto* g = with_gpu.findChild<QCheckBox*>("cuda_graphs");
     QVERIFY(!g->isEnabled());
