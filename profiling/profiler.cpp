@@ -15,6 +15,7 @@
 
 #include "base/errors.h"
 #include "engine/host_trace.h"
+#include "profiling/background_thread.h"
 #include "profiling/cupti/cupti_collector.h"
 #include "profiling/host_collector.h"
 #include "profiling/samplers.h"
@@ -219,6 +220,7 @@ Profiler::Profiler(ProfilerOptions options) : impl_(std::make_unique<Impl>()) {
   trace::set_sink(&m);
   m.pump = std::thread([&m] {
     trace::name_this_thread("session-writer");
+    lower_this_thread_priority();
     m.run_pump();
   });
 }

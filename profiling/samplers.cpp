@@ -13,6 +13,7 @@
 
 #include "base/nvml.h"
 #include "engine/host_trace.h"
+#include "profiling/background_thread.h"
 #include "profiling/proc_stat.h"
 
 #if defined(TRAINSCOPE_HAVE_CUDA)
@@ -198,6 +199,7 @@ Samplers::Samplers(EventStore& store, SessionClock clock, SamplerOptions options
   if (impl_->options.period.count() <= 0) return;
   impl_->thread = std::thread([this] {
     trace::name_this_thread("sampler");
+    lower_this_thread_priority();
     std::unique_lock lock(impl_->mutex);
     while (!impl_->stopping) {
       lock.unlock();

@@ -16,6 +16,7 @@
 
 #include "engine/host_trace.h"
 #include "engine/network.h"
+#include "profiling/background_thread.h"
 #include "profiling/cupti/cupti_parse.h"
 
 namespace ts::prof {
@@ -257,6 +258,7 @@ void CuptiCollector::Impl::drain() {
 
 void CuptiCollector::Impl::run() {
   trace::name_this_thread("cupti-collector");
+  lower_this_thread_priority();
   auto last_flush = std::chrono::steady_clock::now(), last_clock = last_flush;
   const std::chrono::milliseconds flush_period(env_number("TRAINSCOPE_PROFILE_FLUSH_MS", kFlushPeriod.count()));
   for (;;) {
