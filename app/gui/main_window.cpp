@@ -16,6 +16,7 @@
 #include <QGuiApplication>
 #include <QScreen>
 #include <QSettings>
+#include <QLayout>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTimer>
@@ -347,7 +348,14 @@ void MainWindow::showMessage(const QString& text, bool error) {
 
 void MainWindow::hideMessage() { message_bar_->hide(); }
 
-void MainWindow::showStatus(const QString& text, int timeout_ms) { statusBar()->showMessage(text, timeout_ms); }
+void MainWindow::showStatus(const QString& text, int timeout_ms) {
+  // A temporary message is drawn up to the permanent labels and cut there mid-word ("…streams.sqlit"):
+  // elided in the middle to the room left of them, so a file name keeps its end.
+  int room = statusBar()->width() - 24;
+  for (auto* l : {device_label_, batch_label_, amp_label_, workers_label_, elapsed_label_})
+    if (l && l->isVisible()) room -= l->width() + statusBar()->layout()->spacing();
+  statusBar()->showMessage(statusBar()->fontMetrics().elidedText(text, Qt::ElideMiddle, std::max(room, 80)), timeout_ms);
+}
 
 void MainWindow::addStatusWidget(QWidget* w) { statusBar()->addWidget(w); }
 

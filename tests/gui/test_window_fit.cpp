@@ -4,8 +4,12 @@
 // first-start geometry's frame inside the available area (a window manager's title bar and borders,
 // 1280x720, 1366x768 with a panel, 1920x1080 at 125 %); and no empty row under the message bar.
 #include <QAction>
+#include <QFile>
+#include <QLabel>
 #include <QScreen>
 #include <QSplitter>
+#include <QStatusBar>
+#include <QTemporaryDir>
 #include <QToolBar>
 #include <QtTest>
 
@@ -257,6 +261,27 @@ class TestWindowFit : public QObject {
     QApplication::processEvents();
     QVERIFY(!w2.findChild<QToolBar*>("toolbar.verdict")->isVisible());
     QCOMPARE(w2.findChild<QToolBar*>("toolbar.messages")->isVisible(), !w2.message().isEmpty());
+  }
+
+  void aLongFileNameInTheStatusBarKeepsItsEnd() {
+    // At 1280 the status bar's message was cut at the permanent labels mid-name ("…streams.sqlit").
+    QTemporaryDir dir;
+    const QString path = dir.filePath("resnet18_ddp_rank0_bf16_bucket25mb_gradient_as_bucket_view_nccl_two_streams_"
+                                      "overlap_on_2026-12-06.tsession");
+    QVERIFY(QFile::copy(kSession, path));
+    MainWindow w;
+    w.resize(kMaxW, kMaxH);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(open_session(w, path));
+    const QString shown = w.statusBar()->currentMessage();
+    QVERIFY2(shown.endsWith(".tsession: 80 steps with a loss, 2 epoch(s)") || shown.endsWith(".tsession"), qPrintable(shown));
+    QVERIFY2(shown.startsWith("Session resnet18_ddp") || shown.startsWith("Opened resnet18_ddp"), qPrintable(shown));
+    int room = w.statusBar()->width();
+    for (QLabel* l : w.statusBar()->findChildren<QLabel*>())
+      if (l->isVisible() && l->parentWidget() == w.statusBar() && !l->text().isEmpty()) room -= l->width();
+    QVERIFY2(w.statusBar()->fontMetrics().horizontalAdvance(shown) <= room,
+             qPrintable(QString("%1 px of text, %2 px of room").arg(w.statusBar()->fontMetrics().horizontalAdvance(shown)).arg(room)));
   }
 };
 
