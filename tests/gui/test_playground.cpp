@@ -153,6 +153,21 @@ class TestPlayground : public QObject {
     QVERIFY(w.findChild<PanelHub*>()->store()->kernels.size() > 100);
   }
 
+  void withoutAGpuTheRecordingOpensWhenShown() {
+    QString tried;
+    if (playground_recording(&tried).isEmpty()) QSKIP(qPrintable("no recording: looked in " + tried));
+    PlaygroundWorkspace w(false, "no CUDA driver");
+    QVERIFY(w.shownSession().isEmpty());  // nothing before it is shown
+    w.show();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.shownSession().isEmpty(), 10000);
+    QVERIFY2(w.statusText().startsWith("Recorded session:"), qPrintable(w.statusText()));
+    // With a GPU the workspace waits for Run.
+    PlaygroundWorkspace g(true, QString());
+    g.show();
+    QTest::qWait(200);
+    QVERIFY(g.shownSession().isEmpty());
+  }
+
   void knobsOutOfRangeAreRefusedWithTheReason() {
     PlaygroundWorkspace w(true, QString());
     QVERIFY(w.selectFamily("sgemm"));

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QStandardPaths>
+#include <QShowEvent>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -95,6 +96,16 @@ PlaygroundWorkspace::PlaygroundWorkspace(bool gpu, const QString& no_gpu_reason,
 }
 
 PlaygroundWorkspace::~PlaygroundWorkspace() = default;
+
+void PlaygroundWorkspace::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (gpu_ || recording_opened_once_ || !shown_.isEmpty()) return;
+  recording_opened_once_ = true;
+  // After the show: opening decompresses and reads the recording (~0.1 s).
+  QTimer::singleShot(0, this, [this] {
+    if (shown_.isEmpty()) openRecording();
+  });
+}
 
 QWidget* PlaygroundWorkspace::buildControls() {
   auto* box = new QWidget;

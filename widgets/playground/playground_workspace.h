@@ -86,6 +86,11 @@ class PlaygroundWorkspace : public QWidget {
   /// A playground session is shown (after a run, an open or the recording).
   void sessionShown(const QString& path);
 
+ protected:
+  /// Without a GPU, the first time the workspace is shown with nothing in it: the recording opens
+  /// (Run cannot make a session here; the user need not look for it).
+  void showEvent(QShowEvent* event) override;
+
  private:
   QWidget* buildControls();
   QWidget* buildKnobs();
@@ -103,6 +108,7 @@ class PlaygroundWorkspace : public QWidget {
   void runFailed(const QString& message, bool no_gpu);
   void offerRecording(const QString& why);
 
+  bool recording_opened_once_ = false;  // showEvent opened (or tried) the recording
   bool gpu_;
   QString no_gpu_reason_, family_, shown_;
   playground::StoredRun run_;
