@@ -7,6 +7,7 @@
 #include <QAction>
 #include <QFile>
 #include <QFileInfo>
+#include <QImage>
 #include <QMenu>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
@@ -198,6 +199,17 @@ class TestWindowExport : public QObject {
     QVERIFY2(plots.size() >= 3, qPrintable(plots.join(", ")));  // memory, utilization, step breakdown, charts
     for (const QString& f : plots) QVERIFY2(QFileInfo(f).size() > 1000, qPrintable(f + " " + QString::number(QFileInfo(f).size())));
     QVERIFY(plots.filter("memory_graph").size() == 1);
+    // Laid out at 1400 px or more (a small panel's legend fits), and the timeline as shown.
+    for (const QString& f : plots) QVERIFY2(QImage(f).width() >= 1400 || f.contains("timeline"), qPrintable(f));
+    QVERIFY2(plots.filter("timeline").size() == 1, qPrintable(plots.join(", ")));
+    QVERIFY(!QImage(plots.filter("timeline").first()).isNull());
+    QString pdf_error;
+    const QStringList pdfs = w.exports()->exportPlots(dir.filePath(""), "pdf", &pdf_error);
+    QVERIFY2(pdf_error.isEmpty(), qPrintable(pdf_error));
+    QVERIFY(pdfs.filter("timeline").size() == 1 && QFileInfo(pdfs.filter("timeline").first()).size() > 1000);
+    // To look at (not a check): TS_SCREENSHOTS=DIR keeps the PNGs.
+    if (const QString keep = qEnvironmentVariable("TS_SCREENSHOTS"); !keep.isEmpty())
+      for (const QString& f : plots) QFile::copy(f, keep + "/export_" + QFileInfo(f).fileName());
   }
 };
 

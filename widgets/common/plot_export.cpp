@@ -1,6 +1,8 @@
 // Plot export (see plot_export.h).
 #include "widgets/common/plot_export.h"
 
+#include <algorithm>
+
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -11,7 +13,7 @@
 
 namespace ts::gui {
 
-QString save_plot(QCustomPlot* plot, const QString& path) {
+QString save_plot(QCustomPlot* plot, const QString& path, int min_width) {
   if (!plot) return QStringLiteral("cannot save the plot: no plot");
   const QString suffix = QFileInfo(path).suffix().toLower();
   const bool raster = suffix == "png" || suffix == "jpg" || suffix == "jpeg" || suffix == "bmp";
@@ -24,11 +26,17 @@ QString save_plot(QCustomPlot* plot, const QString& path) {
     QFile probe(path);
     if (!probe.open(QIODevice::WriteOnly)) return QStringLiteral("cannot write %1: %2").arg(path, probe.errorString());
   }
+  int w = 0, h = 0;  // 0: QCustomPlot's own size
+  if (min_width > 0 && plot->width() > 0 && plot->width() < min_width) {
+    w = min_width;
+    // Between 14:5 and 4:3: a flat strip becomes a readable chart, a tall narrow panel a page-wide one.
+    h = std::clamp(plot->height() * min_width / plot->width(), min_width * 5 / 14, min_width * 3 / 4);
+  }
   bool ok = false;
-  if (suffix == "png") ok = plot->savePng(path);
-  else if (suffix == "jpg" || suffix == "jpeg") ok = plot->saveJpg(path);
-  else if (suffix == "bmp") ok = plot->saveBmp(path);
-  else ok = plot->savePdf(path);
+  if (suffix == "png") ok = plot->savePng(path, w, h);
+  else if (suffix == "jpg" || suffix == "jpeg") ok = plot->saveJpg(path, w, h);
+  else if (suffix == "bmp") ok = plot->saveBmp(path, w, h);
+  else ok = plot->savePdf(path, w, h);
   if (!ok || QFileInfo(path).size() == 0) {
     if (!existed) QFile::remove(path);
     return QStringLiteral("cannot write %1: the plot could not be rendered as %2").arg(path, suffix.toUpper());

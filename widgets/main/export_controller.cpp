@@ -2,7 +2,8 @@
 // exporters (profiling/export: trainscope-run --export writes the same files): a Chrome trace JSON
 // that Perfetto opens (.json, or gzip when the name ends in .gz), the kernel table and the steps as
 // CSV; and every plot of the window (training charts, memory, utilization, step breakdown) as PNG
-// or PDF into a folder, through save_plot as each plot's own context menu does.
+// or PDF into a folder, through save_plot as each plot's own context menu does (at least 1400 px
+// wide), and the timeline as shown.
 #include "widgets/main/export_controller.h"
 
 #include <QApplication>
@@ -11,6 +12,9 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
 #include <QSet>
 #include <exception>
 #include <qcustomplot.h>
@@ -18,11 +22,12 @@
 
 #include "profiling/export/chrome_trace.h"
 #include "profiling/export/csv.h"
+#include "widgets/common/plot_export.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/main/main_frame.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/panels/panel_hub.h"
-#include "widgets/common/plot_export.h"
+#include "widgets/timeline/timeline_view.h"
 
 namespace ts::gui {
 
@@ -84,6 +89,10 @@ QString ExportController::exportStepsCsv(const QString& path) {
   });
 }
 
+/// "All plots": a plot narrower than this is laid out again at this width (its aspect kept), so that a
+/// small panel's legend and axis labels fit in the file.
+constexpr int kMinExportWidth = 1400;
+
 QStringList ExportController::exportPlots(const QString& dir, const QString& suffix, QString* error) {
   QStringList written, failed;
   QSet<QString> used;
@@ -96,9 +105,32 @@ QStringList ExportController::exportPlots(const QString& dir, const QString& suf
     for (int n = 2; used.contains(name); ++n) name = QString("%1-%2").arg(base).arg(n);
     used.insert(name);
     const QString path = QDir(dir).filePath(name + "." + suffix);
-    const QString why = save_plot(plot, path);
+    const QString why = save_plot(plot, path, kMinExportWidth);
     if (why.isEmpty()) written << path;
     else failed << why;
+  }
+  // The timeline is no QCustomPlot: its view as shown (lanes, zoom), grabbed or rendered into a PDF page.
+  for (TimelineView* view : frame_.frameWindow()->findChildren<TimelineView*>()) {
+    if (view->data().lanes().empty() || view->width() < 200 || view->height() < 100) continue;
+    QString name = QStringLiteral("timeline");
+    for (int n = 2; used.contains(name); ++n) name = QString("timeline-%1").arg(n);
+    used.insert(name);
+    const QString path = QDir(dir).filePath(name + "." + suffix);
+    bool ok = false;
+    if (suffix.compare("pdf", Qt::CaseInsensitive) == 0) {
+      QPdfWriter pdf(path);
+      pdf.setResolution(96);
+      pdf.setPageSize(QPageSize(QSizeF(view->size()) * 72.0 / 96.0, QPageSize::Point));
+      pdf.setPageMargins(QMarginsF());
+      QPainter painter;
+      ok = painter.begin(&pdf);
+      if (ok) view->render(&painter);
+      ok = ok && painter.end();
+    } else {
+      ok = view->grab().save(path);
+    }
+    if (ok) written << path;
+    else failed << tr("cannot write %1: the timeline could not be rendered as %2").arg(path, suffix.toUpper());
   }
   if (error) *error = failed.join("\n");
   return written;
