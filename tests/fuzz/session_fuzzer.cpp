@@ -1,4 +1,4 @@
-// libFuzzer target for the session reader (profiling/session_reader.cpp): a .tsession comes from
+// libFuzzer target for the session reader (profiling/session/session_reader.cpp): a .tsession comes from
 // someone else's machine. Two kinds of input:
 //  - bytes that start with SQLite's header ("SQLite format 3\0") are the file itself (a damaged or
 //    foreign SQLite file, another application's database);
@@ -19,8 +19,8 @@
 #include "profiling/event_store.h"
 #include "fuzz_util.h"
 #include "profiling/import/trace_analysis.h"
-#include "profiling/session_file.h"
-#include "profiling/session_schema.h"
+#include "profiling/session/session_file.h"
+#include "profiling/session/session_schema.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 
 #include <sqlite3.h>
 
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 namespace ts::prof {
 namespace {
@@ -97,7 +97,7 @@ std::map<std::string, std::vector<std::string>> table_columns(const std::string&
   return out;
 }
 
-// The record tables are made from one column list per record type (profiling/session_schema.cpp):
+// The record tables are made from one column list per record type (profiling/session/session_schema.cpp):
 // a file written now has every table of a session recorded by the first format, with the same
 // columns in the same order (name, type, NOT NULL, key), so old and new files read alike.
 TEST(SessionFiles, TheSchemaKeepsTheColumnsOfRecordedSessions) {

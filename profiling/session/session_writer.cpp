@@ -17,8 +17,8 @@
 
 #include "base/sqlite.h"
 #include "engine/host_trace.h"
-#include "profiling/session_file.h"
-#include "profiling/session_schema.h"
+#include "profiling/session/session_file.h"
+#include "profiling/session/session_schema.h"
 
 namespace ts::prof {
 namespace {

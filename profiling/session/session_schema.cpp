@@ -1,7 +1,7 @@
 // The session file's record tables, one column list per record type (see session_schema.h), and the
 // schema the writer creates from them. Column names, types and order are the file format
 // (docs/session-format.md): a change here is a change of format.
-#include "profiling/session_schema.h"
+#include "profiling/session/session_schema.h"
 
 #include <algorithm>
 #include <array>

@@ -14,8 +14,8 @@
 #include "base/printable.h"
 #include "base/sqlite.h"
 #include "profiling/overview.h"
-#include "profiling/session_file.h"
-#include "profiling/session_schema.h"
+#include "profiling/session/session_file.h"
+#include "profiling/session/session_schema.h"
 
 namespace ts::prof {
 namespace {
