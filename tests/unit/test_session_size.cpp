@@ -1,11 +1,13 @@
 // The session file's size: bytes per stored row (file bytes / rows of every table, group tables and
-// the few-row ones included) of a recorded GPU session rewritten in the current format, and of a
-// longer run made from it, at most 24 (formats 1 to 3: ~34). Each prints its tables' bytes per row
-// (SQLite's dbstat, where this SQLite has it).
+// the few-row ones included) of a recorded GPU session rewritten in the current format, written at
+// once and in batches as a recording writes it, and of a longer run made from it: at most 24
+// (formats 1 to 3: ~34). Each prints its tables' bytes per row (SQLite's dbstat, where this SQLite
+// has it).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -84,6 +86,46 @@ TEST(SessionSize, TheB128SessionRewrittenTakesAtMost24BytesARow) {
   std::printf("rewritten:\n");
   EXPECT_LE(bytes_per_row(out), 24.0);
   fs::remove(out);
+}
+
+/// Appends rows [from, to) of `a`'s `log` to `out`'s.
+template <class R>
+void append_rows(const AppendLog<R>& a, AppendLog<R>& out, EventStore& store, std::size_t from, std::size_t to) {
+  for (std::size_t i = from; i < std::min(to, a.size()); ++i) store.append(out, a[i]);
+}
+
+// As a recording writes it: the same session in 60 batches (a 250 ms batch of this 80-step run
+// would be ~20 ms of GPU work), group rows and event rows interleaved batch by batch, the WAL
+// checkpointed after each. The file stays as small as the one written at once.
+TEST(SessionSize, WrittenInBatchesAsARecordingTakesAtMost24BytesARow) {
+  EventStore a, out;
+  read_session(b128_session(), a);
+  for (std::size_t i = 0; i < a.strings.size(); ++i) out.strings.intern(a.strings.get(static_cast<StringId>(i)));
+  for (std::size_t i = 0; i < a.kernel_configs.size(); ++i) out.intern_config(a.kernel_configs[i]);
+  for (const auto& [k, v] : a.meta()) out.set_meta(k, v);
+  out.process_rank = a.process_rank.load();
+  const std::string path = temp_path("batches.tsession");
+  {
+    SessionWriter w(path, out);
+    constexpr std::size_t kBatches = 60;
+    auto part = [&](const auto& log, std::size_t b) { return (log.size() * b + kBatches - 1) / kBatches; };
+    for (std::size_t b = 0; b < kBatches; ++b) {
+      auto copy = [&](const auto& from, auto& to) { append_rows(from, to, out, part(from, b), part(from, b + 1)); };
+      copy(a.threads, out.threads), copy(a.series, out.series), copy(a.samples, out.samples), copy(a.clock, out.clock);
+      copy(a.steps, out.steps), copy(a.losses, out.losses), copy(a.epochs, out.epochs);
+      copy(a.host_ranges, out.host_ranges), copy(a.runtime, out.runtime), copy(a.kernels, out.kernels);
+      copy(a.memcpys, out.memcpys), copy(a.memsets, out.memsets), copy(a.syncs, out.syncs);
+      copy(a.memory, out.memory), copy(a.overheads, out.overheads);
+      ASSERT_TRUE(w.write_batch());
+    }
+    w.close();
+  }
+  EXPECT_LE(bytes_per_row(path), 24.0);
+  EventStore back;
+  read_session(path, back);
+  EXPECT_EQ(back.runtime.size(), a.runtime.size());
+  EXPECT_EQ(back.kernels.size(), a.kernels.size());
+  fs::remove(path);
 }
 
 /// Appends `from`'s rows to `to` with `move` applied to each.
