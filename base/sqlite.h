@@ -2,8 +2,9 @@
 // bound in order, rows stepped, columns read, and every failure turned into the caller's own typed
 // error — an import's InputError, a session's SessionError — by the handler it gives, with SQLite's
 // own message and result code. Qt-free; libsqlite3 directly. Used by the session writer and reader
-// (profiling/session_writer.cpp, session_reader.cpp, session_overview_write.cpp), the Nsight Systems
-// reader (profiling/import/nsys/sqlite_db.h) and the playground's session tables (playground/session.cpp).
+// (profiling/session/: session_writer.cpp, session_reader.cpp, session_overview_write.cpp), the
+// Nsight Systems reader (profiling/import/nsys/sqlite_db.h) and the playground's session tables
+// (playground/session.cpp).
 #pragma once
 #include <sqlite3.h>
 

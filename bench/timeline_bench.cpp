@@ -36,7 +36,7 @@
 
 #include "profiling/event_source.h"
 #include "profiling/import/trace_import.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 #include "widgets/panels/panel_hub.h"
 #include "widgets/sessions/session_replay.h"
 #include "widgets/timeline/timeline_details.h"

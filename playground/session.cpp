@@ -8,7 +8,7 @@
 
 #include "base/sqlite.h"
 #include "profiling/event_store.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 namespace ts::playground {
 namespace {

@@ -1,7 +1,7 @@
 // The session-file EventSource (see event_source.h).
 #include "profiling/event_source.h"
 
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 namespace ts::prof {
 namespace {

@@ -19,7 +19,7 @@
 #include "profiling/cupti/cupti_collector.h"
 #include "profiling/host_collector.h"
 #include "profiling/samplers.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 namespace ts::prof {
 

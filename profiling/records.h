@@ -2,6 +2,7 @@
 // store and in the session file's tables (docs/session-format.md). All times are int64 ns since
 // session start (one clock: profiling/clock.h). Strings are ids into the store's StringTable.
 // `device` is the CUDA ordinal (-1: the host); `rank` is the data-parallel rank (0 until multi-GPU).
+// Records compare equal field by field (a session read back is compared with the store it was written from).
 #pragma once
 #include <cstdint>
 
@@ -32,6 +33,7 @@ struct KernelRecord {
   std::uint32_t config = 0;   // row of EventStore::kernel_configs (0: all zero)
   std::uint32_t graph_id = 0; // 0: not launched from a CUDA graph
   std::uint64_t graph_node = 0;
+  bool operator==(const KernelRecord&) const = default;
 };
 static_assert(sizeof(KernelRecord) == 56);
 
@@ -44,6 +46,7 @@ struct MemcpyRecord {
   std::uint8_t copy_kind = 0, src_kind = 0, dst_kind = 0;
   std::uint32_t graph_id = 0;
   std::uint64_t graph_node = 0;
+  bool operator==(const MemcpyRecord&) const = default;
 };
 
 struct MemsetRecord {
@@ -55,6 +58,7 @@ struct MemsetRecord {
   std::uint16_t memory_kind = 0;
   std::uint32_t graph_id = 0;
   std::uint64_t graph_node = 0;
+  bool operator==(const MemsetRecord&) const = default;
 };
 
 /// A CUDA runtime API call (cudaLaunchKernel, cudaMemcpyAsync, ...) on a host thread. 32 bytes: the
@@ -67,6 +71,7 @@ struct RuntimeRecord {
   StringId name = kNoString;  // "cudaLaunchKernel"
   std::uint16_t cbid = 0;     // CUpti_runtime_api_trace_cbid (CUDA 13: < 1,000)
   std::uint16_t result = 0;   // cudaError_t returned (CUDA's largest code: 10,000)
+  bool operator==(const RuntimeRecord&) const = default;
 };
 static_assert(sizeof(RuntimeRecord) == 32);
 
@@ -76,6 +81,7 @@ struct SyncRecord {
   std::int32_t device = 0, rank = 0;
   std::uint32_t context = 0, stream = 0, correlation = 0;
   std::uint32_t type = 0, event = 0;
+  bool operator==(const SyncRecord&) const = default;
 };
 
 /// op: CUpti_ActivityMemoryOperationType (1 allocation, 2 release); memory_kind: CUpti_ActivityMemoryKind.
@@ -87,6 +93,7 @@ struct MemoryRecord {
   std::uint16_t memory_kind = 0;
   std::uint64_t address = 0;
   std::int64_t bytes = 0;
+  bool operator==(const MemoryRecord&) const = default;
 };
 
 /// kind: CUpti_ActivityOverheadKind; object_kind: CUpti_ActivityObjectKind; object_id: thread or device id.
@@ -94,6 +101,7 @@ struct OverheadRecord {
   std::int64_t start = 0, end = 0;
   std::int32_t rank = 0;
   std::uint32_t kind = 0, object_kind = 0, object_id = 0;
+  bool operator==(const OverheadRecord&) const = default;
 };
 
 /// A host range (engine/host_trace.h): kind = trace::RangeKind.
@@ -104,11 +112,13 @@ struct HostRangeRecord {
   std::uint8_t kind = 0;
   StringId name = kNoString, layer = kNoString;
   std::int64_t step = -1;
+  bool operator==(const HostRangeRecord&) const = default;
 };
 
 struct ThreadRecord {
   std::uint32_t tid = 0;
   StringId name = kNoString;
+  bool operator==(const ThreadRecord&) const = default;
 };
 
 struct StepRecord {
@@ -117,6 +127,7 @@ struct StepRecord {
   std::int64_t step = 0;
   std::int64_t start = 0, end = 0;
   std::int64_t images = 0, data_wait_ns = 0;
+  bool operator==(const StepRecord&) const = default;
 };
 
 /// One finished epoch as the trainer reported it (EpochResult), for the accuracy curve of a saved run.
@@ -126,22 +137,26 @@ struct EpochRecord {
   std::int64_t train_ns = 0, eval_ns = 0;
   float loss_scale = 1.0f;
   std::int64_t skipped_steps = 0;
+  bool operator==(const EpochRecord&) const = default;
 };
 
 struct LossRecord {
   std::int64_t global_step = 0;
   float loss = 0;
+  bool operator==(const LossRecord&) const = default;
 };
 
 struct SeriesRecord {
   std::uint32_t id = 0;
   StringId name = kNoString, unit = kNoString;
+  bool operator==(const SeriesRecord&) const = default;
 };
 
 struct SampleRecord {
   std::int64_t time = 0;
   std::uint32_t series = 0;
   double value = 0;
+  bool operator==(const SampleRecord&) const = default;
 };
 
 /// Python insight (profiling/inject/python): one interned Python frame. `function` and `file` are
@@ -150,12 +165,14 @@ struct PyFrameRecord {
   std::uint32_t id = 0;  // 1-based; 0 is "no frame"
   StringId function = kNoString, file = kNoString;
   std::int32_t line = 0;
+  bool operator==(const PyFrameRecord&) const = default;
 };
 
 /// A Python call stack as a tree node: `frame` is its innermost frame, `parent` the stack of its
 /// callers (0: `frame` is the outermost). Stacks are interned: a node is written once.
 struct PyStackRecord {
   std::uint32_t id = 0, parent = 0, frame = 0;
+  bool operator==(const PyStackRecord&) const = default;
 };
 
 /// One sample of a thread's Python stack (the sampler thread of the Python insight, >= 100 Hz).
@@ -163,12 +180,14 @@ struct PySampleRecord {
   std::int64_t time = 0;     // session ns
   std::uint32_t thread = 0;  // Linux tid of the sampled thread
   std::uint32_t stack = 0;   // PyStackRecord id
+  bool operator==(const PySampleRecord&) const = default;
 };
 
 /// A clock check: CUPTI timestamp minus host steady clock at `time`, and its change since the start.
 struct ClockRecord {
   std::int64_t time = 0;
   std::int64_t offset_ns = 0, drift_ns = 0;
+  bool operator==(const ClockRecord&) const = default;
 };
 
 }  // namespace ts::prof

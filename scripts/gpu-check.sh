@@ -135,12 +135,12 @@ if has fixtures; then
       --session "$final_out/gpu_$name.tsession" --quiet > "$out/fixture_$name.log" 2>&1
     echo "gpu_$name: rc $? $(du -k "$final_out/gpu_$name.tsession" | cut -f1) KiB"
     # Runtime calls on the trainer's Linux tid (CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM): share of calls
-    # whose tid is a host-range tid.
+    # whose tid is a host-range tid (the views: every session format has them with these columns).
     python3 - "$final_out/gpu_$name.tsession" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-tids = {r[0] for r in db.execute("select distinct tid from host_ranges")}
-rt = db.execute("select tid, count(*) from runtime_calls group by tid").fetchall()
+tids = {r[0] for r in db.execute("select distinct tid from host_range_view")}
+rt = db.execute("select tid, count(*) from runtime_view group by tid").fetchall()
 matched = sum(c for t, c in rt if t in tids); total = sum(c for _, c in rt)
 print(f"  runtime calls on host-range threads: {matched}/{total}")
 PY

@@ -14,7 +14,7 @@
 #include "widgets/main/program_controller.h"
 #include "widgets/main/sessions_controller.h"
 #include "profiling/event_store.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 #include "widgets/panels/panel_hub.h"
 #include "widgets/program/program_pane.h"
 

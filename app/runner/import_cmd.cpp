@@ -10,7 +10,7 @@
 #include "app/runner/runner.h"
 #include "base/errors.h"
 #include "profiling/import/trace_import.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 namespace ts {
 

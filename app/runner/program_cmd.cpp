@@ -19,7 +19,7 @@
 #include "app/runner/runner.h"
 #include "base/errors.h"
 #include "profiling/profiler.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 #include "profiling/steps/step_rule.h"
 #if defined(TRAINSCOPE_HAVE_INJECT)
 #include "profiling/inject/inject_config.h"

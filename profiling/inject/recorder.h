@@ -20,7 +20,7 @@
 #include "profiling/inject/py_stacks.h"
 #include "profiling/inject/range_builder.h"
 #include "profiling/inject/sampler.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 namespace ts::prof::inject {
 

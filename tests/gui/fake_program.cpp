@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 namespace {
 std::atomic<bool> g_stop{false};

@@ -20,7 +20,7 @@
 #include "app/gui/live_latency.h"
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 #include "widgets/main/program_controller.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/panels/panel_hub.h"

@@ -18,7 +18,7 @@
 #include "app/gui/main_window.h"
 #include "engine/host_trace.h"
 #include "gui/gui_test_util.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/panels/panel_hub.h"
 #include "widgets/panels/python_lines.h"

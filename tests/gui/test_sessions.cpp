@@ -14,7 +14,7 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/model/model_builder.h"
 #include "widgets/panels/panel_hub.h"

@@ -18,7 +18,7 @@
 
 #include "engine/host_trace.h"
 #include "profiling/analysis/analysis.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 namespace fs = std::filesystem;
 using namespace ts::prof;

@@ -13,7 +13,7 @@
 #include "profiling/analysis/analysis.h"
 #include "profiling/inject/recorder.h"
 #include "profiling/proc_stat.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 using namespace ts::prof;
 using namespace ts::prof::inject;

@@ -19,7 +19,7 @@
 #include "lessons/lesson_where.h"
 #include "lessons/session_pack.h"
 #include "profiling/analysis/analysis.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 namespace ts::lessons {
 namespace {

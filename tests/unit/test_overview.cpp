@@ -14,7 +14,7 @@
 #include "profiling/analysis/series.h"
 #include "profiling/event_source.h"
 #include "profiling/overview.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 using namespace ts::prof;
 

@@ -16,7 +16,7 @@
 #include "playground/session.h"
 #include "profiling/event_source.h"
 #include "profiling/event_store.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 namespace ts::playground {
 namespace {

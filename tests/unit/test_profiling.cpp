@@ -17,7 +17,7 @@
 #include "profiling/clock.h"
 #include "profiling/event_source.h"
 #include "profiling/profiler.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 #include <sqlite3.h>
 #if defined(TRAINSCOPE_HAVE_CUDA)
 #include "profiling/cupti/cupti_parse.h"

@@ -11,7 +11,7 @@
 #include "engine/trainer.h"
 #include "profiling/event_source.h"
 #include "profiling/profiler.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 namespace ts::prof {
 namespace {

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 namespace ts::prof {
 namespace {

@@ -11,7 +11,7 @@
 #include "profiling/block_threads.h"
 #include "profiling/export/chrome_trace.h"
 #include "profiling/overview.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 
 using namespace ts::prof;
 namespace fs = std::filesystem;

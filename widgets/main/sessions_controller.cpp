@@ -27,7 +27,7 @@
 #include "playground/session.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/import/trace_import.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/common/elided_label.h"
 #include "widgets/model/layer_table_model.h"

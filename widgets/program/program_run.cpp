@@ -10,7 +10,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 #include "widgets/lessons/lesson_runner.h"
 
 namespace ts::gui {

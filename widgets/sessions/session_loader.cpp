@@ -9,7 +9,7 @@
 
 #include "profiling/import/trace_import.h"
 #include "profiling/overview.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 #include "profiling/steps/step_rule.h"
 
 namespace ts::gui {

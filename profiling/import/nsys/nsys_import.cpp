@@ -12,7 +12,7 @@
 
 #include "engine/host_trace.h"
 #include "profiling/import/nsys/nsys_tables.h"
-#include "profiling/session_file.h"
+#include "profiling/session/session_file.h"
 #include "profiling/steps/step_rule.h"
 
 namespace ts::prof::import::nsys {

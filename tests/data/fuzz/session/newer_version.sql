@@ -1,1 +1,1 @@
-UPDATE schema_version SET version=3;
+UPDATE schema_version SET version=99;

@@ -20,9 +20,16 @@ namespace ts::prof {
 constexpr std::int32_t kSessionApplicationId = 0x54534553;  // "TSES"
 /// Format versions: 1 (the first), 2 (adds the whole-session timeline overview, `overview_lanes`),
 /// 3 (adds `playground_ladders`, `playground_limits`, `playground_rows`: a playground run,
-/// playground/session.h, which creates them; none in a training session). read_session reads every version up
-/// to this one; older files are migrated in memory (a file before 3 holds no playground run).
-constexpr int kSessionSchemaVersion = 3;
+/// playground/session.h, which creates them; none in a training session), 4 (an event's row keeps
+/// what changes from event to event, the rest is stored once per distinct combination in a group
+/// table: session_schema.h). read_session reads every version up to this one; older files are
+/// migrated in memory (a file before 3 holds no playground run; before 4, flat event tables).
+constexpr int kSessionSchemaVersion = 4;
+/// SQLite page size of the files the writer creates (bytes; SQLite's default is 4096). Every table
+/// takes at least one page and a session has ~35, most of a few rows (meta, steps, group tables...):
+/// at 4096 they are ~140 KB, a fifth of a short GPU session; at 1024 the large event tables cost ~2 %
+/// more (page headers and the B-tree's inner pages). Files of other page sizes read the same.
+constexpr int kSessionPageSize = 1024;
 /// The meta key SessionRecorder writes last when it closes a file (a follower ends on it); the
 /// reader never copies it into a store, so a copy of a file is not born closed.
 inline constexpr const char* kSessionClosedKey = "session.closed";

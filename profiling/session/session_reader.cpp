@@ -7,15 +7,17 @@
 #include <climits>
 #include <cstring>
 #include <cstdlib>
-#include <type_traits>
 #include <filesystem>
+#include <string>
+#include <tuple>
+#include <type_traits>
 #include <unordered_map>
 
 #include "base/printable.h"
 #include "base/sqlite.h"
 #include "profiling/overview.h"
-#include "profiling/session_file.h"
-#include "profiling/session_schema.h"
+#include "profiling/session/session_file.h"
+#include "profiling/session/session_schema.h"
 
 namespace ts::prof {
 namespace {
@@ -127,18 +129,39 @@ bool has_table(Reader& r, const std::string& name) {
   return r.scalar(("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='" + name + "'").c_str()) > 0;
 }
 
+/// A group table's rows as read: each group's values in a record, by the group's id.
+template <class R>
+using Groups = std::unordered_map<std::int64_t, R>;
+/// The record types whose tables have group tables (format 4).
+using GroupMaps = std::tuple<Groups<KernelRecord>, Groups<MemcpyRecord>, Groups<MemsetRecord>, Groups<RuntimeRecord>,
+                             Groups<SyncRecord>, Groups<MemoryRecord>, Groups<HostRangeRecord>>;
+template <class R, class Maps>
+struct HasGroups;
+template <class R, class... M>
+struct HasGroups<R, std::tuple<M...>> : std::bool_constant<(std::is_same_v<Groups<R>, M> || ...)> {};
+template <class R>
+constexpr bool kHasGroups = HasGroups<R, GroupMaps>::value;
+
 /// What a reader has read so far: the file's string ids and launch configurations as interned in
-/// the store, and per table the largest rowid read. read_session reads once from an empty cursor;
-/// SessionFollower keeps one across polls and reads only the rows committed since.
+/// the store, the groups of each event table (format 4), and per table the largest rowid read; and
+/// the file's event tables as its format lays them out. read_session reads once from an empty
+/// cursor; SessionFollower keeps one across polls and reads only the rows committed since.
 struct ReadCursor {
+  explicit ReadCursor(int version) : tables(schema::event_tables(version)) {}
+  const schema::EventTables& tables;
   std::unordered_map<std::int64_t, StringId> sid;
   std::unordered_map<std::int64_t, KernelRecord> configs;
+  GroupMaps groups;
   std::unordered_map<std::string, std::int64_t> last;
   std::int64_t loss_upto = INT64_MIN;  // the last step whose loss was read
   std::int64_t rows = 0;               // rows read so far
   StringId str(std::int64_t id) const {
     auto it = sid.find(id);
     return it == sid.end() ? kNoString : it->second;
+  }
+  template <class R>
+  Groups<R>& groups_of() {
+    return std::get<Groups<R>>(groups);
   }
 };
 
@@ -158,14 +181,35 @@ void read_new(Reader& r, ReadCursor& c, const char* table, const char* columns, 
   });
 }
 
+/// The place of `t`'s `group` column among the columns the reader selects; -1 when it has none.
+template <class R>
+int group_column(const schema::Table<R>& t) {
+  int i = 0;
+  for (const schema::Column<R>& c : t.columns) {
+    if (c.kind == schema::Kind::group) return i;
+    if (c.kind != schema::Kind::later) ++i;
+  }
+  return -1;
+}
+
 /// read_new over a record table: each row becomes an `R`, column by column as `t` describes it (ids
-/// mapped through the cursor, strings interned, values kept within range), then add(record).
+/// mapped through the cursor, strings interned, values kept within range), then add(record, group)
+/// (group: the row's `group` column, 0 without one). A row of an event table with a group table
+/// starts from its group's values (a group the file lacks, as in a damaged file: all zero).
 template <class R, class F>
 void read_table(Reader& r, EventStore& s, ReadCursor& cur, const schema::Table<R>& t, F add) {
   using schema::Kind;
   const std::string columns = schema::select_columns(t);
+  const int group_col = group_column(t);
   read_new(r, cur, t.name, columns.c_str(), [&](sqlite3_stmt* st) {
     R x{};
+    if constexpr (kHasGroups<R>) {
+      if (t.groups) {
+        const Groups<R>& groups = cur.groups_of<R>();
+        const auto it = groups.find(col(st, group_col));
+        if (it != groups.end()) x = it->second;
+      }
+    }
     int i = 0;
     for (const schema::Column<R>& c : t.columns) {
       switch (c.kind) {
@@ -187,17 +231,23 @@ void read_table(Reader& r, EventStore& s, ReadCursor& cur, const schema::Table<R
         case Kind::process_rank:
           if (s.runtime.size() == 0) s.process_rank = static_cast<std::int32_t>(col(st, i));  // one process per file
           break;
+        case Kind::group: break;  // read above (an event row) or below (a group's own id)
       }
       ++i;
     }
-    add(x);
+    add(x, group_col < 0 ? 0 : col(st, group_col));
   }, t.order);
 }
 
-/// read_table appending each record to the store's `log`.
+/// read_table appending each record to the store's `log`; a table with a group table reads the
+/// groups committed since first.
 template <class R>
 void read_into(Reader& r, EventStore& s, ReadCursor& cur, const schema::Table<R>& t, AppendLog<R>& log) {
-  read_table(r, s, cur, t, [&](const R& x) { s.append(log, x); });
+  if constexpr (kHasGroups<R>) {
+    if (t.groups)
+      read_table(r, s, cur, *t.groups, [&](const R& x, std::int64_t id) { cur.groups_of<R>()[id] = x; });
+  }
+  read_table(r, s, cur, t, [&](const R& x, std::int64_t) { s.append(log, x); });
 }
 
 /// The file's format version (1 .. kSessionSchemaVersion); throws SessionError otherwise.
@@ -218,18 +268,18 @@ int check_identity(Reader& r, const std::string& path) {
 }
 
 void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
-  read_table(r, s, cur, schema::kernel_configs(), [&](const schema::ConfigRow& row) {
+  read_table(r, s, cur, schema::kernel_configs(), [&](const schema::ConfigRow& row, std::int64_t) {
     KernelRecord k;
     k.name = row.name;
     k.config = s.intern_config(row.config);
     cur.configs[row.id] = k;
   });
-  read_into(r, s, cur, schema::kernels(), s.kernels);
-  read_into(r, s, cur, schema::memcpys(), s.memcpys);
-  read_into(r, s, cur, schema::memsets(), s.memsets);
-  read_into(r, s, cur, schema::runtime_calls(), s.runtime);
-  read_into(r, s, cur, schema::syncs(), s.syncs);
-  read_into(r, s, cur, schema::memory_events(), s.memory);
+  read_into(r, s, cur, cur.tables.kernels, s.kernels);
+  read_into(r, s, cur, cur.tables.memcpys, s.memcpys);
+  read_into(r, s, cur, cur.tables.memsets, s.memsets);
+  read_into(r, s, cur, cur.tables.runtime_calls, s.runtime);
+  read_into(r, s, cur, cur.tables.syncs, s.syncs);
+  read_into(r, s, cur, cur.tables.memory_events, s.memory);
   read_into(r, s, cur, schema::overheads(), s.overheads);
 }
 
@@ -240,7 +290,7 @@ void read_epochs(Reader& r, EventStore& s, ReadCursor& cur) {
 }
 
 void read_host_ranges(Reader& r, EventStore& s, ReadCursor& cur) {
-  read_into(r, s, cur, schema::host_ranges(), s.host_ranges);
+  read_into(r, s, cur, cur.tables.host_ranges, s.host_ranges);
 }
 
 /// Format 2's overview (one row per lane), or null when the file has none or it does not decode.
@@ -315,12 +365,17 @@ void read_host_tables(Reader& r, EventStore& s, ReadCursor& cur) {
   });
 }
 
-/// Upper bound of the rows read_session reads (largest rowid per table; O(log n) each).
-std::int64_t rows_total(Reader& r) {
+/// Upper bound of the rows read_session reads (largest rowid per table, O(log n) each; the group
+/// tables' rows counted, they are few).
+std::int64_t rows_total(Reader& r, int version) {
   std::int64_t total = 0;
   for (const char* t : {"strings", "kernels", "memcpys", "memsets", "runtime_calls", "syncs", "memory_events",
                         "overheads", "threads", "host_ranges", "steps", "samples", "clock_checks"})
     total += r.scalar((std::string("SELECT COALESCE(MAX(rowid),0) FROM ") + t).c_str());
+  if (version >= schema::kGroupedFormat)
+    for (const char* t : {"kernel_groups", "memcpy_groups", "memset_groups", "runtime_groups", "sync_groups",
+                          "memory_groups", "host_range_groups"})
+      total += r.scalar((std::string("SELECT COUNT(*) FROM ") + t).c_str());
   return total;
 }
 
@@ -363,8 +418,8 @@ void read_session(const std::string& path, EventStore& store, const ReadProgress
   Reader r(path);
   const int version = check_identity(r, path);
   Snapshot snap(r);  // a file still being written is read as one committed state
-  if (progress.on_rows) r.set_progress(progress, rows_total(r));
-  ReadCursor cur;
+  if (progress.on_rows) r.set_progress(progress, rows_total(r, version));
+  ReadCursor cur(version);
   read_strings(r, store, cur);
   read_host_tables(r, store, cur);  // meta, threads, steps, epochs and samples first
   std::shared_ptr<SessionOverview> overview = read_overview(r, version);
@@ -402,16 +457,14 @@ bool session_being_written(const std::string& path) {
 }
 
 struct SessionFollower::State {
-  explicit State(const std::string& p) : reader(p, true) {}
+  explicit State(const std::string& p) : reader(p, true), version(check_identity(reader, p)), cursor(version) {}
   Reader reader;
+  int version;
   ReadCursor cursor;
-  int version = 0;
 };
 
 SessionFollower::SessionFollower(const std::string& path, EventStore& store)
-    : path_(path), store_(store), state_(std::make_unique<State>(path)) {
-  state_->version = check_identity(state_->reader, path);
-}
+    : path_(path), store_(store), state_(std::make_unique<State>(path)) {}
 
 SessionFollower::~SessionFollower() = default;
 

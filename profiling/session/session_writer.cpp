@@ -12,13 +12,14 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <vector>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "base/sqlite.h"
 #include "engine/host_trace.h"
-#include "profiling/session_file.h"
-#include "profiling/session_schema.h"
+#include "profiling/session/session_file.h"
+#include "profiling/session/session_schema.h"
 
 namespace ts::prof {
 namespace {
@@ -27,20 +28,36 @@ namespace {
 /// configurations (EventStore::kernel_configs).
 using ConfigKey = std::pair<StringId, std::uint32_t>;
 
-/// Binds `x` to `st` column by column as `t` describes it and runs the INSERT. `config`: the
-/// kernel_configs row of a kernel (Kind::config_id).
+/// The value the writer writes for integer column `c` of `x`: `config` is a kernel's kernel_configs
+/// row (Kind::config_id), `group` its group's id (Kind::group).
 template <class R>
-void insert(sqlite::Statement& st, const schema::Table<R>& t, const R& x, const EventStore& e, std::int64_t config = 0) {
+std::int64_t integer_value(const schema::Column<R>& c, const R& x, const EventStore& e, std::int64_t config,
+                           std::int64_t group) {
+  using schema::Kind;
+  switch (c.kind) {
+    case Kind::integer:
+    case Kind::string_id: return c.get(x);
+    case Kind::config_id: return config;
+    case Kind::process_rank: return e.process_rank.load();
+    case Kind::group: return group;
+    case Kind::real:
+    case Kind::string_text:
+    case Kind::later: break;
+  }
+  return 0;
+}
+
+/// Binds `x` to `st` column by column as `t` describes it and runs the INSERT.
+template <class R>
+void insert(sqlite::Statement& st, const schema::Table<R>& t, const R& x, const EventStore& e, std::int64_t config,
+            std::int64_t group) {
   using schema::Kind;
   for (const schema::Column<R>& c : t.columns) {
     switch (c.kind) {
-      case Kind::integer:
-      case Kind::string_id: st.integer(c.get(x)); break;
       case Kind::real: st.real(c.get_real(x)); break;
       case Kind::string_text: st.text(e.strings.get(static_cast<StringId>(c.get(x)))); break;
-      case Kind::config_id: st.integer(config); break;
-      case Kind::process_rank: st.integer(e.process_rank.load()); break;
       case Kind::later: break;  // NULL in the statement itself
+      default: st.integer(integer_value(c, x, e, config, group));
     }
   }
   st.run();
@@ -53,6 +70,43 @@ sqlite::Statement persistent(sqlite3* db, const std::string& sql) {
       db, sql, [](const std::string&, int rc) { throw rc; }, SQLITE_PREPARE_PERSISTENT);
 }
 
+/// The values of a group's columns (every column of a group table but its id).
+struct GroupKey {
+  std::array<std::int64_t, schema::kMaxGroupColumns> v{};
+  bool operator==(const GroupKey&) const = default;
+};
+struct GroupKeyHash {
+  std::size_t operator()(const GroupKey& k) const {
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the values
+    for (const std::int64_t x : k.v) h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
+    return static_cast<std::size_t>(h);
+  }
+};
+
+/// A group table as the recording goes: each distinct combination of its columns' values gets the
+/// next id (from 0) and its row the first time a record has it. A failed batch ends the recording
+/// (write_batch), so ids handed out in a rolled-back batch are never used again.
+template <class R>
+class GroupWriter {
+ public:
+  GroupWriter(sqlite3* db, const schema::Table<R>& t) : st_(persistent(db, schema::insert_sql(t))), table_(t) {}
+  /// The id of `x`'s group (`config`: a kernel's kernel_configs row), its row inserted when new.
+  std::int64_t id(const R& x, const EventStore& e, std::int64_t config) {
+    GroupKey k;
+    std::size_t n = 0;
+    for (const schema::Column<R>& c : table_.columns)
+      if (c.kind != schema::Kind::group) k.v[n++] = integer_value(c, x, e, config, 0);
+    const auto [it, fresh] = ids_.try_emplace(k, static_cast<std::int64_t>(ids_.size()));
+    if (fresh) insert(st_, table_, x, e, config, it->second);
+    return it->second;
+  }
+
+ private:
+  sqlite::Statement st_;
+  const schema::Table<R>& table_;
+  std::unordered_map<GroupKey, std::int64_t, GroupKeyHash> ids_;
+};
+
 /// The writer of a record table whose rows are written as the store holds them.
 class RowWriter {
  public:
@@ -61,15 +115,22 @@ class RowWriter {
   virtual void write(const EventStore& e, const StoreCounts& done, const StoreCounts& now) = 0;
 };
 
-/// Table `t`'s INSERT for the rows of the store's `log`, counted by StoreCounts' `count`.
+/// Table `t`'s INSERT (and its group table's, if it has one) for the rows of the store's `log`,
+/// counted by StoreCounts' `count`.
 template <class R>
 class TableWriter final : public RowWriter {
  public:
   TableWriter(sqlite3* db, const schema::Table<R>& t, AppendLog<R> EventStore::*log, std::size_t StoreCounts::*count)
-      : st_(persistent(db, schema::insert_sql(t))), table_(t), log_(log), count_(count) {}
+      : st_(persistent(db, schema::insert_sql(t))), table_(t), log_(log), count_(count) {
+    if (t.groups) groups_ = std::make_unique<GroupWriter<R>>(db, *t.groups);
+  }
   void write(const EventStore& e, const StoreCounts& done, const StoreCounts& now) override {
     const AppendLog<R>& rows = e.*log_;
-    for (std::size_t i = done.*count_; i < now.*count_; ++i) insert(st_, table_, rows[i], e);
+    for (std::size_t i = done.*count_; i < now.*count_; ++i) write_row(rows[i], e, 0);
+  }
+  /// One row (`config`: a kernel's kernel_configs row).
+  void write_row(const R& x, const EventStore& e, std::int64_t config) {
+    insert(st_, table_, x, e, config, groups_ ? groups_->id(x, e, config) : 0);
   }
 
  private:
@@ -77,6 +138,7 @@ class TableWriter final : public RowWriter {
   const schema::Table<R>& table_;
   AppendLog<R> EventStore::*log_;
   std::size_t StoreCounts::*count_;
+  std::unique_ptr<GroupWriter<R>> groups_;
 };
 
 template <class R>
@@ -91,22 +153,23 @@ struct SessionRecorder::Statements {
   /// Every INSERT of a batch, prepared once for the recording (persistent): one writer per record
   /// table as the store holds it (session_schema.h), then the tables written otherwise.
   explicit Statements(sqlite3* db)
-      : strings(persistent(db, "INSERT INTO strings VALUES(?,?)")),
+      : kernels(db, events().kernels, &EventStore::kernels, &StoreCounts::kernels),
+        strings(persistent(db, "INSERT INTO strings VALUES(?,?)")),
         config(persistent(db, schema::insert_sql(schema::kernel_configs()))),
-        kernel(persistent(db, schema::insert_sql(schema::kernels()))),
         loss(persistent(db, "UPDATE steps SET loss=? WHERE global_step=?")),
         meta(persistent(db, "INSERT OR REPLACE INTO meta VALUES(?,?)")),
         dropped(persistent(db, "INSERT OR REPLACE INTO dropped VALUES(?,?)")) {
     using E = EventStore;
     using C = StoreCounts;
     tables.push_back(table_writer(db, schema::threads(), &E::threads, &C::threads));
-    tables.push_back(table_writer(db, schema::memcpys(), &E::memcpys, &C::memcpys));
-    tables.push_back(table_writer(db, schema::memsets(), &E::memsets, &C::memsets));
-    tables.push_back(table_writer(db, schema::runtime_calls(), &E::runtime, &C::runtime));
-    tables.push_back(table_writer(db, schema::syncs(), &E::syncs, &C::syncs));
-    tables.push_back(table_writer(db, schema::memory_events(), &E::memory, &C::memory));
+    const schema::EventTables& t = events();
+    tables.push_back(table_writer(db, t.memcpys, &E::memcpys, &C::memcpys));
+    tables.push_back(table_writer(db, t.memsets, &E::memsets, &C::memsets));
+    tables.push_back(table_writer(db, t.runtime_calls, &E::runtime, &C::runtime));
+    tables.push_back(table_writer(db, t.syncs, &E::syncs, &C::syncs));
+    tables.push_back(table_writer(db, t.memory_events, &E::memory, &C::memory));
     tables.push_back(table_writer(db, schema::overheads(), &E::overheads, &C::overheads));
-    tables.push_back(table_writer(db, schema::host_ranges(), &E::host_ranges, &C::host_ranges));
+    tables.push_back(table_writer(db, t.host_ranges, &E::host_ranges, &C::host_ranges));
     tables.push_back(table_writer(db, schema::steps(), &E::steps, &C::steps));
     tables.push_back(table_writer(db, schema::epochs(), &E::epochs, &C::epochs));
     tables.push_back(table_writer(db, schema::sample_series(), &E::series, &C::series));
@@ -116,10 +179,12 @@ struct SessionRecorder::Statements {
     tables.push_back(table_writer(db, schema::py_stacks(), &E::py_stacks, &C::py_stacks));
     tables.push_back(table_writer(db, schema::py_samples(), &E::py_samples, &C::py_samples));
   }
+  static const schema::EventTables& events() { return schema::event_tables(kSessionSchemaVersion); }
   std::vector<std::unique_ptr<RowWriter>> tables;
-  /// The strings, kernels with their launch configurations (a kernel_configs row the first time
-  /// one is seen), a step's loss (set once read back), the metadata and the dropped counts.
-  sqlite::Statement strings, config, kernel, loss, meta, dropped;
+  /// The kernels with their launch configurations (a kernel_configs row the first time one is
+  /// seen), the strings, a step's loss (set once read back), the metadata and the dropped counts.
+  TableWriter<KernelRecord> kernels;
+  sqlite::Statement strings, config, loss, meta, dropped;
   std::map<ConfigKey, std::int64_t> configs;
 };
 
@@ -145,12 +210,13 @@ SessionRecorder::SessionRecorder(const std::string& path, const EventStore& stor
     throw SessionError(SessionError::Kind::io, "cannot create session file " + path + ": " + why);
   }
   try {
+    exec(("PRAGMA page_size=" + std::to_string(kSessionPageSize)).c_str());  // before WAL: fixed from then on
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
     exec(("PRAGMA application_id=" + std::to_string(kSessionApplicationId)).c_str());
     exec(("PRAGMA user_version=" + std::to_string(kSessionSchemaVersion)).c_str());
     exec("BEGIN");
-    exec(schema::create_sql().c_str());
+    exec(schema::create_sql(kSessionSchemaVersion).c_str());
     exec(("INSERT INTO schema_version VALUES(" + std::to_string(kSessionSchemaVersion) + ")").c_str());
     for (int k = 0; k < static_cast<int>(trace::RangeKind::count); ++k)
       exec(("INSERT INTO range_kinds VALUES(" + std::to_string(k) + ",'" +
@@ -213,8 +279,8 @@ void SessionRecorder::write_rows(const StoreCounts& c) {
   for (std::size_t i = done_.kernels; i < c.kernels; ++i) {
     const KernelRecord& k = e.kernels[i];
     auto [it, fresh] = s.configs.emplace(ConfigKey{k.name, k.config}, static_cast<std::int64_t>(s.configs.size()));
-    if (fresh) insert(s.config, schema::kernel_configs(), schema::ConfigRow{it->second, k.name, e.config(k)}, e);
-    insert(s.kernel, schema::kernels(), k, e, it->second);
+    if (fresh) insert(s.config, schema::kernel_configs(), schema::ConfigRow{it->second, k.name, e.config(k)}, e, 0, 0);
+    s.kernels.write_row(k, e, it->second);
   }
   const std::int64_t max_step = c.steps ? e.steps[c.steps - 1].global_step : 0;
   std::size_t losses = done_.losses;  // a loss waits until its step row is written

@@ -10,12 +10,21 @@
 // The py_* tables (Python insight of a recorded Python program: interned frames, stacks as a tree,
 // the stepping thread's stack samples) came within format 3: older readers ignore them and a file
 // without them has no Python samples.
+// Format 4 (kGroupedFormat) keeps in an event's row only what changes from event to event (times,
+// correlation id, bytes, address, a host range's name and step); the columns that repeat (device,
+// rank, context, stream, thread, API, launch configuration, copy kind, ...) are stored once per
+// distinct combination in the table's group table (kernel_groups, runtime_groups, ...), which the
+// row names by `group_id`: a runtime call went from ~31 to ~19 bytes. Formats 1 to 3 (`flat`) keep
+// every column in the row; the reader reads both (event_tables(version)).
 //
 // Each record type's table is described once, as a list of columns (session_schema.cpp): its name
 // and declared type in the file, and how the writer gets the value from a record and the reader
 // puts it back. The CREATE TABLE, the writer's INSERT and the reader's SELECT are all made from
-// that list, so they cannot disagree on a column's name, type or place.
+// that list, so they cannot disagree on a column's name, type or place. A group table is such a list
+// over the same record type: the writer takes a group's values from the record, the reader puts them
+// into every record of the group.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -40,6 +49,8 @@ enum class Kind : std::uint8_t {
   config_id,     // a kernel's launch configuration: the writer's kernel_configs row (kernels only)
   process_rank,  // the store's EventStore::process_rank: written in every row, read from the first
   later,         // written NULL and set by a later statement (a step's loss); not read with its row
+  group,         // a group id: in an event table the row's group (Table::groups), in a group table
+                 // the group's own id (its INTEGER PRIMARY KEY), numbered by the writer from 0
 };
 
 /// One column of a record table. `name` as SQL writes it ("\"end\"" for end); `decl` its declared
@@ -56,15 +67,21 @@ struct Column {
 };
 
 /// A record type's table: its columns in the file's order, whether a row replaces the one with the
-/// same key (INSERT OR REPLACE: steps, epochs, series, Python frames and stacks) and the order the
-/// reader reads its rows in.
+/// same key (INSERT OR REPLACE: steps, epochs, series, Python frames and stacks), the order the
+/// reader reads its rows in, and for an event table with a `group` column, its group table.
 template <class R>
 struct Table {
   const char* name;
   std::span<const Column<R>> columns;
   bool replace = false;
   const char* order = "rowid";
+  const Table<R>* groups = nullptr;
 };
+
+/// The first format with group tables.
+inline constexpr int kGroupedFormat = 4;
+/// The most columns a group table has besides its id (the writer keys a group on a fixed array).
+inline constexpr std::size_t kMaxGroupColumns = 12;
 
 /// A row of kernel_configs: a kernel name with one launch configuration, as the file's row `id`.
 struct ConfigRow {
@@ -73,16 +90,22 @@ struct ConfigRow {
   KernelConfig config;
 };
 
+/// The event tables whose layout format 4 changed, as format `version` lays them out: from 4 on
+/// each with its group table (`groups`), before that flat.
+struct EventTables {
+  const Table<KernelRecord>& kernels;
+  const Table<MemcpyRecord>& memcpys;
+  const Table<MemsetRecord>& memsets;
+  const Table<RuntimeRecord>& runtime_calls;
+  const Table<SyncRecord>& syncs;
+  const Table<MemoryRecord>& memory_events;
+  const Table<HostRangeRecord>& host_ranges;
+};
+const EventTables& event_tables(int version);
+
 const Table<ThreadRecord>& threads();
 const Table<ConfigRow>& kernel_configs();
-const Table<KernelRecord>& kernels();
-const Table<MemcpyRecord>& memcpys();
-const Table<MemsetRecord>& memsets();
-const Table<RuntimeRecord>& runtime_calls();
-const Table<SyncRecord>& syncs();
-const Table<MemoryRecord>& memory_events();
 const Table<OverheadRecord>& overheads();
-const Table<HostRangeRecord>& host_ranges();
 const Table<StepRecord>& steps();
 const Table<EpochRecord>& epochs();
 const Table<SeriesRecord>& sample_series();
@@ -120,8 +143,9 @@ std::string select_columns(const Table<R>& t) {
   return out;
 }
 
-/// The whole schema as the writer creates it: every table (the record tables from their columns)
-/// and view, one statement per line.
-std::string create_sql();
+/// The whole schema of format `version` (kGroupedFormat or later: the one the writer creates; 1 to
+/// 3: the flat event tables, as files of those formats have them, for tests and the fuzzer): every
+/// table (the record tables from their columns) and view, one statement per line.
+std::string create_sql(int version);
 
 }  // namespace ts::prof::schema

@@ -1,12 +1,13 @@
 // The session file's record tables, one column list per record type (see session_schema.h), and the
 // schema the writer creates from them. Column names, types and order are the file format
 // (docs/session-format.md): a change here is a change of format.
-#include "profiling/session_schema.h"
+#include "profiling/session/session_schema.h"
 
 #include <algorithm>
 #include <array>
 #include <climits>
 #include <cstddef>
+#include <iterator>
 
 namespace ts::prof::schema {
 namespace {
@@ -89,20 +90,40 @@ constexpr Column<ConfigRow> launch(const char* name) {
           }};
 }
 
+/// A group table's key (its INTEGER PRIMARY KEY) and an event table's reference to its group.
+template <class R>
+constexpr Column<R> group_key() {
+  return {"id", "INTEGER PRIMARY KEY", Kind::group};
+}
+template <class R>
+constexpr Column<R> group_ref() {
+  return {"group_id", "INTEGER", Kind::group};
+}
+
+/// Columns `a` then `b`.
+template <class R, std::size_t N, std::size_t M>
+constexpr std::array<Column<R>, N + M> join(const std::array<Column<R>, N>& a, const Column<R> (&b)[M]) {
+  std::array<Column<R>, N + M> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = a[i];
+  for (std::size_t i = 0; i < M; ++i) out[N + i] = b[i];
+  return out;
+}
+
+// Formats 1 to 3: every column of an event in its own row.
+
 /// A device activity's columns (kernels, memcpys, memsets, syncs): start, dur, device, rank,
 /// context, stream and correlation, then the record's own `rest`.
 template <class R, std::size_t N>
 constexpr std::array<Column<R>, 7 + N> device_activity(const Column<R> (&rest)[N]) {
-  std::array<Column<R>, 7 + N> out{time_ns<&R::start>("start"),       duration<&R::start, &R::end>("dur"),
-                                   integer<&R::device>("device"),     integer<&R::rank>("rank"),
-                                   integer<&R::context>("context"),   integer<&R::stream>("stream"),
-                                   integer<&R::correlation>("correlation")};
-  for (std::size_t i = 0; i < N; ++i) out[7 + i] = rest[i];
-  return out;
+  return join(std::array<Column<R>, 7>{time_ns<&R::start>("start"), duration<&R::start, &R::end>("dur"),
+                                       integer<&R::device>("device"), integer<&R::rank>("rank"),
+                                       integer<&R::context>("context"), integer<&R::stream>("stream"),
+                                       integer<&R::correlation>("correlation")},
+              rest);
 }
 
 using KR = KernelRecord;
-constexpr auto kKernelColumns = device_activity<KR>(
+constexpr auto kFlatKernelColumns = device_activity<KR>(
     {{"config_id", "INTEGER", Kind::config_id}, integer<&KR::graph_id>("graph_id"), integer<&KR::graph_node>("graph_node")});
 
 using CR = ConfigRow;
@@ -116,41 +137,102 @@ constexpr Column<CR> kConfigColumns[] = {
     launch<&KC::dynamic_smem, -1, 1 << 20>("dynamic_smem")};
 
 using MC = MemcpyRecord;
-constexpr auto kMemcpyColumns = device_activity<MC>(
+constexpr auto kFlatMemcpyColumns = device_activity<MC>(
     {integer<&MC::bytes>("bytes"), integer<&MC::copy_kind>("copy_kind"), integer<&MC::src_kind>("src_kind"),
      integer<&MC::dst_kind>("dst_kind"), integer<&MC::graph_id>("graph_id"), integer<&MC::graph_node>("graph_node")});
 
 using MS = MemsetRecord;
-constexpr auto kMemsetColumns = device_activity<MS>(
+constexpr auto kFlatMemsetColumns = device_activity<MS>(
     {integer<&MS::bytes>("bytes"), integer<&MS::value>("value"), integer<&MS::memory_kind>("memory_kind"),
      integer<&MS::graph_id>("graph_id"), integer<&MS::graph_node>("graph_node")});
 
 using RR = RuntimeRecord;
-constexpr Column<RR> kRuntimeColumns[] = {
+constexpr Column<RR> kFlatRuntimeColumns[] = {
     time_ns<&RR::start>("start"), duration<&RR::start, &RR::end>("dur"), {"rank", "INTEGER", Kind::process_rank},
     integer<&RR::thread>("tid"), integer<&RR::correlation>("correlation"), integer<&RR::cbid>("cbid"),
     string_id<&RR::name>("name_id"), integer<&RR::result, 0, UINT16_MAX>("result")};
 
 using SR = SyncRecord;
-constexpr auto kSyncColumns = device_activity<SR>({integer<&SR::type>("type"), integer<&SR::event>("event")});
+constexpr auto kFlatSyncColumns = device_activity<SR>({integer<&SR::type>("type"), integer<&SR::event>("event")});
 
 using MR = MemoryRecord;
-constexpr Column<MR> kMemoryColumns[] = {
+constexpr Column<MR> kFlatMemoryColumns[] = {
     time_ns<&MR::time>("time"), integer<&MR::device>("device"), integer<&MR::rank>("rank"),
     integer<&MR::context>("context"), integer<&MR::stream>("stream"), integer<&MR::correlation>("correlation"),
     integer<&MR::op>("op"), integer<&MR::memory_kind>("memory_kind"), integer<&MR::address>("address"),
     integer<&MR::bytes>("bytes")};
+
+using HR = HostRangeRecord;
+constexpr Column<HR> kFlatHostRangeColumns[] = {
+    time_ns<&HR::start>("start"), duration<&HR::start, &HR::end>("dur"), integer<&HR::device>("device"),
+    integer<&HR::rank>("rank"), integer<&HR::thread>("tid"), integer<&HR::kind>("kind"),
+    string_id<&HR::name>("name_id"), string_id<&HR::layer>("layer_id"), integer<&HR::step>("step")};
 
 using OR = OverheadRecord;
 constexpr Column<OR> kOverheadColumns[] = {
     time_ns<&OR::start>("start"), duration<&OR::start, &OR::end>("dur"), integer<&OR::rank>("rank"),
     integer<&OR::kind>("kind"), integer<&OR::object_kind>("object_kind"), integer<&OR::object_id>("object_id")};
 
-using HR = HostRangeRecord;
-constexpr Column<HR> kHostRangeColumns[] = {
-    time_ns<&HR::start>("start"), duration<&HR::start, &HR::end>("dur"), integer<&HR::device>("device"),
-    integer<&HR::rank>("rank"), integer<&HR::thread>("tid"), integer<&HR::kind>("kind"),
-    string_id<&HR::name>("name_id"), string_id<&HR::layer>("layer_id"), integer<&HR::step>("step")};
+// Format 4: an event's row holds what changes from event to event and its group's id; the group
+// table holds each distinct combination of the rest once.
+
+/// A device activity's group columns: id, device, rank, context and stream, then `rest`.
+template <class R, std::size_t N>
+constexpr std::array<Column<R>, 5 + N> device_group(const Column<R> (&rest)[N]) {
+  return join(std::array<Column<R>, 5>{group_key<R>(), integer<&R::device>("device"), integer<&R::rank>("rank"),
+                                       integer<&R::context>("context"), integer<&R::stream>("stream")},
+              rest);
+}
+/// An interval event's row: start, dur, group_id, then `rest`.
+template <class R, std::size_t N>
+constexpr std::array<Column<R>, 3 + N> interval_row(const Column<R> (&rest)[N]) {
+  return join(std::array<Column<R>, 3>{time_ns<&R::start>("start"), duration<&R::start, &R::end>("dur"),
+                                       group_ref<R>()},
+              rest);
+}
+
+constexpr auto kKernelGroupColumns = device_group<KR>(
+    {{"config_id", "INTEGER", Kind::config_id}, integer<&KR::graph_id>("graph_id"), integer<&KR::graph_node>("graph_node")});
+constexpr auto kKernelColumns = interval_row<KR>({integer<&KR::correlation>("correlation")});
+
+constexpr auto kMemcpyGroupColumns = device_group<MC>(
+    {integer<&MC::copy_kind>("copy_kind"), integer<&MC::src_kind>("src_kind"), integer<&MC::dst_kind>("dst_kind"),
+     integer<&MC::graph_id>("graph_id"), integer<&MC::graph_node>("graph_node")});
+constexpr auto kMemcpyColumns = interval_row<MC>({integer<&MC::correlation>("correlation"), integer<&MC::bytes>("bytes")});
+
+constexpr auto kMemsetGroupColumns = device_group<MS>(
+    {integer<&MS::value>("value"), integer<&MS::memory_kind>("memory_kind"), integer<&MS::graph_id>("graph_id"),
+     integer<&MS::graph_node>("graph_node")});
+constexpr auto kMemsetColumns = interval_row<MS>({integer<&MS::correlation>("correlation"), integer<&MS::bytes>("bytes")});
+
+// A CUDA event's id stays in the row: a program may synchronise on a new event every step.
+constexpr auto kSyncGroupColumns = device_group<SR>({integer<&SR::type>("type")});
+constexpr auto kSyncColumns = interval_row<SR>({integer<&SR::correlation>("correlation"), integer<&SR::event>("event")});
+
+constexpr auto kMemoryGroupColumns = device_group<MR>({integer<&MR::op>("op"), integer<&MR::memory_kind>("memory_kind")});
+constexpr Column<MR> kMemoryColumns[] = {time_ns<&MR::time>("time"), group_ref<MR>(),
+                                         integer<&MR::correlation>("correlation"), integer<&MR::address>("address"),
+                                         integer<&MR::bytes>("bytes")};
+
+// The thread, API and result of a runtime call repeat; the store's process rank is kept here too.
+constexpr Column<RR> kRuntimeGroupColumns[] = {
+    group_key<RR>(), {"rank", "INTEGER", Kind::process_rank}, integer<&RR::thread>("tid"),
+    integer<&RR::cbid>("cbid"), string_id<&RR::name>("name_id"), integer<&RR::result, 0, UINT16_MAX>("result")};
+constexpr auto kRuntimeColumns = interval_row<RR>({integer<&RR::correlation>("correlation")});
+
+// A host range's name stays in the row: NVTX names may differ every step ("step 17").
+constexpr Column<HR> kHostRangeGroupColumns[] = {
+    group_key<HR>(), integer<&HR::device>("device"), integer<&HR::rank>("rank"), integer<&HR::thread>("tid"),
+    integer<&HR::kind>("kind"), string_id<&HR::layer>("layer_id")};
+constexpr auto kHostRangeColumns = interval_row<HR>({string_id<&HR::name>("name_id"), integer<&HR::step>("step")});
+
+/// Whether each group table's columns, its id aside, fit the writer's key of kMaxGroupColumns values.
+template <class... L>
+constexpr bool fit_group_key(const L&... columns) {
+  return ((std::size(columns) <= kMaxGroupColumns + 1) && ...);
+}
+static_assert(fit_group_key(kKernelGroupColumns, kMemcpyGroupColumns, kMemsetGroupColumns, kSyncGroupColumns,
+                            kMemoryGroupColumns, kRuntimeGroupColumns, kHostRangeGroupColumns));
 
 using ST = StepRecord;
 constexpr Column<ST> kStepColumns[] = {
@@ -199,14 +281,7 @@ constexpr Column<PY> kPySampleColumns[] = {time_ns<&PY::time>("time"), id32<&PY:
 
 const Table<TR> kThreads{"threads", kThreadColumns};
 const Table<CR> kConfigs{"kernel_configs", kConfigColumns};
-const Table<KR> kKernels{"kernels", kKernelColumns};
-const Table<MC> kMemcpys{"memcpys", kMemcpyColumns};
-const Table<MS> kMemsets{"memsets", kMemsetColumns};
-const Table<RR> kRuntime{"runtime_calls", kRuntimeColumns};
-const Table<SR> kSyncs{"syncs", kSyncColumns};
-const Table<MR> kMemory{"memory_events", kMemoryColumns};
 const Table<OR> kOverheads{"overheads", kOverheadColumns};
-const Table<HR> kHostRanges{"host_ranges", kHostRangeColumns};
 const Table<ST> kSteps{"steps", kStepColumns, true, "global_step"};
 const Table<ER> kEpochs{"epochs", kEpochColumns, true, "epoch"};
 const Table<SE> kSeries{"sample_series", kSeriesColumns, true, "id"};
@@ -216,11 +291,71 @@ const Table<PF> kPyFrames{"py_frames", kPyFrameColumns, true};
 const Table<PS> kPyStacks{"py_stacks", kPyStackColumns, true};
 const Table<PY> kPySamples{"py_samples", kPySampleColumns};
 
-/// The views: what the sqlite3 shell user reads (names and ends joined in).
-constexpr const char* kViews = R"SQL(CREATE VIEW py_sample_view AS SELECT p.time, p.tid, fn.value AS function, fl.value AS file, f.line, p.stack_id
+const Table<KR> kKernelGroups{"kernel_groups", kKernelGroupColumns};
+const Table<MC> kMemcpyGroups{"memcpy_groups", kMemcpyGroupColumns};
+const Table<MS> kMemsetGroups{"memset_groups", kMemsetGroupColumns};
+const Table<RR> kRuntimeGroups{"runtime_groups", kRuntimeGroupColumns};
+const Table<SR> kSyncGroups{"sync_groups", kSyncGroupColumns};
+const Table<MR> kMemoryGroups{"memory_groups", kMemoryGroupColumns};
+const Table<HR> kHostRangeGroups{"host_range_groups", kHostRangeGroupColumns};
+const Table<KR> kKernels{"kernels", kKernelColumns, false, "rowid", &kKernelGroups};
+const Table<MC> kMemcpys{"memcpys", kMemcpyColumns, false, "rowid", &kMemcpyGroups};
+const Table<MS> kMemsets{"memsets", kMemsetColumns, false, "rowid", &kMemsetGroups};
+const Table<RR> kRuntime{"runtime_calls", kRuntimeColumns, false, "rowid", &kRuntimeGroups};
+const Table<SR> kSyncs{"syncs", kSyncColumns, false, "rowid", &kSyncGroups};
+const Table<MR> kMemory{"memory_events", kMemoryColumns, false, "rowid", &kMemoryGroups};
+const Table<HR> kHostRanges{"host_ranges", kHostRangeColumns, false, "rowid", &kHostRangeGroups};
+const EventTables kGrouped{kKernels, kMemcpys, kMemsets, kRuntime, kSyncs, kMemory, kHostRanges};
+
+const Table<KR> kFlatKernels{"kernels", kFlatKernelColumns};
+const Table<MC> kFlatMemcpys{"memcpys", kFlatMemcpyColumns};
+const Table<MS> kFlatMemsets{"memsets", kFlatMemsetColumns};
+const Table<RR> kFlatRuntime{"runtime_calls", kFlatRuntimeColumns};
+const Table<SR> kFlatSyncs{"syncs", kFlatSyncColumns};
+const Table<MR> kFlatMemory{"memory_events", kFlatMemoryColumns};
+const Table<HR> kFlatHostRanges{"host_ranges", kFlatHostRangeColumns};
+const EventTables kFlat{kFlatKernels, kFlatMemcpys, kFlatMemsets, kFlatRuntime, kFlatSyncs, kFlatMemory, kFlatHostRanges};
+
+/// The views: what the sqlite3 shell user reads (names, ends and groups joined in). Their columns are
+/// the same in every format; these two read the same SQL in both layouts.
+constexpr const char* kCommonViews = R"SQL(CREATE VIEW py_sample_view AS SELECT p.time, p.tid, fn.value AS function, fl.value AS file, f.line, p.stack_id
   FROM py_samples p JOIN py_stacks s ON s.id = p.stack_id JOIN py_frames f ON f.id = s.frame_id
   LEFT JOIN strings fn ON fn.id = f.function_id LEFT JOIN strings fl ON fl.id = f.file_id;
-CREATE VIEW kernel_view AS SELECT k.start, k.start + k.dur AS "end", k.dur, s.value AS name, k.device,
+CREATE VIEW launch_to_kernel AS SELECT r.name AS launch, r.start AS launch_start, k.name AS kernel,
+  k.start AS kernel_start, k.start - r.start AS launch_latency, k.correlation
+  FROM runtime_view r JOIN kernel_view k ON k.correlation = r.correlation;
+)SQL";
+
+/// Format 4's views: each event table joined with its group table. memcpy_view, memset_view,
+/// sync_view and memory_event_view give those tables' rows with the columns formats 1 to 3 had.
+constexpr const char* kViews = R"SQL(CREATE VIEW kernel_view AS SELECT k.start, k.start + k.dur AS "end", k.dur,
+  s.value AS name, g.device, g.rank, g.stream, k.correlation, c.grid_x, c.grid_y, c.grid_z, c.block_x,
+  c.block_y, c.block_z, c.registers, c.static_smem, c.dynamic_smem, g.graph_id, g.graph_node
+  FROM kernels k JOIN kernel_groups g ON g.id = k.group_id JOIN kernel_configs c ON c.id = g.config_id
+  LEFT JOIN strings s ON s.id = c.name_id;
+CREATE VIEW runtime_view AS SELECT r.start, r.start + r.dur AS "end", r.dur, s.value AS name, g.tid,
+  r.correlation, g.result FROM runtime_calls r JOIN runtime_groups g ON g.id = r.group_id
+  LEFT JOIN strings s ON s.id = g.name_id;
+CREATE VIEW host_range_view AS SELECT h.start, h.start + h.dur AS "end", h.dur, k.name AS kind,
+  n.value AS name, l.value AS layer, g.tid, t.value AS thread, h.step, g.device, g.rank
+  FROM host_ranges h JOIN host_range_groups g ON g.id = h.group_id JOIN range_kinds k ON k.id = g.kind
+  LEFT JOIN strings n ON n.id = h.name_id LEFT JOIN strings l ON l.id = g.layer_id
+  LEFT JOIN (SELECT tid, MAX(name_id) AS name_id FROM threads GROUP BY tid) th ON th.tid = g.tid
+  LEFT JOIN strings t ON t.id = th.name_id;
+CREATE VIEW memcpy_view AS SELECT m.start, m.start + m.dur AS "end", m.dur, g.device, g.rank, g.context,
+  g.stream, m.correlation, m.bytes, g.copy_kind, g.src_kind, g.dst_kind, g.graph_id, g.graph_node
+  FROM memcpys m JOIN memcpy_groups g ON g.id = m.group_id;
+CREATE VIEW memset_view AS SELECT m.start, m.start + m.dur AS "end", m.dur, g.device, g.rank, g.context,
+  g.stream, m.correlation, m.bytes, g.value, g.memory_kind, g.graph_id, g.graph_node
+  FROM memsets m JOIN memset_groups g ON g.id = m.group_id;
+CREATE VIEW sync_view AS SELECT y.start, y.start + y.dur AS "end", y.dur, g.device, g.rank, g.context,
+  g.stream, y.correlation, g.type, y.event FROM syncs y JOIN sync_groups g ON g.id = y.group_id;
+CREATE VIEW memory_event_view AS SELECT m.time, g.device, g.rank, g.context, g.stream, m.correlation,
+  g.op, g.memory_kind, m.address, m.bytes FROM memory_events m JOIN memory_groups g ON g.id = m.group_id;
+)SQL";
+
+/// Formats 1 to 3's views over the flat event tables.
+constexpr const char* kFlatViews = R"SQL(CREATE VIEW kernel_view AS SELECT k.start, k.start + k.dur AS "end", k.dur, s.value AS name, k.device,
   k.rank, k.stream, k.correlation, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z,
   c.registers, c.static_smem, c.dynamic_smem, k.graph_id, k.graph_node
   FROM kernels k JOIN kernel_configs c ON c.id = k.config_id LEFT JOIN strings s ON s.id = c.name_id;
@@ -232,23 +367,14 @@ CREATE VIEW host_range_view AS SELECT h.start, h.start + h.dur AS "end", h.dur, 
   LEFT JOIN strings l ON l.id = h.layer_id
   LEFT JOIN (SELECT tid, MAX(name_id) AS name_id FROM threads GROUP BY tid) th ON th.tid = h.tid
   LEFT JOIN strings t ON t.id = th.name_id;
-CREATE VIEW launch_to_kernel AS SELECT r.name AS launch, r.start AS launch_start, k.name AS kernel,
-  k.start AS kernel_start, k.start - r.start AS launch_latency, k.correlation
-  FROM runtime_view r JOIN kernel_view k ON k.correlation = r.correlation;
 )SQL";
 
 }  // namespace
 
+const EventTables& event_tables(int version) { return version >= kGroupedFormat ? kGrouped : kFlat; }
 const Table<ThreadRecord>& threads() { return kThreads; }
 const Table<ConfigRow>& kernel_configs() { return kConfigs; }
-const Table<KernelRecord>& kernels() { return kKernels; }
-const Table<MemcpyRecord>& memcpys() { return kMemcpys; }
-const Table<MemsetRecord>& memsets() { return kMemsets; }
-const Table<RuntimeRecord>& runtime_calls() { return kRuntime; }
-const Table<SyncRecord>& syncs() { return kSyncs; }
-const Table<MemoryRecord>& memory_events() { return kMemory; }
 const Table<OverheadRecord>& overheads() { return kOverheads; }
-const Table<HostRangeRecord>& host_ranges() { return kHostRanges; }
 const Table<StepRecord>& steps() { return kSteps; }
 const Table<EpochRecord>& epochs() { return kEpochs; }
 const Table<SeriesRecord>& sample_series() { return kSeries; }
@@ -258,23 +384,28 @@ const Table<PyFrameRecord>& py_frames() { return kPyFrames; }
 const Table<PyStackRecord>& py_stacks() { return kPyStacks; }
 const Table<PySampleRecord>& py_samples() { return kPySamples; }
 
-std::string create_sql() {
+std::string create_sql(int version) {
   std::string sql =
       "CREATE TABLE schema_version(version INTEGER NOT NULL);\n"
       "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n"
       "CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT NOT NULL);\n";
   auto add = [&sql](const std::string& statement) { sql += statement + ";\n"; };
+  auto add_events = [&add](const auto& t) {  // a group table before the table that names its rows
+    if (t.groups) add(create_table(*t.groups));
+    add(create_table(t));
+  };
+  const EventTables& e = event_tables(version);
   add(create_table(kThreads));
   add("CREATE TABLE range_kinds(id INTEGER PRIMARY KEY, name TEXT NOT NULL)");
   add(create_table(kConfigs));
-  add(create_table(kKernels));
-  add(create_table(kMemcpys));
-  add(create_table(kMemsets));
-  add(create_table(kRuntime));
-  add(create_table(kSyncs));
-  add(create_table(kMemory));
+  add_events(e.kernels);
+  add_events(e.memcpys);
+  add_events(e.memsets);
+  add_events(e.runtime_calls);
+  add_events(e.syncs);
+  add_events(e.memory_events);
   add(create_table(kOverheads));
-  add(create_table(kHostRanges));
+  add_events(e.host_ranges);
   add(create_table(kSteps));
   add(create_table(kEpochs));
   add(create_table(kSeries));
@@ -287,7 +418,7 @@ std::string create_sql() {
   add(create_table(kPyFrames));
   add(create_table(kPyStacks));
   add(create_table(kPySamples));
-  return sql + kViews;
+  return sql + (version >= kGroupedFormat ? kViews : kFlatViews) + kCommonViews;
 }
 
 }  // namespace ts::prof::schema
