@@ -6,8 +6,7 @@
 # of the same round; a part's cost is ratio(without it) - ratio(everything), medians over rounds.
 #   bench/profile_cost.sh RUNNER CIFAR_DIR OUT ROUNDS EPOCHS PARTS -- TRAINING ARGS...
 # PARTS: ";"-separated configurations, each comma-separated TRAINSCOPE_PROFILE_SKIP values or
-# NAME=VALUE[+NAME=VALUE] of a measurement knob (TRAINSCOPE_PROFILE_FLUSH_MS,
-# TRAINSCOPE_PROFILE_DEVICE_BUFFER_MB, TRAINSCOPE_PROFILE_SEMAPHORES: profiling/cupti/cupti_collector.cpp)
+# NAME=VALUE[+NAME=VALUE]: an environment to run the profiled run in instead (e.g. TRAINSCOPE_CONV_LOG=1)
 #   e.g. "runtime;kernels;copies,syncs,memory;samplers;host;writer;cupti,samplers,host,writer"
 set -uo pipefail
 runner=$1; cifar=$2; out=$3; rounds=$4; epochs=$5; parts=$6; shift 6

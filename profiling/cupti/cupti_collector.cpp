@@ -26,13 +26,6 @@ constexpr std::size_t kBufferBytes = 8u << 20;  // 8 MiB: ~40k kernel records, ~
 constexpr int kPoolStart = 3;  // buffers made before the run: CUPTI keeps one per thread that calls CUDA
 constexpr auto kFlushPeriod = std::chrono::milliseconds(100);
 
-/// A measurement knob of bench/profile_cost.sh: the environment variable's integer, or `fallback`.
-long env_number(const char* name, long fallback) {
-  const char* v = std::getenv(name);
-  char* end = nullptr;
-  const long n = v ? std::strtol(v, &end, 10) : 0;
-  return v && end != v && *end == 0 && n > 0 ? n : fallback;
-}
 constexpr auto kClockCheckPeriod = std::chrono::seconds(1);
 
 constexpr CUpti_ActivityKind kKinds[] = {
@@ -205,17 +198,6 @@ void CuptiCollector::Impl::start() {
     for (int i = 0; i < kPoolStart; ++i)
       if (std::uint8_t* b = zeroed_buffer()) pool.push_back(b);
   }
-  // Measurement knobs (bench/profile_cost.sh): CUPTI's device buffer for kernel records and its
-  // semaphore pool, both CUPTI's defaults unless set.
-  if (const long mb = env_number("TRAINSCOPE_PROFILE_DEVICE_BUFFER_MB", 0)) {
-    std::size_t v = static_cast<std::size_t>(mb) << 20, n = sizeof(v);
-    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &n, &v);
-  }
-  if (const long k = env_number("TRAINSCOPE_PROFILE_SEMAPHORES", 0)) {
-    std::size_t v = static_cast<std::size_t>(k), n = sizeof(v);
-    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_SIZE, &n, &v);
-    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_PRE_ALLOCATE_VALUE, &n, &v);
-  }
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   for (CUpti_ActivityKind k : kKinds) {
     if (r != CUPTI_SUCCESS) break;
@@ -260,16 +242,15 @@ void CuptiCollector::Impl::run() {
   trace::name_this_thread("cupti-collector");
   lower_this_thread_priority();
   auto last_flush = std::chrono::steady_clock::now(), last_clock = last_flush;
-  const std::chrono::milliseconds flush_period(env_number("TRAINSCOPE_PROFILE_FLUSH_MS", kFlushPeriod.count()));
   for (;;) {
     {
       std::unique_lock lock(mutex);
-      cv.wait_for(lock, flush_period / 2, [&] { return stopping || !completed.empty(); });
+      cv.wait_for(lock, kFlushPeriod / 2, [&] { return stopping || !completed.empty(); });
       if (stopping) break;
     }
     drain();
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_flush >= flush_period) {
+    if (now - last_flush >= kFlushPeriod) {
       cuptiActivityFlushAll(0);  // completed buffers arrive through buffer_completed on this thread
       last_flush = now;
     }
