@@ -307,7 +307,9 @@ void MainWindow::buildStatusBar() {
     l->setAutoFillBackground(true);
     l->setContentsMargins(6, 0, 0, 0);
     statusBar()->addPermanentWidget(l);
+    l->installEventFilter(this);  // its resizes move the room a message has
   }
+  statusBar()->installEventFilter(this);
   elapsed_timer_ = new QTimer(this);
   elapsed_timer_->setInterval(500);
   connect(elapsed_timer_, &QTimer::timeout, this, &MainWindow::tickElapsed);
@@ -349,12 +351,38 @@ void MainWindow::showMessage(const QString& text, bool error) {
 void MainWindow::hideMessage() { message_bar_->hide(); }
 
 void MainWindow::showStatus(const QString& text, int timeout_ms) {
+  status_full_ = text;
+  status_until_ = timeout_ms > 0 ? QDeadlineTimer(timeout_ms) : QDeadlineTimer(QDeadlineTimer::Forever);
+  status_shown_.clear();
+  status_fresh_ = true;
+  elideStatus();
+}
+
+void MainWindow::elideStatus() {
+  // Only the message showStatus put there (not one shown since by another path), while it lasts.
+  if (status_full_.isEmpty() || (!status_fresh_ && statusBar()->currentMessage() != status_shown_)) return;
+  status_fresh_ = false;
+  const qint64 left = status_until_.isForever() ? 0 : status_until_.remainingTime();
+  if (!status_until_.isForever() && left <= 0) return;
   // A temporary message is drawn up to the permanent labels and cut there mid-word ("…streams.sqlit"):
   // elided in the middle to the room left of them, so a file name keeps its end.
   int room = statusBar()->width() - 24;
   for (auto* l : {device_label_, batch_label_, amp_label_, workers_label_, elapsed_label_})
     if (l && l->isVisible()) room -= l->width() + statusBar()->layout()->spacing();
-  statusBar()->showMessage(statusBar()->fontMetrics().elidedText(text, Qt::ElideMiddle, std::max(room, 80)), timeout_ms);
+  // Where the labels leave almost nothing (classroom mode's font at 1280), an ellipsis or nothing:
+  // never text under them.
+  status_shown_ = statusBar()->fontMetrics().elidedText(status_full_, Qt::ElideMiddle, std::max(room, 0));
+  statusBar()->showMessage(status_shown_, static_cast<int>(left));
+}
+
+bool MainWindow::eventFilter(QObject* o, QEvent* e) {
+  // The room changes with the window's width, the labels' texts and the font (classroom mode):
+  // elided again once the labels have their new widths.
+  const bool bar = o == statusBar(), label = o->parent() == statusBar() && o->isWidgetType();
+  if ((bar || label) && !status_full_.isEmpty() &&
+      (e->type() == QEvent::Resize || e->type() == QEvent::FontChange || e->type() == QEvent::LayoutRequest))
+    QTimer::singleShot(0, this, &MainWindow::elideStatus);
+  return QMainWindow::eventFilter(o, e);
 }
 
 void MainWindow::addStatusWidget(QWidget* w) { statusBar()->addWidget(w); }

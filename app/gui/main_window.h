@@ -10,6 +10,7 @@
 // Pause, Stop), Preferences, About and the environment doctor (main_window_dialogs.cpp). Every run
 // records a session file (Run settings ▸ Record session).
 #pragma once
+#include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QMargins>
@@ -121,6 +122,8 @@ class MainWindow : public QMainWindow, public MainFrame {
   /// setup line opens the setup.
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
+  /// The status bar's resizes, font changes and relayouts: the shown message elided again.
+  bool eventFilter(QObject* o, QEvent* e) override;
 
  private:
   void buildWorkspaces();
@@ -139,6 +142,8 @@ class MainWindow : public QMainWindow, public MainFrame {
   void onFinished(const RunOutcome& outcome);
   void applyPreferences();
   void tickElapsed();
+  /// Shows status_full_ elided to the room left of the permanent labels (its remaining time kept).
+  void elideStatus();
 
   std::vector<DeviceInfo> gpus_;
   QString no_gpu_reason_;
@@ -171,6 +176,9 @@ class MainWindow : public QMainWindow, public MainFrame {
   QElapsedTimer shown_clock_;      // since the first show (the frame fit's window)
   QMargins fitted_frame_;          // the frame margins fitFrameToScreen last fitted to
   QString amp_text_;  // "AMP fp16" etc. of the run
+  QString status_full_, status_shown_;  // showStatus's text, and as elided on the status bar
+  QDeadlineTimer status_until_;
+  bool status_fresh_ = false;  // showStatus's text not yet shown
 };
 
 }  // namespace ts::gui

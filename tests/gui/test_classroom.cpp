@@ -9,9 +9,15 @@
 #include <QAction>
 #include <QApplication>
 #include <QDoubleSpinBox>
+#include <QCheckBox>
+#include <QFormLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QtTest>
 #include <cmath>
 #include <qcustomplot.h>
@@ -222,6 +228,96 @@ class TestClassroom : public QObject {
     QVERIFY(memory_limit->isVisibleTo(rs));
     QVERIFY(checkpoint->isVisibleTo(rs));
     QVERIFY(!w.lessons()->lessonView()->presenting());
+  }
+
+  /// In classroom mode at 1280x680 the Train workspace's charts keep their tick labels apart (the
+  /// throughput axis once stacked eight 6-digit labels into 110 px).
+  void chartTickLabelsStayApartInClassroomMode() {
+    MainWindow w;
+    w.show();
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(kSession) && opened.wait(20000));
+    w.resize(1280, 680);
+    w.lessons()->setClassroomMode(true);
+    w.workspaces()->setMode(Workspaces::Mode::train);
+    QTest::qWait(400);
+    int checked = 0;
+    for (QCustomPlot* plot : w.findChildren<QCustomPlot*>()) {
+      if (!plot->isVisible()) continue;
+      plot->replot();
+      for (QCPAxis* a : {plot->xAxis, plot->yAxis}) {
+        QVector<double> px;
+        for (double t : a->tickVector())
+          if (a->range().contains(t)) px << a->coordToPixel(t);
+        const QFontMetrics fm(a->tickLabelFont());
+        const QStringList labels = a->tickVectorLabels().toList();
+        for (int i = 1; i < px.size(); ++i) {
+          const double apart = std::abs(px[i] - px[i - 1]);
+          const int need = a->orientation() == Qt::Vertical ? fm.height()
+                                                            : (fm.horizontalAdvance(labels.value(i)) + fm.horizontalAdvance(labels.value(i - 1))) / 2;
+          QVERIFY2(apart >= need, qPrintable(QString("%1: ticks %2 px apart, labels need %3 px (%4)")
+                                                 .arg(plot->objectName().isEmpty() ? plot->parentWidget()->metaObject()->className() : plot->objectName())
+                                                 .arg(apart).arg(need).arg(labels.join(' '))));
+        }
+        ++checked;
+      }
+    }
+    QVERIFY(checked >= 6);  // loss, accuracy and throughput, two axes each
+    w.lessons()->setClassroomMode(false);
+  }
+
+  /// The story, the promises and the key numbers scroll as one column at 1280x680, in classroom
+  /// mode too: no part of the lesson in a box with its own scroll bar, every key-number row shown.
+  void theLessonColumnScrollsAsOne() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.lessons()->runLesson("dataloader_workers", true));
+    QTRY_VERIFY_WITH_TIMEOUT(lesson_shown(w, "dataloader_workers"), 60000);
+    LessonView* v = w.lessons()->lessonView();
+    for (bool classroom : {false, true}) {
+      w.lessons()->setClassroomMode(classroom);
+      v->resize(1280, 680);
+      v->setPresenting(classroom);
+      QTest::qWait(300);
+      QWidget* column = v->column()->widget();
+      QVERIFY(column->isAncestorOf(v->storyLabel()) && column->isAncestorOf(v->checksLabel()));
+      QVERIFY(column->findChildren<QScrollArea*>().isEmpty());
+      int boxes = 0;  // scrolling widgets other than a table's own headers
+      for (QAbstractScrollArea* a : column->findChildren<QAbstractScrollArea*>()) boxes += qobject_cast<QHeaderView*>(a) ? 0 : 1;
+      QCOMPARE(boxes, 1);  // the key-number table, which shows every row
+      QTableWidget* t = v->figuresTable();
+      int rows_h = 0;
+      for (int r = 0; r < t->rowCount(); ++r) rows_h += t->rowHeight(r);
+      QVERIFY2(t->viewport()->height() >= rows_h,
+               qPrintable(QString("classroom %1: %2 px of rows in a %3 px table").arg(classroom).arg(rows_h).arg(t->viewport()->height())));
+      QVERIFY(!t->verticalScrollBar()->isVisible());
+    }
+    w.lessons()->setClassroomMode(false);
+  }
+
+  /// Every knob of Run settings readable in classroom mode at 1280x680: the form is no wider than
+  /// its column (long check boxes wrap, a form row puts its field under its label), so nothing is
+  /// cut at the right edge behind a horizontal scroll bar.
+  void theRunSettingsFitTheirColumnInClassroomMode() {
+    MainWindow w;
+    w.show();
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(kSession) && opened.wait(20000));  // the session's settings note too
+    w.resize(1280, 680);
+    w.lessons()->setClassroomMode(true);
+    w.workspaces()->setMode(Workspaces::Mode::train);
+    QTest::qWait(400);
+    auto* scroll = w.findChild<QScrollArea*>("train.settings_scroll");
+    QVERIFY(scroll);
+    QWidget* form = scroll->widget();
+    QVERIFY2(form->width() <= scroll->viewport()->width() && !scroll->horizontalScrollBar()->isVisible(),
+             qPrintable(QString("form %1 px (minimum %2) in a %3 px column").arg(form->width()).arg(form->minimumSizeHint().width()).arg(scroll->viewport()->width())));
+    for (QCheckBox* c : form->findChildren<QCheckBox*>()) {
+      if (!c->isVisible()) continue;
+      QVERIFY2(c->height() >= c->heightForWidth(c->width()) || !c->hasHeightForWidth(),
+               qPrintable(QString("%1: %2 px high, its text needs %3").arg(c->text()).arg(c->height()).arg(c->heightForWidth(c->width()))));
+    }
+    w.lessons()->setClassroomMode(false);
   }
 
   void screenshotsWhenAsked() {

@@ -14,6 +14,7 @@
 #include <QtTest>
 
 #include "app/gui/main_window.h"
+#include "widgets/main/lessons_controller.h"
 #include "gui/gui_test_util.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/panels/panel_hub.h"
@@ -277,11 +278,29 @@ class TestWindowFit : public QObject {
     const QString shown = w.statusBar()->currentMessage();
     QVERIFY2(shown.endsWith(".tsession: 80 steps with a loss, 2 epoch(s)") || shown.endsWith(".tsession"), qPrintable(shown));
     QVERIFY2(shown.startsWith("Session resnet18_ddp") || shown.startsWith("Opened resnet18_ddp"), qPrintable(shown));
-    int room = w.statusBar()->width();
-    for (QLabel* l : w.statusBar()->findChildren<QLabel*>())
-      if (l->isVisible() && l->parentWidget() == w.statusBar() && !l->text().isEmpty()) room -= l->width();
-    QVERIFY2(w.statusBar()->fontMetrics().horizontalAdvance(shown) <= room,
-             qPrintable(QString("%1 px of text, %2 px of room").arg(w.statusBar()->fontMetrics().horizontalAdvance(shown)).arg(room)));
+    auto fits = [&w](const QString& when) {
+      const QString text = w.statusBar()->currentMessage();
+      int room = w.statusBar()->width();
+      for (QLabel* l : w.statusBar()->findChildren<QLabel*>())
+        if (l->isVisible() && l->parentWidget() == w.statusBar() && !l->text().isEmpty()) room -= l->width();
+      const int need = w.statusBar()->fontMetrics().horizontalAdvance(text);
+      return need <= room ? QString() : QString("%1: %2 px of text, %3 px of room").arg(when).arg(need).arg(room);
+    };
+    QString why = fits("at 1280");
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    // Classroom mode's larger font widens the labels: the message is elided again, not overlapped.
+    const int before = w.statusBar()->fontMetrics().height();
+    w.lessons()->setClassroomMode(true);
+    QTest::qWait(300);  // the font change reaches every widget through posted events
+    QVERIFY(w.statusBar()->fontMetrics().height() > before);
+    why = fits("in classroom mode");
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    w.lessons()->setClassroomMode(false);
+    QTest::qWait(300);
+    why = fits("back from classroom mode");
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    const QString back = w.statusBar()->currentMessage();  // the same message again, elided
+    QVERIFY2(back.startsWith(shown.left(12)) && back.right(10) == shown.right(10), qPrintable(back));
   }
 };
 

@@ -97,26 +97,33 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
   figures_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   figures_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   figures_->setWordWrap(true);
+  // The table shows every row (its height follows its rows, in classroom mode too): the column
+  // scrolls as one, so no part of the lesson sits in a small box of its own.
+  figures_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  figures_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  figures_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   status_ = new QLabel;
   status_->setWordWrap(true);
-  auto* story_scroll = new QScrollArea;
-  story_scroll->setWidget(story_);
-  story_scroll->setWidgetResizable(true);
-  story_scroll->setFrameShape(QFrame::NoFrame);
   col->addWidget(title_);
   col->addWidget(banner_);
-  col->addWidget(story_scroll, 3);
+  col->addWidget(story_);
   col->addWidget(new QLabel(tr("<b>What the lesson promised</b>")));
-  auto* checks_scroll = new QScrollArea;
-  checks_scroll->setWidget(checks_);
-  checks_scroll->setWidgetResizable(true);
-  col->addWidget(checks_scroll, 2);
+  col->addWidget(checks_);
   col->addWidget(new QLabel(tr("<b>Key numbers</b> (first step left out)")));
-  col->addWidget(figures_, 2);
+  col->addWidget(figures_);
   col->addWidget(status_);
+  col->addStretch(1);
+  // One scroll area for the whole column: the story, the promises and the numbers read top to
+  // bottom at any window height; only the width is the splitter's.
+  column_ = new QScrollArea;
+  column_->setObjectName("lessonColumn");
+  column_->setWidget(left);
+  column_->setWidgetResizable(true);
+  column_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  column_->setFrameShape(QFrame::NoFrame);
   compare_ = new CompareView;
   split_ = new QSplitter(Qt::Horizontal);
-  split_->addWidget(left);
+  split_->addWidget(column_);
   split_->addWidget(compare_);
   split_->setStretchFactor(0, 2);
   split_->setStretchFactor(1, 3);

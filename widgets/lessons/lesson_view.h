@@ -3,11 +3,12 @@
 // where and when each run was recorded), the story's paragraphs, each expectation with ✔ or ✘ and
 // its numbers (a verdict's change written "fired → gone", a figure's "before → after (×ratio)", an
 // outcome's "out of memory"), and the key figures side by side, the rows the lesson is about
-// highlighted. The right side is a CompareView of the runs' sessions (labelled with the runs'
-// labels), its timelines aligned at the lesson's step and the lesson's panel's tab shown. The
-// judging (lessons::evaluate_sessions, which opens every session) runs on a worker thread; recorded
-// sessions (ID.tsession.zst) are decompressed there once, into plain temporary copies that the
-// judging and the Compare view read and that are held while the lesson is shown.
+// highlighted; the column scrolls as one (no part in a box of its own). The right side is a
+// CompareView of the runs' sessions (labelled with the runs' labels), its timelines aligned at the
+// lesson's step and the lesson's panel's tab shown. The judging (lessons::evaluate_sessions, which
+// opens every session) runs on a worker thread; recorded sessions (ID.tsession.zst) are
+// decompressed there once, into plain temporary copies that the judging and the Compare view read
+// and that are held while the lesson is shown.
 #pragma once
 #include <QString>
 #include <QWidget>
@@ -17,6 +18,7 @@
 #include "lessons/lesson_eval.h"
 
 class QLabel;
+class QScrollArea;
 class QSplitter;
 class QTableWidget;
 class QVBoxLayout;
@@ -66,6 +68,8 @@ class LessonView : public QWidget {
   QTableWidget* figuresTable() const { return figures_; }
   CompareView* compareView() const { return compare_; }
   QSplitter* splitter() const { return split_; }
+  /// The left column (title to status), scrolled as one.
+  QScrollArea* column() const { return column_; }
 
  signals:
   void ready();
@@ -79,6 +83,7 @@ class LessonView : public QWidget {
   void startCompare(const lessons::LessonResult& r);
 
   QSplitter* split_;
+  QScrollArea* column_;
   QLabel *title_, *banner_, *story_, *status_;
   QLabel* checks_;
   std::vector<CheckRow> check_rows_;

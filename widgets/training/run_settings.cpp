@@ -23,6 +23,7 @@
 #include "engine/cifar10.h"
 #include "engine/cpu_amp.h"
 #include "engine/memory.h"
+#include "widgets/common/wrap_check_box.h"
 #include "widgets/data/cifar_download.h"
 
 namespace ts::gui {
@@ -94,6 +95,7 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
   download_dir_ = (cache.isEmpty() ? QDir::homePath() + "/.cache" : cache) + "/trainscope/cifar10";
   auto* form = new QFormLayout;
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // a narrow column (classroom font): field under label
 
   device_ = new QComboBox;
   for (const auto& d : devices)
@@ -142,13 +144,13 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
   num_workers_ = new QSpinBox;
   knob_range(num_workers_, "num_workers");
   num_workers_->setToolTip(tr("Data-loader worker threads (0 = the trainer thread loads)"));
-  pin_memory_ = new QCheckBox(tr("pin_memory (page-locked batch buffers)"));
-  augment_ = new QCheckBox(tr("Augmentation (random crop, padding 4, + horizontal flip)"));
-  sync_every_step_ = new QCheckBox(tr("Sync every step (read the loss each step, as loss.item() does)"));
+  pin_memory_ = new WrapCheckBox(tr("pin_memory (page-locked batch buffers)"));
+  augment_ = new WrapCheckBox(tr("Augmentation (random crop, padding 4, + horizontal flip)"));
+  sync_every_step_ = new WrapCheckBox(tr("Sync every step (read the loss each step, as loss.item() does)"));
   seed_ = new QSpinBox;
   knob_range(seed_, "seed");
   seed_->setToolTip(tr("Seeds the initial weights, the shuffle, augmentation and dropout: the same seed, the same run"));
-  record_session_ = new QCheckBox(tr("Record session (profile)"));
+  record_session_ = new WrapCheckBox(tr("Record session (profile)"));
   record_session_->setObjectName("record_session");
   record_session_->setToolTip(tr("Record the run's profile, losses and accuracy into a session file under %1 "
                                  "(File ▸ Save session as… keeps a copy)").arg(default_session_dir()));
@@ -205,6 +207,7 @@ QWidget* RunSettingsPanel::buildPrecisionBox() {
   auto* box = new QGroupBox(tr("Precision and determinism"));
   auto* form = new QFormLayout(box);
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // a narrow column (classroom font): field under label
   amp_ = new QComboBox;
   amp_->setObjectName("amp");
   amp_->addItem(tr("off (fp32)"), static_cast<int>(AmpMode::off));
@@ -231,10 +234,10 @@ QWidget* RunSettingsPanel::buildPrecisionBox() {
                                "(fractions allowed; --memory-limit). A run that needs more stops with the "
                                "out-of-memory message and its advice; the memory graph and the verdicts take the "
                                "cap as the card. 0 = off, the real card."));
-  deterministic_ = new QCheckBox(tr("Deterministic (same seed, same losses)"));
+  deterministic_ = new WrapCheckBox(tr("Deterministic (same seed, same losses)"));
   deterministic_->setToolTip(tr("Deterministic algorithms (no cuDNN autotuning) and a fixed reduction order"));
   deterministic_->setObjectName("deterministic");
-  cuda_graphs_ = new QCheckBox(tr("CUDA graphs (one launch per step)"));
+  cuda_graphs_ = new WrapCheckBox(tr("CUDA graphs (one launch per step)"));
   cuda_graphs_->setToolTip(cudaGraphsTip());
   cuda_graphs_->setObjectName("cuda_graphs");
   form->addRow(tr("AMP (autocast)"), amp_);
@@ -258,6 +261,7 @@ QWidget* RunSettingsPanel::buildCheckpointBox() {
   auto* box = new QGroupBox(tr("Checkpoints"));
   auto* form = new QFormLayout(box);
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // a narrow column (classroom font): field under label
   checkpoint_every_ = new QSpinBox;
   checkpoint_every_->setObjectName("checkpoint_every");
   checkpoint_every_->setRange(0, 1000);
@@ -354,8 +358,14 @@ QWidget* RunSettingsPanel::buildDataBox() {
   download_button_->setToolTip(tr("The official binary archive (162 MB) from cs.toronto.edu, checked by MD5"));
   sample_ = new QPushButton(tr("Use sample set"));
   sample_->setToolTip(tr("TrainScope's generated images in the CIFAR-10 layout (works offline; NOT CIFAR-10)"));
-  for (auto* b : {choose_, download_button_, sample_}) buttons->addWidget(b);
+  // Two buttons a row: three side by side set the form's minimum width at classroom mode's font.
+  buttons->addWidget(choose_);
+  buttons->addWidget(sample_);
   v->addLayout(buttons);
+  auto* download_row = new QHBoxLayout;
+  download_row->addWidget(download_button_);
+  download_row->addStretch(1);
+  v->addLayout(download_row);
   auto* progress_row = new QHBoxLayout;
   download_progress_ = new QProgressBar;
   download_progress_->setVisible(false);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "widgets/common/count_ticker.h"
 #include "widgets/common/elided_label.h"
 
 namespace ts::gui {
@@ -87,6 +88,10 @@ TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
   throughput_->legend->setVisible(true);
   throughput_->legend->setFont(QFont(font().family(), font().pointSize() - 2));
   throughput_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+
+  // Ticks that fit each axis at any font size ("250k", not "250000"; fewer where the chart is short).
+  for (QCPAxis* a : {loss_->xAxis, loss_->yAxis, accuracy_->yAxis, throughput_->xAxis, throughput_->yAxis})
+    a->setTicker(QSharedPointer<QCPAxisTicker>(new CountTicker(a)));
 
   grid->addWidget(loss_, 1, 0, 1, 2);
   grid->addWidget(accuracy_, 2, 0);

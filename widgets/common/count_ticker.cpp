@@ -1,0 +1,40 @@
+// CountTicker (count_ticker.h).
+#include "widgets/common/count_ticker.h"
+
+#include <QFontMetrics>
+#include <algorithm>
+#include <cmath>
+
+namespace ts::gui {
+
+int CountTicker::fitting_tick_count(int length_px, int label_px) {
+  if (label_px <= 0) return 5;
+  return std::clamp(static_cast<int>(length_px / (2.5 * label_px)), 2, 8);
+}
+
+QString CountTicker::label(double value, double step) {
+  if (value == 0) return "0";
+  const double a = std::fabs(value);
+  const double unit = a >= 1e9 ? 1e9 : a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1;
+  const char* prefix = unit == 1e9 ? "G" : unit == 1e6 ? "M" : unit == 1e3 ? "k" : "";
+  const double s = step > 0 ? step : a;
+  const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(s / unit) - 1e-9)), 0, 3);
+  return QString::number(value / unit, 'f', decimals) + prefix;
+}
+
+double CountTicker::getTickStep(const QCPRange& range) {
+  if (axis_ && axis_->axisRect()) {
+    const QFontMetrics fm(axis_->tickLabelFont());
+    const bool vertical = axis_->orientation() == Qt::Vertical;
+    const int length = vertical ? axis_->axisRect()->height() : axis_->axisRect()->width();
+    // Horizontal labels need their width: a wide label such as "350k" judged by a typical one.
+    const int label = vertical ? fm.height() : fm.horizontalAdvance("000.0k");
+    setTickCount(fitting_tick_count(length, label));
+  }
+  step_ = QCPAxisTicker::getTickStep(range);
+  return step_;
+}
+
+QString CountTicker::getTickLabel(double tick, const QLocale&, QChar, int) { return label(tick, step_); }
+
+}  // namespace ts::gui
