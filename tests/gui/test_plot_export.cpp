@@ -8,6 +8,7 @@
 #include <QtTest>
 #include <qcustomplot.h>
 
+#include "widgets/common/count_ticker.h"
 #include "widgets/common/plot_export.h"
 
 using namespace ts::gui;
@@ -35,6 +36,18 @@ QByteArray head(const QString& path, int n) {
 class TestPlotExport : public QObject {
   Q_OBJECT
  private slots:
+  void countTickerLabelsAndTickCount() {
+    using ts::gui::CountTicker;
+    QCOMPARE(CountTicker::label(0, 50000), QString("0"));
+    QCOMPARE(CountTicker::label(350000, 50000), QString("350k"));
+    QCOMPARE(CountTicker::label(1250000, 250000), QString("1.25M"));
+    QCOMPARE(CountTicker::label(950, 50), QString("950"));
+    QCOMPARE(CountTicker::label(2.5, 0.5), QString("2.5"));
+    QCOMPARE(CountTicker::label(-20000, 10000), QString("-20k"));
+    QCOMPARE(CountTicker::fitting_tick_count(110, 21), 2);  // a short classroom chart: two ticks
+    QCOMPARE(CountTicker::fitting_tick_count(300, 15), 8);
+    QCOMPARE(CountTicker::fitting_tick_count(100, 0), 5);
+  }
   void writesPngAndPdf() {
     QTemporaryDir dir;
     std::unique_ptr<QCustomPlot> plot(make_plot());

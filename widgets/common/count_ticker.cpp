@@ -17,8 +17,11 @@ QString CountTicker::label(double value, double step) {
   const double a = std::fabs(value);
   const double unit = a >= 1e9 ? 1e9 : a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1;
   const char* prefix = unit == 1e9 ? "G" : unit == 1e6 ? "M" : unit == 1e3 ? "k" : "";
-  const double s = step > 0 ? step : a;
-  const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(s / unit) - 1e-9)), 0, 3);
+  // The fewest decimals (0-3) that write the step exactly in this unit: 0.25M steps need two.
+  const double s = (step > 0 ? step : a) / unit;
+  int decimals = 0;
+  while (decimals < 3 && std::fabs(s * std::pow(10, decimals) - std::round(s * std::pow(10, decimals))) > 1e-6 * std::pow(10, decimals))
+    ++decimals;
   return QString::number(value / unit, 'f', decimals) + prefix;
 }
 
