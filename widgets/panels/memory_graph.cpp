@@ -93,7 +93,7 @@ MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_
 void MemoryGraph::setupGraphs() {
   plot_->xAxis->setLabel(tr("session time (s)"));
   plot_->yAxis->setLabel(tr("device memory"));
-  plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
+  plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker(plot_->yAxis)));
   plot_->axisRect()->setRangeDrag(Qt::Horizontal);
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -134,6 +134,13 @@ void MemoryGraph::setupGraphs() {
   capacity_label_->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
   capacity_label_->position->setTypeY(QCPItemPosition::ptPlotCoords);
   capacity_label_->position->setCoords(0.01, 0);
+  // The lines above a stack that the axis is fitted to: said at the top right, not drawn 7x taller.
+  off_scale_label_ = new QCPItemText(plot_);
+  off_scale_label_->setColor(QColor(80, 80, 80));
+  off_scale_label_->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+  off_scale_label_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  off_scale_label_->position->setCoords(0.995, 0.0);
+  off_scale_label_->setVisible(false);
   peak_label_ = new QCPItemText(plot_);
   peak_label_->setColor(QColor(150, 20, 20));
   peak_label_->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
@@ -269,17 +276,29 @@ void MemoryGraph::rebuild() {
   const std::vector<SeriesPoint> allocated = allocatedTotal();
   markPeak(allocated);
   updateLeak(allocated);
-  double data_max = 0, lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
+  double data_max = 0, line_max = 0, lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
   for (int i = 0; i < plot_->graphCount(); ++i) {
     bool found = false;
-    const QCPRange v = plot_->graph(i)->data()->valueRange(found);
-    if (found) data_max = std::max(data_max, v.upper);
-    const QCPRange k = plot_->graph(i)->data()->keyRange(found);
+    QCPGraph* g = plot_->graph(i);
+    const QCPRange v = g->data()->valueRange(found);
+    const bool stack = g == other_total_ || std::find(std::begin(stack_graphs_), std::end(stack_graphs_), g) != std::end(stack_graphs_);
+    double& m = stack ? data_max : line_max;  // the stack and the other total, or a line (and its peak mark)
+    if (found) m = std::max(m, v.upper);
+    const QCPRange k = g->data()->keyRange(found);
     if (found) lo = std::min(lo, k.lower), hi = std::max(hi, k.upper);
   }
   has_data_ = lo <= hi;
   if (has_data_) link_->setDataExtent(s_to_ns(lo), s_to_ns(hi));
-  updateCapacity(data_max);
+  // The card's use (CUDA context, cuDNN workspaces, other processes) can be many times what the
+  // run allocates (1.1 GB over 164 MB): on one scale the stacked categories were 3 px tall. Over
+  // 3x, the axis fits the stack and the line's peak is said at the top instead.
+  lines_off_scale_ = data_max > 0 && line_max > 3 * data_max && !show_capacity_->isChecked();
+  off_scale_label_->setVisible(lines_off_scale_);
+  if (lines_off_scale_)
+    off_scale_label_->setText(tr("off scale ↑ %1 up to %2").arg(used_->data()->isEmpty() ? tr("CUPTI allocations") : tr("card used"),
+                                                             format_bytes(line_max, 1)));
+  if (lines_off_scale_ && peak_series_ == "device.memory.used") peak_label_->setVisible(false);  // above the axis
+  updateCapacity(lines_off_scale_ ? data_max : std::max(data_max, line_max));
   absent_->setText(absentMessage());
   absent_->setVisible(!has_data_);
   plot_->legend->setVisible(has_data_);
@@ -376,6 +395,15 @@ void MemoryGraph::updateCapacity(double data_max) {
   capacity_line_->setVisible(capacity_.has_value());
   capacity_label_->setVisible(false);
   double upper = data_max > 0 ? data_max * 1.18 : 1e9;
+  if (track_mode_ && data_max > 0) {
+    // A short track reads three labels at most: the axis ends on the second of two nice steps
+    // (1, 2, 2.5, 5 x 10^k) so "0", the middle and the top are all drawn (164 MB -> 0/100/200 MB).
+    const double half = data_max * 1.05 / 2, decade = std::pow(10.0, std::floor(std::log10(half)));
+    double step = decade * 10;
+    for (double m : {1.0, 2.0, 2.5, 5.0})
+      if (decade * m >= half) { step = decade * m; break; }
+    upper = 2 * step;
+  }
   if (capacity_) {
     capacity_line_->point1->setCoords(0, *capacity_);
     capacity_line_->point2->setCoords(1, *capacity_);

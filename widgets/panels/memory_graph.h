@@ -65,6 +65,9 @@ class MemoryGraph : public QWidget {
   QString peakName() const;
   /// The capacity line's value (bytes), nullopt without meta device.total_memory_bytes (or a cap).
   std::optional<double> capacityLineBytes() const;
+  /// Whether the card-used (or CUPTI) line is over 3x the stack and the axis fits the stack instead
+  /// (the line's peak then said in a label at the top right).
+  bool linesOffScale() const { return lines_off_scale_; }
   /// The line is a simulated card's cap (run.config memory_limit_bytes), not the real card.
   bool capacitySimulated() const { return simulated_; }
   /// The capacity line's label ("card capacity 140.00 GiB", "simulated card 8.00 GiB (--memory-limit 8)").
@@ -113,7 +116,8 @@ class MemoryGraph : public QWidget {
   std::vector<QCPGraph*> stack_graphs_;  // one per category, cumulative
   QCPGraph *other_total_, *used_, *cupti_graph_, *peak_graph_;
   QCPItemStraightLine* capacity_line_;
-  QCPItemText *capacity_label_, *peak_label_, *leak_label_, *absent_;
+  QCPItemText *capacity_label_, *peak_label_, *leak_label_, *absent_, *off_scale_label_;
+  bool lines_off_scale_ = false;
   std::optional<double> capacity_;
   bool simulated_ = false;               // capacity_ is a simulated card's cap
   std::optional<double> reserved_peak_;  // the allocator's reserved total at its peak (simulated card)

@@ -1,6 +1,8 @@
 // Shared plot plumbing of the panels: linked time axis, byte ticker, titles, colours.
 #include "widgets/panels/panel_plot.h"
 
+#include <QFontMetrics>
+
 #include <algorithm>
 #include <cmath>
 
@@ -21,6 +23,17 @@ QString format_bytes(double bytes, int precision) { return QString::fromStdStrin
 
 double BytesTicker::getTickStep(const QCPRange& range) {
   step_ = QCPAxisTicker::getTickStep(range);
+  if (axis_ && axis_->axisRect() && axis_->orientation() == Qt::Vertical && range.size() > 0 && step_ > 0) {
+    const double px_per_byte = axis_->axisRect()->height() / range.size();
+    const int label_px = QFontMetrics(axis_->tickLabelFont()).height();
+    for (int i = 0; i < 30 && step_ * px_per_byte < label_px; ++i) {  // the next of 1, 2, 2.5, 5 x 10^k
+      const double decade = std::pow(10.0, std::floor(std::log10(step_) + 1e-9));
+      double next = decade * 10;
+      for (double m : {2.0, 2.5, 5.0})
+        if (decade * m > step_ * (1 + 1e-9)) { next = decade * m; break; }
+      step_ = next;
+    }
+  }
   return step_;
 }
 

@@ -32,13 +32,20 @@ QString format_bytes(double bytes, int precision = 2);
 /// they were collected or says nothing.
 QString gpu_absence_reason(const std::map<std::string, std::string>& meta);
 
-/// Tick labels in B / kB / MB / GB / TB for an axis whose values are bytes.
+/// Tick labels in B / kB / MB / GB / TB for an axis whose values are bytes. Given its axis, the
+/// step is widened (to the next of 1, 2, 2.5, 5 x 10^k) until neighbouring labels are a label's height
+/// (vertical) apart: the tick count asked for is approximate (a 50 px track asked for 3 steps of
+/// 0..193 MB drew 4 labels 12 px apart).
 class BytesTicker : public QCPAxisTicker {
+ public:
+  explicit BytesTicker(QCPAxis* axis = nullptr) : axis_(axis) {}
+
  protected:
   double getTickStep(const QCPRange& range) override;
   QString getTickLabel(double tick, const QLocale& locale, QChar format_char, int precision) override;
 
  private:
+  QCPAxis* axis_;
   double step_ = 0;
 };
 
