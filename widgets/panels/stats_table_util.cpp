@@ -219,7 +219,8 @@ class NotesArea : public QScrollArea {
   }
   QSize sizeHint() const override {
     const int w = std::max(100, viewport()->width());
-    const int lines = 2 * label_->fontMetrics().lineSpacing() + 4;
+    // Two whole lines and not a pixel of the third (4 px more showed its tops, a cut line).
+    const int lines = 2 * label_->fontMetrics().lineSpacing();
     const int text = label_->text().isEmpty() ? 0 : label_->heightForWidth(w);
     return {QScrollArea::sizeHint().width(), std::min(lines, std::max(text, 0))};
   }
