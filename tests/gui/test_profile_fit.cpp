@@ -127,6 +127,16 @@ class TestProfileFit : public QObject {
       if (rows >= 0)
         QVERIFY2(rows >= kMinTableRows, qPrintable(QString("%1 tab: %2 rows; %3").arg(tab).arg(rows).arg(describe(w))));
       QVERIFY2(profile->memoryTrack()->isVisible() && profile->utilizationTrack()->isVisible(), qPrintable(tab));
+      // A chart in the tab shows its legend whole (the step breakdown's sat under the fold).
+      for (QCustomPlot* plot : tabs->widget(i)->findChildren<QCustomPlot*>()) {
+        if (!plot->isVisible() || !plot->legend || !plot->legend->visible()) continue;
+        plot->replot();
+        const QRect seen = plot->visibleRegion().boundingRect();
+        QVERIFY2(seen.contains(plot->legend->outerRect()),
+                 qPrintable(QString("%1 tab: legend at y %2-%3, the chart shows y %4-%5; %6").arg(tab)
+                                .arg(plot->legend->outerRect().top()).arg(plot->legend->outerRect().bottom())
+                                .arg(seen.top()).arg(seen.bottom()).arg(describe(w))));
+      }
       graph->plot()->replot();
       graph->plot()->replot();
       QCPAxis* y = graph->plot()->yAxis;

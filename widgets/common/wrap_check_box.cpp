@@ -10,8 +10,8 @@ namespace ts::gui {
 
 WrapCheckBox::WrapCheckBox(const QString& text, QWidget* parent) : QCheckBox(text, parent) {
   // QCheckBox's own policy (Minimum, Fixed) holds it at its one-line size hint: it may shrink to one
-  // word, and grows in height by its heightForWidth.
-  QSizePolicy p(QSizePolicy::Preferred, QSizePolicy::Minimum, QSizePolicy::CheckBox);
+  // word, and its height follows its width (heightForWidth).
+  QSizePolicy p(QSizePolicy::Preferred, QSizePolicy::Preferred, QSizePolicy::CheckBox);
   p.setHeightForWidth(true);
   setSizePolicy(p);
 }
@@ -28,13 +28,17 @@ QRect WrapCheckBox::textRect(int width) const {
   return fontMetrics().boundingRect(QRect(0, 0, w, 100000), Qt::TextWordWrap | Qt::AlignLeft, text());
 }
 
-QSize WrapCheckBox::sizeHint() const { return QCheckBox::sizeHint(); }
+QSize WrapCheckBox::sizeHint() const {
+  const QSize one_line = QCheckBox::sizeHint();
+  return {one_line.width(), width() > 0 ? heightForWidth(width()) : one_line.height()};
+}
 
 QSize WrapCheckBox::minimumSizeHint() const {
   int longest = 0;
   for (const QString& word : text().split(' ', Qt::SkipEmptyParts)) longest = std::max(longest, fontMetrics().horizontalAdvance(word));
-  const int w = indent() + longest + 2;
-  return {w, heightForWidth(w)};
+  // One line high: the height at a width is heightForWidth's (a minimum of the one-word width's
+  // height held every row at its tallest, a gap under a one-line text).
+  return {indent() + longest + 2, QCheckBox::sizeHint().height()};
 }
 
 int WrapCheckBox::heightForWidth(int width) const {

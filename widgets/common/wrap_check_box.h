@@ -13,7 +13,7 @@ class WrapCheckBox : public QCheckBox {
   explicit WrapCheckBox(const QString& text, QWidget* parent = nullptr);
 
   QSize sizeHint() const override;         // the whole text on one line
-  QSize minimumSizeHint() const override;  // the indicator and the longest word
+  QSize minimumSizeHint() const override;  // the indicator and the longest word, one line high
   bool hasHeightForWidth() const override { return true; }
   int heightForWidth(int width) const override;
 

@@ -52,7 +52,7 @@ BreakdownChart::BreakdownChart(PanelHub* hub, QWidget* parent) : QWidget(parent)
   status_ = new QLabel;
   layout->addWidget(status_);
   plot_ = new QCustomPlot;
-  plot_->setMinimumSize(320, 200);
+  plot_->setMinimumSize(320, 150);  // the tab at 1280x720 (~200 px) holds it with its legend: no scrolling
   plot_->setMouseTracking(true);
   layout->addWidget(plot_, 1);
   plot_->xAxis->setLabel(tr("step (global)"));

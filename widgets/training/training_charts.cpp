@@ -96,6 +96,8 @@ TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
   grid->addWidget(loss_, 1, 0, 1, 2);
   grid->addWidget(accuracy_, 2, 0);
   grid->addWidget(throughput_, 2, 1);
+  grid->setColumnStretch(0, 1);  // accuracy and throughput share the width (throughput was squeezed)
+  grid->setColumnStretch(1, 1);
   grid->setRowStretch(1, 3);
   grid->setRowStretch(2, 2);
 
