@@ -8,7 +8,8 @@ timing hook). The ranges:
 
   comm: all_reduce train.py:57          push/pop around a blocking collective (async_op=False)
   comm: async all_reduce train.py:57    start/end: an async_op=True collective, from the call to
-                                        the end of its Work.wait() (communication in flight)
+                                        the end of its Work.wait(), or to its completion when that
+                                        comes first (communication in flight)
   comm: wait all_reduce train.py:57     push/pop around that Work.wait() (the thread blocks)
   comm: ddp broadcast buffers           push/pop around DDP's buffer broadcast in forward
   comm: async ddp all_reduce bucket 3   start/end: a gradient bucket, from DDP's comm hook call
@@ -101,17 +102,32 @@ def _is_async(args, kwargs, index):
     return index is not None and len(args) > index and bool(args[index])
 
 
+def _finish(key):
+    """End the in-flight range of work `key` once (its wait or its completion, the first)."""
+    with _lock:
+        entry = _pending.pop(key, None)
+    if entry is not None:
+        _range_end(entry[0])
+
+
 def _track(work, rid, call):
-    """Keep the async range open until work.wait(); close the oldest beyond MAX_PENDING."""
+    """Keep the async range open until work.wait() or its completion, whichever comes first (a work
+    waited through its future, as DDP comm hooks do, has no wait() call); close the oldest beyond
+    MAX_PENDING."""
     if rid is None:
         return
     if work is None or not hasattr(work, "wait"):
         _range_end(rid)  # not a member of the group: nothing in flight
         return
+    key = id(work)
     with _lock:
         if len(_pending) >= MAX_PENDING:
             _range_end(_pending.pop(next(iter(_pending)))[0])
-        _pending[id(work)] = (rid, call, work)
+        _pending[key] = (rid, call, work)
+    try:
+        work.get_future().add_done_callback(lambda _f: _finish(key))
+    except Exception:  # a Work without a future: its wait() ends the range
+        pass
 
 
 def collective(orig, call):
@@ -183,11 +199,15 @@ def timed_hook(hook):
     @functools.wraps(hook)
     def timed(state, bucket):
         rid = _range_start("comm: async ddp all_reduce bucket %d" % _bucket_index(bucket))
+        t = TLS
+        saved, t.comm = t.comm, 1  # the hook's own collectives are this bucket's: no range of theirs
         try:
             fut = hook(state, bucket)
         except BaseException:
             _range_end(rid)
             raise
+        finally:
+            t.comm = saved
         if rid is None:
             return fut
 

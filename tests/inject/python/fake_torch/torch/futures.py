@@ -16,6 +16,12 @@ class Future:
     def wait(self):
         return self._value
 
+    def add_done_callback(self, callback):
+        if self._done:
+            callback(self)
+        else:
+            self._callbacks.append(callback)
+
     def then(self, callback):
         nxt = Future()
 
