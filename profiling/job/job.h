@@ -84,6 +84,9 @@ struct RankFigures {
   std::int64_t compute_ns = 0;        // union of computation kernels (all but collective kernels)
   std::int64_t communication_ns = 0;  // union of collective kernels and communication host ranges
   std::int64_t exposed_comm_ns = 0;   // communication while no computation kernel runs (HTA)
+  /// Per step max(0, exposed - wait): the exposed communication that is not waiting for other ranks
+  /// (what communication_bound judges; a straggler's delay is the straggler verdict's).
+  std::int64_t exposed_transfer_ns = 0;
   std::int64_t idle_ns = 0;           // no kernel, copy or memset on the GPU
   std::int64_t data_wait_ns = 0;      // stepping thread in data ranges (DataLoader next)
   std::int64_t blocking_ns = 0;       // stepping thread where it can wait for other ranks (see wait_ns)
@@ -131,9 +134,11 @@ JobReport analyze(const Job& job, const Options& options = {});
 /// ranks of the sample jobs differ by <= 2.2 %, their stragglers by 2.7x; 10 % leaves room for the
 /// noise of ranks sharing a GPU and a CPU).
 constexpr double kStragglerRatio = 1.10;
-/// communication_bound: exposed communication >= 20 % of the step period (the same threshold as the
-/// per-session verdict, profiling/analysis/verdicts.cpp).
-constexpr double kCommBoundShare = 0.20;
+/// communication_bound: exposed communication less the wait for other ranks (exposed_transfer_ns)
+/// >= 10 % of the step period, high at 30 % (the per-session verdict's thresholds,
+/// profiling/analysis/verdicts.cpp: the TensorBoard plugin's 10 % applied to the exposed part).
+constexpr double kCommBoundShare = 0.10;
+constexpr double kCommBoundHighShare = 0.30;
 /// input_imbalance: the largest rank's data wait per step exceeds the others' median by >= 5 % of the
 /// step period (input_bound's moderate threshold of the per-session verdicts) and is >= 2x it.
 constexpr double kInputImbalanceShare = 0.05;

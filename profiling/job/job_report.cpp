@@ -76,6 +76,7 @@ void job_json(W& w, const Job& job, const JobReport& r) {
     for (const auto& [k, v] : {std::pair<const char*, std::int64_t>{"offset_ns", f.offset_ns}, {"step_period_ns", f.step_period_ns},
                                {"own_work_ns", f.own_work_ns}, {"wait_ns", f.wait_ns}, {"compute_ns", f.compute_ns},
                                {"communication_ns", f.communication_ns}, {"exposed_comm_ns", f.exposed_comm_ns},
+                               {"exposed_transfer_ns", f.exposed_transfer_ns},
                                {"idle_ns", f.idle_ns}, {"data_wait_ns", f.data_wait_ns}, {"blocking_ns", f.blocking_ns},
                                {"optimizer_ns", f.optimizer_ns}, {"sync_ns", f.sync_ns}, {"host_other_ns", f.host_other_ns}}) {
       w.Key(k); w.Int64(v);
