@@ -31,7 +31,8 @@ struct RankFile {
   std::string program;       // meta inject.program ("" for a trace)
   std::string run_id;        // meta distributed.run_id (TORCHELASTIC_RUN_ID), "" when absent or "none"
   std::string root_pid;      // "HOST:PID" from meta inject.host and inject.root_pid (the recording), "" when absent
-  std::int64_t start_unix_ns = 0;  // meta session.start_unix_ns (0 unknown)
+  std::int64_t start_unix_ns = 0;    // meta session.start_unix_ns (0 unknown)
+  std::int64_t start_steady_ns = 0;  // meta session.start_steady_ns: CLOCK_MONOTONIC (0 unknown)
   std::shared_ptr<const EventStore> store;
 };
 
@@ -77,8 +78,8 @@ struct RankFigures {
   std::int32_t rank = -1;
   std::string path;
   std::int64_t steps = 0;             // step periods used
-  /// Added to this rank's wall-clock times (session ns + meta session.start_unix_ns; session ns alone
-  /// when a rank lacks it) to align its step starts with the lowest rank's: the median over matched steps.
+  /// Added to this rank's times on the job's common clock (JobReport::clock) to align its step starts
+  /// with the lowest rank's: the median over matched steps.
   std::int64_t offset_ns = 0;
   std::int64_t step_period_ns = 0;    // start of step k to start of step k+1
   std::int64_t compute_ns = 0;        // union of computation kernels (all but collective kernels)
@@ -112,6 +113,11 @@ struct JobReport {
   /// Residual skew after alignment: per matched step, the spread (max - min) of the aligned step
   /// starts; its median and maximum (ns). nullopt with one rank.
   std::optional<std::int64_t> skew_median_ns, skew_max_ns;
+  /// The clock the offsets are on: "one host's monotonic clock" (every rank's session.start_steady_ns
+  /// and start_unix_ns differ from rank 0's by the same to within kOneHostToleranceNs: one machine's
+  /// CLOCK_MONOTONIC, exact across its processes), "wall clock" (session.start_unix_ns), or "session
+  /// clocks" (neither known). On one host an offset is when a rank starts its steps, not clock skew.
+  std::string clock;
   /// Where a rank can wait for the others: "forward, backward and blocking communication ranges"
   /// (the Python insight's collective ranges were recorded) or "forward and backward (no
   /// communication ranges)"; the wait is the excess over the job's least (docs/metrics.md, "Jobs").
@@ -119,6 +125,10 @@ struct JobReport {
   std::vector<JobVerdict> verdicts;
   std::vector<std::string> notes;   // what the data could not tell
 };
+
+/// Two ranks' monotonic and wall clocks advance together on one host; on two hosts their monotonic
+/// clocks differ by the hosts' uptimes (seconds at least), so 0.5 s tells them apart (TrainScope's choice).
+constexpr std::int64_t kOneHostToleranceNs = 500'000'000;
 
 struct Options {
   std::int64_t warmup_steps = 1;  // leading steps left out (as --analyze-warmup)

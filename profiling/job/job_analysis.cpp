@@ -63,7 +63,7 @@ struct RankSpans {
   Spans compute, comm, gpu_busy, exposed_base;      // exposed_base: comm ∩ compute
   Spans data, blocking, optimizer, sync, host_known;
   bool comm_ranges = false;  // communication host ranges were recorded
-  std::int64_t base = 0;     // meta session.start_unix_ns where every rank has it, else 0
+  std::int64_t base = 0;     // the session's start on the job's common clock (JobReport::clock)
 };
 
 RankSpans spans_of(const EventStore& s) {
@@ -136,7 +136,7 @@ std::vector<std::int64_t> matched_steps(const std::vector<RankSpans>& rs, std::i
 }
 
 /// offset_ns: the median over matched steps of (lowest rank's step start - this rank's), both on
-/// the recorded wall clock (session ns + meta session.start_unix_ns, where every rank has it).
+/// the job's common clock (JobReport::clock).
 void align(const std::vector<RankSpans>& rs, const std::vector<std::int64_t>& steps, JobReport& rep) {
   for (std::size_t i = 0; i < rs.size(); ++i) {
     std::vector<std::int64_t> d;
@@ -160,16 +160,32 @@ void align(const std::vector<RankSpans>& rs, const std::vector<std::int64_t>& st
 
 void add_verdicts(JobReport& rep);
 
+constexpr const char* kOneHost = "one host's monotonic clock";
+constexpr std::int64_t kStepLagNoteNs = 5'000'000;  // a step-start lag worth a note (TrainScope's choice: the sample jobs' balanced ranks start within 0.1 ms of each other on one host)
+constexpr const char* kWall = "wall clock";
+
+/// JobReport::clock for these ranks.
+std::string common_clock(const std::vector<RankFile>& ranks) {
+  const bool wall = std::all_of(ranks.begin(), ranks.end(), [](const RankFile& f) { return f.start_unix_ns > 0; });
+  if (!wall) return "session clocks";
+  const bool steady = std::all_of(ranks.begin(), ranks.end(), [](const RankFile& f) { return f.start_steady_ns > 0; });
+  const RankFile& r0 = ranks.front();
+  const bool one_host = steady && std::all_of(ranks.begin(), ranks.end(), [&](const RankFile& f) {
+    return std::llabs((f.start_unix_ns - r0.start_unix_ns) - (f.start_steady_ns - r0.start_steady_ns)) < kOneHostToleranceNs;
+  });
+  return one_host ? kOneHost : kWall;
+}
+
 }  // namespace
 
 JobReport analyze(const Job& job, const Options& options) {
   JobReport rep;
   rep.world_size = job.world_size;
   std::vector<RankSpans> rs;
-  const bool wall_clock = std::all_of(job.ranks.begin(), job.ranks.end(), [](const RankFile& f) { return f.start_unix_ns > 0; });
+  rep.clock = common_clock(job.ranks);
   for (const auto& f : job.ranks) {
     rs.push_back(spans_of(*f.store));
-    rs.back().base = wall_clock ? f.start_unix_ns : 0;
+    rs.back().base = rep.clock == kOneHost ? f.start_steady_ns : rep.clock == kWall ? f.start_unix_ns : 0;
     RankFigures fig;
     fig.rank = f.rank, fig.path = f.path;
     rep.ranks.push_back(fig);
@@ -181,6 +197,13 @@ JobReport analyze(const Job& job, const Options& options) {
     return rep;
   }
   align(rs, steps, rep);
+  if (rep.clock == kOneHost)
+    for (const auto& f : rep.ranks)
+      if (std::llabs(f.offset_ns) >= kStepLagNoteNs)
+        rep.notes.push_back(fmt::format("rank {} starts its steps {:.1f} ms {} rank {} (one host's clock: not clock "
+                                        "skew, but when its steps begin, e.g. host work before each step)",
+                                        f.rank, std::llabs(f.offset_ns) / 1e6, f.offset_ns < 0 ? "after" : "before",
+                                        rep.ranks[0].rank));
   const bool comm_ranges = std::any_of(rs.begin(), rs.end(), [](const RankSpans& r) { return r.comm_ranges; });
   rep.wait_source = comm_ranges ? "forward, backward and blocking communication ranges"
                                 : "forward and backward (no communication ranges)";

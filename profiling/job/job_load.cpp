@@ -95,6 +95,8 @@ std::optional<RankFile> open_one(const std::string& path, std::vector<std::strin
       f.root_pid = meta_of(meta, "inject.host") + ":" + pid;
     const std::string start = meta_of(meta, "session.start_unix_ns");
     f.start_unix_ns = start.empty() ? 0 : std::atoll(start.c_str());
+    const std::string steady = meta_of(meta, "session.start_steady_ns");
+    f.start_steady_ns = steady.empty() ? 0 : std::atoll(steady.c_str());
     return f;
   } catch (const std::exception& e) {
     problems.push_back(fmt::format("{}: cannot be opened: {}", path, e.what()));

@@ -67,6 +67,7 @@ void job_json(W& w, const Job& job, const JobReport& r) {
   w.Key("skew_max_ns");
   if (r.skew_max_ns) w.Int64(*r.skew_max_ns); else w.Null();
   w.Key("wait_source"); w.String(r.wait_source.c_str());
+  w.Key("clock"); w.String(r.clock.c_str());
   w.Key("ranks");
   w.StartArray();
   for (const auto& f : r.ranks) {
@@ -117,8 +118,8 @@ std::string to_text(const Job& job, const JobReport& r) {
   for (const auto& p : job.problems) out += "problem: " + p + "\n";
   out += fmt::format("{} matched steps (step periods, start to next start)", r.matched_steps);
   if (r.skew_median_ns)
-    out += fmt::format("; clocks aligned by step starts on rank {}, residual skew median {:.0f} us, max {:.0f} us",
-                       r.ranks.empty() ? 0 : r.ranks[0].rank, *r.skew_median_ns / 1e3, *r.skew_max_ns / 1e3);
+    out += fmt::format("; clocks ({}) aligned by step starts on rank {}, residual skew median {:.0f} us, max {:.0f} us",
+                       r.clock, r.ranks.empty() ? 0 : r.ranks[0].rank, *r.skew_median_ns / 1e3, *r.skew_max_ns / 1e3);
   out += "\nwaiting for other ranks from: " + r.wait_source + "\n";
   out += "per rank, ms per step (medians over the steps; offset in us):\n" + table(r);
   for (const auto& n : r.notes) out += "note: " + n + "\n";
