@@ -24,13 +24,13 @@ namespace ts::prof::job {
 /// One opened file of a job.
 struct RankFile {
   std::string path;
-  std::string kind;          // "session file" / "PyTorch trace"
-  std::int32_t rank = -1;    // meta distributed.rank, else the file name's rankN; -1 none
+  std::string kind;        // "session file" / "PyTorch trace"
+  std::int32_t rank = -1;  // meta distributed.rank, else the file name's rankN; -1 none
   std::int32_t world_size = -1;
-  std::string rank_source;   // "meta" / "file name"
-  std::string program;       // meta inject.program ("" for a trace)
-  std::string run_id;        // meta distributed.run_id (TORCHELASTIC_RUN_ID), "" when absent or "none"
-  std::string root_pid;      // "HOST:PID" from meta inject.host and inject.root_pid (the recording), "" when absent
+  std::string rank_source;  // "meta" / "file name"
+  std::string program;      // meta inject.program ("" for a trace)
+  std::string run_id;       // meta distributed.run_id (TORCHELASTIC_RUN_ID), "" when absent or "none"
+  std::string root_pid;     // "HOST:PID" from meta inject.host and inject.root_pid (the recording), "" when absent
   std::int64_t start_unix_ns = 0;    // meta session.start_unix_ns (0 unknown)
   std::int64_t start_steady_ns = 0;  // meta session.start_steady_ns: CLOCK_MONOTONIC (0 unknown)
   std::shared_ptr<const EventStore> store;
@@ -38,11 +38,11 @@ struct RankFile {
 
 /// Ranks of one job, and what could not be taken in: one line per problem, naming the file.
 struct Job {
-  std::vector<RankFile> ranks;          // by rank, distinct ranks only
-  std::optional<RankFile> launcher;     // torchrun's own process (a session without a rank)
-  std::int32_t world_size = -1;         // the ranks' world size (-1 unknown)
+  std::vector<RankFile> ranks;       // by rank, distinct ranks only
+  std::optional<RankFile> launcher;  // torchrun's own process (a session without a rank)
+  std::int32_t world_size = -1;      // the ranks' world size (-1 unknown)
   std::vector<std::int32_t> missing_ranks;
-  std::vector<std::string> problems;    // "FILE: why", one line each
+  std::vector<std::string> problems;  // "FILE: why", one line each
 };
 
 /// Two ranks' files belong to different jobs when their start times differ by more than this:
@@ -77,7 +77,7 @@ bool is_async_communication_range(std::string_view name);
 struct RankFigures {
   std::int32_t rank = -1;
   std::string path;
-  std::int64_t steps = 0;             // step periods used
+  std::int64_t steps = 0;  // step periods used
   /// Added to this rank's times on the job's common clock (JobReport::clock) to align its step starts
   /// with the lowest rank's: the median over matched steps.
   std::int64_t offset_ns = 0;
@@ -88,19 +88,19 @@ struct RankFigures {
   /// Per step max(0, exposed - wait): the exposed communication that is not waiting for other ranks
   /// (what communication_bound judges; a straggler's delay is the straggler verdict's).
   std::int64_t exposed_transfer_ns = 0;
-  std::int64_t idle_ns = 0;           // no kernel, copy or memset on the GPU
-  std::int64_t data_wait_ns = 0;      // stepping thread in data ranges (DataLoader next)
-  std::int64_t blocking_ns = 0;       // stepping thread where it can wait for other ranks (see wait_ns)
-  std::int64_t wait_ns = 0;           // waiting for the other ranks, estimated (docs/metrics.md, "Jobs")
-  std::int64_t own_work_ns = 0;       // step_period_ns - wait_ns
-  std::int64_t host_other_ns = 0;     // stepping thread outside data/forward/backward/optimizer/sync/comm
-  std::int64_t optimizer_ns = 0;      // stepping thread in optimizer ranges
-  std::int64_t sync_ns = 0;           // stepping thread in `sync: ...` ranges (.item(), .cpu())
+  std::int64_t idle_ns = 0;        // no kernel, copy or memset on the GPU
+  std::int64_t data_wait_ns = 0;   // stepping thread in data ranges (DataLoader next)
+  std::int64_t blocking_ns = 0;    // stepping thread where it can wait for other ranks (see wait_ns)
+  std::int64_t wait_ns = 0;        // waiting for the other ranks, estimated (docs/metrics.md, "Jobs")
+  std::int64_t own_work_ns = 0;    // step_period_ns - wait_ns
+  std::int64_t host_other_ns = 0;  // stepping thread outside data/forward/backward/optimizer/sync/comm
+  std::int64_t optimizer_ns = 0;   // stepping thread in optimizer ranges
+  std::int64_t sync_ns = 0;        // stepping thread in `sync: ...` ranges (.item(), .cpu())
 };
 
 struct JobVerdict {
-  std::string id;        // "straggler", "communication_bound", "input_imbalance"
-  std::string severity;  // "high" / "moderate"
+  std::string id;          // "straggler", "communication_bound", "input_imbalance"
+  std::string severity;    // "high" / "moderate"
   std::int32_t rank = -1;  // the rank it names; -1: the whole job
   std::string title, fix;
   std::vector<std::pair<std::string, double>> evidence;  // name (units in it) -> number
@@ -109,7 +109,7 @@ struct JobVerdict {
 struct JobReport {
   std::vector<RankFigures> ranks;
   std::int32_t world_size = -1;
-  std::int64_t matched_steps = 0;   // step numbers every rank recorded (after the warm-up)
+  std::int64_t matched_steps = 0;  // step numbers every rank recorded (after the warm-up)
   /// Residual skew after alignment: per matched step, the spread (max - min) of the aligned step
   /// starts; its median and maximum (ns). nullopt with one rank.
   std::optional<std::int64_t> skew_median_ns, skew_max_ns;
@@ -123,7 +123,7 @@ struct JobReport {
   /// communication ranges)"; the wait is the excess over the job's least (docs/metrics.md, "Jobs").
   std::string wait_source;
   std::vector<JobVerdict> verdicts;
-  std::vector<std::string> notes;   // what the data could not tell
+  std::vector<std::string> notes;  // what the data could not tell
 };
 
 /// Two ranks' monotonic and wall clocks advance together on one host; on two hosts their monotonic

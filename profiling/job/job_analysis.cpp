@@ -1,10 +1,10 @@
 // A job's analysis (job.h): clock alignment by step starts, per-rank figures over step periods,
 // waiting for other ranks, and the job's verdicts. Definitions and thresholds: docs/metrics.md, "Jobs".
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "engine/host_trace.h"
 #include "profiling/analysis/analysis.h"
@@ -24,8 +24,10 @@ void merge(Spans& v) {
   std::size_t out = 0;
   for (const Span& s : v) {
     if (s.end <= s.start) continue;
-    if (out > 0 && s.start <= v[out - 1].end) v[out - 1].end = std::max(v[out - 1].end, s.end);
-    else v[out++] = s;
+    if (out > 0 && s.start <= v[out - 1].end)
+      v[out - 1].end = std::max(v[out - 1].end, s.end);
+    else
+      v[out++] = s;
   }
   v.resize(out);
 }
@@ -34,7 +36,8 @@ void merge(Spans& v) {
 std::int64_t covered(const Spans& v, std::int64_t a, std::int64_t b) {
   auto it = std::lower_bound(v.begin(), v.end(), a, [](const Span& s, std::int64_t t) { return s.end <= t; });
   std::int64_t n = 0;
-  for (; it != v.end() && it->start < b; ++it) n += std::max<std::int64_t>(0, std::min(b, it->end) - std::max(a, it->start));
+  for (; it != v.end() && it->start < b; ++it)
+    n += std::max<std::int64_t>(0, std::min(b, it->end) - std::max(a, it->start));
   return n;
 }
 
@@ -79,7 +82,8 @@ RankSpans spans_of(const EventStore& s) {
   for (std::size_t i = 0; i < s.memsets.size(); ++i) r.gpu_busy.push_back({s.memsets[i].start, s.memsets[i].end});
   const auto meta = s.meta();
   auto t = meta.find("steps.thread");
-  const std::uint32_t stepping = t == meta.end() ? 0 : static_cast<std::uint32_t>(std::strtoul(t->second.c_str(), nullptr, 10));
+  const std::uint32_t stepping =
+      t == meta.end() ? 0 : static_cast<std::uint32_t>(std::strtoul(t->second.c_str(), nullptr, 10));
   for (std::size_t i = 0; i < s.host_ranges.size(); ++i) {
     const HostRangeRecord& h = s.host_ranges[i];
     const std::string name = s.strings.get(h.name);
@@ -87,16 +91,21 @@ RankSpans spans_of(const EventStore& s) {
     if (is_communication_range(name)) r.comm.push_back(sp), r.comm_ranges = true;
     if (stepping != 0 && h.thread != stepping) continue;
     const auto kind = static_cast<K>(h.kind);
-    if (kind == K::data_wait) r.data.push_back(sp);
+    if (kind == K::data_wait)
+      r.data.push_back(sp);
     else if (kind == K::forward || kind == K::backward ||
              (is_communication_range(name) && !is_async_communication_range(name)))
       r.blocking.push_back(sp);
-    else if (kind == K::optimizer) r.optimizer.push_back(sp);
-    else if (kind == K::sync || name.rfind("sync: ", 0) == 0) r.sync.push_back(sp);
-    else continue;
+    else if (kind == K::optimizer)
+      r.optimizer.push_back(sp);
+    else if (kind == K::sync || name.rfind("sync: ", 0) == 0)
+      r.sync.push_back(sp);
+    else
+      continue;
     r.host_known.push_back(sp);
   }
-  for (Spans* v : {&r.compute, &r.comm, &r.gpu_busy, &r.data, &r.blocking, &r.optimizer, &r.sync, &r.host_known}) merge(*v);
+  for (Spans* v : {&r.compute, &r.comm, &r.gpu_busy, &r.data, &r.blocking, &r.optimizer, &r.sync, &r.host_known})
+    merge(*v);
   r.exposed_base = intersect(r.comm, r.compute);
   return r;
 }
@@ -140,8 +149,7 @@ std::vector<std::int64_t> matched_steps(const std::vector<RankSpans>& rs, std::i
 void align(const std::vector<RankSpans>& rs, const std::vector<std::int64_t>& steps, JobReport& rep) {
   for (std::size_t i = 0; i < rs.size(); ++i) {
     std::vector<std::int64_t> d;
-    for (std::int64_t k : steps)
-      d.push_back(rs[0].step_start.at(k) + rs[0].base - rs[i].step_start.at(k) - rs[i].base);
+    for (std::int64_t k : steps) d.push_back(rs[0].step_start.at(k) + rs[0].base - rs[i].step_start.at(k) - rs[i].base);
     rep.ranks[i].offset_ns = median(d);
   }
   if (rs.size() < 2 || steps.empty()) return;
@@ -161,7 +169,9 @@ void align(const std::vector<RankSpans>& rs, const std::vector<std::int64_t>& st
 void add_verdicts(JobReport& rep);
 
 constexpr const char* kOneHost = "one host's monotonic clock";
-constexpr std::int64_t kStepLagNoteNs = 5'000'000;  // a step-start lag worth a note (TrainScope's choice: the sample jobs' balanced ranks start within 0.1 ms of each other on one host)
+constexpr std::int64_t kStepLagNoteNs =
+    5'000'000;  // a step-start lag worth a note (TrainScope's choice: the sample jobs' balanced ranks start within 0.1
+                // ms of each other on one host)
 constexpr const char* kWall = "wall clock";
 
 /// JobReport::clock for these ranks.
@@ -171,8 +181,9 @@ std::string common_clock(const std::vector<RankFile>& ranks) {
   const bool steady = std::all_of(ranks.begin(), ranks.end(), [](const RankFile& f) { return f.start_steady_ns > 0; });
   const RankFile& r0 = ranks.front();
   const bool one_host = steady && std::all_of(ranks.begin(), ranks.end(), [&](const RankFile& f) {
-    return std::llabs((f.start_unix_ns - r0.start_unix_ns) - (f.start_steady_ns - r0.start_steady_ns)) < kOneHostToleranceNs;
-  });
+                          return std::llabs((f.start_unix_ns - r0.start_unix_ns) -
+                                            (f.start_steady_ns - r0.start_steady_ns)) < kOneHostToleranceNs;
+                        });
   return one_host ? kOneHost : kWall;
 }
 
@@ -200,10 +211,10 @@ JobReport analyze(const Job& job, const Options& options) {
   if (rep.clock == kOneHost)
     for (const auto& f : rep.ranks)
       if (std::llabs(f.offset_ns) >= kStepLagNoteNs)
-        rep.notes.push_back(fmt::format("rank {} starts its steps {:.1f} ms {} rank {} (one host's clock: not clock "
-                                        "skew, but when its steps begin, e.g. host work before each step)",
-                                        f.rank, std::llabs(f.offset_ns) / 1e6, f.offset_ns < 0 ? "after" : "before",
-                                        rep.ranks[0].rank));
+        rep.notes.push_back(fmt::format(
+            "rank {} starts its steps {:.1f} ms {} rank {} (one host's clock: not clock "
+            "skew, but when its steps begin, e.g. host work before each step)",
+            f.rank, std::llabs(f.offset_ns) / 1e6, f.offset_ns < 0 ? "after" : "before", rep.ranks[0].rank));
   const bool comm_ranges = std::any_of(rs.begin(), rs.end(), [](const RankSpans& r) { return r.comm_ranges; });
   rep.wait_source = comm_ranges ? "forward, backward and blocking communication ranges"
                                 : "forward and backward (no communication ranges)";
@@ -233,21 +244,28 @@ JobReport analyze(const Job& job, const Options& options) {
     r.exposed_transfer_ns = median(transfer);
   }
   if (!comm_ranges)
-    rep.notes.push_back("no communication ranges (the Python insight's collective ranges): waiting for other ranks "
-                        "is estimated as each rank's forward+backward time above the job's least in the same step "
-                        "(DDP's buffer broadcast and gradient all-reduce block inside them)");
-  const bool comm_seen = std::any_of(rep.ranks.begin(), rep.ranks.end(), [](const RankFigures& r) { return r.communication_ns > 0; });
+    rep.notes.push_back(
+        "no communication ranges (the Python insight's collective ranges): waiting for other ranks "
+        "is estimated as each rank's forward+backward time above the job's least in the same step "
+        "(DDP's buffer broadcast and gradient all-reduce block inside them)");
+  const bool comm_seen =
+      std::any_of(rep.ranks.begin(), rep.ranks.end(), [](const RankFigures& r) { return r.communication_ns > 0; });
   if (!comm_seen)
-    rep.notes.push_back("no collective kernels (NCCL) and no communication ranges: communication time is not measured "
-                        "(gloo's collectives run on the host), so communication_bound is not judged");
-  if (rs.size() >= 2) add_verdicts(rep);
-  else rep.notes.push_back("one rank: no job verdicts");
+    rep.notes.push_back(
+        "no collective kernels (NCCL) and no communication ranges: communication time is not measured "
+        "(gloo's collectives run on the host), so communication_bound is not judged");
+  if (rs.size() >= 2)
+    add_verdicts(rep);
+  else
+    rep.notes.push_back("one rank: no job verdicts");
   return rep;
 }
 
 namespace {
 
-double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
+double ms(std::int64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
 
 /// The median over the ranks other than `r` of get(rank): the reference a rank is held against (with
 /// two ranks, the other one; with many, the median rank).
@@ -261,7 +279,7 @@ std::int64_t others_median(const std::vector<RankFigures>& all, const RankFigure
 
 /// The own-work category in which `r` exceeds the other ranks' median by the most.
 std::pair<std::string, std::int64_t> main_category(const std::vector<RankFigures>& all, const RankFigures& r,
-                                                    std::int64_t* median_value) {
+                                                   std::int64_t* median_value) {
   using Get = std::int64_t (*)(const RankFigures&);
   const std::pair<const char*, Get> cats[] = {
       {"data wait", [](const RankFigures& f) { return f.data_wait_ns; }},
@@ -281,13 +299,15 @@ std::pair<std::string, std::int64_t> main_category(const std::vector<RankFigures
 
 std::string fix_for(const std::string& category) {
   if (category == "data wait")
-    return "give this rank's DataLoader as many num_workers as the others (and pin_memory=True, persistent_workers=True); "
+    return "give this rank's DataLoader as many num_workers as the others (and pin_memory=True, "
+           "persistent_workers=True); "
            "check its share of CPU cores per rank";
   if (category == "host work outside the training phases")
     return "move the host work between steps off this rank's training loop (logging, metrics, checkpoints: do them "
            "on every rank asynchronously or less often; no .item() or host work on one rank only)";
   if (category == "host syncs (.item(), .cpu())") return "remove the per-step .item()/.cpu() on this rank";
-  if (category == "optimizer") return "check this rank's optimizer (a foreach/fused implementation, the same as the others)";
+  if (category == "optimizer")
+    return "check this rank's optimizer (a foreach/fused implementation, the same as the others)";
   return "check this rank's device and inputs (a slower or shared GPU, larger batches on this rank)";
 }
 
@@ -297,7 +317,8 @@ void add_verdicts(JobReport& rep) {
   for (const auto& r : ranks) period.push_back(r.step_period_ns), exposed.push_back(r.exposed_transfer_ns);
   const std::int64_t med_period = median(period);
   // straggler: the rank with the most own work, when >= kStragglerRatio x the other ranks' median.
-  auto top = std::max_element(ranks.begin(), ranks.end(), [](const auto& a, const auto& b) { return a.own_work_ns < b.own_work_ns; });
+  auto top = std::max_element(ranks.begin(), ranks.end(),
+                              [](const auto& a, const auto& b) { return a.own_work_ns < b.own_work_ns; });
   const std::int64_t med_own = others_median(ranks, *top, [](const RankFigures& f) { return f.own_work_ns; });
   if (med_own > 0 && top->own_work_ns >= kStragglerRatio * static_cast<double>(med_own)) {
     std::int64_t cat_median = 0;
@@ -305,29 +326,38 @@ void add_verdicts(JobReport& rep) {
     const double ratio = static_cast<double>(top->own_work_ns) / med_own;
     JobVerdict v;
     v.id = "straggler", v.rank = top->rank, v.severity = ratio >= 1.5 ? "high" : "moderate";
-    v.title = fmt::format("Straggler: rank {} works {:.1f} ms per step against {:.1f} ms on the other ranks "
-                          "(median); they wait for it. Most of the difference: {} ({:.1f} ms/step against {:.1f} ms)",
-                          top->rank, ms(top->own_work_ns), ms(med_own), cat, ms(diff + cat_median), ms(cat_median));
+    v.title = fmt::format(
+        "Straggler: rank {} works {:.1f} ms per step against {:.1f} ms on the other ranks "
+        "(median); they wait for it. Most of the difference: {} ({:.1f} ms/step against {:.1f} ms)",
+        top->rank, ms(top->own_work_ns), ms(med_own), cat, ms(diff + cat_median), ms(cat_median));
     v.fix = fix_for(cat);
-    v.evidence = {{"own_work_ms_per_step", ms(top->own_work_ns)}, {"others_median_own_work_ms_per_step", ms(med_own)},
-                  {"own_work_over_others_median", ratio}, {"category_ms_per_step", ms(diff + cat_median)},
-                  {"category_others_median_ms_per_step", ms(cat_median)}, {"step_period_ms", ms(top->step_period_ns)}};
+    v.evidence = {{"own_work_ms_per_step", ms(top->own_work_ns)},
+                  {"others_median_own_work_ms_per_step", ms(med_own)},
+                  {"own_work_over_others_median", ratio},
+                  {"category_ms_per_step", ms(diff + cat_median)},
+                  {"category_others_median_ms_per_step", ms(cat_median)},
+                  {"step_period_ms", ms(top->step_period_ns)}};
     rep.verdicts.push_back(std::move(v));
   }
   // communication_bound: per rank, and for the job on the median rank; exposed communication less the
   // wait for other ranks (a straggler's delay shows in the others' collectives: the straggler verdict's).
   for (const auto& r : ranks) {
-    if (r.step_period_ns <= 0 || r.exposed_transfer_ns < kCommBoundShare * static_cast<double>(r.step_period_ns)) continue;
+    if (r.step_period_ns <= 0 || r.exposed_transfer_ns < kCommBoundShare * static_cast<double>(r.step_period_ns))
+      continue;
     JobVerdict v;
     v.id = "communication_bound", v.rank = r.rank;
-    v.severity = r.exposed_transfer_ns >= kCommBoundHighShare * static_cast<double>(r.step_period_ns) ? "high" : "moderate";
-    v.title = fmt::format("Communication-bound: rank {} communicates {:.1f} ms per step with no computation beside it "
-                          "({:.0f} % of the step), not counting its wait for other ranks", r.rank,
-                          ms(r.exposed_transfer_ns), 100.0 * r.exposed_transfer_ns / r.step_period_ns);
-    v.fix = "overlap communication with backward: DDP(bucket_cap_mb=...) smaller buckets start the all-reduce earlier, "
-            "gradient_as_bucket_view=True saves the copies; a larger batch per rank does more compute per all-reduce";
+    v.severity =
+        r.exposed_transfer_ns >= kCommBoundHighShare * static_cast<double>(r.step_period_ns) ? "high" : "moderate";
+    v.title = fmt::format(
+        "Communication-bound: rank {} communicates {:.1f} ms per step with no computation beside it "
+        "({:.0f} % of the step), not counting its wait for other ranks",
+        r.rank, ms(r.exposed_transfer_ns), 100.0 * r.exposed_transfer_ns / r.step_period_ns);
+    v.fix =
+        "overlap communication with backward: DDP(bucket_cap_mb=...) smaller buckets start the all-reduce earlier, "
+        "gradient_as_bucket_view=True saves the copies; a larger batch per rank does more compute per all-reduce";
     v.evidence = {{"exposed_transfer_ms_per_step", ms(r.exposed_transfer_ns)},
-                  {"exposed_comm_ms_per_step", ms(r.exposed_comm_ns)}, {"step_period_ms", ms(r.step_period_ns)}};
+                  {"exposed_comm_ms_per_step", ms(r.exposed_comm_ns)},
+                  {"step_period_ms", ms(r.step_period_ns)}};
     rep.verdicts.push_back(std::move(v));
   }
   const std::int64_t med_exposed = median(exposed);
@@ -335,25 +365,33 @@ void add_verdicts(JobReport& rep) {
     JobVerdict v;
     v.id = "communication_bound", v.rank = -1;
     v.severity = med_exposed >= kCommBoundHighShare * static_cast<double>(med_period) ? "high" : "moderate";
-    v.title = fmt::format("Communication-bound job: the median rank communicates {:.1f} ms per step with no computation "
-                          "beside it ({:.0f} % of the step)", ms(med_exposed), 100.0 * med_exposed / med_period);
-    v.fix = "DDP(bucket_cap_mb=...) and gradient_as_bucket_view=True; overlap the all-reduce with backward; fewer, larger "
-            "steps (a larger batch per rank, gradient accumulation with no_sync())";
+    v.title = fmt::format(
+        "Communication-bound job: the median rank communicates {:.1f} ms per step with no computation "
+        "beside it ({:.0f} % of the step)",
+        ms(med_exposed), 100.0 * med_exposed / med_period);
+    v.fix =
+        "DDP(bucket_cap_mb=...) and gradient_as_bucket_view=True; overlap the all-reduce with backward; fewer, larger "
+        "steps (a larger batch per rank, gradient accumulation with no_sync())";
     v.evidence = {{"median_exposed_transfer_ms_per_step", ms(med_exposed)}, {"median_step_period_ms", ms(med_period)}};
     rep.verdicts.push_back(std::move(v));
   }
   // input_imbalance: one rank's input pipeline is much slower than the median rank's.
-  auto most = std::max_element(ranks.begin(), ranks.end(), [](const auto& a, const auto& b) { return a.data_wait_ns < b.data_wait_ns; });
+  auto most = std::max_element(ranks.begin(), ranks.end(),
+                               [](const auto& a, const auto& b) { return a.data_wait_ns < b.data_wait_ns; });
   const std::int64_t med_data = others_median(ranks, *most, [](const RankFigures& f) { return f.data_wait_ns; });
   if (med_period > 0 && most->data_wait_ns - med_data >= kInputImbalanceShare * static_cast<double>(med_period) &&
       most->data_wait_ns >= kInputImbalanceRatio * static_cast<double>(med_data)) {
     JobVerdict v;
     v.id = "input_imbalance", v.rank = most->rank, v.severity = "moderate";
-    v.title = fmt::format("Input imbalance: rank {} waits {:.1f} ms per step for data against {:.1f} ms on the other "
-                          "ranks (median)", most->rank, ms(most->data_wait_ns), ms(med_data));
-    v.fix = "give every rank the same DataLoader(num_workers=...) and pin_memory=True; check that each rank has "
-            "its share of CPU cores (num_workers per rank x ranks per node <= cores)";
-    v.evidence = {{"data_wait_ms_per_step", ms(most->data_wait_ns)}, {"others_median_data_wait_ms_per_step", ms(med_data)},
+    v.title = fmt::format(
+        "Input imbalance: rank {} waits {:.1f} ms per step for data against {:.1f} ms on the other "
+        "ranks (median)",
+        most->rank, ms(most->data_wait_ns), ms(med_data));
+    v.fix =
+        "give every rank the same DataLoader(num_workers=...) and pin_memory=True; check that each rank has "
+        "its share of CPU cores (num_workers per rank x ranks per node <= cores)";
+    v.evidence = {{"data_wait_ms_per_step", ms(most->data_wait_ns)},
+                  {"others_median_data_wait_ms_per_step", ms(med_data)},
                   {"median_step_period_ms", ms(med_period)}};
     rep.verdicts.push_back(std::move(v));
   }

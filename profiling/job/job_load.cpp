@@ -1,13 +1,13 @@
 // Loading a job: which file is which rank, which files belong together, what is wrong with the rest
 // (job.h). Every problem is one line naming the file; what can be opened still opens.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "base/errors.h"
 #include "profiling/event_source.h"
@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 
 std::int32_t rank_from_file_name(std::string_view path) {
   std::string name(path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1));
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   for (std::size_t at = name.find("rank"); at != std::string::npos; at = name.find("rank", at + 4)) {
     std::size_t d = at + 4;
     if (d < name.size() && (name[d] == '-' || name[d] == '_')) ++d;
@@ -29,8 +30,12 @@ std::int32_t rank_from_file_name(std::string_view path) {
   return -1;
 }
 
-bool is_communication_range(std::string_view name) { return name.rfind("comm: ", 0) == 0; }
-bool is_async_communication_range(std::string_view name) { return name.rfind("comm: async ", 0) == 0; }
+bool is_communication_range(std::string_view name) {
+  return name.rfind("comm: ", 0) == 0;
+}
+bool is_async_communication_range(std::string_view name) {
+  return name.rfind("comm: async ", 0) == 0;
+}
 
 namespace {
 
@@ -104,14 +109,17 @@ std::optional<RankFile> open_one(const std::string& path, std::vector<std::strin
   }
 }
 
-std::string host_of(const std::string& root) { return root.substr(0, root.rfind(':')); }
+std::string host_of(const std::string& root) {
+  return root.substr(0, root.rfind(':'));
+}
 
 /// Whether two ranks' files can be of one job (job.h: world size, run id, recording, program, time).
 bool same_job(const RankFile& a, const RankFile& b) {
   if (a.world_size > 0 && b.world_size > 0 && a.world_size != b.world_size) return false;
   if (!a.run_id.empty() && !b.run_id.empty()) return a.run_id == b.run_id;
   // Two recordings (trainscope-run processes) on one host are two jobs; on two hosts, one job's nodes may be.
-  if (!a.root_pid.empty() && !b.root_pid.empty() && host_of(a.root_pid) == host_of(b.root_pid) && a.root_pid != b.root_pid)
+  if (!a.root_pid.empty() && !b.root_pid.empty() && host_of(a.root_pid) == host_of(b.root_pid) &&
+      a.root_pid != b.root_pid)
     return false;
   if (!a.program.empty() && !b.program.empty() && a.program != b.program) return false;
   if (a.start_unix_ns > 0 && b.start_unix_ns > 0 && std::llabs(a.start_unix_ns - b.start_unix_ns) > kJobStartWindowNs)
@@ -129,7 +137,9 @@ std::string differs(const RankFile& a, const RankFile& b) {
   return fmt::format("recorded {:.0f} s apart", std::llabs(a.start_unix_ns - b.start_unix_ns) / 1e9);
 }
 
-std::string base_name(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
+std::string base_name(const std::string& p) {
+  return p.substr(p.find_last_of('/') + 1);
+}
 
 }  // namespace
 
@@ -144,19 +154,26 @@ Job load_job(const std::vector<std::string>& paths) {
     } else if (!job.launcher) {
       job.launcher = std::move(*f);  // torchrun's own process: recorded, but no rank
     } else {
-      job.problems.push_back(fmt::format("{}: no rank (neither meta distributed.rank nor rankN in its name) and {} is "
-                                         "already the launcher: left out", path, base_name(job.launcher->path)));
+      job.problems.push_back(
+          fmt::format("{}: no rank (neither meta distributed.rank nor rankN in its name) and {} is "
+                      "already the launcher: left out",
+                      path, base_name(job.launcher->path)));
     }
   }
   // Groups of files that agree with each group's first; the largest group is the job.
   std::vector<std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < ranked.size(); ++i) {
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& gr) { return same_job(ranked[gr[0]], ranked[i]); });
-    if (g == groups.end()) groups.push_back({i});
-    else g->push_back(i);
+    auto g =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& gr) { return same_job(ranked[gr[0]], ranked[i]); });
+    if (g == groups.end())
+      groups.push_back({i});
+    else
+      g->push_back(i);
   }
-  if (groups.empty()) throw InputError(job.problems.empty() ? "no rank's session or trace given" : job.problems.front());
-  auto best = std::max_element(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x.size() < y.size(); });
+  if (groups.empty())
+    throw InputError(job.problems.empty() ? "no rank's session or trace given" : job.problems.front());
+  auto best =
+      std::max_element(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x.size() < y.size(); });
   const RankFile& lead = ranked[(*best)[0]];
   for (const auto& g : groups) {
     if (&g == &*best) continue;

@@ -10,7 +10,9 @@
 
 namespace {
 
-std::string jobs(const char* name) { return std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/jobs/" + name; }
+std::string jobs(const char* name) {
+  return std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/jobs/" + name;
+}
 
 }  // namespace
 

@@ -16,7 +16,9 @@ using namespace ts::prof;
 
 namespace {
 
-std::string jobs_dir(const char* name) { return std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/jobs/" + name; }
+std::string jobs_dir(const char* name) {
+  return std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/jobs/" + name;
+}
 
 const job::JobVerdict* find_verdict(const job::JobReport& r, const std::string& id) {
   for (const auto& v : r.verdicts)
@@ -52,7 +54,8 @@ std::shared_ptr<EventStore> synthetic_rank(int rank, int world, std::int64_t ori
     d.start = a, d.end = a + data, d.thread = 7, d.kind = static_cast<std::uint8_t>(ts::trace::RangeKind::data_wait);
     s->host_ranges.push(d);
     HostRangeRecord f;
-    f.start = a + data, f.end = a + data + fb, f.thread = 7, f.kind = static_cast<std::uint8_t>(ts::trace::RangeKind::backward);
+    f.start = a + data, f.end = a + data + fb, f.thread = 7,
+    f.kind = static_cast<std::uint8_t>(ts::trace::RangeKind::backward);
     s->host_ranges.push(f);
   }
   return s;
@@ -238,7 +241,8 @@ TEST(Job, CommunicationBoundCountsTransferNotWaiting) {
 TEST(Job, KinetoTraceOfOneRankOfSixteen) {
   // A rank's PyTorch trace (HTA's A100 sample: rank 0 of 16, NCCL): its rank from distributedInfo,
   // the 15 ranks not given said in one line, its collective kernels counted as communication.
-  const std::string path = std::string(TRAINSCOPE_SHARED_DIR) + "/cases/traces/hta_a100_rank0of16_cudagraph_nccl.json.gz";
+  const std::string path =
+      std::string(TRAINSCOPE_SHARED_DIR) + "/cases/traces/hta_a100_rank0of16_cudagraph_nccl.json.gz";
   if (!fs::exists(path)) GTEST_SKIP() << "absent: " << path;
   const auto j = job::load_job({path});
   ASSERT_EQ(j.ranks.size(), 1u);
