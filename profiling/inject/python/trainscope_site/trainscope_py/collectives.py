@@ -27,6 +27,7 @@ bucket ranges for that module. TRAINSCOPE_PYTHON_SKIP=ddp turns the DDP part off
 """
 import functools
 import inspect
+import os
 import sys
 import threading
 
@@ -83,7 +84,6 @@ def _site_name(prefix, frame):
     f = sync._site(frame)
     if f is None:
         return prefix + " ?:0"
-    import os
     return "%s %s:%d" % (prefix, os.path.basename(f.f_code.co_filename), f.f_lineno or 0)
 
 
