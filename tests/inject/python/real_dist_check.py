@@ -93,7 +93,7 @@ def main():
     except Exception as err:  # must not happen: the program's hook is never refused
         checks["ddp_hook_after_forward"] = "raised %r" % (err,)
     ok, _ = model_and_grads(device, rank, world,
-                            lambda m: m.register_builtin_comm_hook(dist.BuiltinCommHookType.ALLREDUCE))
+                            lambda m: m._register_builtin_comm_hook(dist.BuiltinCommHookType.ALLREDUCE))
     checks["ddp_builtin"] = ok
     installed = sorted(k for k in ("trainscope_py.collectives",) if k in sys.modules)
     print("RESULT:" + json.dumps({"rank": rank, "device": str(device), "checks": checks, "calls": calls,

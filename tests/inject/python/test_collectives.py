@@ -56,7 +56,8 @@ class Collectives(ProgramCase):
 
     def test_builtin_hook_and_mixed_precision_step_aside(self):
         self.assertEqual(self.r["aside_values"], [None, None])
-        self.assertEqual(self.r["aside_calls"], ranged("forward") + ranged("forward"))
+        self.assertEqual(self.r["aside_calls"], ranged("forward") * 3)
+        self.assertEqual(self.r["unseen_hooks"], [])
 
 
 class Skipped(ProgramCase):

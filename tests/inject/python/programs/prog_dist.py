@@ -54,15 +54,22 @@ late_hooks = [h.__name__ for h, _ in late._comm_hooks]
 
 # A built-in (C++) hook, and DDP's mixed precision: we step aside.
 builtin = DDP(torch.nn.Linear(), broadcast_buffers=False)
-builtin.register_builtin_comm_hook("FP16_COMPRESS")
+builtin._register_builtin_comm_hook("FP16_COMPRESS")
 mixed = DDP(torch.nn.Linear(), broadcast_buffers=False, mixed_precision=object())
+# A built-in hook the wrapper did not see (registered on the reducer directly): ours is refused at
+# the first forward, the forward runs on, DDP's list of hooks is as before.
+unseen = DDP(torch.nn.Linear(), broadcast_buffers=False)
+unseen._hook = ("builtin", "ALLREDUCE")
 progutil.reset()
 builtin(t)
 mixed(t)
+unseen(t)
+unseen_hooks = list(unseen._comm_hooks)
 aside_values = builtin.backward_buckets(1) + mixed.backward_buckets(1)
 aside_calls = progutil.calls()
 
 progutil.result(blocking=blocking, c10d=c10d_calls, objects=objects, plain_values=plain_values,
                 plain_calls=plain_calls, plain_hooks=plain_hooks, early_values=early_values,
                 early_calls=early_calls, late_values=late_values, late_calls=late_calls,
-                late_hooks=late_hooks, aside_values=aside_values, aside_calls=aside_calls)
+                late_hooks=late_hooks, aside_values=aside_values, aside_calls=aside_calls,
+                unseen_hooks=unseen_hooks)

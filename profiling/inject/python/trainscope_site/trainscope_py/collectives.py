@@ -3,7 +3,7 @@ communication (PROTOCOL.md section 1): the time a rank spends communicating or w
 other ranks, which the job analysis (profiling/job) tells apart from its own work.
 
 Owns the wrappers of the c10d collective functions, of Work.wait, and of DDP's buffer broadcast,
-register_comm_hook / register_builtin_comm_hook and forward (where the gradient all-reduce gets its
+register_comm_hook / _register_builtin_comm_hook and forward (where the gradient all-reduce gets its
 timing hook). The ranges:
 
   comm: all_reduce train.py:57          push/pop around a blocking collective (async_op=False)
@@ -21,7 +21,7 @@ default (torch.distributed.algorithms.ddp_comm_hooks.default_hooks.allreduce_hoo
 group size, all-reduce, the same sum DDP computes without a hook) wrapped in the timing. A user's
 register_comm_hook is never refused: before our registration it gets the timing wrapper around
 their hook (chained, their future's value unchanged); after it, their hook replaces the default
-inside ours (DDP allows one hook per module). A built-in C++ hook (register_builtin_comm_hook),
+inside ours (DDP allows one hook per module). A built-in C++ hook (_register_builtin_comm_hook),
 DDP's mixed_precision, or a module that delays all-reduce to the end makes us step aside: no
 bucket ranges for that module. TRAINSCOPE_PYTHON_SKIP=ddp turns the DDP part off.
 """
@@ -227,13 +227,22 @@ def _steps_aside(ddp):
 
 
 def _register_default(ddp, register, default_hooks):
-    """Register allreduce_hook, timed, on `ddp`; the cell lets a later user hook replace it."""
+    """Register allreduce_hook, timed, on `ddp`; the cell lets a later user hook replace it. When
+    the reducer refuses (a hook we did not see, e.g. a built-in one registered through another
+    path), DDP's Python list of hooks is put back as it was and the error goes to the caller."""
     cell = [getattr(ddp, "process_group", None), default_hooks.allreduce_hook, True]
 
     @functools.wraps(default_hooks.allreduce_hook)
     def dispatch(state, bucket):
         return cell[1](cell[0], bucket)
-    register(ddp, None, timed_hook(dispatch))
+    hooks = getattr(ddp, "_comm_hooks", None)
+    before = len(hooks) if isinstance(hooks, list) else None
+    try:
+        register(ddp, None, timed_hook(dispatch))
+    except BaseException:
+        if before is not None:
+            del hooks[before:]
+        raise
     ddp._trainscope_hook = cell
 
 
@@ -248,6 +257,10 @@ def ddp_register_comm_hook(orig):
             hooks = getattr(self, "_comm_hooks", None)
             if isinstance(hooks, list):
                 hooks.append((hook, state))
+            try:  # DDP's logging data names the hook in use
+                self.logger._set_comm_hook_name(hook.__qualname__)
+            except Exception:
+                pass
             return None
         if getattr(hook, "__trainscope__", False) or not S.on:
             return orig(self, state, hook)
@@ -257,11 +270,11 @@ def ddp_register_comm_hook(orig):
 
 
 def ddp_register_builtin(orig):
-    """DDP.register_builtin_comm_hook: a C++ hook, not wrappable: step aside for this module."""
+    """DDP._register_builtin_comm_hook: a C++ hook, not wrappable: step aside for this module."""
     @functools.wraps(orig)
-    def register_builtin_comm_hook(self, comm_hook_type):
+    def register_builtin_comm_hook(self, *args, **kwargs):
         self._trainscope_builtin = True
-        return orig(self, comm_hook_type)
+        return orig(self, *args, **kwargs)
     return register_builtin_comm_hook
 
 

@@ -108,7 +108,8 @@ def _ddp(torch):
         return importlib.import_module("torch.distributed.algorithms.ddp_comm_hooks.default_hooks")
     _patch(cls, "_distributed_broadcast_coalesced", collectives.ddp_broadcast, own_only=True)
     _patch(cls, "register_comm_hook", collectives.ddp_register_comm_hook, own_only=True)
-    _patch(cls, "register_builtin_comm_hook", collectives.ddp_register_builtin, own_only=True)
+    for name in ("_register_builtin_comm_hook", "register_builtin_comm_hook"):  # torch's name has the underscore
+        _patch(cls, name, collectives.ddp_register_builtin, own_only=True)
     _patch(cls, "forward", lambda f: collectives.ddp_forward(f, cls, default_hooks), own_only=True)
 
 

@@ -1,5 +1,5 @@
 """Fake DistributedDataParallel: the buffer broadcast in forward, register_comm_hook (once per
-module, checked as DDP checks a hook's signature), register_builtin_comm_hook, and a stand-in for
+module, checked as DDP checks a hook's signature), _register_builtin_comm_hook (torch's name), and a stand-in for
 the C++ reducer (backward_buckets) that runs each bucket through the registered hook."""
 import inspect
 
@@ -24,12 +24,12 @@ class DistributedDataParallel(Module):
 
     def register_comm_hook(self, state, hook):
         self._check_comm_hook(hook)
+        self._comm_hooks.append((hook, state))  # before the reducer's check, as DDP does
         if self._hook is not None:
             raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
-        self._comm_hooks.append((hook, state))
         self._hook = (state, hook)
 
-    def register_builtin_comm_hook(self, comm_hook_type):
+    def _register_builtin_comm_hook(self, comm_hook_type):
         if self._hook is not None:
             raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
         self._hook = ("builtin", comm_hook_type)
