@@ -61,6 +61,14 @@ constexpr std::int64_t kJobStartWindowNs = 600'000'000'000;
 /// agree. Throws InputError when no path names a readable rank at all.
 Job load_job(const std::vector<std::string>& paths);
 
+/// A file's description from its store's meta (rank, world size, job identity) and its path.
+RankFile rank_file(std::shared_ptr<const EventStore> store, const std::string& path, const std::string& kind);
+
+/// Stores already open (not owned: they must outlive the Job; labels[i] names stores[i]) as one job's
+/// ranks, by rank; nullopt when one has no rank or two have the same (no grouping, no problems:
+/// compare's "ranks of one job").
+std::optional<Job> job_of(const std::vector<const EventStore*>& stores, const std::vector<std::string>& labels);
+
 /// The rank a file name says: "ddp-rank3.tsession" -> 3 ("rank3", "rank-3", "rank_3",
 /// case-insensitive); -1 when none.
 std::int32_t rank_from_file_name(std::string_view path);

@@ -84,25 +84,7 @@ std::vector<std::string> expand(const std::vector<std::string>& paths, std::vect
 std::optional<RankFile> open_one(const std::string& path, std::vector<std::string>& problems) {
   try {
     std::unique_ptr<EventSource> src = import::is_trace_path(path) ? import::open_trace(path) : open_session(path);
-    RankFile f;
-    f.path = path;
-    f.kind = src->kind();
-    f.store = src->shared_store();
-    const auto meta = f.store->meta();
-    f.rank = meta_int(meta, "distributed.rank");
-    f.world_size = meta_int(meta, "distributed.world_size");
-    f.rank_source = f.rank >= 0 ? "meta" : "";
-    if (f.rank < 0 && (f.rank = rank_from_file_name(path)) >= 0) f.rank_source = "file name";
-    f.program = meta_of(meta, "inject.program");
-    f.run_id = meta_of(meta, "distributed.run_id");
-    if (f.run_id == "none") f.run_id.clear();  // torchrun's default --rdzv-id: names no job
-    if (const std::string pid = meta_of(meta, "inject.root_pid"); !pid.empty())
-      f.root_pid = meta_of(meta, "inject.host") + ":" + pid;
-    const std::string start = meta_of(meta, "session.start_unix_ns");
-    f.start_unix_ns = start.empty() ? 0 : std::atoll(start.c_str());
-    const std::string steady = meta_of(meta, "session.start_steady_ns");
-    f.start_steady_ns = steady.empty() ? 0 : std::atoll(steady.c_str());
-    return f;
+    return rank_file(src->shared_store(), path, src->kind());
   } catch (const std::exception& e) {
     problems.push_back(fmt::format("{}: cannot be opened: {}", path, e.what()));
     return std::nullopt;
@@ -142,6 +124,42 @@ std::string base_name(const std::string& p) {
 }
 
 }  // namespace
+
+RankFile rank_file(std::shared_ptr<const EventStore> store, const std::string& path, const std::string& kind) {
+  RankFile f;
+  f.path = path, f.kind = kind, f.store = std::move(store);
+  const auto meta = f.store->meta();
+  f.rank = meta_int(meta, "distributed.rank");
+  f.world_size = meta_int(meta, "distributed.world_size");
+  f.rank_source = f.rank >= 0 ? "meta" : "";
+  if (f.rank < 0 && (f.rank = rank_from_file_name(path)) >= 0) f.rank_source = "file name";
+  f.program = meta_of(meta, "inject.program");
+  f.run_id = meta_of(meta, "distributed.run_id");
+  if (f.run_id == "none") f.run_id.clear();  // torchrun's default --rdzv-id: names no job
+  if (const std::string pid = meta_of(meta, "inject.root_pid"); !pid.empty())
+    f.root_pid = meta_of(meta, "inject.host") + ":" + pid;
+  const std::string start = meta_of(meta, "session.start_unix_ns");
+  f.start_unix_ns = start.empty() ? 0 : std::atoll(start.c_str());
+  const std::string steady = meta_of(meta, "session.start_steady_ns");
+  f.start_steady_ns = steady.empty() ? 0 : std::atoll(steady.c_str());
+  return f;
+}
+
+std::optional<Job> job_of(const std::vector<const EventStore*>& stores, const std::vector<std::string>& labels) {
+  Job job;
+  for (std::size_t i = 0; i < stores.size() && i < labels.size(); ++i) {
+    // Not owned: the aliasing constructor with an empty owner (the caller keeps the stores alive).
+    RankFile f = rank_file(std::shared_ptr<const EventStore>(std::shared_ptr<const EventStore>(), stores[i]),
+                           labels[i], "store");
+    if (f.rank < 0) return std::nullopt;
+    for (const auto& g : job.ranks)
+      if (g.rank == f.rank) return std::nullopt;
+    job.world_size = std::max(job.world_size, f.world_size);
+    job.ranks.push_back(std::move(f));
+  }
+  std::sort(job.ranks.begin(), job.ranks.end(), [](const RankFile& a, const RankFile& b) { return a.rank < b.rank; });
+  return job;
+}
 
 Job load_job(const std::vector<std::string>& paths) {
   Job job;
