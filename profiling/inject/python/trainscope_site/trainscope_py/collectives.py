@@ -282,6 +282,8 @@ def ddp_forward(orig, ddp_cls, default_hooks_module):
     """DDP.forward: at a module's first forward, the timed default hook where it has none."""
     @functools.wraps(orig)
     def forward(self, *args, **kwargs):
+        if phases._is_compiling():  # torch.compile traces DDP: nothing of ours inside the graph
+            return orig(self, *args, **kwargs)
         if S.on and not getattr(self, "_trainscope_checked", False):
             self._trainscope_checked = True
             if not _steps_aside(self):
