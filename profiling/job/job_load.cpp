@@ -1,7 +1,6 @@
 // Loading a job: which file is which rank, which files belong together, what is wrong with the rest
 // (job.h). Every problem is one line naming the file; what can be opened still opens.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -91,6 +90,22 @@ std::optional<RankFile> open_one(const std::string& path, std::vector<std::strin
   }
 }
 
+/// "0-33, 35, 40-299": sorted ranks with runs of three or more as ranges (a 300-rank job's missing
+/// ranks stay one readable line).
+std::string rank_list(const std::vector<std::int32_t>& ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ", ";
+    if (j - i >= 2)
+      out += fmt::format("{}-{}", ranks[i], ranks[j]), i = j + 1;
+    else
+      out += std::to_string(ranks[i]), ++i;
+  }
+  return out;
+}
+
 std::string host_of(const std::string& root) {
   return root.substr(0, root.rfind(':'));
 }
@@ -149,8 +164,8 @@ std::optional<Job> job_of(const std::vector<const EventStore*>& stores, const st
   Job job;
   for (std::size_t i = 0; i < stores.size() && i < labels.size(); ++i) {
     // Not owned: the aliasing constructor with an empty owner (the caller keeps the stores alive).
-    RankFile f = rank_file(std::shared_ptr<const EventStore>(std::shared_ptr<const EventStore>(), stores[i]),
-                           labels[i], "store");
+    RankFile f = rank_file(std::shared_ptr<const EventStore>(std::shared_ptr<const EventStore>(), stores[i]), labels[i],
+                           "store");
     if (f.rank < 0) return std::nullopt;
     for (const auto& g : job.ranks)
       if (g.rank == f.rank) return std::nullopt;
@@ -219,7 +234,7 @@ Job load_job(const std::vector<std::string>& paths) {
     if (!job.missing_ranks.empty())
       job.problems.push_back(fmt::format("{}: world size {} but rank(s) {} missing; the job is analysed without them",
                                          paths.size() == 1 ? paths[0] : std::string("job"), job.world_size,
-                                         fmt::join(job.missing_ranks, ", ")));
+                                         rank_list(job.missing_ranks)));
   }
   return job;
 }

@@ -160,8 +160,11 @@ std::string to_text(const Job& job, const JobReport& r) {
   if (r.skew_median_ns)
     out += fmt::format("; clocks ({}) aligned by step starts on rank {}, residual skew median {:.0f} us, max {:.0f} us",
                        r.clock, r.ranks.empty() ? 0 : r.ranks[0].rank, *r.skew_median_ns / 1e3, *r.skew_max_ns / 1e3);
-  out += "\nwaiting for other ranks from: " + r.wait_source + "\n";
-  out += "per rank, ms per step (medians over the steps; offset in us):\n" + table(r);
+  out += "\n";
+  if (r.matched_steps > 0) {  // no figures to show otherwise (a note says why)
+    out += "waiting for other ranks from: " + r.wait_source + "\n";
+    out += "per rank, ms per step (medians over the steps; offset in us):\n" + table(r);
+  }
   for (const auto& n : r.notes) out += "note: " + n + "\n";
   verdicts_text(r, out);
   return out;

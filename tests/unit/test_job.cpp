@@ -252,10 +252,23 @@ TEST(Job, KinetoTraceOfOneRankOfSixteen) {
   EXPECT_EQ(j.world_size, 16);
   EXPECT_EQ(j.missing_ranks.size(), 15u);
   ASSERT_EQ(j.problems.size(), 1u);
+  EXPECT_NE(j.problems[0].find("rank(s) 1-15 missing"), std::string::npos) << j.problems[0];
   const auto r = job::analyze(j, job::Options{0});
   ASSERT_EQ(r.ranks.size(), 1u);
   if (r.matched_steps == 0) GTEST_SKIP() << "the trace holds no two consecutive steps";
   EXPECT_GT(r.ranks[0].communication_ns, 0);
   EXPECT_LE(r.ranks[0].exposed_comm_ns, r.ranks[0].communication_ns);
   EXPECT_GT(r.ranks[0].compute_ns, 0);
+}
+
+TEST(Job, ManyMissingRanksStayOneLine) {
+  // HTA's CPU-only gloo sample: rank 34 of 300.
+  const std::string path =
+      std::string(TRAINSCOPE_SHARED_DIR) + "/cases/traces/hta_cpu_only_gloo_rank34of300.pt.trace.json.gz";
+  if (!fs::exists(path)) GTEST_SKIP() << "absent: " << path;
+  const auto j = job::load_job({path});
+  ASSERT_EQ(j.ranks.size(), 1u);
+  EXPECT_EQ(j.ranks[0].rank, 34);
+  ASSERT_EQ(j.problems.size(), 1u);
+  EXPECT_NE(j.problems[0].find("rank(s) 0-33, 35-299 missing"), std::string::npos) << j.problems[0];
 }
