@@ -35,7 +35,8 @@ TEST(RunnerJob, SeveralFilesAndJson) {
   EXPECT_EQ(d["world_size"].GetInt(), 2);
   EXPECT_EQ(d["ranks"].Size(), 2u);
   EXPECT_TRUE(d["launcher"].IsNull());
-  EXPECT_EQ(d["verdicts"].Size(), 0u);
+  for (const auto& v : d["verdicts"].GetArray())  // communication_bound may come with collective ranges
+    EXPECT_STRNE(v["id"].GetString(), "straggler");
   EXPECT_GT(d["ranks"][0]["step_period_ns"].GetInt64(), 0);
 }
 

@@ -128,7 +128,8 @@ TEST(Job, BalancedJobHasNoStraggler) {
   EXPECT_LT(std::max(a, b) / std::min(a, b), job::kStragglerRatio);
   const std::string json = job::to_json(j, r);
   EXPECT_NE(json.find("\"step_period_ns\""), std::string::npos);
-  EXPECT_NE(json.find("\"verdicts\":[]"), std::string::npos);
+  // A recording with collective ranges may judge communication_bound here; never a straggler.
+  EXPECT_EQ(json.find("\"id\":\"straggler\""), std::string::npos);
 }
 
 TEST(Job, BadInputIsOneLineEachAndTheRestOpens) {
