@@ -96,10 +96,12 @@ struct RankFigures {
   /// Per step max(0, exposed - wait): the exposed communication that is not waiting for other ranks
   /// (what communication_bound judges; a straggler's delay is the straggler verdict's).
   std::int64_t exposed_transfer_ns = 0;
-  std::int64_t idle_ns = 0;        // no kernel, copy or memset on the GPU
-  std::int64_t data_wait_ns = 0;   // stepping thread in data ranges (DataLoader next)
-  std::int64_t blocking_ns = 0;    // stepping thread where it can wait for other ranks (see wait_ns)
-  std::int64_t wait_ns = 0;        // waiting for the other ranks, estimated (docs/metrics.md, "Jobs")
+  std::int64_t idle_ns = 0;       // no kernel, copy or memset on the GPU
+  std::int64_t data_wait_ns = 0;  // stepping thread in data ranges (DataLoader next)
+  std::int64_t blocking_ns = 0;   // stepping thread where it can wait for other ranks (see wait_ns)
+  /// Waiting for the other ranks (docs/metrics.md, "Jobs"): per step, the larger of this rank's blocking
+  /// time and its collective kernels' time above the least of any rank in that step.
+  std::int64_t wait_ns = 0;
   std::int64_t own_work_ns = 0;    // step_period_ns - wait_ns
   std::int64_t host_other_ns = 0;  // stepping thread outside data/forward/backward/optimizer/sync/comm
   std::int64_t optimizer_ns = 0;   // stepping thread in optimizer ranges

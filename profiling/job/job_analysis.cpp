@@ -64,6 +64,7 @@ std::int64_t median(std::vector<std::int64_t> v) {
 struct RankSpans {
   std::map<std::int64_t, std::int64_t> step_start;  // global step -> start
   Spans compute, comm, gpu_busy, exposed_base;      // exposed_base: comm ∩ compute
+  Spans comm_kernels;                               // collective kernels alone (NCCL)
   Spans data, blocking, optimizer, sync, host_known;
   bool comm_ranges = false;  // communication host ranges were recorded
   std::int64_t base = 0;     // the session's start on the job's common clock (JobReport::clock)
@@ -75,7 +76,10 @@ RankSpans spans_of(const EventStore& s) {
   for (std::size_t i = 0; i < s.steps.size(); ++i) r.step_start.emplace(s.steps[i].global_step, s.steps[i].start);
   for (std::size_t i = 0; i < s.kernels.size(); ++i) {
     const KernelRecord& k = s.kernels[i];
-    (analysis::is_communication_kernel(s.strings.get(k.name)) ? r.comm : r.compute).push_back({k.start, k.end});
+    if (analysis::is_communication_kernel(s.strings.get(k.name)))
+      r.comm.push_back({k.start, k.end}), r.comm_kernels.push_back({k.start, k.end});
+    else
+      r.compute.push_back({k.start, k.end});
     r.gpu_busy.push_back({k.start, k.end});
   }
   for (std::size_t i = 0; i < s.memcpys.size(); ++i) r.gpu_busy.push_back({s.memcpys[i].start, s.memcpys[i].end});
@@ -104,7 +108,8 @@ RankSpans spans_of(const EventStore& s) {
       continue;
     r.host_known.push_back(sp);
   }
-  for (Spans* v : {&r.compute, &r.comm, &r.gpu_busy, &r.data, &r.blocking, &r.optimizer, &r.sync, &r.host_known})
+  for (Spans* v :
+       {&r.compute, &r.comm, &r.comm_kernels, &r.gpu_busy, &r.data, &r.blocking, &r.optimizer, &r.sync, &r.host_known})
     merge(*v);
   r.exposed_base = intersect(r.comm, r.compute);
   return r;
@@ -112,7 +117,7 @@ RankSpans spans_of(const EventStore& s) {
 
 /// Per matched step: one rank's raw figures over [start(k), start(k+1)).
 struct StepFig {
-  std::int64_t period, compute, comm, exposed, idle, data, blocking, optimizer, sync, host_other;
+  std::int64_t period, compute, comm, exposed, idle, data, blocking, optimizer, sync, host_other, comm_kernels;
 };
 
 StepFig step_fig(const RankSpans& r, std::int64_t a, std::int64_t b) {
@@ -124,6 +129,7 @@ StepFig step_fig(const RankSpans& r, std::int64_t a, std::int64_t b) {
   f.idle = f.period - covered(r.gpu_busy, a, b);
   f.data = covered(r.data, a, b);
   f.blocking = covered(r.blocking, a, b);
+  f.comm_kernels = covered(r.comm_kernels, a, b);
   f.optimizer = covered(r.optimizer, a, b);
   f.sync = covered(r.sync, a, b);
   f.host_other = f.period - covered(r.host_known, a, b);
@@ -227,12 +233,16 @@ JobReport analyze(const Job& job, const Options& options) {
     std::vector<std::int64_t> transfer;
     for (std::size_t j = 0; j < steps.size(); ++j) {
       const StepFig& f = figs[i][j];
-      std::int64_t least = f.blocking;  // the rank that arrived last blocks only for the transfer itself
-      for (std::size_t o = 0; o < rs.size(); ++o) least = std::min(least, figs[o][j].blocking);
+      // The rank that arrived last blocks only for the transfer itself: the wait is the excess over the
+      // least, on the host (blocking ranges) or on the GPU (NCCL's kernels spin while they wait), the larger.
+      std::int64_t least = f.blocking, least_k = f.comm_kernels;
+      for (std::size_t o = 0; o < rs.size(); ++o)
+        least = std::min(least, figs[o][j].blocking), least_k = std::min(least_k, figs[o][j].comm_kernels);
+      const std::int64_t w = std::max(f.blocking - least, f.comm_kernels - least_k);
       period.push_back(f.period), compute.push_back(f.compute), comm.push_back(f.comm), exposed.push_back(f.exposed);
       idle.push_back(f.idle), data.push_back(f.data), blocking.push_back(f.blocking);
-      wait.push_back(f.blocking - least), own.push_back(f.period - (f.blocking - least));
-      transfer.push_back(std::max<std::int64_t>(0, f.exposed - (f.blocking - least)));
+      wait.push_back(w), own.push_back(f.period - w);
+      transfer.push_back(std::max<std::int64_t>(0, f.exposed - w));
       host_other.push_back(f.host_other), opt.push_back(f.optimizer), sync.push_back(f.sync);
     }
     RankFigures& r = rep.ranks[i];

@@ -273,3 +273,29 @@ TEST(Job, ManyMissingRanksStayOneLine) {
   ASSERT_EQ(j.problems.size(), 1u);
   EXPECT_NE(j.problems[0].find("rank(s) 0-33, 35-299 missing"), std::string::npos) << j.problems[0];
 }
+
+TEST(Job, NcclWaitIsTheCollectiveKernelsExcess) {
+  // NCCL: the host does not block in the all-reduce; rank 0's kernel spins 5 ms longer on the GPU
+  // while rank 1 waits 5 ms more for its data.
+  auto add_kernel = [](EventStore& s, std::int64_t at, std::int64_t len) {
+    const auto name = s.strings.intern("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
+    for (int k = 0; k < 20; ++k) {
+      KernelRecord kr;
+      kr.start = k * 10'000'000 + at, kr.end = kr.start + len, kr.name = name;
+      s.kernels.push(kr);
+    }
+  };
+  auto r0 = synthetic_rank(0, 2, 0, 10'000'000, 1'000'000, 100'000);
+  auto r1 = synthetic_rank(1, 2, 0, 10'000'000, 1'000'000, 5'100'000);
+  add_kernel(*r0, 1'200'000, 6'000'000);
+  add_kernel(*r1, 6'200'000, 1'000'000);
+  const auto j = synthetic_job({r0, r1});
+  const auto r = job::analyze(j, job::Options{0});
+  EXPECT_EQ(r.ranks[0].wait_ns, 5'000'000);
+  EXPECT_EQ(r.ranks[1].wait_ns, 0);
+  EXPECT_EQ(r.ranks[0].communication_ns, 6'000'000);
+  const auto* s = find_verdict(r, "straggler");
+  ASSERT_NE(s, nullptr) << job::to_text(j, r);
+  EXPECT_EQ(s->rank, 1);
+  EXPECT_NE(s->title.find("data wait"), std::string::npos);
+}
