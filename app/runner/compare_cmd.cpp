@@ -4,6 +4,7 @@
 // --session) compare their ladders instead (playground/compare.h): variant by variant, B/A,
 // which run is faster. A missing or unreadable session is an InputError (SessionError) naming the
 // file: exit 2 with one line; a playground session beside a training session or trace is refused too.
+#include <filesystem>
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -58,6 +59,8 @@ int compare_playground(const RunnerOptions& o, const std::vector<std::optional<p
 
 int run_compare(const RunnerOptions& o) {
   if (o.compare.size() < 2) throw InputError("--compare needs two or more sessions");
+  if (o.compare.size() == 2 && std::filesystem::is_directory(o.compare[0]) && std::filesystem::is_directory(o.compare[1]))
+    return run_job_compare(o);  // two jobs' folders
   std::vector<std::optional<playground::StoredRun>> runs;
   std::size_t playgrounds = 0;
   for (const auto& path : o.compare) {

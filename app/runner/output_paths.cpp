@@ -66,6 +66,7 @@ std::vector<std::string> run_inputs(const RunnerOptions& o) {
                                &o.playground_session})
     add_if_there(in, *p);
   for (const auto& c : o.compare) add_if_there(in, c);
+  for (const auto& a : o.analyze_paths) add_if_there(in, a);
   return in;
 }
 

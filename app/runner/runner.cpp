@@ -164,9 +164,12 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                "refused; docs/output-paths.md)");
   app.add_option("--profile-schedule", o.profile_schedule,
                  "record only some steps, as torch.profiler.schedule: wait=W,warmup=U,active=A,repeat=R (implies --profile)");
-  app.add_option("--analyze", o.analyze,
+  app.add_option("--analyze", o.analyze_paths,
                  "analyse a recorded session (or a PyTorch profiler trace) instead of training: step-time "
-                 "breakdown, GPU metrics and verdicts (docs/metrics.md)");
+                 "breakdown, GPU metrics and verdicts (docs/metrics.md); a folder or several files: the ranks "
+                 "of a distributed job, as one job (docs/profile-a-program.md, \"Distributed jobs\")")
+      ->expected(1, 64)
+      ->each([&o](const std::string& s) { if (o.analyze.empty()) o.analyze = s; });
   app.add_flag("--json", o.json, "with --analyze, --compare, --playground or --doctor: print one JSON object");
   app.add_flag("--doctor", o.doctor,
                "check the environment: driver, CUDA, cuDNN, CUPTI permissions, each GPU's health (a ~0.5 s copy "
@@ -242,6 +245,7 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
 }
 
 int run_analysis(const RunnerOptions& o) {
+  if (o.analyze_paths.size() > 1 || std::filesystem::is_directory(o.analyze)) return run_job_analysis(o);
   prof::analysis::Options options;
   options.per_step = false;
   options.warmup_steps = o.analyze_warmup;

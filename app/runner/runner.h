@@ -25,6 +25,8 @@ struct RunnerOptions : runconfig::RunConfig {
   bool allow_setup_paths = false;  // --allow-setup-paths: a --setup's model may name a file here
   bool overwrite = false;        // --overwrite: --session may replace an existing file (output_paths.h)
   std::string analyze;           // --analyze SESSION: print the analysis of a recorded session, no training
+  /// --analyze DIR, or several files: a distributed job's ranks (profiling/job); `analyze` is the first
+  std::vector<std::string> analyze_paths;
   bool json = false;             // --json: the analysis as one JSON object
   std::int64_t analyze_warmup = 1;  // --analyze-warmup: leading steps left out (cuDNN search, first allocations)
   std::string step_range = "step";  // --step-range PATTERN: steps of a trace without ProfilerStep#N (profiling/steps)
@@ -69,6 +71,9 @@ int exit_code(const Error& e);
 /// --analyze: reads the session, prints the analysis (text or --json); returns the exit code.
 /// Throws prof::SessionError (an InputError) for an unreadable session.
 int run_analysis(const RunnerOptions& opt);
+/// --analyze DIR / several files, --compare JOB_A JOB_B (folders): a distributed job (app/runner/job_cmd.cpp).
+int run_job_analysis(const RunnerOptions& opt);
+int run_job_compare(const RunnerOptions& opt);
 
 /// --import: converts a trace into a session file (--session, default TRACE's name + .tsession) and
 /// prints what was read (events, steps, warnings). app/runner/import_cmd.cpp.

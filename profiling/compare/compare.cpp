@@ -13,6 +13,7 @@
 
 #include "base/json_guard.h"
 #include "profiling/import/trace_analysis.h"
+#include "profiling/job/job.h"
 
 namespace ts::prof::compare {
 
@@ -187,22 +188,21 @@ std::optional<std::int64_t> step_alignment_offset(const EventStore& a, const Eve
 
 namespace {
 
-/// Comparison::slowest_rank_session: only when every session is a distinct rank with analysed steps.
-void slowest_rank(Comparison& c) {
-  std::vector<std::int32_t> ranks;
-  double slow = -1, fast = 0;
-  int slowest = -1;
-  for (std::size_t i = 0; i < c.sessions.size(); ++i) {
-    const analysis::Report& r = c.sessions[i].report;
-    if (r.rank < 0 || r.steps <= 0 || std::find(ranks.begin(), ranks.end(), r.rank) != ranks.end()) return;
-    ranks.push_back(r.rank);
-    const double step = static_cast<double>(r.wall_ns) / static_cast<double>(r.steps);
-    if (step > slow) slow = step, slowest = static_cast<int>(i);
-    if (i == 0 || step < fast) fast = step;
+/// Comparison::slowest_rank_session: the straggler of the job the sessions make (profiling/job: own work
+/// per step = step period minus the wait for other ranks), when every session is a distinct rank.
+void slowest_rank(Comparison& c, const std::vector<const EventStore*>& stores, const std::vector<std::string>& labels) {
+  const auto j = job::job_of(stores, labels);
+  if (!j || j->ranks.size() < 2) return;
+  const auto rep = job::analyze(*j, job::Options{c.options.warmup_steps});
+  for (const auto& v : rep.verdicts) {
+    if (v.id != "straggler") continue;
+    for (std::size_t i = 0; i < c.sessions.size(); ++i)
+      if (c.sessions[i].report.rank == v.rank) c.slowest_rank_session = static_cast<int>(i);
+    for (const auto& [k, x] : v.evidence)
+      if (k == "own_work_over_others_median") c.slowest_over_fastest = x;
+    for (const auto& f : rep.ranks)
+      if (f.rank == v.rank) c.slowest_own_work_ns = f.own_work_ns;
   }
-  if (slowest < 0 || fast <= 0) return;
-  c.slowest_rank_session = slowest;
-  c.slowest_over_fastest = slow / fast;
 }
 
 }  // namespace
@@ -230,7 +230,7 @@ Comparison compare(const std::vector<const EventStore*>& stores, const std::vect
     c.sessions.push_back(std::move(x));
   }
   c.config = config_diff(metas);
-  slowest_rank(c);
+  slowest_rank(c, stores, labels);
   // Kernels of the analysed steps (after the warm-up), totals per analysed step.
   std::vector<std::vector<KernelTotals>> totals;
   std::vector<std::int64_t> steps;

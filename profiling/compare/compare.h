@@ -96,11 +96,13 @@ struct Comparison {
   std::int64_t aligned_step = 0;
   std::vector<std::int64_t> alignment_offsets_ns;
   /// Ranks of one distributed job side by side (two or more sessions with distinct ranks >= 0,
-  /// analysis::Report::rank): the session whose analysed step is longest (mean wall time per step),
-  /// and how much longer it is than the fastest rank's (ratio >= 1). -1 when the sessions are no
-  /// ranks of one job. In a synchronous data-parallel job every rank waits for the slowest at each
-  /// collective, so it sets the job's pace.
+  /// analysis::Report::rank): the straggler as profiling/job names it — the rank whose own work per
+  /// step (step period minus the time waiting for the other ranks) is >= 1.10x the other ranks'
+  /// median — and that ratio; its own work in slowest_own_work_ns. -1 when the sessions are no ranks
+  /// of one job or no rank holds the others back. In synchronous data parallelism every rank keeps
+  /// the straggler's pace, so step times alone cannot tell it (docs/metrics.md, "Jobs").
   int slowest_rank_session = -1;
+  std::int64_t slowest_own_work_ns = 0;
   double slowest_over_fastest = 0;
   Options options;
 };

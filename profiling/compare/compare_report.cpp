@@ -150,10 +150,12 @@ std::string to_text(const Comparison& c, std::size_t max_kernel_rows) {
   text_verdicts(o, c);
   if (c.slowest_rank_session >= 0) {
     const auto& r = c.sessions[static_cast<std::size_t>(c.slowest_rank_session)].report;
-    o += fmt::format("\nslowest rank: {} (rank {}), {:.3f} ms/step, {:.2f}x the fastest rank's step: every rank waits for it "
-                     "at each collective\n", letter(static_cast<std::size_t>(c.slowest_rank_session)), r.rank,
-                     r.wall_ns / 1e6 / r.steps, c.slowest_over_fastest);
+    o += fmt::format("\nslowest rank: {} (rank {}), own work {:.3f} ms/step, {:.2f}x the other ranks' median (step "
+                     "period minus the wait for other ranks): every rank waits for it at each collective\n",
+                     letter(static_cast<std::size_t>(c.slowest_rank_session)), r.rank, c.slowest_own_work_ns / 1e6,
+                     c.slowest_over_fastest);
   }
+
   for (const auto& d : c.kernel_diffs) text_kernels(o, c, d, max_kernel_rows);
   if (!c.alignment_offsets_ns.empty()) {
     o += fmt::format("\nstep alignment: step {} starts together when each session is shifted by", c.aligned_step);
@@ -271,6 +273,7 @@ std::string to_json(const Comparison& c) {
   if (c.slowest_rank_session >= 0) w.Int(c.slowest_rank_session);
   else w.Null();
   w.Key("slowest_over_fastest"); w.Double(c.slowest_over_fastest);
+  w.Key("slowest_own_work_ns"); w.Int64(c.slowest_own_work_ns);
   w.Key("sessions");
   w.StartArray();
   for (const auto& s : c.sessions) json_session(w, s);

@@ -109,8 +109,16 @@ InjectConfig read_config(const EnvFn& env, std::int64_t pid) {
       break;
     }
   }
+  for (const char* n : {"TORCHELASTIC_RUN_ID", "SLURM_JOB_ID"}) {
+    const std::string id = get(n);
+    if (!id.empty() && id != "none" && id.size() <= 256) {
+      c.run_id = id;
+      break;
+    }
+  }
   std::int64_t root = -1;
   const bool has_root = parse_int(env("TRAINSCOPE_ROOT_PID"), root);
+  if (has_root) c.root_pid = root;
   const bool is_root = !has_root || root == pid;
   c.session = session_path(get("TRAINSCOPE_SESSION"), c.rank, pid, is_root);
   return c;

@@ -12,6 +12,7 @@
 //   (the last three exist for cost measurements: scripts/inject-check.sh, part cost)
 //   TRAINSCOPE_ROOT_PID      the pid trainscope-run started; other processes get their own file
 //   RANK / OMPI_COMM_WORLD_RANK / SLURM_PROCID, WORLD_SIZE / OMPI_COMM_WORLD_SIZE / SLURM_NTASKS
+//   TORCHELASTIC_RUN_ID (torchrun's --rdzv-id) / SLURM_JOB_ID: which job the rank belongs to
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +38,10 @@ struct InjectConfig {
   std::size_t buffer_bytes = 1u << 20;  // one CUPTI activity buffer (a kernel record is ~300 bytes)
   std::int32_t rank = -1, world_size = -1;  // -1: not a distributed job
   std::string rank_source;      // "RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID" or ""
+  /// The job's id: TORCHELASTIC_RUN_ID (torchrun's --rdzv-id; its default "none" names no job and is
+  /// left out), else SLURM_JOB_ID; "" when neither. Meta distributed.run_id (profiling/job groups ranks by it).
+  std::string run_id;
+  std::int64_t root_pid = -1;   // TRAINSCOPE_ROOT_PID: the recording (meta inject.root_pid); -1 absent
   std::vector<std::string> warnings;  // bad values that were replaced by defaults, one line each
 };
 

@@ -84,6 +84,12 @@ Recorder::Recorder(const InjectConfig& config, std::int64_t start_host_ns)
     store_.set_meta("distributed.rank_source", config_.rank_source);
   }
   if (config_.world_size > 0) store_.set_meta("distributed.world_size", std::to_string(config_.world_size));
+  if (!config_.run_id.empty()) store_.set_meta("distributed.run_id", config_.run_id);
+  if (config_.root_pid >= 0) {  // the recording: ranks of one trainscope-run on one host share it
+    store_.set_meta("inject.root_pid", std::to_string(config_.root_pid));
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) store_.set_meta("inject.host", host);
+  }
   for (std::size_t i = 0; i < config_.warnings.size(); ++i)
     store_.set_meta("inject.warning." + std::to_string(i + 1), config_.warnings[i]);
   if (pipe2(wake_fd_, O_CLOEXEC | O_NONBLOCK) != 0) wake_fd_[0] = wake_fd_[1] = -1;

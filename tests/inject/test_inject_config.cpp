@@ -44,6 +44,17 @@ TEST(InjectConfig, RankFromTorchrunMpiOrSlurm) {
   ASSERT_EQ(c.warnings.size(), 1u);
 }
 
+TEST(InjectConfig, JobIdAndRecording) {
+  auto c = read_config(env_of({{"TORCHELASTIC_RUN_ID", "a1b2"}, {"SLURM_JOB_ID", "77"}, {"TRAINSCOPE_ROOT_PID", "40"}}), 41);
+  EXPECT_EQ(c.run_id, "a1b2");
+  EXPECT_EQ(c.root_pid, 40);
+  c = read_config(env_of({{"TORCHELASTIC_RUN_ID", "none"}, {"SLURM_JOB_ID", "77"}}), 41);
+  EXPECT_EQ(c.run_id, "77") << "torchrun's default rdzv id names no job";
+  c = read_config(env_of({{"TORCHELASTIC_RUN_ID", "none"}}), 41);
+  EXPECT_EQ(c.run_id, "");
+  EXPECT_EQ(c.root_pid, -1);
+}
+
 TEST(InjectConfig, OtherProcessesGetTheirOwnFile) {
   const auto root = read_config(env_of({{"TRAINSCOPE_SESSION", "a.tsession"}, {"TRAINSCOPE_ROOT_PID", "100"}}), 100);
   EXPECT_EQ(root.session, "a.tsession");

@@ -86,6 +86,7 @@ TEST(InjectRecorder, HandMadeRecordsBecomeAReadableSession) {
   c.session = (dir / "run-rank1.tsession").string();
   c.kinds = {"CONCURRENT_KERNEL", "MEMCPY", "SYNCHRONIZATION"};  // syncs from CUPTI's records, which name no thread
   c.rank = 1, c.world_size = 2, c.rank_source = "RANK";
+  c.run_id = "job-42", c.root_pid = 4242;
   constexpr int kSteps = 14;
   Records R;
   R.kernels.reserve(2 * kSteps), R.copies.reserve(kSteps), R.syncs.reserve(kSteps);
@@ -128,6 +129,9 @@ TEST(InjectRecorder, HandMadeRecordsBecomeAReadableSession) {
   EXPECT_EQ(meta.at("inject.status"), "closed: test");
   EXPECT_EQ(meta.at("distributed.rank"), "1");
   EXPECT_EQ(meta.at("distributed.world_size"), "2");
+  EXPECT_EQ(meta.at("distributed.run_id"), "job-42");  // what profiling/job groups ranks by
+  EXPECT_EQ(meta.at("inject.root_pid"), "4242");
+  EXPECT_FALSE(meta.at("inject.host").empty());
   EXPECT_NE(meta.at("inject.unavailable").find("the launch calls"), std::string::npos);
   analysis::Options o;
   o.warmup_steps = 1;  // as --analyze

@@ -309,10 +309,10 @@ void CompareView::showComparison(std::shared_ptr<pc::Comparison> c,
   QString head = names.join(QStringLiteral(" &nbsp;·&nbsp; "));
   if (cmp.slowest_rank_session >= 0) {  // ranks of one job: the one every other waits for
     const auto& r = cmp.sessions[static_cast<std::size_t>(cmp.slowest_rank_session)].report;
-    head += tr(" &nbsp;—&nbsp; <b>slowest rank: %1 (rank %2)</b>, %3 ms/step, %4× the fastest rank's")
+    head += tr(" &nbsp;—&nbsp; <b>slowest rank: %1 (rank %2)</b>, own work %3 ms/step, %4× the other ranks'")
                 .arg(session_letter(cmp.slowest_rank_session))
                 .arg(r.rank)
-                .arg(r.wall_ns / 1e6 / static_cast<double>(r.steps), 0, 'f', 2)
+                .arg(static_cast<double>(cmp.slowest_own_work_ns) / 1e6, 0, 'f', 2)
                 .arg(cmp.slowest_over_fastest, 0, 'f', 2);
   }
   const QString headline = compare_headline(cmp);

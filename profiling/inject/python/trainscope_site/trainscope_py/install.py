@@ -9,7 +9,7 @@ wrapped twice.
 import os
 import sys
 
-from . import modules, phases, sync
+from . import collectives, modules, phases, sync
 from .state import S, debug
 
 _SYNC_METHODS = ((".item()", "item"), (".cpu()", "cpu"), (".tolist()", "tolist"), (".numpy()", "numpy"))
@@ -77,6 +77,42 @@ def _cuda_synchronize(torch):
     _patch(torch.cuda, "synchronize", sync.synchronize)
 
 
+def _distributed(torch):
+    """The c10d collectives under both their names (torch.distributed re-exports them) and
+    Work.wait, which ends an async collective's range (collectives.py)."""
+    c10d = sys.modules["torch.distributed.distributed_c10d"]
+    dist = sys.modules.get("torch.distributed")
+    collectives.set_emitters(torch)
+    work = getattr(c10d, "Work", None) or getattr(dist, "Work", None)
+    if work is not None:
+        try:
+            _patch(work, "wait", collectives.work_wait)
+        except Exception as err:  # a class that refuses attributes: async collectives get no range
+            debug("hook Work.wait skipped: %r" % (err,))
+            collectives.set_emitters(None)
+    for name in collectives.COLLECTIVES:
+        orig = getattr(c10d, name, None)
+        if orig is None or not callable(orig):
+            continue
+        _patch(c10d, name, lambda f, n=name: collectives.collective(f, n))
+        if dist is not None and getattr(dist, name, None) is orig:
+            setattr(dist, name, getattr(c10d, name))
+
+
+def _ddp(torch):
+    """DistributedDataParallel: buffer broadcast, comm hooks, the timed default (collectives.py)."""
+    cls = sys.modules["torch.nn.parallel.distributed"].DistributedDataParallel
+
+    def default_hooks():
+        import importlib
+        return importlib.import_module("torch.distributed.algorithms.ddp_comm_hooks.default_hooks")
+    _patch(cls, "_distributed_broadcast_coalesced", collectives.ddp_broadcast, own_only=True)
+    _patch(cls, "register_comm_hook", collectives.ddp_register_comm_hook, own_only=True)
+    for name in ("_register_builtin_comm_hook", "register_builtin_comm_hook"):  # torch's name has the underscore
+        _patch(cls, name, collectives.ddp_register_builtin, own_only=True)
+    _patch(cls, "forward", lambda f: collectives.ddp_forward(f, cls, default_hooks), own_only=True)
+
+
 # (module that must be imported, hook): the torch attributes each hook touches live there.
 HOOKS = (
     ("torch.nn.modules.module", _module_call),
@@ -87,6 +123,8 @@ HOOKS = (
     ("torch.cuda.amp.grad_scaler", _grad_scaler("torch.cuda.amp.grad_scaler")),
     ("torch._tensor", _tensor),
     ("torch.cuda", _cuda_synchronize),
+    ("torch.distributed.distributed_c10d", _distributed),
+    ("torch.nn.parallel.distributed", _ddp),
 )
 
 
@@ -106,7 +144,7 @@ def configure(torch, own_dir):
 
 def _skipped():
     """TRAINSCOPE_PYTHON_SKIP: hook functions left out, by name without the underscore (module,
-    backward, dataloader, optimizer, tensor, cuda_synchronize; grad_scaler is `install`), comma
+    backward, dataloader, optimizer, tensor, cuda_synchronize, distributed, ddp; grad_scaler is `install`), comma
     separated. For measuring what each hook costs (scripts/inject_cost.py), not a user's knob."""
     names = {n.strip() for n in os.environ.get("TRAINSCOPE_PYTHON_SKIP", "").split(",") if n.strip()}
     return {"_" + n if n != "install" else n for n in names}

@@ -44,7 +44,7 @@ class _Tls(threading.local):
     fwd: 0 outside any module call, 1 inside the outermost one, -1 inside a `data` range (module
     calls there, such as transforms, belong to the data wait). names: full mode's qualified-name
     map of the outermost module (names_root), rebuilt at most once per call (names_rebuilt).
-    data/bwd/sync: 1 inside the outermost range of that kind.
+    data/bwd/sync/comm: 1 inside the outermost range of that kind (comm: a collective, collectives.py).
     opt: optimizer nesting depth; opt_frame: the frame of the outermost optimizer call.
     """
     fwd = 0
@@ -54,6 +54,7 @@ class _Tls(threading.local):
     data = 0
     bwd = 0
     sync = 0
+    comm = 0
     opt = 0
     opt_frame = None
 

@@ -58,6 +58,20 @@ else:
         _nvtx = _Forwarder()
 
 
+_next_id = [0]
+
+
+def range_start(msg):
+    """Process-wide start/end ranges: ("start", msg, id) and ("end", id) into CALLS."""
+    _next_id[0] += 1
+    CALLS.append(("start", msg, _next_id[0]))
+    return _next_id[0]
+
+
+def range_end(range_id):
+    CALLS.append(("end", range_id))
+
+
 def range_push(msg):
     return _nvtx.rangePushA(msg)
 

@@ -1,0 +1,2 @@
+"""Fake torch.nn.parallel."""
+from .distributed import DistributedDataParallel  # noqa: F401
