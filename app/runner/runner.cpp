@@ -496,6 +496,8 @@ void report_session(std::FILE* out, const prof::ProfilerSummary& p, const std::f
     fmt::print(out, "session {}: the file holds {} of the run's {} steps (the later ones were not written)\n", p.path, p.steps,
                p.steps_taken);
   if (!p.gpu_status.empty()) say("session: " + p.gpu_status);
+  if (!p.pm_status.empty() && p.pm_status.rfind("no measured metrics: the run is on the CPU", 0) != 0)
+    say("session: measured metrics (PM sampling): " + p.pm_status);
   if (!p.error.empty()) fmt::print(stderr, "warning: {}\n", p.error);  // names the file
   std::fflush(out);
 }
