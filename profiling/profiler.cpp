@@ -186,6 +186,8 @@ struct Profiler::Impl final : trace::Sink {
     PmSamplerOptions po;
     po.cuda_device = device;
     po.interval_ns = options.pm_interval_ns;
+    po.api = linked_pm_api();
+    po.name_thread = [](const char* name) { trace::name_this_thread(name); };
     pm = std::make_unique<PmSampler>(store, start_host, po);
   }
 

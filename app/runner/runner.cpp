@@ -221,6 +221,10 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "host-wait verdicts) or nvtx (NVTX ranges only; CUPTI "
                  "left to the program's own profiler) (docs/profile-a-program.md)",
              {"lean", "full", "nvtx"});
+  add_choice(app, "--inject-pm", o.inject_pm,
+             "with -- PROGRAM: measured GPU metrics by CUPTI PM sampling at 1 kHz (SM and tensor active, warp occupancy, "
+             "DRAM and PCIe throughput; docs/metrics.md): on or off; default on with --inject-mode full, off otherwise",
+             {"on", "off"});
   add_choice(app, "--python", o.python,
                  "with -- PROGRAM: the Python insight, no code changes: a sitecustomize first on PYTHONPATH marks "
                  "steps at optimizer.step, the DataLoader's next() as data, forward/backward/optimizer, the file:line "

@@ -17,6 +17,7 @@ std::string probe_counter_access(int cuda_device) {
   o.cuda_device = cuda_device;
   o.metrics = {"sm_active"};
   o.hardware_buffer_bytes = std::size_t{16} << 20;
+  o.api = linked_pm_api();
   PmSampler probe(scratch, 0, o);
   const std::string why = probe.why();
   probe.stop();

@@ -5,21 +5,17 @@
 // re-initialise the image; Stop -> last decode -> Disable.
 #include "profiling/metrics/pm_sampler.h"
 
-#include <cuda_runtime_api.h>
-#include <cupti.h>
-#include <cupti_pmsampling.h>
-#include <cupti_profiler_host.h>
-#include <cupti_profiler_target.h>
-#include <cupti_target.h>
+#include <pthread.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
-#include "engine/host_trace.h"
 #include "profiling/background_thread.h"
 #include "profiling/clock.h"
+#include "profiling/metrics/pm_api.h"
 #include "profiling/metrics/pm_metrics.h"
 
 namespace ts::prof {
@@ -34,11 +30,9 @@ P cupti_params(std::size_t size) {
   return p;
 }
 
-/// CUPTI's name and text for `r` ("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES").
-std::string cupti_error(CUptiResult r) {
-  const char* s = nullptr;
-  cuptiGetResultString(r, &s);
-  return s ? s : "CUPTI error " + std::to_string(static_cast<int>(r));
+/// The host's steady clock in ns: trace::now_ns's clock, the one session times start from.
+std::int64_t steady_now() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 pm::Refusal refusal_kind(CUptiResult r) {
@@ -61,28 +55,22 @@ pm::Refusal refusal_kind(CUptiResult r) {
   }
 }
 
-std::int64_t cupti_now() {
-  std::uint64_t t = 0;
-  cuptiGetTimestamp(&t);
-  return static_cast<std::int64_t>(t);
-}
-
 /// A profiler host object (CUPTI_PROFILER_TYPE_PM_SAMPLING) for one chip: builds config images.
 class HostConfig {
  public:
-  HostConfig(const std::string& chip, const std::vector<std::uint8_t>& availability) {
+  HostConfig(const pm::PmApi& a, const std::string& chip, const std::vector<std::uint8_t>& availability) : api(&a) {
     auto p = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
     p.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
     p.pChipName = chip.c_str();
     p.pCounterAvailabilityImage = availability.data();
-    status = cuptiProfilerHostInitialize(&p);
+    status = api->host_initialize(&p);
     object = status == CUPTI_SUCCESS ? p.pHostObject : nullptr;
   }
   ~HostConfig() {
     if (!object) return;
     auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
     p.pHostObject = object;
-    cuptiProfilerHostDeinitialize(&p);
+    api->host_deinitialize(&p);
   }
   HostConfig(const HostConfig&) = delete;
   HostConfig& operator=(const HostConfig&) = delete;
@@ -92,27 +80,28 @@ class HostConfig {
     p.pHostObject = object;
     p.ppMetricNames = names.data();
     p.numMetrics = names.size();
-    return cuptiProfilerHostConfigAddMetrics(&p);
+    return api->host_add_metrics(&p);
   }
   /// The config image of the metrics added so far and its number of passes.
   CUptiResult image(std::vector<std::uint8_t>& out, std::size_t& passes) {
     auto s = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     s.pHostObject = object;
-    if (CUptiResult r = cuptiProfilerHostGetConfigImageSize(&s); r != CUPTI_SUCCESS) return r;
+    if (CUptiResult r = api->host_config_image_size(&s); r != CUPTI_SUCCESS) return r;
     out.assign(s.configImageSize, 0);
     auto g = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     g.pHostObject = object;
     g.configImageSize = out.size();
     g.pConfigImage = out.data();
-    if (CUptiResult r = cuptiProfilerHostGetConfigImage(&g); r != CUPTI_SUCCESS) return r;
+    if (CUptiResult r = api->host_config_image(&g); r != CUPTI_SUCCESS) return r;
     auto n = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     n.configImageSize = out.size();
     n.pConfigImage = out.data();
-    const CUptiResult r = cuptiProfilerHostGetNumOfPasses(&n);
+    const CUptiResult r = api->host_passes(&n);
     passes = n.numOfPasses;
     return r;
   }
 
+  const pm::PmApi* api;
   CUptiResult status = CUPTI_SUCCESS;
   CUpti_Profiler_Host_Object* object = nullptr;
 };
@@ -144,7 +133,12 @@ struct PmSampler::Impl {
   bool stopping = false, stopped = false;
   std::thread thread;
 
-  Impl(EventStore& s, std::int64_t start_host, PmSamplerOptions o) : store(s), clock(start_host, 0), options(std::move(o)) {}
+  std::shared_ptr<const pm::PmApi> api_holder;
+  const pm::PmApi* api = nullptr;
+
+  Impl(EventStore& s, std::int64_t start_host, PmSamplerOptions o)
+      : store(s), clock(start_host, 0), options(std::move(o)), api_holder(options.api), api(api_holder.get()) {}
+  std::string cupti_error(CUptiResult r) const { return api->error(r); }
 
   bool fail(const std::string& what, CUptiResult r) {
     why = what.empty() ? pm::refusal_reason(refusal_kind(r), cupti_error(r))
@@ -170,7 +164,7 @@ struct PmSampler::Impl {
 bool PmSampler::Impl::enable() {
   auto p = cupti_params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
   p.deviceIndex = static_cast<std::size_t>(options.cuda_device);
-  if (CUptiResult r = cuptiPmSamplingEnable(&p); r != CUPTI_SUCCESS) return fail("", r);
+  if (CUptiResult r = api->enable(&p); r != CUPTI_SUCCESS) return fail("", r);
   object = p.pPmSamplingObject;
   return true;
 }
@@ -179,30 +173,43 @@ void PmSampler::Impl::disable() {
   if (!object) return;
   auto p = cupti_params<CUpti_PmSampling_Disable_Params>(CUpti_PmSampling_Disable_Params_STRUCT_SIZE);
   p.pPmSamplingObject = object;
-  cuptiPmSamplingDisable(&p);
+  api->disable(&p);
   object = nullptr;
 }
 
 bool PmSampler::Impl::setup() {
-  if (cudaSetDevice(options.cuda_device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) {
+  if (!api) {
+    why = "no CUPTI entry points given";
+    return false;
+  }
+  if (const std::string m = api->missing(); !m.empty()) {
+    why = "this CUPTI has no PM sampling (" + m + " missing: CUDA 12.6 or newer)";
+    return false;
+  }
+  if (api->ensure_context && !api->ensure_context(options.cuda_device)) {
     why = "no GPU: CUDA device " + std::to_string(options.cuda_device) + " did not start";
     return false;
   }
-  clock.set_gpu_offset(measure_offset(trace::now_ns, cupti_now).offset_ns);
+  const auto timestamp = api->timestamp;
+  clock.set_gpu_offset(measure_offset(steady_now, [timestamp] {
+                         std::uint64_t t = 0;
+                         timestamp(&t);
+                         return static_cast<std::int64_t>(t);
+                       }).offset_ns);
   auto init = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  if (CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) return fail("", r);
+  if (CUptiResult r = api->profiler_initialize(&init); r != CUPTI_SUCCESS) return fail("", r);
   auto chip_p = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip_p.deviceIndex = static_cast<std::size_t>(options.cuda_device);
-  if (CUptiResult r = cuptiDeviceGetChipName(&chip_p); r != CUPTI_SUCCESS) return fail("chip name", r);
+  if (CUptiResult r = api->chip_name(&chip_p); r != CUPTI_SUCCESS) return fail("chip name", r);
   chip = chip_p.pChipName ? chip_p.pChipName : "";
   store.set_meta("pm_sampling.chip", chip);
   if (!enable()) return false;
   auto a = cupti_params<CUpti_PmSampling_GetCounterAvailability_Params>(CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
   a.deviceIndex = static_cast<std::size_t>(options.cuda_device);
-  if (CUptiResult r = cuptiPmSamplingGetCounterAvailability(&a); r != CUPTI_SUCCESS) return fail("counter availability", r);
+  if (CUptiResult r = api->counter_availability(&a); r != CUPTI_SUCCESS) return fail("counter availability", r);
   availability.assign(a.counterAvailabilityImageSize, 0);
   a.pCounterAvailabilityImage = availability.data();
-  if (CUptiResult r = cuptiPmSamplingGetCounterAvailability(&a); r != CUPTI_SUCCESS) return fail("counter availability", r);
+  if (CUptiResult r = api->counter_availability(&a); r != CUPTI_SUCCESS) return fail("counter availability", r);
   return choose_counters() && build_config() && set_config() && make_counter_data() && start();
 }
 
@@ -214,7 +221,7 @@ bool PmSampler::Impl::choose_counters() {
       continue;
     std::string tried;
     for (const char* counter : spec.counters) {
-      HostConfig h(chip, availability);
+      HostConfig h(*api, chip, availability);
       if (h.status != CUPTI_SUCCESS) return fail("host config for chip " + chip, h.status);
       const CUptiResult r = h.add({counter});
       if (r == CUPTI_SUCCESS) {
@@ -248,7 +255,7 @@ void PmSampler::Impl::drop_device_level(const std::string& reason) {
 /// counters dropped when they cannot be added beside the context-level ones.
 bool PmSampler::Impl::build_config() {
   while (!chosen.empty()) {
-    HostConfig h(chip, availability);
+    HostConfig h(*api, chip, availability);
     if (h.status != CUPTI_SUCCESS) return fail("host config for chip " + chip, h.status);
     std::vector<const char*> names;
     for (const Chosen& c : chosen) names.push_back(c.counter.c_str());
@@ -282,7 +289,7 @@ bool PmSampler::Impl::set_config() {
   p.samplingInterval = static_cast<std::uint64_t>(options.interval_ns);
   p.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
   p.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-  const CUptiResult r = cuptiPmSamplingSetConfig(&p);
+  const CUptiResult r = api->set_config(&p);
   if (r == CUPTI_SUCCESS) return true;
   const bool has_device_level = std::any_of(chosen.begin(), chosen.end(), [](const Chosen& c) { return c.device_level; });
   if (!has_device_level || chosen.size() == 1) return fail("SetConfig (time-interval trigger, GA10x or newer)", r);
@@ -303,22 +310,22 @@ bool PmSampler::Impl::make_counter_data() {
   s.pMetricNames = counter_names.data();
   s.numMetrics = counter_names.size();
   s.maxSamples = static_cast<std::uint32_t>(max_samples);
-  if (CUptiResult r = cuptiPmSamplingGetCounterDataSize(&s); r != CUPTI_SUCCESS) return fail("counter data size", r);
+  if (CUptiResult r = api->counter_data_size(&s); r != CUPTI_SUCCESS) return fail("counter data size", r);
   counter_data.assign(s.counterDataSize, 0);
   auto i = cupti_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   i.pPmSamplingObject = object;
   i.counterDataSize = counter_data.size();
   i.pCounterData = counter_data.data();
-  if (CUptiResult r = cuptiPmSamplingCounterDataImageInitialize(&i); r != CUPTI_SUCCESS) return fail("counter data image", r);
+  if (CUptiResult r = api->counter_data_initialize(&i); r != CUPTI_SUCCESS) return fail("counter data image", r);
   return true;
 }
 
 bool PmSampler::Impl::start() {
   auto p = cupti_params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
   p.pPmSamplingObject = object;
-  if (CUptiResult r = cuptiPmSamplingStart(&p); r != CUPTI_SUCCESS) return fail("start", r);
+  if (CUptiResult r = api->start(&p); r != CUPTI_SUCCESS) return fail("start", r);
   if (!host) {
-    host = std::make_unique<HostConfig>(chip, availability);
+    host = std::make_unique<HostConfig>(*api, chip, availability);
     if (host->status != CUPTI_SUCCESS) return fail("evaluation host object", host->status);
     if (CUptiResult r = host->add(counter_names); r != CUPTI_SUCCESS) return fail("evaluation host object", r);
     pm::DecoderOptions d;
@@ -337,7 +344,7 @@ bool PmSampler::Impl::decode_pass(bool& more) {
   d.pPmSamplingObject = object;
   d.pCounterDataImage = counter_data.data();
   d.counterDataImageSize = counter_data.size();
-  const CUptiResult r = cuptiPmSamplingDecodeData(&d);
+  const CUptiResult r = api->decode(&d);
   more = false;
   if (d.overflow) {
     decoder->overflow();
@@ -352,7 +359,7 @@ bool PmSampler::Impl::decode_pass(bool& more) {
   auto info = cupti_params<CUpti_PmSampling_GetCounterDataInfo_Params>(CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = counter_data.data();
   info.counterDataImageSize = counter_data.size();
-  if (cuptiPmSamplingGetCounterDataInfo(&info) != CUPTI_SUCCESS) return false;
+  if (api->counter_data_info(&info) != CUPTI_SUCCESS) return false;
   std::vector<pm::RawSample> batch(info.numCompletedSamples);
   for (std::size_t i = 0; i < batch.size(); ++i) {
     auto s = cupti_params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
@@ -360,7 +367,7 @@ bool PmSampler::Impl::decode_pass(bool& more) {
     s.pCounterDataImage = counter_data.data();
     s.counterDataImageSize = counter_data.size();
     s.sampleIndex = i;
-    if (cuptiPmSamplingCounterDataGetSampleInfo(&s) != CUPTI_SUCCESS) continue;
+    if (api->sample_info(&s) != CUPTI_SUCCESS) continue;
     batch[i].start = s.startTimestamp;
     batch[i].end = s.endTimestamp;
     batch[i].values.assign(counter_names.size(), 0.0);
@@ -372,14 +379,14 @@ bool PmSampler::Impl::decode_pass(bool& more) {
     e.ppMetricNames = counter_names.data();
     e.numMetrics = counter_names.size();
     e.pMetricValues = batch[i].values.data();
-    if (cuptiProfilerHostEvaluateToGpuValues(&e) != CUPTI_SUCCESS) batch[i].values.clear();
+    if (api->host_evaluate(&e) != CUPTI_SUCCESS) batch[i].values.clear();
   }
   decoder->add(batch);
   auto i = cupti_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   i.pPmSamplingObject = object;
   i.counterDataSize = counter_data.size();
   i.pCounterData = counter_data.data();
-  cuptiPmSamplingCounterDataImageInitialize(&i);
+  api->counter_data_initialize(&i);
   more = d.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
   return true;
 }
@@ -395,7 +402,7 @@ void PmSampler::Impl::decode_once() {
 void PmSampler::Impl::restart_after_overflow() {
   auto s = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
   s.pPmSamplingObject = object;
-  cuptiPmSamplingStop(&s);
+  api->stop(&s);
   disable();
   if (!(enable() && set_config() && make_counter_data() && start())) {
     disable();
@@ -404,7 +411,8 @@ void PmSampler::Impl::restart_after_overflow() {
 }
 
 void PmSampler::Impl::run() {
-  trace::name_this_thread("pm-sampler");
+  if (options.name_thread) options.name_thread("pm-sampler");
+  else pthread_setname_np(pthread_self(), "pm-sampler");
   lower_this_thread_priority();
   std::unique_lock lock(mutex);
   while (!stopping) {
@@ -419,7 +427,7 @@ void PmSampler::Impl::finish() {
   if (object) {
     auto s = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
     s.pPmSamplingObject = object;
-    cuptiPmSamplingStop(&s);
+    api->stop(&s);
     decode_once();
     disable();
   }
@@ -474,6 +482,5 @@ void PmSampler::stop() {
   m.finish();
 }
 
-bool pm_sampling_built() { return true; }
 
 }  // namespace ts::prof

@@ -17,6 +17,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,10 @@
 #include "profiling/event_store.h"
 
 namespace ts::prof {
+
+namespace pm {
+struct PmApi;  // pm_api.h: the CUPTI entry points
+}
 
 struct PmSamplerOptions {
   int cuda_device = 0;
@@ -38,6 +43,11 @@ struct PmSamplerOptions {
   std::chrono::milliseconds decode_period{50};
   /// Metric names (pm_metrics.h); empty: all of them.
   std::vector<std::string> metrics;
+  /// The CUPTI entry points: linked_pm_api() in TrainScope's own runs, pm::load_api() in the
+  /// injection library. Null: nothing is sampled (why() says so).
+  std::shared_ptr<const pm::PmApi> api;
+  /// Names the decode thread (trace::name_this_thread in TrainScope's runs); empty: pthread's name only.
+  std::function<void(const char*)> name_thread;
 };
 
 class PmSampler {
@@ -63,8 +73,9 @@ class PmSampler {
   std::unique_ptr<Impl> impl_;
 };
 
-/// True when this build has PM sampling (a CUDA build).
-bool pm_sampling_built();
+/// The linked CUPTI's entry points, with the CUDA runtime making the device's context (CUDA builds
+/// of TrainScope's libraries; null in a build without CUDA).
+std::shared_ptr<const pm::PmApi> linked_pm_api();
 
 /// Whether this process may read the GPU's performance counters: enables PM sampling on
 /// `cuda_device` and builds a one-metric config (the counter query the doctor reports). "" when

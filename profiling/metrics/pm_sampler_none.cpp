@@ -16,7 +16,7 @@ bool PmSampler::active() const { return false; }
 const std::string& PmSampler::why() const { return impl_->why; }
 std::vector<std::string> PmSampler::metrics() const { return {}; }
 void PmSampler::stop() {}
-bool pm_sampling_built() { return false; }
+std::shared_ptr<const pm::PmApi> linked_pm_api() { return nullptr; }
 std::string probe_counter_access(int) { return "built without CUDA"; }
 std::optional<double> measure_copy_ceiling(int, std::string* why) {
   if (why) *why = "built without CUDA";
