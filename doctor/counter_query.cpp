@@ -66,13 +66,9 @@ struct Query {
   }
 };
 
-#define TS_CUPTI_FN(name) auto name##_fn = sym<decltype(&name)>(lib, #name)
-
-}  // namespace
-
-CounterQuery query_counters(void* lib, int device) {
-  Query x{lib, {}};
-  if (!lib) return x.q.why_not_run = "libcupti not loadable", x.q;
+/// The entry points the query calls, looked up in the opened libcupti.
+struct Fns {
+#define TS_CUPTI_FN(name) decltype(&name) name##_fn = nullptr
   TS_CUPTI_FN(cuptiProfilerInitialize);
   TS_CUPTI_FN(cuptiDeviceGetChipName);
   TS_CUPTI_FN(cuptiPmSamplingEnable);
@@ -86,75 +82,108 @@ CounterQuery query_counters(void* lib, int device) {
   TS_CUPTI_FN(cuptiPmSamplingSetConfig);
   TS_CUPTI_FN(cuptiPmSamplingStart);
   TS_CUPTI_FN(cuptiPmSamplingStop);
-  if (!cuptiProfilerInitialize_fn || !cuptiPmSamplingEnable_fn || !cuptiProfilerHostInitialize_fn ||
-      !cuptiPmSamplingSetConfig_fn || !cuptiPmSamplingStart_fn)
-    return x.q.why_not_run = "this CUPTI has no PM sampling (CUDA 12.6 or newer)", x.q;
+#undef TS_CUPTI_FN
+  explicit Fns(void* lib) {
+#define TS_CUPTI_LOAD(name) name##_fn = sym<decltype(&name)>(lib, #name)
+    TS_CUPTI_LOAD(cuptiProfilerInitialize);
+    TS_CUPTI_LOAD(cuptiDeviceGetChipName);
+    TS_CUPTI_LOAD(cuptiPmSamplingEnable);
+    TS_CUPTI_LOAD(cuptiPmSamplingDisable);
+    TS_CUPTI_LOAD(cuptiPmSamplingGetCounterAvailability);
+    TS_CUPTI_LOAD(cuptiProfilerHostInitialize);
+    TS_CUPTI_LOAD(cuptiProfilerHostDeinitialize);
+    TS_CUPTI_LOAD(cuptiProfilerHostConfigAddMetrics);
+    TS_CUPTI_LOAD(cuptiProfilerHostGetConfigImageSize);
+    TS_CUPTI_LOAD(cuptiProfilerHostGetConfigImage);
+    TS_CUPTI_LOAD(cuptiPmSamplingSetConfig);
+    TS_CUPTI_LOAD(cuptiPmSamplingStart);
+    TS_CUPTI_LOAD(cuptiPmSamplingStop);
+#undef TS_CUPTI_LOAD
+  }
+  bool complete() const {
+    return cuptiProfilerInitialize_fn && cuptiDeviceGetChipName_fn && cuptiPmSamplingEnable_fn &&
+           cuptiPmSamplingDisable_fn && cuptiPmSamplingGetCounterAvailability_fn && cuptiProfilerHostInitialize_fn &&
+           cuptiProfilerHostDeinitialize_fn && cuptiProfilerHostConfigAddMetrics_fn &&
+           cuptiProfilerHostGetConfigImageSize_fn && cuptiProfilerHostGetConfigImage_fn && cuptiPmSamplingSetConfig_fn &&
+           cuptiPmSamplingStart_fn && cuptiPmSamplingStop_fn;
+  }
+};
+
+/// A one-metric config for `chip`, set on `object` and started, then stopped: where a refusal for
+/// privileges shows.
+void config_and_start(Query& x, const Fns& f, CUpti_PmSampling_Object* object, const char* chip, int device) {
+  auto av = cupti_params<CUpti_PmSampling_GetCounterAvailability_Params>(CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
+  av.deviceIndex = static_cast<std::size_t>(device);
+  std::vector<std::uint8_t> image, config;
+  if (!x.ok("cuptiPmSamplingGetCounterAvailability", f.cuptiPmSamplingGetCounterAvailability_fn(&av))) return;
+  image.assign(av.counterAvailabilityImageSize, 0);
+  av.pCounterAvailabilityImage = image.data();
+  if (!x.ok("cuptiPmSamplingGetCounterAvailability", f.cuptiPmSamplingGetCounterAvailability_fn(&av))) return;
+  auto hi = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+  hi.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+  hi.pChipName = chip;
+  hi.pCounterAvailabilityImage = image.data();
+  if (!x.ok("cuptiProfilerHostInitialize", f.cuptiProfilerHostInitialize_fn(&hi))) return;
+  const char* metric = "sm__cycles_active.avg.pct_of_peak_sustained_elapsed";  // pm_metrics.h's first
+  auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  add.pHostObject = hi.pHostObject;
+  add.ppMetricNames = &metric;
+  add.numMetrics = 1;
+  auto sz = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  sz.pHostObject = hi.pHostObject;
+  bool good = x.ok("cuptiProfilerHostConfigAddMetrics", f.cuptiProfilerHostConfigAddMetrics_fn(&add)) &&
+              x.ok("cuptiProfilerHostGetConfigImageSize", f.cuptiProfilerHostGetConfigImageSize_fn(&sz));
+  if (good) config.assign(sz.configImageSize, 0);
+  auto ci = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  ci.pHostObject = hi.pHostObject;
+  ci.configImageSize = config.size();
+  ci.pConfigImage = config.data();
+  good = good && x.ok("cuptiProfilerHostGetConfigImage", f.cuptiProfilerHostGetConfigImage_fn(&ci));
+  auto sc = cupti_params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
+  sc.pPmSamplingObject = object;
+  sc.configSize = config.size();
+  sc.pConfig = config.data();
+  sc.hardwareBufferSize = std::size_t{16} << 20;
+  sc.samplingInterval = 1'000'000;
+  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+  good = good && x.ok("cuptiPmSamplingSetConfig", f.cuptiPmSamplingSetConfig_fn(&sc));
+  auto st = cupti_params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
+  st.pPmSamplingObject = object;
+  if (good && x.ok("cuptiPmSamplingStart", f.cuptiPmSamplingStart_fn(&st))) {
+    auto sp = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
+    sp.pPmSamplingObject = object;
+    f.cuptiPmSamplingStop_fn(&sp);
+  }
+  auto d = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+  d.pHostObject = hi.pHostObject;
+  f.cuptiProfilerHostDeinitialize_fn(&d);
+}
+
+}  // namespace
+
+CounterQuery query_counters(void* lib, int device) {
+  Query x{lib, {}};
+  if (!lib) return x.q.why_not_run = "libcupti not loadable", x.q;
+  const Fns f(lib);
+  if (!f.complete()) return x.q.why_not_run = "this CUPTI has no PM sampling (CUDA 12.6 or newer)", x.q;
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || device >= count || cudaSetDevice(device) != cudaSuccess ||
       cudaFree(nullptr) != cudaSuccess)
     return x.q.why_not_run = "no usable CUDA device", x.q;
   x.q.ran = true;
   auto init = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  if (!x.ok("cuptiProfilerInitialize", cuptiProfilerInitialize_fn(&init))) return x.q;
+  if (!x.ok("cuptiProfilerInitialize", f.cuptiProfilerInitialize_fn(&init))) return x.q;
   auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip.deviceIndex = static_cast<std::size_t>(device);
-  if (!x.ok("cuptiDeviceGetChipName", cuptiDeviceGetChipName_fn(&chip))) return x.q;
+  if (!x.ok("cuptiDeviceGetChipName", f.cuptiDeviceGetChipName_fn(&chip))) return x.q;
   x.q.chip = chip.pChipName ? chip.pChipName : "";
   auto en = cupti_params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
   en.deviceIndex = static_cast<std::size_t>(device);
-  if (!x.ok("cuptiPmSamplingEnable", cuptiPmSamplingEnable_fn(&en))) return x.q;
-  auto av = cupti_params<CUpti_PmSampling_GetCounterAvailability_Params>(CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
-  av.deviceIndex = static_cast<std::size_t>(device);
-  std::vector<std::uint8_t> image, config;
-  bool good = x.ok("cuptiPmSamplingGetCounterAvailability", cuptiPmSamplingGetCounterAvailability_fn(&av));
-  if (good) {
-    image.assign(av.counterAvailabilityImageSize, 0);
-    av.pCounterAvailabilityImage = image.data();
-    good = x.ok("cuptiPmSamplingGetCounterAvailability", cuptiPmSamplingGetCounterAvailability_fn(&av));
-  }
-  auto hi = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-  hi.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-  hi.pChipName = chip.pChipName;
-  hi.pCounterAvailabilityImage = image.data();
-  good = good && x.ok("cuptiProfilerHostInitialize", cuptiProfilerHostInitialize_fn(&hi));
-  const char* metric = "sm__cycles_active.avg.pct_of_peak_sustained_elapsed";  // pm_metrics.h's first
-  auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-  add.pHostObject = hi.pHostObject;
-  add.ppMetricNames = &metric;
-  add.numMetrics = 1;
-  good = good && x.ok("cuptiProfilerHostConfigAddMetrics", cuptiProfilerHostConfigAddMetrics_fn(&add));
-  auto sz = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-  sz.pHostObject = hi.pHostObject;
-  good = good && x.ok("cuptiProfilerHostGetConfigImageSize", cuptiProfilerHostGetConfigImageSize_fn(&sz));
-  if (good) config.assign(sz.configImageSize, 0);
-  auto ci = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-  ci.pHostObject = hi.pHostObject;
-  ci.configImageSize = config.size();
-  ci.pConfigImage = config.data();
-  good = good && x.ok("cuptiProfilerHostGetConfigImage", cuptiProfilerHostGetConfigImage_fn(&ci));
-  auto sc = cupti_params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
-  sc.pPmSamplingObject = en.pPmSamplingObject;
-  sc.configSize = config.size();
-  sc.pConfig = config.data();
-  sc.hardwareBufferSize = std::size_t{16} << 20;
-  sc.samplingInterval = 1'000'000;
-  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-  good = good && x.ok("cuptiPmSamplingSetConfig", cuptiPmSamplingSetConfig_fn(&sc));
-  auto st = cupti_params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
-  st.pPmSamplingObject = en.pPmSamplingObject;
-  if (good && x.ok("cuptiPmSamplingStart", cuptiPmSamplingStart_fn(&st))) {
-    auto sp = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
-    sp.pPmSamplingObject = en.pPmSamplingObject;
-    if (cuptiPmSamplingStop_fn) cuptiPmSamplingStop_fn(&sp);
-  }
-  if (hi.pHostObject && cuptiProfilerHostDeinitialize_fn) {
-    auto d = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-    d.pHostObject = hi.pHostObject;
-    cuptiProfilerHostDeinitialize_fn(&d);
-  }
+  if (!x.ok("cuptiPmSamplingEnable", f.cuptiPmSamplingEnable_fn(&en))) return x.q;
+  config_and_start(x, f, en.pPmSamplingObject, chip.pChipName, device);
   auto dis = cupti_params<CUpti_PmSampling_Disable_Params>(CUpti_PmSampling_Disable_Params_STRUCT_SIZE);
   dis.pPmSamplingObject = en.pPmSamplingObject;
-  if (cuptiPmSamplingDisable_fn) cuptiPmSamplingDisable_fn(&dis);
+  f.cuptiPmSamplingDisable_fn(&dis);
   return x.q;
 }
 #else
