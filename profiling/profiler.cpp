@@ -314,8 +314,8 @@ ProfilerSummary Profiler::stop() {
   m.stopped = true;
   trace::set_sink(nullptr);
   trace::set_nvtx_enabled(false);
-  if (m.pm) m.pm->stop();
   if (m.cupti) m.cupti->stop();
+  if (m.pm) m.pm->stop();  // after the activity records: disabling PM sampling may finalize CUPTI
   m.samplers->stop();
   {
     std::lock_guard lock(m.mutex);

@@ -309,8 +309,10 @@ void cupti_before_flush(Recorder& rec) {
 }
 
 void stop_cupti() {
-  if (g_pm) g_pm->stop();  // its last samples and meta before the last flush
-  if (!g_active.exchange(false)) return;
+  if (!g_active.exchange(false)) {
+    if (g_pm) g_pm->stop();
+    return;
+  }
   g_api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   for (CUpti_ActivityKind k : g_enabled) g_api.activity_disable(k);
   if (g_runtime_sync)
@@ -320,6 +322,8 @@ void stop_cupti() {
   if (g_sync_calls)
     for (CUpti_CallbackId cb : kSyncCalls) g_api.enable_callback(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
   g_api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // PM sampling last (its samples and meta still go into the last flush): disabling it may finalize CUPTI.
+  if (g_pm) g_pm->stop();
 }
 
 }  // namespace ts::prof::inject

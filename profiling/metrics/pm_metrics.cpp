@@ -84,6 +84,13 @@ void Decoder::add(std::span<const RawSample> batch) {
   }
 }
 
+void Decoder::lost_until(std::uint64_t cupti_ns) {
+  if (last_end_ == 0 || cupti_ns <= last_end_) return;
+  counts_.lost += static_cast<std::int64_t>(
+      std::llround(static_cast<double>(cupti_ns - last_end_) / static_cast<double>(options_.interval_ns)));
+  last_end_ = cupti_ns;
+}
+
 double Decoder::rate_hz() const {
   if (counts_.kept < 2 || last_time_ <= first_time_) return 0;
   return static_cast<double>(counts_.kept - 1) * 1e9 / static_cast<double>(last_time_ - first_time_);

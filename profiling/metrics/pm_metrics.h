@@ -79,6 +79,9 @@ class Decoder {
   void add(std::span<const RawSample> batch);
   /// A hardware-buffer overflow was reported: counted; the gap it leaves is counted by add().
   void overflow() { ++counts_.overflows; }
+  /// Sampling stopped for good at `cupti_ns` (CUPTI's clock): the samples from the last kept one's
+  /// end to then are lost.
+  void lost_until(std::uint64_t cupti_ns);
   const DecodeCounts& counts() const { return counts_; }
   /// Samples per second of session time from the first kept sample to the last (0 below two).
   double rate_hz() const;

@@ -131,6 +131,8 @@ struct PmSampler::Impl {
   std::mutex mutex;
   std::condition_variable cv;
   bool stopping = false, stopped = false;
+  bool overflow_retried = false;  // the last decode overflowed and sampling was stopped and started
+  bool gave_up = false;           // sampling stopped after an overflow it could not recover from
   std::thread thread;
 
   std::shared_ptr<const pm::PmApi> api_holder;
@@ -351,6 +353,7 @@ bool PmSampler::Impl::decode_pass(bool& more) {
     restart_after_overflow();
     return false;
   }
+  overflow_retried = false;
   if (r != CUPTI_SUCCESS) {
     ++decode_errors;
     last_decode_error = cupti_error(r);
@@ -397,17 +400,35 @@ void PmSampler::Impl::decode_once() {
     if (!decode_pass(more)) return;
 }
 
-/// After an overflow sampling stays stopped until the sampler is enabled again (a new object, its
-/// config and counter-data image); the samples of the gap are counted by the decoder.
+/// After a hardware-buffer overflow CUPTI keeps reporting it until sampling restarts. First Stop and
+/// Start on the same object (keeps CUPTI's other clients alone); when the next decode overflows again,
+/// enable the sampler again only where options allow it: XLA's PM sampler notes that disabling the PM
+/// sampling object finalizes all of CUPTI, which would end this process's activity records. Otherwise
+/// sampling stops here, and the samples from the last one kept to the end count as lost (finish()).
 void PmSampler::Impl::restart_after_overflow() {
   auto s = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
   s.pPmSamplingObject = object;
   api->stop(&s);
-  disable();
-  if (!(enable() && set_config() && make_counter_data() && start())) {
+  if (!overflow_retried) {
+    overflow_retried = true;
+    auto i = cupti_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
+        CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    i.pPmSamplingObject = object;
+    i.counterDataSize = counter_data.size();
+    i.pCounterData = counter_data.data();
+    api->counter_data_initialize(&i);
+    if (start()) return;
+  } else if (options.reenable_after_overflow) {
+    overflow_retried = false;
     disable();
-    store.set_meta("pm_sampling.stopped", "after a hardware-buffer overflow sampling could not restart: " + why);
+    if (enable() && set_config() && make_counter_data() && start()) return;
   }
+  gave_up = true;
+  store.set_meta("pm_sampling.stopped",
+                 "the hardware buffer overflowed and sampling could not go on" +
+                     std::string(why.empty() ? "" : " (" + why + ")") +
+                     (options.reenable_after_overflow ? "" : "; enabling it again would end CUPTI's activity records") +
+                     ": the samples from then to the end are counted as lost");
 }
 
 void PmSampler::Impl::run() {
@@ -418,18 +439,25 @@ void PmSampler::Impl::run() {
   while (!stopping) {
     cv.wait_for(lock, options.decode_period, [&] { return stopping; });
     lock.unlock();
-    if (object) decode_once();
+    if (object && !gave_up) decode_once();
     lock.lock();
   }
 }
 
 void PmSampler::Impl::finish() {
   if (object) {
-    auto s = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
-    s.pPmSamplingObject = object;
-    api->stop(&s);
-    decode_once();
-    disable();
+    if (!gave_up) {
+      auto s = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
+      s.pPmSamplingObject = object;
+      api->stop(&s);
+      decode_once();
+    }
+    disable();  // last: it may finalize CUPTI (the activity collectors stop before this)
+  }
+  if (gave_up && decoder) {
+    std::uint64_t now = 0;
+    api->timestamp(&now);
+    decoder->lost_until(now);
   }
   std::vector<std::string> metrics;
   std::map<std::string, std::string> counters;

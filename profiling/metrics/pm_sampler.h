@@ -5,9 +5,11 @@
 // buffer on its own thread (lower priority, profiling/background_thread.h) every 50 ms into the
 // session's metric series, on the session clock.
 //
-// Samples lost are counted, never silently missing: a hardware-buffer overflow stops sampling until
-// the sampler is enabled again (CUPTI returns CUPTI_ERROR_OUT_OF_MEMORY with overflow set on every
-// later decode), so the sampler re-enables it and counts the gap (pm_metrics.h, DecodeCounts).
+// Samples lost are counted, never silently missing: after a hardware-buffer overflow CUPTI returns
+// CUPTI_ERROR_OUT_OF_MEMORY with overflow set until sampling restarts; the sampler stops and starts
+// it, and where that is not enough stops sampling (or, with reenable_after_overflow, enables it
+// again) and counts the gap (pm_metrics.h, DecodeCounts). Disabling PM sampling may finalize all of
+// CUPTI (XLA's PM sampler says so), so stop() disables it last: stop the activity collection first.
 //
 // Refusals are not errors: counters refused (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES without
 // NVreg_RestrictProfilingToAdminUsers=0 or root), held by another profiler (Nsight Compute, DCGM
@@ -41,6 +43,9 @@ struct PmSamplerOptions {
   /// room for a decode thread that is starved for seconds on a busy host.
   std::size_t hardware_buffer_bytes = std::size_t{256} << 20;
   std::chrono::milliseconds decode_period{50};
+  /// After a second overflow in a row, enable the sampler again (a new PM sampling object). Off by
+  /// default: disabling the old object may finalize CUPTI and end the activity records.
+  bool reenable_after_overflow = false;
   /// Metric names (pm_metrics.h); empty: all of them.
   std::vector<std::string> metrics;
   /// The CUPTI entry points: linked_pm_api() in TrainScope's own runs, pm::load_api() in the
@@ -64,7 +69,8 @@ class PmSampler {
   const std::string& why() const;
   /// The metrics being sampled (pm_metrics.h names).
   std::vector<std::string> metrics() const;
-  /// Stops sampling, decodes what is left, writes the meta (pm_metrics.h write_meta); idempotent.
+  /// Stops sampling, decodes what is left, disables PM sampling, writes the meta (pm_metrics.h
+  /// write_meta); idempotent. Call it after the process's CUPTI activity collection has stopped.
   void stop();
 
   struct Impl;

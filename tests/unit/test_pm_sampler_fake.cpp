@@ -1,7 +1,7 @@
 // The PM sampler against a fake CUPTI (its entry-point table, pm_api.h), without a GPU: the first
 // counter a chip knows is chosen, metrics are dropped until the config takes one pass, PCIe is left
-// out when device- and context-level counters may not mix, a hardware-buffer overflow re-enables
-// sampling and its gap is counted as samples lost, and a refusal for privileges leaves every metric
+// out when device- and context-level counters may not mix, a hardware-buffer overflow restarts
+// sampling (or stops it) and its gap is counted as samples lost, and a refusal for privileges leaves every metric
 // absent with the reason, all in the session meta.
 #include <gtest/gtest.h>
 
@@ -42,6 +42,8 @@ struct Fake {
     bool overflow = false;
   };
   std::deque<Batch> script;                // one per decode call
+  bool sticky = false;                     // after an overflow, every decode overflows until enable()
+  bool in_overflow = false;
   Batch current;
   std::uint64_t t0 = 0;                    // CUPTI ns of the first scripted sample
 } g;
@@ -67,6 +69,7 @@ CUptiResult chip_name(CUpti_Device_GetChipName_Params* p) {
 CUptiResult enable(CUpti_PmSampling_Enable_Params* p) {
   std::lock_guard lock(g.mutex);
   ++g.enables;
+  g.in_overflow = false;
   p->pPmSamplingObject = reinterpret_cast<CUpti_PmSampling_Object*>(0x42);
   return g.enable_result;
 }
@@ -86,9 +89,14 @@ CUptiResult decode(CUpti_PmSampling_DecodeData_Params* p) {
   std::lock_guard lock(g.mutex);
   g.current = {};
   p->decodeStopReason = CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
+  if (g.in_overflow) {
+    p->overflow = 1;
+    return CUPTI_ERROR_OUT_OF_MEMORY;
+  }
   if (g.script.empty()) return CUPTI_SUCCESS;
   g.current = g.script.front();
   g.script.pop_front();
+  g.in_overflow = g.current.overflow && g.sticky;
   p->overflow = g.current.overflow ? 1 : 0;
   return g.current.overflow ? CUPTI_ERROR_OUT_OF_MEMORY : CUPTI_SUCCESS;
 }
@@ -169,6 +177,8 @@ void reset() {
   g.hosts.clear();
   g.config.clear();
   g.script.clear();
+  g.sticky = false;
+  g.in_overflow = false;
   g.t0 = static_cast<std::uint64_t>(steady_ns());
 }
 
@@ -227,7 +237,7 @@ TEST(PmSamplerFake, TheLeastWantedMetricsDroppedUntilTheConfigTakesOnePass) {
     EXPECT_NE(m.at(std::string("pm_sampling.absent.") + dropped).find("needed 2 passes"), std::string::npos) << dropped;
 }
 
-TEST(PmSamplerFake, AnOverflowReenablesSamplingAndCountsTheGap) {
+TEST(PmSamplerFake, AnOverflowStopsAndStartsSamplingAndCountsTheGap) {
   reset();
   g.script = {samples(0, 10), samples(10, 10), Fake::Batch{{}, true}, samples(40, 5)};
   EventStore s;
@@ -236,14 +246,58 @@ TEST(PmSamplerFake, AnOverflowReenablesSamplingAndCountsTheGap) {
   wait_for_script();
   p.stop();
   const auto m = s.meta();
-  EXPECT_EQ(g.enables, 2);  // enabled again after the overflow
+  EXPECT_EQ(g.enables, 1);  // the same object, stopped and started: CUPTI's other clients left alone
   EXPECT_EQ(m.at("pm_sampling.overflows"), "1");
   EXPECT_EQ(m.at("pm_sampling.samples"), "25");
   EXPECT_EQ(m.at("pm_sampling.samples_lost"), "20");  // 20 ms .. 40 ms
   EXPECT_NE(m.at("pm_sampling").find("samples lost 20"), std::string::npos);
+  EXPECT_EQ(m.count("pm_sampling.stopped"), 0u);
   ASSERT_EQ(s.metric_series.size(), 8u);  // every metric of the table: the fake takes them all
   EXPECT_EQ(s.metric_samples.size(), 25u * 8u);
   EXPECT_DOUBLE_EQ(s.metric_samples[0].value, 10.0);  // sm_active: the fake's first value
+}
+
+TEST(PmSamplerFake, AnOverflowThatStaysStopsSamplingAndTheRestCountsAsLost) {
+  reset();
+  g.sticky = true;
+  g.script = {samples(0, 10), Fake::Batch{{}, true}, samples(40, 5)};
+  EventStore s;
+  PmSampler p(s, steady_ns(), options());
+  ASSERT_TRUE(p.active()) << p.why();
+  for (int i = 0; i < 1000 && !s.meta().count("pm_sampling.stopped"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const std::int64_t before_stop = steady_ns();
+  p.stop();
+  const std::int64_t after_stop = steady_ns();
+  const auto m = s.meta();
+  EXPECT_EQ(g.enables, 1);  // never enabled again: that may finalize CUPTI
+  EXPECT_EQ(m.at("pm_sampling.overflows"), "2");
+  EXPECT_EQ(m.at("pm_sampling.samples"), "10");
+  EXPECT_NE(m.at("pm_sampling.stopped").find("would end CUPTI's activity records"), std::string::npos);
+  // From the last kept sample's end (t0 + 10 ms) to the stop, in 1 ms samples.
+  const std::int64_t lost = std::stoll(m.at("pm_sampling.samples_lost"));
+  EXPECT_GE(lost, (before_stop - static_cast<std::int64_t>(g.t0) - 10 * kMs) / kMs - 1);
+  EXPECT_LE(lost, (after_stop - static_cast<std::int64_t>(g.t0) - 10 * kMs) / kMs + 1);
+  EXPECT_GE(lost, 20);
+}
+
+TEST(PmSamplerFake, WithReenableAllowedASecondOverflowEnablesTheSamplerAgain) {
+  reset();
+  g.sticky = true;
+  g.script = {samples(0, 10), Fake::Batch{{}, true}, samples(40, 5)};
+  EventStore s;
+  PmSamplerOptions o = options();
+  o.reenable_after_overflow = true;
+  PmSampler p(s, steady_ns(), o);
+  ASSERT_TRUE(p.active()) << p.why();
+  wait_for_script();
+  p.stop();
+  const auto m = s.meta();
+  EXPECT_EQ(g.enables, 2);
+  EXPECT_EQ(m.at("pm_sampling.overflows"), "2");
+  EXPECT_EQ(m.at("pm_sampling.samples"), "15");
+  EXPECT_EQ(m.at("pm_sampling.samples_lost"), "30");  // 10 ms .. 40 ms
 }
 
 TEST(PmSamplerFake, RefusedCountersLeaveEveryMetricAbsentWithTheReason) {
