@@ -473,7 +473,7 @@ PmSampler::PmSampler(EventStore& store, std::int64_t start_host_ns, PmSamplerOpt
     : impl_(std::make_unique<Impl>(store, start_host_ns, std::move(options))) {
   Impl& m = *impl_;
   if (!m.setup()) {
-    m.disable();
+    // An enabled object is disabled by stop(), after the activity collection: it may finalize CUPTI.
     m.chosen.clear();
     store.set_meta("pm_sampling", "no measured metrics: " + m.why);
     for (const pm::MetricSpec& s : pm::metric_specs()) store.set_meta(std::string("pm_sampling.absent.") + s.name, m.why);
@@ -500,7 +500,10 @@ void PmSampler::stop() {
   Impl& m = *impl_;
   if (m.stopped) return;
   m.stopped = true;
-  if (!m.thread.joinable()) return;
+  if (!m.thread.joinable()) {  // setup failed: nothing sampled, an enabled object still to disable
+    m.disable();
+    return;
+  }
   {
     std::lock_guard lock(m.mutex);
     m.stopping = true;

@@ -34,7 +34,8 @@ struct Fake {
   std::set<std::string> unknown;           // counters the chip refuses
   std::size_t max_per_pass = 100;          // more metrics than this: two passes
   bool refuse_mix = false;                 // SetConfig refuses PCIe beside context-level counters
-  int enables = 0;
+  int enables = 0, disables = 0;
+  bool fail_set_config = false;
   std::map<CUpti_Profiler_Host_Object*, std::vector<std::string>> hosts;
   std::vector<std::string> config;         // the counters of the last config image
   struct Batch {
@@ -73,7 +74,11 @@ CUptiResult enable(CUpti_PmSampling_Enable_Params* p) {
   p->pPmSamplingObject = reinterpret_cast<CUpti_PmSampling_Object*>(0x42);
   return g.enable_result;
 }
-CUptiResult disable(CUpti_PmSampling_Disable_Params*) { return CUPTI_SUCCESS; }
+CUptiResult disable(CUpti_PmSampling_Disable_Params*) {
+  std::lock_guard lock(g.mutex);
+  ++g.disables;
+  return CUPTI_SUCCESS;
+}
 bool has_pcie(const std::vector<std::string>& names) {
   for (const auto& n : names)
     if (n.rfind("pcie", 0) == 0) return true;
@@ -81,6 +86,7 @@ bool has_pcie(const std::vector<std::string>& names) {
 }
 CUptiResult set_config(CUpti_PmSampling_SetConfig_Params*) {
   std::lock_guard lock(g.mutex);
+  if (g.fail_set_config) return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
   return g.refuse_mix && has_pcie(g.config) && g.config.size() > 1 ? CUPTI_ERROR_NOT_SUPPORTED : CUPTI_SUCCESS;
 }
 CUptiResult start(CUpti_PmSampling_Start_Params*) { return CUPTI_SUCCESS; }
@@ -173,7 +179,8 @@ void reset() {
   g.unknown.clear();
   g.max_per_pass = 100;
   g.refuse_mix = false;
-  g.enables = 0;
+  g.enables = 0, g.disables = 0;
+  g.fail_set_config = false;
   g.hosts.clear();
   g.config.clear();
   g.script.clear();
@@ -314,6 +321,18 @@ TEST(PmSamplerFake, RefusedCountersLeaveEveryMetricAbsentWithTheReason) {
     EXPECT_NE(m.at(std::string("pm_sampling.absent.") + spec.name).find("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"),
               std::string::npos);
   EXPECT_EQ(s.metric_samples.size(), 0u);
+}
+
+TEST(PmSamplerFake, ARefusalAfterEnableIsDisabledOnlyAtStop) {
+  reset();
+  g.fail_set_config = true;  // privileges refused at SetConfig: the object exists
+  EventStore s;
+  PmSampler p(s, steady_ns(), options());
+  EXPECT_FALSE(p.active());
+  EXPECT_NE(p.why().find("SetConfig"), std::string::npos);
+  EXPECT_EQ(g.disables, 0);  // not while the run's activity collection may still be going
+  p.stop();
+  EXPECT_EQ(g.disables, 1);
 }
 
 TEST(PmSamplerFake, ACuptiWithoutPmSamplingSaysWhichEntryIsMissing) {
