@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "engine/network.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/metrics/pm_metrics.h"
 #include "profiling/profiler.h"
@@ -257,6 +258,35 @@ TEST(PmAnalysis, NoSamplesSaysWhyAndOldSessionsHaveNoMeasuredBlock) {
   EXPECT_FALSE(r.measured->sm_active_pct);
   EXPECT_NE(analysis::to_text(r).find("none in the analysed steps (no measured metrics: GPU performance counters refused"),
             std::string::npos);
+}
+
+TEST(PmProfiler, EveryRunSaysWhyItHasNoMeasuredMetricsAndRecordsTheRest) {
+  const std::string dir = std::filesystem::temp_directory_path().string() + "/ts_pm_profiler_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  auto run = [&](int device, const char* skip) {
+    if (skip) setenv("TRAINSCOPE_PROFILE_SKIP", skip, 1);
+    ProfilerOptions o;
+    o.session_path = dir + "/run.tsession";
+    o.cuda_device = device;
+    std::filesystem::remove(o.session_path);
+    Profiler p(o);
+    unsetenv("TRAINSCOPE_PROFILE_SKIP");
+    const ProfilerSummary s = p.stop();
+    return std::make_pair(s, p.store().meta());
+  };
+  const auto [cpu, cpu_meta] = run(-1, nullptr);
+  EXPECT_EQ(cpu.pm_status, "no measured metrics: the run is on the CPU");
+  const auto [skipped, skipped_meta] = run(0, "pm,cupti");
+  EXPECT_EQ(skipped.pm_status, "no measured metrics: left out (TRAINSCOPE_PROFILE_SKIP=pm)");
+  EXPECT_EQ(skipped_meta.count("pm_sampling.copy_ceiling_bytes_per_s"), 0u);
+  std::string no_gpu;
+  if (!ts::cuda_available(&no_gpu)) {  // this machine: the sampler and the copy ceiling say why
+    const auto [gpu, gpu_meta] = run(0, "cupti");
+    EXPECT_EQ(gpu.pm_status.rfind("no measured metrics: ", 0), 0u) << gpu.pm_status;
+    EXPECT_EQ(gpu_meta.at("pm_sampling.absent.sm_active"), gpu.pm_status.substr(21));
+    EXPECT_EQ(gpu_meta.at("pm_sampling.copy_ceiling").rfind("not measured: ", 0), 0u);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(PmProfileParts, PmCanBeLeftOutToMeasureItsCost) {
