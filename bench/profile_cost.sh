@@ -7,7 +7,7 @@
 #   bench/profile_cost.sh RUNNER CIFAR_DIR OUT ROUNDS EPOCHS PARTS -- TRAINING ARGS...
 # PARTS: ";"-separated configurations, each comma-separated TRAINSCOPE_PROFILE_SKIP values or
 # NAME=VALUE[+NAME=VALUE]: an environment to run the profiled run in instead (e.g. TRAINSCOPE_CONV_LOG=1)
-#   e.g. "runtime;kernels;copies,syncs,memory;samplers;host;writer;cupti,samplers,host,writer"
+#   e.g. "runtime;kernels;copies,syncs,memory;samplers;host;writer;pm;cupti,samplers,host,writer,pm"
 set -uo pipefail
 runner=$1; cifar=$2; out=$3; rounds=$4; epochs=$5; parts=$6; shift 6
 [ "${1:-}" = "--" ] && shift

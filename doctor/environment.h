@@ -51,7 +51,7 @@ struct LibraryInfo {
 struct CuptiInfo {
   Reading<bool> activity;       // true: activity tracing (CONCURRENT_KERNEL) could be enabled; why = CUPTI's error
   Reading<bool> counters;       // true: this user may read hardware counters
-  std::string counters_detail;  // what it was judged from (RmProfilingAdminOnly, euid)
+  std::string counters_detail;  // what it was judged from: the counter query (counter_query.h), else RmProfilingAdminOnly and euid
 };
 
 struct HostInfo {

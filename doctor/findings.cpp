@@ -124,7 +124,7 @@ void cupti_rules(const Environment& e, Out& out) {
         "a second CUPTI subscriber) holds CUPTI in this process.");
   if (c.counters && !*c.counters)
     add(out, Grade::problem, "cupti_counters_refused", "this user may not read the GPU's hardware counters",
-        "the driver restricts GPU performance counters to administrators (" + c.counters_detail +
+        "GPU performance counters are refused to this user (" + c.counters_detail +
             "): CUPTI's profiling API and Nsight Compute fail with CUPTI_ERROR_INSUFFICIENT_PRIVILEGES / "
             "ERR_NVGPUCTRPERM; TrainScope's hardware-counter metrics stay empty",
         "As root: `echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' > "

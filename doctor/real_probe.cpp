@@ -2,6 +2,7 @@
 // (so a missing or older one is reported, not a failure to start), CUPTI's permissions and /proc.
 // The GPUs' part is real_probe_gpu.cpp.
 #include "doctor/real_probe.h"
+#include "doctor/counter_query.h"
 
 #include <dlfcn.h>
 #include <fmt/core.h>
@@ -262,9 +263,12 @@ class RealProbe : public Probe {
         c.activity = Reading<bool>{false, fmt::format("{} (code {})", s ? s : "CUPTI error", r)};
       }
     }
+    // The counters' line from an actual query (counter_query.h); the driver parameter where it cannot run.
     const auto params = read_text_file("/proc/driver/nvidia/params");
-    c.counters = counters_allowed(params ? parse_profiling_admin_only(*params) : std::nullopt, params.has_value(),
-                                  geteuid(), &c.counters_detail);
+    std::string params_detail;
+    const Reading<bool> from_params = counters_allowed(params ? parse_profiling_admin_only(*params) : std::nullopt,
+                                                       params.has_value(), geteuid(), &params_detail);
+    c.counters = counters_from_query(query_counters(lib, 0), from_params, params_detail, &c.counters_detail);
     return c;
   }
 

@@ -27,6 +27,8 @@ StoreCounts EventStore::counts() const {
   c.py_frames = py_frames.size();
   c.py_stacks = py_stacks.size();
   c.py_samples = py_samples.size();
+  c.metric_series = metric_series.size();  // series before samples: a sample's series is visible
+  c.metric_samples = metric_samples.size();
   return c;
 }
 

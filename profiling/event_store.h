@@ -27,6 +27,7 @@ struct StoreCounts {
   std::size_t host_ranges = 0, threads = 0, steps = 0, losses = 0, series = 0, samples = 0, clock = 0;
   std::size_t epochs = 0;
   std::size_t py_frames = 0, py_stacks = 0, py_samples = 0;
+  std::size_t metric_series = 0, metric_samples = 0;
   /// Events as the size budget counts them: kernels, copies, memsets, runtime calls, sync records,
   /// memory records and host ranges (not samples, steps or overhead records).
   std::size_t events() const { return kernels + memcpys + memsets + runtime + syncs + memory + host_ranges; }
@@ -62,6 +63,10 @@ class EventStore {
   AppendLog<PyFrameRecord> py_frames;
   AppendLog<PyStackRecord> py_stacks;
   AppendLog<PySampleRecord> py_samples;
+  /// Hardware-counter metrics (CUPTI PM sampling, profiling/metrics/): their series and samples, one
+  /// writer (the PM sampler's decode thread), apart from the samplers' tables so each keeps one writer.
+  AppendLog<SeriesRecord> metric_series;
+  AppendLog<SampleRecord> metric_samples;
 
   EventStore();
   StoreCounts counts() const;

@@ -18,6 +18,7 @@
 #include "profiling/background_thread.h"
 #include "profiling/cupti/cupti_collector.h"
 #include "profiling/host_collector.h"
+#include "profiling/metrics/pm_sampler.h"
 #include "profiling/samplers.h"
 #include "profiling/session/session_file.h"
 
@@ -80,9 +81,10 @@ ProfileParts profile_parts_from_env() {
     else if (part == "samplers") p.samplers = false;
     else if (part == "host") p.host = false;
     else if (part == "writer") p.writer = false;
+    else if (part == "pm") p.pm = false;
     else
       throw InputError("TRAINSCOPE_PROFILE_SKIP: unknown part '" + part +
-                       "' (kernels, copies, runtime, syncs, memory, cupti, samplers, host, writer)");
+                       "' (kernels, copies, runtime, syncs, memory, cupti, samplers, host, writer, pm)");
   }
   return p;
 }
@@ -119,6 +121,7 @@ struct Profiler::Impl final : trace::Sink {
   std::unique_ptr<HostCollector> host;
   std::unique_ptr<CuptiCollector> cupti;
   std::unique_ptr<Samplers> samplers;
+  std::unique_ptr<PmSampler> pm;
   std::atomic<bool> recording{true};
   std::int64_t measuring_since = 0, paused_ns = 0;  // on_measuring's, on the engine's thread
   std::mutex mutex;
@@ -162,6 +165,32 @@ struct Profiler::Impl final : trace::Sink {
                                               " ms: not traced, so that it times kernels as an unprofiled run does");
   }
 
+  void measure_copy_ceiling(int device) {
+    std::string why;
+    if (const auto bps = prof::measure_copy_ceiling(device, &why))
+      store.set_meta("pm_sampling.copy_ceiling_bytes_per_s", std::to_string(static_cast<std::int64_t>(*bps)));
+    else
+      store.set_meta("pm_sampling.copy_ceiling", "not measured: " + why);
+  }
+  /// Measured metrics by PM sampling, after CUPTI's activity collection started (its records must
+  /// keep arriving while sampling: tests/gpu checks both).
+  void start_pm(int device) {
+    if (device < 0) {
+      store.set_meta("pm_sampling", "no measured metrics: the run is on the CPU");
+      return;
+    }
+    if (!options.parts.pm) {
+      store.set_meta("pm_sampling", "no measured metrics: left out (TRAINSCOPE_PROFILE_SKIP=pm)");
+      return;
+    }
+    PmSamplerOptions po;
+    po.cuda_device = device;
+    po.interval_ns = options.pm_interval_ns;
+    po.api = linked_pm_api();
+    po.name_thread = [](const char* name) { trace::name_this_thread(name); };
+    pm = std::make_unique<PmSampler>(store, start_host, po);
+  }
+
   void run_pump() {
     auto last_write = std::chrono::steady_clock::now();
     std::unique_lock lock(mutex);
@@ -186,6 +215,8 @@ Profiler::Profiler(ProfilerOptions options) : impl_(std::make_unique<Impl>()) {
   m.writer = std::make_unique<SessionWriter>(m.options.session_path, m.store);  // throws SessionError
   const int device = m.options.cuda_device;
   m.store.process_rank = m.options.rank;
+  // The copy ceiling first, before CUPTI records anything: its copies are not the run's.
+  if (device >= 0 && m.options.parts.pm) m.measure_copy_ceiling(device);
   m.host = std::make_unique<HostCollector>(m.store, m.clock, device, m.options.rank);
   if (m.options.schedule.enabled) {
     const bool first_active = m.options.schedule.state(1) == 2;
@@ -200,6 +231,7 @@ Profiler::Profiler(ProfilerOptions options) : impl_(std::make_unique<Impl>()) {
                                        : "no GPU activity: the run is on the CPU";
   }
   m.store.set_meta("gpu_activity", m.summary.gpu_status.empty() ? "collected (CUPTI)" : m.summary.gpu_status);
+  m.start_pm(device);
   // Session ns 0 on the host's steady clock (trace::now_ns): a live viewer computes "now" in
   // session time from it (how far behind the newest shown event is).
   m.store.set_meta("session.start_steady_ns", std::to_string(m.start_host));
@@ -283,6 +315,7 @@ ProfilerSummary Profiler::stop() {
   trace::set_sink(nullptr);
   trace::set_nvtx_enabled(false);
   if (m.cupti) m.cupti->stop();
+  if (m.pm) m.pm->stop();  // after the activity records: disabling PM sampling may finalize CUPTI
   m.samplers->stop();
   {
     std::lock_guard lock(m.mutex);
@@ -304,6 +337,8 @@ ProfilerSummary Profiler::stop() {
   s.steps_taken = static_cast<std::int64_t>(s.counts.steps);
   s.dropped = m.store.dropped();
   s.error = m.writer->error();
+  const auto meta = m.store.meta();
+  if (auto it = meta.find("pm_sampling"); it != meta.end()) s.pm_status = it->second;
   return s;
 }
 

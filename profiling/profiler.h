@@ -42,9 +42,10 @@ struct ProfileParts {
   bool samplers = true;    // the sampler thread (allocator, NVML, /proc)
   bool host = true;        // host ranges (and NVTX)
   bool writer = true;      // batches written during the run (false: everything at stop())
+  bool pm = true;          // measured GPU metrics by CUPTI PM sampling (profiling/metrics/pm_sampler.h)
 };
 /// The parts named in TRAINSCOPE_PROFILE_SKIP (comma-separated: kernels, copies, runtime, syncs,
-/// memory, cupti, samplers, host, writer) left out; unset or empty: everything. Throws InputError
+/// memory, cupti, samplers, host, writer, pm) left out; unset or empty: everything. Throws InputError
 /// naming an unknown part.
 ProfileParts profile_parts_from_env();
 
@@ -55,6 +56,8 @@ struct ProfilerOptions {
   int rank = 0;
   std::chrono::milliseconds write_period{250};
   std::chrono::milliseconds sample_period{50};
+  /// PM sampling interval (ns): 1 ms = 1 kHz (pm_sampler.h).
+  std::int64_t pm_interval_ns = 1'000'000;
   bool nvtx = true;
   ProfileParts parts = profile_parts_from_env();
 };
@@ -69,6 +72,7 @@ struct ProfilerSummary {
   StoreCounts counts;           // what the run recorded (the file holds `events` of them)
   DroppedCounts dropped;
   std::string gpu_status;       // "" when CUPTI collected, else why GPU activity is missing
+  std::string pm_status;        // the meta pm_sampling: rate, samples, samples lost, metrics; or why none
   std::string error;            // "" or why recording stopped early (disk full)
 };
 

@@ -131,6 +131,7 @@ void set_python_env(const RunnerOptions& o, const std::string& site) {
   setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);
   setenv("TRAINSCOPE_SESSION", session.c_str(), 1);
   setenv("TRAINSCOPE_INJECT_MODE", o.inject_mode.c_str(), 1);
+  if (!o.inject_pm.empty()) setenv("TRAINSCOPE_INJECT_PM", o.inject_pm.c_str(), 1);
   setenv("TRAINSCOPE_STEP_RANGE", o.step_range.c_str(), 1);
   setenv("TRAINSCOPE_ROOT_PID", std::to_string(getpid()).c_str(), 1);
   setenv("TRAINSCOPE_QUIET", "1", 1);  // the runner names the session files itself

@@ -224,6 +224,10 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "host-wait verdicts) or nvtx (NVTX ranges only; CUPTI "
                  "left to the program's own profiler) (docs/profile-a-program.md)",
              {"lean", "full", "nvtx"});
+  add_choice(app, "--inject-pm", o.inject_pm,
+             "with -- PROGRAM: measured GPU metrics by CUPTI PM sampling at 1 kHz (SM and tensor active, warp occupancy, "
+             "DRAM and PCIe throughput; docs/metrics.md): on or off; default on with --inject-mode full, off otherwise",
+             {"on", "off"});
   add_choice(app, "--python", o.python,
                  "with -- PROGRAM: the Python insight, no code changes: a sitecustomize first on PYTHONPATH marks "
                  "steps at optimizer.step, the DataLoader's next() as data, forward/backward/optimizer, the file:line "
@@ -500,6 +504,8 @@ void report_session(std::FILE* out, const prof::ProfilerSummary& p, const std::f
     fmt::print(out, "session {}: the file holds {} of the run's {} steps (the later ones were not written)\n", p.path, p.steps,
                p.steps_taken);
   if (!p.gpu_status.empty()) say("session: " + p.gpu_status);
+  if (!p.pm_status.empty() && p.pm_status.rfind("no measured metrics: the run is on the CPU", 0) != 0)
+    say("session: measured metrics (PM sampling): " + p.pm_status);
   if (!p.error.empty()) fmt::print(stderr, "warning: {}\n", p.error);  // names the file
   std::fflush(out);
 }

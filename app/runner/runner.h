@@ -57,6 +57,7 @@ struct RunnerOptions : runconfig::RunConfig {
   // -- PROGRAM ARGS... (app/runner/program_cmd.cpp, docs/profile-a-program.md)
   std::vector<std::string> program;  // everything after "--": a program to record with the injection library
   std::string inject_mode = "lean";  // --inject-mode lean|full|nvtx
+  std::string inject_pm;             // --inject-pm on|off ("": the mode's default: on in full)
   std::string python = "lean";       // --python off|lean|full: the Python insight (profiling/inject/python)
   std::FILE* out = stdout;       // where a training run prints (a lesson's runs print to stderr)
 };

@@ -180,6 +180,32 @@ struct GpuHealth {
   std::optional<double> ecc_corrected_rise, ecc_uncorrected_rise;  // last - first volatile count
 };
 
+/// Measured GPU metrics of the analysed window from CUPTI PM sampling (the session's pm.* metric
+/// series; docs/metrics.md, "Measured metrics"), shown beside the estimates, never instead of them.
+/// "While kernels run": each sample weighted by the share of its interval some kernel ran (the kernel
+/// records' union); without kernel records, a plain mean over the window (kernel_weighted false).
+struct Measured {
+  std::string status;                       // meta pm_sampling: rate, samples, samples lost, metrics
+  std::map<std::string, std::string> absent;  // metric -> why (meta pm_sampling.absent.*)
+  std::int64_t samples = 0;                 // samples of the window (of any one series)
+  std::int64_t samples_lost = 0;            // the whole session's (meta pm_sampling.samples_lost)
+  std::int64_t interval_ns = 0;
+  bool kernel_weighted = false;
+  std::optional<double> sm_active_pct, tensor_active_pct, warp_occupancy_pct;  // 0..100
+  std::optional<double> dram_bytes_per_s;      // read + write
+  std::optional<double> dram_peak_pct;         // the DRAM counter's own % of peak, 0..100
+  std::optional<double> copy_ceiling_bytes_per_s;  // meta pm_sampling.copy_ceiling_bytes_per_s
+  std::optional<double> dram_ceiling_share;    // dram_bytes_per_s / copy ceiling (0..1, may pass 1)
+  std::optional<double> pcie_rx_bytes_per_s, pcie_tx_bytes_per_s;
+};
+
+/// The finding memory_bound_kernels fires when measured DRAM throughput while kernels run is at
+/// least this share of the measured copy ceiling. TrainScope's choice: Nsight Compute's speed-of-light
+/// rule calls a kernel's memory utilisation high from 60 % of peak and its roofline puts kernels near
+/// the ridge within ~70-80 %; measured against what a plain copy reaches on the same card (not the
+/// datasheet), 70 % leaves little a kernel could still gain from better access patterns alone.
+constexpr double kMemoryBoundShare = 0.70;
+
 /// Session (or rolling-window) metrics and verdicts.
 struct Report {
   std::int64_t steps = 0;
@@ -269,8 +295,13 @@ struct Report {
   std::optional<GpuHealth> health;
   DeviceProps device;
   RunConfig config;
+  /// Measured GPU metrics (PM sampling); nullopt where the session has no pm.* series.
+  std::optional<Measured> measured;
   std::vector<StepMetrics> per_step;
   std::vector<Verdict> verdicts;
+  /// Findings from measured metrics, apart from the verdicts (no step rule, no lessons):
+  /// memory_bound_kernels (kMemoryBoundShare).
+  std::vector<Verdict> findings;
 };
 
 struct Options {

@@ -76,6 +76,10 @@ std::int64_t covered(const std::vector<Span>& v, std::size_t& k, std::int64_t a,
 /// What the host did while the GPU idled (Report::idle_by_host), the launch gaps, the stepping
 /// thread's CPU, the Python frames by cause and the sync call sites (host_idle.cpp).
 void host_idle(const EventStore& store, const Timeline& tl, const std::map<std::string, std::string>& meta, Report& r);
+/// Report::measured from the store's pm.* metric series over the steps of `tl`, and the findings that
+/// need them (measured.cpp).
+void measured_metrics(const EventStore& store, const Timeline& tl, const std::map<std::string, std::string>& meta,
+                      Report& r);
 /// A host<->device copy whose host side is pageable memory (CUpti_ActivityMemoryKind 1).
 inline bool is_pageable_copy(const MemcpyRecord& m) {
   return (m.copy_kind == 1 && m.src_kind == 1) || (m.copy_kind == 2 && m.dst_kind == 1);

@@ -303,6 +303,7 @@ Report analyze(const EventStore& store, const Options& options) {
   for (const auto& s : r.per_step)
     r.wall_ns += s.wall(), r.breakdown.add(s.breakdown), r.data_wait_ns += s.data_wait_ns, r.sync_ns += s.sync_ns;
   if (r.gpu_present) gpu_metrics(store, tl, r);
+  detail::measured_metrics(store, tl, meta, r);
   detail::host_idle(store, tl, meta, r);  // without GPU activity: the Python lines of the steps only
   memory_metrics(store, r);
   if (!options.per_step) r.per_step.clear();

@@ -73,6 +73,30 @@ std::string host_text(const Report& r) {
   return o;
 }
 
+
+std::string pct100(std::optional<double> v) { return v ? fmt::format("{:.1f} %", *v) : "absent"; }
+std::string gbps(std::optional<double> v) { return v ? fmt::format("{:.1f} GB/s", *v / 1e9) : "absent"; }
+
+/// The measured metrics line(s), beside the estimates (docs/metrics.md, "Measured metrics").
+std::string measured_text(const std::optional<Measured>& m) {
+  if (!m) return "";
+  if (m->samples == 0) {
+    std::string o = "measured (PM sampling): none in the analysed steps (" + (m->status.empty() ? "no samples" : m->status) + ")\n";
+    return o;
+  }
+  std::string o = fmt::format("measured (PM sampling, {} samples in the analysed steps, samples lost {} in the run; {}):\n",
+                              m->samples, m->samples_lost,
+                              m->kernel_weighted ? "means while kernels run" : "means over the steps: no kernel records");
+  o += fmt::format("  SM active {}, tensor active {}, warp occupancy {}\n", pct100(m->sm_active_pct),
+                   pct100(m->tensor_active_pct), pct100(m->warp_occupancy_pct));
+  o += fmt::format("  DRAM {} ({} of the DRAM peak; {} of the measured copy ceiling {})\n", gbps(m->dram_bytes_per_s),
+                   pct100(m->dram_peak_pct), pct(m->dram_ceiling_share), gbps(m->copy_ceiling_bytes_per_s));
+  if (m->pcie_rx_bytes_per_s || m->pcie_tx_bytes_per_s)
+    o += fmt::format("  PCIe rx {}, tx {}\n", gbps(m->pcie_rx_bytes_per_s), gbps(m->pcie_tx_bytes_per_s));
+  for (const auto& [metric, why] : m->absent) o += fmt::format("  {} absent: {}\n", metric, why);
+  return o;
+}
+
 }  // namespace
 
 std::string to_text(const Report& r) {
@@ -106,6 +130,7 @@ std::string to_text(const Report& r) {
                      r.kineto_kernel_estimates ? std::string("the trace's per-kernel estimates where it has them")
                      : r.device.known          ? r.device.source
                                                : std::string("device properties unknown"));
+    o += measured_text(r.measured);
     o += fmt::format("GPU idle: host wait {:.1f} %, kernel wait {:.1f} %, other {:.1f} %; caused by host sync {:.1f} %; "
                      "host wait while launching {:.1f} %\n",
                      100 * share(r.idle->host_wait, r.wall_ns), 100 * share(r.idle->kernel_wait, r.wall_ns),
@@ -159,6 +184,11 @@ std::string to_text(const Report& r) {
     if (!v.frames.empty()) o += "\n  where (Python): " + frames_text(v.frames);
     o += "\n  fix: " + v.fix + "\n";
   }
+  for (const auto& f : r.findings) {  // from measured metrics, apart from the verdicts
+    o += fmt::format("finding [{}] {}: {}\n  evidence:", f.severity, f.id, f.title);
+    for (const auto& [k, x] : f.evidence) o += fmt::format(" {}={:.4g}", k, x);
+    o += "\n  fix: " + f.fix + "\n";
+  }
   return o;
 }
 
@@ -184,6 +214,27 @@ void opt_object(W& w, const char* k, const std::optional<T>& v, F members) {
   }
   w.StartObject();
   members(*v);
+  w.EndObject();
+}
+/// Report::measured as JSON: percentages 0..100, rates in bytes/s, shares 0..1; null when absent.
+void measured_json(W& w, const Measured& m) {
+  w.Key("status"); w.String(m.status.c_str());
+  w.Key("samples"); w.Int64(m.samples);
+  w.Key("samples_lost"); w.Int64(m.samples_lost);
+  w.Key("interval_ns"); w.Int64(m.interval_ns);
+  w.Key("kernel_weighted"); w.Bool(m.kernel_weighted);
+  opt(w, "sm_active_pct", m.sm_active_pct);
+  opt(w, "tensor_active_pct", m.tensor_active_pct);
+  opt(w, "warp_occupancy_pct", m.warp_occupancy_pct);
+  opt(w, "dram_bytes_per_s", m.dram_bytes_per_s);
+  opt(w, "dram_peak_pct", m.dram_peak_pct);
+  opt(w, "copy_ceiling_bytes_per_s", m.copy_ceiling_bytes_per_s);
+  opt(w, "dram_ceiling_share", m.dram_ceiling_share);
+  opt(w, "pcie_rx_bytes_per_s", m.pcie_rx_bytes_per_s);
+  opt(w, "pcie_tx_bytes_per_s", m.pcie_tx_bytes_per_s);
+  w.Key("absent");
+  w.StartObject();
+  for (const auto& [k, v] : m.absent) { w.Key(k.c_str()); w.String(v.c_str()); }
   w.EndObject();
 }
 void frames_json(W& w, const char* key, const std::vector<FrameShare>& v) {
@@ -253,6 +304,7 @@ std::string to_json(const Report& r) {
   opt(w, "sm_efficiency_est", r.sm_efficiency);
   opt(w, "theoretical_occupancy", r.theoretical_occupancy);
   opt(w, "achieved_occupancy_est", r.achieved_occupancy_est);
+  opt_object(w, "measured", r.measured, [&](const Measured& m) { measured_json(w, m); });
   opt_i(w, "gpu_busy_ns", r.gpu_busy_ns);
   opt_object(w, "gpu_idle_ns", r.idle, [&](const auto& idle) {
     int64_fields(w, {{"host_wait", idle.host_wait}, {"kernel_wait", idle.kernel_wait}, {"other", idle.other}});
@@ -298,6 +350,19 @@ std::string to_json(const Report& r) {
     for (const auto& [k, x] : v.evidence) { w.Key(k.c_str()); w.Double(x); }
     w.EndObject();
     frames_json(w, "frames", v.frames);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("findings");
+  w.StartArray();
+  for (const auto& f : r.findings) {
+    w.StartObject();
+    string_fields(w, {{"id", f.id.c_str()}, {"severity", f.severity.c_str()}, {"title", f.title.c_str()},
+                      {"fix", f.fix.c_str()}});
+    w.Key("evidence");
+    w.StartObject();
+    for (const auto& [k, x] : f.evidence) { w.Key(k.c_str()); w.Double(x); }
+    w.EndObject();
     w.EndObject();
   }
   w.EndArray();

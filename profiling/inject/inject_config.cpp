@@ -80,6 +80,10 @@ InjectConfig read_config(const EnvFn& env, std::int64_t pid) {
     c.kinds = kinds;
   }
   if (const std::string s = get("TRAINSCOPE_STEP_RANGE"); !s.empty()) c.step_range = s;
+  c.pm = c.mode == Mode::full;
+  if (const std::string pm = get("TRAINSCOPE_INJECT_PM"); pm == "on" || pm == "1") c.pm = c.mode != Mode::nvtx;
+  else if (pm == "off" || pm == "0") c.pm = false;
+  else if (!pm.empty()) c.warnings.push_back("TRAINSCOPE_INJECT_PM=" + pm + ": not on or off; using the mode's default");
   // A number in [lo, hi] (or 0 where zero_ok), else the default and a warning naming the variable.
   auto number = [&](const char* n, std::int64_t lo, std::int64_t hi, bool zero_ok, std::int64_t fallback) {
     std::int64_t v = 0;

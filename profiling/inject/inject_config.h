@@ -5,6 +5,8 @@
 //   TRAINSCOPE_INJECT_MODE   lean (default) | full | nvtx (no CUPTI: NVTX ranges only)
 //   TRAINSCOPE_INJECT_KINDS  comma-separated CUPTI activity kinds instead of the mode's (cost measurements)
 //   TRAINSCOPE_STEP_RANGE    --step-range PATTERN (default "step")
+//   TRAINSCOPE_INJECT_PM     on | off: measured GPU metrics by CUPTI PM sampling (profiling/metrics/);
+//                            default on in full mode, off in lean and nvtx (trainscope-run --inject-pm)
 //   TRAINSCOPE_INJECT_FLUSH_MS   how often buffers are parsed and one WAL batch is written (default
 //                                250: the window follows a live session within about half a second)
 //   TRAINSCOPE_INJECT_SAMPLE_MS  sampler period (default 100; 0 = no samplers)
@@ -33,6 +35,7 @@ struct InjectConfig {
   Mode mode = Mode::lean;
   std::vector<std::string> kinds;  // CUPTI activity kind names (kind_names()), in enable order
   std::string step_range = "step";
+  bool pm = false;                // PM sampling (TRAINSCOPE_INJECT_PM; default: full mode only)
   int flush_ms = 250;             // writer period (Recorder::start_thread)
   int sample_ms = 100;            // sampler period; 0 = no samplers
   std::size_t buffer_bytes = 1u << 20;  // one CUPTI activity buffer (a kernel record is ~300 bytes)

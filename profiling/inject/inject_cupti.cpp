@@ -18,6 +18,8 @@
 #include "profiling/clock.h"
 #include "profiling/inject/cupti_api.h"
 #include "profiling/inject/inject_internal.h"
+#include "profiling/metrics/pm_api.h"
+#include "profiling/metrics/pm_sampler.h"
 
 namespace ts::prof::inject {
 namespace {
@@ -34,6 +36,7 @@ std::atomic<bool> g_active{false};
 std::atomic<int> g_device{-1};
 bool g_device_written = false;  // writer thread only
 std::vector<CUpti_ActivityKind> g_enabled;
+std::unique_ptr<PmSampler> g_pm;  // PM sampling, started by the writer thread once the device is known
 bool g_runtime_sync = false;  // RUNTIME_SYNC: runtime records of a few calls (start_cupti)
 bool g_sync_calls = false;    // SYNC_CALLS: callbacks on the blocking calls (start_cupti)
 bool g_runtime_launch = false;  // RUNTIME_LAUNCH: runtime records of the launch calls (start_cupti)
@@ -275,6 +278,24 @@ void start_cupti(Recorder& rec) {
   g_active.store(true);
 }
 
+/// PM sampling of the program's device through the libcupti in use (pm_api.h), once its first
+/// context exists; the copy ceiling is not measured in a program (its memory is not ours to take).
+void start_pm(Recorder& rec, int device) {
+  EventStore& s = rec.store();
+  if (!rec.config().pm) {
+    s.set_meta("pm_sampling", std::string("no measured metrics: off in ") + mode_name(rec.config().mode) +
+                                  " mode (trainscope-run --inject-pm on)");
+    return;
+  }
+  s.set_meta("pm_sampling.copy_ceiling", "not measured: a recorded program's device memory is not TrainScope's to use");
+  void* lib = dlopen(g_api.path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  PmSamplerOptions o;
+  o.cuda_device = device;
+  o.api = std::make_shared<const pm::PmApi>(pm::load_api(lib));
+  g_pm = std::make_unique<PmSampler>(s, rec.start_host_ns(), o);
+  if (!g_pm->active()) say("measured metrics are not recorded: " + g_pm->why());
+}
+
 void cupti_before_flush(Recorder& rec) {
   if (!g_active.load()) return;
   g_api.flush_all(0);  // completed buffers come back through buffer_completed, on this thread
@@ -283,11 +304,15 @@ void cupti_before_flush(Recorder& rec) {
     const auto meta = device_meta(g_device.load());
     for (const auto& [k, v] : meta) rec.store().set_meta(k, v);
     g_device_written = !meta.empty();
+    if (!g_pm) start_pm(rec, g_device.load());
   }
 }
 
 void stop_cupti() {
-  if (!g_active.exchange(false)) return;
+  if (!g_active.exchange(false)) {
+    if (g_pm) g_pm->stop();
+    return;
+  }
   g_api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   for (CUpti_ActivityKind k : g_enabled) g_api.activity_disable(k);
   if (g_runtime_sync)
@@ -297,6 +322,8 @@ void stop_cupti() {
   if (g_sync_calls)
     for (CUpti_CallbackId cb : kSyncCalls) g_api.enable_callback(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
   g_api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // PM sampling last (its samples and meta still go into the last flush): disabling it may finalize CUPTI.
+  if (g_pm) g_pm->stop();
 }
 
 }  // namespace ts::prof::inject

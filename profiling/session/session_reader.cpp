@@ -396,6 +396,14 @@ void read_python_tables(Reader& r, EventStore& s, ReadCursor& cur) {
   read_into(r, s, cur, schema::py_samples(), s.py_samples);
 }
 
+/// The hardware-counter metrics (metric_series, metric_samples; PM sampling): absent in files written
+/// before they came (within format 4) and in files of older formats.
+void read_metric_tables(Reader& r, EventStore& s, ReadCursor& cur) {
+  if (!has_table(r, "metric_samples")) return;
+  read_into(r, s, cur, schema::metric_series(), s.metric_series);
+  read_into(r, s, cur, schema::metric_samples(), s.metric_samples);
+}
+
 /// One pass over every table from `cur` on: strings first (rows name them), then meta, threads,
 /// steps, epochs and samples, host ranges, GPU tables.
 void read_rows(Reader& r, EventStore& store, ReadCursor& cur) {
@@ -403,6 +411,7 @@ void read_rows(Reader& r, EventStore& store, ReadCursor& cur) {
   read_host_tables(r, store, cur);
   read_host_ranges(r, store, cur);
   read_python_tables(r, store, cur);
+  read_metric_tables(r, store, cur);
   read_gpu_tables(r, store, cur);
 }
 
@@ -426,6 +435,7 @@ void read_session(const std::string& path, EventStore& store, const ReadProgress
   if (overview) store.set_overview(overview);  // before any event: a viewer paints the overview now
   read_host_ranges(r, store, cur);
   read_python_tables(r, store, cur);
+  read_metric_tables(r, store, cur);
   read_gpu_tables(r, store, cur);
   if (!r.report()) throw SessionError(SessionError::Kind::cancelled, "opening " + path + " was cancelled");
   // Migration of format 1 (and of a file whose recording never closed): the overview from the events.

@@ -290,6 +290,8 @@ const Table<CK> kClock{"clock_checks", kClockColumns};
 const Table<PF> kPyFrames{"py_frames", kPyFrameColumns, true};
 const Table<PS> kPyStacks{"py_stacks", kPyStackColumns, true};
 const Table<PY> kPySamples{"py_samples", kPySampleColumns};
+const Table<SE> kMetricSeries{"metric_series", kSeriesColumns, true, "id"};
+const Table<SA> kMetricSamples{"metric_samples", kSampleColumns};
 
 const Table<KR> kKernelGroups{"kernel_groups", kKernelGroupColumns};
 const Table<MC> kMemcpyGroups{"memcpy_groups", kMemcpyGroupColumns};
@@ -383,6 +385,8 @@ const Table<ClockRecord>& clock_checks() { return kClock; }
 const Table<PyFrameRecord>& py_frames() { return kPyFrames; }
 const Table<PyStackRecord>& py_stacks() { return kPyStacks; }
 const Table<PySampleRecord>& py_samples() { return kPySamples; }
+const Table<SeriesRecord>& metric_series() { return kMetricSeries; }
+const Table<SampleRecord>& metric_samples() { return kMetricSamples; }
 
 std::string create_sql(int version) {
   std::string sql =
@@ -418,6 +422,8 @@ std::string create_sql(int version) {
   add(create_table(kPyFrames));
   add(create_table(kPyStacks));
   add(create_table(kPySamples));
+  add(create_table(kMetricSeries));
+  add(create_table(kMetricSamples));
   return sql + (version >= kGroupedFormat ? kViews : kFlatViews) + kCommonViews;
 }
 

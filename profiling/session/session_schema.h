@@ -10,6 +10,8 @@
 // The py_* tables (Python insight of a recorded Python program: interned frames, stacks as a tree,
 // the stepping thread's stack samples) came within format 3: older readers ignore them and a file
 // without them has no Python samples.
+// metric_series and metric_samples (hardware-counter metrics from CUPTI PM sampling) came within
+// format 4, the same way: older readers ignore them and a file without them has no measured metrics.
 // Format 4 (kGroupedFormat) keeps in an event's row only what changes from event to event (times,
 // correlation id, bytes, address, a host range's name and step); the columns that repeat (device,
 // rank, context, stream, thread, API, launch configuration, copy kind, ...) are stored once per
@@ -114,6 +116,9 @@ const Table<ClockRecord>& clock_checks();
 const Table<PyFrameRecord>& py_frames();
 const Table<PyStackRecord>& py_stacks();
 const Table<PySampleRecord>& py_samples();
+/// Hardware-counter metrics (PM sampling): the same columns as sample_series and samples.
+const Table<SeriesRecord>& metric_series();
+const Table<SampleRecord>& metric_samples();
 
 /// "CREATE TABLE name(col decl, ...)".
 template <class R>

@@ -178,6 +178,8 @@ struct SessionRecorder::Statements {
     tables.push_back(table_writer(db, schema::py_frames(), &E::py_frames, &C::py_frames));
     tables.push_back(table_writer(db, schema::py_stacks(), &E::py_stacks, &C::py_stacks));
     tables.push_back(table_writer(db, schema::py_samples(), &E::py_samples, &C::py_samples));
+    tables.push_back(table_writer(db, schema::metric_series(), &E::metric_series, &C::metric_series));
+    tables.push_back(table_writer(db, schema::metric_samples(), &E::metric_samples, &C::metric_samples));
   }
   static const schema::EventTables& events() { return schema::event_tables(kSessionSchemaVersion); }
   std::vector<std::unique_ptr<RowWriter>> tables;

@@ -130,3 +130,21 @@ TEST(CuptiLoading, AnExplicitPathAndALibraryThatIsNotCupti) {
   // No driver here: the device queries answer nothing rather than fail.
   EXPECT_TRUE(ts::prof::inject::device_meta(0).empty() || ts::prof::inject::device_meta(0).size() > 3);
 }
+
+namespace ts::prof::inject {
+namespace {
+
+TEST(InjectConfig, PmSamplingOnInFullModeAndOptionalInLean) {
+  EXPECT_FALSE(read_config(env_of({}), 1).pm);
+  EXPECT_TRUE(read_config(env_of({{"TRAINSCOPE_INJECT_MODE", "full"}}), 1).pm);
+  EXPECT_FALSE(read_config(env_of({{"TRAINSCOPE_INJECT_MODE", "full"}, {"TRAINSCOPE_INJECT_PM", "off"}}), 1).pm);
+  EXPECT_TRUE(read_config(env_of({{"TRAINSCOPE_INJECT_MODE", "lean"}, {"TRAINSCOPE_INJECT_PM", "on"}}), 1).pm);
+  EXPECT_FALSE(read_config(env_of({{"TRAINSCOPE_INJECT_MODE", "nvtx"}, {"TRAINSCOPE_INJECT_PM", "on"}}), 1).pm);
+  const InjectConfig bad = read_config(env_of({{"TRAINSCOPE_INJECT_PM", "maybe"}}), 1);
+  EXPECT_FALSE(bad.pm);
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_NE(bad.warnings[0].find("TRAINSCOPE_INJECT_PM=maybe"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ts::prof::inject

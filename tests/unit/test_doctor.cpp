@@ -15,6 +15,7 @@
 
 #include "base/nvml.h"
 #include "common/healthy_environment.h"
+#include "doctor/counter_query.h"
 #include "doctor/findings.h"
 #include "doctor/host.h"
 #include "doctor/probe.h"
@@ -126,6 +127,31 @@ TEST(Doctor, CuptiRefused) {
   EXPECT_NE(c->fix.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos);
   e.cupti.counters = Reading<bool>::unreadable("params not readable");  // unread: said, not a finding
   EXPECT_FALSE(has(e, "cupti_counters_refused"));
+}
+
+TEST(Doctor, CountersFromAnActualQueryBeforeTheDriverParameter) {
+  std::string d;
+  const Reading<bool> params_say_no = Reading<bool>::of(false);
+  CounterQuery ok;
+  ok.ran = true, ok.chip = "GH100";
+  // The query started a PM sampling config: allowed, whatever the parameter says (root, capabilities).
+  EXPECT_TRUE(*counters_from_query(ok, params_say_no, "RmProfilingAdminOnly=1", &d));
+  EXPECT_NE(d.find("PM sampling config started on GH100"), std::string::npos);
+  CounterQuery refused = ok;
+  refused.step = "cuptiPmSamplingSetConfig", refused.result = 35, refused.error = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+  const Reading<bool> no = counters_from_query(refused, Reading<bool>::of(true), "RmProfilingAdminOnly=0", &d);
+  ASSERT_TRUE(no);
+  EXPECT_FALSE(*no);
+  EXPECT_NE(d.find("cuptiPmSamplingSetConfig: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (code 35)"), std::string::npos);
+  CounterQuery busy = ok;  // another profiler holds the counters: nothing said about permission
+  busy.step = "cuptiPmSamplingEnable", busy.result = 26, busy.error = "CUPTI_ERROR_HARDWARE_BUSY";
+  const Reading<bool> unknown = counters_from_query(busy, Reading<bool>::of(true), "", &d);
+  EXPECT_FALSE(unknown);
+  EXPECT_NE(unknown.why.find("CUPTI_ERROR_HARDWARE_BUSY"), std::string::npos);
+  CounterQuery not_run;  // no GPU here: the driver parameter's reading, and why no query ran
+  not_run.why_not_run = "no usable CUDA device";
+  EXPECT_FALSE(*counters_from_query(not_run, params_say_no, "RmProfilingAdminOnly=1", &d));
+  EXPECT_EQ(d, "RmProfilingAdminOnly=1; no counter query: no usable CUDA device");
 }
 
 TEST(Doctor, CountersAllowedFromParams) {

@@ -80,6 +80,8 @@ void expect_same_store(const EventStore& a, const EventStore& b) {
   expect_rows(a.py_frames, b.py_frames, "py_frames");
   expect_rows(a.py_stacks, b.py_stacks, "py_stacks");
   expect_rows(a.py_samples, b.py_samples, "py_samples");
+  expect_rows(a.metric_series, b.metric_series, "metric_series");
+  expect_rows(a.metric_samples, b.metric_samples, "metric_samples");
   EXPECT_EQ(a.meta(), b.meta());
   EXPECT_EQ(a.dropped().cupti, b.dropped().cupti);
   EXPECT_EQ(a.dropped().host_ranges, b.dropped().host_ranges);
