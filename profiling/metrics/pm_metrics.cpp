@@ -23,8 +23,10 @@ const std::vector<MetricSpec>& metric_specs() {
        false, "warp occupancy: resident warps, % of the SMs' warp slots over elapsed cycles"},
       {"dram_read", "bytes/s", {"dram__bytes_read.sum.per_second"}, false, "DRAM read throughput"},
       {"dram_write", "bytes/s", {"dram__bytes_write.sum.per_second"}, false, "DRAM write throughput"},
-      {"dram_peak", "%", {"dramc__throughput.avg.pct_of_peak_sustained_elapsed",
-                          "dram__throughput.avg.pct_of_peak_sustained_elapsed"},
+      // dram__ first: on GH100 dramc__throughput (the DRAM controller's estimate) read 0.07 % on
+      // average while dram__bytes_read + _write measured ~200 GB/s (6 % of HBM3's 3.35 TB/s).
+      {"dram_peak", "%", {"dram__throughput.avg.pct_of_peak_sustained_elapsed",
+                          "dramc__throughput.avg.pct_of_peak_sustained_elapsed"},
        false, "DRAM throughput, % of the DRAM interface's peak"},
       {"pcie_rx", "bytes/s", {"pcie__read_bytes.sum.per_second"}, true, "PCIe bytes received by the GPU"},
       {"pcie_tx", "bytes/s", {"pcie__write_bytes.sum.per_second"}, true, "PCIe bytes sent by the GPU"},
