@@ -215,13 +215,18 @@ void RangeBuilder::add(const RangeEvent& e) {
       Open o;
       o.start = clock_.from_host(e.host_ns);
       o.name = store_.strings.intern(e.name);
+      if (auto early = ended_early_.find(e.id); early != ended_early_.end()) {  // its end came first
+        emit(e.tid, o, clock_.from_host(early->second));
+        ended_early_.erase(early);
+        return;
+      }
       started_[e.id] = {e.tid, o};  // start/end ranges may cross threads: never steps (no nesting known)
       return;
     }
     case T::end: {
       auto it = started_.find(e.id);
       if (it == started_.end()) {
-        ++unmatched_;
+        ended_early_[e.id] = e.host_ns;  // its start may still come, from another thread's buffer
         return;
       }
       emit(it->second.first, it->second.second, clock_.from_host(e.host_ns));

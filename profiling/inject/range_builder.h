@@ -85,7 +85,9 @@ class RangeBuilder {
   bool take_windows_dropped() { return std::exchange(windows_dropped_, false); }
   /// The thread that ran the latest step (0 before any): where sync records without a thread go.
   std::uint32_t step_thread() const { return step_thread_; }
-  std::int64_t unmatched() const { return unmatched_; }
+  /// Pops without a push, and range ends whose start never came (an end that arrives before its
+  /// start, from another thread's buffer, waits for it: ended_early_).
+  std::int64_t unmatched() const { return unmatched_ + static_cast<std::int64_t>(ended_early_.size()); }
   std::int64_t open_ranges() const;
 
  private:
@@ -122,6 +124,9 @@ class RangeBuilder {
   std::int32_t rank_;
   std::unordered_map<std::uint32_t, std::vector<Open>> stacks_;
   std::unordered_map<std::uint64_t, std::pair<std::uint32_t, Open>> started_;  // start/end ranges by id
+  // Ends read before their start: a start/end range crosses threads (a DDP bucket's future ends
+  // on gloo's thread), and each thread's events reach the builder in their own batches.
+  std::unordered_map<std::uint64_t, std::int64_t> ended_early_;  // id -> end (host ns)
   std::unordered_map<std::string, Class> class_cache_;
   std::unordered_map<std::uint32_t, std::int64_t> data_since_;  // tid -> start of the data fetch before the next step
   std::unordered_map<std::uint32_t, std::int64_t> data_ns_;     // tid -> data wait since the last step

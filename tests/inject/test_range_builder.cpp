@@ -142,3 +142,22 @@ TEST(RangeQueue, ALaterQueueAtTheSameAddressGetsItsOwnBuffers) {
   EXPECT_EQ(out[0].name, "b");
   b->~RangeQueue();
 }
+
+TEST(RangeBuilder, AStartEndRangeWhoseEndArrivesFirstIsKept) {
+  // A DDP bucket's range starts on the training thread and ends on gloo's thread; each thread's
+  // events come in their own batches, so the end can be read before its start. It was dropped
+  // (counted unmatched, the start left open): rank 0 of a recorded job lost all 127 bucket ranges.
+  Fixture f;
+  f.ev(T::end, 7, 5, "", 42);
+  EXPECT_EQ(f.b.unmatched(), 1);  // said while its start is missing
+  f.ev(T::start, 1, 2, "comm: async ddp all_reduce bucket 0", 42);
+  f.ev(T::start, 1, 6, "comm: async ddp all_reduce bucket 0", 43);
+  f.ev(T::end, 7, 8, "", 43);  // the usual order still works
+  EXPECT_EQ(f.b.unmatched(), 0);
+  EXPECT_EQ(f.b.open_ranges(), 0);
+  ASSERT_EQ(f.store.host_ranges.size(), 2u);
+  EXPECT_EQ(f.store.host_ranges[0].start, 2 * kMs);
+  EXPECT_EQ(f.store.host_ranges[0].end, 5 * kMs);
+  EXPECT_EQ(f.name(f.store.host_ranges[0]), "comm: async ddp all_reduce bucket 0");
+  EXPECT_EQ(f.store.host_ranges[1].end, 8 * kMs);
+}
