@@ -11,6 +11,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QToolBar>
+#include <QDir>
 #include <QtTest>
 
 #include "app/gui/main_window.h"
@@ -153,9 +154,15 @@ class TestWindowFit : public QObject {
     QSignalSpy progress(w.session(), &TrainingSession::progress);
     w.startRun();
     int checks = 0;
+    QString shots = qEnvironmentVariable("TS_SCREENSHOTS");  // a picture mid-run to look at
     while (finished.isEmpty() && checks < 4000) {
       QTest::qWait(25);
       ++checks;
+      if (!shots.isEmpty() && progress.count() >= 4) {
+        QDir().mkpath(shots);
+        w.grab().save(shots + QString("/side_by_side_during_%1x%2.png").arg(before.width()).arg(before.height()));
+        shots.clear();
+      }
       QVERIFY2(w.size() == before, qPrintable(QString("%1 (was %4) during the run, %2 steps in: %3")
                                                    .arg(size_text(w.size()))
                                                    .arg(progress.count())

@@ -35,6 +35,8 @@ double CountTicker::getTickStep(const QCPRange& range) {
     setTickCount(fitting_tick_count(length, label));
   }
   step_ = QCPAxisTicker::getTickStep(range);
+  // QCustomPlot's steps are 1, 2, 2.5 or 5 x 10^k: on whole numbers, below 1 is 1 and 2.5 is 2.
+  if (integers_) step_ = step_ < 1 ? 1 : step_ == 2.5 ? 2 : step_;
   return step_;
 }
 

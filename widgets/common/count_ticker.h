@@ -9,7 +9,8 @@ namespace ts::gui {
 class CountTicker : public QCPAxisTicker {
  public:
   /// `axis`: the axis this ticker is set on (its length and tick-label font decide the tick count).
-  explicit CountTicker(QCPAxis* axis) : axis_(axis) {}
+  /// `integers`: ticks on whole numbers only (steps, epochs: never "2.5").
+  explicit CountTicker(QCPAxis* axis, bool integers = false) : axis_(axis), integers_(integers) {}
 
   /// The most ticks that fit `length_px` of axis with labels `label_px` high (vertical axis) or
   /// wide: one tick per 2.5 label sizes, kept within [2, 8] (QCustomPlot's default asks for 5).
@@ -24,6 +25,7 @@ class CountTicker : public QCPAxisTicker {
 
  private:
   QCPAxis* axis_;
+  bool integers_;
   double step_ = 0;
 };
 

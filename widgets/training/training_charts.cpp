@@ -91,7 +91,7 @@ TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
 
   // Ticks that fit each axis at any font size ("250k", not "250000"; fewer where the chart is short).
   for (QCPAxis* a : {loss_->xAxis, loss_->yAxis, accuracy_->yAxis, throughput_->xAxis, throughput_->yAxis})
-    a->setTicker(QSharedPointer<QCPAxisTicker>(new CountTicker(a)));
+    a->setTicker(QSharedPointer<QCPAxisTicker>(new CountTicker(a, a == loss_->xAxis || a == throughput_->xAxis)));
 
   grid->addWidget(loss_, 1, 0, 1, 2);
   grid->addWidget(accuracy_, 2, 0);
