@@ -29,6 +29,8 @@
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
+#include "widgets/workspaces/profile_workspace.h"
+#include "widgets/workspaces/workspaces.h"
 
 using namespace ts;
 using namespace ts::gui;
@@ -104,7 +106,10 @@ class TestJobView : public QObject {
     QVERIFY(verdict_ids(w.jobs()->ranks()->verdicts()).contains("straggler"));
     QVERIFY(verdict_ids(w.jobs()->verdictsSection()).contains("straggler"));
     QCOMPARE(w.verdictPanel()->section(), w.jobs()->verdictsSection()->parentWidget());
-    for (int i = 0; i < t->count(); ++i) QVERIFY(t->view(i)->data().lanes().size() >= 2);  // threads and streams
+    for (int i = 0; i < t->count(); ++i) {
+      QVERIFY(t->view(i)->data().lanes().size() >= 2);  // threads and streams
+      QCOMPARE(t->view(i)->rulerOrigin(), t->shiftNs(i));  // one clock in every rank's ruler
+    }
     int steps = 0;
     const std::int64_t spread = band_spread(*t, &steps);
     QVERIFY(steps >= 10);
@@ -234,6 +239,13 @@ class TestJobView : public QObject {
         QTest::qWait(800);
         QVERIFY(w.grab().save(shots + QString("/job_4ranks_%1x%2.png").arg(size.width()).arg(size.height())));
       }
+      w.resize(1280, 720);
+      w.workspaces()->profile()->showTab(w.jobs()->ranks());
+      QTest::qWait(800);
+      QVERIFY(w.grab().save(shots + "/job_4ranks_ranks_tab_1280x720.png"));
+      w.workspaces()->profile()->showTab(w.verdictPanel());
+      QTest::qWait(800);
+      QVERIFY(w.grab().save(shots + "/job_4ranks_verdicts_tab_1280x720.png"));
     }
   }
 };

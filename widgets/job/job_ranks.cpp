@@ -16,7 +16,8 @@ namespace ts::gui {
 void fill_job_verdicts(QTreeWidget* tree, const prof::job::JobReport& r) {
   tree->clear();
   for (const auto& v : r.verdicts) {
-    auto* top = new QTreeWidgetItem(tree, {QString::fromStdString(v.title), v.rank >= 0 ? QString::number(v.rank) : QObject::tr("job")});
+    const QString who = v.rank >= 0 ? QObject::tr("rank %1").arg(v.rank) : QObject::tr("the job");
+    auto* top = new QTreeWidgetItem(tree, {QStringLiteral("%1 · %2").arg(who, QString::fromStdString(v.title))});
     top->setData(0, Qt::UserRole, QString::fromStdString(v.id));
     top->setForeground(0, severity_color(v.severity));
     top->setToolTip(0, QString::fromStdString(v.title));
@@ -29,7 +30,6 @@ void fill_job_verdicts(QTreeWidget* tree, const prof::job::JobReport& r) {
   }
   if (r.verdicts.empty())
     new QTreeWidgetItem(tree, {r.ranks.size() > 1 ? QObject::tr("No job verdict: the ranks keep pace with each other") : QObject::tr("One rank: no job verdict")});
-  tree->resizeColumnToContents(1);
 }
 
 const QStringList& JobRanks::columnTitles() {
@@ -54,7 +54,7 @@ JobRanks::JobRanks(QWidget* parent) : QWidget(parent) {
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   verdicts_ = new QTreeWidget;
   verdicts_->setObjectName("job.verdicts");
-  verdicts_->setHeaderLabels({tr("Job verdict"), tr("rank")});
+  verdicts_->setHeaderLabels({tr("Job verdicts · evidence · fix")});
   verdicts_->setWordWrap(true);
   notes_ = new QLabel;
   notes_->setWordWrap(true);
@@ -66,8 +66,8 @@ JobRanks::JobRanks(QWidget* parent) : QWidget(parent) {
   split->setStretchFactor(1, 2);
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(4, 4, 4, 4);
-  lay->addWidget(summary_);
   lay->addWidget(split, 1);
+  lay->addWidget(summary_);
   lay->addWidget(notes_);
 }
 

@@ -15,7 +15,7 @@ class QTreeWidget;
 
 namespace ts::gui {
 
-/// The job's verdicts as rows of `tree` (two columns: verdict, rank), each with its evidence and fix as
+/// The job's verdicts as rows of `tree` ("rank 1 · Straggler: …", one column), each with its evidence and fix as
 /// children; one row saying there is none when the report has none. Clears `tree` first.
 void fill_job_verdicts(QTreeWidget* tree, const prof::job::JobReport& r);
 

@@ -55,6 +55,24 @@ QString header_text(const prof::job::RankFigures& f, bool straggler, std::int64_
                  .arg(std::abs(static_cast<double>(shift)) / 1e6, 0, 'f', 3);
 }
 
+/// A rank's lanes made compact, so several ranks share the height: every lane one row (a click on
+/// its header expands it), and the GPU streams right under the stepping thread, where the eye
+/// compares the ranks' compute (otherwise under the loader and runtime threads, out of view at 720
+/// lines).
+void compact_lanes(TimelineView* v) {
+  for (int l : v->laneOrder()) v->setLaneCollapsed(l, true);
+  const int trainer = v->data().trainerLane();
+  int moved = 0;
+  for (int l : v->laneOrder()) {
+    if (v->data().lanes()[static_cast<std::size_t>(l)].kind != prof::timeline::LaneKind::stream) continue;
+    const std::vector<int> order = v->laneOrder();
+    const auto at = [&](int lane) { return static_cast<int>(std::find(order.begin(), order.end(), lane) - order.begin()); };
+    const int want = (trainer >= 0 && at(trainer) < static_cast<int>(order.size()) ? at(trainer) + 1 : 0) + moved;
+    v->moveLane(l, want - at(l));
+    ++moved;
+  }
+}
+
 }  // namespace
 
 JobTimelines::JobTimelines(QWidget* parent) : QWidget(parent) {
@@ -139,6 +157,8 @@ void JobTimelines::setJob(std::shared_ptr<const prof::job::Job> job, const prof:
     v->addWidget(g.view, 1);
     groups_layout_->insertWidget(groups_layout_->count() - 1, g.frame, 1);
     g.hub->setStore(file->store, false);
+    compact_lanes(g.view);
+    g.view->setRulerOrigin(g.shift);
     const int index = static_cast<int>(groups_.size());
     connect(g.header, &QToolButton::toggled, this, [this, index](bool on) { setRankCollapsed(index, !on); });
     connect(g.hub, &PanelHub::visibleRangeChanged, this, [this, index](TimeSpan r) { onRange(index, r); });

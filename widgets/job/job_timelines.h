@@ -6,7 +6,8 @@
 // start on the job's common clock plus the job's step-start offset (JobReport, RankFigures::offset_ns),
 // so the same step starts at the same x in every group to within the residual skew that the top row
 // states. Every group shows the same span, and a pan/zoom of one moves the others (in aligned time).
-// Order: the straggler first, else the rank with the longest step period, then by rank. With more
+// A rank's lanes start one row each with its GPU streams under the stepping thread (a click on a
+// lane's header expands it). Order: the straggler first, else the rank with the longest step period, then by rank. With more
 // than kExpandedRanks ranks only the first ones start expanded, so 8 ranks fit a 1280x720 window;
 // the groups scroll when the expanded ones need more height than there is.
 #pragma once

@@ -64,11 +64,13 @@ QWidget* JobController::buildPage(TimelinePanel* timeline) {
   section_->setObjectName("job.verdictSection");
   auto* lay = new QVBoxLayout(section_);
   lay->setContentsMargins(0, 0, 0, 4);
-  lay->addWidget(new QLabel(tr("<b>Job verdicts</b> (every rank; the per-rank figures are in the Ranks tab). "
-                               "Below: the verdicts of the first rank shown, as a session.")));
+  auto* title = new QLabel(tr("<b>Job verdicts</b> (all ranks; per-rank figures: the Ranks tab). Below them, the "
+                              "verdicts of the first rank drawn, as one session."));
+  title->setWordWrap(true);
+  lay->addWidget(title);
   section_tree_ = new QTreeWidget;
   section_tree_->setObjectName("job.verdictsTab");
-  section_tree_->setHeaderLabels({tr("Job verdict"), tr("rank")});
+  section_tree_->setHeaderHidden(true);
   section_tree_->setWordWrap(true);
   section_tree_->setMinimumHeight(90);
   section_tree_->setMaximumHeight(160);
@@ -127,7 +129,6 @@ bool JobController::show(std::shared_ptr<prof::job::Job> job, const QString& nam
   timelines_->setJob(job_, report_);
   ranks_->setJob(*job_, report_);
   fill_job_verdicts(section_tree_, report_);
-  section_tree_->resizeColumnToContents(1);
   timeline_->setAlternate(timelines_);
   // The analysis tabs (Verdicts, Kernels, Layers ...) show the first rank drawn as a session.
   if (timelines_->count() > 0) {
