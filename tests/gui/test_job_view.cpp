@@ -17,6 +17,8 @@
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QtTest>
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <map>
 
@@ -45,6 +47,26 @@ bool copy_j4(const QString& dir) {
   for (int r = 0; r < 4; ++r) {
     const QString name = QStringLiteral("ddp-rank%1.tsession").arg(r);
     if (!QFile::copy(QStringLiteral("%1/%2").arg(kJ4, name), dir + "/" + name)) return false;
+  }
+  return true;
+}
+
+/// An 8-rank job from the 4-rank one: ranks 4..7 are copies of 0..3 with their meta's rank changed,
+/// every file's world size 8 (false when the recordings are not on this machine).
+bool make_j8(const QString& dir) {
+  if (!copy_j4(dir)) return false;
+  for (int r = 0; r < 8; ++r) {
+    const QString path = dir + QStringLiteral("/ddp-rank%1.tsession").arg(r);
+    if (r >= 4 && !QFile::copy(dir + QStringLiteral("/ddp-rank%1.tsession").arg(r - 4), path)) return false;
+    sqlite3* db = nullptr;
+    if (sqlite3_open(path.toUtf8().constData(), &db) != SQLITE_OK) return sqlite3_close(db), false;
+    const QByteArray sql = QStringLiteral("UPDATE meta SET value = '%1' WHERE key = 'distributed.rank'; UPDATE meta SET "
+                                          "value = '8' WHERE key = 'distributed.world_size';")
+                               .arg(r)
+                               .toUtf8();
+    const bool ok = sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(db);
+    if (!ok) return false;
   }
   return true;
 }
@@ -233,6 +255,7 @@ class TestJobView : public QObject {
     QCOMPARE(t->view(1)->range().start + t->shiftNs(1), t->view(0)->range().start + t->shiftNs(0));
 
     if (const QString shots = qEnvironmentVariable("TS_SCREENSHOTS"); !shots.isEmpty()) {
+      w.workspaces()->profile()->setTabsCollapsed(true);
       QDir().mkpath(shots);
       for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
         w.resize(size);
@@ -247,6 +270,34 @@ class TestJobView : public QObject {
       QTest::qWait(800);
       QVERIFY(w.grab().save(shots + "/job_4ranks_verdicts_tab_1280x720.png"));
     }
+  }
+
+  void eightRanksFit1280x720() {
+    QTemporaryDir dir;
+    if (!make_j8(dir.path())) QSKIP("the 4-rank recordings (/work/jobs-data) are not on this machine");
+    MainWindow w;
+    w.show();
+    QVERIFY(w.jobs()->openJob({dir.path()}));
+    QTest::qWait(300);
+    w.resize(1280, 680);
+    QTest::qWait(600);
+    QCOMPARE(w.size(), QSize(1280, 680));
+    JobTimelines* t = w.jobs()->timelines();
+    QCOMPARE(t->count(), 8);
+    QVERIFY2(w.message().isEmpty(), qPrintable(w.message()));
+    auto* area = t->findChild<QScrollArea*>();
+    int expanded = 0;
+    for (int i = 0; i < t->count(); ++i) {
+      const QRect h(t->header(i)->mapTo(area->viewport(), QPoint(0, 0)), t->header(i)->size());
+      QVERIFY2(area->viewport()->rect().contains(h), qPrintable(QString("rank header %1 out of view").arg(i)));
+      if (t->isRankCollapsed(i)) continue;
+      ++expanded;
+      QVERIFY(t->view(i)->height() >= JobTimelines::kMinViewHeight);
+    }
+    QCOMPARE(expanded, JobTimelines::kExpandedWhenMany);
+    QCOMPARE(w.jobs()->ranks()->table()->rowCount(), 8);
+    if (const QString shots = qEnvironmentVariable("TS_SCREENSHOTS"); !shots.isEmpty())
+      QVERIFY(w.grab().save(shots + "/job_8ranks_1280x680.png"));
   }
 };
 
