@@ -69,10 +69,11 @@ JobRanks::JobRanks(QWidget* parent) : QWidget(parent) {
   lay->addWidget(split, 1);
   lay->addWidget(summary_);
   lay->addWidget(notes_);
+  clear();
 }
 
 void JobRanks::clear() {
-  summary_->clear();
+  summary_->setText(tr("No job is open: File ▸ Open job… opens the folder of a distributed job's rank files."));
   table_->setRowCount(0);
   verdicts_->clear();
   notes_->clear();

@@ -166,6 +166,7 @@ void JobTimelines::setJob(std::shared_ptr<const prof::job::Job> job, const prof:
   }
   const int expanded = count() > kExpandedRanks ? kExpandedWhenMany : count();
   for (int i = expanded; i < count(); ++i) setRankCollapsed(i, true);
+  updateStretch();
   QString skew = tr("no residual skew (one rank)");
   if (report.skew_median_ns && report.skew_max_ns)
     skew = tr("residual skew after alignment: median %1, max %2").arg(job_ms(*report.skew_median_ns), job_ms(*report.skew_max_ns));
@@ -212,10 +213,14 @@ void JobTimelines::setRankCollapsed(int i, bool collapsed) {
   g.header->setArrowType(collapsed ? Qt::RightArrow : Qt::DownArrow);
   g.view->setVisible(!collapsed);
   groups_layout_->setStretchFactor(g.frame, collapsed ? 0 : 1);
+  updateStretch();
+  if (!collapsed) resync(i);
+}
+
+void JobTimelines::updateStretch() {
   bool any = false;
   for (const Group& o : groups_) any = any || !o.view->isHidden();
   groups_layout_->setStretch(groups_layout_->count() - 1, any ? 0 : 1);
-  if (!collapsed) resync(i);
 }
 
 bool JobTimelines::isRankCollapsed(int i) const { return groups_[static_cast<std::size_t>(i)].view->isHidden(); }

@@ -72,6 +72,8 @@ class JobTimelines : public QWidget {
   };
   void onRange(int index, TimeSpan r);
   void fitAligned();
+  /// The space under the groups goes to the expanded ones; to a spacer only when all are collapsed.
+  void updateStretch();
   /// Every view to the range of the first expanded one other than `except` (the one just expanded).
   void resync(int except);
 
