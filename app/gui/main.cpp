@@ -15,6 +15,7 @@
 #include "app/gui/autorun_program.h"
 #include "app/gui/main_window.h"
 #include "setups/setup.h"
+#include "widgets/main/job_controller.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/main/setups_controller.h"
 
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
   ts::gui::add_autorun_options(parser);
   ts::gui::add_program_autorun_options(parser);
   parser.addPositionalArgument("file", "a session file (*.tsession), a PyTorch profiler trace (*.json, *.json.gz) or an "
-                               "Nsight Systems export (*.sqlite) to open, or a setup (*.tsetup, or a 'trainscope:...' line) to "
+                               "Nsight Systems export (*.sqlite) or a distributed job's folder to open, or a setup (*.tsetup, or a 'trainscope:...' line) to "
                                "load", "[FILE|SETUP]");
   parser.process(app);
   ts::gui::AutorunOptions options;
@@ -105,7 +106,18 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "trainscope: %s\n", qPrintable(message));
         QApplication::exit(2);
       });
-    if (!window.sessions()->openSession(arg) && options.quit_when_done) {
+    // A folder: a distributed job's ranks (docs/profile-a-program.md, "Distributed jobs").
+    if (QFileInfo(arg).isDir()) {
+      if (!window.jobs()->openJob({arg}) && options.quit_when_done) {
+        std::fprintf(stderr, "trainscope: %s\n", qPrintable(window.message()));
+        return 2;
+      }
+      if (!options.autorun && !options.screenshots.isEmpty())
+        QTimer::singleShot(1500, &window, [&window, options] {
+          ts::gui::save_screenshot(&window, options.screenshots, "job");
+          if (options.quit_when_done) QApplication::exit(0);
+        });
+    } else if (!window.sessions()->openSession(arg) && options.quit_when_done) {
       std::fprintf(stderr, "trainscope: %s\n", qPrintable(window.message()));
       return 2;
     }

@@ -33,6 +33,7 @@
 #include "widgets/main/export_controller.h"
 #include "widgets/main/lessons_controller.h"
 #include "widgets/main/program_controller.h"
+#include "widgets/main/job_controller.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/main/setups_controller.h"
 #include "widgets/main/shortcuts.h"
@@ -240,10 +241,13 @@ void MainWindow::buildActions() {
   setups_ = new SetupsController(*this, *sessions_, *lessons_, this);
   program_ = new ProgramController(*this, *sessions_, this);
   exports_ = new ExportController(*this, *sessions_, this);
+  jobs_ = new JobController(*this, this);
+  connect(sessions_, &SessionsController::sessionOpened, jobs_, &JobController::leaveJob);
   auto* file = menuBar()->addMenu(tr("&File"));
   file->addAction(new_run_);
   file->addSeparator();
   file->addAction(sessions_->openAction());
+  file->addAction(jobs_->openAction());
   file->addMenu(sessions_->recentMenu());
   file->addAction(sessions_->saveAction());
   file->addAction(sessions_->runAgainAction());
@@ -426,6 +430,7 @@ void MainWindow::startWith(const RunSettings& settings) {
   charts_->clear();
   if (!session_->start(s, model_->spec())) return;
   sessions_->leaveShownSession();
+  jobs_->leaveJob();
   running_ = true;
   run_clock_.start();
   elapsed_timer_->start();
@@ -479,6 +484,7 @@ void MainWindow::newRun() {
   if (running_) return;
   charts_->clear();
   sessions_->leaveShownSession();
+  jobs_->leaveJob();
   message_bar_->hide();
   run_clock_.invalidate();
   tickElapsed();
@@ -509,7 +515,9 @@ void MainWindow::dropEvent(QDropEvent* e) {
   const QStringList files = SessionsController::droppedSessions(e->mimeData());
   if (files.isEmpty()) return;
   e->acceptProposedAction();
-  if (files.size() >= 2) sessions_->compareSessions(files);  // several files: side by side
+  // Several files: the ranks of one job open as the job, anything else side by side.
+  if (files.size() >= 2 && jobs_->takeDroppedRanks(files)) jobs_->openJob(files);
+  else if (files.size() >= 2) sessions_->compareSessions(files);
   else sessions_->openSession(files.front());
 }
 

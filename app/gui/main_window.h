@@ -35,6 +35,7 @@ class CheckpointsController;
 class DoctorPanel;
 class ElidedLabel;
 class ExportController;
+class JobController;
 class LessonsController;
 class ModelBuilder;
 class PanelHub;
@@ -68,6 +69,7 @@ class MainWindow : public QMainWindow, public MainFrame {
   ProgramController* program() const { return program_; }
   CheckpointsController* checkpoints() const { return checkpoints_; }
   ExportController* exports() const { return exports_; }
+  JobController* jobs() const { return jobs_; }
 
   ModelBuilder* modelBuilder() const override { return model_; }
   RunSettingsPanel* runSettings() const override { return settings_; }
@@ -166,6 +168,7 @@ class MainWindow : public QMainWindow, public MainFrame {
   ProgramController* program_ = nullptr;
   CheckpointsController* checkpoints_ = nullptr;
   ExportController* exports_ = nullptr;
+  JobController* jobs_ = nullptr;
   Workspaces* workspaces_ = nullptr;
   PlaygroundWorkspace* playground_ = nullptr;
   QLabel *device_label_, *batch_label_, *amp_label_, *workers_label_, *elapsed_label_;

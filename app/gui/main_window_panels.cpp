@@ -14,6 +14,7 @@
 #include "app/gui/main_window.h"
 #include "widgets/main/lessons_controller.h"
 #include "widgets/main/program_controller.h"
+#include "widgets/main/job_controller.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/panels/panel_hub.h"
 #include "widgets/panels/breakdown_chart.h"
@@ -47,6 +48,7 @@ ProfileWorkspace* MainWindow::buildProfileWorkspace() {
   profile->addTab(new LayerTimeTable(hub_), tr("Layers"));
   profile->addTab(new PythonLinesTable(hub_, timeline_->view()), tr("Python"));
   profile->addTab(sessions_->buildDetails(), tr("Session details"));
+  profile->addTab(jobs_->buildPage(timeline_), tr("Ranks"));
   profile->addTab(program_->buildPane(), tr("Program"));
 
   auto* bar = new QToolBar(tr("Verdict"), this);

@@ -94,7 +94,7 @@ class TestControllers : public QObject {
     QCOMPARE(bar, QStringList({"&File", "&Run", "&View", "&Lessons", "&Help"}));
     QMenu* file = top_menu(w, "&File");
     QVERIFY(file);
-    QCOMPARE(entries(file), QStringList({"&New run", "-", "&Open session…", "Recent sessions>", "Save session &as…",
+    QCOMPARE(entries(file), QStringList({"&New run", "-", "&Open session…", "Open &job…", "Recent sessions>", "Save session &as…",
                                          "&Run again with these settings", "&Compare sessions…", "Profile a &program…",
                                          "&Export>", "-", "Open &setup…", "&Paste setup line", "&Copy setup line",
                                          "Sa&ve setup as…", "-", "&Preferences…", "-", "&Quit"}));

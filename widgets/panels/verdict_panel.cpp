@@ -212,6 +212,14 @@ QStringList apply_fix_settings(const std::vector<prof::analysis::FixSetting>& fi
   return changed;
 }
 
+void VerdictPanel::setSection(QWidget* w) {
+  if (section_ == w) return;
+  auto* layout = static_cast<QVBoxLayout*>(this->layout());
+  if (section_) layout->removeWidget(section_), section_->hide();
+  section_ = w;
+  if (w) layout->insertWidget(0, w), w->show();
+}
+
 VerdictPanel::VerdictPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_(hub) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);

@@ -109,6 +109,10 @@ class VerdictPanel : public QWidget {
   /// are not proposed (fix text, banner, Apply) but said apart.
   void setCudaGpuHere(bool present);
   bool cudaGpuHere() const { return cuda_gpu_here_; }
+  /// A section above the verdicts (a distributed job's verdicts, widgets/job); nullptr removes it. Not
+  /// owned: the caller keeps it (it is reparented while shown and hidden when replaced).
+  void setSection(QWidget* w);
+  QWidget* section() const { return section_; }
   /// Emits applyRequested with verdict `row`'s knobs (what its Apply button does); false when the
   /// verdict has none to apply (an imported trace, advice only) or none that this machine can run.
   bool apply(int row);
@@ -139,6 +143,7 @@ class VerdictPanel : public QWidget {
   QSpinBox* steps_box_;
   QLabel* status_;
   QTreeWidget* tree_;
+  QWidget* section_ = nullptr;
   Scope scope_ = Scope::last_steps;
   bool scope_chosen_ = false;  // by the scope box or setScope(): followRun() leaves it alone
   std::vector<prof::analysis::Verdict> verdicts_;

@@ -369,14 +369,17 @@ void TimelineView::paintRuler(QPainter& p) {
   // cut at a fixed 88 px).
   const int label_w = fontMetrics().horizontalAdvance(QStringLiteral("+888.888 ms")) + 6;
   const std::int64_t step = nice_step(axis_.nsPerPx() * std::max(90, label_w + 4));
-  const std::int64_t first = (axis_.start() / step + (axis_.start() > 0 ? 1 : 0)) * step;
+  // Ticks at round times of the ruler's clock: the session's, or shifted by rulerOrigin() (a job's rank
+  // on the job's aligned axis, so every rank's ticks fall at the same x).
+  const std::int64_t start = axis_.start() + ruler_origin_;
+  const std::int64_t first = (start / step + (start > 0 ? 1 : 0)) * step;
   p.setPen(QColor(60, 60, 60));
   // Labels relative to the first tick (shown in the header), so deep zooms stay readable.
   p.drawText(QRect(6, 0, kHeaderWidth - 8, 15), Qt::AlignVCenter | Qt::AlignLeft, tr("at %1").arg(format_time(first)));
   p.drawText(QRect(6, 15, kHeaderWidth - 8, 15), Qt::AlignVCenter | Qt::AlignLeft, tr("span %1").arg(format_ns(axis_.span())));
   p.setClipRect(kHeaderWidth, 0, width() - kHeaderWidth, height());
-  for (std::int64_t t = first; t < axis_.end(); t += step) {
-    const double x = kHeaderWidth + axis_.x(t);
+  for (std::int64_t t = first; t < axis_.end() + ruler_origin_; t += step) {
+    const double x = kHeaderWidth + axis_.x(t - ruler_origin_);
     p.setPen(QColor(215, 215, 215));
     p.drawLine(QPointF(x, 0), QPointF(x, kRulerHeight));
     p.setPen(QColor(60, 60, 60));

@@ -9,6 +9,7 @@
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -115,11 +116,18 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
     details_button_->setChecked(details_on_);
   });
 
-  auto* lay = new QVBoxLayout(this);
+  // Page 0: the one-session timeline (toolbar, lanes, tracks, details); page 1: setAlternate()'s widget.
+  auto* own = new QWidget(this);
+  auto* lay = new QVBoxLayout(own);
   lay->setContentsMargins(0, 0, 0, 0);
   lay->setSpacing(2);
   lay->addLayout(bar);
   lay->addWidget(split_, 1);
+  stack_ = new QStackedWidget(this);
+  stack_->addWidget(own);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(stack_);
 
   connect(search_, &QLineEdit::textChanged, view_, &TimelineView::setSearch);
   connect(search_, &QLineEdit::returnPressed, view_, [this] {
@@ -156,6 +164,14 @@ QWidget* TimelinePanel::addTrack(QWidget* track) {
   column_->addWidget(row);
   column_->setStretchFactor(column_->count() - 1, 0);
   return row;
+}
+
+void TimelinePanel::setAlternate(QWidget* w) {
+  if (alternate_ == w) return;
+  if (alternate_) stack_->removeWidget(alternate_), alternate_->hide();
+  alternate_ = w;
+  if (w) stack_->addWidget(w), stack_->setCurrentWidget(w);
+  else stack_->setCurrentIndex(0);
 }
 
 void TimelinePanel::setDetailsVisible(bool visible) {

@@ -14,6 +14,7 @@ class QLineEdit;
 class QLabel;
 class QScrollBar;
 class QSplitter;
+class QStackedWidget;
 class QToolButton;
 
 namespace ts::gui {
@@ -45,6 +46,11 @@ class TimelinePanel : public QWidget {
   void setDetailsVisible(bool visible);
   bool detailsVisible() const;
   QToolButton* detailsButton() const { return details_button_; }
+  /// Shows `w` in place of the one-session timeline (toolbar, lanes, tracks and details), e.g. a
+  /// distributed job's ranks (widgets/job); nullptr shows the timeline again. Not owned: the caller
+  /// keeps it (it is reparented while shown and hidden when replaced).
+  void setAlternate(QWidget* w);
+  QWidget* alternate() const { return alternate_; }
   /// The toolbar's Lanes button (its menu: TimelineView::fillLaneMenu(menu, -1)).
   QToolButton* lanesButton() const { return lanes_button_; }
 
@@ -65,6 +71,8 @@ class TimelinePanel : public QWidget {
   QToolButton* details_button_;
   QToolButton* lanes_button_;
   std::vector<QWidget*> track_spacers_;
+  QStackedWidget* stack_;
+  QWidget* alternate_ = nullptr;
   bool details_on_ = true;  // one per track: the width of the lanes' scroll bar
 };
 

@@ -129,6 +129,11 @@ class TimelineView : public QWidget {
   /// The device properties used for occupancy (from the store's meta).
   const prof::analysis::DeviceProps& deviceProps() const { return props_; }
 
+  /// ns added to the session's times in the time ruler's ticks and its "at" label (0: the session's
+  /// clock). A job's rank sets its shift onto the job's aligned axis, so the ranks' ticks line up.
+  void setRulerOrigin(std::int64_t ns) { ruler_origin_ = ns, update(); }
+  std::int64_t rulerOrigin() const { return ruler_origin_; }
+
   /// Vertical scrolling of the lanes, px: [0, maxScrollY()] (the panel's scroll bar drives it).
   int scrollY() const { return scroll_y_; }
   int maxScrollY() const;
@@ -226,6 +231,7 @@ class TimelineView : public QWidget {
   std::uint64_t marks_version_ = ~0ull;
   QString marks_search_, marks_highlight_;
   qint64 newest_shown_ = 0;
+  std::int64_t ruler_origin_ = 0;
   std::vector<QRectF> ruler_labels_;
   mutable std::vector<QString> short_names_;  // per string id (kernel labels)
   mutable std::vector<std::int8_t> name_shade_;  // per string id: host op shade, -1 unknown

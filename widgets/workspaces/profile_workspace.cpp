@@ -150,6 +150,8 @@ int ProfileWorkspace::lanesHeight(int lanes) const {
 }
 
 int ProfileWorkspace::timelineOpenHeight() const {
+  // Another view in the timeline's place (a distributed job's ranks): what it needs, not the lanes and tracks.
+  if (const QWidget* alt = timeline_->alternate()) return std::max(alt->minimumSizeHint().height(), 200);
   const QSplitter* column = timeline_->trackSplitter();
   const int above = std::max(0, timeline_->height() - column->height());  // the timeline's tool row
   return above + lanesHeight(kLanesOpen) + memory_row_->minimumSizeHint().height() +

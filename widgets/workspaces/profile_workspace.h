@@ -59,7 +59,8 @@ class ProfileWorkspace : public QWidget {
   void defaultTracks();
   /// What an open tab needs: its bar, a page's controls, a table's header, kTabRows rows, a summary line.
   int tabsOpenHeight() const;
-  /// The timeline's height with a tab open: its tool row, 6 whole lanes, both tracks at their minimum.
+  /// The timeline's height with a tab open: its tool row, 6 whole lanes, both tracks at their minimum
+  /// (or what the widget shown in the timeline's place needs, TimelinePanel::setAlternate).
   int timelineOpenHeight() const;
   /// The height (px) of the ruler and the first `lanes` lanes.
   int lanesHeight(int lanes) const;

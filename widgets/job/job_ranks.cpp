@@ -1,0 +1,121 @@
+// JobRanks (see job_ranks.h).
+#include "widgets/job/job_ranks.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "widgets/job/job_timelines.h"
+#include "widgets/panels/verdict_panel.h"
+
+namespace ts::gui {
+
+void fill_job_verdicts(QTreeWidget* tree, const prof::job::JobReport& r) {
+  tree->clear();
+  for (const auto& v : r.verdicts) {
+    const QString who = v.rank >= 0 ? QObject::tr("rank %1").arg(v.rank) : QObject::tr("the job");
+    auto* top = new QTreeWidgetItem(tree, {QStringLiteral("%1 · %2").arg(who, QString::fromStdString(v.title))});
+    top->setData(0, Qt::UserRole, QString::fromStdString(v.id));
+    top->setForeground(0, severity_color(v.severity));
+    top->setToolTip(0, QString::fromStdString(v.title));
+    QStringList ev;
+    for (const auto& [name, x] : v.evidence) ev << format_evidence(name, x);
+    if (!ev.isEmpty()) new QTreeWidgetItem(top, {QObject::tr("Evidence: %1").arg(ev.join(", "))});
+    auto* fix = new QTreeWidgetItem(top, {QObject::tr("Fix: %1").arg(QString::fromStdString(v.fix))});
+    fix->setToolTip(0, QString::fromStdString(v.fix));
+    top->setExpanded(true);
+  }
+  if (r.verdicts.empty())
+    new QTreeWidgetItem(tree, {r.ranks.size() > 1 ? QObject::tr("No job verdict: the ranks keep pace with each other") : QObject::tr("One rank: no job verdict")});
+}
+
+const QStringList& JobRanks::columnTitles() {
+  static const QStringList titles = {QObject::tr("period"),  QObject::tr("own work"),      QObject::tr("waiting"),
+                                     QObject::tr("compute"), QObject::tr("communication"), QObject::tr("exposed comm."),
+                                     QObject::tr("GPU idle"), QObject::tr("data wait"),    QObject::tr("host")};
+  return titles;
+}
+
+JobRanks::JobRanks(QWidget* parent) : QWidget(parent) {
+  setObjectName("job.ranks");
+  summary_ = new QLabel;
+  summary_->setWordWrap(true);
+  table_ = new QTableWidget(0, 1 + columnTitles().size());
+  table_->setObjectName("job.rankTable");
+  table_->setHorizontalHeaderLabels(QStringList{tr("rank")} + columnTitles());
+  table_->horizontalHeaderItem(0)->setToolTip(tr("The straggler's row is marked and bold"));
+  table_->horizontalHeader()->setToolTip(tr("Medians over each rank's step periods, ms per step (docs/metrics.md, \"Jobs\")"));
+  table_->verticalHeader()->hide();
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  verdicts_ = new QTreeWidget;
+  verdicts_->setObjectName("job.verdicts");
+  verdicts_->setHeaderLabels({tr("Job verdicts · evidence · fix")});
+  verdicts_->setWordWrap(true);
+  notes_ = new QLabel;
+  notes_->setWordWrap(true);
+  notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(table_);
+  split->addWidget(verdicts_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(4, 4, 4, 4);
+  lay->addWidget(split, 1);
+  lay->addWidget(summary_);
+  lay->addWidget(notes_);
+  clear();
+}
+
+void JobRanks::clear() {
+  summary_->setText(tr("No job is open: File ▸ Open job… opens the folder of a distributed job's rank files."));
+  table_->setRowCount(0);
+  verdicts_->clear();
+  notes_->clear();
+}
+
+void JobRanks::setJob(const prof::job::Job& job, const prof::job::JobReport& r) {
+  clear();
+  const std::int32_t slow = straggler_rank(r);
+  summary_->setText(tr("%n rank(s), %1 matched steps after the warm-up; waiting is measured in %2.", nullptr,
+                       static_cast<int>(r.ranks.size()))
+                        .arg(r.matched_steps)
+                        .arg(QString::fromStdString(r.wait_source)));
+  table_->setRowCount(static_cast<int>(r.ranks.size()));
+  for (int row = 0; row < static_cast<int>(r.ranks.size()); ++row) {
+    const auto& f = r.ranks[static_cast<std::size_t>(row)];
+    const bool straggler = f.rank == slow;
+    const std::int64_t values[] = {f.step_period_ns, f.own_work_ns,      f.wait_ns,       f.compute_ns,   f.communication_ns,
+                                   f.exposed_comm_ns, f.idle_ns, f.data_wait_ns, f.host_other_ns};
+    auto* rank = new QTableWidgetItem(straggler ? tr("%1 · straggler").arg(f.rank) : QString::number(f.rank));
+    rank->setToolTip(QString::fromStdString(f.path));
+    table_->setItem(row, 0, rank);
+    for (int c = 0; c < 9; ++c) {
+      auto* it = new QTableWidgetItem(QString::number(static_cast<double>(values[c]) / 1e6, 'f', 2));
+      it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      table_->setItem(row, c + 1, it);
+    }
+    if (straggler)
+      for (int c = 0; c < table_->columnCount(); ++c) {
+        QFont bold = table_->item(row, c)->font();
+        bold.setBold(true);
+        table_->item(row, c)->setFont(bold);
+        table_->item(row, c)->setForeground(QColor("#B00020"));
+      }
+  }
+  fill_job_verdicts(verdicts_, r);
+  QStringList lines;
+  for (const auto& p : job.problems) lines << tr("Not opened: %1").arg(QString::fromStdString(p));
+  for (const auto& n : r.notes) lines << QString::fromStdString(n);
+  notes_->setText(lines.join('\n'));
+  notes_->setVisible(!lines.isEmpty());
+}
+
+QString JobRanks::notesText() const { return notes_->text(); }
+
+}  // namespace ts::gui
