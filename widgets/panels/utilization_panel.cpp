@@ -323,14 +323,19 @@ void UtilizationPanel::fitRows() {
   if (!track_mode_ || !plot_->isVisible() || plot_->height() <= 1) return;
   fitMinimum();  // the GPU row's legend may wrap to more lines at this width
   QList<QCPLegend*> legends = {gpu_legend_};
-  if (meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0) legends << meas_legend_ << meas_bw_legend_;
-  legends << cpu_legend_ << h2d_legend_;
+  QList<QCPAxisRect*> rects = {gpu_};
+  if (meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0)
+    legends << meas_legend_ << meas_bw_legend_, rects << meas_ << meas_bw_;
+  legends << cpu_legend_ << h2d_legend_, rects << cpu_ << h2d_;
   const bool nvml = nvml_box_->isVisible() && nvml_box_->isChecked();
-  if (nvml) legends << nvml_legend_ << power_legend_;
-  // Each row whole: its legend's lines, then a plot area of kTrackRowPx, as many as the track holds.
+  if (nvml) legends << nvml_legend_ << power_legend_, rects << nvml_ << power_;
+  // Each row whole: its legend's lines, then a plot area of kTrackRowPx and the rect's margins (the
+  // axes' few px, which add up over five rows or more), as many as the track holds.
   int used = 0, fit = 0;
-  for (QCPLegend* l : legends) {
-    const int need = (l->itemCount() > 0 ? l->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + kTrackRowPx;
+  for (int i = 0; i < legends.size(); ++i) {
+    const QCPLegend* l = legends[i];
+    const QMargins m = rects[i]->margins();
+    const int need = (l->itemCount() > 0 ? l->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + kTrackRowPx + m.top() + m.bottom();
     if (fit > 0 && used + need > plot_->height()) break;
     used += need, ++fit;
   }
