@@ -130,8 +130,17 @@ void UtilizationPanel::fill_measured() {
 
 QString UtilizationPanel::measured_status() const {
   if (!hub_->store()) return {};
-  // The status line stays one line: the reason up to its details in parentheses (the tooltip has it whole).
-  if (!measured_message_.isEmpty()) return measured_message_.section(QStringLiteral(" ("), 0, 0);
+  // The status line stays one line: the reason's first clause ("counters refused"); the tooltip,
+  // the Verdicts tab and Session details have it whole.
+  if (!measured_message_.isEmpty()) {
+    const auto meta = hub_->store()->meta();
+    auto it = meta.find("pm_sampling");
+    if (it == meta.end()) return tr("measured: not recorded (hover)");
+    QString why = QString::fromStdString(it->second);
+    const QString prefix = QStringLiteral("no measured metrics: ");
+    if (why.startsWith(prefix)) why = why.mid(prefix.size());
+    return tr("measured: none, %1 (hover)").arg(why.section(QLatin1Char(':'), 0, 0).section(QStringLiteral(" ("), 0, 0));
+  }
   int absent = 0;
   for (const auto& [k, v] : hub_->store()->meta()) absent += k.rfind("pm_sampling.absent.", 0) == 0 ? 1 : 0;
   QStringList s;
