@@ -144,7 +144,8 @@ QString UtilizationPanel::measured_status() const {
   int absent = 0;
   for (const auto& [k, v] : hub_->store()->meta()) absent += k.rfind("pm_sampling.absent.", 0) == 0 ? 1 : 0;
   QStringList s;
-  if (!measuredRowsShown()) s << tr("2 measured rows folded: drag taller");
+  const int folded = (meas_->visible() ? 0 : 1) + (meas_bw_->visible() ? 0 : 1);
+  if (folded > 0) s << (folded == 1 ? tr("1 measured row folded: drag taller") : tr("2 measured rows folded: drag taller"));
   if (absent > 0) s << tr("measured metrics absent %1 (hover)").arg(absent);
   return s.join(QStringLiteral(" · "));
 }

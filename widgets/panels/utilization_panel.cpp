@@ -264,7 +264,8 @@ void UtilizationPanel::arrange() {
     if (l->itemCount() > 0) legends_shown |= bit;
     bit <<= 1;
   }
-  if (nvml == nvml_shown_ && arranged_ && legends_shown == legends_shown_ && rows_fit_ == rows_arranged_) return;  // measured: in legends_shown
+  // (The measured rows come and go with their legends: legends_shown.)
+  if (nvml == nvml_shown_ && arranged_ && legends_shown == legends_shown_ && rows_fit_ == rows_arranged_) return;
   arranged_ = true;
   rows_arranged_ = rows_fit_;
   nvml_shown_ = nvml;
