@@ -11,10 +11,13 @@
 namespace ts::prof::analysis {
 
 bool SeriesSet::update(const EventStore& store, std::size_t n_series, std::size_t n_samples) {
-  n_series = std::min(n_series, store.series.size());
-  n_samples = std::min(n_samples, store.samples.size());
+  const bool pm = tables_ == Tables::pm_metrics;
+  const auto& series_log = pm ? store.metric_series : store.series;
+  const auto& samples_log = pm ? store.metric_samples : store.samples;
+  n_series = std::min(n_series, series_log.size());
+  n_samples = std::min(n_samples, samples_log.size());
   for (; series_read_ < n_series; ++series_read_) {
-    const SeriesRecord& r = store.series[series_read_];
+    const SeriesRecord& r = series_log[series_read_];
     const std::string name = store.strings.get(r.name);
     auto it = slot_of_name_.find(name);
     if (it == slot_of_name_.end()) {
@@ -25,7 +28,7 @@ bool SeriesSet::update(const EventStore& store, std::size_t n_series, std::size_
   }
   const std::size_t before = samples_read_;
   for (; samples_read_ < n_samples; ++samples_read_) {
-    const SampleRecord& s = store.samples[samples_read_];
+    const SampleRecord& s = samples_log[samples_read_];
     auto it = slot_of_id_.find(s.series);
     if (it == slot_of_id_.end()) break;  // registered after the prefix we read: resume next time
     auto& pts = series_[it->second].points;
@@ -36,7 +39,7 @@ bool SeriesSet::update(const EventStore& store, std::size_t n_series, std::size_
   return samples_read_ > before;
 }
 
-void SeriesSet::clear() { *this = SeriesSet{}; }
+void SeriesSet::clear() { *this = SeriesSet{tables_}; }
 
 const SeriesSet::Series* SeriesSet::find(const std::string& name) const {
   auto it = slot_of_name_.find(name);

@@ -20,14 +20,18 @@ struct SeriesPoint {
   double v = 0;        // in the series' unit
 };
 
-/// The samplers' series (sample_series + samples) grouped by name, read incrementally.
+/// The samplers' series (sample_series + samples) grouped by name, read incrementally; or, made with
+/// Tables::pm_metrics, the measured GPU metrics (metric_series + metric_samples: CUPTI PM sampling).
 class SeriesSet {
  public:
+  enum class Tables { samplers, pm_metrics };
+  explicit SeriesSet(Tables tables = Tables::samplers) : tables_(tables) {}
   struct Series {
     std::string name, unit;
     std::vector<SeriesPoint> points;  // sorted by t
   };
-  /// Reads series rows [0, n_series) and the sample rows not read yet below n_samples. A sample of a
+  /// Reads series rows [0, n_series) and the sample rows not read yet below n_samples (of the tables
+  /// it was made for: StoreCounts::series/samples, or metric_series/metric_samples). A sample of a
   /// series not registered in that prefix stops the read there (the next update resumes). Returns
   /// true when points were added.
   bool update(const EventStore& store, std::size_t n_series, std::size_t n_samples);
@@ -42,6 +46,7 @@ class SeriesSet {
   std::unordered_map<std::uint32_t, std::size_t> slot_of_id_;
   std::map<std::string, std::size_t> slot_of_name_;
   std::size_t series_read_ = 0, samples_read_ = 0;
+  Tables tables_ = Tables::samplers;
 };
 
 /// A thread's CPU % (100 % = one core busy) from the cpu.percent.<comm>.<tid> series. A thread whose

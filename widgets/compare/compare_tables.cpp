@@ -15,6 +15,7 @@
 #include <set>
 
 #include "widgets/compare/compare_view.h"
+#include "widgets/panels/measured_text.h"
 #include "widgets/panels/verdict_panel.h"
 
 namespace ts::gui {
@@ -85,7 +86,9 @@ QTableWidget* make_compare_table(QWidget* parent) {
 
 void fit_table_height(QTableWidget* t) {
   int h = t->horizontalHeader()->isHidden() ? 0 : t->horizontalHeader()->sizeHint().height();
-  h += t->rowCount() * t->verticalHeader()->defaultSectionSize();
+  int shown = 0;  // hidden rows (the measured ones where no session has them) take no height
+  for (int r = 0; r < t->rowCount(); ++r) shown += t->isRowHidden(r) ? 0 : 1;
+  h += shown * t->verticalHeader()->defaultSectionSize();
   h += 2 * t->frameWidth();
   t->setFixedHeight(h + 2);
 }
@@ -149,18 +152,46 @@ void fill_config_table(QTableWidget* t, const pc::Comparison& c) {
   t->setVerticalHeaderLabels(keys);
 }
 
+namespace {
+
+/// Session `col`'s measured figures (PM sampling) in the throughput table: "–" where it has none.
+void fill_measured_cells(QTableWidget* t, int col, const prof::analysis::Report& r) {
+  QString sm = kAbsent, dram = kAbsent;
+  if (r.measured && r.measured->samples == 0) sm = dram = QObject::tr("– (none: see Session details)");
+  if (r.measured && r.measured->sm_active_pct) {
+    sm = QStringLiteral("%1 %").arg(*r.measured->sm_active_pct, 0, 'f', 1);
+    if (r.sm_efficiency) sm += QObject::tr(" · est. %1 %").arg(100 * *r.sm_efficiency, 0, 'f', 1);
+  }
+  if (r.measured && r.measured->dram_bytes_per_s) {
+    dram = rate_text(*r.measured->dram_bytes_per_s);
+    if (r.measured->dram_ceiling_share) dram += QObject::tr(" (%1 % of the copy ceiling)").arg(100 * *r.measured->dram_ceiling_share, 0, 'f', 0);
+  }
+  set_cell(t, static_cast<int>(ThroughputRow::measured_sm), col, sm);
+  set_cell(t, static_cast<int>(ThroughputRow::measured_dram), col, dram);
+}
+
+}  // namespace
+
 void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
   const int n = static_cast<int>(c.sessions.size());
   set_session_columns(t, c, static_cast<int>(ThroughputRow::count));
   t->setVerticalHeaderLabels({QObject::tr("steps used"), QObject::tr("img/s, median of steps"),
                               QObject::tr("img/s, time-weighted mean"), QObject::tr("step time, median"),
-                              QObject::tr("GPU time-utilisation"), QObject::tr("last epoch"),
+                              QObject::tr("GPU time-utilisation"), QObject::tr("SM active (measured) · est. SM efficiency"),
+                              QObject::tr("DRAM read + write (measured)"), QObject::tr("last epoch"),
                               QObject::tr("test accuracy"), QObject::tr("test loss"), QObject::tr("train loss"),
                               QObject::tr("epoch img/s (trainer, eval excluded)")});
   t->verticalHeaderItem(static_cast<int>(ThroughputRow::median_img_s))
       ->setToolTip(QObject::tr("Median over the steps of images / host step time (docs/compare.md)."));
   t->verticalHeaderItem(static_cast<int>(ThroughputRow::mean_img_s))
       ->setToolTip(QObject::tr("Total images / total step time of the same steps: what a run of them achieves."));
+  t->verticalHeaderItem(static_cast<int>(ThroughputRow::measured_sm))
+      ->setToolTip(QObject::tr("CUPTI PM sampling's SM active while kernels ran, beside the estimate from the "
+                               "kernels' launch sizes (docs/metrics.md)."));
+  bool any_measured = false;
+  for (const auto& s : c.sessions) any_measured = any_measured || s.report.measured.has_value();
+  t->setRowHidden(static_cast<int>(ThroughputRow::measured_sm), !any_measured);
+  t->setRowHidden(static_cast<int>(ThroughputRow::measured_dram), !any_measured);
   const pc::SessionSummary& a = c.sessions[0];
   auto ms = [](std::optional<double> ns) { return ns ? std::optional<double>(*ns / 1e6) : std::nullopt; };
   for (int i = 0; i < n; ++i) {
@@ -181,6 +212,7 @@ void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
                                                 : kAbsent);
     const auto& u = s.report.gpu_utilization;
     cell(ThroughputRow::gpu_util, u ? QStringLiteral("%1 %").arg(*u * 100, 0, 'f', 1) : kAbsent);
+    fill_measured_cells(t, i, s.report);
     const auto& acc = s.accuracy;
     cell(ThroughputRow::last_epoch, acc.last_epoch ? QObject::tr("%1 of %2 rows").arg(*acc.last_epoch).arg(acc.epochs)
                                                    : kAbsent);

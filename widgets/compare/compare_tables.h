@@ -30,11 +30,12 @@ void fill_sessions_table(QTableWidget* t, const prof::compare::Comparison& c);
 void fill_config_table(QTableWidget* t, const prof::compare::Comparison& c);
 
 /// Rows: steps used, img/s (median of steps, time-weighted mean), median step time, GPU
-/// time-utilisation, last epoch, test accuracy, test/train loss, the trainer's epoch img/s. Sessions
+/// time-utilisation, the measured SM active (beside the estimate) and DRAM throughput (PM sampling;
+/// rows hidden where no session has measured metrics), last epoch, test accuracy, test/train loss, the trainer's epoch img/s. Sessions
 /// after A show their change against A in parentheses for img/s, step time and accuracy.
 void fill_throughput_table(QTableWidget* t, const prof::compare::Comparison& c);
 /// The rows of fill_throughput_table, in order (tests and the lead's exports look rows up by these).
-enum class ThroughputRow { steps, median_img_s, mean_img_s, median_step_ms, gpu_util, last_epoch,
+enum class ThroughputRow { steps, median_img_s, mean_img_s, median_step_ms, gpu_util, measured_sm, measured_dram, last_epoch,
                            test_accuracy, test_loss, train_loss, epoch_img_s, count };
 
 /// Rows: the analysis categories (analysis order) and the total; cells "0.455 ms · 74.2 %"

@@ -114,6 +114,7 @@ UtilizationPanel::UtilizationPanel(PanelHub* hub, QWidget* parent) : QWidget(par
   connect(hub_, &PanelHub::storeChanged, this, [this] {
     ++generation_;
     series_.clear();
+    metrics_.clear();
     buckets_ = {};
     trainer_known_ = false;
     have_buckets_ = false;
@@ -151,14 +152,20 @@ void UtilizationPanel::setupRects() {
     return r;
   };
   gpu_ = make(tr("GPU %"));
+  meas_ = make(tr("meas. %"));
+  meas_bw_ = make(tr("meas. /s"));
   cpu_ = make(tr("CPU %"));
   h2d_ = make(tr("H2D"));
   nvml_ = make(tr("MHz"));
   power_ = make(tr("W"));
   gpu_->axis(QCPAxis::atLeft)->setRange(0, 105);
+  meas_->axis(QCPAxis::atLeft)->setRange(0, 105);
   h2d_->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
+  meas_bw_->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   gpu_legend_ = row_legend(plot_);
+  meas_legend_ = row_legend(plot_);
+  meas_bw_legend_ = row_legend(plot_);
   cpu_legend_ = row_legend(plot_);
   h2d_legend_ = row_legend(plot_);
   nvml_legend_ = row_legend(plot_);
@@ -183,19 +190,21 @@ void UtilizationPanel::setupRects() {
     addGraph(r, l, s.name, tr(s.label), c, s.row == 0 ? Qt::DashLine : Qt::SolidLine);
   }
   add_health_graphs();
+  add_measured_graphs();
   gpu_absent_ = add_center_message(plot_, gpu_);
   cpu_absent_ = add_center_message(plot_, cpu_);
   // Every legend and row in the layout once, so each has its parent plot before arrange() picks rows.
   int at = plot_->plotLayout()->rowCount();
-  for (QCPLegend* l : {gpu_legend_, cpu_legend_, h2d_legend_, nvml_legend_, power_legend_})
+  for (QCPLegend* l : {gpu_legend_, meas_legend_, meas_bw_legend_, cpu_legend_, h2d_legend_, nvml_legend_, power_legend_})
     plot_->plotLayout()->addElement(at++, 0, l);
-  for (QCPAxisRect* r : {cpu_, h2d_, nvml_, power_}) plot_->plotLayout()->addElement(at++, 0, r);
+  for (QCPAxisRect* r : {meas_, meas_bw_, cpu_, h2d_, nvml_, power_}) plot_->plotLayout()->addElement(at++, 0, r);
   link_ = new TimeAxisLink(hub_, plot_,
-                           {gpu_->axis(QCPAxis::atBottom), cpu_->axis(QCPAxis::atBottom), h2d_->axis(QCPAxis::atBottom),
-                            nvml_->axis(QCPAxis::atBottom), power_->axis(QCPAxis::atBottom)});
-  keep_readable(plot_, {{gpu_legend_, cpu_legend_, h2d_legend_, nvml_legend_, power_legend_},
+                           {gpu_->axis(QCPAxis::atBottom), meas_->axis(QCPAxis::atBottom), meas_bw_->axis(QCPAxis::atBottom),
+                            cpu_->axis(QCPAxis::atBottom), h2d_->axis(QCPAxis::atBottom), nvml_->axis(QCPAxis::atBottom),
+                            power_->axis(QCPAxis::atBottom)});
+  keep_readable(plot_, {{gpu_legend_, meas_legend_, meas_bw_legend_, cpu_legend_, h2d_legend_, nvml_legend_, power_legend_},
                         {{gpu_absent_, gpu_}, {cpu_absent_, cpu_}},
-                        {gpu_, cpu_, h2d_, nvml_, power_}});
+                        {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_}});
   arrange();
 }
 
@@ -213,7 +222,7 @@ void UtilizationPanel::setTrackMode(int left_px) {
   title->setFixedWidth(left_px - 6);
   title->setContentsMargins(6, 0, 0, 0);
   header_->insertWidget(0, title);
-  for (QCPAxisRect* r : {gpu_, cpu_, h2d_, nvml_, power_}) {
+  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_}) {
     align_rect_left(r, left_px);
     r->setMinimumSize(50, 24);  // QCustomPlot's 50 px default would squeeze the legends of a short track
   }
@@ -239,32 +248,39 @@ QCPGraph* UtilizationPanel::addGraph(QCPAxisRect* r, QCPLegend* legend, const QS
   return g;
 }
 
-/// The rows shown: GPU, CPU, H2D always; NVML clock/power only where NVML was sampled.
+/// The rows shown: GPU, CPU, H2D always; the measured rows (under the GPU row, the estimates
+/// beside them) only where the session has measured metrics; NVML clock/power only where NVML was
+/// sampled.
 void UtilizationPanel::arrange() {
   const bool sampled = graphFor("gpu.sm_clock") || graphFor("gpu.power");
   nvml_box_->setVisible(sampled);
   const bool nvml = sampled && nvml_box_->isChecked();
+  const bool measured = meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0;
   // An empty legend stays out of the layout: QCustomPlot takes an empty grid's maximum size as
   // its column's, and the rows shrank to a part of the track's width (an imported trace without
   // CPU samples).
   unsigned legends_shown = 0, bit = 1;
-  for (QCPLegend* l : {gpu_legend_, cpu_legend_, h2d_legend_, nvml_legend_, power_legend_}) {
+  for (QCPLegend* l : {gpu_legend_, meas_legend_, meas_bw_legend_, cpu_legend_, h2d_legend_, nvml_legend_, power_legend_}) {
     if (l->itemCount() > 0) legends_shown |= bit;
     bit <<= 1;
   }
+  // (The measured rows come and go with their legends: legends_shown.)
   if (nvml == nvml_shown_ && arranged_ && legends_shown == legends_shown_ && rows_fit_ == rows_arranged_) return;
   arranged_ = true;
   rows_arranged_ = rows_fit_;
   nvml_shown_ = nvml;
   legends_shown_ = legends_shown;
   auto* grid = plot_->plotLayout();
-  for (QCPLayoutElement* e : std::initializer_list<QCPLayoutElement*>{gpu_, cpu_, h2d_, nvml_, power_, gpu_legend_,
-                                                                       cpu_legend_, h2d_legend_, nvml_legend_, power_legend_})
+  for (QCPLayoutElement* e : std::initializer_list<QCPLayoutElement*>{
+           gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_, gpu_legend_, meas_legend_, meas_bw_legend_, cpu_legend_,
+           h2d_legend_, nvml_legend_, power_legend_})
     for (int i = 0; i < grid->elementCount(); ++i)
       if (grid->elementAt(i) == e) grid->take(e);
   grid->simplify();
-  QList<QCPAxisRect*> rows = {gpu_, cpu_, h2d_};
-  QList<QCPLegend*> legends = {gpu_legend_, cpu_legend_, h2d_legend_};
+  QList<QCPAxisRect*> rows = {gpu_};
+  QList<QCPLegend*> legends = {gpu_legend_};
+  if (measured) rows << meas_ << meas_bw_, legends << meas_legend_ << meas_bw_legend_;
+  rows << cpu_ << h2d_, legends << cpu_legend_ << h2d_legend_;
   if (nvml) rows << nvml_ << power_, legends << nvml_legend_ << power_legend_;
   for (int i = rows.size() - 1; i >= std::max(1, rows_fit_); --i) {  // folded: out of the layout
     rows[i]->setVisible(false);
@@ -286,9 +302,9 @@ void UtilizationPanel::arrange() {
     x->setLabel(last && !track_mode_ ? tr("session time (s)") : QString());
     rows[i]->setVisible(true);
   }
-  for (QCPLayoutElement* e : std::initializer_list<QCPLayoutElement*>{nvml_, power_})
-    e->setVisible(nvml && rows.contains(static_cast<QCPAxisRect*>(e)));
-  if (!nvml) nvml_legend_->setVisible(false), power_legend_->setVisible(false);
+  for (QCPAxisRect* e : {nvml_, power_, meas_, meas_bw_}) e->setVisible(rows.contains(e));
+  for (QCPLegend* l : {nvml_legend_, power_legend_, meas_legend_, meas_bw_legend_})
+    if (!legends.contains(l)) l->setVisible(false);
 }
 
 void UtilizationPanel::fitMinimum() {
@@ -307,13 +323,20 @@ void UtilizationPanel::changeEvent(QEvent* e) {
 void UtilizationPanel::fitRows() {
   if (!track_mode_ || !plot_->isVisible() || plot_->height() <= 1) return;
   fitMinimum();  // the GPU row's legend may wrap to more lines at this width
-  QList<QCPLegend*> legends = {gpu_legend_, cpu_legend_, h2d_legend_};
+  QList<QCPLegend*> legends = {gpu_legend_};
+  QList<QCPAxisRect*> rects = {gpu_};
+  if (meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0)
+    legends << meas_legend_ << meas_bw_legend_, rects << meas_ << meas_bw_;
+  legends << cpu_legend_ << h2d_legend_, rects << cpu_ << h2d_;
   const bool nvml = nvml_box_->isVisible() && nvml_box_->isChecked();
-  if (nvml) legends << nvml_legend_ << power_legend_;
-  // Each row whole: its legend's lines, then a plot area of kTrackRowPx, as many as the track holds.
+  if (nvml) legends << nvml_legend_ << power_legend_, rects << nvml_ << power_;
+  // Each row whole: its legend's lines, then a plot area of kTrackRowPx and the rect's margins (the
+  // axes' few px, which add up over five rows or more), as many as the track holds.
   int used = 0, fit = 0;
-  for (QCPLegend* l : legends) {
-    const int need = (l->itemCount() > 0 ? l->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + kTrackRowPx;
+  for (int i = 0; i < legends.size(); ++i) {
+    const QCPLegend* l = legends[i];
+    const QMargins m = rects[i]->margins();
+    const int need = (l->itemCount() > 0 ? l->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + kTrackRowPx + m.top() + m.bottom();
     if (fit > 0 && used + need > plot_->height()) break;
     used += need, ++fit;
   }
@@ -324,6 +347,7 @@ void UtilizationPanel::fitRows() {
   plot_->setToolTip(fit < all ? tr("Drag the track taller (the handle above it) to see the %n folded row(s)", nullptr, all - fit)
                               : QString());
   arrange();
+  status_->setText(statusText());  // says when the measured rows are folded
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -379,6 +403,7 @@ void UtilizationPanel::fillSamples() {
       for (const auto& p : ser->points) (s.row == 1 ? clock_max : power_max) = std::max(s.row == 1 ? clock_max : power_max, p.v);
   }
   clock_max = std::max(clock_max, fill_health());
+  fill_measured();
   nvml_->axis(QCPAxis::atLeft)->setRange(0, std::max(clock_max, 1.0) * 1.15);
   power_->axis(QCPAxis::atLeft)->setRange(0, std::max(power_max, 1.0) * 1.15);
   for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
@@ -542,7 +567,8 @@ QString UtilizationPanel::statusText() const {
     auto it = meta.find("samplers.nvml");
     parts << tr("NVML: %1").arg(it != meta.end() ? QString::fromStdString(it->second) : tr("not sampled"));
   }
-  parts << tr("CPU: 100 % = one core");
+  if (const QString m = measured_status(); !m.isEmpty()) parts << m;
+  if (!track_mode_ || cpu_->visible()) parts << tr("CPU: 100 % = one core");  // the CPU row's scale, while it shows
   return parts.join(QStringLiteral(" · "));
 }
 

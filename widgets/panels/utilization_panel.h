@@ -6,6 +6,10 @@
 //  - CPU %: the trainer thread (the thread of the step ranges) and the loader workers (summed; 100 %
 //    = one core), from the cpu.percent.<name>.<tid> samples.
 //  - H2D throughput: bytes/s of host-to-device memcpy records per bucket.
+//  - Measured (CUPTI PM sampling, only where the session has its metric series; every legend says
+//    "measured"): SM active, tensor active, warp occupancy and DRAM % of peak in one row, DRAM
+//    read + write and PCIe rx/tx bytes/s in the next, beside the estimates, never instead of them.
+//    Without them the status line says why (meta pm_sampling); with them, the samples lost.
 //  - NVML: SM clock (MHz) and power (W), a row each, only where NVML was sampled.
 //  - GPU health: NVML PCIe RX/TX bytes/s in the H2D row; the SM clock's maximum and red
 //    marks where the clock-event reasons held the clock down (throttling) in the clock row.
@@ -59,6 +63,11 @@ class UtilizationPanel : public QWidget {
   const prof::analysis::GpuBuckets& buckets() const { return buckets_; }
   /// "" when GPU activity is shown; else the message shown in the GPU row.
   QString gpuAbsentMessage() const { return gpu_message_; }
+  /// "" when measured metrics are shown; else why there are none ("Measured GPU metrics: none —
+  /// counters refused: …"), the line the status shows.
+  QString measuredAbsentMessage() const { return measured_message_; }
+  /// Whether the measured rows are in the layout (not folded away in a short track).
+  bool measuredRowsShown() const;
   int completedJobs() const { return jobs_done_; }
   double lastJobMs() const { return last_job_ms_; }
   QString statusText() const;
@@ -94,6 +103,9 @@ class UtilizationPanel : public QWidget {
   void fillBuckets();
   void fillSamples();
   void add_health_graphs();
+  void add_measured_graphs();  // utilization_measured.cpp
+  void fill_measured();
+  QString measured_status() const;
   double fill_health();  // returns the SM clock maximum sampled (MHz; 0 when none)
 
   PanelHub* hub_;
@@ -102,13 +114,15 @@ class UtilizationPanel : public QWidget {
   QCheckBox* nvml_box_;
   QHBoxLayout* header_;
   TimeAxisLink* link_ = nullptr;
-  QCPAxisRect *gpu_, *cpu_, *h2d_, *nvml_, *power_;
-  QCPLegend *gpu_legend_, *cpu_legend_, *h2d_legend_, *nvml_legend_, *power_legend_;
+  QCPAxisRect *gpu_, *meas_, *meas_bw_, *cpu_, *h2d_, *nvml_, *power_;
+  QCPLegend *gpu_legend_, *meas_legend_, *meas_bw_legend_, *cpu_legend_, *h2d_legend_, *nvml_legend_, *power_legend_;
   QCPItemText *gpu_absent_, *cpu_absent_;
   std::map<QString, QCPGraph*> graphs_;
   std::map<QCPLegend*, std::vector<QCPGraph*>> legend_graphs_;  // creation order
   QTimer *throttle_, *range_debounce_;
   prof::analysis::SeriesSet series_;
+  prof::analysis::SeriesSet metrics_{prof::analysis::SeriesSet::Tables::pm_metrics};  // pm.* series
+  QString measured_message_;
   prof::analysis::GpuBuckets buckets_;
   QString gpu_message_;
   int target_buckets_ = 200;

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "widgets/common/elided_label.h"
+#include "widgets/panels/measured_text.h"
 
 namespace ts::gui {
 
@@ -71,6 +72,11 @@ QString format_evidence(const std::string& name, double value) {
   // shares of the trainer's time, not the by-priority breakdown's categories of the same name.
   static const std::pair<const char*, const char*> names[] = {
       {"data_loader_wait", "data-loader wait (raw)"}, {"host_sync", "host sync (raw)"}, {"gpu_idle_sync", "GPU idle in host syncs"}};
+  // Rates and shares of the measured metrics (memory_bound_kernels): GB/s, and shares 0..1 as %.
+  if (ends_with(name, "_bytes_per_s"))
+    return QString("%1 %2 GB/s").arg(QString::fromStdString(name.substr(0, name.size() - 12)).replace('_', ' ')).arg(value / 1e9, 0, 'f', 1);
+  if (ends_with(name, "_share"))
+    return QString("%1 %2 %").arg(QString::fromStdString(name.substr(0, name.size() - 6)).replace('_', ' ')).arg(100 * value, 0, 'f', 1);
   for (const auto& u : units)
     if (ends_with(name, u.suffix)) {
       const std::string stem = name.substr(0, name.size() - std::strlen(u.suffix));
@@ -335,8 +341,31 @@ void VerdictPanel::showEvent(QShowEvent* e) {
 
 void VerdictPanel::fillTree() {
   tree_->clear();
+  for (const auto& v : verdicts_) addVerdictItem(v);
+  // After the verdicts: the findings from measured metrics (memory_bound_kernels) and the measured
+  // figures beside the estimates, as trainscope-run --analyze reports them.
+  const auto r = runner_->result();
+  if (!r) return;
+  for (const auto& f : r->report.findings) addVerdictItem(f)->setData(1, Qt::UserRole, QStringLiteral("finding"));
+  const MeasuredText m = measured_text(r->report);
+  if (m.title.isEmpty()) return;
+  auto* top = new QTreeWidgetItem(tree_);
+  top->setText(0, tr("measured"));
+  top->setTextAlignment(0, Qt::AlignCenter);
+  top->setText(1, m.title);
+  top->setToolTip(1, m.title);
+  top->setData(0, Qt::UserRole, QStringLiteral("measured"));
+  for (const QString& line : m.lines) {
+    auto* e = new QTreeWidgetItem(top);
+    e->setText(1, line);
+    e->setToolTip(1, line);
+  }
+  top->setExpanded(true);
+}
+
+QTreeWidgetItem* VerdictPanel::addVerdictItem(const prof::analysis::Verdict& v) {
   const QColor fix_color(0x1b, 0x5e, 0x20);
-  for (const auto& v : verdicts_) {
+  {
     auto* top = new QTreeWidgetItem(tree_);
     const QColor c = severity_color(v.severity);
     top->setText(0, QString::fromStdString(v.severity));
@@ -393,6 +422,7 @@ void VerdictPanel::fillTree() {
       const int index = tree_->indexOfTopLevelItem(top);
       connect(button, &QPushButton::clicked, this, [this, index] { apply(index); });
     }
+    return top;
   }
 }
 

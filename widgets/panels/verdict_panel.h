@@ -83,7 +83,9 @@ class VerdictPanel : public QWidget {
   Scope scope() const { return scope_; }
   AnalysisRunner* runner() const { return runner_; }
 
-  /// The shown verdicts, most severe first (empty before the first analysis).
+  /// The shown verdicts, most severe first (empty before the first analysis). The tree lists them
+  /// first (row i is verdict i), then the findings from measured metrics (column 1's UserRole
+  /// "finding") and a "measured" row (column 0's UserRole) with the measured figures.
   const std::vector<prof::analysis::Verdict>& verdicts() const { return verdicts_; }
   QTreeWidget* tree() const { return tree_; }
   /// Highlights verdict `row`'s evidence on the hub (what a click does).
@@ -130,7 +132,10 @@ class VerdictPanel : public QWidget {
  private:
   void showResult();
   QString statusTextOfRun() const;
+  /// The tree: the verdicts, then the findings from measured metrics and the measured figures.
   void fillTree();
+  /// A verdict's (or finding's) row with its evidence, Python lines, fix and Apply button.
+  QTreeWidgetItem* addVerdictItem(const prof::analysis::Verdict& v);
   void onScopeUi();
   /// The scope while the user has chosen none: last steps while the hub is live, else the whole run.
   void followRun();

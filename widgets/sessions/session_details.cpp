@@ -141,6 +141,14 @@ QString describe_session(const Meta& m, const QString& path) {
   if (const QString d = take("dropped.cupti"); !d.isEmpty()) out << QObject::tr("  dropped CUPTI records: %1").arg(d);
   if (const QString d = take("dropped.host_ranges"); !d.isEmpty()) out << QObject::tr("  dropped host ranges: %1").arg(d);
   if (const QString n = take("samplers.nvml"); !n.isEmpty()) out << QObject::tr("  NVML: %1").arg(n);
+  // Measured GPU metrics (CUPTI PM sampling): what was sampled or why not, samples lost, the ceiling.
+  if (const QString p = take("pm_sampling"); !p.isEmpty()) out << QObject::tr("  measured GPU metrics (PM sampling): %1").arg(p);
+  else out << QObject::tr("  measured GPU metrics (PM sampling): not recorded in this session");
+  if (const QString c = take("pm_sampling.copy_ceiling_bytes_per_s"); !c.isEmpty())
+    out << QObject::tr("  measured copy ceiling: %1 GB/s (device-to-device copy)").arg(c.toDouble() / 1e9, 0, 'f', 1);
+  for (const auto& [k, v] : m)
+    if (k.rfind("pm_sampling.absent.", 0) == 0)
+      out << QObject::tr("  measured %1 absent: %2").arg(QString::fromStdString(k.substr(19)), take(k));
   if (const QString err = take("clock.gpu_offset_error_ns"); !err.isEmpty())
     out << QObject::tr("  GPU clock aligned to the host clock within ±%1 ns (drift over the run %2 ns)").arg(err, take("clock.last_drift_ns"));
   said.insert("clock.gpu_offset_ns");  // an absolute offset between two clocks: no use to a reader
