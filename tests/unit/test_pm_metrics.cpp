@@ -283,8 +283,15 @@ TEST(PmProfiler, EveryRunSaysWhyItHasNoMeasuredMetricsAndRecordsTheRest) {
   if (!ts::cuda_available(&no_gpu)) {  // this machine: the sampler and the copy ceiling say why
     const auto [gpu, gpu_meta] = run(0, "cupti");
     EXPECT_EQ(gpu.pm_status.rfind("no measured metrics: ", 0), 0u) << gpu.pm_status;
-    EXPECT_EQ(gpu_meta.at("pm_sampling.absent.sm_active"), gpu.pm_status.substr(21));
-    EXPECT_EQ(gpu_meta.at("pm_sampling.copy_ceiling").rfind("not measured: ", 0), 0u);
+    // A build with CUDA names each absent metric; one without (the ASan build) says so once.
+    if (gpu.pm_status.find("built without CUDA") == std::string::npos) {
+      const auto absent = gpu_meta.find("pm_sampling.absent.sm_active");
+      ASSERT_NE(absent, gpu_meta.end()) << gpu.pm_status;
+      EXPECT_EQ(absent->second, gpu.pm_status.substr(21));
+    }
+    const auto ceiling = gpu_meta.find("pm_sampling.copy_ceiling");
+    ASSERT_NE(ceiling, gpu_meta.end());
+    EXPECT_EQ(ceiling->second.rfind("not measured: ", 0), 0u) << ceiling->second;
   }
   std::filesystem::remove_all(dir);
 }
