@@ -16,6 +16,7 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "gui/window_probe.h"
 #include "gui/measured_session.h"
 #include "profiling/event_store.h"
 #include "profiling/session/session_file.h"
@@ -32,6 +33,8 @@
 
 using namespace ts;
 using namespace ts::gui;
+using ts::gui::test::open_session;
+using ts::gui::test::whole_lanes;
 
 namespace {
 
@@ -65,20 +68,6 @@ QStringList child_texts(QTreeWidgetItem* top) {
   QStringList out;
   for (int i = 0; top && i < top->childCount(); ++i) out << top->child(i)->text(1);
   return out;
-}
-
-bool open_session(MainWindow& w, const QString& path) {
-  QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
-  return w.sessions()->openSession(path) && opened.wait(20000);
-}
-
-int whole_lanes(TimelineView* view) {
-  int whole = 0;
-  for (int lane : view->laneOrder()) {
-    const QRect r = view->laneRect(lane);
-    if (!r.isEmpty() && r.top() >= TimelineView::kRulerHeight && r.bottom() < view->height()) ++whole;
-  }
-  return whole;
 }
 
 /// "" when every shown legend of the utilization plot is whole and inside the plot; else the plot's

@@ -16,6 +16,7 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "gui/window_probe.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/panels/memory_graph.h"
 #include "widgets/panels/utilization_panel.h"
@@ -26,26 +27,14 @@
 
 using namespace ts;
 using namespace ts::gui;
+using ts::gui::test::open_session;
+using ts::gui::test::whole_lanes;
 
 namespace {
 const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
 constexpr int kMinLanes = 6;       // the trainer, the loader workers, the runtime calls and the GPU stream
 constexpr int kMinTableRows = 3;
 constexpr int kMinYTicks = 3;
-
-bool open_session(MainWindow& w, const QString& path) {
-  QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
-  return w.sessions()->openSession(path) && opened.wait(20000);
-}
-
-int whole_lanes(TimelineView* view) {
-  int whole = 0;
-  for (int lane : view->laneOrder()) {
-    const QRect r = view->laneRect(lane);
-    if (!r.isEmpty() && r.top() >= TimelineView::kRulerHeight && r.bottom() < view->height()) ++whole;
-  }
-  return whole;
-}
 
 /// The y ticks inside the axis range (QCustomPlot's tick vector after a replot).
 int shown_ticks(QCPAxis* a) {

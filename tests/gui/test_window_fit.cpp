@@ -17,6 +17,7 @@
 #include "app/gui/main_window.h"
 #include "widgets/main/lessons_controller.h"
 #include "gui/gui_test_util.h"
+#include "gui/window_probe.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/panels/panel_hub.h"
 #include "widgets/panels/verdict_panel.h"
@@ -28,6 +29,8 @@
 
 using namespace ts;
 using namespace ts::gui;
+using ts::gui::test::open_session;
+using ts::gui::test::whole_lanes;
 
 namespace {
 const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
@@ -50,11 +53,6 @@ QString widest_chain(const QWidget* w) {
     w = next;
   }
   return chain.join(" > ");
-}
-
-bool open_session(MainWindow& w, const QString& path) {
-  QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
-  return w.sessions()->openSession(path) && opened.wait(20000);
 }
 
 /// What a run on a big card says at its longest: the device, fp16 with a loss scale, six-digit

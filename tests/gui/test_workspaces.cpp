@@ -15,6 +15,7 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "gui/window_probe.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/model/model_builder.h"
@@ -32,15 +33,12 @@
 
 using namespace ts;
 using namespace ts::gui;
+using ts::gui::test::open_session;
+using ts::gui::test::whole_lanes;
 
 namespace {
 const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
 constexpr int kMaxW = 1280, kMaxH = 680;  // a 1280x720 screen less a title bar and a panel
-
-bool open_session(MainWindow& w, const QString& path) {
-  QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
-  return w.sessions()->openSession(path) && opened.wait(20000);
-}
 
 QString size_text(QSize s) { return QString("%1x%2").arg(s.width()).arg(s.height()); }
 }  // namespace
