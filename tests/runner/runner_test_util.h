@@ -30,6 +30,17 @@ inline std::string runner_sample_dir() {
   return dir;
 }
 
+/// Copies the sample set's files into `to`. Not a recursive folder copy: another test process may be
+/// rewriting the set at that moment (write_synthetic_cifar renames temporary files into place), and a
+/// temporary file listed and then renamed away made fs::copy throw.
+inline void copy_sample_set(const std::filesystem::path& to) {
+  for (const auto& e : std::filesystem::directory_iterator(runner_sample_dir())) {
+    const std::string name = e.path().filename().string();
+    if (name.find(".tmp-") != std::string::npos) continue;
+    std::filesystem::copy_file(e.path(), to / name, std::filesystem::copy_options::overwrite_existing);
+  }
+}
+
 /// An empty folder `name`.<pid> in the temp folder (removed first if it was there).
 inline std::filesystem::path fresh_temp_dir(const std::string& name) {
   const std::filesystem::path d = std::filesystem::temp_directory_path() / (name + "." + std::to_string(getpid()));

@@ -74,10 +74,8 @@ TEST(Runner, MissingDataFolderIsOneLine) {
 }
 
 TEST(Runner, TruncatedFileNamesFileAndOffset) {
-  const fs::path d = fs::temp_directory_path() / "ts_runner_truncated";
-  fs::remove_all(d);
-  fs::create_directories(d);
-  fs::copy(sample_dir(), d, fs::copy_options::recursive);
+  const fs::path d = ts::test::fresh_temp_dir("ts_runner_truncated");
+  ts::test::copy_sample_set(d);
   fs::resize_file(d / "data_batch_2.bin", 3073 * 5 + 100);
   const auto r = run("--data " + d.string() + " --device cpu");
   EXPECT_EQ(r.code, 2) << r.out;
