@@ -8,7 +8,9 @@
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPlainTextEdit>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTextLayout>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -26,6 +28,7 @@
 #include "widgets/playground/playground_runner.h"
 #include "widgets/playground/playground_workspace.h"
 #include "widgets/playground/roofline_chart.h"
+#include "widgets/playground/source_view.h"
 #include "widgets/timeline/timeline_details.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
@@ -133,6 +136,61 @@ class TestPlayground : public QObject {
     QVERIFY(!w.statusText().contains('\n'));
     QCOMPARE(w.shownSession(), a_);
     QVERIFY(!w.openSession(dir_.filePath("missing.tsession")));
+  }
+
+  void theSourceReadsWholeBesideTheWholeLadder() {
+    // At 1280 the source pane was ~350 px and its lines scrolled sideways: now the ladder keeps its
+    // full width, the source takes the rest and wraps long lines under their own indent; at 1920
+    // every line shows unwrapped. A width the user drags stays.
+    for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      MainWindow w;
+      w.resize(size);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      QVERIFY(w.sessions()->openSession(a_));
+      PlaygroundWorkspace* p = w.playground();
+      QVERIFY(p->selectFamily("sgemm"));
+      p->tabs()->setCurrentIndex(0);
+      p->ladderView()->selectRow(1);
+      SourceView* src = p->sourceView();
+      auto* split = p->findChild<QSplitter*>("playground.ladder_split");
+      QVERIFY(split);
+      const QString tag = QString("%1x%2").arg(size.width()).arg(size.height());
+      QTRY_VERIFY2(split->sizes()[0] >= p->ladderView()->fullWidth(), qPrintable(tag));
+      QVERIFY2(p->ladderView()->width() >= p->ladderView()->fullWidth() - 20, qPrintable(tag));  // a scroll bar at most
+      // The selected variant's kernel is the first line shown, after the pane took its width.
+      QTRY_VERIFY2(src->document()->findBlockByNumber(src->topLine()).text().contains("__global__ void sgemm_coalesced"),
+                   qPrintable(tag + ": " + src->document()->findBlockByNumber(src->topLine()).text() + QString(" top %1 cursor %2 sb %3/%4").arg(src->topLine()).arg(src->textCursor().blockNumber()).arg(src->verticalScrollBar()->value()).arg(src->verticalScrollBar()->maximum())));
+      // Nothing runs past the pane's right edge: the document is laid out to the viewport's width.
+      QVERIFY2(src->document()->idealWidth() <= src->viewport()->width() + 1,
+               qPrintable(QString("%1: %2 px of text in %3").arg(tag).arg(src->document()->idealWidth()).arg(src->viewport()->width())));
+      if (size.width() == 1920) {
+        QCOMPARE(src->wrappedLines(), 0);
+        continue;
+      }
+      QVERIFY2(src->width() >= split->width() / 3 - 8,  // at least a third of the tab beside the whole ladder
+               qPrintable(QString("source %1, ladder %2 (full %3)").arg(src->width()).arg(split->sizes()[0]).arg(p->ladderView()->fullWidth())));
+      QVERIFY(src->wrappedLines() > 0);
+      // A wrapped line continues right of its own indent.
+      bool hung = false;
+      for (QTextBlock b = src->document()->begin(); b.isValid() && !hung; b = b.next())
+        if (b.layout() && b.layout()->lineCount() > 1) {
+          int lead = 0;
+          while (lead < b.text().size() && b.text()[lead] == ' ') ++lead;
+          const qreal column = QFontMetricsF(src->font()).horizontalAdvance(' ');
+          const QRectF first = b.layout()->lineAt(0).rect(), second = b.layout()->lineAt(1).rect();
+          QVERIFY2(second.x() - first.x() >= (lead + 3) * column, qPrintable(b.text()));
+          hung = true;
+        }
+      QVERIFY(hung);
+      // A width the user drags stays when another family's source comes (which refits otherwise).
+      split->setSizes({split->sizes()[0] + 100, split->sizes()[1] - 100});
+      emit split->splitterMoved(split->sizes()[0], 1);
+      const QList<int> dragged = split->sizes();
+      QVERIFY(p->selectFamily("transpose"));
+      QTest::qWait(50);
+      QCOMPARE(split->sizes(), dragged);
+    }
   }
 
   void theShippedH200RecordingOpensWithEveryLadder() {

@@ -13,6 +13,12 @@ namespace {
 /// The numbers' columns, measured on their widest texts in the widget's font (classroom mode scales
 /// it): time, throughput, % of best, % of limit, check.
 const char* const kColumnSamples[] = {"9999.999 ms", "9999.9 TFLOP/s", "100 %", "100 %", "FAILED"};
+/// The five number columns' width together (px): each column's widest sample and a 12 px gap.
+int numbers_width(const QFontMetrics& fm) {
+  int w = 0;
+  for (const char* c : kColumnSamples) w += fm.horizontalAdvance(c) + 12;
+  return w;
+}
 const QColor kFail(190, 30, 30), kOwnBar(70, 130, 200), kLibBar(150, 150, 150), kLimitTick(30, 30, 30);
 
 QString unit_text(playground::Unit u) {
@@ -116,12 +122,16 @@ LadderView::Geometry LadderView::geometry(int width) const {
     for (const auto& v : ladder_->variants)
       name_w = std::max(name_w, bfm.horizontalAdvance(QString::fromStdString(v.name)));
   g.name_w = std::min(name_w + 12, width / 4);
-  int nums = 0;
-  for (const char* c : kColumnSamples) nums += fm.horizontalAdvance(c) + 12;
+  const int nums = numbers_width(fm);
   g.bar_x = 6 + g.name_w;
   g.bar_w = std::max(width - g.bar_x - nums - 12, 60);
   g.num_x = g.bar_x + g.bar_w + 8;
   return g;
+}
+
+int LadderView::fullWidth() const {
+  const Geometry g = geometry(1 << 20);  // the name column uncapped
+  return std::max({minimumSizeHint().width(), 4 * g.name_w, g.bar_x + 120 + 8 + numbers_width(QFontMetrics(font())) + 12});
 }
 
 int LadderView::heightForWidth(int w) const {

@@ -31,6 +31,9 @@ class LadderView : public QWidget {
   /// Whether row `i` is painted as a failure (red, no bar).
   bool rowFailed(int i) const;
 
+  /// The width (px) at which every row shows whole: names not cut (the name column is at most a
+  /// quarter of the width) and a bar of at least 120 px beside the numbers; never under the minimum.
+  int fullWidth() const;
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override;
   bool hasHeightForWidth() const override { return true; }

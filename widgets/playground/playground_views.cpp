@@ -4,10 +4,8 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
@@ -26,6 +24,7 @@
 #include "widgets/playground/playground_runner.h"
 #include "widgets/playground/playground_workspace.h"
 #include "widgets/playground/roofline_chart.h"
+#include "widgets/playground/source_view.h"
 #include "widgets/timeline/timeline_panel.h"
 
 namespace ts::gui {
@@ -66,18 +65,16 @@ QWidget* PlaygroundWorkspace::buildViews() {
   source_label_ = new QLabel;
   source_label_->setObjectName("playground.source_label");
   source_label_->setWordWrap(true);
-  source_ = new QPlainTextEdit;
+  source_ = new SourceView;
   source_->setObjectName("playground.source");
-  source_->setReadOnly(true);
-  source_->setLineWrapMode(QPlainTextEdit::NoWrap);
-  source_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   src_col->addWidget(source_label_);
   src_col->addWidget(source_, 1);
   ladder_split->addWidget(src_box);
   ladder_split->setStretchFactor(0, 3);
   ladder_split->setStretchFactor(1, 2);
   ladder_split->setChildrenCollapsible(false);
-  ladder_split->setSizes({650, 350});  // the bars first; the source scrolls sideways where narrow
+  ladder_split->setSizes({650, 350});  // until shown: then the ladder whole, the source as wide as its lines
+  fit_source_beside(ladder_split, ladder_, source_);
   tabs_->addTab(ladder_split, tr("Ladder"));
   roofline_ = new RooflineChart;
   tabs_->addTab(roofline_, tr("Roofline"));
@@ -190,7 +187,7 @@ void PlaygroundWorkspace::showSource(int row) {
   }
   const QString file = QFileInfo(path).fileName();
   if (source_->property("file").toString() != file) {
-    source_->setPlainText(QString::fromUtf8(f.readAll()));
+    source_->setSource(QString::fromUtf8(f.readAll()));
     source_->setProperty("file", file);
   }
   source_label_->setText(tr("playground/kernels/%1 (read only) — %2").arg(file, anchor));
@@ -210,11 +207,7 @@ void PlaygroundWorkspace::showSource(int row) {
       break;
     }
   if (c.isNull()) c = source_->document()->find(anchor);
-  if (c.isNull()) return;
-  source_->moveCursor(QTextCursor::End);  // so the line lands at the top
-  c.movePosition(QTextCursor::StartOfBlock);
-  source_->setTextCursor(c);
-  source_->ensureCursorVisible();
+  if (!c.isNull()) source_->showLineAtTop(c.blockNumber());
 }
 
 bool PlaygroundWorkspace::compareWith(const QString& path) {

@@ -16,7 +16,6 @@
 
 class QLabel;
 class QLineEdit;
-class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTabWidget;
@@ -33,6 +32,7 @@ class LadderView;
 class PanelHub;
 class PlaygroundRunner;
 class RooflineChart;
+class SourceView;
 class TimelinePanel;
 
 class PlaygroundWorkspace : public QWidget {
@@ -69,7 +69,7 @@ class PlaygroundWorkspace : public QWidget {
   LadderView* ladderView() const { return ladder_; }
   RooflineChart* roofline() const { return roofline_; }
   TimelinePanel* timeline() const { return timeline_; }
-  QPlainTextEdit* sourceView() const { return source_; }
+  SourceView* sourceView() const { return source_; }
   QTableWidget* compareTable() const { return compare_table_; }
   QLabel* compareLabel() const { return compare_label_; }
   QTabWidget* tabs() const { return tabs_; }
@@ -126,7 +126,7 @@ class PlaygroundWorkspace : public QWidget {
   QProgressBar* progress_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   LadderView* ladder_ = nullptr;
-  QPlainTextEdit* source_ = nullptr;
+  SourceView* source_ = nullptr;
   QLabel* source_label_ = nullptr;
   RooflineChart* roofline_ = nullptr;
   TimelinePanel* timeline_ = nullptr;
