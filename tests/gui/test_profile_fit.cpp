@@ -55,10 +55,9 @@ int visible_rows(QWidget* page) {
   return view->viewport()->visibleRegion().boundingRect().height() / std::max(1, row_h);
 }
 
-/// Why the utilization track's legends are not whole ("" when they are): each shown legend's
+/// Why a plot's legends are not whole ("" when they are): each shown legend's
 /// rectangle at least its minimum height and inside the plot.
-QString cut_legends(UtilizationPanel* util) {
-  QCustomPlot* plot = util->plot();
+QString cut_legends(QCustomPlot* plot) {
   for (QCPLayoutElement* e : plot->plotLayout()->elements(true)) {
     auto* l = qobject_cast<QCPLegend*>(e);
     if (!l || !l->visible() || l->itemCount() == 0) continue;
@@ -90,6 +89,8 @@ class TestProfileFit : public QObject {
     QTest::addColumn<QSize>("size");
     QTest::newRow("1280x720, no window manager") << QSize(1280, 720);
     QTest::newRow("1280x720, openbox's title bar") << QSize(1278, 696);
+    QTest::newRow("1920x1080") << QSize(1920, 1080);
+    QTest::newRow("1920x1080 at 125 %: 1536x864") << QSize(1536, 864);  // the logical size; under Xvfb with QT_SCALE_FACTOR=1.25 it is that screen (offscreen scales fonts otherwise)
   }
 
   void everyTabLeavesLanesTablesAndTracks() {
@@ -135,8 +136,10 @@ class TestProfileFit : public QObject {
                                                              .arg(tab).arg(shown_ticks(y)).arg(graph->plot()->axisRect()->height()).arg(describe(w))
                                                              .arg(tv.join(' ')).arg(y->range().upper / 1e6)));
       util->plot()->replot();
-      const QString cut = cut_legends(util);
-      QVERIFY2(cut.isEmpty(), qPrintable(QString("%1 tab: %2; %3").arg(tab, cut, describe(w))));
+      for (QCustomPlot* plot : {util->plot(), graph->plot()}) {
+        const QString cut = cut_legends(plot);
+        QVERIFY2(cut.isEmpty(), qPrintable(QString("%1 tab, %2: %3; %4").arg(tab, plot == util->plot() ? "utilization" : "memory", cut, describe(w))));
+      }
     }
   }
 

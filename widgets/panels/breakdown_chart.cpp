@@ -52,7 +52,7 @@ BreakdownChart::BreakdownChart(PanelHub* hub, QWidget* parent) : QWidget(parent)
   status_ = new QLabel;
   layout->addWidget(status_);
   plot_ = new QCustomPlot;
-  plot_->setMinimumSize(320, 150);  // the tab at 1280x720 (~200 px) holds it with its legend: no scrolling
+  plot_->setMinimumSize(320, 120);  // bars, axis and a legend row: the tab at 1280x720 (~160 px inside) holds it whole
   plot_->setMouseTracking(true);
   layout->addWidget(plot_, 1);
   plot_->xAxis->setLabel(tr("step (global)"));
@@ -83,6 +83,9 @@ BreakdownChart::BreakdownChart(PanelHub* hub, QWidget* parent) : QWidget(parent)
   off_label_->setVisible(false);
   absent_ = add_center_message(plot_, plot_->axisRect());
   legend_below(plot_, 4);
+  // The legend takes as many columns as the width holds (one row at 1280): a fixed 4 made three rows
+  // that fell under the fold at 125 % scaling.
+  keep_readable(plot_, {{plot_->legend}, {{absent_, plot_->axisRect()}}, {}});
   connect(plot_, &QCustomPlot::mouseMove, this, &BreakdownChart::onMouseMove);
   connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { press_ = e->pos(); });
   connect(plot_, &QCustomPlot::mouseRelease, this, &BreakdownChart::onMouseRelease);
