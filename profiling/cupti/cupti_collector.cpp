@@ -1,5 +1,6 @@
 // CuptiCollector (see cupti_collector.h).
 #include "profiling/cupti/cupti_collector.h"
+#include "profiling/cupti/zeroed_pool.h"
 
 #include <cupti.h>
 
@@ -71,7 +72,6 @@ struct CuptiCollector::Impl {
   std::mutex mutex;
   std::condition_variable cv;
   std::deque<std::pair<std::uint8_t*, std::size_t>> completed;
-  std::vector<std::uint8_t*> pool;
   bool stopping = false;
   std::thread thread;
   std::int64_t start_offset = 0;
@@ -91,29 +91,15 @@ struct CuptiCollector::Impl {
 namespace {
 std::atomic<CuptiCollector::Impl*> g_impl{nullptr};
 
-/// A new activity buffer, zeroed: CUPTI is told (ZEROED_OUT_ACTIVITY_BUFFER) that buffers come zeroed,
-/// so it does not clear 8 MiB on the thread that filled the last one (the trainer's, mid-step). The
-/// pool's buffers are cleared on the collector's thread after parsing; start() fills the pool so
-/// the trainer's thread rarely makes one.
-std::uint8_t* zeroed_buffer() {
-  auto* b = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
-  if (b) std::memset(b, 0, kBufferBytes);
-  return b;
-}
+/// Activity buffers come zeroed (zeroed_pool.h): CUPTI does not clear 8 MiB on the thread that filled
+/// the last one (the trainer's, mid-step); parsed buffers are cleared on the collector's thread.
+/// start() fills the pool so the trainer's thread rarely makes one.
+ZeroedBufferPool g_pool(kBufferBytes, 0);
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *max_records = 0;
   *size = kBufferBytes;
-  *buffer = nullptr;
-  if (auto* impl = g_impl.load()) {
-    std::lock_guard lock(impl->mutex);
-    if (!impl->pool.empty()) {
-      *buffer = impl->pool.back();
-      impl->pool.pop_back();
-      return;
-    }
-  }
-  *buffer = zeroed_buffer();  // null: CUPTI drops and counts
+  *buffer = g_pool.take();  // null: CUPTI drops and counts
 }
 
 void CUPTIAPI buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t size,
@@ -193,11 +179,7 @@ void CuptiCollector::Impl::start() {
   std::uint8_t zeroed = 1;
   std::size_t zeroed_size = sizeof(zeroed);
   cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed);
-  {
-    std::lock_guard lock(mutex);
-    for (int i = 0; i < kPoolStart; ++i)
-      if (std::uint8_t* b = zeroed_buffer()) pool.push_back(b);
-  }
+  g_pool.fill(kPoolStart);
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   for (CUpti_ActivityKind k : kKinds) {
     if (r != CUPTI_SUCCESS) break;
@@ -213,9 +195,7 @@ void CuptiCollector::Impl::start() {
     for (CUpti_ActivityKind k : enabled) cuptiActivityDisable(k);
     enabled.clear();
     g_impl.store(nullptr);
-    std::lock_guard lock(mutex);
-    for (std::uint8_t* b : pool) std::free(b);
-    pool.clear();
+    g_pool.clear();
     return;
   }
   if (skip_state_queries())
@@ -232,9 +212,7 @@ void CuptiCollector::Impl::drain() {
   }
   for (auto& [buf, valid] : batch) {
     parser->parse_buffer(buf, valid, cuptiActivityGetNextRecord);
-    std::memset(buf, 0, valid);  // the rest is still zero: back to the pool as CUPTI expects it
-    std::lock_guard lock(mutex);
-    pool.push_back(buf);
+    g_pool.give_back(buf, kBufferBytes, valid);
   }
 }
 
@@ -293,9 +271,7 @@ void CuptiCollector::stop() {
   impl_->drain();
   impl_->active = false;
   g_impl.store(nullptr);
-  std::lock_guard lock(impl_->mutex);
-  for (std::uint8_t* b : impl_->pool) std::free(b);
-  impl_->pool.clear();
+  g_pool.clear();
 }
 
 bool cupti_built() { return true; }

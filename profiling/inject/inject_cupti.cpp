@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "profiling/clock.h"
+#include "profiling/cupti/zeroed_pool.h"
 #include "profiling/inject/cupti_api.h"
 #include "profiling/inject/inject_internal.h"
 #include "profiling/metrics/pm_api.h"
@@ -28,7 +29,10 @@ namespace {
 // only when every record in it is complete (cuptiActivityFlushAll with flag 0), so a larger buffer
 // means a later timeline in the window (its effect on the cost is not measured yet:
 // scripts/inject_cost.py, configuration lean-buf4m).
-std::atomic<std::size_t> g_buffer_bytes{1u << 20};
+// Activity buffers come zeroed (CUPTI is told so: ZEROED_OUT_ACTIVITY_BUFFER; zeroed_pool.h), so CUPTI
+// does not clear one on the program's thread, mid-step, each time a buffer fills. A parsed buffer has
+// its filled bytes cleared on the recorder's thread and goes back to the pool (8 kept at most).
+ZeroedBufferPool g_pool(1u << 20, 8);
 
 CuptiApi g_api;
 CUpti_SubscriberHandle g_subscriber = nullptr;
@@ -79,40 +83,15 @@ CUpti_ActivityKind kind_of(const std::string& n) {
   return CUPTI_ACTIVITY_KIND_INVALID;
 }
 
-/// Activity buffers come zeroed (CUPTI is told so: ZEROED_OUT_ACTIVITY_BUFFER), so CUPTI does not
-/// clear one on the program's thread, mid-step, each time a buffer fills. A parsed buffer has its
-/// filled bytes cleared on the recorder's thread and goes back to this pool.
-std::mutex g_pool_mutex;
-std::vector<std::uint8_t*> g_pool;
-constexpr std::size_t kPoolMax = 8;
-
-std::uint8_t* zeroed_buffer(std::size_t n) {
-  auto* b = static_cast<std::uint8_t*>(std::aligned_alloc(8, n));
-  if (b) std::memset(b, 0, n);
-  return b;
-}
-
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *max_records = 0;
-  const std::size_t n = g_buffer_bytes.load();
-  *size = n;
-  {
-    std::lock_guard lock(g_pool_mutex);
-    if (!g_pool.empty()) {
-      *buffer = g_pool.back();
-      g_pool.pop_back();
-      return;
-    }
-  }
-  *buffer = zeroed_buffer(n);  // null: CUPTI drops and counts
+  *size = g_pool.bytes();
+  *buffer = g_pool.take();  // null: CUPTI drops and counts
 }
 
-void release_buffer(std::uint8_t* buffer, std::size_t valid) {
-  std::memset(buffer, 0, valid);
-  std::lock_guard lock(g_pool_mutex);
-  if (g_pool.size() < kPoolMax) g_pool.push_back(buffer);
-  else std::free(buffer);
-}
+/// The recorder's release: the pool's size is the one every buffer was handed out with (set once,
+/// before the callbacks are registered).
+void release_buffer(std::uint8_t* buffer, std::size_t valid) { g_pool.give_back(buffer, g_pool.bytes(), valid); }
 
 CUptiResult next_record(std::uint8_t* b, std::size_t n, CUpti_Activity** r) { return g_api.next_record(b, n, r); }
 
@@ -211,7 +190,7 @@ void start_cupti(Recorder& rec) {
     return;
   }
   s.set_meta("cupti.path", g_api.path);
-  g_buffer_bytes.store(c.buffer_bytes);
+  g_pool.set_bytes(c.buffer_bytes);
   CUptiResult r = g_api.subscribe(&g_subscriber, &on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {
     const std::string who = r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
@@ -234,9 +213,7 @@ void start_cupti(Recorder& rec) {
     std::size_t zeroed_size = sizeof(zeroed);
     if (g_api.set_attribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed) == CUPTI_SUCCESS) {
       rec.set_release(&release_buffer);
-      std::lock_guard lock(g_pool_mutex);
-      for (int i = 0; i < 2; ++i)
-        if (std::uint8_t* b = zeroed_buffer(c.buffer_bytes)) g_pool.push_back(b);
+      g_pool.fill(2);
     }
   }
   r = g_api.register_callbacks(buffer_requested, buffer_completed);
