@@ -9,6 +9,7 @@
 
 #include "playground/ladder.h"
 #include "playground/measured.h"
+#include "playground/roofline.h"
 #include "playground/session.h"
 #include "profiling/event_store.h"
 
@@ -168,6 +169,28 @@ TEST(PlaygroundMeasured, TheSessionFileKeepsMeasuredFiguresAndTheirAbsence) {
   EXPECT_EQ(vs[1].measured->why, "another profiler holds the GPU counters");
   EXPECT_FALSE(vs[1].measured->occupancy_pct);
   EXPECT_FALSE(vs[2].measured);  // not asked: no measured row at all
+}
+
+TEST(PlaygroundMeasured, TheRooflineGetsAMeasuredPointFromTheCountersBytesAndDuration) {
+  Ladder l;
+  l.family = "sgemm", l.unit = Unit::tflops, l.size = 1024;
+  VariantResult v;
+  v.name = "5 2D block tiling", v.checked = v.check_passed = true, v.median_ns = 1e6, v.work = 2.0 * 1024 * 1024 * 1024;
+  Measured m;
+  m.occupancy_pct = 50, m.dram_gbps = 50, m.duration_ns = 2e6;  // 100 MB moved in 2 ms
+  v.measured = m;
+  VariantResult unmeasured = v;
+  unmeasured.name = "6 vectorised";
+  unmeasured.measured.reset();
+  l.variants = {v, unmeasured};
+  const Roofline r = roofline({l}, "NVIDIA H200");
+  ASSERT_EQ(r.points.size(), 2u);
+  ASSERT_EQ(r.measured_points.size(), 1u);
+  const RooflinePoint& p = r.measured_points[0];
+  EXPECT_EQ(p.variant, "5 2D block tiling");
+  EXPECT_DOUBLE_EQ(p.intensity, v.work / 100e6);
+  EXPECT_DOUBLE_EQ(p.tflops, v.work / 2e6 / 1e3);
+  EXPECT_DOUBLE_EQ(p.gbps, 50);
 }
 
 }  // namespace
