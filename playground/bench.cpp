@@ -12,7 +12,10 @@
 #include "base/nvml.h"
 #include "engine/host_trace.h"
 #include "profiling/cupti/cupti_collector.h"
+#include "playground/measured.h"
 #include "profiling/event_store.h"
+#include "profiling/metrics/pm_sampler.h"
+#include "profiling/metrics/range_profiler.h"
 #include "profiling/samplers.h"
 
 namespace ts::playground {
@@ -47,7 +50,7 @@ template class DeviceBuffer<unsigned long long>;
 template class DeviceBuffer<__half>;
 template class DeviceBuffer<__nv_bfloat16>;
 
-Bench::Bench() : store_(std::make_unique<prof::EventStore>()), start_ns_(trace::now_ns()) {
+Bench::Bench(bool measure) : store_(std::make_unique<prof::EventStore>()), start_ns_(trace::now_ns()), measure_(measure) {
   for (auto& e : events_) TS_PG_CUDA(cudaEventCreate(&e));
   cupti_ = std::make_unique<prof::CuptiCollector>(*store_, start_ns_, 0);
   int device = 0;
@@ -93,6 +96,27 @@ void Bench::time(Ladder& ladder, std::size_t variant, const std::function<cudaEr
     w.event_ms.push_back(ms);
   }
   windows_.push_back(std::move(w));
+  if (measure_) measure(ladder.variants[variant], launch);
+}
+
+void Bench::measure(VariantResult& v, const std::function<cudaError_t()>& launch) {
+  if (!range_) {
+    prof::RangeProfilerOptions o;
+    cudaGetDevice(&o.cuda_device);
+    o.api = prof::linked_pm_api();
+    range_ = std::make_unique<prof::RangeProfiler>(o);
+  }
+  // The launch and its wait: the range profiler returns once the kernels ran (a replay pass ends
+  // with the launch's last kernel).
+  const prof::range::RangeResult r =
+      range_->profile([&launch] { return launch() == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess; });
+  cudaGetLastError();  // a launch that failed under the profiler leaves no error for the next row
+  v.measured = measured_from(r);
+}
+
+std::string Bench::measure_status() const {
+  if (!measure_) return "";
+  return range_ ? range_->why() : "";
 }
 
 namespace {

@@ -16,6 +16,7 @@
 namespace ts::prof {
 class EventStore;
 class CuptiCollector;
+class RangeProfiler;
 class Samplers;
 }  // namespace ts::prof
 
@@ -47,14 +48,19 @@ class DeviceBuffer {
 
 class Bench {
  public:
-  Bench();
+  /// `measure`: after each row's timed launches, one more launch under CUPTI's range profiler
+  /// (VariantResult::measured).
+  explicit Bench(bool measure = false);
   ~Bench();
   Bench(const Bench&) = delete;
   Bench& operator=(const Bench&) = delete;
 
   /// Times `launch` (one launch of the variant: one or more kernels on stream 0). Runs it once more
   /// as warm-up, then n launches, n chosen so they take about kTargetNs (at least kMinLaunches, at
-  /// most kMaxLaunches), with a CUDA event between launches. The row is filled in finish().
+  /// most kMaxLaunches), with a CUDA event between launches. The row is filled in finish(), except
+  /// its measured figures: when measuring, `launch` runs once more after the timed window (outside
+  /// it, so its kernels and CUPTI's replays of them are not timed) under the range profiler, which
+  /// may call it several times (kernel replay restores the memory each kernel writes between passes).
   void time(Ladder& ladder, std::size_t variant, const std::function<cudaError_t()>& launch);
   /// Stops CUPTI and the samplers and fills every timed row: median_ns, event_ns, launches,
   /// kernels_per_launch, time_source, throughput (from work), launch, and in the note the SM clock
@@ -63,6 +69,9 @@ class Bench {
   /// say what held it). Returns "" or
   /// why CUPTI was not used.
   std::string finish(std::int64_t* dropped);
+
+  /// With measuring on: "" when the range profiler is ready, else why every row is not measured.
+  std::string measure_status() const;
 
   /// The run's events (CUPTI records, clock checks): complete after finish().
   prof::EventStore& store() { return *store_; }
@@ -82,6 +91,9 @@ class Bench {
   std::unique_ptr<prof::CuptiCollector> cupti_;
   std::unique_ptr<prof::Samplers> samplers_;  // NVML SM clock and power every kSamplePeriod
   std::int64_t start_ns_ = 0;
+  bool measure_ = false;
+  std::unique_ptr<prof::RangeProfiler> range_;  // made at the first measured row (the context exists then)
+  void measure(VariantResult& v, const std::function<cudaError_t()>& launch);
   std::vector<Window> windows_;
   cudaEvent_t events_[kMaxLaunches + 1] = {};
 };

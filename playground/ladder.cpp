@@ -79,11 +79,33 @@ std::string check_text(const VariantResult& v) {
   return v.check_passed ? "ok" : fmt::format("FAILED ({:.3g} > {:.3g})", v.max_error, v.tolerance);
 }
 
+bool any_measured(const Ladder& ladder) {
+  for (const auto& v : ladder.variants)
+    if (v.measured) return true;
+  return false;
+}
+
+/// The measured group's header and a row's cells, or "" where the ladder was not measured.
+constexpr const char* kMeasuredHead = "  | measured:  occ %   SM %  DRAM %  DRAM GB/s";
+std::string measured_text(const std::optional<Measured>& m) {
+  Measured none;
+  none.why = "not measured";
+  const std::vector<std::string> c = measured_cells(m ? *m : none);
+  return fmt::format("  | {:>16}  {:>5}  {:>6}  {:>9}", c[0], c[1], c[2], c[3]);
+}
+
 std::string limit_text(const Limit& l, const char* unit) {
   return fmt::format("{} = {:.1f} {} ({}; {})", l.what, l.value, unit, l.measured ? "measured" : "datasheet", l.source);
 }
 
 }  // namespace
+
+std::vector<std::string> measured_cells(const Measured& m) {
+  if (!m.ok()) return {"n/a", "n/a", "n/a", "n/a"};
+  auto pct = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : std::string("-"); };
+  return {pct(m.occupancy_pct), pct(m.sm_pct), pct(m.dram_pct),
+          m.dram_gbps ? fmt::format("{:.0f}", *m.dram_gbps) : std::string("-")};
+}
 
 std::string format_text(const Ladder& ladder) {
   const char* unit = ladder.unit == Unit::gbps ? "GB/s" : "TFLOP/s";
@@ -91,15 +113,20 @@ std::string format_text(const Ladder& ladder) {
   for (const auto& v : ladder.variants) w = std::max(w, v.name.size());
   std::string s = fmt::format("== {} ({} {} = {}) ==\n", ladder.title, ladder.family, ladder.size_what, ladder.size);
   if (!ladder.warning.empty()) s += "warning: " + ladder.warning + "\n";
-  s += fmt::format("{:<{}}  {:>11}  {:>11}  {:>9}  {:>6}  {:>6}  {:<8}  {}\n", "variant", w, "time", "event time", unit,
-                   "best", "limit", "check", "what it changed");
+  const bool measured = any_measured(ladder);
+  s += fmt::format("{:<{}}  {:>11}  {:>11}  {:>9}  {:>6}  {:>6}{}  {:<8}  {}\n", "variant", w, "time", "event time", unit,
+                   "best", "limit", measured ? kMeasuredHead : "", "check", "what it changed");
   for (const auto& v : ladder.variants) {
     const bool show = v.check_passed;  // a failed or unrun check shows no time
-    s += fmt::format("{:<{}}  {:>11}  {:>11}  {:>9}  {:>5.0f}%  {:>5.0f}%  {:<8}  {}\n", v.name, w,
+    s += fmt::format("{:<{}}  {:>11}  {:>11}  {:>9}  {:>5.0f}%  {:>5.0f}%{}  {:<8}  {}\n", v.name, w,
                      show ? time_text(v.median_ns) : "-", show ? time_text(v.event_ns) : "-",
                      show ? fmt::format("{:.1f}", v.throughput) : "-", 100 * v.share_of_best, 100 * v.share_of_limit,
-                     check_text(v), v.what_changed);
+                     measured ? measured_text(v.measured) : "", check_text(v), v.what_changed);
     std::string extra = v.launch;
+    if (measured && (!v.measured || !v.measured->ok()))
+      extra += (extra.empty() ? "" : "; ") + std::string("not measured: ") + (v.measured ? v.measured->why : "not asked");
+    if (v.measured && !v.measured->absent.empty())
+      extra += (extra.empty() ? "" : "; ") + std::string("measured without ") + v.measured->absent;
     if (v.limit > 0)
       extra += fmt::format("{}limit: {} = {:.1f} {}", extra.empty() ? "" : "; ", v.limit_what, v.limit, unit);
     if (!v.note.empty()) extra += (extra.empty() ? "" : "; ") + v.note;
@@ -110,6 +137,10 @@ std::string format_text(const Ladder& ladder) {
     if (l.value > 0) s += "beside: " + limit_text(l, unit) + "\n";
   s += fmt::format("timing: median of the launches' kernel time ({}); event time = CUDA events, mean per launch\n",
                    ladder.variants.empty() ? "-" : ladder.variants.front().time_source);
+  if (measured)
+    s += "measured: one more launch per row under CUPTI's range profiler (Nsight Compute's metrics: "
+         "sm__warps_active.avg.pct_of_peak_sustained_active, sm__throughput / dram__throughput "
+         ".avg.pct_of_peak_sustained_elapsed, dram__bytes_read.sum + dram__bytes_write.sum over gpu__time_duration.sum)\n";
   return s;
 }
 
@@ -124,6 +155,25 @@ void write_limit(W& w, const Limit& l) {
   w.Key("measured");
   w.Bool(l.measured);
   key_str(w, "source", l.source);
+  w.EndObject();
+}
+
+template <class W>
+void write_measured(W& w, const Measured& m) {
+  auto number = [&w](const char* key, const std::optional<double>& v) {
+    w.Key(key);
+    if (v) w.Double(*v);
+    else w.Null();
+  };
+  w.StartObject();
+  key_str(w, "why", m.why);
+  number("occupancy_pct", m.occupancy_pct);
+  number("sm_pct", m.sm_pct);
+  number("dram_pct", m.dram_pct);
+  number("dram_gbps", m.dram_gbps);
+  number("duration_ns", m.duration_ns);
+  w.Key("kernels"), w.Int(m.kernels);
+  key_str(w, "absent", m.absent);
   w.EndObject();
 }
 
@@ -151,6 +201,9 @@ void write_variant(W& w, const VariantResult& v) {
   key_str(w, "note", v.note);
   w.Key("limit"), w.Double(v.limit);
   key_str(w, "limit_what", v.limit_what);
+  w.Key("measured");
+  if (v.measured) write_measured(w, *v.measured);
+  else w.Null();
   w.EndObject();
 }
 

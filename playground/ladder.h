@@ -4,6 +4,7 @@
 // machine without a GPU); the kernels and the timing live in the CUDA part (playground.h).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,24 @@ namespace ts::playground {
 
 /// What a variant's throughput counts: bytes (GB/s, bytes read + bytes written) or flops (TFLOP/s).
 enum class Unit : std::uint8_t { gbps, tflops };
+
+/// A row's figures measured by the GPU's counters: one more launch of the row, after its timed
+/// launches, under CUPTI's range profiler (`--measure`; playground/measured.h makes it from the
+/// profiler's result). Beside the row's estimated figures (throughput from its work and time), never
+/// in their place. Metric names: docs/playground.md, "Measured metrics".
+struct Measured {
+  /// "" when measured; else one short phrase on why not ("GPU counters need root or
+  /// RmProfilingAdminOnly=0", "check failed", "built without CUDA", ...).
+  std::string why;
+  std::optional<double> occupancy_pct;  // achieved occupancy, % (sm__warps_active...pct_of_peak_sustained_active)
+  std::optional<double> sm_pct;         // SM throughput, % of peak (sm__throughput...)
+  std::optional<double> dram_pct;       // DRAM throughput, % of peak (dram__throughput...)
+  std::optional<double> dram_gbps;      // (dram__bytes_read.sum + dram__bytes_write.sum) / duration, 1e9 bytes/s
+  std::optional<double> duration_ns;    // gpu__time_duration.sum over the launch's kernels
+  int kernels = 0;                      // kernels the measured launch ran
+  std::string absent;                   // metrics not measured and why ("dram_throughput: ...; ...")
+  bool ok() const { return why.empty(); }
+};
 
 /// The timing and the check of one variant.
 struct VariantResult {
@@ -37,6 +56,7 @@ struct VariantResult {
   std::string limit_what;
   std::string launch;  // the launch as CUPTI recorded it: "grid 1024x1x1 block 256x1x1 regs 16 smem 0+0"
   std::string note;    // extra: occupancy, registers, ...
+  std::optional<Measured> measured;  // set when the run measured (--measure), else none
 };
 
 /// A limit a ladder is held against: a measured figure (the copy ladder's best) or a datasheet one.
@@ -79,9 +99,17 @@ double throughput(Unit unit, double work, double ns);
 void compute_shares(Ladder& ladder);
 
 /// The ladder as a text table: variant, time (µs or ms), throughput, share of best and of the limit,
-/// check, what changed; then the limits with "measured"/"datasheet" and their sources.
+/// check, what changed; then the limits with "measured"/"datasheet" and their sources. When a row
+/// carries measured figures, a "measured" column group follows the limit: occupancy %, SM %, DRAM %,
+/// DRAM GB/s ("-" for a metric not measured); a row not measured says why on its second line.
 std::string format_text(const Ladder& ladder);
+/// One row's measured cells as format_text prints them: occupancy %, SM %, DRAM %, DRAM GB/s
+/// ("87.5", "-" for a metric not measured, "n/a" each when the row was not measured).
+std::vector<std::string> measured_cells(const Measured& m);
+
 /// All ladders as one JSON object {"device", "timing", "ladders":[...], "failed_checks":N};
+/// a variant measured with --measure has "measured": {"why", "occupancy_pct", "sm_pct", "dram_pct",
+/// "dram_gbps", "duration_ns" (null when not measured), "kernels", "absent"}, else "measured": null;
 /// `timing` says where the times came from ("cupti" or why CUDA events were used instead).
 std::string format_json(const std::vector<Ladder>& ladders, const std::string& device_name, const std::string& timing);
 

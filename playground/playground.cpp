@@ -11,6 +11,7 @@
 #include "engine/network.h"
 #include "playground/families.h"
 #include "playground/limits.h"
+#include "playground/measured.h"
 #include "playground/session.h"
 #include "profiling/event_store.h"
 
@@ -165,7 +166,7 @@ RunResult run(const Options& o) {
   if (!cuda_available(&why)) throw DeviceError("--playground needs a CUDA GPU: " + why);
   TS_PG_CUDA(cudaSetDevice(o.device));
   RunResult r;
-  Bench bench;
+  Bench bench(o.measure);
   Context ctx{bench, o, {}};
   TS_PG_CUDA(cudaGetDeviceProperties(&ctx.prop, o.device));
   r.device_name = ctx.prop.name;
@@ -181,6 +182,12 @@ RunResult run(const Options& o) {
     runners().at(f->name)(ctx, l, size);
   }
   r.cupti_status = bench.finish(&r.cupti_dropped);
+  if (o.measure) {
+    r.measure_status = bench.measure_status();
+    for (auto& l : ladders)
+      for (auto& v : l.variants)
+        if (!v.measured) v.measured = not_measured(v);
+  }
   set_limits(ladders, r.device_name, r.l2_bytes);
   for (auto& l : ladders) r.ladders.push_back(std::move(l));
   if (!o.session_path.empty()) {

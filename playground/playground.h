@@ -17,6 +17,9 @@ struct Options {
   int blocks_per_grid = 0;            // vector_add: 0 = enough blocks for one element per thread
   int device = 0;                     // CUDA ordinal
   std::string session_path;           // "" or a session file to write the run to (session.h)
+  /// Measure each timed row once more under CUPTI's range profiler (occupancy, SM and DRAM
+  /// throughput, DRAM GB/s: VariantResult::measured); rows it cannot measure say why.
+  bool measure = false;
 };
 
 struct RunResult {
@@ -25,6 +28,7 @@ struct RunResult {
   std::int64_t l2_bytes = 0;
   std::string cupti_status;  // "" when CUPTI collected the kernel records, else why not (events used)
   std::int64_t cupti_dropped = 0;
+  std::string measure_status;  // with Options::measure: "" when the range profiler was ready, else why not
   std::vector<Ladder> ladders;
   int failed_checks() const;
 };

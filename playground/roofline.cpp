@@ -112,6 +112,12 @@ Roofline roofline(const std::vector<Ladder>& ladders, const std::string& device)
       }
       out.points.push_back(
           {l.family, v.name, v.own, w.intensity(), w.flops / v.median_ns / 1e3, w.bytes / v.median_ns, w.basis});
+      const auto& m = v.measured;
+      if (m && m->ok() && m->dram_gbps && m->duration_ns && *m->dram_gbps > 0 && *m->duration_ns > 0) {
+        const double bytes = *m->dram_gbps * *m->duration_ns;  // GB/s x ns = bytes
+        out.measured_points.push_back({l.family, v.name, v.own, w.flops / bytes, w.flops / *m->duration_ns / 1e3,
+                                       *m->dram_gbps, "measured: DRAM bytes and duration from the GPU's counters"});
+      }
     }
   }
   return out;

@@ -52,6 +52,12 @@ struct Roof {
 
 struct Roofline {
   std::vector<RooflinePoint> points;
+  /// The same rows as measured by the GPU's counters (--measure), drawn beside the estimated ones and
+  /// labelled "measured": intensity = the row's flops / the DRAM bytes the counters saw (read +
+  /// write = DRAM GB/s x duration), TFLOP/s = flops / the measured duration. A kernel that re-reads
+  /// through the caches less than it could moves more bytes than the minimum, so its measured point
+  /// sits left of its estimated one. Only rows with both figures measured.
+  std::vector<RooflinePoint> measured_points;
   Roof bandwidth;                     // value 0: none known
   std::vector<Roof> peaks;            // datasheet FP32, TF32, BF16 (those the table knows)
   std::vector<std::string> left_out;  // "copy: no arithmetic (intensity 0)", "sgemm 3: check failed"

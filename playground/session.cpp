@@ -4,7 +4,9 @@
 
 #include <sqlite3.h>
 
+#include <limits>
 #include <memory>
+#include <optional>
 
 #include "base/sqlite.h"
 #include "profiling/event_store.h"
@@ -26,6 +28,8 @@ CREATE TABLE IF NOT EXISTS playground_rows(ladder INTEGER, row INTEGER, name TEX
   checked INTEGER, check_passed INTEGER, max_error REAL, tolerance REAL, check_what TEXT, median_ns REAL,
   event_ns REAL, launches INTEGER, kernels_per_launch INTEGER, time_source TEXT, work REAL, throughput REAL,
   share_of_best REAL, share_of_limit REAL, row_limit REAL, row_limit_what TEXT, launch TEXT, note TEXT);
+CREATE TABLE IF NOT EXISTS playground_measured(ladder INTEGER, row INTEGER, why TEXT, occupancy_pct REAL, sm_pct REAL,
+  dram_pct REAL, dram_gbps REAL, duration_ns REAL, kernels INTEGER, absent TEXT);
 )SQL";
 
 struct Db {
@@ -64,6 +68,15 @@ void insert_row(sqlite::Statement& st, int ladder, int row, const VariantResult&
   st.text(v.launch).text(v.note).run();
 }
 
+/// A measured figure: SQLite stores a NaN bound as a REAL as NULL, which reads back as not measured.
+double or_nan(const std::optional<double>& v) { return v ? *v : std::numeric_limits<double>::quiet_NaN(); }
+
+void insert_measured(sqlite::Statement& st, int ladder, int row, const Measured& m) {
+  st.integer(ladder).integer(row).text(m.why).real(or_nan(m.occupancy_pct)).real(or_nan(m.sm_pct));
+  st.real(or_nan(m.dram_pct)).real(or_nan(m.dram_gbps)).real(or_nan(m.duration_ns)).integer(m.kernels);
+  st.text(m.absent).run();
+}
+
 }  // namespace
 
 void write_playground_session(const std::string& path, prof::EventStore& store, const StoredRun& run) {
@@ -85,6 +98,7 @@ void write_playground_session(const std::string& path, prof::EventStore& store, 
   sqlite::Statement limits = writing(d, "INSERT INTO playground_limits VALUES(?,?,?,?,?,?)");
   sqlite::Statement rows =
       writing(d, "INSERT INTO playground_rows VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  sqlite::Statement measured = writing(d, "INSERT INTO playground_measured VALUES(?,?,?,?,?,?,?,?,?,?)");
   for (std::size_t i = 0; i < run.ladders.size(); ++i) {
     const Ladder& l = run.ladders[i];
     const int li = static_cast<int>(i);
@@ -93,7 +107,10 @@ void write_playground_session(const std::string& path, prof::EventStore& store, 
     insert_limit(limits, li, 0, l.limit);
     for (std::size_t j = 0; j < l.other_limits.size(); ++j)
       insert_limit(limits, li, static_cast<int>(j + 1), l.other_limits[j]);
-    for (std::size_t j = 0; j < l.variants.size(); ++j) insert_row(rows, li, static_cast<int>(j), l.variants[j]);
+    for (std::size_t j = 0; j < l.variants.size(); ++j) {
+      insert_row(rows, li, static_cast<int>(j), l.variants[j]);
+      if (l.variants[j].measured) insert_measured(measured, li, static_cast<int>(j), *l.variants[j].measured);
+    }
   }
   d.exec("COMMIT");
 }
@@ -126,6 +143,28 @@ VariantResult read_row(const sqlite::Statement& st) {
   v.limit = st.column_double(19), v.limit_what = st.column_text(20);
   v.launch = st.column_text(21), v.note = st.column_text(22);
   return v;
+}
+
+std::optional<double> optional_at(const sqlite::Statement& st, int i) {
+  if (st.column_type(i) == SQLITE_NULL) return std::nullopt;
+  return st.column_double(i);
+}
+
+/// The playground_measured rows (a table only runs with --measure wrote) onto their variants.
+void read_measured(const Db& d, StoredRun& run) {
+  if (!has_table(d, "playground_measured")) return;
+  sqlite::Statement st = reading(d, "SELECT ladder, row, why, occupancy_pct, sm_pct, dram_pct, dram_gbps, "
+                                    "duration_ns, kernels, absent FROM playground_measured");
+  while (st.step()) {
+    const auto li = static_cast<std::size_t>(int_at(st, 0)), ri = static_cast<std::size_t>(int_at(st, 1));
+    if (li >= run.ladders.size() || ri >= run.ladders[li].variants.size()) continue;
+    Measured m;
+    m.why = st.column_text(2);
+    m.occupancy_pct = optional_at(st, 3), m.sm_pct = optional_at(st, 4), m.dram_pct = optional_at(st, 5);
+    m.dram_gbps = optional_at(st, 6), m.duration_ns = optional_at(st, 7);
+    m.kernels = int_at(st, 8), m.absent = st.column_text(9);
+    run.ladders[li].variants[ri].measured = std::move(m);
+  }
 }
 
 }  // namespace
@@ -165,6 +204,7 @@ StoredRun read_playground_session(const std::string& path) {
     const auto li = static_cast<std::size_t>(int_at(rows, 0));
     if (li < run.ladders.size()) run.ladders[li].variants.push_back(read_row(rows));
   }
+  read_measured(d, run);
   return run;
 }
 

@@ -1,5 +1,6 @@
-// --playground FAMILY[,FAMILY...]|all [--size N] [--json] [--session FILE]: the teaching kernels'
-// ladders (playground, docs/playground.md). Families and sizes are checked first (a bad one
+// --playground FAMILY[,FAMILY...]|all [--size N] [--measure] [--json] [--session FILE]: the teaching
+// kernels' ladders (playground, docs/playground.md); --measure adds each row's hardware-counter
+// figures (CUPTI's range profiler). Families and sizes are checked first (a bad one
 // is an InputError, exit 2, on any machine); then the run needs a CUDA build and a GPU
 // (DeviceError, exit 3). --playground-session FILE prints a recorded run on any machine. Prints
 // each ladder (or one JSON object) and returns 1 when any check failed. A --session path ending in
@@ -81,6 +82,7 @@ int run_playground(const RunnerOptions& o) {
   po.size = o.size;
   po.threads_per_block = o.threads_per_block;
   po.blocks_per_grid = o.blocks_per_grid;
+  po.measure = o.measure;
   const bool zst = o.session.size() > 4 && o.session.compare(o.session.size() - 4, 4, ".zst") == 0;
   po.session_path = zst ? o.session.substr(0, o.session.size() - 4) : o.session;
   const playground::RunResult r = playground::run(po);
@@ -92,6 +94,8 @@ int run_playground(const RunnerOptions& o) {
   std::string header =
       fmt::format("device: {} ({} SMs, L2 {} MB); times: {}{}", r.device_name, r.sms, r.l2_bytes >> 20, timing,
                   r.cupti_dropped ? fmt::format(" ({} CUPTI records dropped)", r.cupti_dropped) : "");
+  if (o.measure)
+    header += "; measured: " + (r.measure_status.empty() ? std::string("CUPTI range profiler") : "no (" + r.measure_status + ")");
   if (!o.session.empty()) header += "; recorded in " + o.session;
   return print_ladders(o, r.device_name, header, timing, r.ladders);
 #else

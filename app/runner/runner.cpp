@@ -197,6 +197,9 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "print the ladders of a playground run recorded with --playground ... --session FILE (no GPU needed)");
   app.add_option("--size", o.size, "with --playground: the family's problem size (elements, or a matrix side; 0 = its default)")
       ->check(CLI::NonNegativeNumber);
+  app.add_flag("--measure", o.measure,
+               "with --playground: measure each row once more with the GPU's counters (CUPTI range profiler): "
+               "achieved occupancy, SM and DRAM throughput, DRAM GB/s beside the estimated figures (docs/playground.md)");
   app.add_option("--threads-per-block", o.threads_per_block, "with --playground vector_add: threads per block")
       ->capture_default_str();
   app.add_option("--blocks-per-grid", o.blocks_per_grid,

@@ -52,6 +52,7 @@ struct RunnerOptions : runconfig::RunConfig {
   int threads_per_block = 256;   // --threads-per-block: vector_add's launch
   int blocks_per_grid = 0;       // --blocks-per-grid: vector_add's launch (0 = one element per thread)
   std::string playground_session;  // --playground-session FILE: print a recorded playground run (no GPU)
+  bool measure = false;          // --measure: with --playground, each row's counters by CUPTI's range profiler
   bool doctor = false;           // --doctor: the environment doctor (app/runner/doctor_cmd.cpp, docs/doctor.md)
   bool markdown = false;         // --markdown: with --doctor, a bug report to paste
   // -- PROGRAM ARGS... (app/runner/program_cmd.cpp, docs/profile-a-program.md)

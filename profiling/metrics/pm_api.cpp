@@ -7,13 +7,17 @@ namespace ts::prof::pm {
 
 namespace {
 
-/// Each entry with its CUPTI name, for load_api and missing().
+/// Which of the two profilers uses an entry.
+constexpr unsigned kPm = 1, kRange = 2, kBoth = kPm | kRange;
+
+/// Each entry with its CUPTI name and its users, for load_api, missing() and missing_range().
 template <class F>
-void for_each_entry(PmApi& a, F f) {
-  f(a.result_string, "cuptiGetResultString");
+void for_each_entry(PmApi& a, F g) {
+  auto f = [&g](auto& fn, const char* name, unsigned users = kPm) { g(fn, name, users); };
+  f(a.result_string, "cuptiGetResultString", kBoth);
   f(a.timestamp, "cuptiGetTimestamp");
-  f(a.profiler_initialize, "cuptiProfilerInitialize");
-  f(a.chip_name, "cuptiDeviceGetChipName");
+  f(a.profiler_initialize, "cuptiProfilerInitialize", kBoth);
+  f(a.chip_name, "cuptiDeviceGetChipName", kBoth);
   f(a.enable, "cuptiPmSamplingEnable");
   f(a.disable, "cuptiPmSamplingDisable");
   f(a.set_config, "cuptiPmSamplingSetConfig");
@@ -25,25 +29,40 @@ void for_each_entry(PmApi& a, F f) {
   f(a.counter_data_initialize, "cuptiPmSamplingCounterDataImageInitialize");
   f(a.counter_data_info, "cuptiPmSamplingGetCounterDataInfo");
   f(a.sample_info, "cuptiPmSamplingCounterDataGetSampleInfo");
-  f(a.host_initialize, "cuptiProfilerHostInitialize");
-  f(a.host_deinitialize, "cuptiProfilerHostDeinitialize");
-  f(a.host_add_metrics, "cuptiProfilerHostConfigAddMetrics");
-  f(a.host_config_image_size, "cuptiProfilerHostGetConfigImageSize");
-  f(a.host_config_image, "cuptiProfilerHostGetConfigImage");
-  f(a.host_passes, "cuptiProfilerHostGetNumOfPasses");
-  f(a.host_evaluate, "cuptiProfilerHostEvaluateToGpuValues");
+  f(a.host_initialize, "cuptiProfilerHostInitialize", kBoth);
+  f(a.host_deinitialize, "cuptiProfilerHostDeinitialize", kBoth);
+  f(a.host_add_metrics, "cuptiProfilerHostConfigAddMetrics", kBoth);
+  f(a.host_config_image_size, "cuptiProfilerHostGetConfigImageSize", kBoth);
+  f(a.host_config_image, "cuptiProfilerHostGetConfigImage", kBoth);
+  f(a.host_passes, "cuptiProfilerHostGetNumOfPasses", kBoth);
+  f(a.host_evaluate, "cuptiProfilerHostEvaluateToGpuValues", kBoth);
+  f(a.profiler_counter_availability, "cuptiProfilerGetCounterAvailability", kRange);
+  f(a.range_enable, "cuptiRangeProfilerEnable", kRange);
+  f(a.range_disable, "cuptiRangeProfilerDisable", kRange);
+  f(a.range_set_config, "cuptiRangeProfilerSetConfig", kRange);
+  f(a.range_start, "cuptiRangeProfilerStart", kRange);
+  f(a.range_stop, "cuptiRangeProfilerStop", kRange);
+  f(a.range_decode, "cuptiRangeProfilerDecodeData", kRange);
+  f(a.range_counter_data_size, "cuptiRangeProfilerGetCounterDataSize", kRange);
+  f(a.range_counter_data_initialize, "cuptiRangeProfilerCounterDataImageInitialize", kRange);
+  f(a.range_counter_data_info, "cuptiRangeProfilerGetCounterDataInfo", kRange);
+  f(a.range_info, "cuptiRangeProfilerCounterDataGetRangeInfo", kRange);
+}
+
+/// The first entry used by `users` that is missing, "" when none.
+std::string first_missing(const PmApi& api, unsigned users) {
+  std::string first;
+  PmApi copy = api;
+  for_each_entry(copy, [&](auto& fn, const char* name, unsigned u) {
+    if ((u & users) && !fn && first.empty()) first = name;
+  });
+  return first;
 }
 
 }  // namespace
 
-std::string PmApi::missing() const {
-  std::string first;
-  PmApi copy = *this;
-  for_each_entry(copy, [&](auto& fn, const char* name) {
-    if (!fn && first.empty()) first = name;
-  });
-  return first;
-}
+std::string PmApi::missing() const { return first_missing(*this, kPm); }
+std::string PmApi::missing_range() const { return first_missing(*this, kRange); }
 
 std::string PmApi::error(CUptiResult r) const {
   const char* s = nullptr;
@@ -54,7 +73,7 @@ std::string PmApi::error(CUptiResult r) const {
 PmApi load_api(void* lib) {
   PmApi a;
   if (!lib) return a;
-  for_each_entry(a, [&](auto& fn, const char* name) {
+  for_each_entry(a, [&](auto& fn, const char* name, unsigned) {
     fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
   });
   return a;

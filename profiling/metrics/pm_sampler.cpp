@@ -16,95 +16,26 @@
 #include "profiling/background_thread.h"
 #include "profiling/clock.h"
 #include "profiling/metrics/pm_api.h"
+#include "profiling/metrics/pm_host.h"
 #include "profiling/metrics/pm_metrics.h"
 
 namespace ts::prof {
 
 namespace {
 
-/// A CUPTI parameter struct zeroed, with its structSize set (every other field set by the caller).
-template <class P>
-P cupti_params(std::size_t size) {
-  P p{};
-  p.structSize = size;
-  return p;
-}
-
 /// The host's steady clock in ns: trace::now_ns's clock, the one session times start from.
 std::int64_t steady_now() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-pm::Refusal refusal_kind(CUptiResult r) {
-  switch (r) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES: return pm::Refusal::privileges;
-    case CUPTI_ERROR_HARDWARE_BUSY:
-    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: return pm::Refusal::busy;
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_COMPATIBLE:
-    case CUPTI_ERROR_INVALID_CHIP_NAME:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED: return pm::Refusal::unsupported;
-    default: return pm::Refusal::other;
-  }
-}
-
-/// A profiler host object (CUPTI_PROFILER_TYPE_PM_SAMPLING) for one chip: builds config images.
-class HostConfig {
- public:
-  HostConfig(const pm::PmApi& a, const std::string& chip, const std::vector<std::uint8_t>& availability) : api(&a) {
-    auto p = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-    p.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-    p.pChipName = chip.c_str();
-    p.pCounterAvailabilityImage = availability.data();
-    status = api->host_initialize(&p);
-    object = status == CUPTI_SUCCESS ? p.pHostObject : nullptr;
-  }
-  ~HostConfig() {
-    if (!object) return;
-    auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-    p.pHostObject = object;
-    api->host_deinitialize(&p);
-  }
-  HostConfig(const HostConfig&) = delete;
-  HostConfig& operator=(const HostConfig&) = delete;
-
-  CUptiResult add(std::vector<const char*> names) {
-    auto p = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-    p.pHostObject = object;
-    p.ppMetricNames = names.data();
-    p.numMetrics = names.size();
-    return api->host_add_metrics(&p);
-  }
-  /// The config image of the metrics added so far and its number of passes.
-  CUptiResult image(std::vector<std::uint8_t>& out, std::size_t& passes) {
-    auto s = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-    s.pHostObject = object;
-    if (CUptiResult r = api->host_config_image_size(&s); r != CUPTI_SUCCESS) return r;
-    out.assign(s.configImageSize, 0);
-    auto g = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-    g.pHostObject = object;
-    g.configImageSize = out.size();
-    g.pConfigImage = out.data();
-    if (CUptiResult r = api->host_config_image(&g); r != CUPTI_SUCCESS) return r;
-    auto n = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-    n.configImageSize = out.size();
-    n.pConfigImage = out.data();
-    const CUptiResult r = api->host_passes(&n);
-    passes = n.numOfPasses;
-    return r;
-  }
-
-  const pm::PmApi* api;
-  CUptiResult status = CUPTI_SUCCESS;
-  CUpti_Profiler_Host_Object* object = nullptr;
+/// A profiler host object for PM sampling (pm_host.h).
+struct HostConfig : pm::HostConfig {
+  HostConfig(const pm::PmApi& a, const std::string& chip, const std::vector<std::uint8_t>& availability)
+      : pm::HostConfig(a, CUPTI_PROFILER_TYPE_PM_SAMPLING, chip, availability) {}
 };
+
+using pm::cupti_params;
+using pm::refusal_kind;
 
 }  // namespace
 
@@ -221,19 +152,11 @@ bool PmSampler::Impl::choose_counters() {
     if (!options.metrics.empty() &&
         std::find(options.metrics.begin(), options.metrics.end(), spec.name) == options.metrics.end())
       continue;
-    std::string tried;
-    for (const char* counter : spec.counters) {
-      HostConfig h(*api, chip, availability);
-      if (h.status != CUPTI_SUCCESS) return fail("host config for chip " + chip, h.status);
-      const CUptiResult r = h.add({counter});
-      if (r == CUPTI_SUCCESS) {
-        chosen.push_back({spec.name, counter, spec.device_level});
-        tried.clear();
-        break;
-      }
-      tried += (tried.empty() ? "" : "; ") + std::string(counter) + ": " + cupti_error(r);
-    }
-    if (!tried.empty()) absent[spec.name] = "no counter of chip " + chip + " for it (" + tried + ")";
+    const pm::CounterChoice c =
+        pm::first_accepted_counter(*api, CUPTI_PROFILER_TYPE_PM_SAMPLING, chip, availability, spec.counters);
+    if (c.host_status != CUPTI_SUCCESS) return fail("host config for chip " + chip, c.host_status);
+    if (!c.counter.empty()) chosen.push_back({spec.name, c.counter, spec.device_level});
+    if (!c.tried.empty()) absent[spec.name] = "no counter of chip " + chip + " for it (" + c.tried + ")";
   }
   if (chosen.empty()) {
     why = "no metric could be configured on chip " + chip;
@@ -373,16 +296,7 @@ bool PmSampler::Impl::decode_pass(bool& more) {
     if (api->sample_info(&s) != CUPTI_SUCCESS) continue;
     batch[i].start = s.startTimestamp;
     batch[i].end = s.endTimestamp;
-    batch[i].values.assign(counter_names.size(), 0.0);
-    auto e = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-    e.pHostObject = host->object;
-    e.pCounterDataImage = counter_data.data();
-    e.counterDataImageSize = counter_data.size();
-    e.rangeIndex = i;
-    e.ppMetricNames = counter_names.data();
-    e.numMetrics = counter_names.size();
-    e.pMetricValues = batch[i].values.data();
-    if (api->host_evaluate(&e) != CUPTI_SUCCESS) batch[i].values.clear();
+    if (host->evaluate(counter_data, i, counter_names, batch[i].values) != CUPTI_SUCCESS) batch[i].values.clear();
   }
   decoder->add(batch);
   auto i = cupti_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);

@@ -2,9 +2,11 @@
 // (tests/common/playground_fixture.h; no GPU): a session fills the ladder (a failed check red with
 // no time), the roofline (measured and datasheet roofs), the timeline and the kernel source; knobs
 // out of range are refused with their rule; Run without a GPU offers the recording; two sessions
-// compare; the window routes a playground session to the workspace. TS_SCREENSHOTS=DIR saves the
-// SGEMM ladder, the roofline and a memory ladder at 1280x720 and 1920x1080.
+// compare; a run made with --measure shows its counters beside the estimated figures (a third line
+// per row, crosses on the roofline); the window routes a playground session to the workspace.
+// TS_SCREENSHOTS=DIR saves the SGEMM ladder, the roofline and a memory ladder at 1280x720 and 1920x1080.
 #include <QAction>
+#include <QCheckBox>
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
@@ -17,6 +19,8 @@
 #include <QTemporaryDir>
 #include <QTextBlock>
 #include <QtTest>
+
+#include <qcustomplot.h>
 
 #include "app/gui/main_window.h"
 #include "common/playground_fixture.h"
@@ -323,6 +327,15 @@ class TestPlayground : public QObject {
     QVERIFY(w.statusText().contains("every check passed"));
     QCOMPARE(w.shownRun().device, std::string("NVIDIA H200"));
     QVERIFY(w.runButton()->isEnabled());
+    QVERIFY(!a.contains("--measure"));
+    // "Measure with the GPU's counters" passes --measure.
+    w.measureBox()->setChecked(true);
+    QVERIFY(w.run());
+    QVERIFY(shown.wait(10000));
+    QVERIFY(args.seek(0));
+    const QString measured = QString::fromUtf8(args.readAll());
+    QVERIFY2(measured.contains("--blocks-per-grid 64 --measure --session "), qPrintable(measured));
+    w.measureBox()->setChecked(false);
     // The child finds no GPU: the recording is offered.
     qputenv("FAKE_EXIT", "3");
     qputenv("TRAINSCOPE_PLAYGROUND_RECORDING", a_.toUtf8());
@@ -330,6 +343,60 @@ class TestPlayground : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w.recordingOffered(), 10000);
     QVERIFY2(w.statusText().contains("no CUDA device"), qPrintable(w.statusText()));
     qunsetenv("TRAINSCOPE_RUNNER");
+  }
+
+  void aMeasuredRunShowsItsCountersBesideTheEstimatedFigures() {
+    // Copy's first row measured, its second refused; every SGEMM row measured with 3x the minimum
+    // DRAM bytes, so the measured points sit left of the estimated ones.
+    playground::StoredRun run = ts::test::pg_run(1, "NVIDIA H200");
+    int measured_gemm = 0;
+    for (auto& l : run.ladders) {
+      if (l.family == "copy") {
+        playground::Measured m;
+        m.occupancy_pct = 91.5, m.sm_pct = 12.5, m.dram_pct = 88.5, m.dram_gbps = 4123, m.duration_ns = 260e3;
+        m.kernels = 1;
+        l.variants[0].measured = m;
+        playground::Measured refused;
+        refused.why = "GPU counters need root or RmProfilingAdminOnly=0";
+        l.variants[1].measured = refused;
+      }
+      if (l.family == "sgemm")
+        for (auto& v : l.variants) {
+          if (!v.check_passed) continue;
+          const double bytes = 3.0 * 3 * 4096.0 * 4096 * 4;
+          playground::Measured m;
+          m.occupancy_pct = 50, m.sm_pct = 80, m.dram_pct = 5, m.duration_ns = v.median_ns;
+          m.dram_gbps = bytes / v.median_ns, m.kernels = 1;
+          v.measured = m;
+          ++measured_gemm;
+        }
+    }
+    const QString path = dir_.filePath("measured.tsession");
+    ts::test::pg_write_session(path.toStdString(), run);
+    PlaygroundWorkspace w(false, "no CUDA driver");
+    w.resize(1280, 680);
+    w.show();
+    QVERIFY(w.openSession(path));
+    QVERIFY(w.selectFamily("copy"));
+    LadderView* l = w.ladderView();
+    QVERIFY(l->hasMeasured());
+    QVERIFY2(l->measuredText(0).startsWith("measured: occupancy 91.5 % · SM 12.5 % · DRAM 88.5 % · 4123 GB/s"),
+             qPrintable(l->measuredText(0)));
+    QCOMPARE(l->measuredText(1), QString("measured: n/a (GPU counters need root or RmProfilingAdminOnly=0)"));
+    QCOMPARE(l->rowCells(0).size(), 7);  // the estimated cells as ever
+    QVERIFY(w.selectFamily("stride"));  // not measured: no third line
+    QVERIFY(!l->hasMeasured());
+    QCOMPARE(l->measuredText(0), QString());
+    // The roofline: a measured point per measured SGEMM row, left of its estimated one, labelled.
+    RooflineChart* r = w.roofline();
+    QCOMPARE(r->measuredPointCount(), measured_gemm);
+    QVERIFY(measured_gemm > 0);
+    for (const auto& m : r->roofline().measured_points)
+      for (const auto& e : r->roofline().points)
+        if (e.family == m.family && e.variant == m.variant) QVERIFY(m.intensity < e.intensity);
+    bool legend = false;
+    for (int i = 0; i < r->plot()->graphCount(); ++i) legend = legend || r->plot()->graph(i)->name() == "measured (GPU counters)";
+    QVERIFY(legend);
   }
 
   void twoSessionsCompare() {

@@ -94,6 +94,26 @@ QStringList LadderView::rowCells(int i) const {
                                  .arg(QString::fromStdString(v.check_what), QString::fromStdString(v.what_changed))};
 }
 
+bool LadderView::hasMeasured() const {
+  if (!ladder_) return false;
+  for (const auto& v : ladder_->variants)
+    if (v.measured) return true;
+  return false;
+}
+
+QString LadderView::measuredText(int i) const {
+  if (!hasMeasured() || i < 0 || i >= static_cast<int>(ladder_->variants.size())) return {};
+  const auto& m = ladder_->variants[static_cast<std::size_t>(i)].measured;
+  if (!m) return tr("measured: n/a (not measured)");
+  if (!m->ok()) return tr("measured: n/a (%1)").arg(QString::fromStdString(m->why));
+  const std::vector<std::string> c = playground::measured_cells(*m);
+  QString text = tr("measured: occupancy %1 % · SM %2 % · DRAM %3 % · %4 GB/s")
+                     .arg(QString::fromStdString(c[0]), QString::fromStdString(c[1]), QString::fromStdString(c[2]),
+                          QString::fromStdString(c[3]));
+  if (!m->absent.empty()) text += tr(" (without %1)").arg(QString::fromStdString(m->absent));
+  return text;
+}
+
 QStringList LadderView::headerLines() const {
   if (!ladder_) return {tr("No ladder: open a playground session or run this family.")};
   QStringList out{QString("%1 — %2 = %3")
@@ -116,7 +136,7 @@ LadderView::Geometry LadderView::geometry(int width) const {
   const QFontMetrics bfm(bold);  // the names are drawn bold
   Geometry g;
   g.header_h = (headerLines().size() + 1) * fm.lineSpacing() + 6;  // + the column titles
-  g.row_h = 2 * fm.lineSpacing() + 8;
+  g.row_h = (hasMeasured() ? 3 : 2) * fm.lineSpacing() + 8;
   int name_w = bfm.horizontalAdvance("8 double buffering");
   if (ladder_)
     for (const auto& v : ladder_->variants)
@@ -209,6 +229,9 @@ void LadderView::paintEvent(QPaintEvent*) {
     const int wx = 6 + 12;
     p.drawText(QRect(wx, y + 3 + ls, width() - wx - 6, ls), Qt::AlignLeft | Qt::AlignVCenter,
                fm.elidedText(cells[6], Qt::ElideRight, width() - wx - 6));
+    if (const QString m = measuredText(i); !m.isEmpty())
+      p.drawText(QRect(wx, y + 3 + 2 * ls, width() - wx - 6, ls), Qt::AlignLeft | Qt::AlignVCenter,
+                 fm.elidedText(m, Qt::ElideRight, width() - wx - 6));
   }
 }
 
@@ -242,6 +265,7 @@ bool LadderView::event(QEvent* e) {
                  .arg(v.limit, 0, 'f', 1);
     if (!v.note.empty()) tip += "<br>" + QString::fromStdString(v.note).toHtmlEscaped();
     if (v.check_passed) tip += QString("<br>event time %1 (CUDA events, cross-check)").arg(ladder_time(v.event_ns));
+    if (const QString m = measuredText(r); !m.isEmpty()) tip += "<br>" + m.toHtmlEscaped();
     QToolTip::showText(he->globalPos(), tip, this);
     return true;
   }

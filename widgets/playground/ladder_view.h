@@ -1,7 +1,8 @@
 // LadderView: one playground ladder as a painted table of horizontal bars. A row per variant: its
 // name, a bar of its throughput (length: share of the ladder's best; a tick at the share of the
 // limit), the time, the throughput, % of best, % of limit, the check, and under it the one line on
-// what the step changed. A failed check is red and shows no time or bar (a failure is
+// what the step changed; in a run made with --measure a third line with the row's figures from the
+// GPU's counters (occupancy, SM %, DRAM %, DRAM GB/s) or why it was not measured. A failed check is red and shows no time or bar (a failure is
 // shown, never hidden). Above the rows: the title, the limit (measured / datasheet, with its source),
 // the limits beside it and the ladder's warning. Clicking a row selects it (variantSelected).
 #pragma once
@@ -26,6 +27,11 @@ class LadderView : public QWidget {
   /// What row `i` shows, cell by cell: name, time, throughput, % best, % limit, check, what changed
   /// (tests, and the source of the painting).
   QStringList rowCells(int i) const;
+  /// Row `i`'s measured line: "measured: occupancy 87.5 % · SM 14.5 % · DRAM 92.0 % · 4096 GB/s",
+  /// "measured: n/a (why)", or "" when the ladder was not measured.
+  QString measuredText(int i) const;
+  /// Whether any row carries measured figures (the rows get a third line).
+  bool hasMeasured() const;
   /// The header lines (title, limit, beside, warning).
   QStringList headerLines() const;
   /// Whether row `i` is painted as a failure (red, no bar).

@@ -2,6 +2,7 @@
 // what happens without a GPU. The views, sessions and compare are in playground_views.cpp.
 #include "widgets/playground/playground_workspace.h"
 
+#include <QCheckBox>
 #include <QDateTime>
 #include <QDir>
 #include <QFormLayout>
@@ -219,6 +220,11 @@ QWidget* PlaygroundWorkspace::buildKnobs() {
   knob_error_ = note_label("playground.knob_error");
   knob_error_->setStyleSheet("QLabel { color: #b01e1e; }");
   col->addWidget(knob_error_);
+  measure_ = new QCheckBox(tr("Measure with the GPU's counters"));
+  measure_->setObjectName("playground.measure");
+  measure_->setToolTip(tr("Each row runs once more under CUPTI's range profiler: achieved occupancy, SM and DRAM "
+                          "throughput and DRAM GB/s beside the estimated figures (trainscope-run --measure)"));
+  col->addWidget(measure_);
   return box;
 }
 
@@ -334,6 +340,7 @@ bool PlaygroundWorkspace::run() {
   QStringList args{"--size", size_->text().trimmed()};
   if (family_ == "vector_add")
     args << "--threads-per-block" << threads_->text().trimmed() << "--blocks-per-grid" << blocks_->text().trimmed();
+  if (measure_->isChecked()) args << "--measure";
   const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + "/playground";
   QDir().mkpath(dir);
   const QString out =

@@ -2,8 +2,9 @@
 // the kernel families (first kernel, memory, reduction, GEMM, warps), the chosen family's knobs
 // (size by the family's rule, vector_add's threads per block and blocks per grid, the occupancy
 // calculator's threads / registers / shared memory) — a knob out of range is refused with its rule
-// in one line — and Run, which starts `trainscope-run --playground` on this machine's GPU and opens
-// the session it recorded. Without a GPU it says so and offers the recorded H200 session. On the
+// in one line —, "Measure with the GPU's counters" (--measure: each row's occupancy, SM and DRAM
+// throughput from CUPTI's range profiler) and Run, which starts `trainscope-run --playground` on this
+// machine's GPU and opens the session it recorded. Without a GPU it says so and offers the recorded H200 session. On the
 // right, tabs: the ladder (bars beside the numbers) with the selected variant's kernel source
 // beside it, the roofline, the kernels on the timeline (a click shows launch configuration,
 // registers, shared memory, occupancy) and the comparison of two playground sessions.
@@ -14,6 +15,7 @@
 
 #include "playground/session.h"
 
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -79,6 +81,7 @@ class PlaygroundWorkspace : public QWidget {
   QLineEdit* blocksEdit() const { return blocks_; }
   QLineEdit* registersEdit() const { return registers_; }
   QLineEdit* smemEdit() const { return smem_; }
+  QCheckBox* measureBox() const { return measure_; }
   QPushButton* runButton() const { return run_button_; }
   QPushButton* recordingButton() const { return recording_button_; }
 
@@ -118,6 +121,7 @@ class PlaygroundWorkspace : public QWidget {
   QTreeWidget* families_ = nullptr;
   QLineEdit *size_ = nullptr, *threads_ = nullptr, *blocks_ = nullptr, *registers_ = nullptr, *smem_ = nullptr;
   QLabel *blocks_label_ = nullptr, *family_title_ = nullptr;
+  QCheckBox* measure_ = nullptr;  // Run passes --measure
   QLabel *size_rule_ = nullptr, *knob_note_ = nullptr, *knob_error_ = nullptr, *occupancy_ = nullptr;
   QWidget *launch_box_ = nullptr, *occupancy_box_ = nullptr;
   QLabel *banner_ = nullptr, *status_ = nullptr, *session_label_ = nullptr;

@@ -154,6 +154,7 @@ void RooflineChart::rebuild() {
   double ymax = 1;
   for (const auto& pk : r.peaks) ymax = std::max(ymax, pk.value);
   for (const auto& pt : r.points) ymax = std::max(ymax, pt.tflops);
+  for (const auto& pt : r.measured_points) ymax = std::max(ymax, pt.tflops);
   const double ymin = 0.01;
   addRoofs(ymax);
   // Only the focused family's points are labelled when it has any (another family's labels could
@@ -189,9 +190,22 @@ void RooflineChart::rebuild() {
     t->setProperty("label", short_label(pt));
     t->setColor(family_colour(pt.family).darker(130));
   }
+  addMeasuredPoints();
   plot_->xAxis->setRange(kXMin, kXMax);
   plot_->yAxis->setRange(ymin, ymax * 3);
   plot_->replot();
+}
+
+void RooflineChart::addMeasuredPoints() {
+  if (roofline_.measured_points.empty()) return;
+  // One graph of dark crosses, so the legend has one entry for them beside the families' estimated dots.
+  QCPGraph* g = plot_->addGraph();
+  g->setObjectName("measured");
+  g->setLineStyle(QCPGraph::lsNone);
+  g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QColor(30, 30, 30), 9));
+  g->setPen(QPen(QColor(30, 30, 30), 2));
+  g->setName(tr("measured (GPU counters)"));
+  for (const auto& pt : roofline_.measured_points) g->addData(pt.intensity, pt.tflops);
 }
 
 void RooflineChart::placeLabels() {

@@ -2,8 +2,10 @@
 // arithmetic intensity (flop/byte) against achieved TFLOP/s, one point per variant that does
 // arithmetic and passed its check (own kernels filled, library rows hollow; a colour per family),
 // under the bandwidth roof (measured: the run's copy) and the datasheet compute peaks, each roof
-// labelled with its figure and "measured" or "datasheet". What the chart leaves out (data movement
-// with no arithmetic, failed checks) is listed under it.
+// labelled with its figure and "measured" or "datasheet". A run made with --measure adds each row's
+// point as the GPU's counters saw it (a cross, legend "measured (GPU counters)": intensity over the
+// DRAM bytes measured, TFLOP/s over the measured duration) beside its estimated one. What the chart
+// leaves out (data movement with no arithmetic, failed checks) is listed under it.
 #pragma once
 #include <QWidget>
 
@@ -25,6 +27,8 @@ class RooflineChart : public QWidget {
   /// The roofs' labels as drawn ("device copy 4262 GB/s (measured)", "FP32 67 TFLOP/s (datasheet)").
   QStringList roofLabels() const { return roof_labels_; }
   int pointCount() const { return static_cast<int>(roofline_.points.size()); }
+  /// Points of rows measured by the GPU's counters (roofline.h, measured_points), drawn as crosses.
+  int measuredPointCount() const { return static_cast<int>(roofline_.measured_points.size()); }
   QCustomPlot* plot() const { return plot_; }
   /// Highlights the points of `family` (the one selected in the workspace); "" for none.
   void setFocusFamily(const QString& family);
@@ -34,6 +38,8 @@ class RooflineChart : public QWidget {
   /// The bandwidth slope and the compute peaks, each labelled (roofLabels()).
   void addRoofs(double ymax);
   void placeLabels();
+  /// The measured points, one graph named "measured (GPU counters)".
+  void addMeasuredPoints();
   QCustomPlot* plot_;
   QLabel* note_;
   playground::Roofline roofline_;
