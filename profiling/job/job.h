@@ -89,14 +89,6 @@ std::optional<Job> job_of(const std::vector<const EventStore*>& stores, const st
 /// case-insensitive); -1 when none.
 std::int32_t rank_from_file_name(std::string_view path);
 
-/// A host range that is a collective recorded by the Python insight (`comm: all_reduce train.py:57`,
-/// `comm: async ddp all_reduce bucket 0`; profiling/inject/python/PROTOCOL.md): communication time.
-bool is_communication_range(std::string_view name);
-/// A communication range in flight (`comm: async ...`: an async_op=True collective until its wait,
-/// a DDP bucket until its future completes): the recording thread did not block in it. The other
-/// communication ranges block their thread (waiting for the other ranks counts there).
-bool is_async_communication_range(std::string_view name);
-
 /// One rank's figures, medians over its matched steps' periods (ns per step).
 struct RankFigures {
   std::int32_t rank = -1;
@@ -107,8 +99,10 @@ struct RankFigures {
   std::int64_t offset_ns = 0;
   std::int64_t step_period_ns = 0;    // start of step k to start of step k+1
   std::int64_t compute_ns = 0;        // union of computation kernels (all but collective kernels)
-  std::int64_t communication_ns = 0;  // union of collective kernels and communication host ranges
-  std::int64_t exposed_comm_ns = 0;   // communication while no computation kernel runs (HTA)
+  /// Union of collective kernels and communication host ranges, and its part while no computation
+  /// kernel runs (HTA): profiling/analysis/communication.h, the definition a session's analysis uses.
+  std::int64_t communication_ns = 0;
+  std::int64_t exposed_comm_ns = 0;
   /// Per step max(0, exposed - wait): the exposed communication that is not waiting for other ranks
   /// (what communication_bound judges; a straggler's delay is the straggler verdict's).
   std::int64_t exposed_transfer_ns = 0;

@@ -29,13 +29,6 @@ std::int32_t rank_from_file_name(std::string_view path) {
   return -1;
 }
 
-bool is_communication_range(std::string_view name) {
-  return name.rfind("comm: ", 0) == 0;
-}
-bool is_async_communication_range(std::string_view name) {
-  return name.rfind("comm: async ", 0) == 0;
-}
-
 namespace {
 
 std::string meta_of(const std::map<std::string, std::string>& meta, const char* key) {
