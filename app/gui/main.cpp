@@ -108,15 +108,23 @@ int main(int argc, char** argv) {
       });
     // A folder: a distributed job's ranks (docs/profile-a-program.md, "Distributed jobs").
     if (QFileInfo(arg).isDir()) {
+      if (options.quit_when_done)
+        QObject::connect(window.jobs(), &ts::gui::JobController::jobFailed, &window, [](const QString& message, bool) {
+          std::fprintf(stderr, "trainscope: %s\n", qPrintable(message));
+          QApplication::exit(2);
+        });
+      if (!options.autorun && !options.screenshots.isEmpty())
+        QObject::connect(window.jobs(), &ts::gui::JobController::jobOpened, &window, [&window, options] {
+          QTimer::singleShot(1500, &window, [&window, options] {
+            ts::gui::save_screenshot(&window, options.screenshots, "job");
+            if (options.quit_when_done) QApplication::exit(0);
+          });
+        });
+      // The job loads on a worker: jobOpened or jobFailed follows.
       if (!window.jobs()->openJob({arg}) && options.quit_when_done) {
         std::fprintf(stderr, "trainscope: %s\n", qPrintable(window.message()));
         return 2;
       }
-      if (!options.autorun && !options.screenshots.isEmpty())
-        QTimer::singleShot(1500, &window, [&window, options] {
-          ts::gui::save_screenshot(&window, options.screenshots, "job");
-          if (options.quit_when_done) QApplication::exit(0);
-        });
     } else if (!window.sessions()->openSession(arg) && options.quit_when_done) {
       std::fprintf(stderr, "trainscope: %s\n", qPrintable(window.message()));
       return 2;

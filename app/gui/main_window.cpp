@@ -243,6 +243,7 @@ void MainWindow::buildActions() {
   exports_ = new ExportController(*this, *sessions_, this);
   jobs_ = new JobController(*this, this);
   connect(sessions_, &SessionsController::sessionOpened, jobs_, &JobController::leaveJob);
+  connect(jobs_, &JobController::notAJob, sessions_, &SessionsController::compareSessions);
   auto* file = menuBar()->addMenu(tr("&File"));
   file->addAction(new_run_);
   file->addSeparator();
@@ -515,9 +516,9 @@ void MainWindow::dropEvent(QDropEvent* e) {
   const QStringList files = SessionsController::droppedSessions(e->mimeData());
   if (files.isEmpty()) return;
   e->acceptProposedAction();
-  // Several files: the ranks of one job open as the job, anything else side by side.
-  if (files.size() >= 2 && jobs_->takeDroppedRanks(files)) jobs_->openJob(files);
-  else if (files.size() >= 2) sessions_->compareSessions(files);
+  // Several files: the ranks of one job open as the job, anything else side by side (the job's
+  // loader reads them off the GUI thread and says notAJob, connected to Compare).
+  if (files.size() >= 2) jobs_->openDropped(files);
   else sessions_->openSession(files.front());
 }
 

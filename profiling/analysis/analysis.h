@@ -280,13 +280,15 @@ struct Report {
   std::optional<std::int64_t> skipped_steps, optimizer_steps;
   /// Distributed runs (docs/metrics.md, "Communication"): the rank and world size (meta
   /// distributed.rank / world_size, else the file name's "rank3"; -1 unknown) and, when collective
-  /// kernels ran in the window, their time (union, ns), the computation kernels' time (union), the
-  /// overlap as Holistic Trace Analysis defines it (computation time while communicating ÷
+  /// kernels or communication host ranges (`comm: ...`) ran in the window, their time (union, ns;
+  /// communication.h: the definition a job's per-rank figures use), the computation kernels' time
+  /// (union), the overlap as Holistic Trace Analysis defines it (computation time while communicating ÷
   /// communication time) and the exposed communication (communicating while no computation kernel
   /// runs). nullopt: no communication found.
   std::int32_t rank = -1, world_size = -1;
   struct Communication {
     std::int64_t kernels = 0;
+    std::int64_t host_ranges = 0;  // `comm: ...` host ranges (communication.h), in the session
     std::int64_t communication_ns = 0, computation_ns = 0, overlap_ns = 0, exposed_ns = 0;
     double overlap() const { return communication_ns > 0 ? static_cast<double>(overlap_ns) / communication_ns : 0; }
   };

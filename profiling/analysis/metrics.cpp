@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "profiling/analysis/analysis.h"
+#include "profiling/analysis/communication.h"
 #include "profiling/block_threads.h"
 #include "profiling/analysis/health.h"
 #include "profiling/steps/step_rule.h"
@@ -155,50 +156,26 @@ void copy_metrics(const EventStore& store, const detail::Timeline& tl, Report& r
   }
 }
 
-/// Length of the intersection of two merged span lists.
-std::int64_t intersection(const std::vector<detail::Span>& a, const std::vector<detail::Span>& b) {
-  std::int64_t sum = 0;
-  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
-    sum += std::max<std::int64_t>(0, std::min(a[i].end, b[j].end) - std::max(a[i].start, b[j].start));
-    (a[i].end < b[j].end) ? ++i : ++j;
-  }
-  return sum;
-}
-
-std::int64_t length(const std::vector<detail::Span>& v) {
-  std::int64_t sum = 0;
-  for (const auto& s : v) sum += s.end - s.start;
-  return sum;
-}
-
-/// Communication vs computation, as Holistic Trace Analysis defines them: each kernel clipped to its
-/// step's window (GPU work counts for the step that launched it), computation = every other kernel.
-void communication_metrics(const detail::Timeline& tl, Report& r) {
-  // Most sessions hold no collective: say so without sorting every kernel's span.
-  if (std::none_of(tl.gpu.begin(), tl.gpu.end(), [](const detail::GpuOp& g) { return g.c == Category::communication; }))
-    return;
-  std::vector<detail::Span> comm, comp;
-  std::int64_t kernels = 0;
-  const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
-  for (const auto& g : tl.gpu) {
-    if (g.c != Category::communication && g.c != Category::kernel) continue;
-    std::int64_t a = std::max(g.start, lo), b = std::min(g.end, hi);
-    if (g.step >= 0) {
-      const auto& w = tl.steps[static_cast<std::size_t>(g.step)];
-      a = std::max(g.start, w.start), b = std::min(g.end, w.end);
-    }
-    if (b <= a) continue;
-    if (g.c == Category::communication) ++kernels, comm.push_back({a, b});
-    else comp.push_back({a, b});
-  }
-  if (kernels == 0) return;  // "no communication found", not 0 %
-  detail::merge(comm);
-  detail::merge(comp);
+/// Communication vs computation (communication.h: the definition a job's per-rank figures use too):
+/// collective kernels (by name, or launched inside a collective op: the timeline's category) and the
+/// `comm: ...` host ranges, over the step windows. A job measures over step periods (one step start
+/// to the next) instead: the same spans, so the two differ only by the host time between a window's
+/// end and the next step's start.
+void communication_metrics(const EventStore& store, const detail::Timeline& tl, Report& r) {
+  std::vector<bool> collective(store.kernels.size(), false);
+  for (const auto& g : tl.gpu)
+    if (g.c == Category::communication && g.index < collective.size()) collective[g.index] = true;
+  const CommunicationSpans spans = communication_spans(store, collective);
+  if (spans.empty()) return;  // "no communication found", not 0 %
   Report::Communication c;
-  c.kernels = kernels;
-  c.communication_ns = length(comm);
-  c.computation_ns = length(comp);
-  c.overlap_ns = intersection(comm, comp);
+  c.host_ranges = spans.host_range_count;
+  for (const auto& w : tl.steps) {
+    const CommunicationTime t = communication_time(spans, w.start, w.end);
+    c.communication_ns += t.communication_ns, c.computation_ns += t.computation_ns, c.overlap_ns += t.overlap_ns;
+  }
+  for (const auto& g : tl.gpu)  // the collective kernels of the analysed steps
+    if (g.c == Category::communication && g.end > tl.steps.front().start && g.start < tl.steps.back().end) ++c.kernels;
+  if (c.kernels == 0 && c.communication_ns == 0) return;  // only before or after the analysed steps
   c.exposed_ns = c.communication_ns - c.overlap_ns;
   r.communication = c;
 }
@@ -256,7 +233,7 @@ void gpu_metrics(const EventStore& store, const detail::Timeline& tl, Report& r)
     r.kineto_kernel_estimates = k.kineto;
   }
   copy_metrics(store, tl, r);
-  communication_metrics(tl, r);
+  communication_metrics(store, tl, r);
 }
 
 }  // namespace

@@ -148,12 +148,12 @@ std::string to_text(const Report& r) {
     const std::string who = r.rank >= 0 ? fmt::format("rank {}{}: ", r.rank, r.world_size > 0 ? fmt::format(" of {}", r.world_size) : "")
                                         : std::string();
     if (!r.communication) {
-      o += who + "communication: none found (no NCCL/RCCL kernels, no kernels launched by a collective op)\n";
+      o += who + "communication: none found (no NCCL/RCCL kernels, no kernels launched by a collective op, no comm: ranges)\n";
     } else {
       const auto& c = *r.communication;
-      o += fmt::format("{}communication {:.3f} ms/step ({} kernels), computation {:.3f} ms/step, overlap {:.1f} % "
+      o += fmt::format("{}communication {:.3f} ms/step ({} kernels, {} comm: ranges), computation {:.3f} ms/step, overlap {:.1f} % "
                        "(computation while communicating / communication), exposed communication {:.1f} % of the step\n",
-                       who, c.communication_ns / 1e6 / r.steps, c.kernels, c.computation_ns / 1e6 / r.steps,
+                       who, c.communication_ns / 1e6 / r.steps, c.kernels, c.host_ranges, c.computation_ns / 1e6 / r.steps,
                        100 * c.overlap(), 100 * share(c.exposed_ns, r.wall_ns));
     }
   }
@@ -331,7 +331,7 @@ std::string to_json(const Report& r) {
   w.Key("rank"); w.Int(r.rank);
   w.Key("world_size"); w.Int(r.world_size);
   opt_object(w, "communication", r.communication, [&](const auto& c) {
-    int64_fields(w, {{"kernels", c.kernels}, {"communication_ns", c.communication_ns},
+    int64_fields(w, {{"kernels", c.kernels}, {"host_ranges", c.host_ranges}, {"communication_ns", c.communication_ns},
                      {"computation_ns", c.computation_ns}, {"overlap_ns", c.overlap_ns}, {"exposed_ns", c.exposed_ns}});
     w.Key("overlap"); w.Double(c.overlap());
   });

@@ -10,6 +10,7 @@
 // optimizer.step would leave that work out and show the slow rank as the fastest.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/errors.h"
 #include "profiling/event_store.h"
 
 namespace ts::prof::job {
@@ -50,6 +52,19 @@ struct Job {
 /// --rdzv-conf join_timeout), so the ranks of one job start within it.
 constexpr std::int64_t kJobStartWindowNs = 600'000'000'000;
 
+/// load_job's progress, for a caller that shows it and may stop the load: on_file(files_done,
+/// files_total) before each file is opened and once when all are (files: what the paths name, a
+/// folder's rank files counted one by one). Returning false stops the load: LoadCancelled.
+struct LoadProgress {
+  std::function<bool(std::size_t files_done, std::size_t files_total)> on_file;
+};
+
+/// load_job was stopped by its LoadProgress; nothing of the job is kept.
+class LoadCancelled : public Error {
+ public:
+  LoadCancelled() : Error("opening the job was cancelled") {}
+};
+
 /// Opens `paths`: each a folder (its *.tsession and *.pt.trace.json[.gz] files, not recursive) or a
 /// file (a session or any trace). A file's rank: meta distributed.rank, else its name's rankN; a
 /// session with neither is the launcher (torchrun's own process). What makes two files one job:
@@ -58,8 +73,9 @@ constexpr std::int64_t kJobStartWindowNs = 600'000'000'000;
 /// and started within kJobStartWindowNs. Never throws for a bad file: an unreadable or damaged
 /// file, a second file of a rank already present, a file of another job and ranks missing from
 /// 0..world_size-1 each add one line to Job::problems; the job is the largest group of files that
-/// agree. Throws InputError when no path names a readable rank at all.
-Job load_job(const std::vector<std::string>& paths);
+/// agree. Throws InputError when no path names a readable rank at all, LoadCancelled when `progress`
+/// said stop. Reads every file whole (seconds for large ranks): the window calls it on a worker thread.
+Job load_job(const std::vector<std::string>& paths, const LoadProgress& progress = {});
 
 /// A file's description from its store's meta (rank, world size, job identity) and its path.
 RankFile rank_file(std::shared_ptr<const EventStore> store, const std::string& path, const std::string& kind);
@@ -73,14 +89,6 @@ std::optional<Job> job_of(const std::vector<const EventStore*>& stores, const st
 /// case-insensitive); -1 when none.
 std::int32_t rank_from_file_name(std::string_view path);
 
-/// A host range that is a collective recorded by the Python insight (`comm: all_reduce train.py:57`,
-/// `comm: async ddp all_reduce bucket 0`; profiling/inject/python/PROTOCOL.md): communication time.
-bool is_communication_range(std::string_view name);
-/// A communication range in flight (`comm: async ...`: an async_op=True collective until its wait,
-/// a DDP bucket until its future completes): the recording thread did not block in it. The other
-/// communication ranges block their thread (waiting for the other ranks counts there).
-bool is_async_communication_range(std::string_view name);
-
 /// One rank's figures, medians over its matched steps' periods (ns per step).
 struct RankFigures {
   std::int32_t rank = -1;
@@ -91,8 +99,10 @@ struct RankFigures {
   std::int64_t offset_ns = 0;
   std::int64_t step_period_ns = 0;    // start of step k to start of step k+1
   std::int64_t compute_ns = 0;        // union of computation kernels (all but collective kernels)
-  std::int64_t communication_ns = 0;  // union of collective kernels and communication host ranges
-  std::int64_t exposed_comm_ns = 0;   // communication while no computation kernel runs (HTA)
+  /// Union of collective kernels and communication host ranges, and its part while no computation
+  /// kernel runs (HTA): profiling/analysis/communication.h, the definition a session's analysis uses.
+  std::int64_t communication_ns = 0;
+  std::int64_t exposed_comm_ns = 0;
   /// Per step max(0, exposed - wait): the exposed communication that is not waiting for other ranks
   /// (what communication_bound judges; a straggler's delay is the straggler verdict's).
   std::int64_t exposed_transfer_ns = 0;

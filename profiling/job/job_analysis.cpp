@@ -8,15 +8,14 @@
 
 #include "engine/host_trace.h"
 #include "profiling/analysis/analysis.h"
+#include "profiling/analysis/communication.h"
 #include "profiling/job/job.h"
 
 namespace ts::prof::job {
 
 namespace {
 
-struct Span {
-  std::int64_t start = 0, end = 0;
-};
+using Span = analysis::TimeInterval;
 using Spans = std::vector<Span>;
 
 void merge(Spans& v) {
@@ -33,25 +32,7 @@ void merge(Spans& v) {
 }
 
 /// Length of [a, b) covered by the merged list `v`.
-std::int64_t covered(const Spans& v, std::int64_t a, std::int64_t b) {
-  auto it = std::lower_bound(v.begin(), v.end(), a, [](const Span& s, std::int64_t t) { return s.end <= t; });
-  std::int64_t n = 0;
-  for (; it != v.end() && it->start < b; ++it)
-    n += std::max<std::int64_t>(0, std::min(b, it->end) - std::max(a, it->start));
-  return n;
-}
-
-/// The intersection of two merged lists (merged).
-Spans intersect(const Spans& x, const Spans& y) {
-  Spans out;
-  std::size_t i = 0, j = 0;
-  while (i < x.size() && j < y.size()) {
-    const std::int64_t lo = std::max(x[i].start, y[j].start), hi = std::min(x[i].end, y[j].end);
-    if (lo < hi) out.push_back({lo, hi});
-    (x[i].end < y[j].end) ? ++i : ++j;
-  }
-  return out;
-}
+std::int64_t covered(const Spans& v, std::int64_t a, std::int64_t b) { return analysis::covered_length(v, a, b); }
 
 std::int64_t median(std::vector<std::int64_t> v) {
   if (v.empty()) return 0;
@@ -63,8 +44,10 @@ std::int64_t median(std::vector<std::int64_t> v) {
 /// One rank's events as merged interval lists (session ns of that rank).
 struct RankSpans {
   std::map<std::int64_t, std::int64_t> step_start;  // global step -> start
-  Spans compute, comm, gpu_busy, exposed_base;      // exposed_base: comm ∩ compute
-  Spans comm_kernels;                               // collective kernels alone (NCCL)
+  /// Communication, computation, their overlap and the collective kernels alone: the one definition
+  /// of the session analysis (analysis/communication.h), kernels told apart by name.
+  analysis::CommunicationSpans comm;
+  Spans gpu_busy;
   Spans data, blocking, optimizer, sync, host_known;
   bool comm_ranges = false;  // communication host ranges were recorded
   std::int64_t base = 0;     // the session's start on the job's common clock (JobReport::clock)
@@ -72,16 +55,13 @@ struct RankSpans {
 
 RankSpans spans_of(const EventStore& s) {
   using K = trace::RangeKind;
+  using analysis::is_async_communication_range;
+  using analysis::is_communication_range;
   RankSpans r;
   for (std::size_t i = 0; i < s.steps.size(); ++i) r.step_start.emplace(s.steps[i].global_step, s.steps[i].start);
-  for (std::size_t i = 0; i < s.kernels.size(); ++i) {
-    const KernelRecord& k = s.kernels[i];
-    if (analysis::is_communication_kernel(s.strings.get(k.name)))
-      r.comm.push_back({k.start, k.end}), r.comm_kernels.push_back({k.start, k.end});
-    else
-      r.compute.push_back({k.start, k.end});
-    r.gpu_busy.push_back({k.start, k.end});
-  }
+  r.comm = analysis::communication_spans(s);
+  r.comm_ranges = r.comm.host_range_count > 0;
+  for (std::size_t i = 0; i < s.kernels.size(); ++i) r.gpu_busy.push_back({s.kernels[i].start, s.kernels[i].end});
   for (std::size_t i = 0; i < s.memcpys.size(); ++i) r.gpu_busy.push_back({s.memcpys[i].start, s.memcpys[i].end});
   for (std::size_t i = 0; i < s.memsets.size(); ++i) r.gpu_busy.push_back({s.memsets[i].start, s.memsets[i].end});
   const auto meta = s.meta();
@@ -92,7 +72,6 @@ RankSpans spans_of(const EventStore& s) {
     const HostRangeRecord& h = s.host_ranges[i];
     const std::string name = s.strings.get(h.name);
     const Span sp{h.start, h.end};
-    if (is_communication_range(name)) r.comm.push_back(sp), r.comm_ranges = true;
     if (stepping != 0 && h.thread != stepping) continue;
     const auto kind = static_cast<K>(h.kind);
     if (kind == K::data_wait)
@@ -108,10 +87,7 @@ RankSpans spans_of(const EventStore& s) {
       continue;
     r.host_known.push_back(sp);
   }
-  for (Spans* v :
-       {&r.compute, &r.comm, &r.comm_kernels, &r.gpu_busy, &r.data, &r.blocking, &r.optimizer, &r.sync, &r.host_known})
-    merge(*v);
-  r.exposed_base = intersect(r.comm, r.compute);
+  for (Spans* v : {&r.gpu_busy, &r.data, &r.blocking, &r.optimizer, &r.sync, &r.host_known}) merge(*v);
   return r;
 }
 
@@ -123,13 +99,14 @@ struct StepFig {
 StepFig step_fig(const RankSpans& r, std::int64_t a, std::int64_t b) {
   StepFig f{};
   f.period = b - a;
-  f.compute = covered(r.compute, a, b);
-  f.comm = covered(r.comm, a, b);
-  f.exposed = f.comm - covered(r.exposed_base, a, b);
+  const analysis::CommunicationTime c = analysis::communication_time(r.comm, a, b);
+  f.compute = c.computation_ns;
+  f.comm = c.communication_ns;
+  f.exposed = c.exposed_ns();
   f.idle = f.period - covered(r.gpu_busy, a, b);
   f.data = covered(r.data, a, b);
   f.blocking = covered(r.blocking, a, b);
-  f.comm_kernels = covered(r.comm_kernels, a, b);
+  f.comm_kernels = c.collective_kernel_ns;
   f.optimizer = covered(r.optimizer, a, b);
   f.sync = covered(r.sync, a, b);
   f.host_other = f.period - covered(r.host_known, a, b);

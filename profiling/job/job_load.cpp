@@ -29,13 +29,6 @@ std::int32_t rank_from_file_name(std::string_view path) {
   return -1;
 }
 
-bool is_communication_range(std::string_view name) {
-  return name.rfind("comm: ", 0) == 0;
-}
-bool is_async_communication_range(std::string_view name) {
-  return name.rfind("comm: async ", 0) == 0;
-}
-
 namespace {
 
 std::string meta_of(const std::map<std::string, std::string>& meta, const char* key) {
@@ -176,10 +169,16 @@ std::optional<Job> job_of(const std::vector<const EventStore*>& stores, const st
   return job;
 }
 
-Job load_job(const std::vector<std::string>& paths) {
+Job load_job(const std::vector<std::string>& paths, const LoadProgress& progress) {
   Job job;
   std::vector<RankFile> ranked;
-  for (const auto& path : expand(paths, job.problems)) {
+  const std::vector<std::string> files = expand(paths, job.problems);
+  const auto report = [&](std::size_t done) {
+    if (progress.on_file && !progress.on_file(done, files.size())) throw LoadCancelled();
+  };
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    report(k);
+    const std::string& path = files[k];
     auto f = open_one(path, job.problems);
     if (!f) continue;
     if (f->rank >= 0) {
@@ -193,6 +192,7 @@ Job load_job(const std::vector<std::string>& paths) {
                       path, base_name(job.launcher->path)));
     }
   }
+  report(files.size());
   // Groups of files that agree with each group's first; the largest group is the job.
   std::vector<std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < ranked.size(); ++i) {

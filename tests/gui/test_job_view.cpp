@@ -24,6 +24,7 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "gui/window_probe.h"
 #include "widgets/job/job_ranks.h"
 #include "widgets/job/job_timelines.h"
 #include "widgets/main/job_controller.h"
@@ -115,7 +116,7 @@ class TestJobView : public QObject {
   void stragglerJobNamedAlignedAndFirst() {
     MainWindow w;
     w.show();
-    QVERIFY(w.jobs()->openJob({job_dir("j2_straggler")}));
+    QVERIFY(test::open_job(w, {job_dir("j2_straggler")}));
     JobTimelines* t = w.jobs()->timelines();
     QCOMPARE(w.timelinePanel()->alternate(), static_cast<QWidget*>(t));
     QCOMPARE(t->count(), 2);
@@ -158,7 +159,7 @@ class TestJobView : public QObject {
   void balancedJobHasNoStraggler() {
     MainWindow w;
     w.show();
-    QVERIFY(w.jobs()->openJob({job_dir("j2_balanced")}));
+    QVERIFY(test::open_job(w, {job_dir("j2_balanced")}));
     JobTimelines* t = w.jobs()->timelines();
     QCOMPARE(t->count(), 2);
     for (int i = 0; i < t->count(); ++i) QVERIFY2(!t->header(i)->text().contains("straggler"), qPrintable(t->header(i)->text()));
@@ -184,7 +185,7 @@ class TestJobView : public QObject {
     QVERIFY(QFile::copy(job_dir("j2_balanced") + "/ddp-rank0.tsession", dir.path() + "/other-rank0.tsession"));
     MainWindow w;
     w.show();
-    QVERIFY(w.jobs()->openJob({dir.path()}));
+    QVERIFY(test::open_job(w, {dir.path()}));
     const auto& problems = w.jobs()->job()->problems;
     QVERIFY2(problems.size() >= 4, qPrintable(QString::number(problems.size())));
     const QStringList lines = w.message().split('\n');
@@ -199,7 +200,10 @@ class TestJobView : public QObject {
     // A folder with nothing of a job: one line, nothing opens.
     QTemporaryDir empty;
     MainWindow w2;
-    QVERIFY(!w2.jobs()->openJob({empty.path()}));
+    QSignalSpy failed(w2.jobs(), &JobController::jobFailed);
+    QVERIFY(w2.jobs()->openJob({empty.path()}));
+    QVERIFY(failed.wait(30000));
+    QVERIFY(!w2.jobs()->jobShown());
     QVERIFY(w2.message().startsWith("Cannot open the job"));
     QVERIFY(!w2.message().contains('\n'));
   }
@@ -215,12 +219,19 @@ class TestJobView : public QObject {
     QApplication::sendEvent(&w, &enter);
     QVERIFY(enter.isAccepted());
     QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QSignalSpy opened(w.jobs(), &JobController::jobOpened);
     QApplication::sendEvent(&w, &drop);
+    QVERIFY(opened.wait(30000));  // read off the GUI thread
     QVERIFY(w.jobs()->jobShown());
     QCOMPARE(w.jobs()->timelines()->count(), 2);
-    // Two sessions of no job go to Compare, as before.
-    QVERIFY(!w.jobs()->takeDroppedRanks({QStringLiteral(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession"),
-                                         QStringLiteral(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession")}));
+    // Two sessions of no job go to Compare, as before, and the job stays shown.
+    QSignalSpy not_job(w.jobs(), &JobController::notAJob);
+    w.jobs()->openDropped({QStringLiteral(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession"),
+                           QStringLiteral(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession")});
+    QVERIFY(not_job.wait(30000));
+    QTRY_VERIFY(w.sessions()->compareView() != nullptr);
+    QVERIFY(w.jobs()->jobShown());
+    QVERIFY(w.message().isEmpty());
   }
 
   void fourRanksFit1280x720() {
@@ -228,7 +239,7 @@ class TestJobView : public QObject {
     if (!copy_j4(dir.path())) QSKIP("the 4-rank recordings (/work/jobs-data) are not on this machine");
     MainWindow w;
     w.show();
-    QVERIFY(w.jobs()->openJob({dir.path()}));
+    QVERIFY(test::open_job(w, {dir.path()}));
     QTest::qWait(300);
     w.resize(1280, 680);  // after the open (the offscreen screen is smaller): a 1280x720 screen less a title bar
     QTest::qWait(600);
@@ -279,7 +290,7 @@ class TestJobView : public QObject {
     if (!make_j8(dir.path())) QSKIP("the 4-rank recordings (/work/jobs-data) are not on this machine");
     MainWindow w;
     w.show();
-    QVERIFY(w.jobs()->openJob({dir.path()}));
+    QVERIFY(test::open_job(w, {dir.path()}));
     QTest::qWait(300);
     w.resize(1280, 680);
     QTest::qWait(600);

@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
+#include <cmath>
 #include <memory>
 #include <qcustomplot.h>
 
@@ -56,6 +57,20 @@ std::pair<std::int64_t, double> first_sample(const prof::EventStore& store, cons
   for (std::size_t i = 0; i < store.metric_samples.size(); ++i)
     if (store.metric_samples[i].series == id) return {store.metric_samples[i].time, store.metric_samples[i].value};
   return {-1, 0};
+}
+
+/// The mean of series `name`'s samples with time in [a, b) (NaN when none).
+double sample_mean(const prof::EventStore& store, const std::string& name, std::int64_t a, std::int64_t b) {
+  std::uint32_t id = 0;
+  for (std::size_t i = 0; i < store.metric_series.size(); ++i)
+    if (store.strings.get(store.metric_series[i].name) == name) id = store.metric_series[i].id;
+  double sum = 0;
+  int n = 0;
+  for (std::size_t i = 0; i < store.metric_samples.size(); ++i) {
+    const auto& r = store.metric_samples[i];
+    if (r.series == id && r.time >= a && r.time < b) sum += r.value, ++n;
+  }
+  return n > 0 ? sum / n : std::nan("");
 }
 
 QTreeWidgetItem* top_item(QTreeWidget* t, const QString& id) {
@@ -119,18 +134,23 @@ class TestMeasuredTracks : public QObject {
     // The estimates stay, named as estimates.
     QCOMPARE(p.graphFor("gpu.sm_efficiency")->name(), QString("est. SM efficiency"));
     QCOMPARE(p.graphFor("gpu.achieved_occupancy")->name(), QString("est. achieved occupancy"));
-    // The sampled values at their session times (s), one point a sample.
+    // The sampled values in time buckets (session s), each the mean of its samples, on one grid.
+    const auto* grid = p.measuredBuckets("pm.sm_active");
+    QVERIFY(grid && grid->bucket_ns > 0 && !grid->buckets.empty());
     for (const char* name : {"pm.sm_active", "pm.warp_occupancy", "pm.pcie_tx"}) {
       const auto [t, v] = first_sample(*store, name);
+      QVERIFY(t >= grid->from && t < grid->from + grid->bucket_ns);  // the first bucket holds the first sample
       QCPGraph* g = p.graphFor(name);
-      QCOMPARE(g->data()->constBegin()->key, t / 1e9);
-      QCOMPARE(g->data()->constBegin()->value, v);
+      QCOMPARE(g->data()->constBegin()->key, grid->from / 1e9);
+      QCOMPARE(g->data()->constBegin()->value, sample_mean(*store, name, grid->from, grid->from + grid->bucket_ns));
       QCOMPARE(g->data()->size(), p.graphFor("pm.sm_active")->data()->size());
     }
     const auto [t_rd, rd] = first_sample(*store, "pm.dram_read");
     const auto [t_wr, wr] = first_sample(*store, "pm.dram_write");
     QCOMPARE(t_rd, t_wr);
-    QCOMPARE(p.graphFor("pm.dram")->data()->constBegin()->value, rd + wr);
+    QCOMPARE(p.graphFor("pm.dram")->data()->constBegin()->value,
+             sample_mean(*store, "pm.dram_read", grid->from, grid->from + grid->bucket_ns) +
+                 sample_mean(*store, "pm.dram_write", grid->from, grid->from + grid->bucket_ns));
     QCOMPARE(p.graphFor("pm.copy_ceiling")->data()->constBegin()->value, test::kCopyCeiling);
     // One time axis: the measured rows follow the GPU row's range.
     QCPAxis* gpu_x = p.graphFor("gpu.busy")->keyAxis();

@@ -6,9 +6,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "base/errors.h"
 #include "engine/host_trace.h"
+#include "profiling/analysis/analysis.h"
+#include "profiling/analysis/communication.h"
 #include "profiling/job/job.h"
 
 namespace fs = std::filesystem;
@@ -84,10 +87,10 @@ TEST(Job, RankFromFileName) {
 }
 
 TEST(Job, CommunicationRangesByName) {
-  EXPECT_TRUE(job::is_communication_range("comm: all_reduce train.py:57"));
-  EXPECT_TRUE(job::is_communication_range("comm: ddp all_reduce bucket 0"));
-  EXPECT_FALSE(job::is_communication_range("sync: .item() train.py:57"));
-  EXPECT_FALSE(job::is_communication_range("communication"));
+  EXPECT_TRUE(analysis::is_communication_range("comm: all_reduce train.py:57"));
+  EXPECT_TRUE(analysis::is_communication_range("comm: ddp all_reduce bucket 0"));
+  EXPECT_FALSE(analysis::is_communication_range("sync: .item() train.py:57"));
+  EXPECT_FALSE(analysis::is_communication_range("communication"));
 }
 
 TEST(Job, StragglerJobNamesTheSlowRankAndWhy) {
@@ -298,4 +301,48 @@ TEST(Job, NcclWaitIsTheCollectiveKernelsExcess) {
   ASSERT_NE(s, nullptr) << job::to_text(j, r);
   EXPECT_EQ(s->rank, 1);
   EXPECT_NE(s->title.find("data wait"), std::string::npos);
+}
+
+// One definition of communication (profiling/analysis/communication.h): the per-session analysis of a
+// rank counts the Python insight's `comm: ...` ranges (gloo's collectives: no kernel shows them) as the
+// job's per-rank figure does. The job takes medians over step periods (one step start to the next),
+// the session the total over its step windows (host step range + its GPU work) divided by the steps,
+// so the two agree to within the host time between windows; the shared function over the job's own
+// periods gives the job's figure exactly.
+TEST(Job, SessionAnalysisCountsCommunicationRangesAsTheJobDoes) {
+  for (const char* name : {"j2_straggler", "j2_balanced"}) {
+    const job::Job j = job::load_job({jobs_dir(name)});
+    const job::JobReport rep = job::analyze(j);
+    ASSERT_EQ(rep.ranks.size(), 2u) << name;
+    for (const auto& fig : rep.ranks) {
+      const auto& file = *std::find_if(j.ranks.begin(), j.ranks.end(), [&](const auto& f) { return f.rank == fig.rank; });
+      analysis::Options o;
+      o.warmup_steps = 1;  // as --analyze and the job (Options::warmup_steps)
+      const analysis::Report r = analysis::analyze(*file.store, o);
+      SCOPED_TRACE(std::string(name) + " rank " + std::to_string(fig.rank));
+      ASSERT_TRUE(r.communication.has_value());  // before: "none found" (no NCCL kernel in a gloo job)
+      EXPECT_EQ(r.communication->kernels, 0);
+      EXPECT_GT(r.communication->host_ranges, 0);
+      ASSERT_GT(fig.communication_ns, 0);
+      const double session_ms = r.communication->communication_ns / 1e6 / static_cast<double>(r.steps);
+      const double job_ms = fig.communication_ns / 1e6;
+      EXPECT_NEAR(session_ms, job_ms, 0.15 * job_ms + 0.1) << "session " << session_ms << " ms/step, job " << job_ms;
+      const double session_exposed = r.communication->exposed_ns / 1e6 / static_cast<double>(r.steps);
+      const double job_exposed = fig.exposed_comm_ns / 1e6;
+      EXPECT_NEAR(session_exposed, job_exposed, 0.15 * job_exposed + 0.1);
+      // The shared spans over the job's step periods: the job's median exactly.
+      const auto spans = analysis::communication_spans(*file.store);
+      std::map<std::int64_t, std::int64_t> start;
+      for (std::size_t i = 0; i < file.store->steps.size(); ++i)
+        start.emplace(file.store->steps[i].global_step, file.store->steps[i].start);
+      std::vector<std::int64_t> v;  // periods k -> k + 1 after the warm-up step (both ranks recorded every step)
+      for (auto it = std::next(start.begin()); std::next(it) != start.end(); ++it)
+        if (std::next(it)->first == it->first + 1)
+          v.push_back(analysis::communication_time(spans, it->second, std::next(it)->second).communication_ns);
+      ASSERT_EQ(static_cast<std::int64_t>(v.size()), fig.steps);
+      std::sort(v.begin(), v.end());
+      const std::size_t n = v.size();
+      EXPECT_EQ(fig.communication_ns, n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+    }
+  }
 }

@@ -2,15 +2,19 @@
 #include "widgets/main/job_controller.h"
 
 #include <QAction>
-#include <QApplication>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-#include <exception>
+#include <algorithm>
 
+#include "widgets/common/elided_label.h"
+#include "widgets/job/job_loader.h"
 #include "widgets/job/job_ranks.h"
 #include "widgets/job/job_timelines.h"
 #include "widgets/main/main_frame.h"
@@ -23,12 +27,6 @@
 namespace ts::gui {
 
 namespace {
-
-std::vector<std::string> std_paths(const QStringList& paths) {
-  std::vector<std::string> out;
-  for (const QString& p : paths) out.push_back(QDir::cleanPath(p).toStdString());
-  return out;
-}
 
 /// A job's name for the title bar: its folder's, or its first file's folder.
 QString job_name(const QStringList& paths) {
@@ -44,6 +42,14 @@ JobController::JobController(MainFrame& frame, QObject* parent) : QObject(parent
   open_->setToolTip(tr("Open a distributed job: the folder of its ranks' sessions or traces (torchrun, mpirun, "
                        "srun), shown as one job on one time axis"));
   connect(open_, &QAction::triggered, this, &JobController::chooseJob);
+  loader_ = new JobLoader(this);
+  connect(loader_, &JobLoader::progress, this, [this](qint64 done, qint64 total) {
+    if (!load_bar_) return;
+    load_bar_->setRange(0, static_cast<int>(std::max<qint64>(total, 1)));
+    load_bar_->setValue(static_cast<int>(done));
+  });
+  connect(loader_, &JobLoader::loaded, this, &JobController::loaded);
+  connect(loader_, &JobLoader::failed, this, &JobController::loadFailed);
 }
 
 JobController::~JobController() {
@@ -84,19 +90,30 @@ void JobController::chooseJob() {
   if (!dir.isEmpty()) openJob({dir});
 }
 
-bool JobController::takeDroppedRanks(const QStringList& files) {
-  dropped_.reset();
-  dropped_paths_.clear();
-  if (files.size() < 2) return false;
-  try {
-    auto job = std::make_shared<prof::job::Job>(prof::job::load_job(std_paths(files)));
-    if (job->ranks.size() < 2) return false;
-    dropped_ = std::move(job);
-    dropped_paths_ = files;
-    return true;
-  } catch (const std::exception&) {
-    return false;  // no rank among them: sessions to compare
-  }
+void JobController::buildLoadProgress() {
+  load_box_ = new QWidget;
+  load_box_->setObjectName("job.loadProgress");
+  auto* row = new QHBoxLayout(load_box_);
+  row->setContentsMargins(0, 0, 0, 0);
+  load_label_ = new SqueezeLabel({}, 60);  // a long folder name is cut, not widening the window
+  load_bar_ = new QProgressBar;
+  load_bar_->setMaximumWidth(200);
+  load_bar_->setFormat(tr("%v of %m files"));
+  auto* cancel = new QPushButton(tr("Cancel"));
+  cancel->setToolTip(tr("Stop opening the job; the one shown stays"));
+  connect(cancel, &QPushButton::clicked, this, &JobController::cancelLoad);
+  row->addWidget(load_label_);
+  row->addWidget(load_bar_);
+  row->addWidget(cancel);
+  frame_.addStatusWidget(load_box_);
+  load_box_->hide();
+}
+
+bool JobController::isLoading() const { return loader_->isLoading(); }
+
+void JobController::cancelLoad() {
+  dropped_.clear();
+  loader_->cancel();
 }
 
 bool JobController::openJob(const QStringList& paths) {
@@ -104,28 +121,59 @@ bool JobController::openJob(const QStringList& paths) {
     frame_.showMessage(tr("A run is going: open the job when it has ended"), true);
     return false;
   }
-  std::shared_ptr<prof::job::Job> job;
-  if (dropped_ && dropped_paths_ == paths) job = std::move(dropped_);
-  dropped_.reset();
-  dropped_paths_.clear();
-  if (!job) {
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    try {
-      job = std::make_shared<prof::job::Job>(prof::job::load_job(std_paths(paths)));
-    } catch (const std::exception& e) {
-      QApplication::restoreOverrideCursor();
-      frame_.showMessage(tr("Cannot open the job: %1").arg(QString::fromUtf8(e.what())), true);
-      return false;
-    }
-    QApplication::restoreOverrideCursor();
-  }
-  return show(std::move(job), job_name(paths));
+  startLoad(paths, false);
+  return true;
 }
 
-bool JobController::show(std::shared_ptr<prof::job::Job> job, const QString& name) {
-  if (!timeline_) return false;
-  report_ = prof::job::analyze(*job);
-  job_ = job;
+void JobController::openDropped(const QStringList& files) {
+  if (frame_.running()) return;
+  startLoad(files, true);
+}
+
+void JobController::startLoad(const QStringList& paths, bool dropped) {
+  dropped_ = dropped ? paths : QStringList();
+  if (!load_box_) buildLoadProgress();
+  load_label_->setText(tr("Opening job %1").arg(job_name(paths)));
+  load_bar_->setRange(0, 0);  // busy until the first progress report
+  load_box_->show();
+  loader_->start(paths);  // one loading already: this one replaces it (the later one wins)
+}
+
+void JobController::loaded(const LoadedJob& loaded) {
+  load_box_->hide();
+  const bool dropped = !dropped_.isEmpty() && loaded.paths == dropped_;
+  dropped_.clear();
+  if (dropped && loaded.job->ranks.size() < 2) {
+    emit notAJob(loaded.paths);
+    return;
+  }
+  if (frame_.running()) {  // a run started while the job loaded: the run's panels stay
+    frame_.showStatus(tr("The job opened while a run goes: not shown"), 5000);
+    emit jobFailed(tr("a run is going"), true);
+    return;
+  }
+  show(loaded);
+}
+
+void JobController::loadFailed(const QString& message, bool cancelled) {
+  load_box_->hide();
+  const QStringList dropped = dropped_;
+  dropped_.clear();
+  // The job shown before (if any) was not touched by the load: it stays as it was.
+  if (!dropped.isEmpty() && !cancelled) {
+    emit notAJob(dropped);  // no rank among the dropped files: sessions to compare
+    return;
+  }
+  if (cancelled) frame_.showStatus(tr("Opening the job was cancelled"), 5000);
+  else frame_.showMessage(tr("Cannot open the job: %1").arg(message), true);
+  emit jobFailed(message, cancelled);
+}
+
+void JobController::show(const LoadedJob& loaded) {
+  if (!timeline_) return;
+  const QString name = job_name(loaded.paths);
+  report_ = loaded.report;
+  job_ = loaded.job;
   timelines_->setJob(job_, report_);
   ranks_->setJob(*job_, report_);
   fill_job_verdicts(section_tree_, report_);
@@ -148,7 +196,6 @@ bool JobController::show(std::shared_ptr<prof::job::Job> job, const QString& nam
   else frame_.showMessage(lines.join('\n'), true);
   frame_.showStatus(tr("Job opened: %n rank(s)", nullptr, static_cast<int>(job_->ranks.size())), 5000);
   emit jobOpened();
-  return true;
 }
 
 void JobController::leaveJob() {

@@ -1,12 +1,15 @@
 // The main window's distributed jobs (job_controller.cpp): File ▸ Open job… (a folder of one job's
 // rank files), several dropped rank files of one job, `trainscope DIR`. A job opens through
-// profiling's prof::job::load_job and analyze (the same as `trainscope-run --analyze DIR`); what
-// could not be taken in (a missing rank, a duplicate, a damaged file, another job's file) is said in
-// the message bar, one line each, and the rest opens. Shown in the Profile workspace: the ranks as
-// groups of lanes on one aligned time axis in place of the one-session timeline (JobTimelines), the
-// per-rank table in the Ranks tab (JobRanks) and the job's verdicts above the Verdicts tab's. The
-// analysis panels show the first rank drawn (the straggler, else the slowest) as a session; opening a
-// session or starting a run leaves the job.
+// profiling's prof::job::load_job and analyze (the same as `trainscope-run --analyze DIR`) on a
+// worker thread (JobLoader), with the files opened so far and Cancel in the status bar, as a session
+// opens; the job shown before stays shown until the new one is ready, and stays when the open fails
+// (the reason in the message bar, one line) or is cancelled. A second open while one loads wins: the
+// first is cancelled and never shown. What could not be taken in (a missing rank, a duplicate, a
+// damaged file, another job's file) is said in the message bar, one line each, and the rest opens.
+// Shown in the Profile workspace: the ranks as groups of lanes on one aligned time axis in place of
+// the one-session timeline (JobTimelines), the per-rank table in the Ranks tab (JobRanks) and the
+// job's verdicts above the Verdicts tab's. The analysis panels show the first rank drawn (the
+// straggler, else the slowest) as a session; opening a session or starting a run leaves the job.
 #pragma once
 #include <QObject>
 #include <QStringList>
@@ -15,12 +18,16 @@
 #include "profiling/job/job.h"
 
 class QAction;
+class QLabel;
+class QProgressBar;
 class QTreeWidget;
 class QWidget;
 
 namespace ts::gui {
 
+class JobLoader;
 class JobRanks;
+struct LoadedJob;
 class JobTimelines;
 class MainFrame;
 class TimelinePanel;
@@ -36,13 +43,17 @@ class JobController : public QObject {
   /// workspace's timeline panel, where the ranks' lanes are shown in place of a session's.
   QWidget* buildPage(TimelinePanel* timeline);
 
-  /// Opens the job in `paths` (a folder, or several rank files): false, with the reason in the
-  /// message bar, when none of them is a rank or a run goes; problems of some files are said in the
-  /// message bar, one line each, and the others open.
+  /// Starts opening the job in `paths` (a folder, or several rank files) on a worker: false, with the
+  /// reason in the message bar, while a run goes. Then jobOpened or jobFailed follows (problems of
+  /// some files are said in the message bar, one line each, and the others open), unless a later
+  /// openJob() or openDropped() replaces this one.
   bool openJob(const QStringList& paths);
-  /// Whether `files` (dropped together) are two or more ranks of one job: then openJob(files) opens
-  /// them (the job is kept for that call, so the files are read once); otherwise they are compared.
-  bool takeDroppedRanks(const QStringList& files);
+  /// Files dropped together: opened as a job when they hold two or more ranks of one job; otherwise
+  /// notAJob(files) follows (the window compares them) and nothing is said.
+  void openDropped(const QStringList& files);
+  /// Stops the job load in progress (jobFailed(..., true)); the job shown stays.
+  void cancelLoad();
+  bool isLoading() const;
   /// Back to the one-session timeline (a session opens, a run starts).
   void leaveJob();
   bool jobShown() const { return job_ != nullptr; }
@@ -56,13 +67,25 @@ class JobController : public QObject {
 
  signals:
   void jobOpened();
+  /// Opening a job failed (`message`: the one line in the message bar) or was cancelled.
+  void jobFailed(const QString& message, bool cancelled);
+  /// Dropped files (openDropped) that are not two or more ranks of one job.
+  void notAJob(const QStringList& files);
 
  private:
   void chooseJob();
-  bool show(std::shared_ptr<prof::job::Job> job, const QString& name);
+  void startLoad(const QStringList& paths, bool dropped);
+  void buildLoadProgress();
+  void loaded(const LoadedJob& loaded);
+  void loadFailed(const QString& message, bool cancelled);
+  void show(const LoadedJob& loaded);
 
   MainFrame& frame_;
   QAction* open_;
+  JobLoader* loader_;
+  QWidget* load_box_ = nullptr;  // status bar: "Opening job …" + progress bar + Cancel
+  QLabel* load_label_ = nullptr;
+  QProgressBar* load_bar_ = nullptr;
   TimelinePanel* timeline_ = nullptr;
   JobTimelines* timelines_ = nullptr;
   JobRanks* ranks_ = nullptr;
@@ -70,8 +93,7 @@ class JobController : public QObject {
   QTreeWidget* section_tree_ = nullptr;
   std::shared_ptr<const prof::job::Job> job_;
   prof::job::JobReport report_;
-  std::shared_ptr<prof::job::Job> dropped_;  // takeDroppedRanks()'s job, for the openJob() that follows
-  QStringList dropped_paths_;
+  QStringList dropped_;  // the load in progress's paths when they were dropped (openDropped)
 };
 
 }  // namespace ts::gui

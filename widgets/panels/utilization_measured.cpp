@@ -8,6 +8,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "profiling/analysis/series_buckets.h"
 #include "widgets/panels/panel_plot.h"
 #include "widgets/panels/utilization_panel.h"
 
@@ -41,6 +42,20 @@ void set_points(QCPGraph* g, const std::vector<SeriesPoint>& pts) {
   QVector<double> k, v;
   k.reserve(static_cast<int>(pts.size())), v.reserve(static_cast<int>(pts.size()));
   for (const auto& p : pts) k.push_back(ns_to_s(p.t)), v.push_back(p.v);
+  g->setData(k, v, true);
+}
+
+/// Bucket means as a step line, as the GPU row draws its buckets: a point at each bucket start and
+/// one closing the last bucket. A bucket without samples (zoomed in below the sampling interval)
+/// gets no point: the step line holds the value before it, as the samples themselves would.
+void set_bucket_means(QCPGraph* g, const UtilizationPanel::MeasuredBuckets& b) {
+  QVector<double> k, v;
+  const auto n = static_cast<std::int64_t>(b.buckets.size());
+  std::int64_t last = -1;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (const auto& x = b.buckets[static_cast<std::size_t>(i)]; x.count > 0)
+      k.push_back(ns_to_s(b.from + i * b.bucket_ns)), v.push_back(x.mean), last = i;
+  if (last >= 0) k.push_back(ns_to_s(b.from + (last + 1) * b.bucket_ns)), v.push_back(v.back());
   g->setData(k, v, true);
 }
 
@@ -81,6 +96,34 @@ bool UtilizationPanel::measuredRowsShown() const { return meas_->visible() && me
 void UtilizationPanel::fill_measured() {
   const auto store = hub_->store();
   if (store) metrics_.update(*store, hub_->counts().metric_series, hub_->counts().metric_samples);
+  // Only what arrived since the last refresh is taken in (prefix sums, block maxima, the DRAM sum).
+  for (const auto& m : kMeasured)
+    if (const auto* s = metrics_.find(m.key)) measured_index_[m.key].extend(s->points);
+  const auto *rd = metrics_.find("pm.dram_read"), *wr = metrics_.find("pm.dram_write");
+  if (rd || wr) {
+    dram_sum_.extend({rd ? &rd->points : nullptr, wr ? &wr->points : nullptr});
+    measured_index_["pm.dram"].extend(dram_sum_.points());
+  }
+  drawMeasured();
+  const auto meta = store ? store->meta() : std::map<std::string, std::string>{};
+  // Metrics the sampler left out (pm_sampling.absent.<metric>): named in the status line's tooltip.
+  QStringList absent;
+  for (const auto& [k, v] : meta)
+    if (k.rfind("pm_sampling.absent.", 0) == 0)
+      absent << tr("%1 absent: %2").arg(QString::fromStdString(k.substr(19)), QString::fromStdString(v));
+  if (!measured_message_.isEmpty()) absent.prepend(measured_message_);
+  status_->setToolTip(absent.join('\n'));
+}
+
+/// The measured series' points behind graph `key` (nullptr: absent).
+const std::vector<SeriesPoint>* UtilizationPanel::measured_points(const std::string& key) const {
+  if (key == "pm.dram") return metrics_.find("pm.dram_read") || metrics_.find("pm.dram_write") ? &dram_sum_.points() : nullptr;
+  const auto* s = metrics_.find(key);
+  return s ? &s->points : nullptr;
+}
+
+void UtilizationPanel::drawMeasured() {
+  const auto store = hub_->store();
   const auto meta = store ? store->meta() : std::map<std::string, std::string>{};
   std::int64_t interval = meta_int(meta, "pm_sampling.interval_ns", 0);
   std::int64_t first = INT64_MAX, last = INT64_MIN;
@@ -91,41 +134,53 @@ void UtilizationPanel::fill_measured() {
     }
   if (interval <= 0) interval = 1'000'000;
   const bool any = first <= last;
+  // The buckets: the GPU row's length on round times over the shown range (the samples' span when
+  // none is set), so both rows change at the same x.
+  std::int64_t from = first, to = last + interval, bucket = 0;
+  const TimeSpan vis = hub_->visibleRange();
+  // One sampling interval beyond each edge: the samples just outside hold the line up to the edges.
+  if (vis.end > vis.start)
+    from = std::max<std::int64_t>(from, vis.start - interval), to = std::min<std::int64_t>(to, vis.end + interval);
+  if (any && to > from) {
+    bucket = buckets_.bucket_ns > 0 ? buckets_.bucket_ns : prof::analysis::nice_bucket_ns(to - from, target_buckets_);
+    if ((to - from) / bucket > 4 * target_buckets_) bucket = prof::analysis::nice_bucket_ns(to - from, target_buckets_);
+    from = from / bucket * bucket;
+  }
+  const std::size_t n = bucket > 0 ? static_cast<std::size_t>((to - from + bucket - 1) / bucket) : 0;
   // Samples lost, said in the first measured legend: beside the tracks they thin out.
   const std::int64_t n_lost = meta_int(meta, "pm_sampling.samples_lost", -1);
   const QString lost = n_lost >= 0 ? tr("samples lost %1").arg(n_lost) : tr("samples lost unknown");
   double bw_max = 0;
+  measured_buckets_.clear();
   for (const auto& m : kMeasured) {
-    std::vector<SeriesPoint> pts;
     const std::string key = m.key;
-    if (key == "pm.dram") {
-      const auto *rd = metrics_.find("pm.dram_read"), *wr = metrics_.find("pm.dram_write");
-      std::vector<const std::vector<SeriesPoint>*> parts;
-      if (rd) parts.push_back(&rd->points);
-      if (wr) parts.push_back(&wr->points);
-      if (!parts.empty()) pts = prof::analysis::sum_series(parts);
-    } else if (key == "pm.copy_ceiling") {  // the measured ceiling the finding memory_bound_kernels uses
-      const double c = static_cast<double>(meta_int(meta, "pm_sampling.copy_ceiling_bytes_per_s", 0));
-      if (any && c > 0 && metrics_.find("pm.dram_read")) pts = {{first, c}, {last + interval, c}};
-    } else if (const auto* s = metrics_.find(key)) {
-      pts = s->points;
-    }
-    if (m.row == 1)
-      for (const auto& p : pts) bw_max = std::max(bw_max, p.v);
     QCPGraph* g = graphs_[m.key];
-    set_points(g, pts);
+    if (key == "pm.copy_ceiling") {  // the measured ceiling the finding memory_bound_kernels uses
+      const double c = static_cast<double>(meta_int(meta, "pm_sampling.copy_ceiling_bytes_per_s", 0));
+      std::vector<SeriesPoint> pts;
+      if (any && c > 0 && metrics_.find("pm.dram_read")) pts = {{first, c}, {last + interval, c}}, bw_max = std::max(bw_max, c);
+      set_points(g, pts);
+    } else {
+      MeasuredBuckets b{from, bucket, {}};
+      const auto* pts = measured_points(key);
+      auto idx = measured_index_.find(key);
+      if (pts && idx != measured_index_.end() && n > 0) b.buckets = idx->second.buckets(*pts, from, bucket, n);
+      if (m.row == 1)
+        for (const auto& x : b.buckets)
+          if (x.count > 0) bw_max = std::max(bw_max, x.max);
+      set_bucket_means(g, b);
+      if (pts) measured_buckets_[QString::fromLatin1(m.key)] = std::move(b);
+    }
     g->setName(key == "pm.sm_active" ? tr("%1 (measured, PM sampling %2; %3)").arg(tr(m.label), rate_text(interval), lost)
                                      : tr("%1 (measured)").arg(tr(m.label)));
   }
   meas_bw_->axis(QCPAxis::atLeft)->setRange(0, std::max(bw_max, 1e6) * 1.15);
   measured_message_ = !store || any ? QString() : tr("Measured GPU metrics: %1").arg(absent_reason(meta, hub_->isLive()));
-  // Metrics the sampler left out (pm_sampling.absent.<metric>): named in the status line's tooltip.
-  QStringList absent;
-  for (const auto& [k, v] : meta)
-    if (k.rfind("pm_sampling.absent.", 0) == 0)
-      absent << tr("%1 absent: %2").arg(QString::fromStdString(k.substr(19)), QString::fromStdString(v));
-  if (!measured_message_.isEmpty()) absent.prepend(measured_message_);
-  status_->setToolTip(absent.join('\n'));
+}
+
+const UtilizationPanel::MeasuredBuckets* UtilizationPanel::measuredBuckets(const QString& key) const {
+  auto it = measured_buckets_.find(key);
+  return it == measured_buckets_.end() ? nullptr : &it->second;
 }
 
 QString UtilizationPanel::measured_status() const {

@@ -115,6 +115,8 @@ UtilizationPanel::UtilizationPanel(PanelHub* hub, QWidget* parent) : QWidget(par
     ++generation_;
     series_.clear();
     metrics_.clear();
+    measured_index_.clear();
+    dram_sum_.clear();
     buckets_ = {};
     trainer_known_ = false;
     have_buckets_ = false;
@@ -503,6 +505,7 @@ void UtilizationPanel::fillBuckets() {
   for (double v : buckets_.h2d_bytes_per_s) h2d_max = std::max(h2d_max, v);
   h2d_bucket_max_ = h2d_max;
   h2d_->axis(QCPAxis::atLeft)->setRange(0, std::max({h2d_max, pcie_max_, 1e6}) * 1.15);
+  drawMeasured();  // the measured rows on the new buckets (a moved range, a grown store)
   for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
   arrange();
   gpu_absent_->setText(gpu_message_);
