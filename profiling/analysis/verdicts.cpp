@@ -150,12 +150,18 @@ void communication_bound(Report& r) {
   const auto& c = *r.communication;
   const double s = share(c.exposed_ns, r.wall_ns);
   if (s < kCommModerate) return;
+  // One rank's collective also holds the time it waits for the slowest rank: only the job's ranks
+  // side by side tell a straggler from slow communication (profiling/job: straggler).
+  const std::string one_rank = r.world_size > 1 || r.rank >= 0
+                                   ? "; on one rank this includes waiting for slower ranks: analyse the job (trainscope-run "
+                                     "--analyze FOLDER-OF-RANKS) to see whether a straggler is the cause"
+                                   : "";
   r.verdicts.push_back({"communication_bound", s >= kCommHigh ? "high" : "moderate",
                         "Communication-bound: the GPUs wait on collectives that computation does not hide",
-                        fix(r, "communicate less often or hide it: a larger batch per GPU, gradient accumulation",
+                        fix(r, "communicate less often or hide it: a larger batch per GPU, gradient accumulation" + one_rank,
                             "overlap communication with computation (DDP's gradient buckets: tune bucket_cap_mb so "
                             "all-reduces start during backward), a larger batch per GPU, gradient accumulation with "
-                            "no_sync() on the micro-steps, fewer or fused collectives"),
+                            "no_sync() on the micro-steps, fewer or fused collectives" + one_rank),
                         {{"exposed_communication_pct", 100 * s},
                          {"communication_ms_per_step", c.communication_ns / 1e6 / std::max<std::int64_t>(1, r.steps)},
                          {"overlap_pct", 100 * c.overlap()}}, {}, {}, {}});

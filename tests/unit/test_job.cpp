@@ -310,6 +310,7 @@ TEST(Job, NcclWaitIsTheCollectiveKernelsExcess) {
 // so the two agree to within the host time between windows; the shared function over the job's own
 // periods gives the job's figure exactly.
 TEST(Job, SessionAnalysisCountsCommunicationRangesAsTheJobDoes) {
+  int comm_bound = 0;
   for (const char* name : {"j2_straggler", "j2_balanced"}) {
     const job::Job j = job::load_job({jobs_dir(name)});
     const job::JobReport rep = job::analyze(j);
@@ -343,6 +344,13 @@ TEST(Job, SessionAnalysisCountsCommunicationRangesAsTheJobDoes) {
       std::sort(v.begin(), v.end());
       const std::size_t n = v.size();
       EXPECT_EQ(fig.communication_ns, n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+      // One rank's communication_bound holds its wait for the others: the fix points at the job.
+      for (const auto& verdict : r.verdicts)
+        if (verdict.id == "communication_bound") {
+          ++comm_bound;
+          EXPECT_NE(verdict.fix.find("--analyze FOLDER-OF-RANKS"), std::string::npos) << verdict.fix;
+        }
     }
   }
+  EXPECT_GT(comm_bound, 0);  // rank 0 of the straggler job waits on rank 1 inside its all-reduces
 }
