@@ -3,6 +3,19 @@
 
 namespace ts::prof::pm {
 
+CUptiResult initialize_and_name_chip(const PmApi& api, int device, std::string& chip, std::string& step) {
+  auto init = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  step = "profiler initialize";
+  if (CUptiResult r = api.profiler_initialize(&init); r != CUPTI_SUCCESS) return r;
+  auto chip_p = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  chip_p.deviceIndex = static_cast<std::size_t>(device);
+  step = "chip name";
+  if (CUptiResult r = api.chip_name(&chip_p); r != CUPTI_SUCCESS) return r;
+  chip = chip_p.pChipName ? chip_p.pChipName : "";
+  step.clear();
+  return CUPTI_SUCCESS;
+}
+
 Refusal refusal_kind(CUptiResult r) {
   switch (r) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:

@@ -21,6 +21,10 @@ P cupti_params(std::size_t size) {
   return p;
 }
 
+/// CUPTI's profiler initialised and the name of CUDA device `device`'s chip ("GH100") in `chip`.
+/// On an error, `step` names the call that failed ("profiler initialize", "chip name").
+CUptiResult initialize_and_name_chip(const PmApi& api, int device, std::string& chip, std::string& step);
+
 /// The kind of refusal behind `r` (pm_metrics.h, Refusal): privileges, another profiler, an
 /// unsupported GPU or setup, or other.
 Refusal refusal_kind(CUptiResult r);

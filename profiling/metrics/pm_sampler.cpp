@@ -129,12 +129,9 @@ bool PmSampler::Impl::setup() {
                          timestamp(&t);
                          return static_cast<std::int64_t>(t);
                        }).offset_ns);
-  auto init = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  if (CUptiResult r = api->profiler_initialize(&init); r != CUPTI_SUCCESS) return fail("", r);
-  auto chip_p = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
-  chip_p.deviceIndex = static_cast<std::size_t>(options.cuda_device);
-  if (CUptiResult r = api->chip_name(&chip_p); r != CUPTI_SUCCESS) return fail("chip name", r);
-  chip = chip_p.pChipName ? chip_p.pChipName : "";
+  std::string step;
+  if (CUptiResult r = initialize_and_name_chip(*api, options.cuda_device, chip, step); r != CUPTI_SUCCESS)
+    return fail(step == "chip name" ? step : "", r);  // an initialize refusal reads as the refusal alone
   store.set_meta("pm_sampling.chip", chip);
   if (!enable()) return false;
   auto a = cupti_params<CUpti_PmSampling_GetCounterAvailability_Params>(CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);

@@ -66,12 +66,9 @@ bool RangeProfiler::Impl::prepare() {
     detail = "no context was given and none is current on this thread";
     return false;
   }
-  auto init = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  if (CUptiResult r = api->profiler_initialize(&init); r != CUPTI_SUCCESS) return fail("profiler initialize", r);
-  auto chip_p = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
-  chip_p.deviceIndex = static_cast<std::size_t>(options.cuda_device);
-  if (CUptiResult r = api->chip_name(&chip_p); r != CUPTI_SUCCESS) return fail("chip name", r);
-  chip = chip_p.pChipName ? chip_p.pChipName : "";
+  std::string step;
+  if (CUptiResult r = initialize_and_name_chip(*api, options.cuda_device, chip, step); r != CUPTI_SUCCESS)
+    return fail(step, r);
   return query_availability() && choose_counters() && build_config();
 }
 

@@ -12,7 +12,6 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -28,10 +27,10 @@
 
 using namespace ts;
 using namespace ts::gui;
+using ts::gui::test::job_dir;
+using ts::gui::test::set_rank_meta;
 
 namespace {
-
-QString job_dir(const char* name) { return QStringLiteral(TRAINSCOPE_SOURCE_DIR "/tests/data/jobs/") + name; }
 
 /// An 8-rank job in `dir`: rank r is a copy of j2_balanced's rank r % 2 with meta distributed.rank r
 /// and world size 8 (false when a copy or its update fails).
@@ -40,15 +39,7 @@ bool make_balanced_j8(const QString& dir) {
     const QString path = dir + QStringLiteral("/ddp-rank%1.tsession").arg(r);
     if (!QFile::copy(job_dir("j2_balanced") + QStringLiteral("/ddp-rank%1.tsession").arg(r % 2), path)) return false;
     QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
-    sqlite3* db = nullptr;
-    if (sqlite3_open(path.toUtf8().constData(), &db) != SQLITE_OK) return sqlite3_close(db), false;
-    const QByteArray sql = QStringLiteral("UPDATE meta SET value = '%1' WHERE key = 'distributed.rank'; UPDATE meta SET "
-                                          "value = '8' WHERE key = 'distributed.world_size';")
-                               .arg(r)
-                               .toUtf8();
-    const bool ok = sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr) == SQLITE_OK;
-    sqlite3_close(db);
-    if (!ok) return false;
+    if (!set_rank_meta(path, r, 8)) return false;
   }
   return true;
 }

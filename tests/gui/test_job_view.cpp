@@ -17,7 +17,6 @@
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QtTest>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <map>
@@ -37,10 +36,11 @@
 
 using namespace ts;
 using namespace ts::gui;
+using ts::gui::test::job_dir;
+using ts::gui::test::set_rank_meta;
 
 namespace {
 
-QString job_dir(const char* name) { return QStringLiteral(TRAINSCOPE_SOURCE_DIR "/tests/data/jobs/") + name; }
 constexpr const char* kJ4 = "/work/jobs-data/jobs/j4_sleeper";
 
 /// The 4-rank job's rank files copied into `dir` (false when the recordings are not on this machine).
@@ -59,15 +59,7 @@ bool make_j8(const QString& dir) {
   for (int r = 0; r < 8; ++r) {
     const QString path = dir + QStringLiteral("/ddp-rank%1.tsession").arg(r);
     if (r >= 4 && !QFile::copy(dir + QStringLiteral("/ddp-rank%1.tsession").arg(r - 4), path)) return false;
-    sqlite3* db = nullptr;
-    if (sqlite3_open(path.toUtf8().constData(), &db) != SQLITE_OK) return sqlite3_close(db), false;
-    const QByteArray sql = QStringLiteral("UPDATE meta SET value = '%1' WHERE key = 'distributed.rank'; UPDATE meta SET "
-                                          "value = '8' WHERE key = 'distributed.world_size';")
-                               .arg(r)
-                               .toUtf8();
-    const bool ok = sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr) == SQLITE_OK;
-    sqlite3_close(db);
-    if (!ok) return false;
+    if (!set_rank_meta(path, r, 8)) return false;
   }
   return true;
 }

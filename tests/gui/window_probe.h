@@ -1,8 +1,9 @@
-// What several window tests ask of a MainWindow: open a session or a job and wait for it, and count
-// the timeline lanes wholly in view.
+// What several window tests ask of a MainWindow: open a session or a job and wait for it, count the
+// timeline lanes wholly in view, and make larger jobs from the recorded rank files of tests/data/jobs.
 #pragma once
 #include <QSignalSpy>
 #include <QString>
+#include <sqlite3.h>
 
 #include "app/gui/main_window.h"
 #include "widgets/main/job_controller.h"
@@ -21,6 +22,24 @@ inline bool open_session(MainWindow& w, const QString& path) {
 inline bool open_job(MainWindow& w, const QStringList& paths) {
   QSignalSpy opened(w.jobs(), &JobController::jobOpened);
   return w.jobs()->openJob(paths) && (opened.count() > 0 || opened.wait(60000));
+}
+
+/// tests/data/jobs/NAME in the source tree.
+inline QString job_dir(const char* name) { return QStringLiteral(TRAINSCOPE_SOURCE_DIR "/tests/data/jobs/") + name; }
+
+/// Sets rank file `path`'s meta distributed.rank to `rank` and distributed.world_size to `world`
+/// (a copied rank file made another rank of a larger job); false when the file cannot be updated.
+inline bool set_rank_meta(const QString& path, int rank, int world) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.toUtf8().constData(), &db) != SQLITE_OK) return sqlite3_close(db), false;
+  const QByteArray sql = QStringLiteral("UPDATE meta SET value = '%1' WHERE key = 'distributed.rank'; UPDATE meta SET "
+                                        "value = '%2' WHERE key = 'distributed.world_size';")
+                             .arg(rank)
+                             .arg(world)
+                             .toUtf8();
+  const bool ok = sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr) == SQLITE_OK;
+  sqlite3_close(db);
+  return ok;
 }
 
 /// Lanes of `view` shown whole, below the ruler and above the bottom edge.
