@@ -125,6 +125,9 @@ class TestPlayground : public QObject {
             w.sourceView()->textCursor().block().text().contains("__global__"));
     l->selectRow(10);
     QVERIFY(w.findChild<QLabel*>("playground.source_label")->text().contains("cuBLAS"));
+    QVERIFY2(w.sourceView()->toPlainText().isEmpty(), "a cuBLAS row kept the source of the row before");
+    l->selectRow(0);  // back to an own kernel: its file again
+    QVERIFY(w.sourceView()->toPlainText().contains("__global__ void sgemm_naive"));
     // Another family: the memory ladder in GB/s.
     QVERIFY(w.selectFamily("transpose"));
     QCOMPARE(l->rowCells(2)[0], QString("tile padded to 33"));
@@ -199,6 +202,53 @@ class TestPlayground : public QObject {
       QVERIFY(p->selectFamily("transpose"));
       QTest::qWait(50);
       QCOMPARE(split->sizes(), dragged);
+    }
+  }
+
+  void rooflineLabelsStayApartAndInsideThePlot() {
+    // With a memory family selected every family's labels were drawn at once, over each other and
+    // past the right edge; an own kernel's label near the edge was cut there.
+    const QString recording = QStringLiteral(TRAINSCOPE_SOURCE_DIR "/resources/playground/h200.tsession.zst");
+    if (!QFile::exists(recording)) QSKIP("the shipped recording is not in the source tree");
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.sessions()->openSession(recording));
+    w.resize(1280, 720);
+    PlaygroundWorkspace* p = w.playground();
+    p->tabs()->setCurrentIndex(1);
+    QCustomPlot* plot = p->roofline()->plot();
+    auto labels = [&] {
+      plot->replot();
+      QList<QRectF> out;
+      for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->objectName() == "point" && t->visible()) {
+          const QFontMetrics fm(t->font());
+          const QPointF at = t->position->pixelPosition();
+          const double wd = fm.horizontalAdvance(t->text()) + 8, h = fm.height();
+          const bool left_aligned = t->positionAlignment() & Qt::AlignLeft;
+          out << QRectF(left_aligned ? at.x() : at.x() - wd, at.y() - h / 2, wd, h);
+        }
+      return out;
+    };
+    for (const char* family : {"transpose", "sgemm", "tensor", "occupancy", "reduction"}) {
+      QVERIFY(p->selectFamily(family));
+      QTest::qWait(50);
+      const QList<QRectF> shown = labels();
+      if (QString(family) == "transpose") {
+        QVERIFY2(shown.isEmpty(), qPrintable(QString("%1 labels for a family with no point").arg(shown.size())));
+        continue;
+      }
+      QVERIFY2(!shown.isEmpty(), family);
+      const QRect area = plot->axisRect()->rect();
+      for (int i = 0; i < shown.size(); ++i) {
+        QVERIFY2(shown[i].right() <= area.right() + 2 && shown[i].left() >= area.left() - 2,
+                 qPrintable(QString("%1: a label at x %2-%3 past the plot's %4-%5").arg(family).arg(shown[i].left())
+                                .arg(shown[i].right()).arg(area.left()).arg(area.right())));
+        for (int j = i + 1; j < shown.size(); ++j)
+          QVERIFY2(!shown[i].adjusted(2, 2, -2, -2).intersects(shown[j].adjusted(2, 2, -2, -2)),
+                   qPrintable(QString("%1: two labels overlap: %2,%3 %4x%5 and %6,%7 %8x%9").arg(family).arg(shown[i].x()).arg(shown[i].y()).arg(shown[i].width()).arg(shown[i].height()).arg(shown[j].x()).arg(shown[j].y()).arg(shown[j].width()).arg(shown[j].height())));
+      }
     }
   }
 

@@ -177,12 +177,15 @@ void PlaygroundWorkspace::showSource(int row) {
     source_label_->setText(tr("%1: a cuBLAS kernel (NVIDIA's library; its source is not public). The kernel that "
                               "ran is named on the Timeline tab.")
                                .arg(variant));
+    source_->clear();  // not the row shown before: a student would read it as cuBLAS's code
+    source_->setProperty("file", QString());
     return;
   }
   QFile f(path);
   if (path.isEmpty() || !f.open(QIODevice::ReadOnly)) {
     source_label_->setText(tr("No source for %1").arg(family_));
     source_->clear();
+    source_->setProperty("file", QString());
     return;
   }
   const QString file = QFileInfo(path).fileName();

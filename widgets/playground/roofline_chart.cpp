@@ -58,6 +58,8 @@ RooflineChart::RooflineChart(QWidget* parent) : QWidget(parent) {
   plot_->xAxis->setLabel(tr("arithmetic intensity (flop per byte moved at least once)"));
   plot_->yAxis->setLabel(tr("achieved TFLOP/s"));
   plot_->legend->setVisible(true);
+  // The last intensity tick's label ("10⁴") is centred on the plot's right edge: room for its half.
+  plot_->axisRect()->setMinimumMargins(QMargins(0, 0, QFontMetrics(plot_->font()).horizontalAdvance("10000") / 2 + 6, 0));
   // Top left: above the bandwidth slope, where no point can be (nothing beats the roof there).
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
   connect(plot_, &QCustomPlot::afterLayout, this, [this] { placeLabels(); });
@@ -157,10 +159,11 @@ void RooflineChart::rebuild() {
   for (const auto& pt : r.measured_points) ymax = std::max(ymax, pt.tflops);
   const double ymin = 0.01;
   addRoofs(ymax);
-  // Only the focused family's points are labelled when it has any (another family's labels could
-  // fall on its points: the tensor ladder's cuBLAS rows sit a decade right of SGEMM's), else all.
-  bool focus_has_points = false;
-  for (const auto& pt : r.points) focus_has_points = focus_has_points || focus_.toStdString() == pt.family;
+  // Only the focused family's points are labelled (another family's labels fall on its points: the
+  // tensor ladder's cuBLAS rows sit a decade right of SGEMM's); a family with no point here (copy,
+  // transpose: no flops) labels none — every family's labels at once ran over each other. With no
+  // family focused, all are labelled.
+  const bool label_all = focus_.isEmpty();
   std::map<std::string, std::pair<QCPGraph*, QCPGraph*>> by_family;  // own, library
   for (const auto& pt : r.points) {
     auto& slot = by_family[pt.family];
@@ -177,7 +180,7 @@ void RooflineChart::rebuild() {
       g->setName(QString::fromStdString(pt.family) + (pt.own ? tr(" (own kernels)") : tr(" (cuBLAS)")));
     }
     g->addData(pt.intensity, pt.tflops);
-    if (focus_has_points && focus_.toStdString() != pt.family) continue;
+    if (!label_all && focus_.toStdString() != pt.family) continue;
     auto* t = new QCPItemText(plot_);
     t->setObjectName("point");
     t->setProperty("k", pt.intensity);  // placeLabels() positions it from these, in pixels
@@ -251,7 +254,16 @@ void RooflineChart::placeLabels() {
     QStringList names;
     auto flush = [&] {
       if (!head) return;
-      head->setText(names.join(", "));
+      // A merged label stays one short line ("6, 7, 8"); a long run (the occupancy ladder's launch
+      // configurations) ends in "…"; the Ladder tab names each one.
+      // A label right of its point ends at the plot's right edge ("WMMA fp16, WM" was cut there by the
+      // widget): elided to the room left (flipping it left put it over the cuBLAS labels there).
+      int room = std::max(120, plot_->axisRect()->width() / 4);
+      if (head->positionAlignment() & Qt::AlignLeft) {
+        const double x = plot_->xAxis->coordToPixel(head->property("k").toDouble());
+        room = std::min(room, std::max(24, static_cast<int>(plot_->axisRect()->rect().right() - x) - 10));
+      }
+      head->setText(fm.elidedText(names.join(", "), Qt::ElideRight, room));
       const double px = std::max(head_px, last_px + line);
       head->position->setType(QCPItemPosition::ptAbsolute);
       head->position->setCoords(plot_->xAxis->coordToPixel(head->property("k").toDouble()), px);
@@ -269,6 +281,43 @@ void RooflineChart::placeLabels() {
       head = t, head_px = px, names = {name};
     }
     flush();
+  }
+  keepLabelsApart();
+}
+
+void RooflineChart::keepLabelsApart() {
+  // Labels of neighbouring columns can still meet (the tensor ladder's own and cuBLAS rows around
+  // 1e3 flop/byte): from the top down, a label over one placed before moves down a line at a time
+  // (three at most), else it is hidden — the Ladder tab names every row.
+  const QFontMetrics fm(plot_->font());
+  const int line = fm.height();
+  std::vector<QCPItemText*> shown;
+  for (int i = 0; i < plot_->itemCount(); ++i)
+    if (auto* t = qobject_cast<QCPItemText*>(plot_->item(i)); t && t->objectName() == "point" && t->visible())
+      shown.push_back(t);
+  auto rect_of = [&](QCPItemText* t, double y) {
+    const double x = t->position->pixelPosition().x(), w = fm.horizontalAdvance(t->text()) + 8;
+    return (t->positionAlignment() & Qt::AlignLeft) ? QRectF(x, y - line / 2.0, w, line) : QRectF(x - w, y - line / 2.0, w, line);
+  };
+  std::sort(shown.begin(), shown.end(), [](QCPItemText* a, QCPItemText* b) {
+    return a->position->pixelPosition().y() < b->position->pixelPosition().y();
+  });
+  std::vector<QRectF> placed;
+  for (QCPItemText* t : shown) {
+    const QPointF at = t->position->pixelPosition();
+    bool ok = false;
+    for (int down = 0; down <= 3 && !ok; ++down) {
+      const QRectF r = rect_of(t, at.y() + down * line);
+      ok = std::none_of(placed.begin(), placed.end(), [&](const QRectF& p) { return p.adjusted(1, 1, -1, -1).intersects(r); });
+      if (ok) {
+        if (down > 0) {
+          t->position->setType(QCPItemPosition::ptAbsolute);
+          t->position->setCoords(at.x(), at.y() + down * line);
+        }
+        placed.push_back(r);
+      }
+    }
+    if (!ok) t->setVisible(false);
   }
 }
 

@@ -38,6 +38,7 @@ class RooflineChart : public QWidget {
   /// The bandwidth slope and the compute peaks, each labelled (roofLabels()).
   void addRoofs(double ymax);
   void placeLabels();
+  void keepLabelsApart();  // after placeLabels: no two point labels overlap
   /// The measured points, one graph named "measured (GPU counters)".
   void addMeasuredPoints();
   QCustomPlot* plot_;
