@@ -178,8 +178,10 @@ void LadderView::paintEvent(QPaintEvent*) {
   for (int i = 0; i < head.size(); ++i) {
     p.setFont(i == 0 ? bold : font());
     p.setPen(head[i].startsWith(tr("warning: ")) ? kFail : palette().color(QPalette::Text));
+    // Elided in the font it is drawn in: the bold title measured in the regular font was cut mid-word
+    // with no ellipsis.
     p.drawText(QRect(6, y, width() - 12, ls), Qt::AlignLeft | Qt::AlignVCenter,
-               fm.elidedText(head[i], Qt::ElideRight, width() - 12));
+               QFontMetrics(p.font()).elidedText(head[i], Qt::ElideRight, width() - 12));
     y += ls;
   }
   if (!ladder_) return;
@@ -253,7 +255,11 @@ bool LadderView::event(QEvent* e) {
     auto* he = static_cast<QHelpEvent*>(e);
     const int r = rowAt(he->pos());
     if (r < 0) {
-      QToolTip::hideText();
+      // Over the header: its lines whole (they are elided to the width).
+      if (ladder_ && he->pos().y() < geometry(width()).header_h)
+        QToolTip::showText(he->globalPos(), headerLines().join('\n'), this);
+      else
+        QToolTip::hideText();
       return true;
     }
     const auto& v = ladder_->variants[static_cast<std::size_t>(r)];
