@@ -19,6 +19,7 @@
 #include <QLayout>
 #include <QStatusBar>
 #include <QStyle>
+#include <QPointer>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
@@ -141,6 +142,18 @@ void MainWindow::fitToolWindow(QWidget* w, QSize want) const {
   const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
   const QSize avail = scr ? scr->availableGeometry().size() : want;
   w->resize(want.boundedTo(avail).expandedTo(w->minimumSizeHint()).boundedTo(avail));
+  // The client was sized to the whole area; a window manager's frame (its title bar) then pushed the
+  // bottom off a 1280x720 screen (the lesson window). Once shown and framed, the frame is fitted in
+  // too, as the main window's (fit_window_geometry); a few looks while the window manager settles.
+  QPointer<QWidget> tool(w);
+  for (int ms : {150, 400, 900, 1800})
+    QTimer::singleShot(ms, w, [tool] {
+      if (!tool || !tool->isVisible() || !tool->windowHandle() || tool->isMaximized() || tool->isFullScreen()) return;
+      const QScreen* s = tool->screen();
+      const QMargins frame = tool->windowHandle()->frameMargins();
+      if (!s || s->availableGeometry().contains(tool->frameGeometry())) return;
+      tool->setGeometry(fit_window_geometry(s->availableGeometry(), frame, tool->geometry(), tool->minimumSizeHint(), false));
+    });
 }
 
 QRect fit_window_geometry(const QRect& avail, const QMargins& frame, const QRect& client, QSize minimum, bool center) {
