@@ -291,6 +291,17 @@ class TestClassroom : public QObject {
       QVERIFY2(t->viewport()->height() >= rows_h,
                qPrintable(QString("classroom %1: %2 px of rows in a %3 px table").arg(classroom).arg(rows_h).arg(t->viewport()->height())));
       QVERIFY(!t->verticalScrollBar()->isVisible());
+      // The verdicts cell: one verdict a line, the row as tall as its lines (its last line was cut
+      // through the middle in classroom mode, its ids mid-word).
+      const int last = t->rowCount() - 1;
+      for (int c = 0; c < t->columnCount(); ++c)
+        if (const QTableWidgetItem* it = t->item(last, c); it && !it->text().contains("none")) {
+          const QFontMetrics fm(t->font());
+          const qsizetype lines = it->text().split('\n').size();
+          QVERIFY2(!it->text().contains(", "), qPrintable(it->text()));
+          QVERIFY2(t->rowHeight(last) >= static_cast<int>(lines) * fm.lineSpacing(),
+                   qPrintable(QString("classroom %1: %2 px for %3 verdicts").arg(classroom).arg(t->rowHeight(last)).arg(lines)));
+        }
     }
     w.lessons()->setClassroomMode(false);
   }

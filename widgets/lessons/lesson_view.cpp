@@ -262,8 +262,12 @@ void LessonView::fillFigures(const lessons::LessonResult& r) {
       figures_->setItem(static_cast<int>(k) + 1, col, item);
     }
     QStringList v;
-    for (const auto& id : run.verdicts) v << q(id);
-    figures_->setItem(static_cast<int>(rows.size()) + 1, col, new QTableWidgetItem(v.isEmpty() ? tr("none") : v.join(", ")));
+    // A zero-width space after each '_' lets a long id wrap there ("low_" / "utilization") where the
+    // column is narrower than the id.
+    for (const auto& id : run.verdicts) v << q(id).replace('_', QStringLiteral("_\u200B"));
+    // One verdict a line: joined by ", " a long id was cut mid-word ("launch_bou…") in classroom mode's
+    // larger font.
+    figures_->setItem(static_cast<int>(rows.size()) + 1, col, new QTableWidgetItem(v.isEmpty() ? tr("none") : v.join('\n')));
   }
   vheads << tr("run");
   for (const auto& f : rows) vheads << figure_label(f);
