@@ -117,6 +117,12 @@ std::string to_text(const Report& r) {
   // thread's raw waits, not the by-priority categories above.
   o += fmt::format("  data-loader wait (raw) {:.1f} %, host sync (raw) {:.1f} % of the trainer thread's step time\n",
                    100 * share(r.data_wait_ns, r.wall_ns), 100 * share(r.sync_ns, r.wall_ns));
+  // The breakdown's communication is collective kernels (GPU time); collectives on the host (gloo) are
+  // in cpu_exec there, and the communication line further down counts both (communication.h).
+  if (r.communication && r.communication->host_ranges > 0)
+    o += fmt::format("  (communication above: collective kernels on the GPU; the {} comm: host ranges are in cpu_exec "
+                     "here and counted in the communication line below)\n",
+                     r.communication->host_ranges);
   if (!r.gpu_present) {
     o += "GPU metrics: absent (" + r.gpu_absent_reason + ")\n";
     o += host_text(r);

@@ -344,6 +344,8 @@ TEST(Job, SessionAnalysisCountsCommunicationRangesAsTheJobDoes) {
       std::sort(v.begin(), v.end());
       const std::size_t n = v.size();
       EXPECT_EQ(fig.communication_ns, n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+      // The breakdown's communication (GPU kernels, 0 here) says where the host collectives went.
+      EXPECT_NE(analysis::to_text(r).find("comm: host ranges are in cpu_exec"), std::string::npos);
       // One rank's communication_bound holds its wait for the others: the fix points at the job.
       for (const auto& verdict : r.verdicts)
         if (verdict.id == "communication_bound") {
