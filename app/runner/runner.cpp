@@ -251,6 +251,25 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "print its one-line form; nothing is trained");
 }
 
+namespace {
+/// A session without a rank beside rank sessions of a job (torchrun's launcher, recorded with the
+/// ranks): one line naming the folder to analyse as a job; "" otherwise.
+std::string job_pointer(const std::string& path, int rank) {
+  if (rank >= 0) return "";
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  int ranks = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find("rank") != std::string::npos && name.ends_with(".tsession")) ++ranks;
+  }
+  if (ranks < 2) return "";
+  return fmt::format("this session has no rank; its folder holds {} rank sessions of a job: trainscope-run --analyze {} "
+                     "analyses them as one job\n",
+                     ranks, dir.empty() ? "." : dir.string());
+}
+}  // namespace
+
 int run_analysis(const RunnerOptions& o) {
   if (o.analyze_paths.size() > 1 || std::filesystem::is_directory(o.analyze)) return run_job_analysis(o);
   prof::analysis::Options options;
@@ -274,6 +293,7 @@ int run_analysis(const RunnerOptions& o) {
     const auto meta = src->store().meta();
     if (auto m = meta.find("inject.mode"), u = meta.find("inject.unavailable"); m != meta.end() && u != meta.end() && !u->second.empty())
       recorded_from_outside = "recorded with --inject-mode " + m->second + ": not available: " + u->second + "\n";
+    recorded_from_outside += job_pointer(o.analyze, r.rank);
   }
   if (o.json) fmt::print("{}\n", prof::analysis::to_json(r));
   else fmt::print("session {}\n{}{}", o.analyze, recorded_from_outside, prof::analysis::to_text(r));

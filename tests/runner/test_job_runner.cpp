@@ -25,6 +25,18 @@ TEST(RunnerJob, AnalyzeFolderPrintsTheJob) {
   EXPECT_EQ(r.err, "");
 }
 
+TEST(RunnerJob, TheLaunchersSessionPointsAtItsJob) {
+  // torchrun's own process (no rank) analysed alone is all "other": it says where the job is.
+  auto r = ts::test::run_runner_split("--analyze " + jobs("j2_straggler/ddp.tsession"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("its folder holds 2 rank sessions of a job: trainscope-run --analyze " + jobs("j2_straggler")),
+            std::string::npos)
+      << r.out;
+  r = ts::test::run_runner_split("--analyze " + jobs("j2_straggler/ddp-rank1.tsession"));  // a rank: no pointer
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("its folder holds"), std::string::npos) << r.out;
+}
+
 TEST(RunnerJob, SeveralFilesAndJson) {
   const auto r = ts::test::run_runner_split("--analyze " + jobs("j2_balanced/ddp-rank0.tsession") + " " +
                                             jobs("j2_balanced/ddp-rank1.tsession") + " --json");
