@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QDropEvent>
 #include <QFile>
+#include <QHeaderView>
 #include <QMimeData>
 #include <QScrollArea>
 #include <QTableWidget>
@@ -123,6 +124,24 @@ class TestJobView : public QObject {
     QVERIFY(verdict_ids(w.jobs()->ranks()->verdicts()).contains("straggler"));
     QVERIFY(verdict_ids(w.jobs()->verdictsSection()).contains("straggler"));
     QCOMPARE(w.verdictPanel()->section(), w.jobs()->verdictsSection()->parentWidget());
+    // Evidence and fix lines longer than the tree is wide wrap (rows of several lines), never "…".
+    w.resize(1280, 720);
+    for (QTreeWidget* tree : {w.jobs()->verdictsSection(), w.jobs()->ranks()->verdicts()}) {
+      tree->window()->show();
+      QTest::qWait(100);
+      const QFontMetrics fm(tree->font());
+      int long_lines = 0;
+      for (int i = 0; i < tree->topLevelItemCount(); ++i)
+        for (int c = 0; c < tree->topLevelItem(i)->childCount(); ++c) {
+          QTreeWidgetItem* it = tree->topLevelItem(i)->child(c);
+          if (fm.horizontalAdvance(it->text(0)) <= tree->header()->sectionSize(0)) continue;
+          ++long_lines;
+          QTRY_VERIFY2(tree->visualItemRect(it).height() >= 2 * fm.lineSpacing(),
+                       qPrintable(QString("%1 px for \"%2\" in a %3 px column").arg(tree->visualItemRect(it).height())
+                                      .arg(it->text(0)).arg(tree->header()->sectionSize(0))));
+        }
+      QVERIFY(long_lines > 0);  // the straggler's evidence is longer than 1280 px can hold
+    }
     for (int i = 0; i < t->count(); ++i) {
       QVERIFY(t->view(i)->data().lanes().size() >= 2);  // threads and streams
       QCOMPARE(t->view(i)->rulerOrigin(), t->shiftNs(i));  // one clock in every rank's ruler

@@ -8,6 +8,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "widgets/common/wrap_tree.h"
 #include "widgets/job/job_timelines.h"
 #include "widgets/panels/verdict_panel.h"
 
@@ -55,7 +56,7 @@ JobRanks::JobRanks(QWidget* parent) : QWidget(parent) {
   verdicts_ = new QTreeWidget;
   verdicts_->setObjectName("job.verdicts");
   verdicts_->setHeaderLabels({tr("Job verdicts · evidence · fix")});
-  verdicts_->setWordWrap(true);
+  wrap_tree_items(verdicts_);  // evidence and fix wrap at the pane's width (the whole fix was only in a tooltip)
   notes_ = new QLabel;
   notes_->setWordWrap(true);
   notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);

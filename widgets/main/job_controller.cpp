@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "widgets/common/elided_label.h"
+#include "widgets/common/wrap_tree.h"
 #include "widgets/job/job_loader.h"
 #include "widgets/job/job_ranks.h"
 #include "widgets/job/job_timelines.h"
@@ -77,7 +78,7 @@ QWidget* JobController::buildPage(TimelinePanel* timeline) {
   section_tree_ = new QTreeWidget;
   section_tree_->setObjectName("job.verdictsTab");
   section_tree_->setHeaderHidden(true);
-  section_tree_->setWordWrap(true);
+  wrap_tree_items(section_tree_);  // evidence and fix wrap at the tab's width (they were cut with "…")
   section_tree_->setMinimumHeight(90);
   section_tree_->setMaximumHeight(160);
   lay->addWidget(section_tree_);
