@@ -99,8 +99,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   restoreState(s.value("window/state").toByteArray());  // the toolbars
   // Rows with a life of their own: a state saved while they showed must not bring them back empty.
   message_bar_->hide();
-  if (auto* verdict_row = findChild<QToolBar*>("toolbar.verdict")) verdict_row->setVisible(banner_->hasContent());
   workspaces_->restoreSettings();
+  showVerdictRow();
   fitToScreen(!restored);
   applyPreferences();
   if (gpus_.empty())
@@ -122,6 +122,7 @@ MainWindow::~MainWindow() {
 void MainWindow::buildWorkspaces() {
   auto* train = new TrainWorkspace(model_, settings_, charts_);
   workspaces_ = new Workspaces(train, buildProfileWorkspace(), this);
+  connect(workspaces_, &Workspaces::modeChanged, this, &MainWindow::showVerdictRow);
   playground_ = new PlaygroundWorkspace(!gpus_.empty(), no_gpu_reason_);
   workspaces_->setPlayground(playground_);
   setCentralWidget(workspaces_);
@@ -136,6 +137,13 @@ void MainWindow::buildWorkspaces() {
   auto* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(doctor_);
   help->addAction(about_);
+}
+
+void MainWindow::showVerdictRow() {
+  // The row shows while the banner has something to say, and not in the Playground: a training run's
+  // verdict says nothing about the kernels shown there.
+  if (auto* row = findChild<QToolBar*>("toolbar.verdict"))
+    row->setVisible(banner_->hasContent() && (!workspaces_ || workspaces_->mode() != Workspaces::Mode::playground));
 }
 
 void MainWindow::fitToolWindow(QWidget* w, QSize want) const {

@@ -105,6 +105,8 @@ class MainWindow : public QMainWindow, public MainFrame {
   void startWith(const RunSettings& settings) override;
   void addStatusWidget(QWidget* w) override;
   void fitToolWindow(QWidget* w, QSize want) const override;
+  /// The verdict banner's row: shown while the banner has content, outside the Playground.
+  void showVerdictRow();
   StatusLabels statusLabels() const override;
   const std::vector<DeviceInfo>& gpus() const override { return gpus_; }
   QString noGpuReason() const override { return no_gpu_reason_; }

@@ -62,7 +62,7 @@ ProfileWorkspace* MainWindow::buildProfileWorkspace() {
   // the message bar at first start. It is no user choice, so it stays off the toolbars' menu.
   bar->toggleViewAction()->setVisible(false);
   bar->setVisible(banner_->hasContent());
-  connect(banner_, &VerdictBanner::contentChanged, bar, &QToolBar::setVisible);
+  connect(banner_, &VerdictBanner::contentChanged, this, &MainWindow::showVerdictRow);
   connect(banner_, &VerdictBanner::detailsRequested, this, [this, profile] {
     if (workspaces_->mode() == Workspaces::Mode::train) workspaces_->setMode(Workspaces::Mode::profile);
     profile->showTab(verdicts_);

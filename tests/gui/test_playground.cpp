@@ -18,6 +18,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBlock>
+#include <QToolBar>
 #include <QtTest>
 
 #include <qcustomplot.h>
@@ -250,6 +251,19 @@ class TestPlayground : public QObject {
                    qPrintable(QString("%1: two labels overlap: %2,%3 %4x%5 and %6,%7 %8x%9").arg(family).arg(shown[i].x()).arg(shown[i].y()).arg(shown[i].width()).arg(shown[i].height()).arg(shown[j].x()).arg(shown[j].y()).arg(shown[j].width()).arg(shown[j].height())));
       }
     }
+  }
+
+  void aTrainingVerdictBannerStaysOutOfThePlayground() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.sessions()->openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession"));
+    auto* row = w.findChild<QToolBar*>("toolbar.verdict");
+    QVERIFY(row);
+    QTRY_VERIFY(row->isVisible());  // the session's verdict, in Profile
+    w.workspaces()->setMode(Workspaces::Mode::playground);
+    QTRY_VERIFY(!row->isVisible());
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTRY_VERIFY(row->isVisible());
   }
 
   void theShippedH200RecordingOpensWithEveryLadder() {
