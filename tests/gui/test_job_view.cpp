@@ -11,6 +11,7 @@
 #include <QDropEvent>
 #include <QFile>
 #include <QHeaderView>
+#include <QLabel>
 #include <QMimeData>
 #include <QScrollArea>
 #include <QTableWidget>
@@ -121,6 +122,10 @@ class TestJobView : public QObject {
     QTRY_VERIFY(t->view(0)->height() > JobTimelines::kMinViewHeight + 40);
     QCOMPARE(rank_cell(w.jobs()->ranks()->table(), 1), QString("1 · straggler"));
     QCOMPARE(rank_cell(w.jobs()->ranks()->table(), 0), QString("0"));
+    // The table's unit is said above it (its headers carry none).
+    bool unit_said = false;
+    for (QLabel* l : w.jobs()->ranks()->findChildren<QLabel*>()) unit_said = unit_said || l->text().contains("in ms per step");
+    QVERIFY(unit_said);
     QVERIFY(verdict_ids(w.jobs()->ranks()->verdicts()).contains("straggler"));
     QVERIFY(verdict_ids(w.jobs()->verdictsSection()).contains("straggler"));
     QCOMPARE(w.verdictPanel()->section(), w.jobs()->verdictsSection()->parentWidget());

@@ -83,7 +83,8 @@ void JobRanks::clear() {
 void JobRanks::setJob(const prof::job::Job& job, const prof::job::JobReport& r) {
   clear();
   const std::int32_t slow = straggler_rank(r);
-  summary_->setText(tr("%n rank(s), %1 matched steps after the warm-up; waiting is measured in %2.", nullptr,
+  summary_->setText(tr("%n rank(s), %1 matched steps after the warm-up; waiting is measured in %2. The table: medians "
+                       "over each rank's step periods, in ms per step.", nullptr,
                        static_cast<int>(r.ranks.size()))
                         .arg(r.matched_steps)
                         .arg(QString::fromStdString(r.wait_source)));
