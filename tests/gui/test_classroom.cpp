@@ -291,6 +291,8 @@ class TestClassroom : public QObject {
       QVERIFY2(t->viewport()->height() >= rows_h,
                qPrintable(QString("classroom %1: %2 px of rows in a %3 px table").arg(classroom).arg(rows_h).arg(t->viewport()->height())));
       QVERIFY(!t->verticalScrollBar()->isVisible());
+      // The numbers under each promise: the class's size when presenting, small beside the story.
+      QCOMPARE(v->checksLabel()->text().contains("<small>"), !classroom);
       // The verdicts cell: one verdict a line, the row as tall as its lines (its last line was cut
       // through the middle in classroom mode, its ids mid-word).
       const int last = t->rowCount() - 1;

@@ -144,7 +144,9 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
 LessonView::~LessonView() = default;
 
 void LessonView::setPresenting(bool on) {
+  const bool changed = presenting_ != on;
   presenting_ = on;
+  if (changed && !check_rows_.empty()) renderChecks();
   // The story and numbers readable at 1280 px; presenting, Compare (the timelines) gets most of it.
   const int w = std::max(width(), 1000);
   const int left = on ? w * 9 / 25 : w * 2 / 5;
@@ -216,16 +218,20 @@ void LessonView::showResult(std::shared_ptr<lessons::LessonResult> r) {
 
 void LessonView::fillChecks(const lessons::LessonResult& r) {
   check_rows_.clear();
+  for (const auto& c : r.checks) check_rows_.push_back(CheckRow{c.met, q(c.what), q(c.change), q(c.detail)});
+  renderChecks();
+}
+
+void LessonView::renderChecks() {
+  // The numbers under each promise: small beside the story, the class's size when presenting (they
+  // stayed small on the projector).
+  const QString open = presenting_ ? "" : "<small>", close = presenting_ ? "" : "</small>";
   QString html = "<table cellspacing='0' cellpadding='4' width='100%'>";
-  for (const auto& c : r.checks) {
-    CheckRow row{c.met, q(c.what), q(c.change), q(c.detail)};
-    const QString bg = c.met ? "#d4edda" : "#f8d7da";
+  for (const CheckRow& row : check_rows_)
     html += QString("<tr style='background:%1; color:#101010'><td valign='top'><b>%2</b></td><td>%3<br><b>%4</b>"
-                    "<br><small>%5</small></td></tr>")
-                .arg(bg, c.met ? "✔" : "✘", row.what.toHtmlEscaped(), row.change.toHtmlEscaped(),
-                     row.numbers.toHtmlEscaped());
-    check_rows_.push_back(row);
-  }
+                    "<br>%5%6%7</td></tr>")
+                .arg(row.met ? "#d4edda" : "#f8d7da", row.met ? "✔" : "✘", row.what.toHtmlEscaped(),
+                     row.change.toHtmlEscaped(), open, row.numbers.toHtmlEscaped(), close);
   checks_->setText(html + "</table>");
 }
 

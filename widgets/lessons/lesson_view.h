@@ -79,6 +79,7 @@ class LessonView : public QWidget {
   using Copies = std::vector<std::unique_ptr<lessons::PlainSession>>;
   void showResult(std::shared_ptr<lessons::LessonResult> r);
   void fillChecks(const lessons::LessonResult& r);
+  void renderChecks();  // check_rows_ as the checks label's table, at the presenting size
   void fillFigures(const lessons::LessonResult& r);
   void startCompare(const lessons::LessonResult& r);
 
