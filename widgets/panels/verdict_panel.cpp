@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "widgets/common/elided_label.h"
+#include "widgets/common/wrap_tree.h"
 #include "widgets/panels/measured_text.h"
 
 namespace ts::gui {
@@ -250,9 +251,8 @@ VerdictPanel::VerdictPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
   tree_->setColumnCount(2);
   tree_->setHeaderLabels({tr("Severity"), tr("Verdict · evidence · fix")});
   tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-  tree_->setWordWrap(true);
   tree_->setRootIsDecorated(true);
-  tree_->setUniformRowHeights(false);
+  wrap_tree_items(tree_);  // evidence and fix lines wrap at the column's width (QTreeView alone cut them with "…")
   layout->addWidget(tree_, 1);
   // The window follows the run until the user picks one: connected before the runner is made, so
   // a run's end re-analyses once, over the whole run, rather than over its last steps first.
