@@ -36,8 +36,10 @@ const std::vector<RangeMetricSpec>& metric_specs();
 /// The spec named `name`, or null.
 const RangeMetricSpec* find_metric(const std::string& name);
 
-/// One kernel (one auto range) of a profiled launch: its name as CUPTI gave it (the kernel's
-/// function name) and a value per measured metric (metric_specs() names, their units).
+/// One kernel (one auto range) of a profiled launch: its range name as CUPTI gave it (in auto-range
+/// mode the range's index, "0", "1", ..., as measured on an H100 with CUDA 13's CUPTI: the kernels
+/// are in launch order, so the caller, which knows what it launched, names them) and a value per
+/// measured metric (metric_specs() names, their units).
 struct KernelMetrics {
   std::string name;
   std::map<std::string, double> values;

@@ -83,7 +83,7 @@ TEST(RangeProfilerGpu, ACopyMovesItsBytesThroughDramAtAHighShareOfThePeak) {
   ASSERT_TRUE(r.ok()) << r.why << ": " << r.detail;
   EXPECT_TRUE(r.absent.empty());
   ASSERT_EQ(r.kernels.size(), 1u);
-  EXPECT_NE(r.kernels[0].name.find("copy4"), std::string::npos) << r.kernels[0].name;
+  EXPECT_EQ(r.kernels[0].name, "0");  // auto ranges are named by their index (launch order)
   const range::KernelMetrics& k = r.kernels[0];
   EXPECT_NEAR(*k.value("dram_read"), kCopyBytes, 0.1 * kCopyBytes);
   EXPECT_NEAR(*k.value("dram_write"), kCopyBytes, 0.1 * kCopyBytes);
