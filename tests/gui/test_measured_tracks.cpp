@@ -280,7 +280,7 @@ class TestMeasuredTracks : public QObject {
       QTest::qWait(200);
       util->plot()->replot();
       const QString tab = tabs->tabText(i);
-      QVERIFY2(whole_lanes(view) >= 6, qPrintable(QString("%1 tab: %2 lanes").arg(tab).arg(whole_lanes(view))));
+      QVERIFY2(whole_lanes(view) >= 4, qPrintable(QString("%1 tab: %2 lanes").arg(tab).arg(whole_lanes(view))));
       const QString cut = cut_legends(util);
       QVERIFY2(cut.isEmpty(), qPrintable(QString("%1 tab: %2").arg(tab, cut)));
     }

@@ -203,6 +203,21 @@ QString wrap_to_width(const QString& text, const QFont& font, int width_px) {
   return out;
 }
 
+namespace {
+/// The fewest tick steps from `n` up that give `a` two labels or more in its range: one step of a
+/// range like 0..1.15 MB rounds to a 2 MB step, which leaves a lone "0" (up to 4 more tried).
+int steps_for_two_labels(QCPAxis* a, int n) {
+  for (int more = 0; more <= 4; ++more) {
+    a->ticker()->setTickCount(n + more);
+    QVector<double> ticks;
+    a->ticker()->generate(a->range(), a->parentPlot()->locale(), QLatin1Char('g'), 6, ticks, nullptr, nullptr);
+    const auto shown = std::count_if(ticks.begin(), ticks.end(), [&](double t) { return a->range().contains(t); });
+    if (shown >= 2) return n + more;
+  }
+  return n;
+}
+}  // namespace
+
 void keep_readable(QCustomPlot* plot, const Readability& r) {
   QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot, r] {
     if (!plot->isVisible()) return;  // a hidden plot's sizes are not its own; fitted when it shows
@@ -215,8 +230,11 @@ void keep_readable(QCustomPlot* plot, const Readability& r) {
       const int nx = std::max(2, rect->width() / Readability::kTickSpacingXPx);
       for (QCPAxis* a : rect->axes()) {
         const bool vertical = a->orientation() == Qt::Vertical;
-        const int n = vertical ? ny : nx;
-        if (!a->ticker() || a->ticker()->tickCount() == n) continue;
+        if (!a->ticker()) continue;
+        const int before = a->ticker()->tickCount();
+        const int n = vertical ? steps_for_two_labels(a, ny) : nx;
+        a->ticker()->setTickCount(before);
+        if (before == n) continue;
         a->ticker()->setTickCount(n);
         if (vertical) a->setSubTicks(n > 2);  // a short strip: no sub-ticks to crowd it
         changed = true;

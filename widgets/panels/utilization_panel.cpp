@@ -23,9 +23,8 @@ using prof::analysis::SeriesPoint;
 
 /// Re-bucketing while live: at most every 500 ms (<= 2 Hz); a moved range: 100 ms after it settles.
 constexpr int kLiveMs = 500, kRangeDebounceMs = 100;
-/// A track row's plot area at its smallest with the spacing under it (px; the rects' minimum is
-/// 24), and QCustomPlot's spacing between layout rows.
-constexpr int kTrackRowPx = 24 + 5, kRowSpacingPx = 5;
+/// QCustomPlot's spacing between layout rows (px).
+constexpr int kRowSpacingPx = 5;
 
 /// NVML series shown (sample name, legend label, row: 0 GPU %, 1 clock, 2 power; clock and power
 /// have a row each so that their axes never share one strip).
@@ -224,10 +223,7 @@ void UtilizationPanel::setTrackMode(int left_px) {
   title->setFixedWidth(left_px - 6);
   title->setContentsMargins(6, 0, 0, 0);
   header_->insertWidget(0, title);
-  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_}) {
-    align_rect_left(r, left_px);
-    r->setMinimumSize(50, 24);  // QCustomPlot's 50 px default would squeeze the legends of a short track
-  }
+  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_}) align_rect_left(r, left_px);
   left_px_ = left_px;
   track_mode_ = true;
   fitMinimum();
@@ -302,6 +298,9 @@ void UtilizationPanel::arrange() {
     const bool last = i == rows.size() - 1;
     x->setTickLabels(last && !track_mode_);  // a track: the timeline's ruler above is the time axis
     x->setLabel(last && !track_mode_ ? tr("session time (s)") : QString());
+    // The last row keeps half a tick label under it: QCustomPlot leaves out a label that the
+    // widget's edge would cut (its "0"); the rows above have the next row's legend there.
+    if (track_mode_) rows[i]->setMinimumMargins(QMargins(left_px_, 0, 0, last ? labelHalfPx() : 0));
     rows[i]->setVisible(true);
   }
   for (QCPAxisRect* e : {nvml_, power_, meas_, meas_bw_}) e->setVisible(rows.contains(e));
@@ -309,11 +308,25 @@ void UtilizationPanel::arrange() {
     if (!legends.contains(l)) l->setVisible(false);
 }
 
+int UtilizationPanel::labelHalfPx() const {
+  return QFontMetrics(gpu_->axis(QCPAxis::atLeft)->tickLabelFont()).height() / 2 + 1;
+}
+
+int UtilizationPanel::rowPx() const {
+  // Two tick labels of the axes' font (classroom mode's included) with a gap: a scale, never one
+  // lone "100" (QCustomPlot's 50 px default would squeeze the legends of a short track).
+  return 2 * QFontMetrics(gpu_->axis(QCPAxis::atLeft)->tickLabelFont()).height() + 2;
+}
+
 void UtilizationPanel::fitMinimum() {
-  // The GPU row with a legend line at the widget's font (the legends' is 0.85 of it), at the least:
-  // rows that do not fit whole fold away (fitRows()).
+  // The GPU row with a legend line at the widget's font (the legends' is 0.85 of it) and its
+  // axes' margins, at the least: rows that do not fit whole fold away (fitRows()).
+  const int row = rowPx();
+  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_})
+    if (r->minimumSize().height() != row) r->setMinimumSize(50, row);
   const int legend_h = std::max(fontMetrics().height() + 6, gpu_legend_->minimumOuterSizeHint().height());
-  const int h = legend_h + kRowSpacingPx + kTrackRowPx;
+  const QMargins m = gpu_->margins();
+  const int h = legend_h + kRowSpacingPx + row + m.top() + std::max(m.bottom(), labelHalfPx());
   if (plot_->minimumHeight() != h) plot_->setMinimumSize(left_px_ + 200, h);
 }
 
@@ -332,14 +345,16 @@ void UtilizationPanel::fitRows() {
   legends << cpu_legend_ << h2d_legend_, rects << cpu_ << h2d_;
   const bool nvml = nvml_box_->isVisible() && nvml_box_->isChecked();
   if (nvml) legends << nvml_legend_ << power_legend_, rects << nvml_ << power_;
-  // Each row whole: its legend's lines, then a plot area of kTrackRowPx and the rect's margins (the
+  // Each row whole: its legend's lines, then a plot area of rowPx() and the rect's margins (the
   // axes' few px, which add up over five rows or more), as many as the track holds.
+  const int row_px = rowPx() + kRowSpacingPx;
   int used = 0, fit = 0;
   for (int i = 0; i < legends.size(); ++i) {
     const QCPLegend* l = legends[i];
     const QMargins m = rects[i]->margins();
-    const int need = (l->itemCount() > 0 ? l->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + kTrackRowPx + m.top() + m.bottom();
-    if (fit > 0 && used + need > plot_->height()) break;
+    const int need = (l->itemCount() > 0 ? l->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + row_px + m.top() + m.bottom();
+    // The last row has half a tick label under it (its margin already, when it was last before).
+    if (fit > 0 && used + need + std::max(0, labelHalfPx() - m.bottom()) > plot_->height()) break;
     used += need, ++fit;
   }
   const int all = static_cast<int>(legends.size());

@@ -108,6 +108,10 @@ class UtilizationPanel : public QWidget {
   /// the others fold out of the layout until the track is dragged taller.
   void fitRows();
   /// Track mode: the plot's smallest height, one row with its legend at the widget's font.
+  /// A row's plot area at its smallest (px): two tick labels of the axes' font, apart.
+  int rowPx() const;
+  /// Half a tick label's height and a pixel: the room under the last row for its bottom label.
+  int labelHalfPx() const;
   void fitMinimum();
   void requestBuckets();
   void startJob();

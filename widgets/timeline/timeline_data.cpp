@@ -16,10 +16,14 @@ std::size_t cap_bytes(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
 }
 
+/// The lanes' default grouping: the trainer, the runtime threads that launched kernels, the GPU's
+/// lanes, then the other host threads (loader workers) and runtime threads that launched nothing.
+/// The host that launches sits right above the GPU that runs it, so a short view (a tab open at
+/// 1280x720) still shows launches and kernels together; the workers follow.
 int lane_group(const Lane& l) {
   switch (l.kind) {
-    case LaneKind::host_thread: return l.has_steps ? 0 : 2;
-    case LaneKind::runtime: return 1;
+    case LaneKind::host_thread: return l.has_steps ? 0 : 9;
+    case LaneKind::runtime: return l.launches > 0 ? 1 : 10;
     case LaneKind::stream: return 3;
     case LaneKind::copy_h2d: return 4;
     case LaneKind::copy_d2h: return 5;
@@ -27,7 +31,7 @@ int lane_group(const Lane& l) {
     case LaneKind::memset: return 7;
     case LaneKind::sync: return 8;
   }
-  return 9;
+  return 11;
 }
 
 }  // namespace

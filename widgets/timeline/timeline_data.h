@@ -112,8 +112,9 @@ class TimelineData {
 
   const std::vector<Lane>& lanes() const { return lanes_; }
   int laneIndex(const std::string& key) const;
-  /// Default order: trainer thread, runtime threads (most launches first), other host threads,
-  /// streams, copies H2D, D2H, other, memsets, syncs; lanes without events left out.
+  /// Default order: trainer thread, runtime threads that launched kernels (most launches first),
+  /// streams, copies H2D, D2H, other, memsets, syncs, then the other host threads and the runtime
+  /// threads without launches; lanes without events left out.
   std::vector<int> defaultOrder() const;
   /// "trainer", "loader-0", "CUDA API · trainer" (runtime calls; "trainer" also when the thread
   /// made the most kernel launches but matches no host thread), "Stream 13", "Copies H2D", ...

@@ -25,10 +25,10 @@ constexpr int kMemoryTrackPx = 120, kUtilTrackPx = 240;
 /// Below this workspace height the tabs start collapsed, so the lanes keep at least 8 lanes in view
 /// beside the tracks on a 1366x768 screen.
 constexpr int kTabsOpenMinHeight = 820;
-/// Whole lanes in view above the tracks: 8 at the tracks' default heights, 6 at least (with a tab
-/// open, or tracks dragged taller: the trainer, the loader workers, the runtime calls and the first
-/// GPU stream of a TrainScope run).
-constexpr int kLanesCollapsed = 8, kLanesOpen = 6;
+/// Whole lanes in view above the tracks: 8 at the tracks' default heights, 4 at least (with a tab
+/// open, or tracks dragged taller: the trainer, its runtime calls, the first GPU stream and one more
+/// -- the default lane order puts the GPU's lanes right under the launching threads).
+constexpr int kLanesCollapsed = 8, kLanesOpen = 4;
 /// Rows of a table an open tab shows at least, under its page's row of controls and its header.
 constexpr int kTabRows = 3;
 }  // namespace
