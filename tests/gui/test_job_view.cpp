@@ -172,6 +172,28 @@ class TestJobView : public QObject {
     QCOMPARE(w.verdictPanel()->section(), nullptr);
   }
 
+  // At 1280x720 with the Verdicts tab open, the job's verdicts and the first rank's both show
+  // several rows in view (a fixed cap on the job's tree left the rank's list one row).
+  void bothVerdictListsShowRowsAt1280x720() {
+    MainWindow w;
+    w.show();
+    QVERIFY(test::open_job(w, {job_dir("j2_straggler")}));
+    w.resize(1280, 720);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(300);  // the layout's first fit (tabs collapsed on a short window) comes after the show
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    for (int i = 0; i < profile->tabs()->count(); ++i)
+      if (profile->tabs()->tabText(i) == "Verdicts") profile->showTab(profile->tabs()->widget(i));
+    QTest::qWait(300);
+    for (QTreeWidget* tree : {w.jobs()->verdictsSection(), w.verdictPanel()->findChild<QTreeWidget*>("verdicts.tree")}) {
+      QVERIFY(tree);
+      const QRect seen = tree->viewport()->visibleRegion().boundingRect();
+      const int row = tree->fontMetrics().lineSpacing() + 4;
+      QTRY_VERIFY2(tree->viewport()->visibleRegion().boundingRect().height() >= 3 * row,
+                   qPrintable(QString("%1: %2 px in view, rows %3 px").arg(tree->objectName()).arg(seen.height()).arg(row)));
+    }
+  }
+
   void balancedJobHasNoStraggler() {
     MainWindow w;
     w.show();

@@ -69,19 +69,25 @@ QWidget* JobController::buildPage(TimelinePanel* timeline) {
   ranks_ = new JobRanks;
   section_ = new QWidget;
   section_->setObjectName("job.verdictSection");
+  // Its height by the stretch it shares with the rank's verdicts, not by its rows (a long job
+  // list's size hint took the whole tab).
+  section_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
   auto* lay = new QVBoxLayout(section_);
   lay->setContentsMargins(0, 0, 0, 4);
-  auto* title = new QLabel(tr("<b>Job verdicts</b> (all ranks; per-rank figures: the Ranks tab). Below them, the "
-                              "verdicts of the first rank drawn, as one session."));
-  title->setWordWrap(true);
+  // One line, cut at a word where narrow (the whole text is its tooltip): a word-wrapped label gave
+  // the panel a height-for-width, and its tab's scroll area grew the panel to that height.
+  auto* title = new ElidedLabel;
+  title->setFullText(tr("Job verdicts (all ranks; per-rank figures: the Ranks tab). Below them, the verdicts of the "
+                        "first rank drawn, as one session."));
   lay->addWidget(title);
   section_tree_ = new QTreeWidget;
   section_tree_->setObjectName("job.verdictsTab");
   section_tree_->setHeaderHidden(true);
   wrap_tree_items(section_tree_);  // evidence and fix wrap at the tab's width (they were cut with "…")
-  section_tree_->setMinimumHeight(90);
-  section_tree_->setMaximumHeight(160);
-  lay->addWidget(section_tree_);
+  // The job's tree and the first rank's share the tab's height (the verdict panel stretches both):
+  // a fixed cap left the rank's list one row at 1280x720.
+  section_tree_->setMinimumHeight(60);
+  lay->addWidget(section_tree_, 1);
   section_->hide();
   return ranks_;
 }

@@ -224,7 +224,11 @@ void VerdictPanel::setSection(QWidget* w) {
   auto* layout = static_cast<QVBoxLayout*>(this->layout());
   if (section_) layout->removeWidget(section_), section_->hide();
   section_ = w;
-  if (w) layout->insertWidget(0, w), w->show();
+  if (w) layout->insertWidget(0, w, 1), w->show();
+  // With a section the two share the height by their stretch (1:1), not by their rows: both ignore
+  // their size hints (a tree's hint is all its rows), each keeping a few rows at least.
+  tree_->setSizePolicy(QSizePolicy::Expanding, w ? QSizePolicy::Ignored : QSizePolicy::Expanding);
+  tree_->setMinimumHeight(w ? 60 : 0);
 }
 
 VerdictPanel::VerdictPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_(hub) {
@@ -250,6 +254,7 @@ VerdictPanel::VerdictPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
   tree_ = new QTreeWidget;
   tree_->setColumnCount(2);
   tree_->setHeaderLabels({tr("Severity"), tr("Verdict · evidence · fix")});
+  tree_->setObjectName("verdicts.tree");
   tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
   tree_->setRootIsDecorated(true);
   wrap_tree_items(tree_);  // evidence and fix lines wrap at the column's width (QTreeView alone cut them with "…")

@@ -73,6 +73,10 @@ class VerdictPanel : public QWidget {
  public:
   enum class Scope { last_steps, whole_run };
   explicit VerdictPanel(PanelHub* hub, QWidget* parent = nullptr);
+  /// No height for a width: in its tab's scroll area the panel takes the tab's height and its trees
+  /// scroll, rather than growing to the height its word-wrapped labels and trees' size hints add up
+  /// to (which pushed the rank's verdicts under the fold of a job). Its minimum still holds.
+  int heightForWidth(int) const override { return -1; }
 
   /// The user's choice of window, kept from then on. Until one is made the window follows the run:
   /// the last 50 steps while it trains (the rolling window), the whole run (every step after the
@@ -111,8 +115,9 @@ class VerdictPanel : public QWidget {
   /// are not proposed (fix text, banner, Apply) but said apart.
   void setCudaGpuHere(bool present);
   bool cudaGpuHere() const { return cuda_gpu_here_; }
-  /// A section above the verdicts (a distributed job's verdicts, widgets/job); nullptr removes it. Not
-  /// owned: the caller keeps it (it is reparented while shown and hidden when replaced).
+  /// A section above the verdicts (a distributed job's verdicts, widgets/job), sharing the panel's
+  /// height with the verdict tree (both stretch); nullptr removes it. Not owned: the caller keeps it
+  /// (it is reparented while shown and hidden when replaced).
   void setSection(QWidget* w);
   QWidget* section() const { return section_; }
   /// Emits applyRequested with verdict `row`'s knobs (what its Apply button does); false when the
