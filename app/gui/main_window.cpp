@@ -34,6 +34,7 @@
 #include "widgets/main/export_controller.h"
 #include "widgets/main/lessons_controller.h"
 #include "widgets/main/program_controller.h"
+#include "widgets/job/job_timelines.h"
 #include "widgets/main/job_controller.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/main/setups_controller.h"
@@ -264,6 +265,12 @@ void MainWindow::buildActions() {
   exports_ = new ExportController(*this, *sessions_, this);
   jobs_ = new JobController(*this, this);
   connect(sessions_, &SessionsController::sessionOpened, jobs_, &JobController::leaveJob);
+  // The status bar says what the job's rank in the analysis tabs ran on (not this machine's next run).
+  connect(jobs_, &JobController::jobOpened, this, [this] {
+    if (const prof::job::Job* job = jobs_->job(); job && jobs_->timelines()->count() > 0)
+      for (const auto& f : job->ranks)
+        if (f.rank == jobs_->timelines()->rankAt(0) && f.store) sessions_->showJobRank(f.store->meta(), f.rank);
+  });
   connect(jobs_, &JobController::notAJob, sessions_, &SessionsController::compareSessions);
   auto* file = menuBar()->addMenu(tr("&File"));
   file->addAction(new_run_);

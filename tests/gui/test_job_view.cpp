@@ -129,6 +129,9 @@ class TestJobView : public QObject {
     QVERIFY(verdict_ids(w.jobs()->ranks()->verdicts()).contains("straggler"));
     QVERIFY(verdict_ids(w.jobs()->verdictsSection()).contains("straggler"));
     QCOMPARE(w.verdictPanel()->section(), w.jobs()->verdictsSection()->parentWidget());
+    // The status bar says what the rank in the analysis tabs ran on, not this machine's next run.
+    QVERIFY2(w.statusLabels().device->text().contains("(rank 1 of the job)"), qPrintable(w.statusLabels().device->text()));
+    QVERIFY2(w.statusLabels().device->text().contains("H100"), qPrintable(w.statusLabels().device->text()));
     // Evidence and fix lines longer than the tree is wide wrap (rows of several lines), never "…".
     w.resize(1280, 720);
     for (QTreeWidget* tree : {w.jobs()->verdictsSection(), w.jobs()->ranks()->verdicts()}) {

@@ -111,6 +111,8 @@ void SessionsController::leaveShownSession() {
   details_->clear();
   shown_meta_.clear();
   shown_name_.clear();
+  job_meta_.clear();
+  job_whose_.clear();
   showOwnSettings();
   frame_.updateIdleStatus();
 }
@@ -391,19 +393,31 @@ void SessionsController::showOwnSettings() {
   frame_.updateActions();
 }
 
+void SessionsController::showJobRank(const std::map<std::string, std::string>& meta, int rank) {
+  // The job replaces a session shown before it (nothing of it to run again or save).
+  shown_meta_.clear();
+  shown_name_.clear();
+  job_meta_ = meta;
+  job_whose_ = tr("rank %1 of the job").arg(rank);
+  frame_.updateIdleStatus();
+  frame_.updateActions();
+}
+
 bool SessionsController::showShownStatus() {
-  if (shown_name_.isEmpty()) return false;
+  const bool job = shown_name_.isEmpty() && !job_whose_.isEmpty();
+  if (shown_name_.isEmpty() && !job) return false;
+  const std::map<std::string, std::string>& meta = job ? job_meta_ : shown_meta_;
   const StatusLabels labels = frame_.statusLabels();
-  const bool trace = shown_meta_.count("import.format") > 0;
-  const QString whose = trace ? tr("trace") : tr("session");
-  QString device = meta_text(shown_meta_, "device.name");
-  if (device.isEmpty()) device = meta_text(shown_meta_, "device.kind") == "cpu" ? tr("CPU") : tr("not recorded");
+  const bool trace = meta.count("import.format") > 0;
+  const QString whose = job ? job_whose_ : trace ? tr("trace") : tr("session");
+  QString device = meta_text(meta, "device.name");
+  if (device.isEmpty()) device = meta_text(meta, "device.kind") == "cpu" ? tr("CPU") : tr("not recorded");
   labels.device->setText(tr("device: %1 (%2)").arg(device, whose) +
-                         simulated_card_status(prof::analysis::run_config(shown_meta_).memory_limit_bytes));
+                         simulated_card_status(prof::analysis::run_config(meta).memory_limit_bytes));
   labels.device->setToolTip(tr("What the shown %1 ran on").arg(whose));
   // The shown session's own run.config, whatever Run settings shows now (after Apply or "Use my
   // settings" the form holds the user's next run, not what the session recorded).
-  if (const auto recorded = settings_from_session(shown_meta_, RunSettings{})) {
+  if (const auto recorded = settings_from_session(meta, RunSettings{})) {
     const RunSettings& s = *recorded;
     for (QLabel* l : {labels.batch, labels.amp, labels.workers}) l->setToolTip(tr("Recorded in the %1").arg(whose));
     labels.batch->setText(tr("batch size %1").arg(s.batch_size));

@@ -80,8 +80,12 @@ class SessionsController : public QObject {
   void showOwnSettings();
   /// The window shows no session any more (a run starts, New run): title, details, own settings.
   void leaveShownSession();
-  /// The status bar's labels for the shown session or trace (false when none is shown).
+  /// The status bar's labels for the shown session or trace, or for the rank of a distributed job
+  /// the analysis tabs show (false when none is shown).
   bool showShownStatus();
+  /// A job is shown: the status bar says what its rank `rank` (the one in the analysis tabs, `meta`
+  /// its session's metadata) ran on, until a session opens or the window leaves what it shows.
+  void showJobRank(const std::map<std::string, std::string>& meta, int rank);
   /// A run ended: its recorded session becomes the one Save session as… copies, and its details show.
   void runFinished(const RunOutcome& outcome);
   /// The enabled state of the actions (`running`: a training run goes).
@@ -130,6 +134,8 @@ class SessionsController : public QObject {
   std::map<std::string, std::string> shown_meta_;  // the shown session's metadata
   std::uint64_t follow_meta_version_ = 0;          // the followed file's meta last shown (followedMetaGrew)
   QString shown_name_;                             // its file name ("" when none is shown)
+  std::map<std::string, std::string> job_meta_;    // a shown job's rank (showJobRank)
+  QString job_whose_;                              // "rank 1 of the job" ("" when no job is shown)
   ModelSpec own_model_;                            // the user's model while a session's is shown
   bool showing_model_ = false;
   /// What the panels showed when an open started: put back if the open fails.
