@@ -141,6 +141,35 @@ class TestClassroom : public QObject {
     QCOMPARE(again.lessons()->classroomScale(), 2.0);
   }
 
+  /// The message bar (a warning or an engine error under the toolbars) grows with the classroom
+  /// font like every other text, bold for an error, and comes back to the desktop's size after it.
+  void theMessageBarScalesWithTheFont() {
+    MainWindow w;
+    w.show();
+    auto* label = w.findChild<QLabel*>("message");
+    QVERIFY(label);
+    for (bool error : {false, true}) {
+      w.showMessage(error ? "The run failed: out of memory — use a smaller batch size" : "No usable GPU: runs use the CPU", error);
+      const double normal = QApplication::font().pointSizeF();
+      QCOMPARE(label->font().pointSizeF(), normal);
+      QCOMPARE(label->font().bold(), error);
+      for (double scale : {1.5, 2.0}) {
+        w.lessons()->setClassroomScale(scale);
+        w.lessons()->setClassroomMode(true);
+        QApplication::processEvents();
+        QVERIFY2(std::abs(label->font().pointSizeF() - normal * scale) < 0.01,
+                 qPrintable(QString("error %1, x%2: the message at %3 pt, the application at %4 pt")
+                                .arg(error).arg(scale).arg(label->font().pointSizeF()).arg(QApplication::font().pointSizeF())));
+        QCOMPARE(label->font().bold(), error);
+        QTRY_VERIFY2(label->height() >= QFontMetrics(label->font()).height(),  // the bar is as tall as its text
+                     qPrintable(QString("label %1 px high, its text %2").arg(label->height()).arg(QFontMetrics(label->font()).height())));
+        w.lessons()->setClassroomMode(false);
+        QApplication::processEvents();
+        QCOMPARE(label->font().pointSizeF(), normal);
+      }
+    }
+  }
+
   void plotTextsScaleOnceAndComeBackExactly() {
     MainWindow w;
     w.resize(1280, 680);
