@@ -82,6 +82,40 @@ QList<QPair<QString, QFont>> all_plot_fonts(const QWidget& w) {
 
 double font_size(const QFont& f) { return f.pointSizeF() > 0 ? f.pointSizeF() : f.pixelSize(); }
 
+/// Why two tick labels of `plot`'s value axes meet or one is cut at the plot's edge ("" when
+/// neither). QCustomPlot centres a vertical axis's label on its tick, one line of the tick-label font
+/// high, and leaves out a label that the widget's edge would cut; the rows' left axes share one x
+/// (a margin group), so labels of neighbouring rows meet where their boxes overlap.
+QString tick_label_clash(QCustomPlot* plot) {
+  struct Box {
+    QString what;
+    double top, bottom;
+  };
+  QList<Box> boxes;
+  for (QCPAxisRect* r : plot->axisRects()) {
+    QCPAxis* a = r->axis(QCPAxis::atLeft);
+    if (!r->visible() || !r->layout() || !a->visible() || !a->tickLabels()) continue;
+    const int h = QFontMetrics(a->tickLabelFont()).height();
+    const QString row =
+        a->property("ts_full_label").toString().isEmpty() ? a->label() : a->property("ts_full_label").toString();
+    const QVector<double> ticks = a->tickVector();
+    const QVector<QString> labels = a->tickVectorLabels();
+    for (int i = 0; i < ticks.size() && i < labels.size(); ++i) {
+      const double y = a->coordToPixel(ticks[i]);
+      boxes << Box{QString("%1 row's \"%2\" (%3..%4 px)").arg(row, labels[i]).arg(y - h / 2.0).arg(y + h / 2.0),
+                   y - h / 2.0, y + h / 2.0};
+    }
+  }
+  for (int i = 0; i < boxes.size(); ++i) {
+    if (boxes[i].top < 0 || boxes[i].bottom > plot->height())
+      return QString("%1 cut at the edge of a %2 px plot").arg(boxes[i].what).arg(plot->height());
+    for (int j = i + 1; j < boxes.size(); ++j)
+      if (boxes[i].top < boxes[j].bottom && boxes[j].top < boxes[i].bottom)
+        return boxes[i].what + " meets " + boxes[j].what;
+  }
+  return {};
+}
+
 bool lesson_shown(const MainWindow& w, const std::string& name) {
   return w.lessons()->lessonView() && w.lessons()->lessonView()->result() && w.lessons()->lessonView()->result()->record.lesson.name == name &&
          w.lessons()->lessonView()->compareView()->state() == CompareView::State::ready;
@@ -228,6 +262,43 @@ class TestClassroom : public QObject {
                               .arg(mode_name(m)).arg(min.width()).arg(min.height()).arg(normal.width()).arg(normal.height())));
       w.lessons()->setClassroomMode(false);
       QApplication::processEvents();
+    }
+  }
+
+  /// The Profile workspace's tracks (memory, utilization) keep every tick label whole and apart at
+  /// 1280x680 and 1920x1040, at every classroom scale, with nothing open and with a session: the GPU
+  /// row's "0" met the CPU row's "100" in classroom mode, and the top row's "100" was left out.
+  void trackTickLabelsNeverMeet() {
+    MainWindow w;
+    w.show();
+    for (bool session : {false, true}) {
+      if (session) {
+        QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+        QVERIFY(w.sessions()->openSession(kSession) && opened.wait(20000));
+      }
+      for (QSize size : {QSize(1280, 680), QSize(1920, 1040)})
+        for (double scale : {1.0, 1.25, 1.5, 2.0}) {
+          w.lessons()->setClassroomScale(scale);
+          w.lessons()->setClassroomMode(scale > 1.0);
+          w.resize(size);
+          w.workspaces()->setMode(Workspaces::Mode::profile);
+          QTest::qWait(300);
+          int plots = 0;
+          for (QCustomPlot* plot : w.timelinePanel()->findChildren<QCustomPlot*>()) {
+            if (!plot->isVisible()) continue;
+            for (int i = 0; i < 3; ++i) plot->replot();  // keep_readable's ticks and margins take effect
+            const QString why = tick_label_clash(plot);
+            QVERIFY2(why.isEmpty(), qPrintable(QString("%1, %2x%3, x%4, %5: %6")
+                                                   .arg(session ? "session" : "nothing open")
+                                                   .arg(size.width())
+                                                   .arg(size.height())
+                                                   .arg(scale)
+                                                   .arg(plot->parentWidget()->metaObject()->className(), why)));
+            ++plots;
+          }
+          QCOMPARE(plots, 2);  // memory and utilization
+        }
+      w.lessons()->setClassroomMode(false);
     }
   }
 

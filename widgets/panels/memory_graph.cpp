@@ -186,8 +186,9 @@ void MemoryGraph::fitScale() {
   // Labels of the widget's font (the plot's texts scale with it, classroom mode's included).
   const int label_h = fontMetrics().height();
   plot_->axisRect()->setMinimumSize(50, 2 * label_h + 4);
-  plot_->axisRect()->setMinimumMargins(QMargins(left_px_, label_h / 2 + 1, 0, label_h / 2 + 1));
-  scale_px_ = 3 * label_h + 6;
+  const int margin = tick_label_margin(label_h);  // keep_readable's, set here at once
+  plot_->axisRect()->setMinimumMargins(QMargins(left_px_, margin, 0, margin));
+  scale_px_ = 2 * label_h + 4 + 2 * margin;
   // The scale alone: the legend's row comes and goes with the height (fitLegend()).
   plot_->setMinimumSize(left_px_ + 200, scale_px_);
   plot_->replot(QCustomPlot::rpQueuedReplot);  // fitLegend() decides on the legend's row

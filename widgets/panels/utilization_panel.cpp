@@ -23,9 +23,8 @@ using prof::analysis::SeriesPoint;
 
 /// Re-bucketing while live: at most every 500 ms (<= 2 Hz); a moved range: 100 ms after it settles.
 constexpr int kLiveMs = 500, kRangeDebounceMs = 100;
-/// A track row's plot area at its smallest with the spacing under it (px; the rects' minimum is
-/// 24), and QCustomPlot's spacing between layout rows.
-constexpr int kTrackRowPx = 24 + 5, kRowSpacingPx = 5;
+/// QCustomPlot's spacing between layout rows (px).
+constexpr int kRowSpacingPx = 5;
 
 /// NVML series shown (sample name, legend label, row: 0 GPU %, 1 clock, 2 power; clock and power
 /// have a row each so that their axes never share one strip).
@@ -224,10 +223,8 @@ void UtilizationPanel::setTrackMode(int left_px) {
   title->setFixedWidth(left_px - 6);
   title->setContentsMargins(6, 0, 0, 0);
   header_->insertWidget(0, title);
-  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_}) {
-    align_rect_left(r, left_px);
-    r->setMinimumSize(50, 24);  // QCustomPlot's 50 px default would squeeze the legends of a short track
-  }
+  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_})
+    align_rect_left(r, left_px);  // heights: fitMinimum()
   left_px_ = left_px;
   track_mode_ = true;
   fitMinimum();
@@ -312,8 +309,14 @@ void UtilizationPanel::arrange() {
 void UtilizationPanel::fitMinimum() {
   // The GPU row with a legend line at the widget's font (the legends' is 0.85 of it), at the least:
   // rows that do not fit whole fold away (fitRows()).
-  const int legend_h = std::max(fontMetrics().height() + 6, gpu_legend_->minimumOuterSizeHint().height());
-  const int h = legend_h + kRowSpacingPx + kTrackRowPx;
+  const int label_h = fontMetrics().height();  // the tick labels' (the plot's texts scale with the font)
+  const int legend_h = std::max(label_h + 6, gpu_legend_->minimumOuterSizeHint().height());
+  // A row's plot area holds two tick labels apart ("0" and "100"; a ticker may round the one step
+  // over the axis down to 0.7 of it) and never less than QCustomPlot's 24 px; above and below it
+  // keep_readable's margins of half a label each hold the top and bottom labels whole.
+  row_px_ = std::max(24, label_h * 3 / 2 + 2);
+  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_}) r->setMinimumSize(50, row_px_);
+  const int h = legend_h + kRowSpacingPx + row_px_ + 2 * tick_label_margin(label_h) + kRowSpacingPx;
   if (plot_->minimumHeight() != h) plot_->setMinimumSize(left_px_ + 200, h);
 }
 
@@ -332,13 +335,16 @@ void UtilizationPanel::fitRows() {
   legends << cpu_legend_ << h2d_legend_, rects << cpu_ << h2d_;
   const bool nvml = nvml_box_->isVisible() && nvml_box_->isChecked();
   if (nvml) legends << nvml_legend_ << power_legend_, rects << nvml_ << power_;
-  // Each row whole: its legend's lines, then a plot area of kTrackRowPx and the rect's margins (the
-  // axes' few px, which add up over five rows or more), as many as the track holds.
+  // Each row whole: its legend's lines, then a plot area of row_px_, the rect's margins (half a tick
+  // label each, which add up over five rows or more) and the spacing, as many as the track holds. A
+  // row not laid out yet has no margins: keep_readable's are counted for it.
+  const int label_margins = 2 * tick_label_margin(fontMetrics().height());
   int used = 0, fit = 0;
   for (int i = 0; i < legends.size(); ++i) {
     const QCPLegend* l = legends[i];
     const QMargins m = rects[i]->margins();
-    const int need = (l->itemCount() > 0 ? l->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + kTrackRowPx + m.top() + m.bottom();
+    const int need = (l->itemCount() > 0 ? l->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + row_px_ +
+                     kRowSpacingPx + std::max(m.top() + m.bottom(), label_margins);
     if (fit > 0 && used + need > plot_->height()) break;
     used += need, ++fit;
   }

@@ -151,6 +151,7 @@ class UtilizationPanel : public QWidget {
   bool hidden_dirty_ = false;  // rows came while hidden during a live run
   unsigned legends_shown_ = 0;  // bit per row legend in the layout (arrange())
   int left_px_ = 0;  // track mode: the plot area's left edge
+  int row_px_ = 24;  // track mode: a row's plot area at its smallest (fitMinimum(): two tick labels)
   int rows_fit_ = 99, rows_arranged_ = 99;  // rows a track holds whole (fitRows()), and arranged
   bool nvml_shown_ = true, arranged_ = false, gpu_made_ = false, have_buckets_ = false, track_mode_ = false;
   std::uint32_t trainer_tid_ = 0;
