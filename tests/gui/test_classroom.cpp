@@ -13,6 +13,7 @@
 #include <QFormLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -30,6 +31,7 @@
 #include "widgets/main/sessions_controller.h"
 #include "widgets/training/run_settings.h"
 #include "widgets/timeline/timeline_panel.h"
+#include "widgets/timeline/timeline_view.h"
 #include "widgets/workspaces/workspaces.h"
 
 using namespace ts;
@@ -299,6 +301,50 @@ class TestClassroom : public QObject {
           QCOMPARE(plots, 2);  // memory and utilization
         }
       w.lessons()->setClassroomMode(false);
+    }
+  }
+
+  /// The lanes' header widens with the classroom font as a CUDA API lane's kind and a thread id's
+  /// last digits need ("CUDA API · thread 1921478656" was cut to "CUDA API · threa…": which
+  /// thread?), every lane title fits it, and the tracks' plot areas start where the lanes' do, at
+  /// every scale and back at the desktop's font.
+  void laneHeaderWidensAndTracksFollow() {
+    MainWindow w;
+    w.show();
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(kSession) && opened.wait(20000));
+    w.resize(1280, 680);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    TimelineView* view = w.timelinePanel()->view();
+    for (double scale : {1.0, 1.5, 2.0, 1.0}) {
+      w.lessons()->setClassroomScale(scale);
+      w.lessons()->setClassroomMode(scale > 1.0);
+      QTest::qWait(300);
+      if (scale == 1.0) QCOMPARE(view->headerWidth(), TimelineView::kHeaderWidth);
+      const QFontMetrics fm(view->font());
+      int threads = 0;
+      for (int lane : view->laneOrder()) {
+        const QString line = view->laneHeaderText(lane), full = view->data().laneTitle(lane);
+        const QString what =
+            QString("x%1, %2 px header: \"%3\" shown as \"%4\"").arg(scale).arg(view->headerWidth()).arg(full, line);
+        QVERIFY2(fm.horizontalAdvance(line) <= view->headerWidth() - 10, qPrintable(what));
+        const QRegularExpressionMatch m = QRegularExpression("^CUDA API · thread (\\d+)$").match(full);
+        if (!m.hasMatch()) continue;
+        QVERIFY2(line.contains("CUDA API · ") && line.endsWith(m.captured(1).right(4)), qPrintable(what));
+        ++threads;
+      }
+      QVERIFY(threads >= 1);  // the session's CUPTI thread without a host range
+      const int lanes_left = view->mapToGlobal(QPoint(view->headerWidth(), 0)).x();
+      for (QCustomPlot* plot : w.timelinePanel()->findChildren<QCustomPlot*>()) {
+        plot->replot();
+        for (QCPAxisRect* r : plot->axisRects())
+          if (r->visible() && r->layout())
+            QVERIFY2(plot->mapToGlobal(QPoint(r->left(), 0)).x() == lanes_left,
+                     qPrintable(QString("x%1: a track's plot area at %2, the lanes' at %3")
+                                    .arg(scale)
+                                    .arg(plot->mapToGlobal(QPoint(r->left(), 0)).x())
+                                    .arg(lanes_left)));
+      }
     }
   }
 

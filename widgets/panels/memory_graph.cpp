@@ -162,10 +162,9 @@ void MemoryGraph::setupGraphs() {
 void MemoryGraph::setTrackMode(int left_px) {
   layout()->setContentsMargins(0, 0, 0, 0);
   // The track's name where the lanes have theirs; the rotated axis label does not fit a short track.
-  auto* title = new QLabel(tr("<b>Memory</b>"));
-  title->setFixedWidth(left_px - 6);
-  title->setContentsMargins(6, 0, 0, 0);
-  static_cast<QBoxLayout*>(layout()->itemAt(0)->layout())->insertWidget(0, title);
+  track_title_ = new QLabel(tr("<b>Memory</b>"));
+  track_title_->setContentsMargins(6, 0, 0, 0);
+  static_cast<QBoxLayout*>(layout()->itemAt(0)->layout())->insertWidget(0, track_title_);
   plot_->yAxis->setLabel(QString());
   // A scale to read, never a lone "0": two tick steps at the least (three labels; the steps meet the
   // count, tssMeetTickCount), a label's height apart, and half a label's height above and below the
@@ -173,13 +172,18 @@ void MemoryGraph::setTrackMode(int left_px) {
   plot_->yAxis->ticker()->setTickStepStrategy(QCPAxisTicker::tssMeetTickCount);
   plot_->setProperty(kMinValueStepsProperty, 2);
   track_mode_ = true;  // the header row says the peak; no label over the short plot
-  left_px_ = left_px;
-  align_rect_left(plot_->axisRect(), left_px);
-  fitScale();
+  setTrackLeft(left_px);
   plot_->xAxis->setTickLabels(false);
   plot_->xAxis->setLabel(QString());
   connect(plot_, &QCustomPlot::beforeReplot, this, &MemoryGraph::fitLegend);
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryGraph::setTrackLeft(int left_px) {
+  left_px_ = left_px;
+  track_title_->setFixedWidth(left_px - 6);
+  align_rect_left(plot_->axisRect(), left_px);
+  fitScale();  // the minimum margins again, with the new left one
 }
 
 void MemoryGraph::fitScale() {

@@ -219,19 +219,23 @@ void UtilizationPanel::showEvent(QShowEvent* e) {
 
 void UtilizationPanel::setTrackMode(int left_px) {
   layout()->setContentsMargins(0, 0, 0, 0);
-  auto* title = new QLabel(tr("<b>Utilization</b>"));
-  title->setFixedWidth(left_px - 6);
-  title->setContentsMargins(6, 0, 0, 0);
-  header_->insertWidget(0, title);
-  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_})
-    align_rect_left(r, left_px);  // heights: fitMinimum()
-  left_px_ = left_px;
+  track_title_ = new QLabel(tr("<b>Utilization</b>"));
+  track_title_->setContentsMargins(6, 0, 0, 0);
+  header_->insertWidget(0, track_title_);
   track_mode_ = true;
-  fitMinimum();
+  setTrackLeft(left_px);
   connect(plot_, &QCustomPlot::beforeReplot, this, &UtilizationPanel::fitRows);
   nvml_box_->setChecked(false);  // a short track: clock and power rows on demand
   arranged_ = false;
   arrange();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void UtilizationPanel::setTrackLeft(int left_px) {
+  left_px_ = left_px;
+  track_title_->setFixedWidth(left_px - 6);
+  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_}) align_rect_left(r, left_px);
+  fitMinimum();  // the rows' heights and the plot's minimum width
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -52,6 +52,9 @@ class UtilizationPanel : public QWidget {
   /// `left_px` from the left edge and ends at the right edge (the timeline's plot area); only the
   /// last row has x tick labels; smaller minimum height.
   void setTrackMode(int left_px);
+  /// Track mode: the plot area's left edge moves to `left_px` (the lanes' header width changed with
+  /// the font: TimelineView::headerWidthChanged).
+  void setTrackLeft(int left_px);
 
   /// Target bucket count over the shown range (default 200).
   void setTargetBuckets(int n) { target_buckets_ = n; }
@@ -125,6 +128,7 @@ class UtilizationPanel : public QWidget {
   PanelHub* hub_;
   QCustomPlot* plot_;
   QLabel* status_;
+  QLabel* track_title_ = nullptr;  // track mode: "Utilization" over the lanes' header column
   QCheckBox* nvml_box_;
   QHBoxLayout* header_;
   TimeAxisLink* link_ = nullptr;
