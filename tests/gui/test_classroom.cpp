@@ -447,6 +447,11 @@ class TestClassroom : public QObject {
           const QFontMetrics fm(t->font());
           const qsizetype lines = it->text().split('\n').size();
           QCOMPARE(lines, static_cast<qsizetype>(v->result()->runs[static_cast<std::size_t>(c)].verdicts.size()));
+          // ...and no taller than its titles at the column's width now (it kept the height of the
+          // narrower first layout, a blank under the titles).
+          const int h = t->rowHeight(last);
+          t->resizeRowToContents(last);
+          QCOMPARE(t->rowHeight(last), h);
           QVERIFY2(t->rowHeight(last) >= static_cast<int>(lines) * fm.lineSpacing(),
                    qPrintable(QString("classroom %1: %2 px for %3 verdicts").arg(classroom).arg(t->rowHeight(last)).arg(lines)));
         }
@@ -512,6 +517,13 @@ class TestClassroom : public QObject {
       w.lessons()->lessonView()->setPresenting(true);
       QTest::qWait(1200);
       QVERIFY(w.lessons()->lessonView()->grab().save(dir + QString("/classroom_lesson_%1x%2.png").arg(size.width()).arg(size.height())));
+      // The promises' numbers and the key numbers, further down the column.
+      QScrollBar* down = w.lessons()->lessonView()->column()->verticalScrollBar();
+      down->setValue(down->maximum());
+      QTest::qWait(300);
+      QVERIFY(w.lessons()->lessonView()->grab().save(
+          dir + QString("/classroom_lesson_numbers_%1x%2.png").arg(size.width()).arg(size.height())));
+      down->setValue(0);
     }
     w.lessons()->setClassroomMode(false);
   }

@@ -90,6 +90,10 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
   figures_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   figures_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   figures_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  // The rows measured again at the columns' new width: a verdict's title wraps to fewer lines in a
+  // wider column (the rows kept the height of the narrow first layout, a blank under the titles).
+  connect(figures_->horizontalHeader(), &QHeaderView::sectionResized, figures_,
+          [this] { figures_->resizeRowsToContents(); });
   status_ = new QLabel;
   status_->setWordWrap(true);
   col->addWidget(title_);
@@ -260,8 +264,9 @@ void LessonView::fillFigures(const lessons::LessonResult& r) {
       figures_->setItem(static_cast<int>(k) + 1, col, item);
     }
     QStringList v;
-    // Each by its title (the verdict banner's line), which wraps at its spaces in a narrow column.
-    for (const auto& id : run.verdicts) v << lesson_verdict_name(id, r);
+    // Each by its title (the verdict banner's line), which wraps at its spaces in a narrow column: a
+    // bullet starts each, so that the wrapped titles do not run into each other.
+    for (const auto& id : run.verdicts) v << QStringLiteral("• ") + lesson_verdict_name(id, r);
     // One verdict a line: joined by ", " a long name was cut mid-word in classroom mode's larger font.
     figures_->setItem(static_cast<int>(rows.size()) + 1, col, new QTableWidgetItem(v.isEmpty() ? tr("none") : v.join('\n')));
   }
