@@ -5,7 +5,10 @@
 // knobs the shown lesson does not name, and leaving it restores all of it. Every plot text (tick
 // labels, axis titles, legends and their items, text items) scales with the font, once (x1.5, not
 // x2.25), and comes back to the very font it had; the window's minimum stays within 1280x680 with a
-// session's plots at the classroom size; the lesson window at 1280x720 cuts no label's text.
+// session's plots at the classroom size; the lesson window at 1280x720 cuts no label's text. The
+// message bar scales too; the tracks' tick labels never meet or get cut, nothing open or a session,
+// at 1280x680 and 1920x1040; the lanes' header widens for a CUDA API lane's kind and thread digits,
+// and the tracks' plot areas follow it.
 #include <QAction>
 #include <QApplication>
 #include <QDoubleSpinBox>

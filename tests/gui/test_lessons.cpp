@@ -2,7 +2,8 @@
 // with trainscope-run and ends in a LessonView — its story, the promised change marked with the
 // numbers, the Compare view of its runs aligned at the lesson's step; a built-in GPU lesson opened
 // on this machine (no GPU) shows its recording, marked as such, with every promise met; an invalid
-// lesson file is refused with its field named and the list stays as it was.
+// lesson file is refused with its field named and the list stays as it was; every built-in lesson's
+// promises and verdicts are in the class's words, no internal id.
 #include <QDir>
 #include <QFile>
 #include <QLabel>

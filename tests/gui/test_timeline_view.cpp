@@ -3,7 +3,8 @@
 // ruler drag + Z zooms to the selection, hit-testing (a known kernel, nested host ranges), click
 // selection and the launch -> kernel flow partner, lane collapse/hide/reorder (also through the
 // header menu), the hub's linked range, highlight (intervals scrolled to and shaded, a kernel name
-// outlined), search with next/previous, follow live, painted(newest end), and the panel's wiring.
+// outlined), search with next/previous, follow live, painted(newest end), the panel's wiring, and
+// lane titles that fit the header at larger fonts (kind whole, a thread id's last digits).
 #include <QAction>
 #include <QApplication>
 #include <QLineEdit>
