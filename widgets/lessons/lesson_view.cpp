@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPointer>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
@@ -90,10 +91,11 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
   figures_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   figures_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   figures_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-  // The rows measured again at the columns' new width: a verdict's title wraps to fewer lines in a
-  // wider column (the rows kept the height of the narrow first layout, a blank under the titles).
-  connect(figures_->horizontalHeader(), &QHeaderView::sectionResized, figures_,
-          [this] { figures_->resizeRowsToContents(); });
+  // The rows measured again at the columns' new width (eventFilter()): a verdict's title wraps to
+  // fewer lines in a wider column and more in a narrower one (the rows kept the height of the first
+  // layout: a blank under the titles, or their last lines cut). The stretched columns follow the
+  // viewport's width without QHeaderView::sectionResized.
+  figures_->viewport()->installEventFilter(this);
   status_ = new QLabel;
   status_->setWordWrap(true);
   col->addWidget(title_);
@@ -134,6 +136,14 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
 }
 
 LessonView::~LessonView() = default;
+
+bool LessonView::eventFilter(QObject* o, QEvent* e) {
+  if (o == figures_->viewport() && e->type() == QEvent::Resize &&
+      static_cast<QResizeEvent*>(e)->oldSize().width() != static_cast<QResizeEvent*>(e)->size().width())
+    // Queued: the header stretches its sections after the viewport's resize.
+    QMetaObject::invokeMethod(figures_, [t = figures_] { t->resizeRowsToContents(); }, Qt::QueuedConnection);
+  return QWidget::eventFilter(o, e);
+}
 
 void LessonView::setPresenting(bool on) {
   const bool changed = presenting_ != on;
