@@ -235,7 +235,7 @@ RunResult measure_session(const std::string& path, std::int64_t warmup) {
     o.per_step = false;
     o.warmup_steps = warmup;
     const an::Report rep = prof::import::analyze_session(s, o);
-    for (const auto& v : rep.verdicts) r.verdicts.push_back(v.id);
+    for (const auto& v : rep.verdicts) r.verdicts.push_back(v.id), r.verdict_titles[v.id] = v.title;
     for (const std::string& id : an::verdict_ids())
       if (auto m = an::verdict_measure(rep, id)) r.measures[id] = *m;
     if (rep.gpu_utilization) r.figures["gpu_utilization_pct"] = 100 * *rep.gpu_utilization;

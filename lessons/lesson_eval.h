@@ -58,6 +58,9 @@ struct RunResult {
   std::string analysis_error;               // the session could not be opened / analysed
   std::map<std::string, double> figures;
   std::vector<std::string> verdicts;        // verdict ids that fired
+  /// Verdict id -> its title as the analysis gave it (analysis::Verdict::title, the line the window's
+  /// verdict banner shows), for each verdict that fired: what a window names it by, never its id.
+  std::map<std::string, std::string> verdict_titles;
   std::map<std::string, double> measures;   // verdict id -> its measure (analysis::verdict_measure)
   std::int64_t steps = 0;                   // analysed steps
   double median_step_ms = 0;                // the median wall time of the analysed steps, ms

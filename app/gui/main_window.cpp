@@ -315,6 +315,11 @@ void MainWindow::buildActions() {
   message_label_ = new ElidedLabel;  // cut at a word with "…", never inside one
   message_label_->setObjectName("message");
   message_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  message_label_->setContentsMargins(4, 1, 4, 1);
+  // Colours by palette (showMessage), not a style sheet: a style sheet fixes a widget's font at the
+  // size it had, and the bar stayed at the desktop's size in classroom mode.
+  message_bar_->setAutoFillBackground(true);
+  message_bar_->setContentsMargins(0, 0, 0, 0);
   holder_layout->addWidget(message_label_);
   message_bar_->addWidget(holder);
   auto* dismiss = new QAction(st->standardIcon(QStyle::SP_DialogCloseButton), tr("Dismiss"), this);
@@ -374,10 +379,18 @@ QString MainWindow::message() const { return message_bar_->isHidden() ? QString(
 
 void MainWindow::showMessage(const QString& text, bool error) {
   message_label_->setFullText(text);
-  message_label_->setStyleSheet(error ? "QLabel { color: #8a0000; font-weight: bold; padding: 1px 4px; }"
-                                      : "QLabel { color: #5a4000; padding: 1px 4px; }");
-  message_bar_->setStyleSheet(error ? "QToolBar { background: #ffe0e0; padding: 0px; spacing: 2px; }"
-                                    : "QToolBar { background: #fff4d0; padding: 0px; spacing: 2px; }");
+  // An error: dark red, bold, on pink; a warning: dark brown on pale yellow (both >= 7:1, in the
+  // presenter palette too, which leaves roles set on a widget alone). The font sets its weight only,
+  // so its size still follows the application font (classroom mode).
+  QPalette lp = message_label_->palette();
+  lp.setColor(QPalette::WindowText, error ? QColor(0x8a, 0x00, 0x00) : QColor(0x5a, 0x40, 0x00));
+  message_label_->setPalette(lp);
+  QFont weight;
+  weight.setBold(error);
+  message_label_->setFont(weight);
+  QPalette bp = message_bar_->palette();
+  bp.setColor(QPalette::Window, error ? QColor(0xff, 0xe0, 0xe0) : QColor(0xff, 0xf4, 0xd0));
+  message_bar_->setPalette(bp);
   message_bar_->show();
 }
 

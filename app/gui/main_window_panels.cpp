@@ -37,10 +37,14 @@ ProfileWorkspace* MainWindow::buildProfileWorkspace() {
   timeline_ = new TimelinePanel(hub_);
   verdicts_ = new VerdictPanel(hub_);
   verdicts_->setCudaGpuHere(!gpus_.empty());
+  // The tracks' plot areas start where the lanes' do, also when the header widens with the font.
+  TimelineView* lanes = timeline_->view();
   auto* memory = new MemoryGraph(hub_);
-  memory->setTrackMode(TimelineView::kHeaderWidth);
+  memory->setTrackMode(lanes->headerWidth());
+  connect(lanes, &TimelineView::headerWidthChanged, memory, &MemoryGraph::setTrackLeft);
   auto* utilization = new UtilizationPanel(hub_);
-  utilization->setTrackMode(TimelineView::kHeaderWidth);
+  utilization->setTrackMode(lanes->headerWidth());
+  connect(lanes, &TimelineView::headerWidthChanged, utilization, &UtilizationPanel::setTrackLeft);
   auto* profile = new ProfileWorkspace(timeline_, memory, utilization);
   profile->addTab(verdicts_, tr("Verdicts"), true);
   profile->addTab(new BreakdownChart(hub_), tr("Step breakdown"), true);

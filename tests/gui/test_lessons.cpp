@@ -2,7 +2,8 @@
 // with trainscope-run and ends in a LessonView — its story, the promised change marked with the
 // numbers, the Compare view of its runs aligned at the lesson's step; a built-in GPU lesson opened
 // on this machine (no GPU) shows its recording, marked as such, with every promise met; an invalid
-// lesson file is refused with its field named and the list stays as it was.
+// lesson file is refused with its field named and the list stays as it was; every built-in lesson's
+// promises and verdicts are in the class's words, no internal id.
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -16,6 +17,8 @@
 
 #include "app/gui/main_window.h"
 #include "engine/network.h"
+#include "lessons/lesson.h"
+#include "profiling/analysis/analysis.h"
 #include "gui/gui_test_util.h"
 #include "widgets/compare/aligned_timelines.h"
 #include "widgets/compare/compare_view.h"
@@ -160,6 +163,56 @@ class TestLessons : public QObject {
     for (const auto& row : v->checkRows()) QVERIFY2(row.met, qPrintable(row.what));
     QCOMPARE(v->checkRows().front().change, QString("fired → gone"));  // launch_bound
     QVERIFY(v->checksLabel()->text().contains("fired → gone"));
+  }
+
+  /// Every built-in lesson's recording says its promises and the verdicts that fired in the class's
+  /// words: a verdict by the analysis's title for it (the verdict banner's line), a figure by its
+  /// key-number row name, a measure by its evidence name; no internal id ("input_bound",
+  /// "data_wait_ms", "data_loader_wait_pct") in the promises, their numbers or the verdicts row.
+  void promisesAndVerdictsAreInTheClassWords() {
+    QStringList ids;
+    for (const std::string& id : prof::analysis::verdict_ids()) {
+      ids << QString::fromStdString(id) << QString::fromStdString(prof::analysis::verdict_rule(id)->measure);
+    }
+    for (const std::string& f : lessons::figure_names()) ids << QString::fromStdString(f);
+    auto no_id = [&](const QString& text) {
+      for (const QString& id : ids)
+        if (text.contains(id)) return id;
+      return QString();
+    };
+    MainWindow w;
+    w.show();
+    int verdict_promises = 0, figure_promises = 0;
+    for (const lessons::Lesson& l : lessons::builtin_lessons()) {
+      QVERIFY(w.lessons()->runLesson(QString::fromStdString(l.name), true));  // the recording
+      QTRY_VERIFY2_WITH_TIMEOUT(shown(w, l.name), l.name.c_str(), 60000);
+      LessonView* v = w.lessons()->lessonView();
+      const lessons::LessonResult& r = *v->result();
+      QCOMPARE(v->checkRows().size(), l.expect.size());
+      for (std::size_t i = 0; i < l.expect.size(); ++i) {
+        const auto& row = v->checkRows()[i];
+        for (const QString& text : {row.what, row.change, row.numbers})
+          QVERIFY2(no_id(text).isEmpty(),
+                   qPrintable(QString("%1: \"%2\" in \"%3\"").arg(l.name.c_str(), no_id(text), text)));
+        if (l.expect[i].kind == "verdict") {  // by the title the run that fired it was given
+          const auto& titles = r.runs[static_cast<std::size_t>(l.run_index(l.expect[i].fires_on))].verdict_titles;
+          QVERIFY(titles.count(l.expect[i].verdict));
+          QVERIFY2(row.what.contains(QString::fromStdString(titles.at(l.expect[i].verdict))), qPrintable(row.what));
+          ++verdict_promises;
+        }
+        figure_promises += l.expect[i].kind == "figure";
+      }
+      QTableWidget* t = v->figuresTable();
+      for (int c = 0; c < t->columnCount(); ++c) {
+        const QString cell = t->item(t->rowCount() - 1, c)->text();
+        QVERIFY2(no_id(cell).isEmpty(), qPrintable(QString("%1, verdicts fired: %2").arg(l.name.c_str(), cell)));
+        QCOMPARE(cell == tr("none") ? 0 : cell.split('\n').size(),
+                 static_cast<int>(r.runs[static_cast<std::size_t>(c)].verdicts.size()));
+      }
+      for (int row = 0; row < t->rowCount(); ++row)
+        QVERIFY2(no_id(t->verticalHeaderItem(row)->text()).isEmpty(), qPrintable(t->verticalHeaderItem(row)->text()));
+    }
+    QVERIFY(verdict_promises >= 4 && figure_promises >= 4);  // the lessons keep both kinds
   }
 
   void invalidLessonFileIsRefusedWithTheFieldNamed() {

@@ -139,6 +139,15 @@ std::shared_ptr<prof::EventStore> bucket_store() {
 class TestPanels : public QObject {
   Q_OBJECT
  private slots:
+  // A value axis' upper end lands on 1, 2, 2.5 or 5 x 10^k above max + 15 %: one tick step reaches it.
+  void niceUpperEndsOnARoundValue() {
+    QCOMPARE(nice_upper(19.7e9), 25e9);  // 22.6 GB with headroom -> 25 GB (a lone "0" before)
+    QCOMPARE(nice_upper(1e6), 2e6);
+    QCOMPARE(nice_upper(80.0), 100.0);
+    QCOMPARE(nice_upper(4.0), 5.0);
+    QCOMPARE(nice_upper(0.0), 1.0);
+  }
+
   void memoryGraphOnSessions_data() {
     QTest::addColumn<QString>("file");
     QTest::newRow("b128_nw0_augment") << "gpu_b128_nw0_augment.tsession";

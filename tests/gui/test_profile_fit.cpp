@@ -100,8 +100,8 @@ QString clipped_rows(QCustomPlot* plot) {
     if (ticks < 2) {
       QStringList at;
       for (double t : y->tickVector()) at << QString("%1 at y %2").arg(t).arg(y->coordToPixel(t));
-      return QString("a row at y %1-%2 with %3 whole tick label(s) (%4; labels %5 px, the plot shows y %6-%7)")
-          .arg(r->top()).arg(r->bottom()).arg(ticks).arg(at.join(", ")).arg(2 * half).arg(seen.top()).arg(seen.bottom());
+      return QString("a row at y %1-%2 with %3 whole tick label(s) (%4; labels %5 px, the plot shows y %6-%7; range %8..%9)")
+          .arg(r->top()).arg(r->bottom()).arg(ticks).arg(at.join(", ")).arg(2 * half).arg(seen.top()).arg(seen.bottom()).arg(y->range().lower).arg(y->range().upper);
     }
   }
   return {};

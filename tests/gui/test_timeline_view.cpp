@@ -3,10 +3,13 @@
 // ruler drag + Z zooms to the selection, hit-testing (a known kernel, nested host ranges), click
 // selection and the launch -> kernel flow partner, lane collapse/hide/reorder (also through the
 // header menu), the hub's linked range, highlight (intervals scrolled to and shaded, a kernel name
-// outlined), search with next/previous, follow live, painted(newest end), and the panel's wiring.
+// outlined), search with next/previous, follow live, painted(newest end), the panel's wiring, and
+// lane titles that fit the header at larger fonts (kind whole, a thread id's last digits).
 #include <QAction>
+#include <QApplication>
 #include <QLineEdit>
 #include <QMenu>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QtTest>
 #include <map>
@@ -200,6 +203,54 @@ class TestTimelineView : public QObject {
     QVERIFY(view->laneRect(stream).top() < view->laneRect(above).top());
     view->moveLane(stream, +1);
     QCOMPARE(pos(stream), p0);
+  }
+
+  /// Lane titles in the header at the desktop's font and classroom mode's (x1.5, x2): the header is
+  /// 190 px at the desktop's font and widens as a larger one needs; each title fits it, whole where
+  /// it can; where not, the kind ("CUDA API") stays whole and a thread id keeps its last digits
+  /// ("CUDA API · thread 1921478656" was cut to "CUDA API · threa…": which thread?).
+  void laneTitlesKeepTheirKindAndThread() {
+    auto store = std::make_shared<prof::EventStore>();  // two CUDA API threads of long ids, no names
+    for (std::uint32_t tid : {1921470u, 1921533u}) {
+      prof::RuntimeRecord r;
+      r.start = 10, r.end = 20, r.thread = tid, r.correlation = tid, r.name = store->strings.intern("cudaMemGetInfo");
+      store->runtime.push(r);
+    }
+    PanelHub ids_hub;
+    ids_hub.setStore(store, false);
+    TimelineView ids(&ids_hub);
+    ids.resize(1400, 300);
+    ids.show();
+    const QFont normal = QApplication::font();
+    for (double scale : {1.0, 1.5, 2.0}) {
+      QFont f = normal;
+      f.setPointSizeF(normal.pointSizeF() * scale);
+      for (TimelineView* v : {view, &ids}) {
+        v->setFont(f);
+        const QFontMetrics fm(v->font());
+        const int header = v->headerWidth();
+        if (scale == 1.0) QCOMPARE(header, H);
+        QCOMPARE(v->plotWidth(), 1400.0 - header);  // the plot area gives way
+        int threads = 0;
+        for (int lane : v->data().defaultOrder()) {
+          const QString line = v->laneHeaderText(lane), full = v->data().laneTitle(lane), shown = line.mid(2);
+          const QString what = QString("x%1: \"%2\" shown as \"%3\"").arg(scale).arg(full, line);
+          QVERIFY2(fm.horizontalAdvance(line) <= header - 10, qPrintable(what));  // after the arrow ("▾ ")
+          if (fm.horizontalAdvance(line.left(2) + full) <= header - 10) QVERIFY2(shown == full, qPrintable(what));
+          if (full.contains(" · ")) QVERIFY2(shown.startsWith(full.section(" · ", 0, 0) + " · "), qPrintable(what));
+          if (const QRegularExpressionMatch m = QRegularExpression("thread (\\d+)$").match(full); m.hasMatch()) {
+            QVERIFY2(shown.endsWith(m.captured(1).right(3)), qPrintable(what));
+            ++threads;
+          }
+        }
+        if (v == &ids) QCOMPARE(threads, 2);
+      }
+    }
+    // At x2 the two ids are told apart by the digits that differ.
+    const QStringList shown = {ids.laneHeaderText(ids.data().defaultOrder()[0]),
+                               ids.laneHeaderText(ids.data().defaultOrder()[1])};
+    QVERIFY2(shown[0] != shown[1], qPrintable(shown.join(" | ")));
+    view->setFont(normal);
   }
 
   void hubRangeAndHighlight() {

@@ -191,7 +191,7 @@ class TestWorkspaces : public QObject {
       plot->replot();
       plot->replot();
       // Plot areas line up with the lanes' plot area, to the pixel (global x).
-      const int lanes_left = view->mapToGlobal(QPoint(TimelineView::kHeaderWidth, 0)).x();
+      const int lanes_left = view->mapToGlobal(QPoint(view->headerWidth(), 0)).x();
       const int lanes_right = view->mapToGlobal(QPoint(view->width(), 0)).x();
       for (QCPAxisRect* r : plot->axisRects()) {
         if (!r->visible()) continue;

@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPointer>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
@@ -17,6 +18,7 @@
 #include "lessons/session_pack.h"
 #include "widgets/compare/aligned_timelines.h"
 #include "widgets/compare/compare_view.h"
+#include "widgets/lessons/lesson_text.h"
 
 namespace ts::gui {
 
@@ -41,19 +43,6 @@ std::vector<std::string> lesson_key_figures(const lessons::Lesson& l) {
 namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
-
-/// A figure's row name for people (lessons/lesson_eval.h says how each is measured).
-QString figure_label(const std::string& f) {
-  if (f == "images_per_s") return QObject::tr("images/s");
-  if (f == "step_ms") return QObject::tr("step (mean)");
-  if (f == "slowest_step_ms") return QObject::tr("slowest step");
-  if (f == "activation_bytes") return QObject::tr("activations");
-  if (f == "peak_memory_bytes") return QObject::tr("peak allocated");
-  if (f == "h2d_copy_ms") return QObject::tr("H2D copy/step");
-  if (f == "data_wait_ms") return QObject::tr("data wait/step");
-  if (f == "gpu_utilization_pct") return QObject::tr("GPU busy");
-  return q(f);
-}
 
 QString label_of(const lessons::Lesson& l, const std::string& id) {
   const int i = l.run_index(id);
@@ -102,6 +91,11 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
   figures_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   figures_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   figures_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  // The rows measured again at the columns' new width (eventFilter()): a verdict's title wraps to
+  // fewer lines in a wider column and more in a narrower one (the rows kept the height of the first
+  // layout: a blank under the titles, or their last lines cut). The stretched columns follow the
+  // viewport's width without QHeaderView::sectionResized.
+  figures_->viewport()->installEventFilter(this);
   status_ = new QLabel;
   status_->setWordWrap(true);
   col->addWidget(title_);
@@ -142,6 +136,14 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
 }
 
 LessonView::~LessonView() = default;
+
+bool LessonView::eventFilter(QObject* o, QEvent* e) {
+  if (o == figures_->viewport() && e->type() == QEvent::Resize &&
+      static_cast<QResizeEvent*>(e)->oldSize().width() != static_cast<QResizeEvent*>(e)->size().width())
+    // Queued: the header stretches its sections after the viewport's resize.
+    QMetaObject::invokeMethod(figures_, [t = figures_] { t->resizeRowsToContents(); }, Qt::QueuedConnection);
+  return QWidget::eventFilter(o, e);
+}
 
 void LessonView::setPresenting(bool on) {
   const bool changed = presenting_ != on;
@@ -218,7 +220,11 @@ void LessonView::showResult(std::shared_ptr<lessons::LessonResult> r) {
 
 void LessonView::fillChecks(const lessons::LessonResult& r) {
   check_rows_.clear();
-  for (const auto& c : r.checks) check_rows_.push_back(CheckRow{c.met, q(c.what), q(c.change), q(c.detail)});
+  // In the class's words (lesson_text.h): verdicts by their titles, figures and measures by name.
+  for (std::size_t i = 0; i < r.checks.size(); ++i) {
+    const LessonCheckText t = lesson_check_text(r, i);
+    check_rows_.push_back(CheckRow{r.checks[i].met, t.what, t.change, t.numbers});
+  }
   renderChecks();
 }
 
@@ -268,15 +274,14 @@ void LessonView::fillFigures(const lessons::LessonResult& r) {
       figures_->setItem(static_cast<int>(k) + 1, col, item);
     }
     QStringList v;
-    // A zero-width space after each '_' lets a long id wrap there ("low_" / "utilization") where the
-    // column is narrower than the id.
-    for (const auto& id : run.verdicts) v << q(id).replace('_', QStringLiteral("_\u200B"));
-    // One verdict a line: joined by ", " a long id was cut mid-word ("launch_bou…") in classroom mode's
-    // larger font.
+    // Each by its title (the verdict banner's line), which wraps at its spaces in a narrow column: a
+    // bullet starts each, so that the wrapped titles do not run into each other.
+    for (const auto& id : run.verdicts) v << QStringLiteral("• ") + lesson_verdict_name(id, r);
+    // One verdict a line: joined by ", " a long name was cut mid-word in classroom mode's larger font.
     figures_->setItem(static_cast<int>(rows.size()) + 1, col, new QTableWidgetItem(v.isEmpty() ? tr("none") : v.join('\n')));
   }
   vheads << tr("run");
-  for (const auto& f : rows) vheads << figure_label(f);
+  for (const auto& f : rows) vheads << lesson_figure_label(f);
   vheads << tr("verdicts fired");
   figures_->setVerticalHeaderLabels(vheads);
   for (std::size_t k = 0; k < rows.size(); ++k) {

@@ -75,6 +75,10 @@ class LessonView : public QWidget {
   void ready();
   void failed(const QString& message);
 
+ protected:
+  /// The key-number table's viewport resized: its rows are measured again (see the constructor).
+  bool eventFilter(QObject* o, QEvent* e) override;
+
  private:
   using Copies = std::vector<std::unique_ptr<lessons::PlainSession>>;
   void showResult(std::shared_ptr<lessons::LessonResult> r);

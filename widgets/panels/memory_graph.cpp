@@ -162,10 +162,9 @@ void MemoryGraph::setupGraphs() {
 void MemoryGraph::setTrackMode(int left_px) {
   layout()->setContentsMargins(0, 0, 0, 0);
   // The track's name where the lanes have theirs; the rotated axis label does not fit a short track.
-  auto* title = new QLabel(tr("<b>Memory</b>"));
-  title->setFixedWidth(left_px - 6);
-  title->setContentsMargins(6, 0, 0, 0);
-  static_cast<QBoxLayout*>(layout()->itemAt(0)->layout())->insertWidget(0, title);
+  track_title_ = new QLabel(tr("<b>Memory</b>"));
+  track_title_->setContentsMargins(6, 0, 0, 0);
+  static_cast<QBoxLayout*>(layout()->itemAt(0)->layout())->insertWidget(0, track_title_);
   plot_->yAxis->setLabel(QString());
   // A scale to read, never a lone "0": two tick steps at the least (three labels; the steps meet the
   // count, tssMeetTickCount), a label's height apart, and half a label's height above and below the
@@ -173,21 +172,27 @@ void MemoryGraph::setTrackMode(int left_px) {
   plot_->yAxis->ticker()->setTickStepStrategy(QCPAxisTicker::tssMeetTickCount);
   plot_->setProperty(kMinValueStepsProperty, 2);
   track_mode_ = true;  // the header row says the peak; no label over the short plot
-  left_px_ = left_px;
-  align_rect_left(plot_->axisRect(), left_px);
-  fitScale();
+  setTrackLeft(left_px);
   plot_->xAxis->setTickLabels(false);
   plot_->xAxis->setLabel(QString());
   connect(plot_, &QCustomPlot::beforeReplot, this, &MemoryGraph::fitLegend);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void MemoryGraph::setTrackLeft(int left_px) {
+  left_px_ = left_px;
+  track_title_->setFixedWidth(left_px - 6);
+  align_rect_left(plot_->axisRect(), left_px);
+  fitScale();  // the minimum margins again, with the new left one
+}
+
 void MemoryGraph::fitScale() {
   // Labels of the widget's font (the plot's texts scale with it, classroom mode's included).
   const int label_h = fontMetrics().height();
   plot_->axisRect()->setMinimumSize(50, 2 * label_h + 4);
-  plot_->axisRect()->setMinimumMargins(QMargins(left_px_, label_h / 2 + 1, 0, label_h / 2 + 1));
-  scale_px_ = 3 * label_h + 6;
+  const int margin = tick_label_margin(label_h);  // keep_readable's, set here at once
+  plot_->axisRect()->setMinimumMargins(QMargins(left_px_, margin, 0, margin));
+  scale_px_ = 2 * label_h + 4 + 2 * margin;
   // The scale alone: the legend's row comes and goes with the height (fitLegend()).
   plot_->setMinimumSize(left_px_ + 200, scale_px_);
   plot_->replot(QCustomPlot::rpQueuedReplot);  // fitLegend() decides on the legend's row
@@ -203,7 +208,11 @@ void MemoryGraph::fitLegend() {
   const bool want = has_data_ && plot_->legend->itemCount() > 0;
   // The legend's lines (at the columns keep_readable gives it) under a scale of three labels.
   const int legend_h = plot_->legend->minimumOuterSizeHint().height() + 5;
-  const bool fits = plot_->height() >= scale_px_ + legend_h;
+  // The axes may take more than the minimum margins scale_px_ counts (the x axis' tick marks), and
+  // QCustomPlot's layout rounds its rows' heights (a legend 2 px short at exactly the sum): 4 px slack.
+  const QMargins m = plot_->axisRect()->margins(), least = plot_->axisRect()->minimumMargins();
+  const int extra = std::max(0, m.top() - least.top()) + std::max(0, m.bottom() - least.bottom());
+  const bool fits = plot_->height() >= scale_px_ + extra + legend_h + 4;
   const bool shown = want && fits;
   if (legend_shown_ == shown) return;
   legend_shown_ = shown;

@@ -42,6 +42,9 @@ class MemoryGraph : public QWidget {
   /// from the left edge and ends at the right edge (the timeline's plot area), no x tick labels
   /// (the timeline's ruler says the time), a smaller minimum height.
   void setTrackMode(int left_px);
+  /// Track mode: the plot area's left edge moves to `left_px` (the lanes' header width changed with
+  /// the font: TimelineView::headerWidthChanged).
+  void setTrackLeft(int left_px);
 
   void setStack(Stack s);
   Stack stack() const { return stack_; }
@@ -103,6 +106,7 @@ class MemoryGraph : public QWidget {
   QComboBox* stack_box_;
   QCheckBox* show_capacity_;
   QLabel* status_;
+  QLabel* track_title_ = nullptr;  // track mode: "Memory" over the lanes' header column
   QTimer* throttle_;
   Stack stack_ = Stack::allocated;
   bool track_mode_ = false;

@@ -19,6 +19,15 @@ QString gpu_absence_reason(const std::map<std::string, std::string>& meta) {
   return v.startsWith(kPrefix) ? v.mid(kPrefix.size()) : v;
 }
 
+double nice_upper(double max) {
+  const double v = max * 1.15;
+  if (!(v > 0) || !std::isfinite(v)) return 1.0;
+  const double decade = std::pow(10.0, std::floor(std::log10(v)));
+  for (double m : {1.0, 2.0, 2.5, 5.0})
+    if (decade * m >= v * (1 - 1e-9)) return decade * m;
+  return decade * 10;
+}
+
 QString format_bytes(double bytes, int precision) { return QString::fromStdString(ts::format_bytes(bytes, precision)); }
 
 double BytesTicker::getTickStep(const QCPRange& range) {
@@ -204,42 +213,91 @@ QString wrap_to_width(const QString& text, const QFont& font, int width_px) {
 }
 
 namespace {
-/// The fewest tick steps from `n` up that give `a` two labels or more in its range: one step of a
-/// range like 0..1.15 MB rounds to a 2 MB step, which leaves a lone "0" (up to 4 more tried).
-int steps_for_two_labels(QCPAxis* a, int n) {
-  for (int more = 0; more <= 4; ++more) {
-    a->ticker()->setTickCount(n + more);
+
+/// The height of value axis `a`'s tick labels: QCustomPlot centres each on its tick, so half of it
+/// stands above the top tick and below the bottom one.
+int tick_label_height(const QCPAxis* a) {
+  return QFontMetrics(a->tickLabelFont()).height();
+}
+
+/// The tick steps of value axis `a` over `length_px`: one per ~kTickSpacingYPx, or per label height
+/// and a little where the labels are taller (classroom mode's font), at least `min_steps`; then fewer
+/// while two of the ticks its ticker generates come closer than a label's height (a ticker rounds the
+/// step to 1, 2, 2.5 or 5 x 10^k, down to 0.7 of the step asked for: two steps over 0..105 % in
+/// 55 px draw 0, 50, 100 26 px apart, less than classroom mode's labels at x2 need).
+int fitting_value_steps(QCPAxis* a, int length_px, int min_steps) {
+  const int label = tick_label_height(a);
+  int n = std::max(min_steps, length_px / std::max(Readability::kTickSpacingYPx, label + 4));
+  const QCPRange range = a->range();
+  if (range.size() <= 0) return n;
+  const double px_per_unit = length_px / range.size();
+  QSharedPointer<QCPAxisTicker> t = a->ticker();
+  const int asked = t->tickCount();
+  for (; n > min_steps; --n) {
+    t->setTickCount(n);
     QVector<double> ticks;
-    a->ticker()->generate(a->range(), a->parentPlot()->locale(), QLatin1Char('g'), 6, ticks, nullptr, nullptr);
-    const auto shown = std::count_if(ticks.begin(), ticks.end(), [&](double t) { return a->range().contains(t); });
-    if (shown >= 2) return n + more;
+    t->generate(range, a->parentPlot()->locale(), QChar('g'), a->numberPrecision(), ticks, nullptr, nullptr);
+    double closest = length_px;
+    for (int i = 1; i < ticks.size(); ++i) closest = std::min(closest, (ticks[i] - ticks[i - 1]) * px_per_unit);
+    if (closest >= label + 1) break;
   }
+  // Then at least two labels in the range where they fit apart: one step of a range like 0..1.15 MB
+  // rounds to a 2 MB step, which leaves a lone "0" (up to 4 more steps tried).
+  for (int more = n; more <= n + 4; ++more) {
+    t->setTickCount(more);
+    QVector<double> ticks;
+    t->generate(range, a->parentPlot()->locale(), QChar('g'), a->numberPrecision(), ticks, nullptr, nullptr);
+    const auto shown = std::count_if(ticks.begin(), ticks.end(), [&](double v) { return range.contains(v); });
+    double closest = length_px;
+    for (int i = 1; i < ticks.size(); ++i) closest = std::min(closest, (ticks[i] - ticks[i - 1]) * px_per_unit);
+    if (shown >= 2) {
+      if (closest >= label + 1) n = more;
+      break;
+    }
+  }
+  t->setTickCount(asked);
   return n;
 }
+
+/// Ticks for every axis of `rect` (value axes: fitting_value_steps; key axes one per
+/// kTickSpacingXPx), and half a tick label's height (and 1 px) of margin above and below the plot
+/// area where the left axis has labels, so the top and bottom labels are drawn whole (QCustomPlot
+/// leaves out a label the widget's edge would cut) and never meet those of the row above or below.
+/// Returns whether anything changed.
+bool fit_rect_ticks(QCPAxisRect* rect, int min_steps) {
+  bool changed = false;
+  const int nx = std::max(2, rect->width() / Readability::kTickSpacingXPx);
+  for (QCPAxis* a : rect->axes()) {
+    const bool vertical = a->orientation() == Qt::Vertical;
+    if (!a->ticker()) continue;
+    // QCustomPlot's tick count is a count of steps: n steps draw about n + 1 labels.
+    const int n = vertical ? fitting_value_steps(a, rect->height(), min_steps) : nx;
+    if (a->ticker()->tickCount() == n) continue;
+    a->ticker()->setTickCount(n);
+    if (vertical) a->setSubTicks(n > 2);  // a short strip: no sub-ticks to crowd it
+    changed = true;
+  }
+  const QCPAxis* left = rect->axis(QCPAxis::atLeft);
+  if (left && left->visible() && left->tickLabels()) {
+    const int half = tick_label_margin(tick_label_height(left));
+    const QMargins m = rect->minimumMargins();
+    if (m.top() != half || m.bottom() != half) {
+      rect->setMinimumMargins(QMargins(m.left(), half, m.right(), half));
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 }  // namespace
 
 void keep_readable(QCustomPlot* plot, const Readability& r) {
   QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot, r] {
     if (!plot->isVisible()) return;  // a hidden plot's sizes are not its own; fitted when it shows
     bool changed = false;
-    for (QCPAxisRect* rect : plot->axisRects()) {
-      if (rect->height() <= 1 || rect->width() <= 1) continue;
-      // QCustomPlot's tick count is a count of steps: n steps draw about n + 1 labels.
-      const int min_steps = std::max(1, plot->property(kMinValueStepsProperty).toInt());
-      const int ny = std::max(min_steps, rect->height() / Readability::kTickSpacingYPx);
-      const int nx = std::max(2, rect->width() / Readability::kTickSpacingXPx);
-      for (QCPAxis* a : rect->axes()) {
-        const bool vertical = a->orientation() == Qt::Vertical;
-        if (!a->ticker()) continue;
-        const int before = a->ticker()->tickCount();
-        const int n = vertical ? steps_for_two_labels(a, ny) : nx;
-        a->ticker()->setTickCount(before);
-        if (before == n) continue;
-        a->ticker()->setTickCount(n);
-        if (vertical) a->setSubTicks(n > 2);  // a short strip: no sub-ticks to crowd it
-        changed = true;
-      }
-    }
+    const int min_steps = std::max(1, plot->property(kMinValueStepsProperty).toInt());
+    for (QCPAxisRect* rect : plot->axisRects())
+      if (rect->height() > 1 && rect->width() > 1) changed = fit_rect_ticks(rect, min_steps) || changed;
     // A left-axis title longer than its row is tall ran over the rows above and below it (the short
     // Utilization track at 1280x720: "GPU %" across "CPU %"): it is left out until the row is tall
     // enough again (the row's legend names what it shows).

@@ -113,9 +113,17 @@ QColor palette_color(int i);
 /// timeline's plot area above it. Top and bottom margins stay automatic.
 void align_rect_left(QCPAxisRect* rect, int left_px);
 
+/// The upper end of a value axis over data up to `max` (> 0): `max` and 15 % of headroom, rounded up
+/// to 1, 2, 2.5 or 5 x 10^k, so the ticker's one step over a short row lands on it and the row shows
+/// "0" and that value (over 0..22.6 GB a step rounded to 25 GB left a lone "0").
+double nice_upper(double max);
+
 /// Keeps a plot readable at any size, before every replot: each axis rect's value axes get one tick
-/// step per ~kTickSpacingYPx of height (at least one: two labels) and each key axis one per ~kTickSpacingXPx of width, so
-/// tick labels never overlap in a short track; each `legends` entry wraps into as many columns as its
+/// step per ~kTickSpacingYPx of height or per tick label's height where that is more (at least one:
+/// two labels), fewer where the ticks their ticker places come closer than a label, and half a label
+/// of margin above and below the plot area; each key axis one per ~kTickSpacingXPx of width, so tick
+/// labels never overlap in a short track, nor meet those of the row above or below, at any font
+/// (classroom mode's); each `legends` entry wraps into as many columns as its
 /// widest item allows in the plot's width; each `messages` text (an empty state) is word-wrapped to
 /// its axis rect's width so it is never clipped.
 struct Readability {
@@ -126,6 +134,12 @@ struct Readability {
   /// row is tall, and come back when it is tall enough.
   QList<QCPAxisRect*> fitted_titles;
 };
+/// The margin above and below a plot area that holds its value axis's top and bottom tick labels
+/// (`label_h` px high, centred on their ticks; the top of the range falls 1 px above the area) whole:
+/// half a label, rounded up, and 1 px.
+inline int tick_label_margin(int label_h) {
+  return (label_h + 1) / 2 + 1;
+}
 /// The plot's dynamic property that raises the fewest tick steps of its value axes (int, default 1:
 /// two labels; the memory track sets 2, a scale of three labels at least).
 inline constexpr const char* kMinValueStepsProperty = "ts_min_value_steps";

@@ -174,7 +174,7 @@ void UtilizationPanel::drawMeasured() {
     g->setName(key == "pm.sm_active" ? tr("%1 (measured, PM sampling %2; %3)").arg(tr(m.label), rate_text(interval), lost)
                                      : tr("%1 (measured)").arg(tr(m.label)));
   }
-  meas_bw_->axis(QCPAxis::atLeft)->setRange(0, std::max(bw_max, 1e6) * 1.15);
+  meas_bw_->axis(QCPAxis::atLeft)->setRange(0, nice_upper(std::max(bw_max, 1e6)));
   measured_message_ = !store || any ? QString() : tr("Measured GPU metrics: %1").arg(absent_reason(meta, hub_->isLive()));
 }
 

@@ -219,18 +219,23 @@ void UtilizationPanel::showEvent(QShowEvent* e) {
 
 void UtilizationPanel::setTrackMode(int left_px) {
   layout()->setContentsMargins(0, 0, 0, 0);
-  auto* title = new QLabel(tr("<b>Utilization</b>"));
-  title->setFixedWidth(left_px - 6);
-  title->setContentsMargins(6, 0, 0, 0);
-  header_->insertWidget(0, title);
-  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_}) align_rect_left(r, left_px);
-  left_px_ = left_px;
+  track_title_ = new QLabel(tr("<b>Utilization</b>"));
+  track_title_->setContentsMargins(6, 0, 0, 0);
+  header_->insertWidget(0, track_title_);
   track_mode_ = true;
-  fitMinimum();
+  setTrackLeft(left_px);
   connect(plot_, &QCustomPlot::beforeReplot, this, &UtilizationPanel::fitRows);
   nvml_box_->setChecked(false);  // a short track: clock and power rows on demand
   arranged_ = false;
   arrange();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void UtilizationPanel::setTrackLeft(int left_px) {
+  left_px_ = left_px;
+  track_title_->setFixedWidth(left_px - 6);
+  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_}) align_rect_left(r, left_px);
+  fitMinimum();  // the rows' heights and the plot's minimum width
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -298,9 +303,6 @@ void UtilizationPanel::arrange() {
     const bool last = i == rows.size() - 1;
     x->setTickLabels(last && !track_mode_);  // a track: the timeline's ruler above is the time axis
     x->setLabel(last && !track_mode_ ? tr("session time (s)") : QString());
-    // The last row keeps half a tick label under it: QCustomPlot leaves out a label that the
-    // widget's edge would cut (its "0"); the rows above have the next row's legend there.
-    if (track_mode_) rows[i]->setMinimumMargins(QMargins(left_px_, 0, 0, last ? labelHalfPx() : 0));
     rows[i]->setVisible(true);
   }
   for (QCPAxisRect* e : {nvml_, power_, meas_, meas_bw_}) e->setVisible(rows.contains(e));
@@ -308,25 +310,17 @@ void UtilizationPanel::arrange() {
     if (!legends.contains(l)) l->setVisible(false);
 }
 
-int UtilizationPanel::labelHalfPx() const {
-  return QFontMetrics(gpu_->axis(QCPAxis::atLeft)->tickLabelFont()).height() / 2 + 1;
-}
-
-int UtilizationPanel::rowPx() const {
-  // Two tick labels of the axes' font (classroom mode's included) with a gap: a scale, never one
-  // lone "100" (QCustomPlot's 50 px default would squeeze the legends of a short track).
-  return 2 * QFontMetrics(gpu_->axis(QCPAxis::atLeft)->tickLabelFont()).height() + 2;
-}
-
 void UtilizationPanel::fitMinimum() {
-  // The GPU row with a legend line at the widget's font (the legends' is 0.85 of it) and its
-  // axes' margins, at the least: rows that do not fit whole fold away (fitRows()).
-  const int row = rowPx();
-  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_})
-    if (r->minimumSize().height() != row) r->setMinimumSize(50, row);
-  const int legend_h = std::max(fontMetrics().height() + 6, gpu_legend_->minimumOuterSizeHint().height());
-  const QMargins m = gpu_->margins();
-  const int h = legend_h + kRowSpacingPx + row + m.top() + std::max(m.bottom(), labelHalfPx());
+  // The GPU row with a legend line at the widget's font (the legends' is 0.85 of it), at the least:
+  // rows that do not fit whole fold away (fitRows()).
+  const int label_h = fontMetrics().height();  // the tick labels' (the plot's texts scale with the font)
+  const int legend_h = std::max(label_h + 6, gpu_legend_->minimumOuterSizeHint().height());
+  // A row's plot area holds two tick labels apart ("0" and "100"; a ticker may round the one step
+  // over the axis down to 0.7 of it) and never less than QCustomPlot's 24 px; above and below it
+  // keep_readable's margins of half a label each hold the top and bottom labels whole.
+  row_px_ = std::max(24, label_h * 3 / 2 + 2);
+  for (QCPAxisRect* r : {gpu_, meas_, meas_bw_, cpu_, h2d_, nvml_, power_}) r->setMinimumSize(50, row_px_);
+  const int h = legend_h + kRowSpacingPx + row_px_ + 2 * tick_label_margin(label_h) + kRowSpacingPx;
   if (plot_->minimumHeight() != h) plot_->setMinimumSize(left_px_ + 200, h);
 }
 
@@ -345,16 +339,17 @@ void UtilizationPanel::fitRows() {
   legends << cpu_legend_ << h2d_legend_, rects << cpu_ << h2d_;
   const bool nvml = nvml_box_->isVisible() && nvml_box_->isChecked();
   if (nvml) legends << nvml_legend_ << power_legend_, rects << nvml_ << power_;
-  // Each row whole: its legend's lines, then a plot area of rowPx() and the rect's margins (the
-  // axes' few px, which add up over five rows or more), as many as the track holds.
-  const int row_px = rowPx() + kRowSpacingPx;
+  // Each row whole: its legend's lines, then a plot area of row_px_, the rect's margins (half a tick
+  // label each, which add up over five rows or more) and the spacing, as many as the track holds. A
+  // row not laid out yet has no margins: keep_readable's are counted for it.
+  const int label_margins = 2 * tick_label_margin(fontMetrics().height());
   int used = 0, fit = 0;
   for (int i = 0; i < legends.size(); ++i) {
     const QCPLegend* l = legends[i];
     const QMargins m = rects[i]->margins();
-    const int need = (l->itemCount() > 0 ? l->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + row_px + m.top() + m.bottom();
-    // The last row has half a tick label under it (its margin already, when it was last before).
-    if (fit > 0 && used + need + std::max(0, labelHalfPx() - m.bottom()) > plot_->height()) break;
+    const int need = (l->itemCount() > 0 ? l->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + row_px_ +
+                     kRowSpacingPx + std::max(m.top() + m.bottom(), label_margins);
+    if (fit > 0 && used + need > plot_->height()) break;
     used += need, ++fit;
   }
   const int all = static_cast<int>(legends.size());
@@ -421,8 +416,8 @@ void UtilizationPanel::fillSamples() {
   }
   clock_max = std::max(clock_max, fill_health());
   fill_measured();
-  nvml_->axis(QCPAxis::atLeft)->setRange(0, std::max(clock_max, 1.0) * 1.15);
-  power_->axis(QCPAxis::atLeft)->setRange(0, std::max(power_max, 1.0) * 1.15);
+  nvml_->axis(QCPAxis::atLeft)->setRange(0, nice_upper(std::max(clock_max, 1.0)));
+  power_->axis(QCPAxis::atLeft)->setRange(0, nice_upper(std::max(power_max, 1.0)));
   for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
   arrange();
   status_->setText(statusText());
@@ -519,7 +514,7 @@ void UtilizationPanel::fillBuckets() {
   double h2d_max = 0;
   for (double v : buckets_.h2d_bytes_per_s) h2d_max = std::max(h2d_max, v);
   h2d_bucket_max_ = h2d_max;
-  h2d_->axis(QCPAxis::atLeft)->setRange(0, std::max({h2d_max, pcie_max_, 1e6}) * 1.15);
+  h2d_->axis(QCPAxis::atLeft)->setRange(0, nice_upper(std::max({h2d_max, pcie_max_, 1e6})));
   drawMeasured();  // the measured rows on the new buckets (a moved range, a grown store)
   for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
   arrange();
@@ -567,7 +562,7 @@ double UtilizationPanel::fill_health() {
     }
   }
   set_steps(graphs_["gpu.throttled"], marks);
-  h2d_->axis(QCPAxis::atLeft)->setRange(0, std::max({h2d_bucket_max_, pcie_max_, 1e6}) * 1.15);
+  h2d_->axis(QCPAxis::atLeft)->setRange(0, nice_upper(std::max({h2d_bucket_max_, pcie_max_, 1e6})));
   return clock_max;
 }
 

@@ -52,6 +52,9 @@ class UtilizationPanel : public QWidget {
   /// `left_px` from the left edge and ends at the right edge (the timeline's plot area); only the
   /// last row has x tick labels; smaller minimum height.
   void setTrackMode(int left_px);
+  /// Track mode: the plot area's left edge moves to `left_px` (the lanes' header width changed with
+  /// the font: TimelineView::headerWidthChanged).
+  void setTrackLeft(int left_px);
 
   /// Target bucket count over the shown range (default 200).
   void setTargetBuckets(int n) { target_buckets_ = n; }
@@ -108,10 +111,6 @@ class UtilizationPanel : public QWidget {
   /// the others fold out of the layout until the track is dragged taller.
   void fitRows();
   /// Track mode: the plot's smallest height, one row with its legend at the widget's font.
-  /// A row's plot area at its smallest (px): two tick labels of the axes' font, apart.
-  int rowPx() const;
-  /// Half a tick label's height and a pixel: the room under the last row for its bottom label.
-  int labelHalfPx() const;
   void fitMinimum();
   void requestBuckets();
   void startJob();
@@ -129,6 +128,7 @@ class UtilizationPanel : public QWidget {
   PanelHub* hub_;
   QCustomPlot* plot_;
   QLabel* status_;
+  QLabel* track_title_ = nullptr;  // track mode: "Utilization" over the lanes' header column
   QCheckBox* nvml_box_;
   QHBoxLayout* header_;
   TimeAxisLink* link_ = nullptr;
@@ -155,6 +155,7 @@ class UtilizationPanel : public QWidget {
   bool hidden_dirty_ = false;  // rows came while hidden during a live run
   unsigned legends_shown_ = 0;  // bit per row legend in the layout (arrange())
   int left_px_ = 0;  // track mode: the plot area's left edge
+  int row_px_ = 24;  // track mode: a row's plot area at its smallest (fitMinimum(): two tick labels)
   int rows_fit_ = 99, rows_arranged_ = 99;  // rows a track holds whole (fitRows()), and arranged
   bool nvml_shown_ = true, arranged_ = false, gpu_made_ = false, have_buckets_ = false, track_mode_ = false;
   std::uint32_t trainer_tid_ = 0;

@@ -62,6 +62,11 @@ QColor severity_color(const std::string& severity) {
 }
 
 QString format_evidence(const std::string& name, double value) {
+  const EvidenceText t = evidence_text(name, value);
+  return t.name + ' ' + t.value;
+}
+
+EvidenceText evidence_text(const std::string& name, double value) {
   struct Unit {
     const char* suffix;
     const char* unit;
@@ -73,21 +78,22 @@ QString format_evidence(const std::string& name, double value) {
   // shares of the trainer's time, not the by-priority breakdown's categories of the same name.
   static const std::pair<const char*, const char*> names[] = {
       {"data_loader_wait", "data-loader wait (raw)"}, {"host_sync", "host sync (raw)"}, {"gpu_idle_sync", "GPU idle in host syncs"}};
+  auto words = [](const std::string& stem) { return QString::fromStdString(stem).replace('_', ' '); };
   // Rates and shares of the measured metrics (memory_bound_kernels): GB/s, and shares 0..1 as %.
   if (ends_with(name, "_bytes_per_s"))
-    return QString("%1 %2 GB/s").arg(QString::fromStdString(name.substr(0, name.size() - 12)).replace('_', ' ')).arg(value / 1e9, 0, 'f', 1);
+    return {words(name.substr(0, name.size() - 12)), QString("%1 GB/s").arg(value / 1e9, 0, 'f', 1)};
   if (ends_with(name, "_share"))
-    return QString("%1 %2 %").arg(QString::fromStdString(name.substr(0, name.size() - 6)).replace('_', ' ')).arg(100 * value, 0, 'f', 1);
+    return {words(name.substr(0, name.size() - 6)), QString("%1 %").arg(100 * value, 0, 'f', 1)};
   for (const auto& u : units)
     if (ends_with(name, u.suffix)) {
       const std::string stem = name.substr(0, name.size() - std::strlen(u.suffix));
-      QString base = QString::fromStdString(stem).replace('_', ' ');
+      QString base = words(stem);
       for (const auto& [key, label] : names)
         if (stem == key) base = QString::fromUtf8(label);
-      return QString("%1 %2 %3").arg(base).arg(value, 0, 'f', u.decimals).arg(QString::fromUtf8(u.unit));
+      return {base, QString("%1 %2").arg(value, 0, 'f', u.decimals).arg(QString::fromUtf8(u.unit))};
     }
   const bool whole = value == static_cast<double>(static_cast<long long>(value));
-  return QString("%1 %2").arg(QString::fromStdString(name).replace('_', ' ')).arg(value, 0, 'f', whole ? 0 : 2);
+  return {words(name), QString::number(value, 'f', whole ? 0 : 2)};
 }
 
 namespace {

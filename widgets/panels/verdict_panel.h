@@ -33,7 +33,14 @@ namespace ts::gui {
 
 /// Severity colours: high red, moderate orange, low amber; anything else grey.
 QColor severity_color(const std::string& severity);
-/// "data loader wait 35.2 %" from ("data_loader_wait_pct", 35.2): units from the name's suffix.
+/// An evidence figure for people, its name and its value apart: {"data-loader wait (raw)",
+/// "35.2 %"} from ("data_loader_wait_pct", 35.2): units from the name's suffix, the name with
+/// spaces for '_' (or its own words where one name could be read two ways).
+struct EvidenceText {
+  QString name, value;
+};
+EvidenceText evidence_text(const std::string& name, double value);
+/// "data-loader wait (raw) 35.2 %": evidence_text's name and value.
 QString format_evidence(const std::string& name, double value);
 
 /// One knob of a fix in the Run settings' words: "num_workers 4", "pin_memory on", "AMP bf16",

@@ -1,6 +1,8 @@
 // TimelineData: incremental lanes over an EventStore (see timeline_data.h).
 #include "widgets/timeline/timeline_data.h"
 
+#include <QFontMetrics>
+#include <QRegularExpression>
 #include <algorithm>
 #include <tuple>
 
@@ -404,6 +406,29 @@ std::size_t TimelineData::bytes() const {
   b += lane_of_key_.size() * (sizeof(std::string) + 32) + lane_of_key_.bucket_count() * sizeof(void*);
   b += (host_lane_of_tid_.size() + thread_name_.size()) * 64;
   return b;
+}
+
+QString fit_lane_title(const QString& title, const QFontMetrics& fm, int width_px) {
+  if (fm.horizontalAdvance(title) <= width_px) return title;
+  const QString sep = QStringLiteral(" · "), ellipsis = QStringLiteral("…");
+  const qsizetype at = title.indexOf(sep);
+  const QString kind = at > 0 ? title.left(at + sep.size()) : QString();  // with its " · "
+  const QString who = at > 0 ? title.mid(at + sep.size()) : title;
+  const int room = width_px - fm.horizontalAdvance(kind);
+  static const QRegularExpression thread_id(QStringLiteral("^thread (\\d+)$"));
+  if (const QRegularExpressionMatch m = thread_id.match(who); m.hasMatch()) {
+    // The id's last digits, as many as fit, from the whole id down to three; "thread" stays where it
+    // is the only kind the title has (a host thread's lane).
+    const QString id = m.captured(1), word = kind.isEmpty() ? QStringLiteral("thread ") : QString();
+    for (qsizetype keep = id.size(); keep >= std::min<qsizetype>(3, id.size()); --keep) {
+      const QString s = word + ellipsis + id.right(keep);
+      if (fm.horizontalAdvance(s) <= room) return kind + s;
+    }
+  } else if (!kind.isEmpty()) {
+    const QString s = fm.elidedText(who, Qt::ElideMiddle, room);
+    if (s.size() > 2) return kind + s;  // a letter on each side of the "…" at the least
+  }
+  return fm.elidedText(title, Qt::ElideRight, width_px);
 }
 
 }  // namespace ts::gui::timeline

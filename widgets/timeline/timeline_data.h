@@ -28,6 +28,8 @@
 #include "profiling/event_store.h"
 #include "profiling/lanes.h"
 #include "profiling/overview.h"
+
+class QFontMetrics;
 #include "widgets/timeline/lod.h"
 
 namespace ts::gui::timeline {
@@ -176,5 +178,13 @@ class TimelineData {
 /// Adds `batch` to `lane` and re-stacks from the last depth-0 event starting before the batch. Rows
 /// grow by at least half their size when they must grow (live runs add a little each tick).
 void merge_into_lane(Lane& lane, std::vector<Event> batch);
+
+/// Lane title `title` (TimelineData::laneTitle) as it fits `width_px` in `fm`: whole where it fits.
+/// Else the lane's kind before " · " ("CUDA API", "GPU 1") stays whole and what follows gives way:
+/// a thread id keeps its last digits, which tell threads apart ("CUDA API · …192147", then
+/// "CUDA API · …2147"), a name keeps its start and end ("CUDA API · load…r-12"). A title without a
+/// kind, or a kind that leaves no room, is cut at its end. Classroom mode's font cut
+/// "CUDA API · thread 192147" to "CUDA API · threa…", which no longer told the threads apart.
+QString fit_lane_title(const QString& title, const QFontMetrics& fm, int width_px);
 
 }  // namespace ts::gui::timeline

@@ -22,7 +22,7 @@ using namespace timeline;
 void TimelineView::keyPressEvent(QKeyEvent* e) {
   // Zoom around the mouse when it is over the plot, else around the centre.
   const QPoint mouse = last_mouse_;
-  const double anchor = rect().contains(mouse) && mouse.x() >= kHeaderWidth ? mouse.x() - kHeaderWidth : axis_.width() / 2;
+  const double anchor = rect().contains(mouse) && mouse.x() >= header_w_ ? mouse.x() - header_w_ : axis_.width() / 2;
   switch (e->key()) {
     case Qt::Key_W: axis_.zoom(kKeyZoom, anchor); break;
     case Qt::Key_S: axis_.zoom(1 / kKeyZoom, anchor); break;
@@ -44,7 +44,7 @@ void TimelineView::keyPressEvent(QKeyEvent* e) {
 void TimelineView::wheelEvent(QWheelEvent* e) {
   const double steps = e->angleDelta().y() / 120.0;
   if (e->modifiers() & Qt::ControlModifier) {
-    const double anchor = std::max(0.0, e->position().x() - kHeaderWidth);
+    const double anchor = std::max(0.0, e->position().x() - header_w_);
     axis_.zoom(std::pow(kKeyZoom, steps), anchor);
     userMoved();
   } else if (e->modifiers() & Qt::ShiftModifier) {
@@ -64,8 +64,8 @@ void TimelineView::mousePressEvent(QMouseEvent* e) {
   if (e->button() != Qt::LeftButton) return;
   press_pos_ = e->position().toPoint();
   moved_ = false;
-  press_t_ = axis_.t(press_pos_.x() - kHeaderWidth);
-  if (press_pos_.x() < kHeaderWidth) {  // header: click toggles collapse
+  press_t_ = axis_.t(press_pos_.x() - header_w_);
+  if (press_pos_.x() < header_w_) {  // header: click toggles collapse
     drag_ = Drag::none;
     const int lane = laneAt(press_pos_.y());
     if (lane >= 0) setLaneCollapsed(lane, !isLaneCollapsed(lane));
@@ -87,7 +87,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* e) {
     press_pos_ = p;
     userMoved();
   } else {
-    const std::int64_t t = axis_.t(p.x() - kHeaderWidth);
+    const std::int64_t t = axis_.t(p.x() - header_w_);
     setTimeSelection(TimeSpan{std::min(press_t_, t), std::max(press_t_, t)});
   }
 }
@@ -142,7 +142,7 @@ void TimelineView::fillLaneMenu(QMenu* m, int lane) {
 }
 
 void TimelineView::contextMenuEvent(QContextMenuEvent* e) {
-  if (e->pos().x() >= kHeaderWidth) return;
+  if (e->pos().x() >= header_w_) return;
   QMenu* m = laneMenu(laneAt(e->pos().y()), this);
   m->setAttribute(Qt::WA_DeleteOnClose);
   m->popup(e->globalPos());
@@ -153,7 +153,7 @@ QString TimelineView::tooltipAt(QPoint p) const {
   const EventRef r = eventAt(p);
   if (r.valid()) return event_tooltip(*store_, data_, props_, r);
   const int lane = laneAt(p.y());
-  if (lane >= 0 && p.x() < kHeaderWidth) {
+  if (lane >= 0 && p.x() < header_w_) {
     const Lane& l = data_.lanes()[static_cast<std::size_t>(lane)];
     QString what = data_.laneTitle(lane);
     if (l.kind == LaneKind::runtime)

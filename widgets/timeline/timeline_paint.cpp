@@ -26,17 +26,18 @@ std::int64_t nice_step(double min_ns) {
   return static_cast<std::int64_t>(p * 10);
 }
 
-/// Clamps a pixel span to the plot (QPainter coordinates stay small at deep zoom).
-QRectF span_rect(double x0, double x1, double y, double h, double width) {
+/// Clamps a pixel span to the plot (QPainter coordinates stay small at deep zoom); the plot starts
+/// `left` px from the widget's left edge (the header's width).
+QRectF span_rect(int left, double x0, double x1, double y, double h, double width) {
   x0 = std::max(x0, -4.0), x1 = std::min(x1, width + 4.0);
-  return QRectF(TimelineView::kHeaderWidth + x0, y, std::max(x1 - x0, 1.0), h);
+  return QRectF(left + x0, y, std::max(x1 - x0, 1.0), h);
 }
 
 /// Integer pixel span (fills on whole pixels are the raster engine's fast path).
-QRect pixel_rect(double x0, double x1, int y, int h, double width) {
+QRect pixel_rect(int left, double x0, double x1, int y, int h, double width) {
   x0 = std::max(x0, -4.0), x1 = std::min(x1, width + 4.0);
   const int a = static_cast<int>(std::floor(x0)), b = std::max(a + 1, static_cast<int>(std::ceil(x1)));
-  return QRect(TimelineView::kHeaderWidth + a, y, b - a, h);
+  return QRect(left + a, y, b - a, h);
 }
 
 /// Opaque colours per category and density level (the category's colour over white at alpha
@@ -139,21 +140,21 @@ void TimelineView::paintEvent(QPaintEvent*) {
   newest_shown_ = 0;
   refreshMarks();
   const int top = kRulerHeight, bottom = height();
-  p.setClipRect(kHeaderWidth, top, width() - kHeaderWidth, bottom - top);
+  p.setClipRect(header_w_, top, width() - header_w_, bottom - top);
   paintSteps(p, top, bottom);
   paintHighlightBands(p, top, bottom);
   p.setClipping(false);
   for (const LaneGeom& g : layout())
     if (g.y + g.height > top && g.y < bottom) paintLane(p, g);
-  p.setClipRect(kHeaderWidth, top, width() - kHeaderWidth, bottom - top);
+  p.setClipRect(header_w_, top, width() - header_w_, bottom - top);
   paintSelection(p);
   p.setClipping(false);
   paintRuler(p);
   p.setPen(QColor(200, 200, 200));
-  p.drawLine(kHeaderWidth - 1, 0, kHeaderWidth - 1, height());
+  p.drawLine(header_w_ - 1, 0, header_w_ - 1, height());
   if (!data_.eventCount()) {
     p.setPen(QColor(90, 90, 90));
-    p.drawText(rect().adjusted(kHeaderWidth, kRulerHeight, 0, 0), Qt::AlignCenter | Qt::TextWordWrap, emptyText());
+    p.drawText(rect().adjusted(header_w_, kRulerHeight, 0, 0), Qt::AlignCenter | Qt::TextWordWrap, emptyText());
   }
   emit painted(newest_shown_);
 }
@@ -177,7 +178,8 @@ void TimelineView::paintSteps(QPainter& p, int top, int bottom) {
   if (last - first > axis_.width() / 3) return;  // narrower than 3 px on average: bands would be noise
   for (auto it = first; it != last; ++it) {
     if (it->global_step % 2) continue;
-    p.fillRect(span_rect(axis_.x(it->start), axis_.x(it->end), top, bottom - top, axis_.width()), QColor(240, 242, 247));
+    p.fillRect(span_rect(header_w_, axis_.x(it->start), axis_.x(it->end), top, bottom - top, axis_.width()),
+               QColor(240, 242, 247));
   }
 }
 
@@ -188,30 +190,41 @@ void TimelineView::paintHighlightBands(QPainter& p, int top, int bottom) {
   auto it = std::partition_point(iv.begin(), iv.end(), [&](const TimeSpan& s) { return s.end <= t0; });
   while (it != iv.end() && it->start < t1) {
     const double x0 = axis_.x(it->start), x1 = std::max(axis_.x(it->end), x0 + 2);
-    p.fillRect(span_rect(x0, x1, top, bottom - top, axis_.width()), QColor(255, 176, 0, 60));
+    p.fillRect(span_rect(header_w_, x0, x1, top, bottom - top, axis_.width()), QColor(255, 176, 0, 60));
     const std::int64_t next = axis_.t(std::floor(x1) + 1);  // one band per pixel at most
     it = std::partition_point(it + 1, iv.end(), [&](const TimeSpan& s) { return s.start < next && s.end <= next; });
   }
+}
+
+QString TimelineView::headerArrow(int lane) const {
+  if (data_.lanes()[static_cast<std::size_t>(lane)].rows.size() < 2) return QStringLiteral("  ");
+  return isLaneCollapsed(lane) ? QStringLiteral("▸ ") : QStringLiteral("▾ ");
+}
+
+QString TimelineView::laneHeaderText(int lane) const {
+  if (lane < 0 || lane >= static_cast<int>(data_.lanes().size())) return {};
+  const QFontMetrics fm = fontMetrics();
+  const QString arrow = headerArrow(lane);
+  return arrow + timeline::fit_lane_title(data_.laneTitle(lane), fm, header_w_ - 10 - fm.horizontalAdvance(arrow));
 }
 
 void TimelineView::paintLane(QPainter& p, const LaneGeom& g) {
   const Lane& lane = data_.lanes()[static_cast<std::size_t>(g.lane)];
   const int top = std::max(g.y, kRulerHeight);
   // Header.
-  p.setClipRect(0, kRulerHeight, kHeaderWidth, height() - kRulerHeight);
-  p.fillRect(QRect(0, g.y, kHeaderWidth - 1, g.height), QColor(246, 246, 248));
+  p.setClipRect(0, kRulerHeight, header_w_, height() - kRulerHeight);
+  p.fillRect(QRect(0, g.y, header_w_ - 1, g.height), QColor(246, 246, 248));
   p.setPen(QColor(40, 40, 40));
   const bool collapsed = isLaneCollapsed(g.lane);
-  const QString arrow = lane.rows.size() > 1 ? (collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) : QStringLiteral("  ");
-  const QString title = fontMetrics().elidedText(arrow + data_.laneTitle(g.lane), Qt::ElideRight, kHeaderWidth - 10);
-  p.drawText(QRect(6, g.y + kLanePad, kHeaderWidth - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft, title);
+  p.drawText(QRect(6, g.y + kLanePad, header_w_ - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+             laneHeaderText(g.lane));
   if (!collapsed && lane.rows.size() > 1 && g.height >= 2 * kRowHeight) {
     p.setPen(QColor(120, 120, 120));
-    p.drawText(QRect(18, g.y + kLanePad + kRowHeight, kHeaderWidth - 20, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+    p.drawText(QRect(18, g.y + kLanePad + kRowHeight, header_w_ - 20, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
                tr("%1 rows").arg(lane.rows.size()));
   }
   // Rows.
-  p.setClipRect(QRect(kHeaderWidth, top, width() - kHeaderWidth, g.y + g.height - top));
+  p.setClipRect(QRect(header_w_, top, width() - header_w_, g.y + g.height - top));
   const bool have_marks = g.lane < static_cast<int>(marks_.size()) && !marks_[g.lane].empty();
   for (int r = 0; r < g.rows && r < static_cast<int>(lane.rows.size()); ++r) {
     const int y = g.y + kLanePad + r * kRowHeight;
@@ -244,7 +257,7 @@ void TimelineView::paintOverviewRow(QPainter& p, const Row& row, int y) {
     const double span = std::max(1.0, static_cast<double>(t1 - ev[i].start));
     const double share = std::min(1.0, static_cast<double>(busy) / span);
     const int cat = std::min<int>(ev[i].category, kCategoryCount - 1);
-    p.fillRect(pixel_rect(x0, x1, y + 1, kRowHeight - 2, axis_.width()),
+    p.fillRect(pixel_rect(header_w_, x0, x1, y + 1, kRowHeight - 2, axis_.width()),
                pal.density[cat][static_cast<int>(share * (Palette::kLevels - 1) + 0.5)]);
     i = std::max(j, i + 1);
   }
@@ -263,7 +276,7 @@ void TimelineView::paintRow(QPainter& p, const Row& row, int y, const std::vecto
     const int cat = std::min<int>(e.category, kCategoryCount - 1);
     const std::int64_t last_end = row.events[it.last - 1].end();
     newest = std::max(newest, last_end);
-    const QRect rc = pixel_rect(it.x0, it.x1, y + 1, kRowHeight - 2, w);
+    const QRect rc = pixel_rect(header_w_, it.x0, it.x1, y + 1, kRowHeight - 2, w);
     if (it.merged) {
       // Density block: shade by the share of the block's time that is busy.
       const double len = std::max(1.0, static_cast<double>(last_end - e.start));
@@ -298,7 +311,7 @@ void TimelineView::paintMarks(QPainter& p, const Row& row, const std::vector<std
   while (it != marks.end() && ev[*it].start < t1) {
     const Event& e = ev[*it];
     const double x0 = axis_.x(e.start), x1 = std::max(axis_.x(e.end()), x0 + 1);
-    const QRectF rc = span_rect(x0, x1, y + 1, kRowHeight - 2, axis_.width());
+    const QRectF rc = span_rect(header_w_, x0, x1, y + 1, kRowHeight - 2, axis_.width());
     if (outline) {
       p.setPen(QPen(QColor(0, 0, 0), 2));
       p.drawRect(rc.adjusted(-1, -1, 1, 1));
@@ -322,16 +335,18 @@ void TimelineView::paintSelection(QPainter& p) {
   const double w = axis_.width();
   if (time_selection_) {
     const double x0 = axis_.x(time_selection_->start), x1 = axis_.x(time_selection_->end);
-    p.fillRect(span_rect(x0, x1, kRulerHeight, height() - kRulerHeight, w), QColor(40, 110, 220, 38));
+    p.fillRect(span_rect(header_w_, x0, x1, kRulerHeight, height() - kRulerHeight, w), QColor(40, 110, 220, 38));
     p.setPen(QPen(QColor(40, 110, 220), 1));
     for (double x : {x0, x1})
-      if (x >= -1 && x <= w + 1) p.drawLine(QPointF(kHeaderWidth + x, kRulerHeight), QPointF(kHeaderWidth + x, height()));
+      if (x >= -1 && x <= w + 1) p.drawLine(QPointF(header_w_ + x, kRulerHeight), QPointF(header_w_ + x, height()));
   }
   if (!selected_.valid()) return;
   auto box = [&](const EventRef& r) {
     const Event& e = data_.event(r);
     const int yc = rowCenterY(r.lane, r.row);
-    return yc < 0 ? QRectF() : span_rect(axis_.x(e.start), std::max(axis_.x(e.end()), axis_.x(e.start) + 1), yc - kRowHeight / 2 + 1, kRowHeight - 2, w);
+    return yc < 0 ? QRectF()
+                  : span_rect(header_w_, axis_.x(e.start), std::max(axis_.x(e.end()), axis_.x(e.start) + 1),
+                              yc - kRowHeight / 2 + 1, kRowHeight - 2, w);
   };
   const QRectF sel = box(selected_);
   if (!sel.isNull()) {
@@ -375,11 +390,12 @@ void TimelineView::paintRuler(QPainter& p) {
   const std::int64_t first = (start / step + (start > 0 ? 1 : 0)) * step;
   p.setPen(QColor(60, 60, 60));
   // Labels relative to the first tick (shown in the header), so deep zooms stay readable.
-  p.drawText(QRect(6, 0, kHeaderWidth - 8, 15), Qt::AlignVCenter | Qt::AlignLeft, tr("at %1").arg(format_time(first)));
-  p.drawText(QRect(6, 15, kHeaderWidth - 8, 15), Qt::AlignVCenter | Qt::AlignLeft, tr("span %1").arg(format_ns(axis_.span())));
-  p.setClipRect(kHeaderWidth, 0, width() - kHeaderWidth, height());
+  p.drawText(QRect(6, 0, header_w_ - 8, 15), Qt::AlignVCenter | Qt::AlignLeft, tr("at %1").arg(format_time(first)));
+  p.drawText(QRect(6, 15, header_w_ - 8, 15), Qt::AlignVCenter | Qt::AlignLeft,
+             tr("span %1").arg(format_ns(axis_.span())));
+  p.setClipRect(header_w_, 0, width() - header_w_, height());
   for (std::int64_t t = first; t < axis_.end() + ruler_origin_; t += step) {
-    const double x = kHeaderWidth + axis_.x(t - ruler_origin_);
+    const double x = header_w_ + axis_.x(t - ruler_origin_);
     p.setPen(QColor(215, 215, 215));
     p.drawLine(QPointF(x, 0), QPointF(x, kRulerHeight));
     p.setPen(QColor(60, 60, 60));
@@ -392,7 +408,7 @@ void TimelineView::paintRuler(QPainter& p) {
   if (time_selection_) {
     sel_text = format_ns(time_selection_->end - time_selection_->start);
     const double x0 = axis_.x(time_selection_->start), x1 = axis_.x(time_selection_->end);
-    const QRectF band = span_rect(x0, x1, 15, 14, w);
+    const QRectF band = span_rect(header_w_, x0, x1, 15, 14, w);
     const double tw = fontMetrics().horizontalAdvance(sel_text) + 8;
     sel_label = QRectF(band.center().x() - std::max(tw, band.width()) / 2, 15, std::max(tw, band.width()), 14);
   }
@@ -404,7 +420,7 @@ void TimelineView::paintRuler(QPainter& p) {
     const double x0 = std::max(0.0, axis_.x(it->start)), x1 = std::min(w, axis_.x(it->end));
     const QString label = x1 - x0 > 60 ? tr("step %1").arg(it->global_step) : QString::number(it->global_step);
     const double tw = fontMetrics().horizontalAdvance(label) + 4;
-    const QRectF label_rect(kHeaderWidth + x0, 15, x1 - x0, 15);
+    const QRectF label_rect(header_w_ + x0, 15, x1 - x0, 15);
     if (x1 - x0 < tw || x0 < last_right || (!sel_label.isNull() && label_rect.intersects(sel_label))) {
       if (x1 - x0 < 1) {  // many steps per pixel: jump to the next pixel column
         const std::int64_t next = axis_.t(std::floor(axis_.x(it->end)) + 1);
@@ -419,7 +435,7 @@ void TimelineView::paintRuler(QPainter& p) {
   }
   if (time_selection_) {
     const double x0 = axis_.x(time_selection_->start), x1 = axis_.x(time_selection_->end);
-    p.fillRect(span_rect(x0, x1, 15, 14, w), QColor(40, 110, 220, 170));
+    p.fillRect(span_rect(header_w_, x0, x1, 15, 14, w), QColor(40, 110, 220, 170));
     p.fillRect(sel_label, QColor(40, 110, 220));
     p.setPen(Qt::white);
     p.drawText(sel_label, Qt::AlignCenter, sel_text);
@@ -428,7 +444,8 @@ void TimelineView::paintRuler(QPainter& p) {
   if (hub_) {
     for (const TimeSpan& s : hub_->highlight().intervals) {
       if (s.end <= axis_.start() || s.start >= axis_.end()) continue;
-      p.fillRect(span_rect(axis_.x(s.start), std::max(axis_.x(s.end), axis_.x(s.start) + 2), kRulerHeight - 4, 3, w),
+      p.fillRect(span_rect(header_w_, axis_.x(s.start), std::max(axis_.x(s.end), axis_.x(s.start) + 2),
+                           kRulerHeight - 4, 3, w),
                  QColor(230, 140, 0));
     }
   }

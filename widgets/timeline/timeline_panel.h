@@ -35,8 +35,9 @@ class TimelinePanel : public QWidget {
   /// The lanes' vertical scroll bar (hidden when every lane fits).
   QScrollBar* laneScrollBar() const { return scroll_; }
   /// Adds `track` under the lanes (and the tracks added before). Its content must start its plot
-  /// area TimelineView::kHeaderWidth px from its left edge; the panel keeps its right edge at the
-  /// lanes' right edge (left of the lanes' scroll bar when that shows). Returns the track's row.
+  /// area view()->headerWidth() px from its left edge, following headerWidthChanged(); the panel
+  /// keeps its right edge at the lanes' right edge (left of the lanes' scroll bar when that shows).
+  /// Returns the track's row.
   QWidget* addTrack(QWidget* track);
   /// The vertical splitter of lanes (index 0) and tracks (for the workspace's saved layout).
   QSplitter* trackSplitter() const { return column_; }

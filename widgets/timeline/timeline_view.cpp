@@ -20,7 +20,8 @@ TimelineView::TimelineView(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
   setMouseTracking(true);
   setMinimumSize(400, 160);
   setAttribute(Qt::WA_OpaquePaintEvent);
-  axis_.setWidth(std::max(1, width() - kHeaderWidth));
+  fitHeader();
+  axis_.setWidth(std::max(1, width() - header_w_));
   if (!hub_) return;
   connect(hub_, &PanelHub::storeChanged, this, &TimelineView::onStoreChanged);
   connect(hub_, &PanelHub::grew, this, &TimelineView::onGrew);
@@ -206,8 +207,28 @@ void TimelineView::setScrollY(int y) {
   update();
 }
 
+void TimelineView::fitHeader() {
+  // The widest kind a lane title has before " · " and the digits that tell threads apart
+  // (timeline::fit_lane_title), after the wider of the collapse arrow and the blank a lane of one
+  // row has in its place (headerArrow()), with the title's 10 px of padding.
+  const QFontMetrics fm = fontMetrics();
+  const int arrow = std::max(fm.horizontalAdvance(QStringLiteral("▾ ")), fm.horizontalAdvance(QStringLiteral("  ")));
+  const int want = std::max(kHeaderWidth, arrow + fm.horizontalAdvance(QStringLiteral("CUDA API · …0000")) + 10);
+  if (want == header_w_) return;
+  header_w_ = want;
+  axis_.setWidth(std::max(1, width() - header_w_));
+  axis_.clamp();
+  update();
+  emit headerWidthChanged(header_w_);
+}
+
+void TimelineView::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::FontChange) fitHeader();
+}
+
 void TimelineView::resizeEvent(QResizeEvent* e) {
-  axis_.setWidth(std::max(1, e->size().width() - kHeaderWidth));
+  axis_.setWidth(std::max(1, e->size().width() - header_w_));
   axis_.clamp();
   scroll_y_ = std::clamp(scroll_y_, 0, std::max(0, contentHeight() - (height() - kRulerHeight)));
   QWidget::resizeEvent(e);
@@ -425,14 +446,14 @@ EventRef TimelineView::findFlowPartner() const {
 }
 
 EventRef TimelineView::eventAt(QPoint p) const {
-  if (p.x() < kHeaderWidth || p.y() < kRulerHeight || data_.isOverview()) return {};
+  if (p.x() < header_w_ || p.y() < kRulerHeight || data_.isOverview()) return {};
   for (const LaneGeom& g : layout()) {
     if (p.y() < g.y || p.y() >= g.y + g.height) continue;
     const int row = std::clamp((p.y() - g.y - kLanePad) / kRowHeight, 0, g.rows - 1);
     const Lane& lane = data_.lanes()[static_cast<std::size_t>(g.lane)];
     if (row >= static_cast<int>(lane.rows.size())) return {};
     const Row& r = lane.rows[static_cast<std::size_t>(row)];
-    const double x = p.x() - kHeaderWidth;
+    const double x = p.x() - header_w_;
     const std::int64_t t = axis_.t(x);
     const auto tol = static_cast<std::int64_t>(2 * axis_.nsPerPx());  // 2 px either side
     EventRef best;

@@ -31,7 +31,7 @@ namespace ts::gui {
 class TimelineView : public QWidget {
   Q_OBJECT
  public:
-  static constexpr int kHeaderWidth = 190;  // lane titles (px)
+  static constexpr int kHeaderWidth = 190;  // lane titles at the desktop's font (px); see headerWidth()
   static constexpr int kRulerHeight = 30;   // time ruler with step labels (px)
   static constexpr int kRowHeight = 17;     // one row of events (px)
   static constexpr int kLanePad = 3;        // above and below a lane's rows (px)
@@ -39,6 +39,10 @@ class TimelineView : public QWidget {
   static constexpr double kKeyZoom = 0.8, kKeyPan = 0.10;
 
   explicit TimelineView(PanelHub* hub, QWidget* parent = nullptr);
+  /// The lane titles' column (px), where the plot area starts: kHeaderWidth, or wider where the
+  /// widget's font needs it to show a CUDA API lane's kind and a thread id's last four digits
+  /// ("▾ CUDA API · …4567"; classroom mode's larger font). headerWidthChanged() when it changes.
+  int headerWidth() const { return header_w_; }
   PanelHub* hub() const { return hub_; }
   /// What the empty timeline says: no session; nothing yet (a live source); or why a finished session
   /// has no events (its gpu_activity meta when that says "none: ...").
@@ -77,6 +81,9 @@ class TimelineView : public QWidget {
   int laneAt(int y) const;
   /// The lane's rectangle (header + rows), empty when hidden or scrolled out.
   QRect laneRect(int lane) const;
+  /// The lane's header line: its collapse arrow, then its title fitted to the header's width at the
+  /// widget's font (timeline::fit_lane_title; classroom mode's is larger).
+  QString laneHeaderText(int lane) const;
   /// y centre of `row` of `lane` (-1 when not shown).
   int rowCenterY(int lane, int row) const;
   double plotWidth() const { return axis_.width(); }
@@ -146,10 +153,13 @@ class TimelineView : public QWidget {
   void timeSelectionChanged();
   void rangeChanged(ts::gui::TimeSpan range);
   void searchChanged();
+  /// The header's width changed (a font change): tracks aligned under the lanes follow it.
+  void headerWidthChanged(int px);
 
  protected:
   void paintEvent(QPaintEvent*) override;
   void resizeEvent(QResizeEvent*) override;
+  void changeEvent(QEvent*) override;  // a font change: fitHeader()
   void keyPressEvent(QKeyEvent*) override;
   void wheelEvent(QWheelEvent*) override;
   void mousePressEvent(QMouseEvent*) override;
@@ -194,6 +204,10 @@ class TimelineView : public QWidget {
   void paintSteps(QPainter& p, int top, int bottom);
   void paintHighlightBands(QPainter& p, int top, int bottom);
   void paintLane(QPainter& p, const LaneGeom& g);
+  /// Sets headerWidth() for the widget's font; the plot area gives way.
+  void fitHeader();
+  /// The header's collapse arrow of `lane` ("▾ ", "▸ ", or spaces for a lane of one row).
+  QString headerArrow(int lane) const;
   void paintRow(QPainter& p, const timeline::Row& row, int y, const std::vector<std::uint32_t>* marks,
                 const std::vector<std::uint32_t>* outlined);
   void paintMarks(QPainter& p, const timeline::Row& row, const std::vector<std::uint32_t>& marks, int y, bool outline);
@@ -209,6 +223,7 @@ class TimelineView : public QWidget {
   prof::analysis::DeviceProps props_;
   bool have_range_ = false;
   int scroll_y_ = 0;
+  int header_w_ = kHeaderWidth;
   // Lanes by key (keys survive a re-read of the same store).
   std::vector<std::string> custom_order_;  // empty: default order
   std::set<std::string> collapsed_, hidden_;

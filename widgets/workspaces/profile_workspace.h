@@ -20,7 +20,7 @@ class ProfileWorkspace : public QWidget {
   Q_OBJECT
  public:
   /// Takes the panels (reparented). `memory` and `utilization` become tracks of `timeline`; they
-  /// must already be in track mode (their plot areas start at TimelineView::kHeaderWidth).
+  /// must already be in track mode (their plot areas start at the lanes' TimelineView::headerWidth()).
   ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWidget* utilization, QWidget* parent = nullptr);
   /// Adds an analysis tab; a tall page is wrapped in a scroll area so it never sets the window's
   /// minimum height.
