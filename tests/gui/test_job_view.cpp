@@ -117,6 +117,15 @@ class TestJobView : public QObject {
     QCOMPARE(t->rankAt(0), 1);  // the straggler drawn first
     QVERIFY2(t->header(0)->text().startsWith("rank 1 · straggler"), qPrintable(t->header(0)->text()));
     QVERIFY(!t->header(1)->text().contains("straggler"));
+    // Red by its palette, and its size follows the window's font (classroom mode) as the others' do.
+    QCOMPARE(t->header(0)->palette().color(QPalette::ButtonText), QColor(0xB0, 0x00, 0x20));
+    QFont big = t->font();
+    big.setPointSizeF(big.pointSizeF() * 2);
+    t->setFont(big);
+    QCOMPARE(t->header(0)->font().pointSizeF(), big.pointSizeF());
+    QCOMPARE(t->header(1)->font().pointSizeF(), big.pointSizeF());
+    QVERIFY(t->header(0)->font().bold());
+    t->setFont(QFont());
     QVERIFY(t->infoText().contains("residual skew"));
     // The expanded ranks take the height there is (no empty band under them).
     QTRY_VERIFY(t->view(0)->height() > JobTimelines::kMinViewHeight + 40);

@@ -148,7 +148,11 @@ void JobTimelines::setJob(std::shared_ptr<const prof::job::Job> job, const prof:
       QFont bold = g.header->font();
       bold.setBold(true);
       g.header->setFont(bold);
-      g.header->setStyleSheet("QToolButton { color: #B00020; }");
+      // Red by the palette, not a style sheet: a style sheet fixes the font, and the header stayed
+      // small in classroom mode while the other ranks' grew.
+      QPalette red = g.header->palette();
+      red.setColor(QPalette::ButtonText, QColor(0xB0, 0x00, 0x20));
+      g.header->setPalette(red);
     }
     v->addWidget(g.header);
     g.hub = new PanelHub(this);

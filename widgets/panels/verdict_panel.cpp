@@ -523,7 +523,7 @@ QString VerdictPanel::statusTextOfRun() const {
         .arg(rep.steps);
   if (!rep.verdicts_judged)  // a trace without steps, too short for the whole-trace rule
     return tr("No verdicts: %1").arg(QString::fromStdString(rep.verdicts_withheld));
-  QString s = tr("%1 steps analysed (%2) in %3 ms").arg(rep.steps).arg(scope).arg(r->analysis_ms, 0, 'f', 1);
+  QString s = tr("%1 steps analysed (%2); the analysis took %3 ms").arg(rep.steps).arg(scope).arg(r->analysis_ms, 0, 'f', 1);
   if (verdicts_.empty()) s += tr(" · no bottleneck found");
   if (!rep.gpu_present) {
     QString why = QString::fromStdString(rep.gpu_absent_reason);  // often "no GPU activity: <why>" already
