@@ -19,13 +19,19 @@ QString gpu_absence_reason(const std::map<std::string, std::string>& meta) {
   return v.startsWith(kPrefix) ? v.mid(kPrefix.size()) : v;
 }
 
-double nice_upper(double max) {
-  const double v = max * 1.15;
-  if (!(v > 0) || !std::isfinite(v)) return 1.0;
-  const double decade = std::pow(10.0, std::floor(std::log10(v)));
+namespace {
+/// The smallest 1, 2, 2.5 or 5 x 10^k at or above `v` (> 0, finite).
+double nice_ceil(double v) {
+  const double decade = std::pow(10.0, std::floor(std::log10(v) + 1e-9));
   for (double m : {1.0, 2.0, 2.5, 5.0})
     if (decade * m >= v * (1 - 1e-9)) return decade * m;
   return decade * 10;
+}
+}  // namespace
+
+double nice_upper(double max) {
+  const double v = max * 1.15;
+  return v > 0 && std::isfinite(v) ? nice_ceil(v) : 1.0;
 }
 
 QString format_bytes(double bytes, int precision) { return QString::fromStdString(ts::format_bytes(bytes, precision)); }
@@ -35,13 +41,8 @@ double BytesTicker::getTickStep(const QCPRange& range) {
   if (axis_ && axis_->axisRect() && axis_->orientation() == Qt::Vertical && range.size() > 0 && step_ > 0) {
     const double px_per_byte = axis_->axisRect()->height() / range.size();
     const int label_px = QFontMetrics(axis_->tickLabelFont()).height();
-    for (int i = 0; i < 30 && step_ * px_per_byte < label_px; ++i) {  // the next of 1, 2, 2.5, 5 x 10^k
-      const double decade = std::pow(10.0, std::floor(std::log10(step_) + 1e-9));
-      double next = decade * 10;
-      for (double m : {2.0, 2.5, 5.0})
-        if (decade * m > step_ * (1 + 1e-9)) { next = decade * m; break; }
-      step_ = next;
-    }
+    for (int i = 0; i < 30 && step_ * px_per_byte < label_px; ++i)
+      step_ = nice_ceil(step_ * (1 + 1e-6));  // the next of 1, 2, 2.5, 5 x 10^k
   }
   return step_;
 }
@@ -233,28 +234,28 @@ int fitting_value_steps(QCPAxis* a, int length_px, int min_steps) {
   const double px_per_unit = length_px / range.size();
   QSharedPointer<QCPAxisTicker> t = a->ticker();
   const int asked = t->tickCount();
-  for (; n > min_steps; --n) {
-    t->setTickCount(n);
+  // The ticks `steps` give: whether two of them come closer than a label (and 1 px), and how many
+  // lie in the range.
+  struct Probe {
+    bool crowded;
+    qsizetype shown;
+  };
+  const auto probe = [&](int steps) {
+    t->setTickCount(steps);
     QVector<double> ticks;
     t->generate(range, a->parentPlot()->locale(), QChar('g'), a->numberPrecision(), ticks, nullptr, nullptr);
     double closest = length_px;
-    for (int i = 1; i < ticks.size(); ++i) closest = std::min(closest, (ticks[i] - ticks[i - 1]) * px_per_unit);
-    if (closest >= label + 1) break;
-  }
+    for (qsizetype i = 1; i < ticks.size(); ++i) closest = std::min(closest, (ticks[i] - ticks[i - 1]) * px_per_unit);
+    return Probe{closest < label + 1, std::count_if(ticks.begin(), ticks.end(), [&](double v) { return range.contains(v); })};
+  };
+  while (n > min_steps && probe(n).crowded) --n;
   // Then at least two labels in the range where they fit apart: one step of a range like 0..1.15 MB
   // rounds to a 2 MB step, which leaves a lone "0" (up to 4 more steps tried).
-  for (int more = n; more <= n + 4; ++more) {
-    t->setTickCount(more);
-    QVector<double> ticks;
-    t->generate(range, a->parentPlot()->locale(), QChar('g'), a->numberPrecision(), ticks, nullptr, nullptr);
-    const auto shown = std::count_if(ticks.begin(), ticks.end(), [&](double v) { return range.contains(v); });
-    double closest = length_px;
-    for (int i = 1; i < ticks.size(); ++i) closest = std::min(closest, (ticks[i] - ticks[i - 1]) * px_per_unit);
-    if (shown >= 2) {
-      if (closest >= label + 1) n = more;
+  for (int more = n; more <= n + 4; ++more)
+    if (const Probe p = probe(more); p.shown >= 2) {
+      if (!p.crowded) n = more;
       break;
     }
-  }
   t->setTickCount(asked);
   return n;
 }

@@ -581,7 +581,7 @@ QString UtilizationPanel::statusText() const {
     parts << tr("NVML: %1").arg(it != meta.end() ? QString::fromStdString(it->second) : tr("not sampled"));
   }
   if (const QString m = measured_status(); !m.isEmpty()) parts << m;
-  if (!track_mode_ || cpu_->visible()) parts << tr("CPU: 100\u00a0%\u00a0=\u00a0one\u00a0core");  // no-break spaces: it wrapped as "100 / % = one core"  // the CPU row's scale, while it shows
+  if (!track_mode_ || cpu_->visible()) parts << tr("CPU: 100\u00a0%\u00a0=\u00a0one\u00a0core");  // the CPU row's scale while it shows; no-break spaces (it wrapped as "100 / % = one core")
   return parts.join(QStringLiteral(" · "));
 }
 
