@@ -241,9 +241,14 @@ struct Report {
   std::optional<std::int64_t> idle_sync_ns, idle_host_launching_ns, gpu_busy_ns;
   /// What the host did while the GPU idled (HostIdle); nullopt without GPU activity.
   std::optional<HostIdle> idle_by_host;
-  /// Median idle gap between GPU ops while the host was launching: the launch cost seen from the
-  /// kernel stream (lean mode records no launch calls).
+  /// Median idle gap between GPU ops while the host was launching: what each launch left the GPU
+  /// waiting (ns).
   std::optional<double> median_launch_gap_ns;
+  /// Median launch interval over the same gaps: from the start of the op before the gap to the start
+  /// of the op after it (ns) — the host's time per launch as the kernel stream shows it, where lean
+  /// mode records no launch call. With a launch every L ns and ops of d ns the gap is L - d, the
+  /// interval L: launch_bound compares the median kernel with this.
+  std::optional<double> median_launch_interval_ns;
   /// A recorded program with the Python insight (meta python.insight: "lean" / "full"); "" without.
   std::string python_insight;
   /// A program recorded by trainscope-run -- PROGRAM (meta session.source "injected ..."): host_bound

@@ -68,13 +68,20 @@ HostState host_state(const EventStore& store, const Timeline& tl) {
   return h;
 }
 
+/// The launching gaps' lengths, and the launch intervals: from the start of the op before each such
+/// gap to the start of the op after it (the host's time from one launch to the next, as the GPU
+/// saw it: an op on an empty queue starts as it is launched).
+struct LaunchGaps {
+  std::vector<std::int64_t> gaps, intervals;
+};
+
 /// Cuts every idle gap by the host's state (the file's header) into r.idle_by_host; collects the
-/// launching gaps' lengths.
-void split_idle(const Timeline& tl, const HostState& h, Report& r, std::vector<std::int64_t>& launch_gaps) {
+/// launching gaps.
+void split_idle(const Timeline& tl, const HostState& h, Report& r, LaunchGaps& launch) {
   HostIdle out;
   const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
   std::size_t ks = 0, kb = 0, kp = 0, w = 0;
-  auto gap = [&](std::int64_t a, std::int64_t b, std::int64_t next_launch) {
+  auto gap = [&](std::int64_t a, std::int64_t b, std::int64_t next_launch, std::int64_t prev_start) {
     if (b <= a) return;
     const bool queued = queued_before(a, next_launch);
     const bool short_gap = b - a <= kLaunchGapNs;
@@ -100,7 +107,7 @@ void split_idle(const Timeline& tl, const HostState& h, Report& r, std::vector<s
       }
     }
     out.launching += launching_here;
-    if (launching_here > 0) launch_gaps.push_back(b - a);
+    if (launching_here > 0) launch.gaps.push_back(b - a), launch.intervals.push_back(b - prev_start);
   };
   for_each_gpu_gap(tl, lo, hi, gap);
   r.idle_by_host = out;
@@ -197,9 +204,12 @@ void host_idle(const EventStore& store, const Timeline& tl, const std::map<std::
     python_frames(store, tl, h, r);
     return;
   }
-  std::vector<std::int64_t> launch_gaps;
-  split_idle(tl, h, r, launch_gaps);
-  if (!launch_gaps.empty()) r.median_launch_gap_ns = static_cast<double>(median(launch_gaps));
+  LaunchGaps launch;
+  split_idle(tl, h, r, launch);
+  if (!launch.gaps.empty()) {
+    r.median_launch_gap_ns = static_cast<double>(median(launch.gaps));
+    r.median_launch_interval_ns = static_cast<double>(median(launch.intervals));
+  }
   r.stepping_thread_cpu_pct = stepping_cpu(store, tl);
   python_frames(store, tl, h, r);
   sync_sites(store, tl, h, r);

@@ -2,6 +2,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "profiling/analysis/analysis.h"
@@ -94,17 +95,24 @@ inline bool queued_before(std::int64_t a, std::int64_t next_launch) {
 
 /// Calls gap(from, to, next_launch_start) for each stretch of [lo, hi) in which no op of tl.gpu (by
 /// start) runs; next_launch_start is the launching call's start of the op that ends the stretch
-/// (INT64_MIN unknown), INT64_MAX for a stretch that runs to hi.
+/// (INT64_MIN unknown), INT64_MAX for a stretch that runs to hi. A gap taking a fourth argument also
+/// gets the start of the op whose end began the stretch (lo for the first stretch).
 template <class Gap>
 void for_each_gpu_gap(const Timeline& tl, std::int64_t lo, std::int64_t hi, Gap&& gap) {
-  std::int64_t busy_end = lo;
+  std::int64_t busy_end = lo, busy_from = lo;
+  auto call = [&](std::int64_t a, std::int64_t b, std::int64_t next_launch) {
+    if constexpr (std::is_invocable_v<Gap, std::int64_t, std::int64_t, std::int64_t, std::int64_t>)
+      gap(a, b, next_launch, busy_from);
+    else
+      gap(a, b, next_launch);
+  };
   for (const GpuOp& g : tl.gpu) {
     if (g.end <= lo) continue;
     if (g.start >= hi) break;
-    if (g.start > busy_end) gap(busy_end, g.start, g.launch_start);
-    busy_end = std::max(busy_end, g.end);
+    if (g.start > busy_end) call(busy_end, g.start, g.launch_start);
+    if (g.end > busy_end) busy_end = g.end, busy_from = g.start;
   }
-  if (busy_end < hi) gap(busy_end, hi, INT64_MAX);
+  if (busy_end < hi) call(busy_end, hi, INT64_MAX);
 }
 
 }  // namespace ts::prof::analysis::detail

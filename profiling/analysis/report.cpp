@@ -58,7 +58,9 @@ std::string host_text(const Report& r) {
                      "{:.1f} %, launching {:.1f} %, busy elsewhere (Python, own CPU work) {:.1f} % of the step",
                      100 * share(h.sync, r.wall_ns), 100 * share(h.input, r.wall_ns), 100 * share(h.device, r.wall_ns),
                      100 * share(h.launching, r.wall_ns), 100 * share(h.host, r.wall_ns));
-    if (r.median_launch_gap_ns) o += fmt::format("; median launch gap {:.1f} us", *r.median_launch_gap_ns / 1e3);
+    if (r.median_launch_gap_ns)
+      o += fmt::format("; median launch gap {:.1f} us, launch interval {:.1f} us", *r.median_launch_gap_ns / 1e3,
+                       r.median_launch_interval_ns.value_or(0) / 1e3);
     o += "\n";
   }
   if (r.stepping_thread_cpu_pct) o += fmt::format("stepping thread CPU {:.0f} % of a core\n", *r.stepping_thread_cpu_pct);
@@ -262,6 +264,7 @@ void host_json(W& w, const Report& r) {
                      {"host", h.host}});
   });
   opt(w, "median_launch_gap_ns", r.median_launch_gap_ns);
+  opt(w, "median_launch_interval_ns", r.median_launch_interval_ns);
   opt(w, "stepping_thread_cpu_pct", r.stepping_thread_cpu_pct);
   w.Key("amp_from_kernels"); w.String(r.amp_from_kernels.c_str());
   opt(w, "reduced_precision_matmul_share", r.reduced_precision_matmul_share);

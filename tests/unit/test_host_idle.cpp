@@ -145,12 +145,39 @@ TEST(HostIdle, TinyKernelsBehindTheHostsDispatchAreLaunchBoundInLeanMode) {
   const Report r = analyze(p.s);
   ASSERT_TRUE(r.idle_by_host && r.median_launch_gap_ns);
   EXPECT_NEAR(*r.median_launch_gap_ns, 16 * kUs, 1);
+  ASSERT_TRUE(r.median_launch_interval_ns);
+  EXPECT_NEAR(*r.median_launch_interval_ns, 20 * kUs, 1);  // one kernel's start to the next's
   EXPECT_FALSE(r.median_launch_ns);  // lean: no launch calls
   EXPECT_GT(r.idle_by_host->launching, 0.75 * r.wall_ns);
   const Verdict* v = verdict(r, "launch_bound");
   ASSERT_TRUE(v);
   EXPECT_EQ(v->severity, "high");
   EXPECT_FALSE(fired(r, "host_bound"));
+}
+
+TEST(HostIdle, KernelsLongerThanTheGapButShorterThanTheLaunchIntervalAreLaunchBound) {
+  // 10 us kernels launched every 20 us: the GPU idles half the step waiting on each launch. The
+  // 10 us gap is no shorter than a kernel, so the gap is no measure of the launch cost; the interval is.
+  for (int us : {10, 19}) {
+    Program p;
+    for (int i = 0; i < 12; ++i) {
+      const std::int64_t t = i * 2 * kMs;
+      p.step(i + 1, t, t + 2 * kMs);
+      p.range(K::forward, t, t + kMs, "forward");
+      p.range(K::backward, t + kMs, t + 2 * kMs, "backward");
+      for (int k = 0; k < 100; ++k) p.kernel(t + k * 20 * kUs + (20 - us) * kUs, t + (k + 1) * 20 * kUs);
+    }
+    p.cpu(99, 24 * kMs);
+    const Report r = analyze(p.s);
+    ASSERT_TRUE(r.median_launch_interval_ns && r.median_kernel_ns);
+    EXPECT_NEAR(*r.median_launch_interval_ns, 20 * kUs, 1);
+    EXPECT_NEAR(*r.median_kernel_ns, us * kUs, 1);
+    const Verdict* v = verdict(r, "launch_bound");
+    ASSERT_EQ(v != nullptr, us == 10) << us;  // 19 us kernels leave the GPU idle 5 %: below the threshold
+    if (v) {
+      EXPECT_EQ(v->severity, "high");
+    }
+  }
 }
 
 TEST(HostIdle, PythonWorkBetweenStepsIsHostBoundOnlyWhileTheThreadComputes) {
