@@ -132,16 +132,22 @@ TEST(HostIdle, WithoutThePythonRangesLongGapsAreTheHostsOwnWorkNotLaunching) {
   EXPECT_GT(r.idle_by_host->host, 0.8 * r.wall_ns);
 }
 
-TEST(HostIdle, TinyKernelsBehindTheHostsDispatchAreLaunchBoundInLeanMode) {
-  Program p;
+/// 12 steps of 2 ms (forward, backward), each launching 100 kernels of `kernel_us` one every 20 us
+/// (lean mode: no launch calls), the stepping thread at 99 % CPU.
+void launch_stream(Program& p, int kernel_us) {
   for (int i = 0; i < 12; ++i) {
     const std::int64_t t = i * 2 * kMs;
     p.step(i + 1, t, t + 2 * kMs);
     p.range(K::forward, t, t + kMs, "forward");
     p.range(K::backward, t + kMs, t + 2 * kMs, "backward");
-    for (int k = 0; k < 100; ++k) p.kernel(t + k * 20 * kUs + 16 * kUs, t + (k + 1) * 20 * kUs);  // 4 us each, 16 us apart
+    for (int k = 0; k < 100; ++k) p.kernel(t + k * 20 * kUs + (20 - kernel_us) * kUs, t + (k + 1) * 20 * kUs);
   }
   p.cpu(99, 24 * kMs);
+}
+
+TEST(HostIdle, TinyKernelsBehindTheHostsDispatchAreLaunchBoundInLeanMode) {
+  Program p;
+  launch_stream(p, 4);  // 4 us each, 16 us apart
   const Report r = analyze(p.s);
   ASSERT_TRUE(r.idle_by_host && r.median_launch_gap_ns);
   EXPECT_NEAR(*r.median_launch_gap_ns, 16 * kUs, 1);
@@ -160,14 +166,7 @@ TEST(HostIdle, KernelsLongerThanTheGapButShorterThanTheLaunchIntervalAreLaunchBo
   // 10 us gap is no shorter than a kernel, so the gap is no measure of the launch cost; the interval is.
   for (int us : {10, 19}) {
     Program p;
-    for (int i = 0; i < 12; ++i) {
-      const std::int64_t t = i * 2 * kMs;
-      p.step(i + 1, t, t + 2 * kMs);
-      p.range(K::forward, t, t + kMs, "forward");
-      p.range(K::backward, t + kMs, t + 2 * kMs, "backward");
-      for (int k = 0; k < 100; ++k) p.kernel(t + k * 20 * kUs + (20 - us) * kUs, t + (k + 1) * 20 * kUs);
-    }
-    p.cpu(99, 24 * kMs);
+    launch_stream(p, us);
     const Report r = analyze(p.s);
     ASSERT_TRUE(r.median_launch_interval_ns && r.median_kernel_ns);
     EXPECT_NEAR(*r.median_launch_interval_ns, 20 * kUs, 1);
