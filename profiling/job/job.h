@@ -109,10 +109,13 @@ struct RankFigures {
   std::int64_t idle_ns = 0;       // no kernel, copy or memset on the GPU
   std::int64_t data_wait_ns = 0;  // stepping thread in data ranges (DataLoader next)
   std::int64_t blocking_ns = 0;   // stepping thread where it can wait for other ranks (see wait_ns)
-  /// Waiting for the other ranks (docs/metrics.md, "Jobs"): per step, the larger of this rank's blocking
-  /// time and its collective kernels' time above the least of any rank in that step.
+  /// Own work: the median over the steps of (period - wait), where a step's wait for the other ranks
+  /// (docs/metrics.md, "Jobs") is the larger of this rank's blocking time and its collective kernels'
+  /// time above the least of any rank in that step. The figure the straggler verdict compares.
+  std::int64_t own_work_ns = 0;
+  /// Waiting for the other ranks: step_period_ns - own_work_ns, so that the period's two parts add up
+  /// (medians of parts do not: the median of the per-step waits differs by up to a few tenths of a ms).
   std::int64_t wait_ns = 0;
-  std::int64_t own_work_ns = 0;    // step_period_ns - wait_ns
   std::int64_t host_other_ns = 0;  // stepping thread outside data/forward/backward/optimizer/sync/comm
   std::int64_t optimizer_ns = 0;   // stepping thread in optimizer ranges
   std::int64_t sync_ns = 0;        // stepping thread in `sync: ...` ranges (.item(), .cpu())
@@ -173,6 +176,13 @@ constexpr double kCommBoundHighShare = 0.30;
 /// step period (input_bound's moderate threshold of the per-session verdicts) and is >= 2x it.
 constexpr double kInputImbalanceShare = 0.05;
 constexpr double kInputImbalanceRatio = 2.0;
+
+/// A rank's step period and its two parts as shown (ms, rounded to `decimals`): the period and own work
+/// each rounded, waiting the difference of the two rounded values, so the three shown add up exactly.
+struct PeriodParts {
+  double period_ms = 0, own_work_ms = 0, wait_ms = 0;
+};
+PeriodParts period_parts(const RankFigures& f, int decimals = 2);
 
 std::string to_text(const Job& job, const JobReport& r);
 std::string to_json(const Job& job, const JobReport& r);

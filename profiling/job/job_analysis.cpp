@@ -206,7 +206,7 @@ JobReport analyze(const Job& job, const Options& options) {
   for (std::size_t i = 0; i < rs.size(); ++i)
     for (std::int64_t k : steps) figs[i].push_back(step_fig(rs[i], rs[i].step_start.at(k), rs[i].step_start.at(k + 1)));
   for (std::size_t i = 0; i < rs.size(); ++i) {
-    std::vector<std::int64_t> period, compute, comm, exposed, idle, data, blocking, wait, own, host_other, opt, sync;
+    std::vector<std::int64_t> period, compute, comm, exposed, idle, data, blocking, own, host_other, opt, sync;
     std::vector<std::int64_t> transfer;
     for (std::size_t j = 0; j < steps.size(); ++j) {
       const StepFig& f = figs[i][j];
@@ -218,7 +218,7 @@ JobReport analyze(const Job& job, const Options& options) {
       const std::int64_t w = std::max(f.blocking - least, f.comm_kernels - least_k);
       period.push_back(f.period), compute.push_back(f.compute), comm.push_back(f.comm), exposed.push_back(f.exposed);
       idle.push_back(f.idle), data.push_back(f.data), blocking.push_back(f.blocking);
-      wait.push_back(w), own.push_back(f.period - w);
+      own.push_back(f.period - w);
       transfer.push_back(std::max<std::int64_t>(0, f.exposed - w));
       host_other.push_back(f.host_other), opt.push_back(f.optimizer), sync.push_back(f.sync);
     }
@@ -226,7 +226,8 @@ JobReport analyze(const Job& job, const Options& options) {
     r.steps = static_cast<std::int64_t>(steps.size());
     r.step_period_ns = median(period), r.compute_ns = median(compute), r.communication_ns = median(comm);
     r.exposed_comm_ns = median(exposed), r.idle_ns = median(idle), r.data_wait_ns = median(data);
-    r.blocking_ns = median(blocking), r.wait_ns = median(wait), r.own_work_ns = median(own);
+    r.blocking_ns = median(blocking), r.own_work_ns = median(own);
+    r.wait_ns = r.step_period_ns - r.own_work_ns;  // the period's other part (job.h: medians do not add up)
     r.host_other_ns = median(host_other), r.optimizer_ns = median(opt), r.sync_ns = median(sync);
     r.exposed_transfer_ns = median(transfer);
   }

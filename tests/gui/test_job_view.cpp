@@ -13,6 +13,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QMimeData>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -184,6 +185,27 @@ class TestJobView : public QObject {
     QCOMPARE(w.verdictPanel()->section(), nullptr);
   }
 
+  // Period = own work + waiting, as shown, in each rank's header and in the Ranks table; the tooltips say
+  // how the three are computed.
+  void periodPartsAddUp() {
+    MainWindow w;
+    w.show();
+    QVERIFY(test::open_job(w, {job_dir("j2_balanced")}));
+    JobTimelines* t = w.jobs()->timelines();
+    const QRegularExpression parts(QStringLiteral("period ([0-9.]+) ms/step = own work ([0-9.]+) \\+ waiting ([0-9.]+)"));
+    for (int i = 0; i < t->count(); ++i) {
+      const auto m = parts.match(t->header(i)->text());
+      QVERIFY2(m.hasMatch(), qPrintable(t->header(i)->text()));
+      QCOMPARE(qRound(m.captured(1).toDouble() * 100), qRound((m.captured(2).toDouble() + m.captured(3).toDouble()) * 100));
+      QVERIFY(t->header(i)->toolTip().contains("period − own work"));
+    }
+    QTableWidget* table = w.jobs()->ranks()->table();
+    QVERIFY(table->horizontalHeaderItem(3)->toolTip().contains("period − own work"));
+    for (int row = 0; row < table->rowCount(); ++row)
+      QCOMPARE(qRound(table->item(row, 1)->text().toDouble() * 100),
+               qRound((table->item(row, 2)->text().toDouble() + table->item(row, 3)->text().toDouble()) * 100));
+  }
+
   // At 1280x720 with the Verdicts tab open, the job's verdicts and the first rank's both show
   // several rows in view (a fixed cap on the job's tree left the rank's list one row).
   void bothVerdictListsShowRowsAt1280x720() {
@@ -332,6 +354,32 @@ class TestJobView : public QObject {
       w.workspaces()->profile()->showTab(w.verdictPanel());
       QTest::qWait(800);
       QVERIFY(w.grab().save(shots + "/job_4ranks_verdicts_tab_1280x720.png"));
+    }
+  }
+
+  // With TS_SCREENSHOTS=DIR: the 2-rank straggler job at 1280x720 and 1920x1080, the lanes and each
+  // analysis tab that speaks of the job (Verdicts, Step breakdown, Python, Ranks), for looking at.
+  void stragglerJobScreenshots() {
+    const QString shots = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (shots.isEmpty()) QSKIP("TS_SCREENSHOTS is not set");
+    MainWindow w;
+    w.show();
+    QVERIFY(test::open_job(w, {job_dir("j2_straggler")}));
+    QDir().mkpath(shots);
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      w.resize(size);
+      profile->setTabsCollapsed(true);
+      QTest::qWait(800);
+      const QString suffix = QStringLiteral("%1x%2.png").arg(size.width()).arg(size.height());
+      QVERIFY(w.grab().save(shots + "/j2_straggler_lanes_" + suffix));
+      for (int i = 0; i < profile->tabs()->count(); ++i) {
+        const QString tab = profile->tabs()->tabText(i);
+        if (tab != "Verdicts" && tab != "Step breakdown" && tab != "Python" && tab != "Ranks") continue;
+        profile->showTab(profile->tabs()->widget(i));
+        QTest::qWait(800);
+        QVERIFY(w.grab().save(shots + "/j2_straggler_" + tab.toLower().replace(' ', '_') + "_" + suffix));
+      }
     }
   }
 

@@ -84,22 +84,27 @@ void JobRanks::setJob(const prof::job::Job& job, const prof::job::JobReport& r) 
   clear();
   const std::int32_t slow = straggler_rank(r);
   summary_->setText(tr("%n rank(s), %1 matched steps after the warm-up; waiting is measured in %2. The table: medians "
-                       "over each rank's step periods, in ms per step.", nullptr,
+                       "over each rank's step periods, in ms per step (period = own work + waiting).", nullptr,
                        static_cast<int>(r.ranks.size()))
                         .arg(r.matched_steps)
                         .arg(QString::fromStdString(r.wait_source)));
+  const QString parts_tip = period_parts_tooltip(r);
+  for (int c : {1, 2, 3}) table_->horizontalHeaderItem(c)->setToolTip(parts_tip);
   table_->setRowCount(static_cast<int>(r.ranks.size()));
   for (int row = 0; row < static_cast<int>(r.ranks.size()); ++row) {
     const auto& f = r.ranks[static_cast<std::size_t>(row)];
     const bool straggler = f.rank == slow;
-    const std::int64_t values[] = {f.step_period_ns, f.own_work_ns,      f.wait_ns,       f.compute_ns,   f.communication_ns,
-                                   f.exposed_comm_ns, f.idle_ns, f.data_wait_ns, f.host_other_ns};
+    const prof::job::PeriodParts p = prof::job::period_parts(f);
+    const double values[] = {p.period_ms,         p.own_work_ms,          p.wait_ms,
+                             f.compute_ns / 1e6,  f.communication_ns / 1e6, f.exposed_comm_ns / 1e6,
+                             f.idle_ns / 1e6,     f.data_wait_ns / 1e6,   f.host_other_ns / 1e6};
     auto* rank = new QTableWidgetItem(straggler ? tr("%1 · straggler").arg(f.rank) : QString::number(f.rank));
     rank->setToolTip(QString::fromStdString(f.path));
     table_->setItem(row, 0, rank);
     for (int c = 0; c < 9; ++c) {
-      auto* it = new QTableWidgetItem(QString::number(static_cast<double>(values[c]) / 1e6, 'f', 2));
+      auto* it = new QTableWidgetItem(QString::number(values[c], 'f', 2));
       it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      if (c < 3) it->setToolTip(parts_tip);
       table_->setItem(row, c + 1, it);
     }
     if (straggler)

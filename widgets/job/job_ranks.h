@@ -1,6 +1,6 @@
 // JobRanks: a distributed job's per-rank figures and verdicts (profiling/job/job.h) for the Profile
 // workspace's Ranks tab. The table: a row per rank with its medians over its step periods in ms/step
-// (period, own work, waiting for the other ranks, compute, communication, exposed communication, GPU
+// (period = own work + waiting for the other ranks, compute, communication, exposed communication, GPU
 // idle, data wait, host), the straggler's row marked ("1 · straggler", bold); the verdicts list: the
 // job's verdicts (straggler, communication_bound, input_imbalance) with severity colour, evidence and
 // their PyTorch fixes; the notes (what the data could not tell) and the problems met while opening.

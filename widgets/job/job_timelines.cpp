@@ -20,6 +20,14 @@ std::int32_t straggler_rank(const prof::job::JobReport& r) {
 
 QString job_ms(std::int64_t ns) { return QStringLiteral("%1 ms").arg(static_cast<double>(ns) / 1e6, 0, 'f', 2); }
 
+QString period_parts_tooltip(const prof::job::JobReport& r) {
+  return QObject::tr("Period: the median step period (one step start to the next) over the %1 matched steps. Own "
+                     "work: the median over those steps of the period less the wait for the other ranks (the "
+                     "figure the straggler verdict compares). Waiting: period − own work, so the two add up to "
+                     "the period (the medians of the two parts, taken apart, would not).")
+      .arg(r.matched_steps);
+}
+
 namespace {
 
 /// Each rank's session start on the job's common clock (as prof::job::analyze takes it).
@@ -49,8 +57,11 @@ std::vector<std::size_t> drawing_order(const prof::job::JobReport& r) {
 QString header_text(const prof::job::RankFigures& f, bool straggler, std::int64_t shift) {
   QString t = QStringLiteral("rank %1").arg(f.rank);
   if (straggler) t += QStringLiteral(" · straggler");
-  return t + QStringLiteral("   period %1/step · own work %2 · waiting %3 · shifted %4%5 ms")
-                 .arg(job_ms(f.step_period_ns), job_ms(f.own_work_ns), job_ms(f.wait_ns))
+  const prof::job::PeriodParts p = prof::job::period_parts(f);
+  return t + QStringLiteral("   period %1 ms/step = own work %2 + waiting %3 · shifted %4%5 ms")
+                 .arg(p.period_ms, 0, 'f', 2)
+                 .arg(p.own_work_ms, 0, 'f', 2)
+                 .arg(p.wait_ms, 0, 'f', 2)
                  .arg(shift >= 0 ? "+" : "−")
                  .arg(std::abs(static_cast<double>(shift)) / 1e6, 0, 'f', 3);
 }
@@ -137,7 +148,8 @@ void JobTimelines::setJob(std::shared_ptr<const prof::job::Job> job, const prof:
     g.header = new QToolButton;
     g.header->setObjectName(QStringLiteral("job.rank.%1").arg(fig.rank));
     g.header->setText(header_text(fig, fig.rank == slow, g.shift));
-    g.header->setToolTip(tr("%1\nClick to collapse or expand this rank's lanes").arg(QString::fromStdString(file->path)));
+    g.header->setToolTip(tr("%1\n%2\nClick to collapse or expand this rank's lanes")
+                             .arg(QString::fromStdString(file->path), period_parts_tooltip(report)));
     g.header->setCheckable(true);
     g.header->setChecked(true);
     g.header->setAutoRaise(true);

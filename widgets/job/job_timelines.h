@@ -1,5 +1,5 @@
 // JobTimelines: a distributed job's ranks on one time axis (profiling/job/job.h). Each rank is a
-// group: a header row (its rank, "straggler" for the slow one, its step period and own work per step)
+// group: a header row (its rank, "straggler" for the slow one, its step period = own work + waiting)
 // that collapses and expands the group, and under it the rank's own TimelineView (its threads and
 // streams as lanes, its steps as bands) with its own PanelHub, as Compare's aligned timelines do
 // (widgets/compare/aligned_timelines.h). Clocks: rank i is drawn shifted by shiftNs(i), its session
@@ -30,6 +30,8 @@ class TimelineView;
 std::int32_t straggler_rank(const prof::job::JobReport& r);
 /// "3.21 ms" for ns.
 QString job_ms(std::int64_t ns);
+/// How a rank's period, own work and waiting are computed and why they add up, for tooltips.
+QString period_parts_tooltip(const prof::job::JobReport& r);
 
 class JobTimelines : public QWidget {
   Q_OBJECT
