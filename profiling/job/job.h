@@ -94,9 +94,17 @@ struct RankFigures {
   std::int32_t rank = -1;
   std::string path;
   std::int64_t steps = 0;  // step periods used
-  /// Added to this rank's times on the job's common clock (JobReport::clock) to align its step starts
-  /// with the lowest rank's: the median over matched steps.
-  std::int64_t offset_ns = 0;
+  /// The step-start offset: added to this rank's times on the job's common clock (JobReport::clock) to
+  /// line its step starts up with the lowest rank's; the median over matched steps of (the lowest
+  /// rank's step start - this rank's). On one host's clock it is when this rank begins its steps, not
+  /// clock skew. 0 for the lowest rank.
+  std::int64_t step_start_offset_ns = 0;
+  /// This rank's session start (its time 0) on the common clock, less the lowest rank's: how much later
+  /// its recording began. 0 on session clocks (no common clock known) and for the lowest rank.
+  std::int64_t session_start_ns = 0;
+  /// Added to this rank's session times to draw them on the job's time axis, the lowest rank's
+  /// session clock with every rank's step starts lined up: session_start_ns + step_start_offset_ns.
+  std::int64_t axis_shift_ns() const { return session_start_ns + step_start_offset_ns; }
   std::int64_t step_period_ns = 0;    // start of step k to start of step k+1
   std::int64_t compute_ns = 0;        // union of computation kernels (all but collective kernels)
   /// Union of collective kernels and communication host ranges, and its part while no computation

@@ -206,6 +206,38 @@ class TestJobView : public QObject {
                qRound((table->item(row, 2)->text().toDouble() + table->item(row, 3)->text().toDouble()) * 100));
   }
 
+  // A rank's header names the display shift for what it is ("drawn +107.288 ms on rank 0's clock": its
+  // session start plus its step-start offset), the Ranks tab the step-start offset ("+63.1 µs"); each
+  // tooltip says how it is computed.
+  void shiftAndOffsetNamedApart() {
+    MainWindow w;
+    w.show();
+    QVERIFY(test::open_job(w, {job_dir("j2_straggler")}));
+    JobTimelines* t = w.jobs()->timelines();
+    const auto& rep = w.jobs()->report();
+    QCOMPARE(t->rankAt(0), 1);
+    const prof::job::RankFigures& r1 = rep.ranks[1];
+    QCOMPARE(t->shiftNs(0), r1.axis_shift_ns());
+    QVERIFY(r1.session_start_ns > 100'000'000);  // rank 1's recording began ~107 ms after rank 0's
+    const QString h1 = t->header(0)->text(), h0 = t->header(1)->text();
+    QVERIFY2(!h1.contains("shifted") && !h1.contains("offset"), qPrintable(h1));
+    QVERIFY2(h1.contains(QStringLiteral("drawn %1 on rank 0's clock").arg(signed_ms(r1.axis_shift_ns(), 3))), qPrintable(h1));
+    QVERIFY2(h0.contains("the axis is this rank's clock"), qPrintable(h0));
+    const QString tip = t->header(0)->toolTip();
+    for (const QString& part : {QStringLiteral("session began %1 ms after rank 0's").arg(r1.session_start_ns / 1e6, 0, 'f', 3),
+                                QStringLiteral("step-start offset"), step_start_offset_text(r1.step_start_offset_ns),
+                                QStringLiteral("median over the")})
+      QVERIFY2(tip.contains(part), qPrintable(part + " not in: " + tip));
+    QTableWidget* table = w.jobs()->ranks()->table();
+    const int last = table->columnCount() - 1;
+    QCOMPARE(table->horizontalHeaderItem(last)->text(), QString("step-start\noffset"));  // two lines
+    QVERIFY(table->horizontalHeaderItem(last)->toolTip().contains("median over the"));
+    for (int row = 0; row < table->rowCount(); ++row)
+      QCOMPARE(table->item(row, last)->text(),
+               step_start_offset_text(rep.ranks[static_cast<std::size_t>(row)].step_start_offset_ns));
+    QCOMPARE(table->item(1, last)->text(), QStringLiteral("+63.1 µs"));
+  }
+
   // At 1280x720 with the Verdicts tab open, the job's verdicts and the first rank's both show
   // several rows in view (a fixed cap on the job's tree left the rank's list one row).
   void bothVerdictListsShowRowsAt1280x720() {
@@ -237,7 +269,7 @@ class TestJobView : public QObject {
     for (int i = 0; i < t->count(); ++i) QVERIFY2(!t->header(i)->text().contains("straggler"), qPrintable(t->header(i)->text()));
     for (int r = 0; r < 2; ++r) QCOMPARE(rank_cell(w.jobs()->ranks()->table(), r), QString::number(r));
     QVERIFY(!verdict_ids(w.jobs()->ranks()->verdicts()).contains("straggler"));
-    QCOMPARE(w.jobs()->ranks()->table()->columnCount(), 10);
+    QCOMPARE(w.jobs()->ranks()->table()->columnCount(), 11);  // rank, 9 figures, the step-start offset
     int steps = 0;
     QVERIFY(band_spread(*t, &steps) <= *w.jobs()->report().skew_max_ns + 1000);
     QVERIFY(steps >= 10);

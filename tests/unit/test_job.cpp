@@ -183,7 +183,7 @@ TEST(Job, ClocksAlignedByStepStartsAndSkewStated) {
   auto r1 = synthetic_rank(1, 2, 1'000'000 - 5'000'000, 10'000'000, 4'000'000, 100'000);
   const auto r = job::analyze(synthetic_job({r0, r1}), job::Options{0});
   ASSERT_EQ(r.ranks.size(), 2u);
-  EXPECT_EQ(r.ranks[1].offset_ns, 5'000'000);
+  EXPECT_EQ(r.ranks[1].step_start_offset_ns, 5'000'000);
   ASSERT_TRUE(r.skew_median_ns.has_value());
   EXPECT_EQ(*r.skew_median_ns, 0);
   EXPECT_EQ(r.ranks[0].step_period_ns, 10'000'000);
@@ -215,6 +215,33 @@ TEST(Job, OwnWorkAndWaitingAddUpToThePeriod) {
       for (const auto& [k, v] : s->evidence)
         if (k == "own_work_ms_per_step") EXPECT_DOUBLE_EQ(v, r.ranks[1].own_work_ns / 1e6);
   }
+}
+
+// The window's time axis is the lowest rank's session clock: a rank is drawn shifted by where its
+// session began on the common clock plus its step-start offset, two figures named apart.
+TEST(Job, AxisShiftIsTheSessionStartPlusTheStepStartOffset) {
+  // On one host, rank 1's recording began 107 ms after rank 0's and its steps start 63 us before rank 0's.
+  auto r0 = synthetic_rank(0, 2, 200'000'000, 10'000'000, 4'000'000, 100'000);
+  auto r1 = synthetic_rank(1, 2, 200'000'000 - 107'000'000 - 63'000, 10'000'000, 4'000'000, 100'000);
+  job::Job j = synthetic_job({r0, r1});
+  j.ranks[0].start_unix_ns = 1'700'000'000'000'000'000, j.ranks[0].start_steady_ns = 5'000'000'000'000;
+  j.ranks[1].start_unix_ns = j.ranks[0].start_unix_ns + 107'000'000;
+  j.ranks[1].start_steady_ns = j.ranks[0].start_steady_ns + 107'000'000;
+  const auto r = job::analyze(j, job::Options{0});
+  EXPECT_EQ(r.clock, "one host's monotonic clock");
+  ASSERT_EQ(r.ranks.size(), 2u);
+  EXPECT_EQ(r.ranks[0].session_start_ns, 0);
+  EXPECT_EQ(r.ranks[0].axis_shift_ns(), 0);
+  EXPECT_EQ(r.ranks[1].session_start_ns, 107'000'000);
+  EXPECT_EQ(r.ranks[1].step_start_offset_ns, 63'000);
+  EXPECT_EQ(r.ranks[1].axis_shift_ns(), 107'063'000);
+  const std::string text = job::to_text(j, r), json = job::to_json(j, r);
+  EXPECT_NE(text.find("step-start offset"), std::string::npos) << text;
+  EXPECT_NE(text.find("+63.0\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("; offset in us"), std::string::npos) << text;
+  EXPECT_NE(json.find("\"step_start_offset_ns\":63000"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"session_start_ns\":107000000"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"offset_ns\""), std::string::npos) << json;
 }
 
 TEST(Job, StragglerFromHostWorkBetweenSteps) {

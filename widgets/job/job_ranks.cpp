@@ -44,9 +44,12 @@ JobRanks::JobRanks(QWidget* parent) : QWidget(parent) {
   setObjectName("job.ranks");
   summary_ = new QLabel;
   summary_->setWordWrap(true);
-  table_ = new QTableWidget(0, 1 + columnTitles().size());
+  table_ = new QTableWidget(0, 2 + columnTitles().size());
   table_->setObjectName("job.rankTable");
-  table_->setHorizontalHeaderLabels(QStringList{tr("rank")} + columnTitles());
+  // Titles of two words on two lines: the eleven columns fit the Ranks tab's table at 1280x720.
+  QStringList titles = QStringList{tr("rank")} + columnTitles() + QStringList{tr("step-start offset")};
+  for (QString& t : titles) t.replace(' ', '\n');
+  table_->setHorizontalHeaderLabels(titles);
   table_->horizontalHeaderItem(0)->setToolTip(tr("The straggler's row is marked and bold"));
   table_->horizontalHeader()->setToolTip(tr("Medians over each rank's step periods, ms per step (docs/metrics.md, \"Jobs\")"));
   table_->verticalHeader()->hide();
@@ -84,12 +87,14 @@ void JobRanks::setJob(const prof::job::Job& job, const prof::job::JobReport& r) 
   clear();
   const std::int32_t slow = straggler_rank(r);
   summary_->setText(tr("%n rank(s), %1 matched steps after the warm-up; waiting is measured in %2. The table: medians "
-                       "over each rank's step periods, in ms per step (period = own work + waiting).", nullptr,
+                       "over each rank's step periods, in ms per step (period = own work + waiting); the step-start "
+                       "offset in µs.", nullptr,
                        static_cast<int>(r.ranks.size()))
                         .arg(r.matched_steps)
                         .arg(QString::fromStdString(r.wait_source)));
-  const QString parts_tip = period_parts_tooltip(r);
+  const QString parts_tip = period_parts_tooltip(r), offset_tip = step_start_offset_tooltip(r);
   for (int c : {1, 2, 3}) table_->horizontalHeaderItem(c)->setToolTip(parts_tip);
+  table_->horizontalHeaderItem(table_->columnCount() - 1)->setToolTip(offset_tip);
   table_->setRowCount(static_cast<int>(r.ranks.size()));
   for (int row = 0; row < static_cast<int>(r.ranks.size()); ++row) {
     const auto& f = r.ranks[static_cast<std::size_t>(row)];
@@ -107,6 +112,10 @@ void JobRanks::setJob(const prof::job::Job& job, const prof::job::JobReport& r) 
       if (c < 3) it->setToolTip(parts_tip);
       table_->setItem(row, c + 1, it);
     }
+    auto* offset = new QTableWidgetItem(step_start_offset_text(f.step_start_offset_ns));
+    offset->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    offset->setToolTip(offset_tip);
+    table_->setItem(row, 10, offset);
     if (straggler)
       for (int c = 0; c < table_->columnCount(); ++c) {
         QFont bold = table_->item(row, c)->font();

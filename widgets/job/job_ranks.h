@@ -1,7 +1,8 @@
 // JobRanks: a distributed job's per-rank figures and verdicts (profiling/job/job.h) for the Profile
 // workspace's Ranks tab. The table: a row per rank with its medians over its step periods in ms/step
 // (period = own work + waiting for the other ranks, compute, communication, exposed communication, GPU
-// idle, data wait, host), the straggler's row marked ("1 · straggler", bold); the verdicts list: the
+// idle, data wait, host) and its step-start offset in µs, the straggler's row marked ("1 · straggler",
+// bold); the verdicts list: the
 // job's verdicts (straggler, communication_bound, input_imbalance) with severity colour, evidence and
 // their PyTorch fixes; the notes (what the data could not tell) and the problems met while opening.
 #pragma once
@@ -22,7 +23,7 @@ void fill_job_verdicts(QTreeWidget* tree, const prof::job::JobReport& r);
 class JobRanks : public QWidget {
   Q_OBJECT
  public:
-  /// The table's columns after "rank", ms per step each.
+  /// The table's columns after "rank", ms per step each (the step-start offset, in µs, follows them).
   static const QStringList& columnTitles();
 
   explicit JobRanks(QWidget* parent = nullptr);
