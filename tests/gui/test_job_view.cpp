@@ -185,6 +185,34 @@ class TestJobView : public QObject {
     QCOMPARE(w.verdictPanel()->section(), nullptr);
   }
 
+  // With a job open the verdict banner leads with the job's own finding, in the job analysis's words
+  // (not the first rank's per-session verdict, "Input-bound" for the straggler); a session opened
+  // afterwards gets its own verdicts back.
+  void bannerLeadsWithTheJobsFinding() {
+    MainWindow w;
+    w.show();
+    QVERIFY(test::open_job(w, {job_dir("j2_straggler")}));
+    const prof::job::JobVerdict* straggler = nullptr;
+    for (const auto& v : w.jobs()->report().verdicts)
+      if (v.id == "straggler") straggler = &v;
+    QVERIFY(straggler);
+    VerdictBanner* banner = w.verdictBanner();
+    QVERIFY(banner->hasContent());
+    // The rank's own analysis runs on a worker: once its verdicts are in, the job's still leads.
+    QTRY_VERIFY(!w.verdictPanel()->verdicts().empty());
+    const QString text = banner->text();
+    QVERIFY2(text.startsWith("Job: " + QString::fromStdString(straggler->title)), qPrintable(text));
+    QVERIFY2(text.contains(QString::fromStdString(straggler->fix)), qPrintable(text));
+    QVERIFY2(!text.contains("Input-bound"), qPrintable(text));
+    QCOMPARE(banner->color(), severity_color("high"));
+    // A session opened afterwards: its own verdicts lead again.
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(job_dir("j2_balanced") + "/ddp-rank0.tsession") && opened.wait(30000));
+    QTRY_VERIFY(!w.verdictPanel()->verdicts().empty());
+    QTRY_VERIFY2(!banner->text().startsWith("Job: "), qPrintable(banner->text()));
+    QVERIFY(!w.verdictPanel()->bannerLead().has_value());
+  }
+
   // Period = own work + waiting, as shown, in each rank's header and in the Ranks table; the tooltips say
   // how the three are computed.
   void periodPartsAddUp() {

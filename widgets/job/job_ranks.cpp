@@ -7,6 +7,7 @@
 #include <QTableWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "widgets/common/wrap_tree.h"
 #include "widgets/job/job_timelines.h"
@@ -31,6 +32,17 @@ void fill_job_verdicts(QTreeWidget* tree, const prof::job::JobReport& r) {
   }
   if (r.verdicts.empty())
     new QTreeWidgetItem(tree, {r.ranks.size() > 1 ? QObject::tr("No job verdict: the ranks keep pace with each other") : QObject::tr("One rank: no job verdict")});
+}
+
+std::optional<BannerLead> job_banner_lead(const prof::job::JobReport& r) {
+  if (r.verdicts.empty()) return std::nullopt;
+  const auto rank = [](const std::string& s) { return s == "high" ? 0 : s == "moderate" ? 1 : 2; };
+  const auto top = std::min_element(r.verdicts.begin(), r.verdicts.end(), [&](const auto& a, const auto& b) {
+    return rank(a.severity) < rank(b.severity);
+  });
+  QString text = QObject::tr("Job: %1 — fix: %2").arg(QString::fromStdString(top->title), QString::fromStdString(top->fix));
+  if (r.verdicts.size() > 1) text += QObject::tr("  (+%n more job verdict(s))", nullptr, static_cast<int>(r.verdicts.size() - 1));
+  return BannerLead{top->severity, text};
 }
 
 const QStringList& JobRanks::columnTitles() {

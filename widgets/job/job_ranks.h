@@ -8,7 +8,10 @@
 #pragma once
 #include <QWidget>
 
+#include <optional>
+
 #include "profiling/job/job.h"
+#include "widgets/panels/verdict_panel.h"
 
 class QLabel;
 class QTableWidget;
@@ -19,6 +22,11 @@ namespace ts::gui {
 /// The job's verdicts as rows of `tree` ("rank 1 · Straggler: …", one column), each with its evidence and fix as
 /// children; one row saying there is none when the report has none. Clears `tree` first.
 void fill_job_verdicts(QTreeWidget* tree, const prof::job::JobReport& r);
+
+/// The banner's line for a job: its most severe verdict (the report's order among equals: the straggler
+/// first) in the job analysis's words, "Job: Straggler: rank 1 works … — fix: …  (+3 more job verdicts)";
+/// nullopt when the job has no verdict (the shown rank's own verdicts lead then).
+std::optional<BannerLead> job_banner_lead(const prof::job::JobReport& r);
 
 class JobRanks : public QWidget {
   Q_OBJECT
