@@ -8,6 +8,7 @@
 
 #include "engine/host_trace.h"
 #include "profiling/analysis/analysis.h"
+#include "profiling/analysis/communication.h"
 #include "profiling/analysis/internal.h"
 
 namespace ts::prof::analysis {
@@ -131,8 +132,10 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   // Runtime calls: names classified once per string id.
   const std::size_t n_strings = store.strings.size();
   std::vector<std::uint8_t> api_class(n_strings, 0);  // 1 launch, 2 sync, 0 other
+  std::vector<std::uint8_t> comm_class(n_strings, 0);  // host ranges: 1 blocking collective, 2 async, 0 none
   for (std::size_t id = 0; id < n_strings; ++id) {
     const std::string& s = store.strings.get(static_cast<StringId>(id));
+    if (is_communication_range(s)) comm_class[id] = is_async_communication_range(s) ? 2 : 1;
     if (contains(s, "Launch")) api_class[id] = 1;
     else if (contains(s, "Synchronize") ||
              ((s.rfind("cudaMemcpy", 0) == 0 || s.rfind("hipMemcpy", 0) == 0) && !contains(s, "Async")))
@@ -171,6 +174,13 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   for (std::size_t i = 0; i < n_ranges; ++i) {
     const auto& r = store.host_ranges[i];
     if (r.end < span_lo) continue;
+    // Collectives on the host (gloo's all-reduce, DDP's buckets: communication.h), on any thread as a
+    // job counts them; a blocking one on the trainer is where it waits for the other ranks.
+    if (const std::uint8_t comm = r.name < n_strings ? comm_class[r.name] : 0) {
+      tl.host.push_back({r.start, r.end, Category::communication, -1});
+      tl.communication.push_back({r.start, r.end});
+      if (comm == 1 && tl.is_trainer(r.thread)) tl.collectives.push_back({r.start, r.end});
+    }
     if (!tl.is_trainer(r.thread)) {
       if (every_cpu_thread && is_cpu_exec(r.kind) && is_cpu_thread(r)) tl.host.push_back({r.start, r.end, Category::cpu_exec, -1});
       continue;
@@ -191,6 +201,8 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   for (const auto& s : tl.syncs) tl.blocked.push_back(s);
   merge(tl.syncs);
   merge(tl.blocked);
+  merge(tl.collectives);
+  merge(tl.communication);
   return tl;
 }
 
@@ -306,6 +318,7 @@ struct Edge {
   std::int64_t t;
   std::int32_t delta;
   Category c;
+  bool gpu;  // a GPU op's (a host collective is communication too, but not GPU busy)
 };
 
 /// The priority sweep: each instant of a window goes to the highest-priority category active then.
@@ -313,21 +326,22 @@ void sweep(const Timeline& tl, std::vector<StepMetrics>& out) {
   std::vector<Edge> edges;
   edges.reserve(2 * (tl.host.size() + tl.gpu.size()));
   const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
-  auto push = [&](std::int64_t a, std::int64_t b, Category c) {
+  auto push = [&](std::int64_t a, std::int64_t b, Category c, bool gpu) {
     a = std::max(a, lo), b = std::min(b, hi);
-    if (b > a) edges.push_back({a, +1, c}), edges.push_back({b, -1, c});
+    if (b > a) edges.push_back({a, +1, c, gpu}), edges.push_back({b, -1, c, gpu});
   };
-  for (const auto& h : tl.host) push(h.start, h.end, h.c);
+  for (const auto& h : tl.host) push(h.start, h.end, h.c, false);
   for (const auto& g : tl.gpu) {
     if (g.step >= 0) {  // GPU work belongs to the step that launched it
       const auto& w = tl.steps[static_cast<std::size_t>(g.step)];
-      push(std::max(g.start, w.start), std::min(g.end, w.end), g.c);
+      push(std::max(g.start, w.start), std::min(g.end, w.end), g.c, true);
     } else {
-      push(g.start, g.end, g.c);
+      push(g.start, g.end, g.c, true);
     }
   }
   std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
   int active[kCategoryCount] = {};
+  int active_gpu = 0;
   std::size_t cursor = 0;
   std::int64_t prev = lo;
   for (std::size_t i = 0; i < edges.size();) {
@@ -336,8 +350,7 @@ void sweep(const Timeline& tl, std::vector<StepMetrics>& out) {
       int top = kCategoryCount - 1;  // other
       for (int c = 0; c < kCategoryCount - 1; ++c)
         if (active[c] > 0) { top = c; break; }
-      bool gpu = false;
-      for (int c = 0; c < kGpuCategoryCount; ++c) gpu = gpu || active[c] > 0;
+      const bool gpu = active_gpu > 0;
       const bool wait = active[static_cast<int>(Category::data_wait)] > 0;
       for_each_piece(tl.steps, cursor, prev, t, [&](std::size_t w, std::int64_t a, std::int64_t b) {
         auto& m = out[w];
@@ -346,7 +359,10 @@ void sweep(const Timeline& tl, std::vector<StepMetrics>& out) {
         if (wait) m.data_wait_ns += b - a;
       });
     }
-    for (; i < edges.size() && edges[i].t == t; ++i) active[static_cast<int>(edges[i].c)] += edges[i].delta;
+    for (; i < edges.size() && edges[i].t == t; ++i) {
+      active[static_cast<int>(edges[i].c)] += edges[i].delta;
+      if (edges[i].gpu) active_gpu += edges[i].delta;
+    }
     prev = t;
   }
   // Host sync (raw): the merged sync spans, i.e. `sync` ranges and the trainer's blocking runtime calls
