@@ -73,6 +73,86 @@ void trainer_runtime_thread(const EventStore& store, Timeline& tl) {
   if (most > 0) tl.trainer_tids.push_back(best);
 }
 
+/// The runtime calls: every call as a Launch (by correlation, sorted), the launch calls' durations, and
+/// the trainer's calls as runtime time, its blocking ones as syncs.
+void add_runtime_calls(const EventStore& store, Timeline& tl, std::int64_t span_lo) {
+  // Runtime calls: names classified once per string id.
+  const std::size_t n_strings = store.strings.size();
+  std::vector<std::uint8_t> api_class(n_strings, 0);  // 1 launch, 2 sync, 0 other
+  for (std::size_t id = 0; id < n_strings; ++id) {
+    const std::string& s = store.strings.get(static_cast<StringId>(id));
+    if (contains(s, "Launch")) api_class[id] = 1;
+    else if (contains(s, "Synchronize") ||
+             ((s.rfind("cudaMemcpy", 0) == 0 || s.rfind("hipMemcpy", 0) == 0) && !contains(s, "Async")))
+      api_class[id] = 2;  // HIP (ROCm) names its calls like CUDA: hipDeviceSynchronize, hipMemcpy
+  }
+  // Copies from/to pageable host memory: their runtime call blocks the host ("for transfers from
+  // pageable host memory to device memory, a stream sync is performed before the copy is
+  // initiated" — CUDA Runtime API, "API synchronization behavior"), so the call counts as a sync.
+  std::vector<std::uint32_t> pageable;
+  const std::size_t n_cp = store.memcpys.size();
+  for (std::size_t i = 0; i < n_cp; ++i)
+    if (is_pageable_copy(store.memcpys[i])) pageable.push_back(store.memcpys[i].correlation);
+  std::sort(pageable.begin(), pageable.end());
+  const std::size_t n_rt = store.runtime.size();
+  tl.launches.reserve(n_rt);
+  for (std::size_t i = 0; i < n_rt; ++i) {
+    const RuntimeRecord& r = store.runtime[i];
+    if (r.end < span_lo) continue;
+    const int step = tl.step_at(r.start);
+    tl.launches.push_back({r.correlation, r.start, r.end - r.start, step, r.thread});
+    std::uint8_t cls = r.name < api_class.size() ? api_class[r.name] : 0;
+    if (cls == 0 && r.correlation != 0 && std::binary_search(pageable.begin(), pageable.end(), r.correlation)) cls = 2;
+    if (cls == 1) tl.launch_durations.push_back(r.end - r.start);
+    if (tl.is_trainer(r.thread)) {
+      tl.host.push_back({r.start, r.end, Category::runtime, -1});
+      if (cls == 2) tl.syncs.push_back({r.start, r.end});
+    }
+  }
+  std::sort(tl.launches.begin(), tl.launches.end(),
+            [](const Launch& a, const Launch& b) { return a.correlation < b.correlation; });
+}
+
+/// The host ranges: the trainer's data waits, syncs and CPU execution, and the communication ranges of
+/// any thread (communication.h).
+void add_host_ranges(const EventStore& store, Timeline& tl, std::int64_t span_lo) {
+  // Host ranges of the trainer thread; for an imported trace also the CPU execution of its other
+  // CPU threads (an autograd thread, gloo's worker threads: cpu_op / user_annotation /
+  // python_function ranges), as the PyTorch profiler's overall view counts every thread's operators.
+  // TrainScope's own sessions keep the trainer thread only (their loader workers are not the step).
+  const bool every_cpu_thread = store.meta().count("import.format") > 0;
+  const std::size_t n_strings = store.strings.size(), n_ranges = store.host_ranges.size();
+  std::vector<std::uint8_t> comm_class(n_strings, 0);  // 1 blocking collective, 2 async, 0 none; per name id
+  for (std::size_t id = 0; id < n_strings; ++id)
+    if (const std::string& n = store.strings.get(static_cast<StringId>(id)); is_communication_range(n))
+      comm_class[id] = is_async_communication_range(n) ? 2 : 1;
+  for (std::size_t i = 0; i < n_ranges; ++i) {
+    const auto& r = store.host_ranges[i];
+    if (r.end < span_lo) continue;
+    // Collectives on the host (gloo's all-reduce, DDP's buckets: communication.h), on any thread as a
+    // job counts them; a blocking one on the trainer is where it waits for the other ranks.
+    if (const std::uint8_t comm = r.name < n_strings ? comm_class[r.name] : 0) {
+      tl.host.push_back({r.start, r.end, Category::communication, -1});
+      tl.communication.push_back({r.start, r.end});
+      if (comm == 1 && tl.is_trainer(r.thread)) tl.collectives.push_back({r.start, r.end});
+    }
+    if (!tl.is_trainer(r.thread)) {
+      if (every_cpu_thread && is_cpu_exec(r.kind) && is_cpu_thread(r)) tl.host.push_back({r.start, r.end, Category::cpu_exec, -1});
+      continue;
+    }
+    using K = trace::RangeKind;
+    if (r.kind == static_cast<std::uint8_t>(K::data_wait)) {
+      tl.host.push_back({r.start, r.end, Category::data_wait, -1});
+      tl.blocked.push_back({r.start, r.end});
+    } else if (r.kind == static_cast<std::uint8_t>(K::sync)) {
+      tl.host.push_back({r.start, r.end, Category::sync_wait, -1});
+      tl.syncs.push_back({r.start, r.end});
+    } else if (is_cpu_exec(r.kind)) {
+      tl.host.push_back({r.start, r.end, Category::cpu_exec, -1});
+    }
+  }
+}
+
 }  // namespace
 
 /// End of the newest GPU record (kernel, copy or memset) in the store; INT64_MIN when none.
@@ -129,73 +209,8 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   }
   trainer_runtime_thread(store, tl);
   const std::int64_t span_lo = tl.steps.front().host_start;
-  // Runtime calls: names classified once per string id.
-  const std::size_t n_strings = store.strings.size();
-  std::vector<std::uint8_t> api_class(n_strings, 0);  // 1 launch, 2 sync, 0 other
-  std::vector<std::uint8_t> comm_class(n_strings, 0);  // host ranges: 1 blocking collective, 2 async, 0 none
-  for (std::size_t id = 0; id < n_strings; ++id) {
-    const std::string& s = store.strings.get(static_cast<StringId>(id));
-    if (is_communication_range(s)) comm_class[id] = is_async_communication_range(s) ? 2 : 1;
-    if (contains(s, "Launch")) api_class[id] = 1;
-    else if (contains(s, "Synchronize") ||
-             ((s.rfind("cudaMemcpy", 0) == 0 || s.rfind("hipMemcpy", 0) == 0) && !contains(s, "Async")))
-      api_class[id] = 2;  // HIP (ROCm) names its calls like CUDA: hipDeviceSynchronize, hipMemcpy
-  }
-  // Copies from/to pageable host memory: their runtime call blocks the host ("for transfers from
-  // pageable host memory to device memory, a stream sync is performed before the copy is
-  // initiated" — CUDA Runtime API, "API synchronization behavior"), so the call counts as a sync.
-  std::vector<std::uint32_t> pageable;
-  const std::size_t n_cp = store.memcpys.size();
-  for (std::size_t i = 0; i < n_cp; ++i)
-    if (is_pageable_copy(store.memcpys[i])) pageable.push_back(store.memcpys[i].correlation);
-  std::sort(pageable.begin(), pageable.end());
-  const std::size_t n_rt = store.runtime.size();
-  tl.launches.reserve(n_rt);
-  for (std::size_t i = 0; i < n_rt; ++i) {
-    const RuntimeRecord& r = store.runtime[i];
-    if (r.end < span_lo) continue;
-    const int step = tl.step_at(r.start);
-    tl.launches.push_back({r.correlation, r.start, r.end - r.start, step, r.thread});
-    std::uint8_t cls = r.name < api_class.size() ? api_class[r.name] : 0;
-    if (cls == 0 && r.correlation != 0 && std::binary_search(pageable.begin(), pageable.end(), r.correlation)) cls = 2;
-    if (cls == 1) tl.launch_durations.push_back(r.end - r.start);
-    if (tl.is_trainer(r.thread)) {
-      tl.host.push_back({r.start, r.end, Category::runtime, -1});
-      if (cls == 2) tl.syncs.push_back({r.start, r.end});
-    }
-  }
-  std::sort(tl.launches.begin(), tl.launches.end(),
-            [](const Launch& a, const Launch& b) { return a.correlation < b.correlation; });
-  // Host ranges of the trainer thread; for an imported trace also the CPU execution of its other
-  // CPU threads (an autograd thread, gloo's worker threads: cpu_op / user_annotation /
-  // python_function ranges), as the PyTorch profiler's overall view counts every thread's operators.
-  // TrainScope's own sessions keep the trainer thread only (their loader workers are not the step).
-  const bool every_cpu_thread = store.meta().count("import.format") > 0;
-  for (std::size_t i = 0; i < n_ranges; ++i) {
-    const auto& r = store.host_ranges[i];
-    if (r.end < span_lo) continue;
-    // Collectives on the host (gloo's all-reduce, DDP's buckets: communication.h), on any thread as a
-    // job counts them; a blocking one on the trainer is where it waits for the other ranks.
-    if (const std::uint8_t comm = r.name < n_strings ? comm_class[r.name] : 0) {
-      tl.host.push_back({r.start, r.end, Category::communication, -1});
-      tl.communication.push_back({r.start, r.end});
-      if (comm == 1 && tl.is_trainer(r.thread)) tl.collectives.push_back({r.start, r.end});
-    }
-    if (!tl.is_trainer(r.thread)) {
-      if (every_cpu_thread && is_cpu_exec(r.kind) && is_cpu_thread(r)) tl.host.push_back({r.start, r.end, Category::cpu_exec, -1});
-      continue;
-    }
-    using K = trace::RangeKind;
-    if (r.kind == static_cast<std::uint8_t>(K::data_wait)) {
-      tl.host.push_back({r.start, r.end, Category::data_wait, -1});
-      tl.blocked.push_back({r.start, r.end});
-    } else if (r.kind == static_cast<std::uint8_t>(K::sync)) {
-      tl.host.push_back({r.start, r.end, Category::sync_wait, -1});
-      tl.syncs.push_back({r.start, r.end});
-    } else if (is_cpu_exec(r.kind)) {
-      tl.host.push_back({r.start, r.end, Category::cpu_exec, -1});
-    }
-  }
+  add_runtime_calls(store, tl, span_lo);
+  add_host_ranges(store, tl, span_lo);
   add_gpu_ops(store, tl, span_lo);
   make_windows(tl);
   for (const auto& s : tl.syncs) tl.blocked.push_back(s);
