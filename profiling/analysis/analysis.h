@@ -20,11 +20,11 @@ namespace ts::prof::analysis {
 /// Step-time categories, in priority order: an instant covered by several counts for the first.
 /// The step-time breakdown's categories, in priority order (an instant goes to the first one active).
 /// communication: collective kernels (NCCL, RCCL; is_communication_kernel, or launched inside a
-/// collective op) while no computation kernel, copy or memset runs — the exposed communication.
+/// collective op) and the communication host ranges (`comm: ...` on any thread: gloo's collectives run
+/// on the host; communication.h, the definition a job's per-rank figures use) while no computation
+/// kernel, copy or memset runs — the exposed communication, as a job counts it.
 enum class Category : int { kernel, memcpy, memset, communication, runtime, data_wait, sync_wait, cpu_exec, other, count };
 constexpr int kCategoryCount = static_cast<int>(Category::count);
-/// The GPU categories (the first four): busy when any of them is active.
-constexpr int kGpuCategoryCount = 4;
 /// "kernel", "memcpy", "memset", "communication", "runtime", "data_loader_wait", "sync_wait", "cpu_exec", "other".
 const char* category_name(Category c);
 
@@ -62,14 +62,15 @@ struct StepMetrics {
 
 /// GPU idle time inside the windows by what the stepping thread did meanwhile (host_idle.cpp;
 /// docs/metrics.md, "What the host did while the GPU idled"). Each idle instant counts once, in
-/// this order: the thread waited in a host sync; it waited for data (a data fetch); the next GPU op
-/// was already queued (full mode: the GPU waited on itself, not on the host); the thread was
-/// launching (inside forward/backward/optimizer with gaps of at most kLaunchGapNs between GPU ops,
-/// or, where no phases were recorded, any such short gap); else it was busy elsewhere (Python, the
-/// program's own CPU work, a long gap inside a phase).
+/// this order: the thread waited in a host sync; it waited for data (a data fetch); it was in a
+/// blocking collective (`comm: ...` but not `comm: async ...`: waiting for the other ranks, and the
+/// transfer itself; communication.h); the next GPU op was already queued (full mode: the GPU waited on
+/// itself, not on the host); the thread was launching (inside forward/backward/optimizer with gaps of
+/// at most kLaunchGapNs between GPU ops, or, where no phases were recorded, any such short gap); else
+/// it was busy elsewhere (Python, the program's own CPU work, a long gap inside a phase).
 struct HostIdle {
-  std::int64_t sync = 0, input = 0, device = 0, launching = 0, host = 0;
-  std::int64_t total() const { return sync + input + device + launching + host; }
+  std::int64_t sync = 0, input = 0, collective = 0, device = 0, launching = 0, host = 0;
+  std::int64_t total() const { return sync + input + collective + device + launching + host; }
 };
 /// A gap between GPU ops longer than this is more than launching (TrainScope's choice: 20 times
 /// CUDA's few-microsecond launch cost and about five eager PyTorch ops, whose dispatch costs

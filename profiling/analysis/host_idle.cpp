@@ -4,9 +4,11 @@
 // `sync: ...` call-site ranges, profiling/inject/python/PROTOCOL.md).
 //
 // Each GPU idle gap inside the windows is cut by the stepping thread's state: in a host sync (while
-// the GPU had nothing queued); in a data fetch; the next GPU op already queued when the gap began (full mode's launch records; the
-// GPU waited on itself); inside forward/backward/optimizer with a gap of at most kLaunchGapNs
-// (launching: the host dispatches the next op); else busy elsewhere (host). Where no phase ranges
+// the GPU had nothing queued); in a data fetch; in a blocking collective (waiting for the other ranks,
+// and the transfer: gloo's all-reduce runs on the host); the next GPU op already queued when the gap
+// began (full mode's launch records; the GPU waited on itself); inside forward/backward/optimizer with a gap of at most kLaunchGapNs
+// (launching: the host dispatches the next op); in a longer gap while a collective is in flight on any
+// thread (DDP's bucket all-reduce under backward), in collectives too; else busy elsewhere (host). Where no phase ranges
 // were recorded, a short gap outside them is launching too (a program without the Python insight).
 #include <algorithm>
 #include <cstdlib>
@@ -43,14 +45,25 @@ std::vector<FrameShare> top(std::map<std::string, FrameShare>& counts, std::int6
   return v;
 }
 
+/// Merged union of two merged lists.
+Spans joined(const Spans& a, const Spans& b) {
+  Spans v = a;
+  v.insert(v.end(), b.begin(), b.end());
+  merge(v);
+  return v;
+}
+
 struct HostState {
-  Spans syncs, blocked, phases, phases_or_blocked, busy;
+  Spans syncs, blocked, collectives, waiting, phases, phases_or_waiting, busy;  // waiting: blocked ∪ collectives
+  Spans waiting_or_communication;  // waiting ∪ every communication range (any thread, in flight too)
   bool has_phases = false;
 };
 
 HostState host_state(const EventStore& store, const Timeline& tl) {
   HostState h;
-  h.syncs = tl.syncs, h.blocked = tl.blocked;
+  h.syncs = tl.syncs, h.blocked = tl.blocked, h.collectives = tl.collectives;
+  h.waiting = joined(h.blocked, h.collectives);
+  h.waiting_or_communication = joined(h.waiting, tl.communication);
   const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
   for (std::size_t i = 0, n = store.host_ranges.size(); i < n; ++i) {
     const HostRangeRecord& r = store.host_ranges[i];
@@ -59,9 +72,7 @@ HostState host_state(const EventStore& store, const Timeline& tl) {
   }
   merge(h.phases);
   h.has_phases = !h.phases.empty();
-  h.phases_or_blocked = h.phases;
-  h.phases_or_blocked.insert(h.phases_or_blocked.end(), h.blocked.begin(), h.blocked.end());
-  merge(h.phases_or_blocked);
+  h.phases_or_waiting = joined(h.phases, h.waiting);
   for (const GpuOp& g : tl.gpu)
     if (g.end > lo && g.start < hi) h.busy.push_back({std::max(g.start, lo), std::min(g.end, hi)});
   merge(h.busy);
@@ -80,7 +91,7 @@ struct LaunchGaps {
 void split_idle(const Timeline& tl, const HostState& h, Report& r, LaunchGaps& launch) {
   HostIdle out;
   const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
-  std::size_t ks = 0, kb = 0, kp = 0, w = 0;
+  std::size_t ks = 0, kb = 0, kw = 0, kp = 0, kc = 0, w = 0;
   auto gap = [&](std::int64_t a, std::int64_t b, std::int64_t next_launch, std::int64_t prev_start) {
     if (b <= a) return;
     const bool queued = queued_before(a, next_launch);
@@ -91,19 +102,24 @@ void split_idle(const Timeline& tl, const HostState& h, Report& r, LaunchGaps& l
       const std::int64_t pa = std::max(a, tl.steps[i].start), pb = std::min(b, tl.steps[i].end);
       if (pb <= pa) continue;
       const std::int64_t s = covered(h.syncs, ks, pa, pb), bl = covered(h.blocked, kb, pa, pb);
-      const std::int64_t pob = covered(h.phases_or_blocked, kp, pa, pb);
-      const std::int64_t phase = pob - bl, rest = (pb - pa) - pob;
+      const std::int64_t wt = covered(h.waiting, kw, pa, pb), pow = covered(h.phases_or_waiting, kp, pa, pb);
+      const std::int64_t phase = pow - wt, rest = (pb - pa) - pow;
       // A sync over a gap whose next op was already queued did not starve the GPU: that idle is the
       // GPU's own wait (the sync-caused idle leaves it out too, timeline.cpp's idle_gaps).
       (queued ? out.device : out.sync) += s;
       out.input += bl - s;
+      out.collective += wt - bl;  // in a collective (not also a sync or data wait): the other ranks
       if (queued) {
         out.device += phase + rest;
-      } else if (h.has_phases) {
-        launching_here += short_gap ? phase : 0;
-        out.host += (short_gap ? 0 : phase) + rest;
+      } else if (short_gap) {
+        launching_here += h.has_phases ? phase : phase + rest;
+        out.host += h.has_phases ? rest : 0;
       } else {
-        (short_gap ? launching_here : out.host) += phase + rest;
+        // A long gap while a collective is in flight (on any thread, as the breakdown's communication
+        // counts it): the collectives' time, not the host's own work.
+        const std::int64_t flight = covered(h.waiting_or_communication, kc, pa, pb) - wt;
+        out.collective += flight;
+        out.host += phase + rest - flight;
       }
     }
     out.launching += launching_here;
@@ -153,11 +169,12 @@ void python_frames(const EventStore& store, const Timeline& tl, const HostState&
     if (it != h.busy.begin() && s.time < std::prev(it)->end) continue;  // the GPU was busy
     const std::int64_t gap_a = it == h.busy.begin() ? lo : std::prev(it)->end, gap_b = it == h.busy.end() ? hi : it->start;
     const bool short_gap = gap_b - gap_a <= kLaunchGapNs;
-    const char* cause = inside(h.syncs, s.time)     ? "sync"
-                        : inside(h.blocked, s.time) ? "input"
-                        : inside(h.phases, s.time)  ? (short_gap ? "launching" : "host")
-                        : h.has_phases || !short_gap ? "host"
-                                                     : "launching";
+    const char* cause = inside(h.syncs, s.time)         ? "sync"
+                        : inside(h.blocked, s.time)     ? "input"
+                        : inside(h.collectives, s.time) ? "collective"
+                        : short_gap && (h.has_phases ? inside(h.phases, s.time) : true) ? "launching"
+                        : !short_gap && inside(h.waiting_or_communication, s.time)   ? "collective"
+                                                                                     : "host";
     const FrameShare& f = names.of(s.stack);
     for (const char* c : {cause, "idle"}) {
       FrameShare& slot = counts[c][f.where + "\x1f" + f.innermost];

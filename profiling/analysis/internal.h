@@ -41,10 +41,17 @@ struct Timeline {
   std::vector<std::uint32_t> trainer_tids;
   std::vector<Launch> launches;            // every runtime call, by correlation
   std::vector<std::int64_t> launch_durations;  // kernel launch calls
-  std::vector<HostIv> host;                // trainer thread: runtime calls, data wait, sync, CPU exec
+  /// Trainer thread: runtime calls, data wait, sync, CPU exec; any thread: communication host ranges
+  /// (`comm: ...`, communication.h), which count as communication but not as GPU busy.
+  std::vector<HostIv> host;
   std::vector<GpuOp> gpu;                  // by start
   std::vector<Span> syncs;                 // merged: sync ranges and sync runtime calls of the trainer
   std::vector<Span> blocked;               // merged: syncs and data waits
+  /// Merged: the trainer's blocking communication ranges (`comm: ...` but not `comm: async ...`), where
+  /// it waits for the other ranks and for the transfer.
+  std::vector<Span> collectives;
+  /// Merged: every communication range of any thread (in flight: DDP's buckets under backward too).
+  std::vector<Span> communication;
   int step_at(std::int64_t t) const;
   const Launch* launch_of(std::uint32_t corr) const;
   bool is_trainer(std::uint32_t tid) const;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/host_trace.h"
+#include "profiling/analysis/communication.h"
 
 namespace ts::prof::analysis {
 
@@ -72,7 +73,16 @@ Breakdown range_breakdown(const EventStore& store, const StoreCounts& counts, st
     a = std::max(a, start), b = std::min(b, end);
     if (b > a) edges.push_back({a, +1, c}), edges.push_back({b, -1, c});
   };
-  for (std::size_t i = 0; i < n.kernels; ++i) push(store.kernels[i].start, store.kernels[i].end, Category::kernel);
+  std::vector<std::int8_t> comm_kernel(store.strings.size(), -1), comm_range(store.strings.size(), -1);  // per name id
+  const auto classified = [&](std::vector<std::int8_t>& cache, StringId name, bool (*is)(std::string_view)) {
+    if (name >= cache.size()) return false;
+    if (cache[name] < 0) cache[name] = is(store.strings.get(name));
+    return cache[name] > 0;
+  };
+  for (std::size_t i = 0; i < n.kernels; ++i) {
+    const KernelRecord& k = store.kernels[i];
+    push(k.start, k.end, classified(comm_kernel, k.name, is_communication_kernel) ? Category::communication : Category::kernel);
+  }
   for (std::size_t i = 0; i < n.memcpys; ++i) push(store.memcpys[i].start, store.memcpys[i].end, Category::memcpy);
   for (std::size_t i = 0; i < n.memsets; ++i) push(store.memsets[i].start, store.memsets[i].end, Category::memset);
   for (std::size_t i = 0; i < n.runtime; ++i) {
@@ -81,6 +91,7 @@ Breakdown range_breakdown(const EventStore& store, const StoreCounts& counts, st
   }
   for (std::size_t i = 0; i < n.host_ranges; ++i) {
     const HostRangeRecord& r = store.host_ranges[i];
+    if (classified(comm_range, r.name, is_communication_range)) push(r.start, r.end, Category::communication);
     if (!trainer(host, r.thread)) continue;
     if (r.kind == static_cast<std::uint8_t>(trace::RangeKind::data_wait)) push(r.start, r.end, Category::data_wait);
     else if (r.kind == static_cast<std::uint8_t>(trace::RangeKind::sync)) push(r.start, r.end, Category::sync_wait);

@@ -1,8 +1,9 @@
 // The step-time breakdown of any time range (what the timeline shows for a selected range):
 // the same categories and priority as a step window (docs/metrics.md: kernel > memcpy > memset >
-// runtime > data_loader_wait > sync_wait > cpu_exec > other), over [start, end) instead of a step.
-// GPU work counts wherever it runs (no step attribution: a range need not hold whole steps); host
-// categories come from the trainer thread (the thread of the step ranges; runtime calls of the
+// communication > runtime > data_loader_wait > sync_wait > cpu_exec > other), over [start, end) instead
+// of a step. GPU work counts wherever it runs (no step attribution: a range need not hold whole steps);
+// communication is the collective kernels (by name) and the `comm: ...` host ranges of any thread, as
+// a step window counts them (communication.h); the other host categories come from the trainer thread (the thread of the step ranges; runtime calls of the
 // thread with the most kernel launches when their thread ids match no host range, as analyze() does).
 // Qt-free.
 #pragma once

@@ -54,10 +54,12 @@ std::string host_text(const Report& r) {
   std::string o;
   if (r.idle_by_host) {
     const HostIdle& h = *r.idle_by_host;
-    o += fmt::format("GPU idle by what the host did: syncing {:.1f} %, waiting for data {:.1f} %, work already queued "
-                     "{:.1f} %, launching {:.1f} %, busy elsewhere (Python, own CPU work) {:.1f} % of the step",
-                     100 * share(h.sync, r.wall_ns), 100 * share(h.input, r.wall_ns), 100 * share(h.device, r.wall_ns),
-                     100 * share(h.launching, r.wall_ns), 100 * share(h.host, r.wall_ns));
+    o += fmt::format("GPU idle by what the host did: syncing {:.1f} %, waiting for data {:.1f} %, ",
+                     100 * share(h.sync, r.wall_ns), 100 * share(h.input, r.wall_ns));
+    if (h.collective > 0 || (r.communication && r.communication->host_ranges > 0))
+      o += fmt::format("in collectives (waiting for other ranks, the transfer) {:.1f} %, ", 100 * share(h.collective, r.wall_ns));
+    o += fmt::format("work already queued {:.1f} %, launching {:.1f} %, busy elsewhere (Python, own CPU work) {:.1f} % of the step",
+                     100 * share(h.device, r.wall_ns), 100 * share(h.launching, r.wall_ns), 100 * share(h.host, r.wall_ns));
     if (r.median_launch_gap_ns)
       o += fmt::format("; median launch gap {:.1f} us, launch interval {:.1f} us", *r.median_launch_gap_ns / 1e3,
                        r.median_launch_interval_ns.value_or(0) / 1e3);
@@ -119,11 +121,11 @@ std::string to_text(const Report& r) {
   // thread's raw waits, not the by-priority categories above.
   o += fmt::format("  data-loader wait (raw) {:.1f} %, host sync (raw) {:.1f} % of the trainer thread's step time\n",
                    100 * share(r.data_wait_ns, r.wall_ns), 100 * share(r.sync_ns, r.wall_ns));
-  // The breakdown's communication is collective kernels (GPU time); collectives on the host (gloo) are
-  // in cpu_exec there, and the communication line further down counts both (communication.h).
+  // The breakdown's communication holds the host collectives (gloo) as the communication line below
+  // does (communication.h), by priority: while no computation kernel, copy or memset runs.
   if (r.communication && r.communication->host_ranges > 0)
-    o += fmt::format("  (communication above: collective kernels on the GPU; the {} comm: host ranges are in cpu_exec "
-                     "here and counted in the communication line below)\n",
+    o += fmt::format("  (communication above: collective kernels and the {} comm: host ranges while no computation "
+                     "kernel, copy or memset runs: the exposed part of the communication line below)\n",
                      r.communication->host_ranges);
   if (!r.gpu_present) {
     o += "GPU metrics: absent (" + r.gpu_absent_reason + ")\n";
@@ -260,8 +262,8 @@ void frames_json(W& w, const char* key, const std::vector<FrameShare>& v) {
 }
 void host_json(W& w, const Report& r) {
   opt_object(w, "gpu_idle_by_host_ns", r.idle_by_host, [&](const HostIdle& h) {
-    int64_fields(w, {{"sync", h.sync}, {"input", h.input}, {"queued", h.device}, {"launching", h.launching},
-                     {"host", h.host}});
+    int64_fields(w, {{"sync", h.sync}, {"input", h.input}, {"collective", h.collective}, {"queued", h.device},
+                     {"launching", h.launching}, {"host", h.host}});
   });
   opt(w, "median_launch_gap_ns", r.median_launch_gap_ns);
   opt(w, "median_launch_interval_ns", r.median_launch_interval_ns);

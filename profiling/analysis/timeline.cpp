@@ -8,6 +8,7 @@
 
 #include "engine/host_trace.h"
 #include "profiling/analysis/analysis.h"
+#include "profiling/analysis/communication.h"
 #include "profiling/analysis/internal.h"
 
 namespace ts::prof::analysis {
@@ -72,6 +73,86 @@ void trainer_runtime_thread(const EventStore& store, Timeline& tl) {
   if (most > 0) tl.trainer_tids.push_back(best);
 }
 
+/// The runtime calls: every call as a Launch (by correlation, sorted), the launch calls' durations, and
+/// the trainer's calls as runtime time, its blocking ones as syncs.
+void add_runtime_calls(const EventStore& store, Timeline& tl, std::int64_t span_lo) {
+  // Runtime calls: names classified once per string id.
+  const std::size_t n_strings = store.strings.size();
+  std::vector<std::uint8_t> api_class(n_strings, 0);  // 1 launch, 2 sync, 0 other
+  for (std::size_t id = 0; id < n_strings; ++id) {
+    const std::string& s = store.strings.get(static_cast<StringId>(id));
+    if (contains(s, "Launch")) api_class[id] = 1;
+    else if (contains(s, "Synchronize") ||
+             ((s.rfind("cudaMemcpy", 0) == 0 || s.rfind("hipMemcpy", 0) == 0) && !contains(s, "Async")))
+      api_class[id] = 2;  // HIP (ROCm) names its calls like CUDA: hipDeviceSynchronize, hipMemcpy
+  }
+  // Copies from/to pageable host memory: their runtime call blocks the host ("for transfers from
+  // pageable host memory to device memory, a stream sync is performed before the copy is
+  // initiated" — CUDA Runtime API, "API synchronization behavior"), so the call counts as a sync.
+  std::vector<std::uint32_t> pageable;
+  const std::size_t n_cp = store.memcpys.size();
+  for (std::size_t i = 0; i < n_cp; ++i)
+    if (is_pageable_copy(store.memcpys[i])) pageable.push_back(store.memcpys[i].correlation);
+  std::sort(pageable.begin(), pageable.end());
+  const std::size_t n_rt = store.runtime.size();
+  tl.launches.reserve(n_rt);
+  for (std::size_t i = 0; i < n_rt; ++i) {
+    const RuntimeRecord& r = store.runtime[i];
+    if (r.end < span_lo) continue;
+    const int step = tl.step_at(r.start);
+    tl.launches.push_back({r.correlation, r.start, r.end - r.start, step, r.thread});
+    std::uint8_t cls = r.name < api_class.size() ? api_class[r.name] : 0;
+    if (cls == 0 && r.correlation != 0 && std::binary_search(pageable.begin(), pageable.end(), r.correlation)) cls = 2;
+    if (cls == 1) tl.launch_durations.push_back(r.end - r.start);
+    if (tl.is_trainer(r.thread)) {
+      tl.host.push_back({r.start, r.end, Category::runtime, -1});
+      if (cls == 2) tl.syncs.push_back({r.start, r.end});
+    }
+  }
+  std::sort(tl.launches.begin(), tl.launches.end(),
+            [](const Launch& a, const Launch& b) { return a.correlation < b.correlation; });
+}
+
+/// The host ranges: the trainer's data waits, syncs and CPU execution, and the communication ranges of
+/// any thread (communication.h).
+void add_host_ranges(const EventStore& store, Timeline& tl, std::int64_t span_lo) {
+  // Host ranges of the trainer thread; for an imported trace also the CPU execution of its other
+  // CPU threads (an autograd thread, gloo's worker threads: cpu_op / user_annotation /
+  // python_function ranges), as the PyTorch profiler's overall view counts every thread's operators.
+  // TrainScope's own sessions keep the trainer thread only (their loader workers are not the step).
+  const bool every_cpu_thread = store.meta().count("import.format") > 0;
+  const std::size_t n_strings = store.strings.size(), n_ranges = store.host_ranges.size();
+  std::vector<std::uint8_t> comm_class(n_strings, 0);  // 1 blocking collective, 2 async, 0 none; per name id
+  for (std::size_t id = 0; id < n_strings; ++id)
+    if (const std::string& n = store.strings.get(static_cast<StringId>(id)); is_communication_range(n))
+      comm_class[id] = is_async_communication_range(n) ? 2 : 1;
+  for (std::size_t i = 0; i < n_ranges; ++i) {
+    const auto& r = store.host_ranges[i];
+    if (r.end < span_lo) continue;
+    // Collectives on the host (gloo's all-reduce, DDP's buckets: communication.h), on any thread as a
+    // job counts them; a blocking one on the trainer is where it waits for the other ranks.
+    if (const std::uint8_t comm = r.name < n_strings ? comm_class[r.name] : 0) {
+      tl.host.push_back({r.start, r.end, Category::communication, -1});
+      tl.communication.push_back({r.start, r.end});
+      if (comm == 1 && tl.is_trainer(r.thread)) tl.collectives.push_back({r.start, r.end});
+    }
+    if (!tl.is_trainer(r.thread)) {
+      if (every_cpu_thread && is_cpu_exec(r.kind) && is_cpu_thread(r)) tl.host.push_back({r.start, r.end, Category::cpu_exec, -1});
+      continue;
+    }
+    using K = trace::RangeKind;
+    if (r.kind == static_cast<std::uint8_t>(K::data_wait)) {
+      tl.host.push_back({r.start, r.end, Category::data_wait, -1});
+      tl.blocked.push_back({r.start, r.end});
+    } else if (r.kind == static_cast<std::uint8_t>(K::sync)) {
+      tl.host.push_back({r.start, r.end, Category::sync_wait, -1});
+      tl.syncs.push_back({r.start, r.end});
+    } else if (is_cpu_exec(r.kind)) {
+      tl.host.push_back({r.start, r.end, Category::cpu_exec, -1});
+    }
+  }
+}
+
 }  // namespace
 
 /// End of the newest GPU record (kernel, copy or memset) in the store; INT64_MIN when none.
@@ -128,69 +209,15 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   }
   trainer_runtime_thread(store, tl);
   const std::int64_t span_lo = tl.steps.front().host_start;
-  // Runtime calls: names classified once per string id.
-  const std::size_t n_strings = store.strings.size();
-  std::vector<std::uint8_t> api_class(n_strings, 0);  // 1 launch, 2 sync, 0 other
-  for (std::size_t id = 0; id < n_strings; ++id) {
-    const std::string& s = store.strings.get(static_cast<StringId>(id));
-    if (contains(s, "Launch")) api_class[id] = 1;
-    else if (contains(s, "Synchronize") ||
-             ((s.rfind("cudaMemcpy", 0) == 0 || s.rfind("hipMemcpy", 0) == 0) && !contains(s, "Async")))
-      api_class[id] = 2;  // HIP (ROCm) names its calls like CUDA: hipDeviceSynchronize, hipMemcpy
-  }
-  // Copies from/to pageable host memory: their runtime call blocks the host ("for transfers from
-  // pageable host memory to device memory, a stream sync is performed before the copy is
-  // initiated" — CUDA Runtime API, "API synchronization behavior"), so the call counts as a sync.
-  std::vector<std::uint32_t> pageable;
-  const std::size_t n_cp = store.memcpys.size();
-  for (std::size_t i = 0; i < n_cp; ++i)
-    if (is_pageable_copy(store.memcpys[i])) pageable.push_back(store.memcpys[i].correlation);
-  std::sort(pageable.begin(), pageable.end());
-  const std::size_t n_rt = store.runtime.size();
-  tl.launches.reserve(n_rt);
-  for (std::size_t i = 0; i < n_rt; ++i) {
-    const RuntimeRecord& r = store.runtime[i];
-    if (r.end < span_lo) continue;
-    const int step = tl.step_at(r.start);
-    tl.launches.push_back({r.correlation, r.start, r.end - r.start, step, r.thread});
-    std::uint8_t cls = r.name < api_class.size() ? api_class[r.name] : 0;
-    if (cls == 0 && r.correlation != 0 && std::binary_search(pageable.begin(), pageable.end(), r.correlation)) cls = 2;
-    if (cls == 1) tl.launch_durations.push_back(r.end - r.start);
-    if (tl.is_trainer(r.thread)) {
-      tl.host.push_back({r.start, r.end, Category::runtime, -1});
-      if (cls == 2) tl.syncs.push_back({r.start, r.end});
-    }
-  }
-  std::sort(tl.launches.begin(), tl.launches.end(),
-            [](const Launch& a, const Launch& b) { return a.correlation < b.correlation; });
-  // Host ranges of the trainer thread; for an imported trace also the CPU execution of its other
-  // CPU threads (an autograd thread, gloo's worker threads: cpu_op / user_annotation /
-  // python_function ranges), as the PyTorch profiler's overall view counts every thread's operators.
-  // TrainScope's own sessions keep the trainer thread only (their loader workers are not the step).
-  const bool every_cpu_thread = store.meta().count("import.format") > 0;
-  for (std::size_t i = 0; i < n_ranges; ++i) {
-    const auto& r = store.host_ranges[i];
-    if (r.end < span_lo) continue;
-    if (!tl.is_trainer(r.thread)) {
-      if (every_cpu_thread && is_cpu_exec(r.kind) && is_cpu_thread(r)) tl.host.push_back({r.start, r.end, Category::cpu_exec, -1});
-      continue;
-    }
-    using K = trace::RangeKind;
-    if (r.kind == static_cast<std::uint8_t>(K::data_wait)) {
-      tl.host.push_back({r.start, r.end, Category::data_wait, -1});
-      tl.blocked.push_back({r.start, r.end});
-    } else if (r.kind == static_cast<std::uint8_t>(K::sync)) {
-      tl.host.push_back({r.start, r.end, Category::sync_wait, -1});
-      tl.syncs.push_back({r.start, r.end});
-    } else if (is_cpu_exec(r.kind)) {
-      tl.host.push_back({r.start, r.end, Category::cpu_exec, -1});
-    }
-  }
+  add_runtime_calls(store, tl, span_lo);
+  add_host_ranges(store, tl, span_lo);
   add_gpu_ops(store, tl, span_lo);
   make_windows(tl);
   for (const auto& s : tl.syncs) tl.blocked.push_back(s);
   merge(tl.syncs);
   merge(tl.blocked);
+  merge(tl.collectives);
+  merge(tl.communication);
   return tl;
 }
 
@@ -306,6 +333,7 @@ struct Edge {
   std::int64_t t;
   std::int32_t delta;
   Category c;
+  bool gpu;  // a GPU op's (a host collective is communication too, but not GPU busy)
 };
 
 bool edge_before(const Edge& a, const Edge& b) { return a.t < b.t; }
@@ -334,23 +362,24 @@ void sweep(const Timeline& tl, std::vector<StepMetrics>& out) {
   std::vector<Edge> starts, ends, edges;
   starts.reserve(tl.host.size() + tl.gpu.size()), ends.reserve(tl.host.size() + tl.gpu.size());
   const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
-  auto push = [&](std::int64_t a, std::int64_t b, Category c) {
+  auto push = [&](std::int64_t a, std::int64_t b, Category c, bool gpu) {
     a = std::max(a, lo), b = std::min(b, hi);
-    if (b > a) starts.push_back({a, +1, c}), ends.push_back({b, -1, c});
+    if (b > a) starts.push_back({a, +1, c, gpu}), ends.push_back({b, -1, c, gpu});
   };
-  for (const auto& h : tl.host) push(h.start, h.end, h.c);
+  for (const auto& h : tl.host) push(h.start, h.end, h.c, false);
   for (const auto& g : tl.gpu) {
     if (g.step >= 0) {  // GPU work belongs to the step that launched it
       const auto& w = tl.steps[static_cast<std::size_t>(g.step)];
-      push(std::max(g.start, w.start), std::min(g.end, w.end), g.c);
+      push(std::max(g.start, w.start), std::min(g.end, w.end), g.c, true);
     } else {
-      push(g.start, g.end, g.c);
+      push(g.start, g.end, g.c, true);
     }
   }
   sort_by_time(starts), sort_by_time(ends);
   edges.resize(starts.size() + ends.size());
   std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), edges.begin(), edge_before);
   int active[kCategoryCount] = {};
+  int active_gpu = 0;
   std::size_t cursor = 0;
   std::int64_t prev = lo;
   for (std::size_t i = 0; i < edges.size();) {
@@ -359,8 +388,7 @@ void sweep(const Timeline& tl, std::vector<StepMetrics>& out) {
       int top = kCategoryCount - 1;  // other
       for (int c = 0; c < kCategoryCount - 1; ++c)
         if (active[c] > 0) { top = c; break; }
-      bool gpu = false;
-      for (int c = 0; c < kGpuCategoryCount; ++c) gpu = gpu || active[c] > 0;
+      const bool gpu = active_gpu > 0;
       const bool wait = active[static_cast<int>(Category::data_wait)] > 0;
       for_each_piece(tl.steps, cursor, prev, t, [&](std::size_t w, std::int64_t a, std::int64_t b) {
         auto& m = out[w];
@@ -369,7 +397,10 @@ void sweep(const Timeline& tl, std::vector<StepMetrics>& out) {
         if (wait) m.data_wait_ns += b - a;
       });
     }
-    for (; i < edges.size() && edges[i].t == t; ++i) active[static_cast<int>(edges[i].c)] += edges[i].delta;
+    for (; i < edges.size() && edges[i].t == t; ++i) {
+      active[static_cast<int>(edges[i].c)] += edges[i].delta;
+      if (edges[i].gpu) active_gpu += edges[i].delta;
+    }
     prev = t;
   }
   // Host sync (raw): the merged sync spans, i.e. `sync` ranges and the trainer's blocking runtime calls

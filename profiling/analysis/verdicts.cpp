@@ -26,8 +26,8 @@ constexpr double kSyncModerate = 0.10, kSyncHigh = 0.30;
 /// Launch-bound: host-wait idle while the trainer launches >= 20 % of wall (TrainScope's design threshold; HTA's idle-time
 /// breakdown names host wait as the launch-bound symptom); high at 40 %.
 constexpr double kLaunchModerate = 0.20, kLaunchHigh = 0.40;
-/// Host-bound: GPU idle while the stepping thread was busy elsewhere than launching, waiting for data
-/// or syncing (HostIdle::host) >= 20 % of wall, high at 40 % — launch-bound's thresholds, for the
+/// Host-bound: GPU idle while the stepping thread was busy elsewhere than launching, waiting for data,
+/// in a collective or syncing (HostIdle::host) >= 20 % of wall, high at 40 % — launch-bound's thresholds, for the
 /// other half of HTA's host-wait idle — while that thread used >= 50 % of a core over the steps (it
 /// computed, rather than slept on something not recorded). TrainScope's choice.
 constexpr double kHostModerate = 0.20, kHostHigh = 0.40, kHostCpuBusyPct = 50;

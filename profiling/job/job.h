@@ -94,9 +94,17 @@ struct RankFigures {
   std::int32_t rank = -1;
   std::string path;
   std::int64_t steps = 0;  // step periods used
-  /// Added to this rank's times on the job's common clock (JobReport::clock) to align its step starts
-  /// with the lowest rank's: the median over matched steps.
-  std::int64_t offset_ns = 0;
+  /// The step-start offset: added to this rank's times on the job's common clock (JobReport::clock) to
+  /// line its step starts up with the lowest rank's; the median over matched steps of (the lowest
+  /// rank's step start - this rank's). On one host's clock it is when this rank begins its steps, not
+  /// clock skew. 0 for the lowest rank.
+  std::int64_t step_start_offset_ns = 0;
+  /// This rank's session start (its time 0) on the common clock, less the lowest rank's: how much later
+  /// its recording began. 0 on session clocks (no common clock known) and for the lowest rank.
+  std::int64_t session_start_ns = 0;
+  /// Added to this rank's session times to draw them on the job's time axis, the lowest rank's
+  /// session clock with every rank's step starts lined up: session_start_ns + step_start_offset_ns.
+  std::int64_t axis_shift_ns() const { return session_start_ns + step_start_offset_ns; }
   std::int64_t step_period_ns = 0;    // start of step k to start of step k+1
   std::int64_t compute_ns = 0;        // union of computation kernels (all but collective kernels)
   /// Union of collective kernels and communication host ranges, and its part while no computation
@@ -109,10 +117,13 @@ struct RankFigures {
   std::int64_t idle_ns = 0;       // no kernel, copy or memset on the GPU
   std::int64_t data_wait_ns = 0;  // stepping thread in data ranges (DataLoader next)
   std::int64_t blocking_ns = 0;   // stepping thread where it can wait for other ranks (see wait_ns)
-  /// Waiting for the other ranks (docs/metrics.md, "Jobs"): per step, the larger of this rank's blocking
-  /// time and its collective kernels' time above the least of any rank in that step.
+  /// Own work: the median over the steps of (period - wait), where a step's wait for the other ranks
+  /// (docs/metrics.md, "Jobs") is the larger of this rank's blocking time and its collective kernels'
+  /// time above the least of any rank in that step. The figure the straggler verdict compares.
+  std::int64_t own_work_ns = 0;
+  /// Waiting for the other ranks: step_period_ns - own_work_ns, so that the period's two parts add up
+  /// (medians of parts do not: the median of the per-step waits differs by up to a few tenths of a ms).
   std::int64_t wait_ns = 0;
-  std::int64_t own_work_ns = 0;    // step_period_ns - wait_ns
   std::int64_t host_other_ns = 0;  // stepping thread outside data/forward/backward/optimizer/sync/comm
   std::int64_t optimizer_ns = 0;   // stepping thread in optimizer ranges
   std::int64_t sync_ns = 0;        // stepping thread in `sync: ...` ranges (.item(), .cpu())
@@ -173,6 +184,13 @@ constexpr double kCommBoundHighShare = 0.30;
 /// step period (input_bound's moderate threshold of the per-session verdicts) and is >= 2x it.
 constexpr double kInputImbalanceShare = 0.05;
 constexpr double kInputImbalanceRatio = 2.0;
+
+/// A rank's step period and its two parts as shown (ms, rounded to `decimals`): the period and own work
+/// each rounded, waiting the difference of the two rounded values, so the three shown add up exactly.
+struct PeriodParts {
+  double period_ms = 0, own_work_ms = 0, wait_ms = 0;
+};
+PeriodParts period_parts(const RankFigures& f, int decimals = 2);
 
 std::string to_text(const Job& job, const JobReport& r);
 std::string to_json(const Job& job, const JobReport& r);

@@ -127,20 +127,20 @@ std::vector<std::int64_t> matched_steps(const std::vector<RankSpans>& rs, std::i
   return out;
 }
 
-/// offset_ns: the median over matched steps of (lowest rank's step start - this rank's), both on
-/// the job's common clock (JobReport::clock).
+/// step_start_offset_ns: the median over matched steps of (lowest rank's step start - this rank's),
+/// both on the job's common clock (JobReport::clock).
 void align(const std::vector<RankSpans>& rs, const std::vector<std::int64_t>& steps, JobReport& rep) {
   for (std::size_t i = 0; i < rs.size(); ++i) {
     std::vector<std::int64_t> d;
     for (std::int64_t k : steps) d.push_back(rs[0].step_start.at(k) + rs[0].base - rs[i].step_start.at(k) - rs[i].base);
-    rep.ranks[i].offset_ns = median(d);
+    rep.ranks[i].step_start_offset_ns = median(d);
   }
   if (rs.size() < 2 || steps.empty()) return;
   std::vector<std::int64_t> spread;
   for (std::int64_t k : steps) {
     std::int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (std::size_t i = 0; i < rs.size(); ++i) {
-      const std::int64_t t = rs[i].step_start.at(k) + rs[i].base + rep.ranks[i].offset_ns;
+      const std::int64_t t = rs[i].step_start.at(k) + rs[i].base + rep.ranks[i].step_start_offset_ns;
       lo = std::min(lo, t), hi = std::max(hi, t);
     }
     spread.push_back(hi - lo);
@@ -184,6 +184,7 @@ JobReport analyze(const Job& job, const Options& options) {
     fig.rank = f.rank, fig.path = f.path;
     rep.ranks.push_back(fig);
   }
+  for (std::size_t i = 0; i < rs.size(); ++i) rep.ranks[i].session_start_ns = rs[i].base - rs[0].base;
   const auto steps = matched_steps(rs, options.warmup_steps);
   rep.matched_steps = static_cast<std::int64_t>(steps.size());
   if (steps.empty()) {
@@ -193,11 +194,12 @@ JobReport analyze(const Job& job, const Options& options) {
   align(rs, steps, rep);
   if (rep.clock == kOneHost)
     for (const auto& f : rep.ranks)
-      if (std::llabs(f.offset_ns) >= kStepLagNoteNs)
+      if (std::llabs(f.step_start_offset_ns) >= kStepLagNoteNs)
         rep.notes.push_back(fmt::format(
             "rank {} starts its steps {:.1f} ms {} rank {} (one host's clock: not clock "
             "skew, but when its steps begin, e.g. host work before each step)",
-            f.rank, std::llabs(f.offset_ns) / 1e6, f.offset_ns < 0 ? "after" : "before", rep.ranks[0].rank));
+            f.rank, std::llabs(f.step_start_offset_ns) / 1e6, f.step_start_offset_ns < 0 ? "after" : "before",
+            rep.ranks[0].rank));
   const bool comm_ranges = std::any_of(rs.begin(), rs.end(), [](const RankSpans& r) { return r.comm_ranges; });
   rep.wait_source = comm_ranges ? "forward, backward and blocking communication ranges"
                                 : "forward and backward (no communication ranges)";
@@ -206,7 +208,7 @@ JobReport analyze(const Job& job, const Options& options) {
   for (std::size_t i = 0; i < rs.size(); ++i)
     for (std::int64_t k : steps) figs[i].push_back(step_fig(rs[i], rs[i].step_start.at(k), rs[i].step_start.at(k + 1)));
   for (std::size_t i = 0; i < rs.size(); ++i) {
-    std::vector<std::int64_t> period, compute, comm, exposed, idle, data, blocking, wait, own, host_other, opt, sync;
+    std::vector<std::int64_t> period, compute, comm, exposed, idle, data, blocking, own, host_other, opt, sync;
     std::vector<std::int64_t> transfer;
     for (std::size_t j = 0; j < steps.size(); ++j) {
       const StepFig& f = figs[i][j];
@@ -218,7 +220,7 @@ JobReport analyze(const Job& job, const Options& options) {
       const std::int64_t w = std::max(f.blocking - least, f.comm_kernels - least_k);
       period.push_back(f.period), compute.push_back(f.compute), comm.push_back(f.comm), exposed.push_back(f.exposed);
       idle.push_back(f.idle), data.push_back(f.data), blocking.push_back(f.blocking);
-      wait.push_back(w), own.push_back(f.period - w);
+      own.push_back(f.period - w);
       transfer.push_back(std::max<std::int64_t>(0, f.exposed - w));
       host_other.push_back(f.host_other), opt.push_back(f.optimizer), sync.push_back(f.sync);
     }
@@ -226,7 +228,8 @@ JobReport analyze(const Job& job, const Options& options) {
     r.steps = static_cast<std::int64_t>(steps.size());
     r.step_period_ns = median(period), r.compute_ns = median(compute), r.communication_ns = median(comm);
     r.exposed_comm_ns = median(exposed), r.idle_ns = median(idle), r.data_wait_ns = median(data);
-    r.blocking_ns = median(blocking), r.wait_ns = median(wait), r.own_work_ns = median(own);
+    r.blocking_ns = median(blocking), r.own_work_ns = median(own);
+    r.wait_ns = r.step_period_ns - r.own_work_ns;  // the period's other part (job.h: medians do not add up)
     r.host_other_ns = median(host_other), r.optimizer_ns = median(opt), r.sync_ns = median(sync);
     r.exposed_transfer_ns = median(transfer);
   }

@@ -4,6 +4,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <cmath>
+
 #include "profiling/job/job.h"
 
 namespace ts::prof::job {
@@ -18,14 +20,15 @@ double ms(std::int64_t ns) {
 
 std::string table(const JobReport& r) {
   std::string out =
-      fmt::format("{:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}\n", "rank", "period", "own work",
-                  "waiting", "compute", "comm", "exposed", "GPU idle", "data", "host", "offset");
-  for (const auto& f : r.ranks)
+      fmt::format("{:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>18}\n", "rank", "period", "own work",
+                  "waiting", "compute", "comm", "exposed", "GPU idle", "data", "host", "step-start offset");
+  for (const auto& f : r.ranks) {
+    const PeriodParts p = period_parts(f);
     out += fmt::format(
-        "{:>5} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>10.1f}\n", f.rank,
-        ms(f.step_period_ns), ms(f.own_work_ns), ms(f.wait_ns), ms(f.compute_ns), ms(f.communication_ns),
-        ms(f.exposed_comm_ns), ms(f.idle_ns), ms(f.data_wait_ns), ms(f.host_other_ns),
-        static_cast<double>(f.offset_ns) / 1e3);
+        "{:>5} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>+18.1f}\n", f.rank,
+        p.period_ms, p.own_work_ms, p.wait_ms, ms(f.compute_ns), ms(f.communication_ns), ms(f.exposed_comm_ns),
+        ms(f.idle_ns), ms(f.data_wait_ns), ms(f.host_other_ns), static_cast<double>(f.step_start_offset_ns) / 1e3);
+  }
   return out;
 }
 
@@ -96,7 +99,8 @@ void job_json(W& w, const Job& job, const JobReport& r) {
     w.Int(f.rank);
     w.Key("steps");
     w.Int64(f.steps);
-    for (const auto& [k, v] : {std::pair<const char*, std::int64_t>{"offset_ns", f.offset_ns},
+    for (const auto& [k, v] : {std::pair<const char*, std::int64_t>{"step_start_offset_ns", f.step_start_offset_ns},
+                               {"session_start_ns", f.session_start_ns},
                                {"step_period_ns", f.step_period_ns},
                                {"own_work_ns", f.own_work_ns},
                                {"wait_ns", f.wait_ns},
@@ -149,6 +153,15 @@ void job_json(W& w, const Job& job, const JobReport& r) {
 
 }  // namespace
 
+PeriodParts period_parts(const RankFigures& f, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  PeriodParts p;
+  p.period_ms = std::round(ms(f.step_period_ns) * scale) / scale;
+  p.own_work_ms = std::round(ms(f.own_work_ns) * scale) / scale;
+  p.wait_ms = std::round((p.period_ms - p.own_work_ms) * scale) / scale;  // the difference, free of float residue
+  return p;
+}
+
 std::string to_text(const Job& job, const JobReport& r) {
   std::string out = fmt::format("job of {} rank(s){}{}\n", job.ranks.size(),
                                 r.world_size > 0 ? fmt::format(", world size {}", r.world_size) : "",
@@ -163,7 +176,9 @@ std::string to_text(const Job& job, const JobReport& r) {
   out += "\n";
   if (r.matched_steps > 0) {  // no figures to show otherwise (a note says why)
     out += "waiting for other ranks from: " + r.wait_source + "\n";
-    out += "per rank, ms per step (medians over the steps; offset in us):\n" + table(r);
+    out += "per rank, ms per step (medians over the steps; waiting = period - own work); the step-start offset in us "
+           "(added to a rank's times on the common clock to line its step starts up with rank " +
+           std::to_string(r.ranks.empty() ? 0 : r.ranks[0].rank) + "'s):\n" + table(r);
   }
   for (const auto& n : r.notes) out += "note: " + n + "\n";
   verdicts_text(r, out);

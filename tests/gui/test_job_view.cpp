@@ -13,6 +13,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QMimeData>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -184,6 +185,87 @@ class TestJobView : public QObject {
     QCOMPARE(w.verdictPanel()->section(), nullptr);
   }
 
+  // With a job open the verdict banner leads with the job's own finding, in the job analysis's words
+  // (not the first rank's per-session verdict, "Input-bound" for the straggler); a session opened
+  // afterwards gets its own verdicts back.
+  void bannerLeadsWithTheJobsFinding() {
+    MainWindow w;
+    w.show();
+    QVERIFY(test::open_job(w, {job_dir("j2_straggler")}));
+    const prof::job::JobVerdict* straggler = nullptr;
+    for (const auto& v : w.jobs()->report().verdicts)
+      if (v.id == "straggler") straggler = &v;
+    QVERIFY(straggler);
+    VerdictBanner* banner = w.verdictBanner();
+    QVERIFY(banner->hasContent());
+    // The rank's own analysis runs on a worker: once its verdicts are in, the job's still leads.
+    QTRY_VERIFY(!w.verdictPanel()->verdicts().empty());
+    const QString text = banner->text();
+    QVERIFY2(text.startsWith("Job: " + QString::fromStdString(straggler->title)), qPrintable(text));
+    QVERIFY2(text.contains(QString::fromStdString(straggler->fix)), qPrintable(text));
+    QVERIFY2(!text.contains("Input-bound"), qPrintable(text));
+    QCOMPARE(banner->color(), severity_color("high"));
+    // A session opened afterwards: its own verdicts lead again.
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(job_dir("j2_balanced") + "/ddp-rank0.tsession") && opened.wait(30000));
+    QTRY_VERIFY(!w.verdictPanel()->verdicts().empty());
+    QTRY_VERIFY2(!banner->text().startsWith("Job: "), qPrintable(banner->text()));
+    QVERIFY(!w.verdictPanel()->bannerLead().has_value());
+  }
+
+  // Period = own work + waiting, as shown, in each rank's header and in the Ranks table; the tooltips say
+  // how the three are computed.
+  void periodPartsAddUp() {
+    MainWindow w;
+    w.show();
+    QVERIFY(test::open_job(w, {job_dir("j2_balanced")}));
+    JobTimelines* t = w.jobs()->timelines();
+    const QRegularExpression parts(QStringLiteral("period ([0-9.]+) ms/step = own work ([0-9.]+) \\+ waiting ([0-9.]+)"));
+    for (int i = 0; i < t->count(); ++i) {
+      const auto m = parts.match(t->header(i)->text());
+      QVERIFY2(m.hasMatch(), qPrintable(t->header(i)->text()));
+      QCOMPARE(qRound(m.captured(1).toDouble() * 100), qRound((m.captured(2).toDouble() + m.captured(3).toDouble()) * 100));
+      QVERIFY(t->header(i)->toolTip().contains("period − own work"));
+    }
+    QTableWidget* table = w.jobs()->ranks()->table();
+    QVERIFY(table->horizontalHeaderItem(3)->toolTip().contains("period − own work"));
+    for (int row = 0; row < table->rowCount(); ++row)
+      QCOMPARE(qRound(table->item(row, 1)->text().toDouble() * 100),
+               qRound((table->item(row, 2)->text().toDouble() + table->item(row, 3)->text().toDouble()) * 100));
+  }
+
+  // A rank's header names the display shift for what it is ("drawn +107.288 ms on rank 0's clock": its
+  // session start plus its step-start offset), the Ranks tab the step-start offset ("+63.1 µs"); each
+  // tooltip says how it is computed.
+  void shiftAndOffsetNamedApart() {
+    MainWindow w;
+    w.show();
+    QVERIFY(test::open_job(w, {job_dir("j2_straggler")}));
+    JobTimelines* t = w.jobs()->timelines();
+    const auto& rep = w.jobs()->report();
+    QCOMPARE(t->rankAt(0), 1);
+    const prof::job::RankFigures& r1 = rep.ranks[1];
+    QCOMPARE(t->shiftNs(0), r1.axis_shift_ns());
+    QVERIFY(r1.session_start_ns > 100'000'000);  // rank 1's recording began ~107 ms after rank 0's
+    const QString h1 = t->header(0)->text(), h0 = t->header(1)->text();
+    QVERIFY2(!h1.contains("shifted") && !h1.contains("offset"), qPrintable(h1));
+    QVERIFY2(h1.contains(QStringLiteral("drawn %1 on rank 0's clock").arg(signed_ms(r1.axis_shift_ns(), 3))), qPrintable(h1));
+    QVERIFY2(h0.contains("the axis is this rank's clock"), qPrintable(h0));
+    const QString tip = t->header(0)->toolTip();
+    for (const QString& part : {QStringLiteral("session began %1 ms after rank 0's").arg(r1.session_start_ns / 1e6, 0, 'f', 3),
+                                QStringLiteral("step-start offset"), step_start_offset_text(r1.step_start_offset_ns),
+                                QStringLiteral("median over the")})
+      QVERIFY2(tip.contains(part), qPrintable(part + " not in: " + tip));
+    QTableWidget* table = w.jobs()->ranks()->table();
+    const int last = table->columnCount() - 1;
+    QCOMPARE(table->horizontalHeaderItem(last)->text(), QString("step-start\noffset"));  // two lines
+    QVERIFY(table->horizontalHeaderItem(last)->toolTip().contains("median over the"));
+    for (int row = 0; row < table->rowCount(); ++row)
+      QCOMPARE(table->item(row, last)->text(),
+               step_start_offset_text(rep.ranks[static_cast<std::size_t>(row)].step_start_offset_ns));
+    QCOMPARE(table->item(1, last)->text(), QStringLiteral("+63.1 µs"));
+  }
+
   // At 1280x720 with the Verdicts tab open, the job's verdicts and the first rank's both show
   // several rows in view (a fixed cap on the job's tree left the rank's list one row).
   void bothVerdictListsShowRowsAt1280x720() {
@@ -215,7 +297,7 @@ class TestJobView : public QObject {
     for (int i = 0; i < t->count(); ++i) QVERIFY2(!t->header(i)->text().contains("straggler"), qPrintable(t->header(i)->text()));
     for (int r = 0; r < 2; ++r) QCOMPARE(rank_cell(w.jobs()->ranks()->table(), r), QString::number(r));
     QVERIFY(!verdict_ids(w.jobs()->ranks()->verdicts()).contains("straggler"));
-    QCOMPARE(w.jobs()->ranks()->table()->columnCount(), 10);
+    QCOMPARE(w.jobs()->ranks()->table()->columnCount(), 11);  // rank, 9 figures, the step-start offset
     int steps = 0;
     QVERIFY(band_spread(*t, &steps) <= *w.jobs()->report().skew_max_ns + 1000);
     QVERIFY(steps >= 10);
@@ -332,6 +414,32 @@ class TestJobView : public QObject {
       w.workspaces()->profile()->showTab(w.verdictPanel());
       QTest::qWait(800);
       QVERIFY(w.grab().save(shots + "/job_4ranks_verdicts_tab_1280x720.png"));
+    }
+  }
+
+  // With TS_SCREENSHOTS=DIR: the 2-rank straggler job at 1280x720 and 1920x1080, the lanes and each
+  // analysis tab that speaks of the job (Verdicts, Step breakdown, Python, Ranks), for looking at.
+  void stragglerJobScreenshots() {
+    const QString shots = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (shots.isEmpty()) QSKIP("TS_SCREENSHOTS is not set");
+    MainWindow w;
+    w.show();
+    QVERIFY(test::open_job(w, {job_dir("j2_straggler")}));
+    QDir().mkpath(shots);
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      w.resize(size);
+      profile->setTabsCollapsed(true);
+      QTest::qWait(800);
+      const QString suffix = QStringLiteral("%1x%2.png").arg(size.width()).arg(size.height());
+      QVERIFY(w.grab().save(shots + "/j2_straggler_lanes_" + suffix));
+      for (int i = 0; i < profile->tabs()->count(); ++i) {
+        const QString tab = profile->tabs()->tabText(i);
+        if (tab != "Verdicts" && tab != "Step breakdown" && tab != "Python" && tab != "Ranks") continue;
+        profile->showTab(profile->tabs()->widget(i));
+        QTest::qWait(800);
+        QVERIFY(w.grab().save(shots + "/j2_straggler_" + tab.toLower().replace(' ', '_') + "_" + suffix));
+      }
     }
   }
 

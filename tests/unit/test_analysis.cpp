@@ -6,6 +6,7 @@
 
 #include "engine/host_trace.h"
 #include "profiling/analysis/analysis.h"
+#include "profiling/analysis/range.h"
 
 namespace ts::prof::analysis {
 namespace {
@@ -86,6 +87,41 @@ TEST(Analysis, BreakdownCountsEachInstantOnceByPriority) {
   ASSERT_TRUE(r.gpu_utilization);
   EXPECT_DOUBLE_EQ(*r.gpu_utilization, 160.0 / 1000.0);  // hand computation: one 160 ns kernel in 1000 ns
   EXPECT_EQ(r.data_wait_ns, 200);
+}
+
+// Collectives on the host (gloo; the Python insight's `comm: ...` ranges, on any thread) are the
+// breakdown's communication while no kernel runs, as a job counts them, but not GPU busy time; GPU idle
+// inside a blocking one of the stepping thread, or in a long gap while one is in flight, is in
+// collectives (waiting for other ranks, the transfer), not busy elsewhere.
+TEST(Analysis, HostCollectivesAreCommunicationNotGpuBusy) {
+  Builder b;
+  b.step(1, 0, 1'000'000);
+  b.range(K::forward, 0, 1'000'000);
+  b.kernel(50'000, 60'000, 100'000, 200'000);
+  HostRangeRecord broadcast;  // blocking, on the stepping thread
+  broadcast.start = 300'000, broadcast.end = 700'000, broadcast.thread = kTid;
+  broadcast.kind = static_cast<std::uint8_t>(K::other), broadcast.name = b.s.strings.intern("comm: ddp broadcast buffers");
+  b.s.append(b.s.host_ranges, broadcast);
+  HostRangeRecord bucket = broadcast;  // in flight, on the autograd thread
+  bucket.start = 650'000, bucket.end = 800'000, bucket.thread = 9;
+  bucket.name = b.s.strings.intern("comm: async ddp all_reduce bucket 0");
+  b.s.append(b.s.host_ranges, bucket);
+  b.kernel(740'000, 745'000, 750'000, 780'000);
+  const Report r = analyze(b.s);
+  ASSERT_EQ(r.steps, 1);
+  EXPECT_EQ(r.breakdown[Category::kernel], 130'000);
+  EXPECT_EQ(r.breakdown[Category::communication], 500'000 - 30'000);  // 300-800 us less the kernel under it
+  EXPECT_EQ(r.breakdown[Category::runtime], 10'000);  // the second launch call is under the broadcast
+  EXPECT_EQ(r.breakdown[Category::cpu_exec], 1'000'000 - 130'000 - 470'000 - 10'000);
+  EXPECT_EQ(r.breakdown.total(), 1'000'000);
+  ASSERT_TRUE(r.gpu_utilization);
+  EXPECT_DOUBLE_EQ(*r.gpu_utilization, 130'000.0 / 1'000'000.0);
+  // The same in a selected range of the timeline.
+  EXPECT_EQ(range_breakdown(b.s, b.s.counts(), 0, 1'000'000)[Category::communication], 470'000);
+  ASSERT_TRUE(r.idle_by_host);
+  EXPECT_EQ(r.idle_by_host->collective, 400'000 + 50'000 + 20'000);  // the broadcast; the bucket in the long gaps
+  EXPECT_EQ(r.idle_by_host->launching, 100'000);                      // 0-100 us: a short gap in forward
+  EXPECT_EQ(r.idle_by_host->host, 100'000 + 200'000);                // 200-300 us, 800-1000 us
 }
 
 TEST(Analysis, GpuWorkBelongsToTheLaunchingStepAndExtendsItsWindow) {

@@ -7,6 +7,7 @@
 #include <QTableWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "widgets/common/wrap_tree.h"
 #include "widgets/job/job_timelines.h"
@@ -33,6 +34,17 @@ void fill_job_verdicts(QTreeWidget* tree, const prof::job::JobReport& r) {
     new QTreeWidgetItem(tree, {r.ranks.size() > 1 ? QObject::tr("No job verdict: the ranks keep pace with each other") : QObject::tr("One rank: no job verdict")});
 }
 
+std::optional<BannerLead> job_banner_lead(const prof::job::JobReport& r) {
+  if (r.verdicts.empty()) return std::nullopt;
+  const auto rank = [](const std::string& s) { return s == "high" ? 0 : s == "moderate" ? 1 : 2; };
+  const auto top = std::min_element(r.verdicts.begin(), r.verdicts.end(), [&](const auto& a, const auto& b) {
+    return rank(a.severity) < rank(b.severity);
+  });
+  QString text = QObject::tr("Job: %1 — fix: %2").arg(QString::fromStdString(top->title), QString::fromStdString(top->fix));
+  if (r.verdicts.size() > 1) text += QObject::tr("  (+%n more job verdict(s))", nullptr, static_cast<int>(r.verdicts.size() - 1));
+  return BannerLead{top->severity, text};
+}
+
 const QStringList& JobRanks::columnTitles() {
   static const QStringList titles = {QObject::tr("period"),  QObject::tr("own work"),      QObject::tr("waiting"),
                                      QObject::tr("compute"), QObject::tr("communication"), QObject::tr("exposed comm."),
@@ -44,9 +56,12 @@ JobRanks::JobRanks(QWidget* parent) : QWidget(parent) {
   setObjectName("job.ranks");
   summary_ = new QLabel;
   summary_->setWordWrap(true);
-  table_ = new QTableWidget(0, 1 + columnTitles().size());
+  table_ = new QTableWidget(0, 2 + columnTitles().size());
   table_->setObjectName("job.rankTable");
-  table_->setHorizontalHeaderLabels(QStringList{tr("rank")} + columnTitles());
+  // Titles of two words on two lines: the eleven columns fit the Ranks tab's table at 1280x720.
+  QStringList titles = QStringList{tr("rank")} + columnTitles() + QStringList{tr("step-start offset")};
+  for (QString& t : titles) t.replace(' ', '\n');
+  table_->setHorizontalHeaderLabels(titles);
   table_->horizontalHeaderItem(0)->setToolTip(tr("The straggler's row is marked and bold"));
   table_->horizontalHeader()->setToolTip(tr("Medians over each rank's step periods, ms per step (docs/metrics.md, \"Jobs\")"));
   table_->verticalHeader()->hide();
@@ -84,24 +99,35 @@ void JobRanks::setJob(const prof::job::Job& job, const prof::job::JobReport& r) 
   clear();
   const std::int32_t slow = straggler_rank(r);
   summary_->setText(tr("%n rank(s), %1 matched steps after the warm-up; waiting is measured in %2. The table: medians "
-                       "over each rank's step periods, in ms per step.", nullptr,
+                       "over each rank's step periods, in ms per step (period = own work + waiting); the step-start "
+                       "offset in µs.", nullptr,
                        static_cast<int>(r.ranks.size()))
                         .arg(r.matched_steps)
                         .arg(QString::fromStdString(r.wait_source)));
+  const QString parts_tip = period_parts_tooltip(r), offset_tip = step_start_offset_tooltip(r);
+  for (int c : {1, 2, 3}) table_->horizontalHeaderItem(c)->setToolTip(parts_tip);
+  table_->horizontalHeaderItem(table_->columnCount() - 1)->setToolTip(offset_tip);
   table_->setRowCount(static_cast<int>(r.ranks.size()));
   for (int row = 0; row < static_cast<int>(r.ranks.size()); ++row) {
     const auto& f = r.ranks[static_cast<std::size_t>(row)];
     const bool straggler = f.rank == slow;
-    const std::int64_t values[] = {f.step_period_ns, f.own_work_ns,      f.wait_ns,       f.compute_ns,   f.communication_ns,
-                                   f.exposed_comm_ns, f.idle_ns, f.data_wait_ns, f.host_other_ns};
+    const prof::job::PeriodParts p = prof::job::period_parts(f);
+    const double values[] = {p.period_ms,         p.own_work_ms,          p.wait_ms,
+                             f.compute_ns / 1e6,  f.communication_ns / 1e6, f.exposed_comm_ns / 1e6,
+                             f.idle_ns / 1e6,     f.data_wait_ns / 1e6,   f.host_other_ns / 1e6};
     auto* rank = new QTableWidgetItem(straggler ? tr("%1 · straggler").arg(f.rank) : QString::number(f.rank));
     rank->setToolTip(QString::fromStdString(f.path));
     table_->setItem(row, 0, rank);
     for (int c = 0; c < 9; ++c) {
-      auto* it = new QTableWidgetItem(QString::number(static_cast<double>(values[c]) / 1e6, 'f', 2));
+      auto* it = new QTableWidgetItem(QString::number(values[c], 'f', 2));
       it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      if (c < 3) it->setToolTip(parts_tip);
       table_->setItem(row, c + 1, it);
     }
+    auto* offset = new QTableWidgetItem(step_start_offset_text(f.step_start_offset_ns));
+    offset->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    offset->setToolTip(offset_tip);
+    table_->setItem(row, 10, offset);
     if (straggler)
       for (int c = 0; c < table_->columnCount(); ++c) {
         QFont bold = table_->item(row, c)->font();

@@ -1,13 +1,17 @@
 // JobRanks: a distributed job's per-rank figures and verdicts (profiling/job/job.h) for the Profile
 // workspace's Ranks tab. The table: a row per rank with its medians over its step periods in ms/step
-// (period, own work, waiting for the other ranks, compute, communication, exposed communication, GPU
-// idle, data wait, host), the straggler's row marked ("1 · straggler", bold); the verdicts list: the
+// (period = own work + waiting for the other ranks, compute, communication, exposed communication, GPU
+// idle, data wait, host) and its step-start offset in µs, the straggler's row marked ("1 · straggler",
+// bold); the verdicts list: the
 // job's verdicts (straggler, communication_bound, input_imbalance) with severity colour, evidence and
 // their PyTorch fixes; the notes (what the data could not tell) and the problems met while opening.
 #pragma once
 #include <QWidget>
 
+#include <optional>
+
 #include "profiling/job/job.h"
+#include "widgets/panels/verdict_panel.h"
 
 class QLabel;
 class QTableWidget;
@@ -19,10 +23,15 @@ namespace ts::gui {
 /// children; one row saying there is none when the report has none. Clears `tree` first.
 void fill_job_verdicts(QTreeWidget* tree, const prof::job::JobReport& r);
 
+/// The banner's line for a job: its most severe verdict (the report's order among equals: the straggler
+/// first) in the job analysis's words, "Job: Straggler: rank 1 works … — fix: …  (+3 more job verdicts)";
+/// nullopt when the job has no verdict (the shown rank's own verdicts lead then).
+std::optional<BannerLead> job_banner_lead(const prof::job::JobReport& r);
+
 class JobRanks : public QWidget {
   Q_OBJECT
  public:
-  /// The table's columns after "rank", ms per step each.
+  /// The table's columns after "rank", ms per step each (the step-start offset, in µs, follows them).
   static const QStringList& columnTitles();
 
   explicit JobRanks(QWidget* parent = nullptr);

@@ -20,14 +20,54 @@ std::int32_t straggler_rank(const prof::job::JobReport& r) {
 
 QString job_ms(std::int64_t ns) { return QStringLiteral("%1 ms").arg(static_cast<double>(ns) / 1e6, 0, 'f', 2); }
 
-namespace {
-
-/// Each rank's session start on the job's common clock (as prof::job::analyze takes it).
-std::int64_t clock_base(const prof::job::RankFile& f, const std::string& clock) {
-  if (clock == "one host's monotonic clock") return f.start_steady_ns;
-  if (clock == "wall clock") return f.start_unix_ns;
-  return 0;
+QString signed_ms(std::int64_t ns, int decimals) {
+  return QStringLiteral("%1%2 ms").arg(ns < 0 ? "−" : "+").arg(std::abs(static_cast<double>(ns)) / 1e6, 0, 'f', decimals);
 }
+
+QString step_start_offset_text(std::int64_t ns) {
+  return QStringLiteral("%1%2 µs").arg(ns < 0 ? "−" : "+").arg(std::abs(static_cast<double>(ns)) / 1e3, 0, 'f', 1);
+}
+
+QString period_parts_tooltip(const prof::job::JobReport& r) {
+  return QObject::tr("Period: the median step period (one step start to the next) over the %1 matched steps. Own "
+                     "work: the median over those steps of the period less the wait for the other ranks (the "
+                     "figure the straggler verdict compares). Waiting: period − own work, so the two add up to "
+                     "the period (the medians of the two parts, taken apart, would not).")
+      .arg(r.matched_steps);
+}
+
+QString axis_shift_tooltip(const prof::job::RankFigures& f, const prof::job::JobReport& r) {
+  const std::int32_t ref = r.ranks.empty() ? 0 : r.ranks.front().rank;
+  if (f.rank == ref)
+    return QObject::tr("The job's time axis is rank %1's session clock: its times are drawn as recorded.").arg(ref);
+  const QString start = r.clock == "session clocks"
+                            ? QObject::tr("no common clock was recorded, so its session is taken to start with rank %1's")
+                                  .arg(ref)
+                            : QObject::tr("its session began %1 ms %2 rank %3's (%4)")
+                                  .arg(std::abs(static_cast<double>(f.session_start_ns)) / 1e6, 0, 'f', 3)
+                                  .arg(f.session_start_ns < 0 ? QObject::tr("before") : QObject::tr("after"))
+                                  .arg(ref)
+                                  .arg(QString::fromStdString(r.clock));
+  return QObject::tr("Drawn %1 on rank %2's clock: this rank's session times plus %1 put it on the job's time axis: "
+                     "%3, plus its step-start offset of %4.\n%5")
+      .arg(signed_ms(f.axis_shift_ns(), 3))
+      .arg(ref)
+      .arg(start, step_start_offset_text(f.step_start_offset_ns), step_start_offset_tooltip(r));
+}
+
+QString step_start_offset_tooltip(const prof::job::JobReport& r) {
+  const std::int32_t ref = r.ranks.empty() ? 0 : r.ranks.front().rank;
+  QString t = QObject::tr("Step-start offset: the median over the %1 matched steps of rank %2's step start less this "
+                          "rank's, both on %3; added to this rank's times, it lines its step starts up with rank %2's.")
+                  .arg(r.matched_steps)
+                  .arg(ref)
+                  .arg(QString::fromStdString(r.clock));
+  if (r.clock == "one host's monotonic clock")
+    t += QObject::tr(" On one host's clock it is not clock skew but when this rank begins its steps.");
+  return t;
+}
+
+namespace {
 
 /// Drawing order: the straggler, else the longest step period, first; then by rank.
 std::vector<std::size_t> drawing_order(const prof::job::JobReport& r) {
@@ -46,13 +86,16 @@ std::vector<std::size_t> drawing_order(const prof::job::JobReport& r) {
   return order;
 }
 
-QString header_text(const prof::job::RankFigures& f, bool straggler, std::int64_t shift) {
+QString header_text(const prof::job::RankFigures& f, bool straggler, std::int32_t ref_rank) {
   QString t = QStringLiteral("rank %1").arg(f.rank);
   if (straggler) t += QStringLiteral(" · straggler");
-  return t + QStringLiteral("   period %1/step · own work %2 · waiting %3 · shifted %4%5 ms")
-                 .arg(job_ms(f.step_period_ns), job_ms(f.own_work_ns), job_ms(f.wait_ns))
-                 .arg(shift >= 0 ? "+" : "−")
-                 .arg(std::abs(static_cast<double>(shift)) / 1e6, 0, 'f', 3);
+  const prof::job::PeriodParts p = prof::job::period_parts(f);
+  t += QStringLiteral("   period %1 ms/step = own work %2 + waiting %3")
+           .arg(p.period_ms, 0, 'f', 2)
+           .arg(p.own_work_ms, 0, 'f', 2)
+           .arg(p.wait_ms, 0, 'f', 2);
+  if (f.rank == ref_rank) return t + QStringLiteral(" · the axis is this rank's clock");
+  return t + QStringLiteral(" · drawn %1 on rank %2's clock").arg(signed_ms(f.axis_shift_ns(), 3)).arg(ref_rank);
 }
 
 /// A rank's lanes made compact, so several ranks share the height: every lane one row (a click on
@@ -120,8 +163,7 @@ void JobTimelines::setJob(std::shared_ptr<const prof::job::Job> job, const prof:
       if (f.rank == rank) return &f;
     return nullptr;
   };
-  const prof::job::RankFile* ref = file_of(report.ranks.front().rank);
-  const std::int64_t ref_base = ref ? clock_base(*ref, report.clock) : 0;
+  const std::int32_t ref_rank = report.ranks.front().rank;
   const std::vector<std::size_t> order = drawing_order(report);
   for (std::size_t k = 0; k < order.size(); ++k) {
     const auto& fig = report.ranks[order[k]];
@@ -129,15 +171,17 @@ void JobTimelines::setJob(std::shared_ptr<const prof::job::Job> job, const prof:
     if (!file || !file->store) continue;
     Group g;
     g.rank = fig.rank;
-    g.shift = clock_base(*file, report.clock) - ref_base + fig.offset_ns;
+    g.shift = fig.axis_shift_ns();
     g.frame = new QWidget;
     auto* v = new QVBoxLayout(g.frame);
     v->setContentsMargins(0, 0, 0, 0);
     v->setSpacing(0);
     g.header = new QToolButton;
     g.header->setObjectName(QStringLiteral("job.rank.%1").arg(fig.rank));
-    g.header->setText(header_text(fig, fig.rank == slow, g.shift));
-    g.header->setToolTip(tr("%1\nClick to collapse or expand this rank's lanes").arg(QString::fromStdString(file->path)));
+    g.header->setText(header_text(fig, fig.rank == slow, ref_rank));
+    g.header->setToolTip(tr("%1\n%2\n%3\nClick to collapse or expand this rank's lanes")
+                             .arg(QString::fromStdString(file->path), period_parts_tooltip(report),
+                                  axis_shift_tooltip(fig, report)));
     g.header->setCheckable(true);
     g.header->setChecked(true);
     g.header->setAutoRaise(true);

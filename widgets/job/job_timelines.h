@@ -1,11 +1,11 @@
 // JobTimelines: a distributed job's ranks on one time axis (profiling/job/job.h). Each rank is a
-// group: a header row (its rank, "straggler" for the slow one, its step period and own work per step)
-// that collapses and expands the group, and under it the rank's own TimelineView (its threads and
-// streams as lanes, its steps as bands) with its own PanelHub, as Compare's aligned timelines do
-// (widgets/compare/aligned_timelines.h). Clocks: rank i is drawn shifted by shiftNs(i), its session
-// start on the job's common clock plus the job's step-start offset (JobReport, RankFigures::offset_ns),
-// so the same step starts at the same x in every group to within the residual skew that the top row
-// states. Every group shows the same span, and a pan/zoom of one moves the others (in aligned time).
+// group: a header row (its rank, "straggler" for the slow one, its step period = own work + waiting,
+// and how far it is drawn from its own clock) that collapses and expands the group, and under it the
+// rank's own TimelineView (its threads and streams as lanes, its steps as bands) with its own PanelHub,
+// as Compare's aligned timelines do (widgets/compare/aligned_timelines.h). Clocks: the axis is the
+// lowest rank's session clock; rank i is drawn shifted by shiftNs(i) = RankFigures::axis_shift_ns(), its
+// session start on the job's common clock plus its step-start offset, so the same step starts at the
+// same x in every group to within the residual skew that the top row states. Every group shows the same span, and a pan/zoom of one moves the others (in aligned time).
 // A rank's lanes start one row each with its GPU streams under the stepping thread (a click on a
 // lane's header expands it). Order: the straggler first, else the rank with the longest step period, then by rank. With more
 // than kExpandedRanks ranks only the first ones start expanded, so 8 ranks fit a 1280x720 window;
@@ -30,6 +30,17 @@ class TimelineView;
 std::int32_t straggler_rank(const prof::job::JobReport& r);
 /// "3.21 ms" for ns.
 QString job_ms(std::int64_t ns);
+/// "+107.288 ms" / "−0.063 ms" for ns, with `decimals` decimals.
+QString signed_ms(std::int64_t ns, int decimals);
+/// A rank's step-start offset (RankFigures::step_start_offset_ns) as shown: "+63.1 µs".
+QString step_start_offset_text(std::int64_t ns);
+/// How the step-start offset is computed, for tooltips (the Ranks tab's column, a rank's header).
+QString step_start_offset_tooltip(const prof::job::JobReport& r);
+/// How a rank's period, own work and waiting are computed and why they add up, for tooltips.
+QString period_parts_tooltip(const prof::job::JobReport& r);
+/// What "drawn +X ms on rank 0's clock" in a rank's header is (RankFigures::axis_shift_ns) and its
+/// parts: where its session began on the common clock, plus its step-start offset.
+QString axis_shift_tooltip(const prof::job::RankFigures& f, const prof::job::JobReport& r);
 
 class JobTimelines : public QWidget {
   Q_OBJECT

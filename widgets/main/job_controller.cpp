@@ -192,6 +192,7 @@ void JobController::show(const LoadedJob& loaded) {
       if (f.rank == first) frame_.panelHub()->setStore(f.store, false);
     if (VerdictPanel* v = frame_.verdictPanel()) {
       v->setSourceNote(tr("rank %1 of the job").arg(first));
+      v->setBannerLead(job_banner_lead(report_));  // the job's finding leads the banner, the rank's follow
       v->setSection(section_);
     }
   }
@@ -208,7 +209,7 @@ void JobController::show(const LoadedJob& loaded) {
 void JobController::leaveJob() {
   if (!job_) return;
   if (timeline_) timeline_->setAlternate(nullptr);
-  if (VerdictPanel* v = frame_.verdictPanel(); v && v->section() == section_) v->setSection(nullptr);
+  if (VerdictPanel* v = frame_.verdictPanel(); v && v->section() == section_) v->setSection(nullptr), v->setBannerLead({});
   timelines_->clear();
   ranks_->clear();
   section_tree_->clear();

@@ -8,7 +8,8 @@
 // damaged file, another job's file) is said in the message bar, one line each, and the rest opens.
 // Shown in the Profile workspace: the ranks as groups of lanes on one aligned time axis in place of
 // the one-session timeline (JobTimelines), the per-rank table in the Ranks tab (JobRanks) and the
-// job's verdicts above the Verdicts tab's. The analysis panels show the first rank drawn (the
+// job's verdicts above the Verdicts tab's; the verdict banner leads with the job's most severe verdict
+// (job_banner_lead), in the job analysis's words. The analysis panels show the first rank drawn (the
 // straggler, else the slowest) as a session; opening a session or starting a run leaves the job.
 #pragma once
 #include <QObject>

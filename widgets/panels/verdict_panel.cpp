@@ -282,7 +282,8 @@ VerdictPanel::VerdictPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
     }
   });
   connect(hub_, &PanelHub::storeChanged, this, [this] {
-    source_note_.clear();  // a note belongs to the events it was given for
+    source_note_.clear();  // a note (and a lead) belongs to the events it was given for
+    lead_.reset();
     status_->setText(statusText());
     emit verdictsChanged();
   });
@@ -469,6 +470,11 @@ void VerdictPanel::setSourceNote(const QString& note) {
   emit verdictsChanged();
 }
 
+void VerdictPanel::setBannerLead(std::optional<BannerLead> lead) {
+  lead_ = std::move(lead);
+  emit verdictsChanged();
+}
+
 bool VerdictPanel::fixesApply() const {
   const auto r = runner_->result();
   return r && r->report.config.known;
@@ -561,7 +567,11 @@ void VerdictBanner::update_from_panel() {
   }
   if (!std::exchange(has_content_, true)) emit contentChanged(true);
   chip_->show();
-  if (vs.empty()) {
+  if (const auto& lead = panel_->bannerLead()) {  // a job's own finding leads, in its own words
+    color_ = severity_color(lead->severity);
+    chip_->setText(QString::fromStdString(lead->severity));
+    text_ = lead->text;
+  } else if (vs.empty()) {
     // "OK" only when the run was judged and nothing was found; too few steps is not a clean bill.
     const bool judged = panel_->judged();
     color_ = judged ? QColor(0x2e, 0x7d, 0x32) : QColor(0x75, 0x75, 0x75);
@@ -582,7 +592,8 @@ void VerdictBanner::update_from_panel() {
   const QColor fg = color_ == severity_color("low") ? QColor(Qt::black) : QColor(Qt::white);
   chip_->setStyleSheet(QString("QLabel { background: %1; color: %2; font-weight: bold; border-radius: 3px; padding: 1px 6px; }")
                            .arg(color_.name(), fg.name()));
-  setToolTip(text_ + tr("\nClick: highlight the evidence and show the Verdicts panel"));
+  setToolTip(text_ + (panel_->bannerLead() ? tr("\nClick: show the Verdicts panel")
+                                            : tr("\nClick: highlight the evidence and show the Verdicts panel")));
   elide();
 }
 
@@ -597,7 +608,7 @@ void VerdictBanner::resizeEvent(QResizeEvent* e) {
 
 void VerdictBanner::mousePressEvent(QMouseEvent* e) {
   if (e->button() == Qt::LeftButton) {
-    panel_->activate(0);
+    if (!panel_->bannerLead()) panel_->activate(0);  // a lead's evidence is in the job's tree, not the session's
     emit detailsRequested();
   }
   QWidget::mousePressEvent(e);

@@ -1,7 +1,8 @@
 // The verdicts of prof::analysis (Report::verdicts: id, severity, title, fix, evidence) for the GUI:
 // VerdictPanel (the Verdicts dock: a row per verdict with its severity colour, the evidence numbers
 // and the fix; scope "last N steps" (the rolling window while training) or "whole run") and
-// VerdictBanner (one line for the top of the window: the most severe verdict). Clicking a verdict
+// VerdictBanner (one line for the top of the window: the most severe verdict, or a lead finding set
+// from outside — a distributed job's own verdict while one of its ranks is shown). Clicking a verdict
 // sets the hub's highlight to its evidence intervals (analysis::verdict_evidence: input_bound ->
 // the trainer's data waits, sync_bound -> syncs, launch_bound -> host-wait idle gaps,
 // low_utilization -> GPU idle gaps, memory_pressure -> the peak, pageable_memcpy -> the copies).
@@ -15,6 +16,7 @@
 #include <QColor>
 #include <QWidget>
 #include <memory>
+#include <optional>
 
 #include <QStringList>
 #include <vector>
@@ -75,6 +77,13 @@ struct FixOutcome {
 /// left as they are and said in `refused`.
 FixOutcome apply_fix_here(const std::vector<prof::analysis::FixSetting>& fix, RunSettings& s, bool cuda_gpu_here);
 
+/// A finding the banner shows ahead of the session's verdicts: a distributed job's own verdict while
+/// one of its ranks is shown as the session (widgets/job: job_banner_lead). `text` is the whole line.
+struct BannerLead {
+  std::string severity;  // "high" / "moderate" / "low"
+  QString text;
+};
+
 class VerdictPanel : public QWidget {
   Q_OBJECT
  public:
@@ -113,6 +122,10 @@ class VerdictPanel : public QWidget {
   /// "from an incomplete file: …" for a truncated trace; "" for none. Cleared when the store changes.
   void setSourceNote(const QString& note);
   QString sourceNote() const { return source_note_; }
+  /// The finding the banner leads with instead of the session's top verdict (nullopt: none, the
+  /// session's verdicts lead). Cleared when the store changes, as the source note is.
+  void setBannerLead(std::optional<BannerLead> lead);
+  const std::optional<BannerLead>& bannerLead() const { return lead_; }
   PanelHub* hub() const { return hub_; }
   /// Whether the shown report is of a TrainScope run (its run config is known): fixes can be applied.
   bool fixesApply() const;
@@ -165,6 +178,7 @@ class VerdictPanel : public QWidget {
   bool scope_chosen_ = false;  // by the scope box or setScope(): followRun() leaves it alone
   std::vector<prof::analysis::Verdict> verdicts_;
   QString source_note_;
+  std::optional<BannerLead> lead_;
   bool tree_dirty_ = false;  // verdicts came while hidden: the tree is filled when shown
   bool cuda_gpu_here_ = true;
 };
