@@ -1,0 +1,132 @@
+// The Profile workspace's tracks and lanes readable at 1280x720 with an analysis tab open, in
+// normal and classroom mode, and at 1920x1080.
+// TS_SCREENSHOTS=DIR saves Profile with the Verdicts and the Kernels tab open, a plain session and one
+// with measured rows, at 1280x720 and 1920x1080, normal and classroom.
+#include <QDir>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/gui/main_window.h"
+#include "gui/gui_test_util.h"
+#include "gui/measured_session.h"
+#include "gui/plot_probe.h"
+#include "gui/window_probe.h"
+#include "widgets/main/lessons_controller.h"
+#include "widgets/panels/memory_graph.h"
+#include "widgets/panels/utilization_panel.h"
+#include "widgets/timeline/timeline_panel.h"
+#include "widgets/workspaces/profile_workspace.h"
+#include "widgets/workspaces/workspaces.h"
+
+using namespace ts;
+using namespace ts::gui;
+using ts::gui::test::open_session;
+using ts::gui::test::shown_ticks;
+using ts::gui::test::tick_label_clash;
+
+namespace {
+const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
+
+/// A window with `session` open at `size` in the Profile workspace, in classroom mode or not.
+struct Shown {
+  MainWindow w;
+  Shown(const QString& session, QSize size, bool classroom) {
+    w.show();
+    if (!open_session(w, session)) qWarning("could not open %s", qPrintable(session));
+    w.resize(size);  // after the show and the open: the offscreen screen is 800x800
+    w.lessons()->setClassroomMode(classroom);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(300);
+  }
+  ~Shown() { w.lessons()->setClassroomMode(false); }
+};
+
+void sizes_and_modes() {
+  QTest::addColumn<QSize>("size");
+  QTest::addColumn<bool>("classroom");
+  QTest::newRow("1280x720") << QSize(1280, 720) << false;
+  QTest::newRow("1280x720, classroom") << QSize(1280, 720) << true;
+  QTest::newRow("1920x1080") << QSize(1920, 1080) << false;
+  QTest::newRow("1920x1080, classroom") << QSize(1920, 1080) << true;
+}
+
+/// Opens the tab titled `title` of the Profile workspace.
+void show_tab(MainWindow& w, const QString& title) {
+  ProfileWorkspace* profile = w.workspaces()->profile();
+  QTabWidget* tabs = profile->tabs();
+  for (int i = 0; i < tabs->count(); ++i)
+    if (tabs->tabText(i) == title) profile->showTab(tabs->widget(i));
+}
+}  // namespace
+
+class TestProfileTracks : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString measured_;
+
+ private slots:
+  void initTestCase() {
+    test::isolate_settings();
+    QVERIFY(dir_.isValid());
+    measured_ = test::write_measured_session(dir_.path(), test::PmKind::sampled);
+  }
+  void init() { QSettings().clear(); }
+
+  /// With any tab open, each track's tick labels as drawn (no replot of the test's own: the layout
+  /// the user sees) are apart and whole, and the memory scale has three of them: the memory track's
+  /// "200 MB", "100 MB", "0" were drawn 12 px apart, ticks placed for the plot's height before the
+  /// tab opened.
+  void trackLabelsAreApartAsDrawn_data() { sizes_and_modes(); }
+  void trackLabelsAreApartAsDrawn() {
+    QFETCH(QSize, size);
+    QFETCH(bool, classroom);
+    Shown s(kSession, size, classroom);
+    auto* memory = s.w.timelinePanel()->findChild<MemoryGraph*>();
+    auto* util = s.w.timelinePanel()->findChild<UtilizationPanel*>();
+    QTabWidget* tabs = s.w.workspaces()->profile()->tabs();
+    for (int i = 0; i < tabs->count(); ++i) {
+      s.w.workspaces()->profile()->showTab(tabs->widget(i));
+      QTest::qWait(300);
+      for (QCustomPlot* plot : {memory->plot(), util->plot()}) {
+        const QString why = tick_label_clash(plot);
+        QVERIFY2(why.isEmpty(), qPrintable(QString("%1 tab, %2: %3").arg(tabs->tabText(i), plot->parentWidget()->metaObject()->className(), why)));
+      }
+      QVERIFY2(shown_ticks(memory->plot()->yAxis) >= 3,
+               qPrintable(QString("%1 tab: %2 memory ticks").arg(tabs->tabText(i)).arg(shown_ticks(memory->plot()->yAxis))));
+    }
+  }
+
+  void screenshotsWhenAsked() {
+    const QString dir = qEnvironmentVariable("TS_SCREENSHOTS");
+    if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
+    QDir().mkpath(dir);
+    for (bool classroom : {false, true})
+      for (const QString& session : {QString(kSession), measured_})
+        for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+          QSettings().clear();
+          MainWindow w;
+          w.show();
+          QVERIFY(open_session(w, session));
+          w.resize(size);
+          w.lessons()->setClassroomMode(classroom);
+          w.workspaces()->setMode(Workspaces::Mode::profile);
+          QTest::qWait(700);
+          const QString at = QString("%1%2_%3x%4")
+                                 .arg(session == measured_ ? "measured_" : "")
+                                 .arg(classroom ? "classroom_" : "")
+                                 .arg(size.width())
+                                 .arg(size.height());
+          QVERIFY(w.grab().save(dir + QString("/tracks_%1_default.png").arg(at)));
+          for (const QString& tab : {QString("Verdicts"), QString("Kernels")}) {
+            show_tab(w, tab);
+            QTest::qWait(700);
+            QVERIFY(w.grab().save(dir + QString("/tracks_%1_%2.png").arg(at, tab.toLower())));
+          }
+          w.lessons()->setClassroomMode(false);
+        }
+  }
+};
+
+QTEST_MAIN(TestProfileTracks)
+#include "test_profile_tracks.moc"
