@@ -97,6 +97,28 @@ class TestProfileTracks : public QObject {
     }
   }
 
+  void probe() {
+    for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) for (bool c : {false, true}) {
+      QSettings().clear();
+      Shown s(measured_, size, c);
+      QTest::qWait(500);
+      auto p = [&](const char* what) {
+        ProfileWorkspace* pw = s.w.workspaces()->profile();
+        QStringList a, b;
+        for (int x : pw->mainSplitter()->sizes()) a << QString::number(x);
+        for (int x : s.w.timelinePanel()->trackSplitter()->sizes()) b << QString::number(x);
+        auto* util = s.w.timelinePanel()->findChild<UtilizationPanel*>();
+        qWarning("%dx%d c%d %s: win %d ws %d main %s column %s; util min %d mem min %d; measured %d; %s", size.width(), size.height(), c, what,
+                 s.w.height(), pw->height(), qPrintable(a.join('/')), qPrintable(b.join('/')), pw->utilizationTrack()->minimumSizeHint().height(),
+                 pw->memoryTrack()->minimumSizeHint().height(), util->measuredRowsShown(), qPrintable(util->statusText()));
+      };
+      p("default");
+      show_tab(s.w, "Kernels");
+      QTest::qWait(500);
+      p("kernels");
+    }
+  }
+
   void screenshotsWhenAsked() {
     const QString dir = qEnvironmentVariable("TS_SCREENSHOTS");
     if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");
