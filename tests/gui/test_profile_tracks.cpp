@@ -14,6 +14,7 @@
 #include "gui/window_probe.h"
 #include "widgets/main/lessons_controller.h"
 #include "widgets/panels/memory_graph.h"
+#include "widgets/panels/verdict_panel.h"
 #include "widgets/panels/utilization_panel.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/workspaces/profile_workspace.h"
@@ -97,26 +98,30 @@ class TestProfileTracks : public QObject {
     }
   }
 
-  void probe() {
-    for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) for (bool c : {false, true}) {
-      QSettings().clear();
-      Shown s(measured_, size, c);
-      QTest::qWait(500);
-      auto p = [&](const char* what) {
-        ProfileWorkspace* pw = s.w.workspaces()->profile();
-        QStringList a, b;
-        for (int x : pw->mainSplitter()->sizes()) a << QString::number(x);
-        for (int x : s.w.timelinePanel()->trackSplitter()->sizes()) b << QString::number(x);
-        auto* util = s.w.timelinePanel()->findChild<UtilizationPanel*>();
-        qWarning("%dx%d c%d %s: win %d ws %d main %s column %s; util min %d mem min %d; measured %d; %s", size.width(), size.height(), c, what,
-                 s.w.height(), pw->height(), qPrintable(a.join('/')), qPrintable(b.join('/')), pw->utilizationTrack()->minimumSizeHint().height(),
-                 pw->memoryTrack()->minimumSizeHint().height(), util->measuredRowsShown(), qPrintable(util->statusText()));
-      };
-      p("default");
-      show_tab(s.w, "Kernels");
-      QTest::qWait(500);
-      p("kernels");
-    }
+  /// The verdict banner's severity chip (coloured by a style sheet) grows with the classroom font
+  /// like the line beside it, and comes back to the desktop's size after it.
+  void theVerdictChipScalesWithTheFont() {
+    Shown s(kSession, QSize(1280, 720), false);
+    auto* banner = s.w.findChild<VerdictBanner*>();
+    QVERIFY(banner);
+    QTRY_VERIFY(banner->hasContent());
+    QLabel* chip = nullptr;
+    for (QLabel* l : banner->findChildren<QLabel*>())
+      if (l->text() == "moderate") chip = l;
+    QVERIFY(chip);
+    const double normal = chip->font().pointSizeF();
+    QCOMPARE(normal, QApplication::font().pointSizeF());
+    QVERIFY(chip->font().bold());
+    s.w.lessons()->setClassroomMode(true);
+    QApplication::processEvents();
+    QVERIFY2(std::abs(chip->font().pointSizeF() - normal * s.w.lessons()->classroomScale()) < 0.01,
+             qPrintable(QString("the chip at %1 pt, the application at %2 pt").arg(chip->font().pointSizeF()).arg(QApplication::font().pointSizeF())));
+    QVERIFY(chip->font().bold());
+    QTRY_VERIFY2(chip->height() >= QFontMetrics(chip->font()).height(),
+                 qPrintable(QString("the chip %1 px high, its text %2").arg(chip->height()).arg(QFontMetrics(chip->font()).height())));
+    s.w.lessons()->setClassroomMode(false);
+    QApplication::processEvents();
+    QCOMPARE(chip->font().pointSizeF(), normal);
   }
 
   void screenshotsWhenAsked() {
