@@ -73,7 +73,7 @@ bool stream_in_view(TimelineView* view) {
   for (int lane : view->laneOrder()) {
     if (view->data().lanes()[static_cast<std::size_t>(lane)].kind != timeline::LaneKind::stream) continue;
     const QRect r = view->laneRect(lane);
-    return !r.isEmpty() && r.top() >= TimelineView::kRulerHeight && r.bottom() < view->height();
+    return !r.isEmpty() && r.top() >= view->rulerHeight() && r.bottom() < view->height();
   }
   return false;
 }

@@ -17,6 +17,7 @@
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/panels/utilization_panel.h"
 #include "widgets/timeline/timeline_panel.h"
+#include "widgets/timeline/timeline_view.h"
 #include "widgets/workspaces/profile_workspace.h"
 #include "widgets/workspaces/workspaces.h"
 
@@ -122,6 +123,29 @@ class TestProfileTracks : public QObject {
     s.w.lessons()->setClassroomMode(false);
     QApplication::processEvents();
     QCOMPARE(chip->font().pointSizeF(), normal);
+  }
+
+  /// The time ruler's two lines ("at ...", "span ...") and every lane's title are as tall as the
+  /// timeline's font, classroom mode's too: the ruler's lines ran into the first lane, and a lane of
+  /// one row cut its title ("Copies H2D") at the classroom size.
+  void theRulerAndLaneTitlesFitTheFont_data() { sizes_and_modes(); }
+  void theRulerAndLaneTitlesFitTheFont() {
+    QFETCH(QSize, size);
+    QFETCH(bool, classroom);
+    Shown s(kSession, size, classroom);
+    show_tab(s.w, "Kernels");
+    QTest::qWait(200);
+    TimelineView* view = s.w.timelinePanel()->view();
+    const int line = QFontMetrics(view->font()).height();
+    const std::vector<int> order = view->laneOrder();
+    QVERIFY(order.size() >= 4);
+    const QRect first = view->laneRect(order.front());
+    QVERIFY2(first.top() >= 2 * line, qPrintable(QString("the first lane at y %1 under a ruler of two %2 px lines").arg(first.top()).arg(line)));
+    for (int lane : order) {
+      const QRect r = view->laneRect(lane);
+      QVERIFY2(r.height() >= line + 2 * TimelineView::kLanePad,
+               qPrintable(QString("%1: %2 px for a %3 px title").arg(view->data().laneTitle(lane)).arg(r.height()).arg(line)));
+    }
   }
 
   void screenshotsWhenAsked() {

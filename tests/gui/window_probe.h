@@ -47,7 +47,7 @@ inline int whole_lanes(TimelineView* view) {
   int whole = 0;
   for (int lane : view->laneOrder()) {
     const QRect r = view->laneRect(lane);
-    if (!r.isEmpty() && r.top() >= TimelineView::kRulerHeight && r.bottom() < view->height()) ++whole;
+    if (!r.isEmpty() && r.top() >= view->rulerHeight() && r.bottom() < view->height()) ++whole;
   }
   return whole;
 }

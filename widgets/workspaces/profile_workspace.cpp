@@ -144,9 +144,9 @@ int ProfileWorkspace::lanesHeight(int lanes) const {
   if (static_cast<int>(order.size()) >= lanes) {
     const QRect last = view->laneRect(order[static_cast<std::size_t>(lanes - 1)]);
     const QRect first = view->laneRect(order.front());
-    if (!last.isEmpty() && !first.isEmpty()) return TimelineView::kRulerHeight + last.bottom() - first.top() + 2;
+    if (!last.isEmpty() && !first.isEmpty()) return view->rulerHeight() + last.bottom() - first.top() + 2;
   }
-  return TimelineView::kRulerHeight + lanes * 2 * TimelineView::kLanePad + (lanes + 2) * TimelineView::kRowHeight + 4;
+  return view->rulerHeight() + lanes * 2 * TimelineView::kLanePad + (lanes + 2) * view->rowHeight() + 4;
 }
 
 int ProfileWorkspace::timelineOpenHeight() const {
