@@ -546,6 +546,8 @@ VerdictBanner::VerdictBanner(VerdictPanel* panel, QWidget* parent) : QWidget(par
   bold.setBold(true);
   chip_->setFont(bold);
   chip_->setAutoFillBackground(true);
+  chip_->setBackgroundRole(QPalette::Window);  // its own roles: in a tool bar it took the bar's (Button)
+  chip_->setForegroundRole(QPalette::WindowText);
   chip_->setContentsMargins(6, 1, 6, 1);
   label_ = new QLabel;
   label_->setTextFormat(Qt::PlainText);
