@@ -23,9 +23,13 @@
 
 using namespace ts;
 using namespace ts::gui;
+using ts::gui::test::clipped_rows;
+using ts::gui::test::cut_legends;
 using ts::gui::test::open_session;
 using ts::gui::test::shown_ticks;
 using ts::gui::test::tick_label_clash;
+using ts::gui::test::visible_rows;
+using ts::gui::test::whole_lanes;
 
 namespace {
 const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
@@ -39,6 +43,9 @@ struct Shown {
     w.resize(size);  // after the show and the open: the offscreen screen is 800x800
     w.lessons()->setClassroomMode(classroom);
     w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(300);
+    // The default layout for this size (a larger screen's first show laid it out for the screen).
+    w.workspaces()->resetLayout();
     QTest::qWait(300);
   }
   ~Shown() { w.lessons()->setClassroomMode(false); }
@@ -111,6 +118,9 @@ class TestProfileTracks : public QObject {
       if (l->text() == "moderate") chip = l;
     QVERIFY(chip);
     const double normal = chip->font().pointSizeF();
+    // Drawn in the severity's colour (its palette's, in a tool bar whose roles are a button's).
+    const QImage drawn = chip->grab().toImage();
+    QCOMPARE(drawn.pixelColor(2, drawn.height() / 2), banner->color());
     QCOMPARE(normal, QApplication::font().pointSizeF());
     QVERIFY(chip->font().bold());
     s.w.lessons()->setClassroomMode(true);
@@ -123,6 +133,62 @@ class TestProfileTracks : public QObject {
     s.w.lessons()->setClassroomMode(false);
     QApplication::processEvents();
     QCOMPARE(chip->font().pointSizeF(), normal);
+  }
+
+  /// A session with measured GPU metrics opens with the measured rows whole beside the estimated GPU
+  /// row, at 1280x720 (the tabs start collapsed there) and 1920x1080 with a tab open: the 240 px
+  /// track folded them away ("drag taller"). Classroom mode's larger rows fit at 1920x1080.
+  void measuredRowsShowBesideTheEstimatesByDefault_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("classroom");
+    QTest::newRow("1280x720") << QSize(1280, 720) << false;
+    QTest::newRow("1920x1080") << QSize(1920, 1080) << false;
+    QTest::newRow("1920x1080, classroom") << QSize(1920, 1080) << true;
+  }
+  void measuredRowsShowBesideTheEstimatesByDefault() {
+    QFETCH(QSize, size);
+    QFETCH(bool, classroom);
+    Shown s(measured_, size, classroom);
+    auto* util = s.w.timelinePanel()->findChild<UtilizationPanel*>();
+    QTRY_VERIFY_WITH_TIMEOUT(util->graphFor("pm.sm_active"), 10000);
+    QTest::qWait(300);
+    auto check = [&](const QString& when) {
+      QVERIFY2(util->measuredRowsShown(), qPrintable(when + ": " + util->statusText()));
+      const QString clipped = clipped_rows(util->plot());
+      QVERIFY2(clipped.isEmpty(), qPrintable(when + ": " + clipped));
+      const QString cut = cut_legends(util->plot());
+      QVERIFY2(cut.isEmpty(), qPrintable(when + ": " + cut));
+      QVERIFY2(whole_lanes(s.w.timelinePanel()->view()) >= 4, qPrintable(when));
+    };
+    check("the opening layout");
+    if (size.height() < 1080) return;
+    show_tab(s.w, "Verdicts");
+    QTest::qWait(300);
+    check("the Verdicts tab open");
+  }
+
+  /// Classroom mode at 1280x720 with a tab open: the tab shows its table's rows (the Kernels table
+  /// showed none), the lanes keep four whole lanes, and the tracks show whole rows or fold to their
+  /// header lines (their title and numbers) where no room is left for their plots.
+  void aTabOpenInClassroomModeShowsItsRows() {
+    Shown s(kSession, QSize(1280, 720), true);
+    ProfileWorkspace* profile = s.w.workspaces()->profile();
+    QTabWidget* tabs = profile->tabs();
+    auto* memory = s.w.timelinePanel()->findChild<MemoryGraph*>();
+    auto* util = s.w.timelinePanel()->findChild<UtilizationPanel*>();
+    for (int i = 0; i < tabs->count(); ++i) {
+      profile->showTab(tabs->widget(i));
+      QTest::qWait(300);
+      const QString tab = tabs->tabText(i);
+      const int rows = visible_rows(tabs->widget(i));
+      if (rows >= 0) QVERIFY2(rows >= 3, qPrintable(QString("%1 tab: %2 rows").arg(tab).arg(rows)));
+      QVERIFY2(whole_lanes(s.w.timelinePanel()->view()) >= 4, qPrintable(QString("%1 tab: %2 lanes").arg(tab).arg(whole_lanes(s.w.timelinePanel()->view()))));
+      for (QCustomPlot* plot : {memory->plot(), util->plot()}) {
+        if (!plot->isVisible()) continue;  // folded: the track's header line
+        const QString clipped = clipped_rows(plot);
+        QVERIFY2(clipped.isEmpty(), qPrintable(QString("%1 tab: %2").arg(tab, clipped)));
+      }
+    }
   }
 
   /// The time ruler's two lines ("at ...", "span ...") and every lane's title are as tall as the
@@ -169,7 +235,7 @@ class TestProfileTracks : public QObject {
                                  .arg(size.width())
                                  .arg(size.height());
           QVERIFY(w.grab().save(dir + QString("/tracks_%1_default.png").arg(at)));
-          for (const QString& tab : {QString("Verdicts"), QString("Kernels")}) {
+          for (const QString& tab : {QString("Verdicts"), QString("Kernels"), QString("Layers")}) {
             show_tab(w, tab);
             QTest::qWait(700);
             QVERIFY(w.grab().save(dir + QString("/tracks_%1_%2.png").arg(at, tab.toLower())));

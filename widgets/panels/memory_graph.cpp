@@ -203,22 +203,50 @@ void MemoryGraph::changeEvent(QEvent* e) {
   if (e->type() == QEvent::FontChange && track_mode_) fitScale();
 }
 
+int MemoryGraph::legendPlotHeight() const {
+  // The legend's lines (at the columns keep_readable gives it) under a scale of three labels. The
+  // axes may take more than the minimum margins scale_px_ counts (the x axis' tick marks), and
+  // QCustomPlot's layout rounds its rows' heights (a legend 2 px short at exactly the sum): 4 px slack.
+  const int legend_h = plot_->legend->minimumOuterSizeHint().height() + 5;
+  const QMargins m = plot_->axisRect()->margins(), least = plot_->axisRect()->minimumMargins();
+  const int extra = std::max(0, m.top() - least.top()) + std::max(0, m.bottom() - least.bottom());
+  return scale_px_ + extra + legend_h + 4;
+}
+
 void MemoryGraph::fitLegend() {
   if (!track_mode_ || !plot_->isVisible()) return;
   const bool want = has_data_ && plot_->legend->itemCount() > 0;
-  // The legend's lines (at the columns keep_readable gives it) under a scale of three labels.
-  const int legend_h = plot_->legend->minimumOuterSizeHint().height() + 5;
-  // The axes may take more than the minimum margins scale_px_ counts (the x axis' tick marks), and
-  // QCustomPlot's layout rounds its rows' heights (a legend 2 px short at exactly the sum): 4 px slack.
-  const QMargins m = plot_->axisRect()->margins(), least = plot_->axisRect()->minimumMargins();
-  const int extra = std::max(0, m.top() - least.top()) + std::max(0, m.bottom() - least.bottom());
-  const bool fits = plot_->height() >= scale_px_ + extra + legend_h + 4;
+  const bool fits = plot_->height() >= legendPlotHeight();
   const bool shown = want && fits;
   if (legend_shown_ == shown) return;
   legend_shown_ = shown;
   show_legend_row(plot_, shown);
   plot_->setToolTip(want && !fits ? tr("Drag the track taller (the handle above it) to see the legend") : QString());
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int MemoryGraph::foldedHeight() const {
+  const QMargins m = layout()->contentsMargins();
+  return layout()->itemAt(0)->sizeHint().height() + m.top() + m.bottom();
+}
+
+int MemoryGraph::plotMinimumHeight() const { return foldedHeight() + layout()->spacing() + scale_px_; }
+
+int MemoryGraph::preferredTrackHeight() const {
+  const bool legend = has_data_ && plot_->legend->itemCount() > 0;
+  return foldedHeight() + layout()->spacing() + (legend ? legendPlotHeight() : scale_px_);
+}
+
+void MemoryGraph::setPlotFolded(bool folded) {
+  if (folded == folded_) return;
+  folded_ = folded;
+  plot_->setVisible(!folded);
+  // The header row alone says the peaks; it tells how to see the plot again.
+  const QString tip = folded ? tr("The plot is folded while a tab below takes the room: close the tab (click it) or drag "
+                                  "the handle above the tabs down")
+                             : QString();
+  if (track_title_) track_title_->setToolTip(tip);
+  if (!folded) plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MemoryGraph::setStack(Stack s) {
@@ -296,7 +324,9 @@ void MemoryGraph::rebuild() {
     const QCPRange k = g->data()->keyRange(found);
     if (found) lo = std::min(lo, k.lower), hi = std::max(hi, k.upper);
   }
+  const bool had_data = has_data_;
   has_data_ = lo <= hi;
+  if (has_data_ != had_data) updateGeometry();  // the track's preferred height: the legend's lines
   if (has_data_) link_->setDataExtent(s_to_ns(lo), s_to_ns(hi));
   // The card's use (CUDA context, cuDNN workspaces, other processes) can be many times what the
   // run allocates (1.1 GB over 164 MB): on one scale the stacked categories were 3 px tall. Over

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "profiling/analysis/series.h"
+#include "widgets/panels/metric_track.h"
 #include "widgets/panels/panel_hub.h"
 
 class QCustomPlot;
@@ -32,7 +33,7 @@ namespace ts::gui {
 
 class TimeAxisLink;
 
-class MemoryGraph : public QWidget {
+class MemoryGraph : public QWidget, public MetricTrack {
   Q_OBJECT
  public:
   enum class Stack { allocated, reserved };
@@ -80,6 +81,15 @@ class MemoryGraph : public QWidget {
   QString absentMessage() const;
   QString statusText() const;
 
+  // MetricTrack (track mode): the header row, a scale of three labels and the legend under it.
+  int preferredTrackHeight() const override;
+  int plotMinimumHeight() const override;
+  int foldedHeight() const override;
+  void setPlotFolded(bool folded) override;
+  bool plotFolded() const override { return folded_; }
+  /// Whether the legend's row is in the plot (track mode: where the plot holds it).
+  bool legendShown() const { return legend_shown_; }
+
  protected:
   void showEvent(QShowEvent* e) override;
   void changeEvent(QEvent* e) override;
@@ -97,6 +107,8 @@ class MemoryGraph : public QWidget {
   /// Track mode: the legend's row only where the plot holds it under a scale of three labels (a
   /// short track keeps the scale; the plot's tooltip says how to see the legend).
   void fitLegend();
+  /// Track mode: the plot's height for a scale of three labels and the legend's lines under it.
+  int legendPlotHeight() const;
   /// Track mode: the plot's smallest height for a scale of three labels at the widget's font.
   void fitScale();
 
@@ -111,6 +123,7 @@ class MemoryGraph : public QWidget {
   Stack stack_ = Stack::allocated;
   bool track_mode_ = false;
   bool legend_shown_ = true;   // the legend's row is in the plot's layout
+  bool folded_ = false;        // track mode: the header row alone (setPlotFolded)
   int scale_px_ = 0;           // track mode: the plot's height for its scale alone (px)
   int left_px_ = 0;            // track mode: the plot area's left edge (the lanes' header width)
   bool hidden_dirty_ = false;  // rows came while hidden
