@@ -135,6 +135,34 @@ class TestProfileTracks : public QObject {
     QCOMPARE(chip->font().pointSizeF(), normal);
   }
 
+  /// The memory track shows its legend under its scale at 1280x720 and 1920x1080 with any tab open
+  /// (it showed only with the track dragged taller), and in the opening layout.
+  void theMemoryLegendShowsWithATabOpen_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("classroom");
+    QTest::newRow("1280x720") << QSize(1280, 720) << false;
+    QTest::newRow("1920x1080") << QSize(1920, 1080) << false;
+    QTest::newRow("1920x1080, classroom") << QSize(1920, 1080) << true;
+  }
+  void theMemoryLegendShowsWithATabOpen() {
+    QFETCH(QSize, size);
+    QFETCH(bool, classroom);
+    Shown s(kSession, size, classroom);
+    QCustomPlot* plot = s.w.timelinePanel()->findChild<MemoryGraph*>()->plot();
+    auto laid_out = [plot] {
+      const auto elements = plot->plotLayout()->elements(true);
+      return std::find(elements.begin(), elements.end(), plot->legend) != elements.end() && cut_legends(plot).isEmpty();
+    };
+    QVERIFY2(laid_out(), "the opening layout");
+    QTabWidget* tabs = s.w.workspaces()->profile()->tabs();
+    for (int i = 0; i < tabs->count(); ++i) {
+      s.w.workspaces()->profile()->showTab(tabs->widget(i));
+      QTest::qWait(300);
+      QVERIFY2(laid_out(), qPrintable(QString("%1 tab: the memory track %2 px").arg(tabs->tabText(i)).arg(plot->height())));
+      QVERIFY2(shown_ticks(plot->yAxis) >= 3, qPrintable(tabs->tabText(i)));
+    }
+  }
+
   /// A session with measured GPU metrics opens with the measured rows whole beside the estimated GPU
   /// row, at 1280x720 (the tabs start collapsed there) and 1920x1080 with a tab open: the 240 px
   /// track folded them away ("drag taller"). Classroom mode's larger rows fit at 1920x1080.

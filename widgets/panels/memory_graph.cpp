@@ -176,6 +176,10 @@ void MemoryGraph::setTrackMode(int left_px) {
   plot_->xAxis->setTickLabels(false);
   plot_->xAxis->setLabel(QString());
   connect(plot_, &QCustomPlot::beforeReplot, this, &MemoryGraph::fitLegend);
+  // The legend's lines at the width the layout gave it: the preferred height follows them.
+  connect(plot_, &QCustomPlot::afterReplot, this, [this] {
+    if (const int h = preferredTrackHeight(); h != preferred_px_) preferred_px_ = h, updateGeometry();
+  });
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -233,7 +237,9 @@ int MemoryGraph::foldedHeight() const {
 int MemoryGraph::plotMinimumHeight() const { return foldedHeight() + layout()->spacing() + scale_px_; }
 
 int MemoryGraph::preferredTrackHeight() const {
-  const bool legend = has_data_ && plot_->legend->itemCount() > 0;
+  // The legend where its lines are no taller than the scale (a narrow track wraps it into five lines
+  // or more, which would take the height the other track needs: it shows when dragged taller).
+  const bool legend = has_data_ && plot_->legend->itemCount() > 0 && legendPlotHeight() <= 2 * scale_px_;
   return foldedHeight() + layout()->spacing() + (legend ? legendPlotHeight() : scale_px_);
 }
 

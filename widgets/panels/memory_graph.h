@@ -124,6 +124,7 @@ class MemoryGraph : public QWidget, public MetricTrack {
   bool track_mode_ = false;
   bool legend_shown_ = true;   // the legend's row is in the plot's layout
   bool folded_ = false;        // track mode: the header row alone (setPlotFolded)
+  int preferred_px_ = 0;       // track mode: preferredTrackHeight() as last told (updateGeometry)
   int scale_px_ = 0;           // track mode: the plot's height for its scale alone (px)
   int left_px_ = 0;            // track mode: the plot area's left edge (the lanes' header width)
   bool hidden_dirty_ = false;  // rows came while hidden

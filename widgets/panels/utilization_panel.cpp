@@ -230,6 +230,10 @@ void UtilizationPanel::setTrackMode(int left_px) {
   track_mode_ = true;
   setTrackLeft(left_px);
   connect(plot_, &QCustomPlot::beforeReplot, this, &UtilizationPanel::fitRows);
+  // The legends' lines at the width the layout gave them: the preferred height follows them.
+  connect(plot_, &QCustomPlot::afterReplot, this, [this] {
+    if (const int h = preferredTrackHeight(); h != preferred_px_) preferred_px_ = h, updateGeometry();
+  });
   nvml_box_->setChecked(false);  // a short track: clock and power rows on demand
   arranged_ = false;
   arrange();

@@ -177,6 +177,7 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   int row_px_ = 24;  // track mode: a row's plot area at its smallest (fitMinimum(): two tick labels)
   int rows_fit_ = 99, rows_arranged_ = 99;  // rows a track holds whole (fitRows()), and arranged
   bool folded_ = false;  // track mode: the header line alone (setPlotFolded)
+  int preferred_px_ = 0;  // track mode: preferredTrackHeight() as last told (updateGeometry)
   bool nvml_shown_ = true, arranged_ = false, gpu_made_ = false, have_buckets_ = false, track_mode_ = false;
   std::uint32_t trainer_tid_ = 0;
   bool trainer_known_ = false;

@@ -1,13 +1,16 @@
 // ProfileWorkspace: timeline with metric tracks, details pane, collapsible analysis tabs.
 #include "widgets/workspaces/profile_workspace.h"
 
+#include <QAbstractItemView>
 #include <QDataStream>
+#include <QHeaderView>
 #include <QEvent>
 #include <QIODevice>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -54,6 +57,8 @@ ProfileWorkspace::ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWi
   tabs_->setDocumentMode(true);
   tabs_->tabBar()->setToolTip(tr("Click the current tab to collapse the tabs; click a tab to open them"));
   connect(tabs_->tabBar(), &QTabBar::tabBarClicked, this, &ProfileWorkspace::onTabClicked);
+  // Another page: its controls and summary around its table may need another height.
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] { QTimer::singleShot(0, this, &ProfileWorkspace::fitTracks); });
   split_ = new QSplitter(Qt::Vertical);
   split_->setObjectName("profile.main");
   split_->addWidget(timeline_);
@@ -140,7 +145,19 @@ void ProfileWorkspace::setTabsCollapsed(bool collapsed) {
 }
 
 int ProfileWorkspace::tabsOpenHeight() const {
-  // The tab bar, a page's row of controls, a table's header and kTabRows rows, a line of summary.
+  // The current page as laid out: what it shows around its table (its controls, the table's header
+  // and scroll bar, its summary lines) and kTabRows of the table's rows.
+  QWidget* page = tabs_->currentWidget();
+  auto* view = qobject_cast<QAbstractItemView*>(page);
+  if (!view && page && !qobject_cast<QScrollArea*>(page)) view = page->findChild<QAbstractItemView*>();
+  if (view && view->isVisible() && !collapsed_) {
+    auto* table = qobject_cast<QTableView*>(view);
+    const int row = table ? table->verticalHeader()->defaultSectionSize() : std::max(view->sizeHintForRow(0), 1);
+    const int around = page->height() - view->viewport()->height();
+    if (around > 0 && view->viewport()->height() > 0) return collapsedHeight() + around + kTabRows * row + 2;
+  }
+  // Else (a page not laid out yet, a scrolled page): the tab bar, a page's row of controls, a
+  // table's header and kTabRows rows, a line of summary.
   const int line = fontMetrics().height();
   return collapsedHeight() + (line + 14) + (line + 10) + kTabRows * (line + 12) + line + 12;
 }
@@ -245,11 +262,10 @@ void ProfileWorkspace::defaultTracks() {
   // under the lanes take from them down to kLanesOpen.
   const int util_pref = preferred_seen_.second;
   if (tracks < util_pref + memory_min) tracks = std::min(util_pref + memory_min, std::max(col - lanesHeight(kLanesOpen), 0));
-  // Utilization its preferred rows first, then the two in the ratio of their wanted heights.
-  int util = std::max(util_pref, tracks * want_u / (want_m + want_u));
-  util = std::clamp(util, 0, std::max(std::min(want_u, tracks - memory_min), 0));
-  want_util_ = util;
-  want_memory_ = std::max(0, tracks - util);
+  // Utilization its preferred rows first, then the memory scale and legend, then utilization's other rows.
+  const int util = std::min(util_pref, std::max(tracks - memory_min, 0));
+  want_memory_ = std::max(0, std::min(want_m, tracks - util));
+  want_util_ = std::max(0, tracks - want_memory_);
   shrunk_ = true;  // fitTracks() brings the tracks to these heights (or as near as the lanes allow)
 }
 
@@ -280,21 +296,29 @@ void ProfileWorkspace::fitTracks() {
   // scale, a row with its legend); where not even their minimums fit, folded to their header lines.
   // With the tabs collapsed the wanted heights as they are: the user's drag decides how many lanes show.
   const int memory_min = trackMinimum(memory_row_, memory_track_), util_min = trackMinimum(util_row_, util_track_);
-  const int lanes = collapsed_ ? column->widget(0)->minimumSizeHint().height() : lanesHeight(kLanesOpen);
-  // What the tracks lack beside the lanes: their minimums, and by default utilization's preferred
-  // rows (the measured ones beside the estimates). A tab taller than its rows need gives it (a
-  // legend that wrapped to another line at this width, the measured rows) where it can give the
-  // minimums at least; the column's resize fits the tracks again. Whether it can does not depend on
-  // where the handle between them is, so folding and giving never take turns.
+  // (The lanes' widget has a minimum height of its own, which the splitter keeps.)
+  const int lanes_min = column->widget(0)->minimumSizeHint().height();
+  const int lanes = collapsed_ ? lanes_min : std::max(lanes_min, lanesHeight(kLanesOpen));
+  // What the tracks ask for, in the order of what they keep: by default both their preferred heights,
+  // utilization's (the measured rows beside the estimates), the memory legend's; then both minimums.
+  // The first that the lanes leave room for, with what a tab can give beyond its rows (a legend that
+  // wrapped to another line at this width); where not even the minimums fit, the tracks fold. Which
+  // one fits does not depend on where the handle between tab and timeline is, so giving and folding
+  // never take turns.
   const int util_pref = !user_heights_ && util_track_ ? std::max(util_min, util_track_->preferredTrackHeight()) : util_min;
-  const int short_px = lanes + memory_min + util_min - col, short_pref = lanes + memory_min + util_pref - col;
+  const int memory_pref =
+      !user_heights_ && memory_track_ ? std::max(memory_min, memory_track_->preferredTrackHeight()) : memory_min;
+  const QPair<int, int> asks[] = {{memory_pref, util_pref}, {memory_min, util_pref}, {memory_pref, util_min}, {memory_min, util_min}};
   const QList<int> split = split_->sizes();
-  const int spare = split.value(1) - tabsOpenHeight();
-  if (const int give = std::min(short_pref, spare); !collapsed_ && short_px <= spare && give > 0) {
+  const int spare = collapsed_ ? 0 : std::max(0, split.value(1) - tabsOpenHeight());
+  const QPair<int, int>* ask = nullptr;
+  for (const auto& a : asks)
+    if (!ask && a.first + a.second <= col - lanes + spare) ask = &a;
+  if (const int give = ask ? ask->first + ask->second - (col - lanes) : 0; !collapsed_ && give > 0) {
     split_->setSizes({split.value(0) + give, split.value(1) - give});
-    return;
+    return;  // the column's resize fits the tracks again
   }
-  const bool fold = !collapsed_ && memory_track_ && util_track_ && short_px > 0 && short_px > spare;
+  const bool fold = !collapsed_ && !ask && memory_track_ && util_track_;
   setTracksFolded(fold);
   int memory = 0, util = 0;
   if (fold) {
@@ -306,12 +330,14 @@ void ProfileWorkspace::fitTracks() {
   } else {
     memory = std::max(want_memory_, memory_min), util = std::max(want_util_, util_min);
     const int room = std::max(col - lanes, memory_min + util_min);
-    if (memory + util > room) {
-      // The user's heights shrink in their ratio; the defaults keep utilization's preferred rows first.
+    if (memory + util > room && user_heights_) {  // the user's heights shrink in their ratio
       const int wanted = memory + util;
-      memory = std::max(memory_min, std::min(room - util_pref, room * memory / wanted));
+      memory = std::max(memory_min, room * memory / wanted);
       util = std::max(util_min, room - memory);
       memory = std::max(memory_min, room - util);
+    } else if (memory + util > room) {  // the defaults keep what the ask keeps
+      memory = std::clamp(ask ? ask->first : memory_min, memory_min, std::max(memory_min, room - util_min));
+      util = room - memory;
     }
   }
   shrunk_ = memory != want_memory_ || util != want_util_;

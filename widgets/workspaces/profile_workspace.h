@@ -68,7 +68,8 @@ class ProfileWorkspace : public QWidget {
   void defaultTracks();
   /// The tracks' preferred heights (memory, utilization; 0 for a widget that is no MetricTrack).
   QPair<int, int> preferredHeights() const;
-  /// What an open tab needs: its bar, a page's controls, a table's header, kTabRows rows, a summary line.
+  /// What an open tab needs: its bar, the current page's controls, its table's header and kTabRows
+  /// rows, its summary lines (as laid out; estimated from the font before).
   int tabsOpenHeight() const;
   /// The timeline's height with a tab open: its tool row, kLanesOpen whole lanes, both tracks at their
   /// minimum where that leaves the tab its rows, else folded to their header lines
