@@ -163,6 +163,22 @@ class TestProfileTracks : public QObject {
     }
   }
 
+  /// The opening view (steps 2 to 9 of a short run) ends before the first memory sample: the memory
+  /// plot says so instead of staying blank until Fit all, which shows the samples and drops the note.
+  void aBlankMemoryRangeIsSaid() {
+    Shown s(kSession, QSize(1280, 720), false);
+    QCustomPlot* plot = s.w.timelinePanel()->findChild<MemoryGraph*>()->plot();
+    auto said = [plot] {
+      for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->visible() && t->text().contains("No memory sample"))
+          return t->text();
+      return QString();
+    };
+    QVERIFY2(said().contains("567.3 ms"), qPrintable(said()));
+    s.w.timelinePanel()->view()->fitAll();
+    QTRY_VERIFY(said().isEmpty());
+  }
+
   /// A session with measured GPU metrics opens with the measured rows whole beside the estimated GPU
   /// row, at 1280x720 (the tabs start collapsed there) and 1920x1080 with a tab open: the 240 px
   /// track folded them away ("drag taller"). Classroom mode's larger rows fit at 1920x1080.

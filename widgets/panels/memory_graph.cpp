@@ -74,6 +74,7 @@ MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_
   connect(throttle_, &QTimer::timeout, this, &MemoryGraph::rebuild);
   setupGraphs();
   link_ = new TimeAxisLink(hub_, plot_, {plot_->xAxis});
+  connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &MemoryGraph::sayRangeWithoutSamples);
   connect(stack_box_, qOverload<int>(&QComboBox::currentIndexChanged), this,
           [this](int i) { setStack(i == 0 ? Stack::allocated : Stack::reserved); });
   connect(show_capacity_, &QCheckBox::toggled, this, &MemoryGraph::rebuild);
@@ -320,6 +321,7 @@ void MemoryGraph::rebuild() {
   markPeak(allocated);
   updateLeak(allocated);
   double data_max = 0, line_max = 0, lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
+  stack_keys_ = line_keys_ = KeySpan{};
   for (int i = 0; i < plot_->graphCount(); ++i) {
     bool found = false;
     QCPGraph* g = plot_->graph(i);
@@ -329,6 +331,8 @@ void MemoryGraph::rebuild() {
     if (found) m = std::max(m, v.upper);
     const QCPRange k = g->data()->keyRange(found);
     if (found) lo = std::min(lo, k.lower), hi = std::max(hi, k.upper);
+    KeySpan& keys = stack ? stack_keys_ : line_keys_;
+    if (found) keys = keys.any ? KeySpan{std::min(keys.lo, k.lower), std::max(keys.hi, k.upper), true} : KeySpan{k.lower, k.upper, true};
   }
   const bool had_data = has_data_;
   has_data_ = lo <= hi;
@@ -346,6 +350,7 @@ void MemoryGraph::rebuild() {
   updateCapacity(lines_off_scale_ ? data_max : std::max(data_max, line_max));
   absent_->setText(absentMessage());
   absent_->setVisible(!has_data_);
+  sayRangeWithoutSamples();
   plot_->legend->setVisible(has_data_);
   legend_shown_ = has_data_ && plot_->legend->itemCount() > 0;
   show_legend_row(plot_, legend_shown_);
@@ -491,6 +496,26 @@ void MemoryGraph::updateLeak(const std::vector<SeriesPoint>& allocated) {
                              .arg(leak_.steps)
                              .arg(leak_.first_step)
                              .arg(leak_.last_step));
+}
+
+void MemoryGraph::sayRangeWithoutSamples() {
+  // A step line draws from its first sample to its last: nothing in a range that ends before the
+  // first or starts after the last (the opening steps of a short run, sampled at 20 Hz, can all
+  // come before the first memory sample). The lines count only where they are on the axis.
+  const QCPRange shown = plot_->xAxis->range();
+  auto drawn = [&](const KeySpan& keys) { return keys.any && keys.lo <= shown.upper && keys.hi >= shown.lower; };
+  const KeySpan& on_axis = stack_keys_.any || lines_off_scale_ ? stack_keys_ : line_keys_;
+  const bool blank = has_data_ && !drawn(stack_keys_) && (lines_off_scale_ || !drawn(line_keys_));
+  auto at = [](double s) { return s < 10 ? QString("%1 ms").arg(s * 1e3, 0, 'f', 1) : QString("%1 s").arg(s, 0, 'f', 2); };
+  range_message_ = blank ? tr("No memory sample in the shown range: the samples run from %1 to %2 (zoom out, or Fit all)")
+                               .arg(at(on_axis.lo), at(on_axis.hi))
+                         : QString();
+  if (!has_data_) return;
+  if (absent_->visible() == blank && (!blank || absent_->property("ts_unwrapped").toString() == range_message_)) return;
+  absent_->setText(range_message_);  // keep_readable wraps it to the plot's width
+  absent_->setProperty("ts_unwrapped", range_message_);
+  absent_->setVisible(blank);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString MemoryGraph::absentMessage() const {

@@ -79,6 +79,9 @@ class MemoryGraph : public QWidget, public MetricTrack {
   const prof::analysis::LeakCheck& leak() const { return leak_; }
   /// The absent state's message ("" when there is device memory data to show).
   QString absentMessage() const;
+  /// "" while the shown range draws some of the data; else what the plot says instead of being blank
+  /// ("No memory sample in the shown range: the samples run from 567.3 ms to 618.4 ms ...").
+  QString rangeMessage() const { return range_message_; }
   QString statusText() const;
 
   // MetricTrack (track mode): the header row, a scale of three labels and the legend under it.
@@ -111,6 +114,8 @@ class MemoryGraph : public QWidget, public MetricTrack {
   int legendPlotHeight() const;
   /// Track mode: the plot's smallest height for a scale of three labels at the widget's font.
   void fitScale();
+  /// Says so in the plot when the shown range holds none of what the axis is fitted to (rangeMessage()).
+  void sayRangeWithoutSamples();
 
   PanelHub* hub_;
   QCustomPlot* plot_;
@@ -145,6 +150,13 @@ class MemoryGraph : public QWidget, public MetricTrack {
   QString peak_series_;
   prof::analysis::LeakCheck leak_;
   bool has_data_ = false;
+  /// Session s from the first sample to the last (any: there is one).
+  struct KeySpan {
+    double lo = 0, hi = 0;
+    bool any = false;
+  };
+  KeySpan stack_keys_, line_keys_;  // the stack's (and the other total's), the lines'
+  QString range_message_;
 };
 
 }  // namespace ts::gui
