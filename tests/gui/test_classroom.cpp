@@ -28,6 +28,7 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "gui/plot_probe.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/lessons/lesson_view.h"
 #include "widgets/main/lessons_controller.h"
@@ -39,6 +40,7 @@
 
 using namespace ts;
 using namespace ts::gui;
+using ts::gui::test::tick_label_clash;
 
 namespace {
 
@@ -86,40 +88,6 @@ QList<QPair<QString, QFont>> all_plot_fonts(const QWidget& w) {
 }
 
 double font_size(const QFont& f) { return f.pointSizeF() > 0 ? f.pointSizeF() : f.pixelSize(); }
-
-/// Why two tick labels of `plot`'s value axes meet or one is cut at the plot's edge ("" when
-/// neither). QCustomPlot centres a vertical axis's label on its tick, one line of the tick-label font
-/// high, and leaves out a label that the widget's edge would cut; the rows' left axes share one x
-/// (a margin group), so labels of neighbouring rows meet where their boxes overlap.
-QString tick_label_clash(QCustomPlot* plot) {
-  struct Box {
-    QString what;
-    double top, bottom;
-  };
-  QList<Box> boxes;
-  for (QCPAxisRect* r : plot->axisRects()) {
-    QCPAxis* a = r->axis(QCPAxis::atLeft);
-    if (!r->visible() || !r->layout() || !a->visible() || !a->tickLabels()) continue;
-    const int h = QFontMetrics(a->tickLabelFont()).height();
-    const QString row =
-        a->property("ts_full_label").toString().isEmpty() ? a->label() : a->property("ts_full_label").toString();
-    const QVector<double> ticks = a->tickVector();
-    const QVector<QString> labels = a->tickVectorLabels();
-    for (int i = 0; i < ticks.size() && i < labels.size(); ++i) {
-      const double y = a->coordToPixel(ticks[i]);
-      boxes << Box{QString("%1 row's \"%2\" (%3..%4 px)").arg(row, labels[i]).arg(y - h / 2.0).arg(y + h / 2.0),
-                   y - h / 2.0, y + h / 2.0};
-    }
-  }
-  for (int i = 0; i < boxes.size(); ++i) {
-    if (boxes[i].top < 0 || boxes[i].bottom > plot->height())
-      return QString("%1 cut at the edge of a %2 px plot").arg(boxes[i].what).arg(plot->height());
-    for (int j = i + 1; j < boxes.size(); ++j)
-      if (boxes[i].top < boxes[j].bottom && boxes[j].top < boxes[i].bottom)
-        return boxes[i].what + " meets " + boxes[j].what;
-  }
-  return {};
-}
 
 bool lesson_shown(const MainWindow& w, const std::string& name) {
   return w.lessons()->lessonView() && w.lessons()->lessonView()->result() && w.lessons()->lessonView()->result()->record.lesson.name == name &&

@@ -16,6 +16,7 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "gui/plot_probe.h"
 #include "gui/window_probe.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/panels/memory_graph.h"
@@ -28,6 +29,10 @@
 using namespace ts;
 using namespace ts::gui;
 using ts::gui::test::open_session;
+using ts::gui::test::clipped_rows;
+using ts::gui::test::cut_legends;
+using ts::gui::test::shown_ticks;
+using ts::gui::test::visible_rows;
 using ts::gui::test::whole_lanes;
 
 namespace {
@@ -36,75 +41,14 @@ constexpr int kMinLanes = 4;       // the trainer, its runtime calls, the GPU st
 constexpr int kMinTableRows = 3;
 constexpr int kMinYTicks = 3;
 
-/// The y ticks inside the axis range (QCustomPlot's tick vector after a replot).
-int shown_ticks(QCPAxis* a) {
-  int n = 0;
-  for (double t : a->tickVector()) n += a->range().contains(t) ? 1 : 0;
-  return n;
-}
-
-/// Whole rows a table or tree shows in its viewport (0 when the page has neither).
-int visible_rows(QWidget* page) {
-  auto* view = qobject_cast<QAbstractItemView*>(page);
-  if (!view) view = page->findChild<QAbstractItemView*>();
-  if (!view || !view->isVisible()) return -1;
-  int row_h = 0;
-  if (auto* t = qobject_cast<QTableView*>(view)) row_h = t->verticalHeader()->defaultSectionSize();
-  else row_h = view->sizeHintForRow(0) > 0 ? view->sizeHintForRow(0) : view->fontMetrics().height() + 4;
-  // The part of the viewport on screen: a page in a scroll area shows only some of its table.
-  return view->viewport()->visibleRegion().boundingRect().height() / std::max(1, row_h);
-}
-
-/// Why a plot's legends are not whole ("" when they are): each shown legend's
-/// rectangle at least its minimum height and inside the plot.
-QString cut_legends(QCustomPlot* plot) {
-  for (QCPLayoutElement* e : plot->plotLayout()->elements(true)) {
-    auto* l = qobject_cast<QCPLegend*>(e);
-    if (!l || !l->visible() || l->itemCount() == 0) continue;
-    const int need = l->minimumOuterSizeHint().height();
-    if (l->outerRect().height() < need || !plot->rect().contains(l->outerRect()))
-      return QString("a legend of %1 items is %2 px high (needs %3)").arg(l->itemCount()).arg(l->outerRect().height()).arg(need);
-  }
-  return {};
-}
-
 /// Whether the first GPU stream's lane is whole in view, under the ruler.
 bool stream_in_view(TimelineView* view) {
   for (int lane : view->laneOrder()) {
     if (view->data().lanes()[static_cast<std::size_t>(lane)].kind != timeline::LaneKind::stream) continue;
     const QRect r = view->laneRect(lane);
-    return !r.isEmpty() && r.top() >= TimelineView::kRulerHeight && r.bottom() < view->height();
+    return !r.isEmpty() && r.top() >= view->rulerHeight() && r.bottom() < view->height();
   }
   return false;
-}
-
-/// Why a track's shown rows are not whole ("" when they are): each visible axis rect inside the
-/// plot with at least two labelled ticks on its left axis.
-QString clipped_rows(QCustomPlot* plot) {
-  plot->replot();
-  const QRect seen = plot->visibleRegion().boundingRect();  // a splitter may show only part of it
-  for (QCPAxisRect* r : plot->axisRects()) {
-    if (!r->visible()) continue;
-    const QRect outer = r->outerRect();
-    if (!seen.adjusted(0, -1, 0, 1).contains(outer))  // a pixel of QCustomPlot's layout rounding
-      return QString("a row at y %1-%2, the plot shows y %3-%4").arg(outer.top()).arg(outer.bottom()).arg(seen.top()).arg(seen.bottom());
-    // Labels QCustomPlot draws: in the axis range and whole inside the widget (it leaves out one
-    // that the widget's edge would cut).
-    QCPAxis* y = r->axis(QCPAxis::atLeft);
-    const int half = QFontMetrics(y->tickLabelFont()).height() / 2;
-    int ticks = 0;
-    for (double t : y->tickVector()) {
-      const double py = y->coordToPixel(t);
-      ticks += y->range().contains(t) && py - half >= seen.top() && py + half <= seen.bottom() + 1 ? 1 : 0;
-    }
-    if (ticks < 2) {
-      QStringList at;
-      for (double t : y->tickVector()) at << QString("%1 at y %2").arg(t).arg(y->coordToPixel(t));
-      return QString("a row at y %1-%2 with %3 whole tick label(s) (%4; labels %5 px, the plot shows y %6-%7; range %8..%9)")
-          .arg(r->top()).arg(r->bottom()).arg(ticks).arg(at.join(", ")).arg(2 * half).arg(seen.top()).arg(seen.bottom()).arg(y->range().lower).arg(y->range().upper);
-    }
-  }
-  return {};
 }
 
 QString describe(MainWindow& w) {

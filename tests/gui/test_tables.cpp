@@ -162,6 +162,16 @@ class TestTables : public QObject {
     QVERIFY(shown != text_sorted);
   }
 
+  /// The kernels' occupancy is the calculator's theoretical one, beside the Utilization track's
+  /// estimated achieved occupancy: its header and tooltip say which it is.
+  void kernelOccupancyIsSaidToBeTheoretical() {
+    KernelTableModel model;
+    const QString header = model.headerData(KernelTableModel::OccupancyColumn, Qt::Horizontal).toString();
+    QVERIFY2(header.contains("theor", Qt::CaseInsensitive), qPrintable(header));
+    const QString tip = model.headerData(KernelTableModel::OccupancyColumn, Qt::Horizontal, Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains("Theoretical") && tip.contains("est. achieved occupancy") && tip.contains("upper bound"), qPrintable(tip));
+  }
+
   void kernelTableFilter() {
     PanelHub hub;
     hub.setStore(session_store(), false);

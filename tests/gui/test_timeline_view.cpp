@@ -170,9 +170,9 @@ class TestTimelineView : public QObject {
     const int trainer = view->data().trainerLane();
     const int rows = static_cast<int>(view->data().lanes()[static_cast<std::size_t>(trainer)].rows.size());
     QVERIFY(rows >= 2);
-    QCOMPARE(view->laneRect(trainer).height(), rows * TimelineView::kRowHeight + 2 * TimelineView::kLanePad);
+    QCOMPARE(view->laneRect(trainer).height(), rows * view->rowHeight() + 2 * TimelineView::kLanePad);
     view->setLaneCollapsed(trainer, true);
-    QCOMPARE(view->laneRect(trainer).height(), TimelineView::kRowHeight + 2 * TimelineView::kLanePad);
+    QCOMPARE(view->laneRect(trainer).height(), view->rowHeight() + 2 * TimelineView::kLanePad);
     // A click on the header toggles it back.
     QTest::mouseClick(view, Qt::LeftButton, {}, QPoint(20, view->laneRect(trainer).center().y()));
     QVERIFY(!view->isLaneCollapsed(trainer));

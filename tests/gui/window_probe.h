@@ -1,7 +1,10 @@
 // What several window tests ask of a MainWindow: open a session or a job and wait for it, count the
-// timeline lanes wholly in view, and make larger jobs from the recorded rank files of tests/data/jobs.
+// timeline lanes wholly in view and a tab's table rows, and make larger jobs from the recorded rank files of tests/data/jobs.
 #pragma once
+#include <QAbstractItemView>
+#include <QHeaderView>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QString>
 #include <sqlite3.h>
 
@@ -47,9 +50,21 @@ inline int whole_lanes(TimelineView* view) {
   int whole = 0;
   for (int lane : view->laneOrder()) {
     const QRect r = view->laneRect(lane);
-    if (!r.isEmpty() && r.top() >= TimelineView::kRulerHeight && r.bottom() < view->height()) ++whole;
+    if (!r.isEmpty() && r.top() >= view->rulerHeight() && r.bottom() < view->height()) ++whole;
   }
   return whole;
+}
+
+/// Whole rows a table or tree shows in its viewport (0 when the page has neither).
+inline int visible_rows(QWidget* page) {
+  auto* view = qobject_cast<QAbstractItemView*>(page);
+  if (!view) view = page->findChild<QAbstractItemView*>();
+  if (!view || !view->isVisible()) return -1;
+  int row_h = 0;
+  if (auto* t = qobject_cast<QTableView*>(view)) row_h = t->verticalHeader()->defaultSectionSize();
+  else row_h = view->sizeHintForRow(0) > 0 ? view->sizeHintForRow(0) : view->fontMetrics().height() + 4;
+  // The part of the viewport on screen: a page in a scroll area shows only some of its table.
+  return view->viewport()->visibleRegion().boundingRect().height() / std::max(1, row_h);
 }
 
 }  // namespace ts::gui::test

@@ -69,7 +69,7 @@ QSize SqueezeLabel::minimumSizeHint() const {
 
 void SqueezeLabel::paintEvent(QPaintEvent* e) {
   const QRect r = contentsRect().adjusted(margin(), margin(), -margin(), -margin());
-  if (fontMetrics().horizontalAdvance(text()) <= r.width()) return QLabel::paintEvent(e);
+  if (wordWrap() || fontMetrics().horizontalAdvance(text()) <= r.width()) return QLabel::paintEvent(e);
   QPainter p(this);
   style()->drawItemText(&p, r, int(alignment()) | Qt::TextSingleLine, palette(), isEnabled(),
                         elide_at_word(text(), fontMetrics(), r.width()), foregroundRole());

@@ -34,7 +34,8 @@ class ElidedLabel : public QLabel {
 };
 
 /// A plain QLabel for callers (setText(), text() are the full text); only its painting and its
-/// minimum width differ: minimumSizeHint() is `min_width` px wide, sizeHint() the whole text's.
+/// minimum width differ: minimumSizeHint() is `min_width` px wide, sizeHint() the whole text's. With
+/// word wrap turned on it wraps as a QLabel does instead.
 class SqueezeLabel : public QLabel {
   Q_OBJECT
  public:

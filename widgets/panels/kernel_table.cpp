@@ -29,9 +29,11 @@ constexpr StatsColumn kColumns[KernelTableModel::ColumnCount] = {
     {"Max", "max_ns", "Longest launch"},
     {"% GPU\ntime", "share_of_kernel_time",
      "Total over the summed duration of every kernel shown (concurrent kernels each count in full)"},
-    {"Occupancy", "mean_theoretical_occupancy",
+    {"Theor.\noccupancy", "mean_theoretical_occupancy",
      "Theoretical occupancy from CUDA's occupancy calculator (block size, registers, shared memory), "
-     "weighted by duration; — when the device or the launch configuration is unknown"},
+     "weighted by duration: an upper bound of what the launch configuration allows, not what ran. The "
+     "Utilization track's \"est. achieved occupancy\" also counts grids too small to fill the SMs "
+     "(docs/metrics.md); — when the device or the launch configuration is unknown"},
     {"Tensor\ncores", "tensor_cores", "The kernel name matches a tensor-core kernel pattern (docs/metrics.md)"},
 };
 

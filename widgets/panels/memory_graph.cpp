@@ -74,6 +74,7 @@ MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_
   connect(throttle_, &QTimer::timeout, this, &MemoryGraph::rebuild);
   setupGraphs();
   link_ = new TimeAxisLink(hub_, plot_, {plot_->xAxis});
+  connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &MemoryGraph::sayRangeWithoutSamples);
   connect(stack_box_, qOverload<int>(&QComboBox::currentIndexChanged), this,
           [this](int i) { setStack(i == 0 ? Stack::allocated : Stack::reserved); });
   connect(show_capacity_, &QCheckBox::toggled, this, &MemoryGraph::rebuild);
@@ -176,6 +177,10 @@ void MemoryGraph::setTrackMode(int left_px) {
   plot_->xAxis->setTickLabels(false);
   plot_->xAxis->setLabel(QString());
   connect(plot_, &QCustomPlot::beforeReplot, this, &MemoryGraph::fitLegend);
+  // The legend's lines at the width the layout gave it: the preferred height follows them.
+  connect(plot_, &QCustomPlot::afterReplot, this, [this] {
+    if (const int h = preferredTrackHeight(); h != preferred_px_) preferred_px_ = h, updateGeometry();
+  });
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -203,22 +208,52 @@ void MemoryGraph::changeEvent(QEvent* e) {
   if (e->type() == QEvent::FontChange && track_mode_) fitScale();
 }
 
+int MemoryGraph::legendPlotHeight() const {
+  // The legend's lines (at the columns keep_readable gives it) under a scale of three labels. The
+  // axes may take more than the minimum margins scale_px_ counts (the x axis' tick marks), and
+  // QCustomPlot's layout rounds its rows' heights (a legend 2 px short at exactly the sum): 4 px slack.
+  const int legend_h = plot_->legend->minimumOuterSizeHint().height() + 5;
+  const QMargins m = plot_->axisRect()->margins(), least = plot_->axisRect()->minimumMargins();
+  const int extra = std::max(0, m.top() - least.top()) + std::max(0, m.bottom() - least.bottom());
+  return scale_px_ + extra + legend_h + 4;
+}
+
 void MemoryGraph::fitLegend() {
   if (!track_mode_ || !plot_->isVisible()) return;
   const bool want = has_data_ && plot_->legend->itemCount() > 0;
-  // The legend's lines (at the columns keep_readable gives it) under a scale of three labels.
-  const int legend_h = plot_->legend->minimumOuterSizeHint().height() + 5;
-  // The axes may take more than the minimum margins scale_px_ counts (the x axis' tick marks), and
-  // QCustomPlot's layout rounds its rows' heights (a legend 2 px short at exactly the sum): 4 px slack.
-  const QMargins m = plot_->axisRect()->margins(), least = plot_->axisRect()->minimumMargins();
-  const int extra = std::max(0, m.top() - least.top()) + std::max(0, m.bottom() - least.bottom());
-  const bool fits = plot_->height() >= scale_px_ + extra + legend_h + 4;
+  const bool fits = plot_->height() >= legendPlotHeight();
   const bool shown = want && fits;
   if (legend_shown_ == shown) return;
   legend_shown_ = shown;
   show_legend_row(plot_, shown);
   plot_->setToolTip(want && !fits ? tr("Drag the track taller (the handle above it) to see the legend") : QString());
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int MemoryGraph::foldedHeight() const {
+  const QMargins m = layout()->contentsMargins();
+  return layout()->itemAt(0)->sizeHint().height() + m.top() + m.bottom();
+}
+
+int MemoryGraph::plotMinimumHeight() const { return foldedHeight() + layout()->spacing() + scale_px_; }
+
+int MemoryGraph::preferredTrackHeight() const {
+  // The legend where its lines are no taller than the scale (a narrow track wraps it into five lines
+  // or more, which would take the height the other track needs: it shows when dragged taller).
+  const bool legend = has_data_ && plot_->legend->itemCount() > 0 && legendPlotHeight() <= 2 * scale_px_;
+  return foldedHeight() + layout()->spacing() + (legend ? legendPlotHeight() : scale_px_);
+}
+
+void MemoryGraph::setPlotFolded(bool folded) {
+  if (folded == folded_) return;
+  folded_ = folded;
+  plot_->setVisible(!folded);
+  // The header row alone says the peaks; it tells how to see the plot again.
+  const QString tip = folded ? tr("The plot is folded while a tab below takes the room: close the tab (click it) or drag "
+                                  "the handle above the tabs down")
+                             : QString();
+  if (track_title_) track_title_->setToolTip(tip);
+  if (!folded) plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MemoryGraph::setStack(Stack s) {
@@ -286,6 +321,7 @@ void MemoryGraph::rebuild() {
   markPeak(allocated);
   updateLeak(allocated);
   double data_max = 0, line_max = 0, lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
+  stack_keys_ = line_keys_ = KeySpan{};
   for (int i = 0; i < plot_->graphCount(); ++i) {
     bool found = false;
     QCPGraph* g = plot_->graph(i);
@@ -295,8 +331,12 @@ void MemoryGraph::rebuild() {
     if (found) m = std::max(m, v.upper);
     const QCPRange k = g->data()->keyRange(found);
     if (found) lo = std::min(lo, k.lower), hi = std::max(hi, k.upper);
+    KeySpan& keys = stack ? stack_keys_ : line_keys_;
+    if (found) keys = keys.any ? KeySpan{std::min(keys.lo, k.lower), std::max(keys.hi, k.upper), true} : KeySpan{k.lower, k.upper, true};
   }
+  const bool had_data = has_data_;
   has_data_ = lo <= hi;
+  if (has_data_ != had_data) updateGeometry();  // the track's preferred height: the legend's lines
   if (has_data_) link_->setDataExtent(s_to_ns(lo), s_to_ns(hi));
   // The card's use (CUDA context, cuDNN workspaces, other processes) can be many times what the
   // run allocates (1.1 GB over 164 MB): on one scale the stacked categories were 3 px tall. Over
@@ -310,6 +350,7 @@ void MemoryGraph::rebuild() {
   updateCapacity(lines_off_scale_ ? data_max : std::max(data_max, line_max));
   absent_->setText(absentMessage());
   absent_->setVisible(!has_data_);
+  sayRangeWithoutSamples();
   plot_->legend->setVisible(has_data_);
   legend_shown_ = has_data_ && plot_->legend->itemCount() > 0;
   show_legend_row(plot_, legend_shown_);
@@ -455,6 +496,26 @@ void MemoryGraph::updateLeak(const std::vector<SeriesPoint>& allocated) {
                              .arg(leak_.steps)
                              .arg(leak_.first_step)
                              .arg(leak_.last_step));
+}
+
+void MemoryGraph::sayRangeWithoutSamples() {
+  // A step line draws from its first sample to its last: nothing in a range that ends before the
+  // first or starts after the last (the opening steps of a short run, sampled at 20 Hz, can all
+  // come before the first memory sample). The lines count only where they are on the axis.
+  const QCPRange shown = plot_->xAxis->range();
+  auto drawn = [&](const KeySpan& keys) { return keys.any && keys.lo <= shown.upper && keys.hi >= shown.lower; };
+  const KeySpan& on_axis = stack_keys_.any || lines_off_scale_ ? stack_keys_ : line_keys_;
+  const bool blank = has_data_ && !drawn(stack_keys_) && (lines_off_scale_ || !drawn(line_keys_));
+  auto at = [](double s) { return s < 10 ? QString("%1 ms").arg(s * 1e3, 0, 'f', 1) : QString("%1 s").arg(s, 0, 'f', 2); };
+  range_message_ = blank ? tr("No memory sample in the shown range: the samples run from %1 to %2 (zoom out, or Fit all)")
+                               .arg(at(on_axis.lo), at(on_axis.hi))
+                         : QString();
+  if (!has_data_) return;
+  if (absent_->visible() == blank && (!blank || absent_->property("ts_unwrapped").toString() == range_message_)) return;
+  absent_->setText(range_message_);  // keep_readable wraps it to the plot's width
+  absent_->setProperty("ts_unwrapped", range_message_);
+  absent_->setVisible(blank);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString MemoryGraph::absentMessage() const {

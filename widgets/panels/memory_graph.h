@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "profiling/analysis/series.h"
+#include "widgets/panels/metric_track.h"
 #include "widgets/panels/panel_hub.h"
 
 class QCustomPlot;
@@ -32,7 +33,7 @@ namespace ts::gui {
 
 class TimeAxisLink;
 
-class MemoryGraph : public QWidget {
+class MemoryGraph : public QWidget, public MetricTrack {
   Q_OBJECT
  public:
   enum class Stack { allocated, reserved };
@@ -78,7 +79,19 @@ class MemoryGraph : public QWidget {
   const prof::analysis::LeakCheck& leak() const { return leak_; }
   /// The absent state's message ("" when there is device memory data to show).
   QString absentMessage() const;
+  /// "" while the shown range draws some of the data; else what the plot says instead of being blank
+  /// ("No memory sample in the shown range: the samples run from 567.3 ms to 618.4 ms ...").
+  QString rangeMessage() const { return range_message_; }
   QString statusText() const;
+
+  // MetricTrack (track mode): the header row, a scale of three labels and the legend under it.
+  int preferredTrackHeight() const override;
+  int plotMinimumHeight() const override;
+  int foldedHeight() const override;
+  void setPlotFolded(bool folded) override;
+  bool plotFolded() const override { return folded_; }
+  /// Whether the legend's row is in the plot (track mode: where the plot holds it).
+  bool legendShown() const { return legend_shown_; }
 
  protected:
   void showEvent(QShowEvent* e) override;
@@ -97,8 +110,12 @@ class MemoryGraph : public QWidget {
   /// Track mode: the legend's row only where the plot holds it under a scale of three labels (a
   /// short track keeps the scale; the plot's tooltip says how to see the legend).
   void fitLegend();
+  /// Track mode: the plot's height for a scale of three labels and the legend's lines under it.
+  int legendPlotHeight() const;
   /// Track mode: the plot's smallest height for a scale of three labels at the widget's font.
   void fitScale();
+  /// Says so in the plot when the shown range holds none of what the axis is fitted to (rangeMessage()).
+  void sayRangeWithoutSamples();
 
   PanelHub* hub_;
   QCustomPlot* plot_;
@@ -111,6 +128,8 @@ class MemoryGraph : public QWidget {
   Stack stack_ = Stack::allocated;
   bool track_mode_ = false;
   bool legend_shown_ = true;   // the legend's row is in the plot's layout
+  bool folded_ = false;        // track mode: the header row alone (setPlotFolded)
+  int preferred_px_ = 0;       // track mode: preferredTrackHeight() as last told (updateGeometry)
   int scale_px_ = 0;           // track mode: the plot's height for its scale alone (px)
   int left_px_ = 0;            // track mode: the plot area's left edge (the lanes' header width)
   bool hidden_dirty_ = false;  // rows came while hidden
@@ -131,6 +150,13 @@ class MemoryGraph : public QWidget {
   QString peak_series_;
   prof::analysis::LeakCheck leak_;
   bool has_data_ = false;
+  /// Session s from the first sample to the last (any: there is one).
+  struct KeySpan {
+    double lo = 0, hi = 0;
+    bool any = false;
+  };
+  KeySpan stack_keys_, line_keys_;  // the stack's (and the other total's), the lines'
+  QString range_message_;
 };
 
 }  // namespace ts::gui

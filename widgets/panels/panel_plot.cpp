@@ -292,41 +292,65 @@ bool fit_rect_ticks(QCPAxisRect* rect, int min_steps) {
 
 }  // namespace
 
+namespace {
+
+/// One pass of keep_readable over the plot's current layout; returns whether anything changed.
+bool fit_readable(QCustomPlot* plot, const Readability& r) {
+  bool changed = false;
+  const int min_steps = std::max(1, plot->property(kMinValueStepsProperty).toInt());
+  for (QCPAxisRect* rect : plot->axisRects()) {
+    if (rect->height() <= 1 || rect->width() <= 1) continue;
+    changed = fit_rect_ticks(rect, min_steps) || changed;
+    // The ticker generated this layout's ticks for the rect's height of the layout before (the
+    // preparation runs first): where the layout gave it another height, the ticks go again.
+    const QSize laid(rect->width(), rect->height());
+    if (rect->property("ts_laid_size").toSize() != laid) rect->setProperty("ts_laid_size", laid), changed = true;
+  }
+  // A left-axis title longer than its row is tall ran over the rows above and below it (the short
+  // Utilization track at 1280x720: "GPU %" across "CPU %"): it is left out until the row is tall
+  // enough again (the row's legend names what it shows).
+  for (QCPAxisRect* rect : r.fitted_titles) {
+    if (rect->height() <= 1) continue;
+    QCPAxis* a = rect->axis(QCPAxis::atLeft);
+    if (!a) continue;
+    QString full = a->property("ts_full_label").toString();
+    if (full.isEmpty() && !a->label().isEmpty()) a->setProperty("ts_full_label", full = a->label());
+    if (full.isEmpty()) continue;
+    const QString want = QFontMetrics(a->labelFont()).horizontalAdvance(full) + 4 <= rect->height() ? full : QString();
+    if (a->label() != want) a->setLabel(want), changed = true;
+  }
+  for (QCPLegend* l : r.legends) {
+    if (plot->width() < 100) continue;  // not laid out yet
+    const int cols = legend_columns_for(l, plot->width());
+    if (l->wrap() == cols) continue;
+    l->setWrap(cols);
+    l->setFillOrder(l->fillOrder(), true);  // re-flows the items already there
+    changed = true;
+  }
+  for (const auto& [t, rect] : r.messages) {
+    if (rect->width() <= 1) continue;
+    const QString wrapped = wrap_to_width(t->text(), t->font(), rect->width() - 16);
+    if (wrapped != t->text()) t->setText(wrapped), changed = true;
+  }
+  return changed;
+}
+
+}  // namespace
+
 void keep_readable(QCustomPlot* plot, const Readability& r) {
-  QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot, r] {
+  // After the layout of each replot, with the heights and widths it gave the rows: fitted before it,
+  // the ticks were those of the size before (a tab opened: the memory track's three labels drawn 12 px
+  // apart in a plot that had shrunk). What changed is laid out again before this replot draws, as
+  // QCustomPlot's own layout does (its three phases), a few times at most: a new tick count changes
+  // the margins, which change the rows' heights.
+  QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot, r] {
     if (!plot->isVisible()) return;  // a hidden plot's sizes are not its own; fitted when it shows
-    bool changed = false;
-    const int min_steps = std::max(1, plot->property(kMinValueStepsProperty).toInt());
-    for (QCPAxisRect* rect : plot->axisRects())
-      if (rect->height() > 1 && rect->width() > 1) changed = fit_rect_ticks(rect, min_steps) || changed;
-    // A left-axis title longer than its row is tall ran over the rows above and below it (the short
-    // Utilization track at 1280x720: "GPU %" across "CPU %"): it is left out until the row is tall
-    // enough again (the row's legend names what it shows).
-    for (QCPAxisRect* rect : r.fitted_titles) {
-      if (rect->height() <= 1) continue;
-      QCPAxis* a = rect->axis(QCPAxis::atLeft);
-      if (!a) continue;
-      QString full = a->property("ts_full_label").toString();
-      if (full.isEmpty() && !a->label().isEmpty()) a->setProperty("ts_full_label", full = a->label());
-      if (full.isEmpty()) continue;
-      const QString want = QFontMetrics(a->labelFont()).horizontalAdvance(full) + 4 <= rect->height() ? full : QString();
-      if (a->label() != want) a->setLabel(want), changed = true;
+    for (int pass = 0; pass < 4 && fit_readable(plot, r); ++pass) {
+      QCPLayoutGrid* layout = plot->plotLayout();
+      layout->update(QCPLayoutElement::upPreparation);
+      layout->update(QCPLayoutElement::upMargins);
+      layout->update(QCPLayoutElement::upLayout);
     }
-    for (QCPLegend* l : r.legends) {
-      if (plot->width() < 100) continue;  // not laid out yet
-      const int cols = legend_columns_for(l, plot->width());
-      if (l->wrap() == cols) continue;
-      l->setWrap(cols);
-      l->setFillOrder(l->fillOrder(), true);  // re-flows the items already there
-      changed = true;
-    }
-    for (const auto& [t, rect] : r.messages) {
-      if (rect->width() <= 1) continue;
-      const QString wrapped = wrap_to_width(t->text(), t->font(), rect->width() - 16);
-      if (wrapped != t->text()) t->setText(wrapped), changed = true;
-    }
-    // Ticks and wraps take effect at the next layout pass: one more replot shows them.
-    if (changed) plot->replot(QCustomPlot::rpQueuedReplot);
   });
 }
 

@@ -118,7 +118,8 @@ void align_rect_left(QCPAxisRect* rect, int left_px);
 /// "0" and that value (over 0..22.6 GB a step rounded to 25 GB left a lone "0").
 double nice_upper(double max);
 
-/// Keeps a plot readable at any size, before every replot: each axis rect's value axes get one tick
+/// Keeps a plot readable at any size, after the layout of every replot (with the sizes it gave the
+/// rows; what changed is laid out again before the replot draws): each axis rect's value axes get one tick
 /// step per ~kTickSpacingYPx of height or per tick label's height where that is more (at least one:
 /// two labels), fewer where the ticks their ticker places come closer than a label, and half a label
 /// of margin above and below the plot area; each key axis one per ~kTickSpacingXPx of width, so tick

@@ -112,7 +112,7 @@ void UtilizationPanel::fill_measured() {
     if (k.rfind("pm_sampling.absent.", 0) == 0)
       absent << tr("%1 absent: %2").arg(QString::fromStdString(k.substr(19)), QString::fromStdString(v));
   if (!measured_message_.isEmpty()) absent.prepend(measured_message_);
-  status_->setToolTip(absent.join('\n'));
+  status_tip_ = absent.join('\n');
 }
 
 /// The measured series' points behind graph `key` (nullptr: absent).

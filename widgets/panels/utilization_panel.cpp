@@ -13,6 +13,7 @@
 #include <qcustomplot.h>
 
 #include "engine/host_trace.h"
+#include "widgets/common/elided_label.h"
 #include "widgets/panels/panel_plot.h"
 
 namespace ts::gui {
@@ -82,7 +83,7 @@ void set_buckets(QCPGraph* g, const prof::analysis::GpuBuckets& b, const std::ve
 UtilizationPanel::UtilizationPanel(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_(hub) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
-  status_ = new QLabel;
+  status_ = new SqueezeLabel;
   status_->setWordWrap(true);
   status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   nvml_box_ = new QCheckBox(tr("SM clock && power (NVML)"));
@@ -222,9 +223,17 @@ void UtilizationPanel::setTrackMode(int left_px) {
   track_title_ = new QLabel(tr("<b>Utilization</b>"));
   track_title_->setContentsMargins(6, 0, 0, 0);
   header_->insertWidget(0, track_title_);
+  // One line, cut at a word (the whole line is its tooltip): wrapped, its second line was cut by
+  // the track's header row at classroom mode's font.
+  status_->setWordWrap(false);
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   track_mode_ = true;
   setTrackLeft(left_px);
   connect(plot_, &QCustomPlot::beforeReplot, this, &UtilizationPanel::fitRows);
+  // The legends' lines at the width the layout gave them: the preferred height follows them.
+  connect(plot_, &QCustomPlot::afterReplot, this, [this] {
+    if (const int h = preferredTrackHeight(); h != preferred_px_) preferred_px_ = h, updateGeometry();
+  });
   nvml_box_->setChecked(false);  // a short track: clock and power rows on demand
   arranged_ = false;
   arrange();
@@ -271,6 +280,7 @@ void UtilizationPanel::arrange() {
   if (nvml == nvml_shown_ && arranged_ && legends_shown == legends_shown_ && rows_fit_ == rows_arranged_) return;
   arranged_ = true;
   rows_arranged_ = rows_fit_;
+  updateGeometry();  // the track's preferred height (its rows) may have changed
   nvml_shown_ = nvml;
   legends_shown_ = legends_shown;
   auto* grid = plot_->plotLayout();
@@ -329,26 +339,33 @@ void UtilizationPanel::changeEvent(QEvent* e) {
   if (e->type() == QEvent::FontChange && track_mode_) fitMinimum();
 }
 
-void UtilizationPanel::fitRows() {
-  if (!track_mode_ || !plot_->isVisible() || plot_->height() <= 1) return;
-  fitMinimum();  // the GPU row's legend may wrap to more lines at this width
-  QList<QCPLegend*> legends = {gpu_legend_};
-  QList<QCPAxisRect*> rects = {gpu_};
+void UtilizationPanel::trackRows(QList<QCPLegend*>& legends, QList<QCPAxisRect*>& rects) const {
+  legends = {gpu_legend_}, rects = {gpu_};
   if (meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0)
     legends << meas_legend_ << meas_bw_legend_, rects << meas_ << meas_bw_;
   legends << cpu_legend_ << h2d_legend_, rects << cpu_ << h2d_;
-  const bool nvml = nvml_box_->isVisible() && nvml_box_->isChecked();
-  if (nvml) legends << nvml_legend_ << power_legend_, rects << nvml_ << power_;
-  // Each row whole: its legend's lines, then a plot area of row_px_, the rect's margins (half a tick
-  // label each, which add up over five rows or more) and the spacing, as many as the track holds. A
-  // row not laid out yet has no margins: keep_readable's are counted for it.
+  if (nvml_box_->isVisible() && nvml_box_->isChecked()) legends << nvml_legend_ << power_legend_, rects << nvml_ << power_;
+}
+
+int UtilizationPanel::rowHeight(const QCPLegend* legend, const QCPAxisRect* rect) const {
+  // The rect's margins (half a tick label each, which add up over five rows or more); a row not laid
+  // out yet has none: keep_readable's are counted for it.
   const int label_margins = 2 * tick_label_margin(fontMetrics().height());
+  const QMargins m = rect->margins();
+  return (legend->itemCount() > 0 ? legend->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + row_px_ + kRowSpacingPx +
+         std::max(m.top() + m.bottom(), label_margins);
+}
+
+void UtilizationPanel::fitRows() {
+  if (!track_mode_ || !plot_->isVisible() || plot_->height() <= 1) return;
+  fitMinimum();  // the GPU row's legend may wrap to more lines at this width
+  QList<QCPLegend*> legends;
+  QList<QCPAxisRect*> rects;
+  trackRows(legends, rects);
+  // Each row whole, as many as the track holds.
   int used = 0, fit = 0;
   for (int i = 0; i < legends.size(); ++i) {
-    const QCPLegend* l = legends[i];
-    const QMargins m = rects[i]->margins();
-    const int need = (l->itemCount() > 0 ? l->minimumOuterSizeHint().height() + kRowSpacingPx : 0) + row_px_ +
-                     kRowSpacingPx + std::max(m.top() + m.bottom(), label_margins);
+    const int need = rowHeight(legends[i], rects[i]);
     if (fit > 0 && used + need > plot_->height()) break;
     used += need, ++fit;
   }
@@ -359,8 +376,43 @@ void UtilizationPanel::fitRows() {
   plot_->setToolTip(fit < all ? tr("Drag the track taller (the handle above it) to see the %n folded row(s)", nullptr, all - fit)
                               : QString());
   arrange();
-  status_->setText(statusText());  // says when the measured rows are folded
+  updateStatus();  // says when the measured rows are folded
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int UtilizationPanel::foldedHeight() const {
+  const QMargins m = layout()->contentsMargins();
+  return header_->sizeHint().height() + m.top() + m.bottom();
+}
+
+int UtilizationPanel::plotMinimumHeight() const { return foldedHeight() + layout()->spacing() + plot_->minimumHeight(); }
+
+int UtilizationPanel::preferredTrackHeight() const {
+  // The GPU row, and the measured rows beside it where the session has them.
+  QList<QCPLegend*> legends;
+  QList<QCPAxisRect*> rects;
+  trackRows(legends, rects);
+  const int rows = meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0 ? 3 : 1;
+  int h = 0;
+  for (int i = 0; i < rows; ++i) h += rowHeight(legends[i], rects[i]);
+  return foldedHeight() + layout()->spacing() + std::max(h, plot_->minimumHeight());
+}
+
+void UtilizationPanel::setPlotFolded(bool folded) {
+  if (folded == folded_) return;
+  folded_ = folded;
+  plot_->setVisible(!folded);
+  if (track_title_)
+    track_title_->setToolTip(folded ? tr("The rows are folded while a tab below takes the room: close the tab (click it) "
+                                         "or drag the handle above the tabs down")
+                                    : QString());
+  if (!folded) plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void UtilizationPanel::updateStatus() {
+  const QString text = statusText();
+  status_->setText(text);
+  status_->setToolTip(track_mode_ ? QStringList{text, status_tip_}.join('\n').trimmed() : status_tip_);
 }
 
 QCPGraph* UtilizationPanel::graphFor(const QString& key) const {
@@ -420,7 +472,7 @@ void UtilizationPanel::fillSamples() {
   power_->axis(QCPAxis::atLeft)->setRange(0, nice_upper(std::max(power_max, 1.0)));
   for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
   arrange();
-  status_->setText(statusText());
+  updateStatus();
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -520,7 +572,7 @@ void UtilizationPanel::fillBuckets() {
   arrange();
   gpu_absent_->setText(gpu_message_);
   gpu_absent_->setVisible(!show);
-  status_->setText(statusText());
+  updateStatus();
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

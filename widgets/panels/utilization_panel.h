@@ -27,6 +27,7 @@
 
 #include "profiling/analysis/series.h"
 #include "profiling/analysis/series_buckets.h"
+#include "widgets/panels/metric_track.h"
 #include "widgets/panels/panel_hub.h"
 
 class QCustomPlot;
@@ -43,7 +44,7 @@ namespace ts::gui {
 
 class TimeAxisLink;
 
-class UtilizationPanel : public QWidget {
+class UtilizationPanel : public QWidget, public MetricTrack {
   Q_OBJECT
  public:
   explicit UtilizationPanel(PanelHub* hub, QWidget* parent = nullptr);
@@ -89,6 +90,14 @@ class UtilizationPanel : public QWidget {
   /// The "SM clock & power (NVML)" check box (shown where NVML sampled them; off in track mode).
   QCheckBox* nvmlRowsBox() const { return nvml_box_; }
 
+  // MetricTrack (track mode): the header line, then the GPU row and the measured rows, which the
+  // track's default height keeps beside the estimates; the CPU and H2D rows where there is room.
+  int preferredTrackHeight() const override;
+  int plotMinimumHeight() const override;
+  int foldedHeight() const override;
+  void setPlotFolded(bool folded) override;
+  bool plotFolded() const override { return folded_; }
+
  protected:
   void showEvent(QShowEvent* e) override;
   void changeEvent(QEvent* e) override;
@@ -112,6 +121,15 @@ class UtilizationPanel : public QWidget {
   void fitRows();
   /// Track mode: the plot's smallest height, one row with its legend at the widget's font.
   void fitMinimum();
+  /// Track mode: the rows in their order (GPU, measured where the session has them, CPU, H2D, the
+  /// NVML rows where shown) with their legends.
+  void trackRows(QList<QCPLegend*>& legends, QList<QCPAxisRect*>& rects) const;
+  /// Track mode: the height (px) row `rect` with `legend` takes whole: its legend's lines, a plot
+  /// area of row_px_, the rect's margins (half a tick label each) and the spacing.
+  int rowHeight(const QCPLegend* legend, const QCPAxisRect* rect) const;
+  /// The status line's text, and as its tooltip the whole of it (one line in track mode) with the
+  /// measured metrics' reasons.
+  void updateStatus();
   void requestBuckets();
   void startJob();
   void jobDone(quint64 gen, Job job);
@@ -127,7 +145,8 @@ class UtilizationPanel : public QWidget {
 
   PanelHub* hub_;
   QCustomPlot* plot_;
-  QLabel* status_;
+  QLabel* status_;  // wraps in the dock, one line cut at a word in track mode (SqueezeLabel)
+  QString status_tip_;  // the measured metrics' reasons (fill_measured)
   QLabel* track_title_ = nullptr;  // track mode: "Utilization" over the lanes' header column
   QCheckBox* nvml_box_;
   QHBoxLayout* header_;
@@ -157,6 +176,8 @@ class UtilizationPanel : public QWidget {
   int left_px_ = 0;  // track mode: the plot area's left edge
   int row_px_ = 24;  // track mode: a row's plot area at its smallest (fitMinimum(): two tick labels)
   int rows_fit_ = 99, rows_arranged_ = 99;  // rows a track holds whole (fitRows()), and arranged
+  bool folded_ = false;  // track mode: the header line alone (setPlotFolded)
+  int preferred_px_ = 0;  // track mode: preferredTrackHeight() as last told (updateGeometry)
   bool nvml_shown_ = true, arranged_ = false, gpu_made_ = false, have_buckets_ = false, track_mode_ = false;
   std::uint32_t trainer_tid_ = 0;
   bool trainer_known_ = false;

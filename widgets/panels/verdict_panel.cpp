@@ -545,6 +545,16 @@ VerdictBanner::VerdictBanner(VerdictPanel* panel, QWidget* parent) : QWidget(par
   chip_ = new QLabel;
   chip_->setAlignment(Qt::AlignCenter);
   chip_->setMinimumWidth(70);
+  // Coloured by its palette and bold by its font, which sets only the weight, so that its size
+  // follows the application's font (classroom mode's): a style sheet fixed the whole font at the
+  // size it had when the sheet was applied.
+  QFont bold;
+  bold.setBold(true);
+  chip_->setFont(bold);
+  chip_->setAutoFillBackground(true);
+  chip_->setBackgroundRole(QPalette::Window);  // its own roles: in a tool bar it took the bar's (Button)
+  chip_->setForegroundRole(QPalette::WindowText);
+  chip_->setContentsMargins(6, 1, 6, 1);
   label_ = new QLabel;
   label_->setTextFormat(Qt::PlainText);
   label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -590,8 +600,10 @@ void VerdictBanner::update_from_panel() {
     if (!panel_->sourceNote().isEmpty()) text_ = panel_->sourceNote() + QStringLiteral(" — ") + text_;
   }
   const QColor fg = color_ == severity_color("low") ? QColor(Qt::black) : QColor(Qt::white);
-  chip_->setStyleSheet(QString("QLabel { background: %1; color: %2; font-weight: bold; border-radius: 3px; padding: 1px 6px; }")
-                           .arg(color_.name(), fg.name()));
+  QPalette pal = chip_->palette();
+  pal.setColor(QPalette::Window, color_);
+  pal.setColor(QPalette::WindowText, fg);
+  chip_->setPalette(pal);
   setToolTip(text_ + (panel_->bannerLead() ? tr("\nClick: show the Verdicts panel")
                                             : tr("\nClick: highlight the evidence and show the Verdicts panel")));
   elide();

@@ -52,8 +52,8 @@ void TimelineView::wheelEvent(QWheelEvent* e) {
     axis_.panPx(-d / 120.0 * kKeyPan * axis_.width());
     userMoved();
   } else {
-    const int max_scroll = std::max(0, contentHeight() - (height() - kRulerHeight));
-    scroll_y_ = std::clamp(scroll_y_ - static_cast<int>(steps * 3 * kRowHeight), 0, max_scroll);
+    const int max_scroll = std::max(0, contentHeight() - (height() - ruler_h_));
+    scroll_y_ = std::clamp(scroll_y_ - static_cast<int>(steps * 3 * row_h_), 0, max_scroll);
     update();
   }
   e->accept();
@@ -71,7 +71,7 @@ void TimelineView::mousePressEvent(QMouseEvent* e) {
     if (lane >= 0) setLaneCollapsed(lane, !isLaneCollapsed(lane));
     return;
   }
-  drag_ = (press_pos_.y() < kRulerHeight || (e->modifiers() & Qt::ShiftModifier)) ? Drag::select : Drag::pan;
+  drag_ = (press_pos_.y() < ruler_h_ || (e->modifiers() & Qt::ShiftModifier)) ? Drag::select : Drag::pan;
 }
 
 void TimelineView::mouseMoveEvent(QMouseEvent* e) {
@@ -83,7 +83,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* e) {
   if (drag_ == Drag::pan) {
     axis_.panPx(-(p.x() - press_pos_.x()));
     scroll_y_ = std::clamp(scroll_y_ - (p.y() - press_pos_.y()), 0,
-                           std::max(0, contentHeight() - (height() - kRulerHeight)));
+                           std::max(0, contentHeight() - (height() - ruler_h_)));
     press_pos_ = p;
     userMoved();
   } else {

@@ -139,7 +139,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), Qt::white);
   newest_shown_ = 0;
   refreshMarks();
-  const int top = kRulerHeight, bottom = height();
+  const int top = ruler_h_, bottom = height();
   p.setClipRect(header_w_, top, width() - header_w_, bottom - top);
   paintSteps(p, top, bottom);
   paintHighlightBands(p, top, bottom);
@@ -154,7 +154,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   p.drawLine(header_w_ - 1, 0, header_w_ - 1, height());
   if (!data_.eventCount()) {
     p.setPen(QColor(90, 90, 90));
-    p.drawText(rect().adjusted(header_w_, kRulerHeight, 0, 0), Qt::AlignCenter | Qt::TextWordWrap, emptyText());
+    p.drawText(rect().adjusted(header_w_, ruler_h_, 0, 0), Qt::AlignCenter | Qt::TextWordWrap, emptyText());
   }
   emit painted(newest_shown_);
 }
@@ -210,25 +210,25 @@ QString TimelineView::laneHeaderText(int lane) const {
 
 void TimelineView::paintLane(QPainter& p, const LaneGeom& g) {
   const Lane& lane = data_.lanes()[static_cast<std::size_t>(g.lane)];
-  const int top = std::max(g.y, kRulerHeight);
+  const int top = std::max(g.y, ruler_h_);
   // Header.
-  p.setClipRect(0, kRulerHeight, header_w_, height() - kRulerHeight);
+  p.setClipRect(0, ruler_h_, header_w_, height() - ruler_h_);
   p.fillRect(QRect(0, g.y, header_w_ - 1, g.height), QColor(246, 246, 248));
   p.setPen(QColor(40, 40, 40));
   const bool collapsed = isLaneCollapsed(g.lane);
-  p.drawText(QRect(6, g.y + kLanePad, header_w_ - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+  p.drawText(QRect(6, g.y + kLanePad, header_w_ - 8, row_h_), Qt::AlignVCenter | Qt::AlignLeft,
              laneHeaderText(g.lane));
-  if (!collapsed && lane.rows.size() > 1 && g.height >= 2 * kRowHeight) {
+  if (!collapsed && lane.rows.size() > 1 && g.height >= 2 * row_h_) {
     p.setPen(QColor(120, 120, 120));
-    p.drawText(QRect(18, g.y + kLanePad + kRowHeight, header_w_ - 20, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+    p.drawText(QRect(18, g.y + kLanePad + row_h_, header_w_ - 20, row_h_), Qt::AlignVCenter | Qt::AlignLeft,
                tr("%1 rows").arg(lane.rows.size()));
   }
   // Rows.
   p.setClipRect(QRect(header_w_, top, width() - header_w_, g.y + g.height - top));
   const bool have_marks = g.lane < static_cast<int>(marks_.size()) && !marks_[g.lane].empty();
   for (int r = 0; r < g.rows && r < static_cast<int>(lane.rows.size()); ++r) {
-    const int y = g.y + kLanePad + r * kRowHeight;
-    if (y + kRowHeight < kRulerHeight || y > height()) continue;
+    const int y = g.y + kLanePad + r * row_h_;
+    if (y + row_h_ < ruler_h_ || y > height()) continue;
     paintRow(p, lane.rows[static_cast<std::size_t>(r)], y,
              have_marks && !search_.isEmpty() ? &marks_[g.lane][static_cast<std::size_t>(r)] : nullptr,
              have_marks ? &outlined_[g.lane][static_cast<std::size_t>(r)] : nullptr);
@@ -257,7 +257,7 @@ void TimelineView::paintOverviewRow(QPainter& p, const Row& row, int y) {
     const double span = std::max(1.0, static_cast<double>(t1 - ev[i].start));
     const double share = std::min(1.0, static_cast<double>(busy) / span);
     const int cat = std::min<int>(ev[i].category, kCategoryCount - 1);
-    p.fillRect(pixel_rect(header_w_, x0, x1, y + 1, kRowHeight - 2, axis_.width()),
+    p.fillRect(pixel_rect(header_w_, x0, x1, y + 1, row_h_ - 2, axis_.width()),
                pal.density[cat][static_cast<int>(share * (Palette::kLevels - 1) + 0.5)]);
     i = std::max(j, i + 1);
   }
@@ -276,7 +276,7 @@ void TimelineView::paintRow(QPainter& p, const Row& row, int y, const std::vecto
     const int cat = std::min<int>(e.category, kCategoryCount - 1);
     const std::int64_t last_end = row.events[it.last - 1].end();
     newest = std::max(newest, last_end);
-    const QRect rc = pixel_rect(header_w_, it.x0, it.x1, y + 1, kRowHeight - 2, w);
+    const QRect rc = pixel_rect(header_w_, it.x0, it.x1, y + 1, row_h_ - 2, w);
     if (it.merged) {
       // Density block: shade by the share of the block's time that is busy.
       const double len = std::max(1.0, static_cast<double>(last_end - e.start));
@@ -311,7 +311,7 @@ void TimelineView::paintMarks(QPainter& p, const Row& row, const std::vector<std
   while (it != marks.end() && ev[*it].start < t1) {
     const Event& e = ev[*it];
     const double x0 = axis_.x(e.start), x1 = std::max(axis_.x(e.end()), x0 + 1);
-    const QRectF rc = span_rect(header_w_, x0, x1, y + 1, kRowHeight - 2, axis_.width());
+    const QRectF rc = span_rect(header_w_, x0, x1, y + 1, row_h_ - 2, axis_.width());
     if (outline) {
       p.setPen(QPen(QColor(0, 0, 0), 2));
       p.drawRect(rc.adjusted(-1, -1, 1, 1));
@@ -335,10 +335,10 @@ void TimelineView::paintSelection(QPainter& p) {
   const double w = axis_.width();
   if (time_selection_) {
     const double x0 = axis_.x(time_selection_->start), x1 = axis_.x(time_selection_->end);
-    p.fillRect(span_rect(header_w_, x0, x1, kRulerHeight, height() - kRulerHeight, w), QColor(40, 110, 220, 38));
+    p.fillRect(span_rect(header_w_, x0, x1, ruler_h_, height() - ruler_h_, w), QColor(40, 110, 220, 38));
     p.setPen(QPen(QColor(40, 110, 220), 1));
     for (double x : {x0, x1})
-      if (x >= -1 && x <= w + 1) p.drawLine(QPointF(header_w_ + x, kRulerHeight), QPointF(header_w_ + x, height()));
+      if (x >= -1 && x <= w + 1) p.drawLine(QPointF(header_w_ + x, ruler_h_), QPointF(header_w_ + x, height()));
   }
   if (!selected_.valid()) return;
   auto box = [&](const EventRef& r) {
@@ -346,7 +346,7 @@ void TimelineView::paintSelection(QPainter& p) {
     const int yc = rowCenterY(r.lane, r.row);
     return yc < 0 ? QRectF()
                   : span_rect(header_w_, axis_.x(e.start), std::max(axis_.x(e.end()), axis_.x(e.start) + 1),
-                              yc - kRowHeight / 2 + 1, kRowHeight - 2, w);
+                              yc - row_h_ / 2 + 1, row_h_ - 2, w);
   };
   const QRectF sel = box(selected_);
   if (!sel.isNull()) {
@@ -377,9 +377,12 @@ void TimelineView::paintSelection(QPainter& p) {
 
 void TimelineView::paintRuler(QPainter& p) {
   const double w = axis_.width();
-  p.fillRect(QRect(0, 0, width(), kRulerHeight), QColor(250, 250, 250));
+  p.fillRect(QRect(0, 0, width(), ruler_h_), QColor(250, 250, 250));
   p.setPen(QColor(200, 200, 200));
-  p.drawLine(0, kRulerHeight - 1, width(), kRulerHeight - 1);
+  p.drawLine(0, ruler_h_ - 1, width(), ruler_h_ - 1);
+  // Two lines, each half the ruler (rulerHeight(): a line of the font at the least): the ticks' times
+  // above, the steps (and a selection's length) under them.
+  const int line = ruler_h_ / 2;
   // Ticks a label's width apart at the widget's font (classroom mode's is larger: "+1.000 ms" was
   // cut at a fixed 88 px).
   const int label_w = fontMetrics().horizontalAdvance(QStringLiteral("+888.888 ms")) + 6;
@@ -390,16 +393,16 @@ void TimelineView::paintRuler(QPainter& p) {
   const std::int64_t first = (start / step + (start > 0 ? 1 : 0)) * step;
   p.setPen(QColor(60, 60, 60));
   // Labels relative to the first tick (shown in the header), so deep zooms stay readable.
-  p.drawText(QRect(6, 0, header_w_ - 8, 15), Qt::AlignVCenter | Qt::AlignLeft, tr("at %1").arg(format_time(first)));
-  p.drawText(QRect(6, 15, header_w_ - 8, 15), Qt::AlignVCenter | Qt::AlignLeft,
+  p.drawText(QRect(6, 0, header_w_ - 8, line), Qt::AlignVCenter | Qt::AlignLeft, tr("at %1").arg(format_time(first)));
+  p.drawText(QRect(6, line, header_w_ - 8, line), Qt::AlignVCenter | Qt::AlignLeft,
              tr("span %1").arg(format_ns(axis_.span())));
   p.setClipRect(header_w_, 0, width() - header_w_, height());
   for (std::int64_t t = first; t < axis_.end() + ruler_origin_; t += step) {
     const double x = header_w_ + axis_.x(t - ruler_origin_);
     p.setPen(QColor(215, 215, 215));
-    p.drawLine(QPointF(x, 0), QPointF(x, kRulerHeight));
+    p.drawLine(QPointF(x, 0), QPointF(x, ruler_h_));
     p.setPen(QColor(60, 60, 60));
-    p.drawText(QRectF(x + 3, 0, label_w, 15), Qt::AlignVCenter | Qt::AlignLeft, t == first ? "0" : "+" + format_ns(t - first));
+    p.drawText(QRectF(x + 3, 0, label_w, line), Qt::AlignVCenter | Qt::AlignLeft, t == first ? "0" : "+" + format_ns(t - first));
   }
   // The range selection's length sits in the step row; step labels under it are left out.
   QRectF sel_label;
@@ -408,9 +411,9 @@ void TimelineView::paintRuler(QPainter& p) {
   if (time_selection_) {
     sel_text = format_ns(time_selection_->end - time_selection_->start);
     const double x0 = axis_.x(time_selection_->start), x1 = axis_.x(time_selection_->end);
-    const QRectF band = span_rect(header_w_, x0, x1, 15, 14, w);
+    const QRectF band = span_rect(header_w_, x0, x1, line, line - 1, w);
     const double tw = fontMetrics().horizontalAdvance(sel_text) + 8;
-    sel_label = QRectF(band.center().x() - std::max(tw, band.width()) / 2, 15, std::max(tw, band.width()), 14);
+    sel_label = QRectF(band.center().x() - std::max(tw, band.width()) / 2, line, std::max(tw, band.width()), line - 1);
   }
   // Step indices.
   const auto& steps = data_.steps();
@@ -420,7 +423,7 @@ void TimelineView::paintRuler(QPainter& p) {
     const double x0 = std::max(0.0, axis_.x(it->start)), x1 = std::min(w, axis_.x(it->end));
     const QString label = x1 - x0 > 60 ? tr("step %1").arg(it->global_step) : QString::number(it->global_step);
     const double tw = fontMetrics().horizontalAdvance(label) + 4;
-    const QRectF label_rect(header_w_ + x0, 15, x1 - x0, 15);
+    const QRectF label_rect(header_w_ + x0, line, x1 - x0, line);
     if (x1 - x0 < tw || x0 < last_right || (!sel_label.isNull() && label_rect.intersects(sel_label))) {
       if (x1 - x0 < 1) {  // many steps per pixel: jump to the next pixel column
         const std::int64_t next = axis_.t(std::floor(axis_.x(it->end)) + 1);
@@ -435,7 +438,7 @@ void TimelineView::paintRuler(QPainter& p) {
   }
   if (time_selection_) {
     const double x0 = axis_.x(time_selection_->start), x1 = axis_.x(time_selection_->end);
-    p.fillRect(span_rect(header_w_, x0, x1, 15, 14, w), QColor(40, 110, 220, 170));
+    p.fillRect(span_rect(header_w_, x0, x1, line, line - 1, w), QColor(40, 110, 220, 170));
     p.fillRect(sel_label, QColor(40, 110, 220));
     p.setPen(Qt::white);
     p.drawText(sel_label, Qt::AlignCenter, sel_text);
@@ -445,7 +448,7 @@ void TimelineView::paintRuler(QPainter& p) {
     for (const TimeSpan& s : hub_->highlight().intervals) {
       if (s.end <= axis_.start() || s.start >= axis_.end()) continue;
       p.fillRect(span_rect(header_w_, axis_.x(s.start), std::max(axis_.x(s.end), axis_.x(s.start) + 2),
-                           kRulerHeight - 4, 3, w),
+                           ruler_h_ - 4, 3, w),
                  QColor(230, 140, 0));
     }
   }

@@ -198,8 +198,8 @@ void TimelinePanel::syncScrollBar() {
   const QSignalBlocker block(scroll_);
   const int max = view_->maxScrollY();
   scroll_->setRange(0, max);
-  scroll_->setPageStep(std::max(1, view_->height() - TimelineView::kRulerHeight));
-  scroll_->setSingleStep(TimelineView::kRowHeight);
+  scroll_->setPageStep(std::max(1, view_->height() - view_->rulerHeight()));
+  scroll_->setSingleStep(view_->rowHeight());
   scroll_->setValue(view_->scrollY());
   scroll_->setVisible(max > 0);
   for (QWidget* s : track_spacers_) s->setVisible(max > 0);  // tracks end where the lanes end

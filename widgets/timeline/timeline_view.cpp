@@ -198,7 +198,7 @@ bool TimelineView::zoomToSelection() {
   return true;
 }
 
-int TimelineView::maxScrollY() const { return std::max(0, contentHeight() - (height() - kRulerHeight)); }
+int TimelineView::maxScrollY() const { return std::max(0, contentHeight() - (height() - ruler_h_)); }
 
 void TimelineView::setScrollY(int y) {
   y = std::clamp(y, 0, maxScrollY());
@@ -214,6 +214,14 @@ void TimelineView::fitHeader() {
   const QFontMetrics fm = fontMetrics();
   const int arrow = std::max(fm.horizontalAdvance(QStringLiteral("▾ ")), fm.horizontalAdvance(QStringLiteral("  ")));
   const int want = std::max(kHeaderWidth, arrow + fm.horizontalAdvance(QStringLiteral("CUDA API · …0000")) + 10);
+  // The ruler's two lines and a row of events: a line of the font each, and 2 px (the event boxes'
+  // inset), at the desktop's sizes at the least.
+  const int ruler = std::max(kRulerHeight, 2 * fm.height()), row = std::max(kRowHeight, fm.height() + 2);
+  if (ruler != ruler_h_ || row != row_h_) {
+    ruler_h_ = ruler, row_h_ = row;
+    scroll_y_ = std::clamp(scroll_y_, 0, maxScrollY());
+    update();
+  }
   if (want == header_w_) return;
   header_w_ = want;
   axis_.setWidth(std::max(1, width() - header_w_));
@@ -230,7 +238,7 @@ void TimelineView::changeEvent(QEvent* e) {
 void TimelineView::resizeEvent(QResizeEvent* e) {
   axis_.setWidth(std::max(1, e->size().width() - header_w_));
   axis_.clamp();
-  scroll_y_ = std::clamp(scroll_y_, 0, std::max(0, contentHeight() - (height() - kRulerHeight)));
+  scroll_y_ = std::clamp(scroll_y_, 0, std::max(0, contentHeight() - (height() - ruler_h_)));
   QWidget::resizeEvent(e);
 }
 
@@ -361,11 +369,11 @@ void TimelineView::hideEmptyLanes() {
 
 std::vector<TimelineView::LaneGeom> TimelineView::layout() const {
   std::vector<LaneGeom> out;
-  int y = kRulerHeight - scroll_y_;
+  int y = ruler_h_ - scroll_y_;
   for (int l : laneOrder()) {
     const Lane& lane = data_.lanes()[static_cast<std::size_t>(l)];
     const int rows = isLaneCollapsed(l) ? 1 : std::max<int>(1, static_cast<int>(lane.rows.size()));
-    const int h = rows * kRowHeight + 2 * kLanePad;
+    const int h = rows * row_h_ + 2 * kLanePad;
     out.push_back({l, y, h, rows});
     y += h;
   }
@@ -379,7 +387,7 @@ int TimelineView::contentHeight() const {
 }
 
 int TimelineView::laneAt(int y) const {
-  if (y < kRulerHeight) return -1;
+  if (y < ruler_h_) return -1;
   for (const LaneGeom& g : layout())
     if (y >= g.y && y < g.y + g.height) return g.lane;
   return -1;
@@ -395,7 +403,7 @@ int TimelineView::rowCenterY(int lane, int row) const {
   for (const LaneGeom& g : layout())
     if (g.lane == lane) {
       if (row >= g.rows) row = g.rows - 1;  // collapsed: the outermost row
-      return g.y + kLanePad + row * kRowHeight + kRowHeight / 2;
+      return g.y + kLanePad + row * row_h_ + row_h_ / 2;
     }
   return -1;
 }
@@ -446,10 +454,10 @@ EventRef TimelineView::findFlowPartner() const {
 }
 
 EventRef TimelineView::eventAt(QPoint p) const {
-  if (p.x() < header_w_ || p.y() < kRulerHeight || data_.isOverview()) return {};
+  if (p.x() < header_w_ || p.y() < ruler_h_ || data_.isOverview()) return {};
   for (const LaneGeom& g : layout()) {
     if (p.y() < g.y || p.y() >= g.y + g.height) continue;
-    const int row = std::clamp((p.y() - g.y - kLanePad) / kRowHeight, 0, g.rows - 1);
+    const int row = std::clamp((p.y() - g.y - kLanePad) / row_h_, 0, g.rows - 1);
     const Lane& lane = data_.lanes()[static_cast<std::size_t>(g.lane)];
     if (row >= static_cast<int>(lane.rows.size())) return {};
     const Row& r = lane.rows[static_cast<std::size_t>(row)];
@@ -477,14 +485,14 @@ void TimelineView::centerOn(const EventRef& e) {
   axis_.setRange(mid - span / 2, mid - span / 2 + span);
   // Vertically: bring the lane into view.
   const QRect lr = laneRect(e.lane);
-  if (lr.isEmpty() || lr.top() < kRulerHeight || lr.bottom() > height()) {
+  if (lr.isEmpty() || lr.top() < ruler_h_ || lr.bottom() > height()) {
     int y = 0;
     for (int l : laneOrder()) {
       if (l == e.lane) break;
       y += (isLaneCollapsed(l) ? 1 : std::max<int>(1, static_cast<int>(data_.lanes()[static_cast<std::size_t>(l)].rows.size()))) *
-               kRowHeight + 2 * kLanePad;
+               row_h_ + 2 * kLanePad;
     }
-    scroll_y_ = std::clamp(y, 0, std::max(0, contentHeight() - (height() - kRulerHeight)));
+    scroll_y_ = std::clamp(y, 0, std::max(0, contentHeight() - (height() - ruler_h_)));
   }
   userMoved();
 }

@@ -32,8 +32,8 @@ class TimelineView : public QWidget {
   Q_OBJECT
  public:
   static constexpr int kHeaderWidth = 190;  // lane titles at the desktop's font (px); see headerWidth()
-  static constexpr int kRulerHeight = 30;   // time ruler with step labels (px)
-  static constexpr int kRowHeight = 17;     // one row of events (px)
+  static constexpr int kRulerHeight = 30;   // time ruler with step labels at the desktop's font (px); see rulerHeight()
+  static constexpr int kRowHeight = 17;     // one row of events at the desktop's font (px); see rowHeight()
   static constexpr int kLanePad = 3;        // above and below a lane's rows (px)
   /// W/S zoom factor per key press (span × 0.8 in, ÷ 0.8 out) and A/D pan per press (10 % of the span).
   static constexpr double kKeyZoom = 0.8, kKeyPan = 0.10;
@@ -43,6 +43,12 @@ class TimelineView : public QWidget {
   /// widget's font needs it to show a CUDA API lane's kind and a thread id's last four digits
   /// ("▾ CUDA API · …4567"; classroom mode's larger font). headerWidthChanged() when it changes.
   int headerWidth() const { return header_w_; }
+  /// The time ruler's height (px): its two lines (ticks; steps) at the widget's font, kRulerHeight at
+  /// the least. Lanes start under it.
+  int rulerHeight() const { return ruler_h_; }
+  /// A row of events (px): a line of the widget's font and a little, kRowHeight at the least, so a
+  /// lane's title and the labels on its events are whole at classroom mode's font.
+  int rowHeight() const { return row_h_; }
   PanelHub* hub() const { return hub_; }
   /// What the empty timeline says: no session; nothing yet (a live source); or why a finished session
   /// has no events (its gpu_activity meta when that says "none: ...").
@@ -204,7 +210,7 @@ class TimelineView : public QWidget {
   void paintSteps(QPainter& p, int top, int bottom);
   void paintHighlightBands(QPainter& p, int top, int bottom);
   void paintLane(QPainter& p, const LaneGeom& g);
-  /// Sets headerWidth() for the widget's font; the plot area gives way.
+  /// Sets headerWidth(), rulerHeight() and rowHeight() for the widget's font; the plot area gives way.
   void fitHeader();
   /// The header's collapse arrow of `lane` ("▾ ", "▸ ", or spaces for a lane of one row).
   QString headerArrow(int lane) const;
@@ -223,7 +229,7 @@ class TimelineView : public QWidget {
   prof::analysis::DeviceProps props_;
   bool have_range_ = false;
   int scroll_y_ = 0;
-  int header_w_ = kHeaderWidth;
+  int header_w_ = kHeaderWidth, ruler_h_ = kRulerHeight, row_h_ = kRowHeight;
   // Lanes by key (keys survive a re-read of the same store).
   std::vector<std::string> custom_order_;  // empty: default order
   std::set<std::string> collapsed_, hidden_;

@@ -1,17 +1,21 @@
 // ProfileWorkspace: timeline with metric tracks, details pane, collapsible analysis tabs.
 #include "widgets/workspaces/profile_workspace.h"
 
+#include <QAbstractItemView>
 #include <QDataStream>
+#include <QHeaderView>
 #include <QEvent>
 #include <QIODevice>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "widgets/panels/metric_track.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
 #include "widgets/workspaces/layout_state.h"
@@ -19,15 +23,17 @@
 namespace ts::gui {
 
 namespace {
-/// Default heights (px) of the tracks: the memory graph's header row and plot, and utilization's
-/// three to five rows with their one-line legends.
+/// Default heights (px) of the tracks at the least: the memory graph's header row and plot, and
+/// utilization's three to five rows with their one-line legends. Taller where a track prefers it
+/// (MetricTrack::preferredTrackHeight: the memory legend's lines, the measured rows).
 constexpr int kMemoryTrackPx = 120, kUtilTrackPx = 240;
 /// Below this workspace height the tabs start collapsed, so the lanes keep at least 8 lanes in view
 /// beside the tracks on a 1366x768 screen.
 constexpr int kTabsOpenMinHeight = 820;
 /// Whole lanes in view above the tracks: 8 at the tracks' default heights, 4 at least (with a tab
-/// open, or tracks dragged taller: the trainer, its runtime calls, the first GPU stream and one more
-/// -- the default lane order puts the GPU's lanes right under the launching threads).
+/// open, tracks dragged taller, or the measured rows of utilization's default height: the trainer,
+/// its runtime calls, the first GPU stream and one more -- the default lane order puts the GPU's
+/// lanes right under the launching threads).
 constexpr int kLanesCollapsed = 8, kLanesOpen = 4;
 /// Rows of a table an open tab shows at least, under its page's row of controls and its header.
 constexpr int kTabRows = 3;
@@ -36,15 +42,23 @@ constexpr int kTabRows = 3;
 ProfileWorkspace::ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWidget* utilization, QWidget* parent)
     : QWidget(parent), timeline_(timeline) {
   setObjectName("workspace.profile");
+  memory_track_ = dynamic_cast<MetricTrack*>(memory);
+  util_track_ = dynamic_cast<MetricTrack*>(utilization);
   memory_row_ = timeline_->addTrack(memory);
   memory_row_->setObjectName("track.memory");
   util_row_ = timeline_->addTrack(utilization);
   util_row_->setObjectName("track.utilization");
+  // A track's preferred height changed (the session's measured rows arrived, the legend's lines):
+  // the default heights follow it.
+  memory_row_->installEventFilter(this);
+  util_row_->installEventFilter(this);
   tabs_ = new QTabWidget;
   tabs_->setObjectName("profile.tabs");
   tabs_->setDocumentMode(true);
   tabs_->tabBar()->setToolTip(tr("Click the current tab to collapse the tabs; click a tab to open them"));
   connect(tabs_->tabBar(), &QTabBar::tabBarClicked, this, &ProfileWorkspace::onTabClicked);
+  // Another page: its controls and summary around its table may need another height.
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] { QTimer::singleShot(0, this, &ProfileWorkspace::fitTracks); });
   split_ = new QSplitter(Qt::Vertical);
   split_->setObjectName("profile.main");
   split_->addWidget(timeline_);
@@ -59,7 +73,7 @@ ProfileWorkspace::ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWi
   column->installEventFilter(this);
   connect(column, &QSplitter::splitterMoved, this, [this, column] {
     const QList<int> s = column->sizes();
-    if (s.size() >= 3) want_memory_ = s[1], want_util_ = s[2], shrunk_ = false;
+    if (s.size() >= 3) want_memory_ = s[1], want_util_ = s[2], shrunk_ = false, user_heights_ = true;
   });
   connect(split_, &QSplitter::splitterMoved, this, [this] {
     // Dragging the collapsed bar open opens the tabs.
@@ -131,7 +145,19 @@ void ProfileWorkspace::setTabsCollapsed(bool collapsed) {
 }
 
 int ProfileWorkspace::tabsOpenHeight() const {
-  // The tab bar, a page's row of controls, a table's header and kTabRows rows, a line of summary.
+  // The current page as laid out: what it shows around its table (its controls, the table's header
+  // and scroll bar, its summary lines) and kTabRows of the table's rows.
+  QWidget* page = tabs_->currentWidget();
+  auto* view = qobject_cast<QAbstractItemView*>(page);
+  if (!view && page && !qobject_cast<QScrollArea*>(page)) view = page->findChild<QAbstractItemView*>();
+  if (view && view->isVisible() && !collapsed_) {
+    auto* table = qobject_cast<QTableView*>(view);
+    const int row = table ? table->verticalHeader()->defaultSectionSize() : std::max(view->sizeHintForRow(0), 1);
+    const int around = page->height() - view->viewport()->height();
+    if (around > 0 && view->viewport()->height() > 0) return collapsedHeight() + around + kTabRows * row + 2;
+  }
+  // Else (a page not laid out yet, a scrolled page): the tab bar, a page's row of controls, a
+  // table's header and kTabRows rows, a line of summary.
   const int line = fontMetrics().height();
   return collapsedHeight() + (line + 14) + (line + 10) + kTabRows * (line + 12) + line + 12;
 }
@@ -144,9 +170,9 @@ int ProfileWorkspace::lanesHeight(int lanes) const {
   if (static_cast<int>(order.size()) >= lanes) {
     const QRect last = view->laneRect(order[static_cast<std::size_t>(lanes - 1)]);
     const QRect first = view->laneRect(order.front());
-    if (!last.isEmpty() && !first.isEmpty()) return TimelineView::kRulerHeight + last.bottom() - first.top() + 2;
+    if (!last.isEmpty() && !first.isEmpty()) return view->rulerHeight() + last.bottom() - first.top() + 2;
   }
-  return TimelineView::kRulerHeight + lanes * 2 * TimelineView::kLanePad + (lanes + 2) * TimelineView::kRowHeight + 4;
+  return view->rulerHeight() + lanes * 2 * TimelineView::kLanePad + (lanes + 2) * view->rowHeight() + 4;
 }
 
 int ProfileWorkspace::timelineOpenHeight() const {
@@ -154,8 +180,18 @@ int ProfileWorkspace::timelineOpenHeight() const {
   if (const QWidget* alt = timeline_->alternate()) return std::max(alt->minimumSizeHint().height(), 200);
   const QSplitter* column = timeline_->trackSplitter();
   const int above = std::max(0, timeline_->height() - column->height());  // the timeline's tool row
-  return above + lanesHeight(kLanesOpen) + memory_row_->minimumSizeHint().height() +
-         util_row_->minimumSizeHint().height() + 2 * column->handleWidth();
+  const int base = above + lanesHeight(kLanesOpen) + 2 * column->handleWidth();
+  // The tracks' plots where they fit beside the tab's rows; else their header lines (fitTracks()
+  // folds them: classroom mode's font at 1280x720).
+  const QList<int> sizes = split_->sizes();
+  const int total = sizes.value(0) + sizes.value(1);
+  const int plots = trackMinimum(memory_row_, memory_track_) + trackMinimum(util_row_, util_track_);
+  const int folded = memory_track_ && util_track_ ? memory_track_->foldedHeight() + util_track_->foldedHeight() : plots;
+  return base + (base + plots <= total - split_->handleWidth() - tabsOpenHeight() ? plots : folded);
+}
+
+int ProfileWorkspace::trackMinimum(const QWidget* row, const MetricTrack* track) {
+  return track ? track->plotMinimumHeight() : row->minimumSizeHint().height();
 }
 
 void ProfileWorkspace::showEvent(QShowEvent* e) {
@@ -169,6 +205,7 @@ void ProfileWorkspace::showEvent(QShowEvent* e) {
 
 void ProfileWorkspace::resetLayout() {
   sized_ = true;
+  user_heights_ = false;
   const int h = std::max(height(), 400);
   // The tabs first (open, or collapsed on a short screen), then the column's final height from it,
   // so the lanes and tracks are sized for what they will really get.
@@ -194,25 +231,58 @@ bool ProfileWorkspace::eventFilter(QObject* o, QEvent* e) {
     keepTrackHeights();  // before the splitter hands the change out (an event filter runs first)
     QTimer::singleShot(0, this, &ProfileWorkspace::fitTracks);
   }
+  // A track's minimum or preferred height changed (its rows, its font): fitted again, and the default
+  // heights follow a new preferred one (the session's measured rows arrived) until the user drags a
+  // track or a saved layout restores a drag's heights.
+  if ((o == memory_row_ || o == util_row_) && e->type() == QEvent::LayoutRequest && sized_ && !fit_queued_) {
+    fit_queued_ = true;
+    QTimer::singleShot(0, this, [this] {
+      fit_queued_ = false;
+      keepTrackHeights();  // heights set meanwhile by someone else are theirs
+      if (!user_heights_ && preferredHeights() != preferred_seen_) defaultTracks();
+      fitTracks();
+    });
+  }
   return QWidget::eventFilter(o, e);
 }
 
+QPair<int, int> ProfileWorkspace::preferredHeights() const {
+  return {memory_track_ ? memory_track_->preferredTrackHeight() : 0, util_track_ ? util_track_->preferredTrackHeight() : 0};
+}
+
 void ProfileWorkspace::defaultTracks() {
+  preferred_seen_ = preferredHeights();
   QSplitter* column = timeline_->trackSplitter();
   const int col = std::max(column->height() - (column->count() - 1) * column->handleWidth(), 200);
-  // At least kLanesCollapsed lanes above the tracks; the tracks share what is left in the ratio of
-  // their default heights, up to those heights.
-  const int tracks = std::min(kMemoryTrackPx + kUtilTrackPx, std::max(col - lanesHeight(kLanesCollapsed), 0));
-  want_memory_ = tracks * kMemoryTrackPx / (kMemoryTrackPx + kUtilTrackPx);
-  want_util_ = tracks - want_memory_;
+  const int memory_min = trackMinimum(memory_row_, memory_track_);
+  const int want_m = std::max(kMemoryTrackPx, preferred_seen_.first), want_u = std::max(kUtilTrackPx, preferred_seen_.second);
+  // At least kLanesCollapsed lanes above the tracks, which take up to their wanted heights...
+  int tracks = std::min(want_m + want_u, std::max(col - lanesHeight(kLanesCollapsed), 0));
+  // ...but utilization's preferred rows (the measured ones beside the estimates) and the memory scale
+  // under the lanes take from them down to kLanesOpen.
+  const int util_pref = preferred_seen_.second;
+  if (tracks < util_pref + memory_min) tracks = std::min(util_pref + memory_min, std::max(col - lanesHeight(kLanesOpen), 0));
+  // Utilization its preferred rows first, then the memory scale and legend, then utilization's other rows.
+  const int util = std::min(util_pref, std::max(tracks - memory_min, 0));
+  want_memory_ = std::max(0, std::min(want_m, tracks - util));
+  want_util_ = std::max(0, tracks - want_memory_);
   shrunk_ = true;  // fitTracks() brings the tracks to these heights (or as near as the lanes allow)
 }
 
 void ProfileWorkspace::keepTrackHeights() {
   // The tracks' heights before a change of the column, unless fitTracks() shrank them: those are
   // the wanted ones (a drag, a restored layout, the defaults) that come back when there is room.
+  // Heights other than the wanted ones were set by someone else (a restored splitter, a test): kept
+  // as the user's.
   const QList<int> s = timeline_->trackSplitter()->sizes();
-  if (!shrunk_ && s.size() >= 3 && s[1] > 0 && s[2] > 0) want_memory_ = s[1], want_util_ = s[2];
+  if (shrunk_ || s.size() < 3 || s[1] <= 0 || s[2] <= 0) return;
+  if (s[1] != want_memory_ || s[2] != want_util_) user_heights_ = true;
+  want_memory_ = s[1], want_util_ = s[2];
+}
+
+void ProfileWorkspace::setTracksFolded(bool folded) {
+  if (memory_track_) memory_track_->setPlotFolded(folded);
+  if (util_track_) util_track_->setPlotFolded(folded);
 }
 
 void ProfileWorkspace::fitTracks() {
@@ -222,18 +292,53 @@ void ProfileWorkspace::fitTracks() {
   if (col <= 0) return;
   const QList<int> now = column->sizes();
   // With a tab open the lanes first (kLanesOpen whole lanes); the tracks at their wanted heights
-  // where that leaves the lanes their room, else sharing what is left in that ratio, each at least
-  // its minimum (a scale, a row with its legend). With the tabs collapsed the wanted heights as
-  // they are: the user's drag decides how many lanes show.
-  const int memory_min = memory_row_->minimumSizeHint().height(), util_min = util_row_->minimumSizeHint().height();
-  int memory = std::max(want_memory_, memory_min), util = std::max(want_util_, util_min);
-  const int lanes = collapsed_ ? column->widget(0)->minimumSizeHint().height() : lanesHeight(kLanesOpen);
-  const int room = std::max(col - lanes, memory_min + util_min);
-  if (memory + util > room) {
-    const int wanted = memory + util;
-    memory = std::max(memory_min, room * memory / wanted);
-    util = std::max(util_min, room - memory);
-    memory = std::max(memory_min, room - util);
+  // where that leaves the lanes their room, else sharing what is left, each at least its minimum (a
+  // scale, a row with its legend); where not even their minimums fit, folded to their header lines.
+  // With the tabs collapsed the wanted heights as they are: the user's drag decides how many lanes show.
+  const int memory_min = trackMinimum(memory_row_, memory_track_), util_min = trackMinimum(util_row_, util_track_);
+  // (The lanes' widget has a minimum height of its own, which the splitter keeps.)
+  const int lanes_min = column->widget(0)->minimumSizeHint().height();
+  const int lanes = collapsed_ ? lanes_min : std::max(lanes_min, lanesHeight(kLanesOpen));
+  // What the tracks ask for, in the order of what they keep: by default both their preferred heights,
+  // utilization's (the measured rows beside the estimates), the memory legend's; then both minimums.
+  // The first that the lanes leave room for, with what a tab can give beyond its rows (a legend that
+  // wrapped to another line at this width); where not even the minimums fit, the tracks fold. Which
+  // one fits does not depend on where the handle between tab and timeline is, so giving and folding
+  // never take turns.
+  const int util_pref = !user_heights_ && util_track_ ? std::max(util_min, util_track_->preferredTrackHeight()) : util_min;
+  const int memory_pref =
+      !user_heights_ && memory_track_ ? std::max(memory_min, memory_track_->preferredTrackHeight()) : memory_min;
+  const QPair<int, int> asks[] = {{memory_pref, util_pref}, {memory_min, util_pref}, {memory_pref, util_min}, {memory_min, util_min}};
+  const QList<int> split = split_->sizes();
+  const int spare = collapsed_ ? 0 : std::max(0, split.value(1) - tabsOpenHeight());
+  const QPair<int, int>* ask = nullptr;
+  for (const auto& a : asks)
+    if (!ask && a.first + a.second <= col - lanes + spare) ask = &a;
+  if (const int give = ask ? ask->first + ask->second - (col - lanes) : 0; !collapsed_ && give > 0) {
+    split_->setSizes({split.value(0) + give, split.value(1) - give});
+    return;  // the column's resize fits the tracks again
+  }
+  const bool fold = !collapsed_ && !ask && memory_track_ && util_track_;
+  setTracksFolded(fold);
+  int memory = 0, util = 0;
+  if (fold) {
+    memory = memory_track_->foldedHeight(), util = util_track_->foldedHeight();
+    // The tab takes what the lanes' room leaves (its table shows more rows); the column's resize
+    // fits the lanes and tracks again.
+    const int extra = col - lanes - memory - util;
+    if (extra > 0 && split.value(0) > extra) split_->setSizes({split.value(0) - extra, split.value(1) + extra});
+  } else {
+    memory = std::max(want_memory_, memory_min), util = std::max(want_util_, util_min);
+    const int room = std::max(col - lanes, memory_min + util_min);
+    if (memory + util > room && user_heights_) {  // the user's heights shrink in their ratio
+      const int wanted = memory + util;
+      memory = std::max(memory_min, room * memory / wanted);
+      util = std::max(util_min, room - memory);
+      memory = std::max(memory_min, room - util);
+    } else if (memory + util > room) {  // the defaults keep what the ask keeps
+      memory = std::clamp(ask ? ask->first : memory_min, memory_min, std::max(memory_min, room - util_min));
+      util = room - memory;
+    }
   }
   shrunk_ = memory != want_memory_ || util != want_util_;
   if (now.value(1) == memory && now.value(2) == util) return;
@@ -244,7 +349,8 @@ QByteArray ProfileWorkspace::saveLayout() const {
   QByteArray extra;
   QDataStream s(&extra, QIODevice::WriteOnly);
   s << collapsed_ << static_cast<qint32>(expanded_height_) << static_cast<qint32>(tabs_->currentIndex())
-    << timeline_->detailsVisible() << static_cast<qint32>(want_memory_) << static_cast<qint32>(want_util_);
+    << timeline_->detailsVisible() << static_cast<qint32>(want_memory_) << static_cast<qint32>(want_util_)
+    << user_heights_;
   return save_splitters({split_, timeline_->trackSplitter(), timeline_->detailsSplitter()}, extra);
 }
 
@@ -268,6 +374,13 @@ bool ProfileWorkspace::restoreLayout(const QByteArray& state) {
     more >> c >> x >> y >> d >> memory >> util;
     if (more.status() == QDataStream::Ok) want_memory_ = memory, want_util_ = util;
     else want_memory_ = restored.value(1, kMemoryTrackPx), want_util_ = restored.value(2, kUtilTrackPx);
+    // Whether those are a drag's (a layout saved before this was kept: taken as a drag's).
+    bool user = true;
+    if (more.status() == QDataStream::Ok) {
+      more >> user;
+      if (more.status() != QDataStream::Ok) user = true;
+    }
+    user_heights_ = user;
     shrunk_ = want_memory_ != restored.value(1) || want_util_ != restored.value(2);
     setTabsCollapsed(collapsed);  // applies the change and the sizes it needs
   }

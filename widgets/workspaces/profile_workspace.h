@@ -7,6 +7,7 @@
 // (saveLayout()/restoreLayout(); resetLayout() returns to the default for the current size).
 #pragma once
 #include <QByteArray>
+#include <QPair>
 #include <QWidget>
 
 class QSplitter;
@@ -14,6 +15,7 @@ class QTabWidget;
 
 namespace ts::gui {
 
+class MetricTrack;
 class TimelinePanel;
 
 class ProfileWorkspace : public QWidget {
@@ -21,6 +23,8 @@ class ProfileWorkspace : public QWidget {
  public:
   /// Takes the panels (reparented). `memory` and `utilization` become tracks of `timeline`; they
   /// must already be in track mode (their plot areas start at the lanes' TimelineView::headerWidth()).
+  /// Where they are MetricTracks, their preferred heights set the default ones and they fold to
+  /// their header lines when a tab leaves no room for their plots.
   ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWidget* utilization, QWidget* parent = nullptr);
   /// Adds an analysis tab; a tall page is wrapped in a scroll area so it never sets the window's
   /// minimum height.
@@ -50,22 +54,33 @@ class ProfileWorkspace : public QWidget {
  private:
   void onTabClicked(int index);
   int collapsedHeight() const;
-  /// Lanes and tracks in the column's current height: with a tab open the lanes' room first (6
-  /// lanes), the tracks at the user's heights where they fit, else shrunk, each to its minimum at most.
+  /// Lanes and tracks in the column's current height: with a tab open the lanes' room first (4
+  /// lanes), the tracks at the user's heights (or the defaults) where they fit, else shrunk, each to
+  /// its minimum at most, else folded to their header lines.
   void fitTracks();
+  void setTracksFolded(bool folded);
+  /// The least height of a track's row that shows its plot.
+  static int trackMinimum(const QWidget* row, const MetricTrack* track);
   /// Takes the tracks' present heights as the wanted ones unless fitTracks() shrank them.
   void keepTrackHeights();
-  /// The tracks' default heights for the column's height (resetLayout()): 8 lanes above them.
+  /// The tracks' default heights for the column's height: 8 lanes above them where the tracks' preferred
+  /// heights leave them, down to 4 for utilization's measured rows.
   void defaultTracks();
-  /// What an open tab needs: its bar, a page's controls, a table's header, kTabRows rows, a summary line.
+  /// The tracks' preferred heights (memory, utilization; 0 for a widget that is no MetricTrack).
+  QPair<int, int> preferredHeights() const;
+  /// What an open tab needs: its bar, the current page's controls, its table's header and kTabRows
+  /// rows, its summary lines (as laid out; estimated from the font before).
   int tabsOpenHeight() const;
-  /// The timeline's height with a tab open: its tool row, 6 whole lanes, both tracks at their minimum
+  /// The timeline's height with a tab open: its tool row, kLanesOpen whole lanes, both tracks at their
+  /// minimum where that leaves the tab its rows, else folded to their header lines
   /// (or what the widget shown in the timeline's place needs, TimelinePanel::setAlternate).
   int timelineOpenHeight() const;
   /// The height (px) of the ruler and the first `lanes` lanes.
   int lanesHeight(int lanes) const;
 
   TimelinePanel* timeline_;
+  MetricTrack* memory_track_ = nullptr;
+  MetricTrack* util_track_ = nullptr;
   QWidget* memory_row_;
   QWidget* util_row_;
   QSplitter* split_;
@@ -74,6 +89,9 @@ class ProfileWorkspace : public QWidget {
   int expanded_height_ = 0;  // the tabs' height before they collapsed
   int want_memory_ = 120, want_util_ = 240;  // the tracks' heights the user gave them (px)
   bool shrunk_ = false;  // fitTracks() made the tracks smaller than wanted (the lanes' room)
+  bool user_heights_ = false;  // want_memory_/want_util_ are a drag's (else the defaults, which follow the preferred heights)
+  bool fit_queued_ = false;    // a fitTracks() after a track's layout request is on its way
+  QPair<int, int> preferred_seen_;  // preferredHeights() when the defaults were last set
 };
 
 }  // namespace ts::gui
