@@ -50,8 +50,9 @@ class GraphNodeTracker {
   /// that writes the store's GPU records, before it appends the records of the buffers it parses
   /// (a node precedes its kernels). Returns the rows appended.
   std::size_t drain(EventStore& store);
-  /// Clones whose original had no known creating call (a graph built node by node with
-  /// cudaGraphAddKernelNode, or captured before the tracker started).
+  /// Clones whose original had no known creating call: nodes made by calls that are not followed
+  /// (event records, host functions, cudaMemcpy2DAsync captured; a graph built node by node with
+  /// cudaGraphAddKernelNode) or captured before the tracker started.
   std::int64_t unmapped_clones() const;
   /// Nodes mapped so far (originals and clones).
   std::size_t nodes() const;
