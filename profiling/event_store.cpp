@@ -12,6 +12,9 @@ StoreCounts EventStore::counts() const {
   c.losses = losses.size();
   c.epochs = epochs.size();
   c.kernels = kernels.size();
+  // Kernels before graph nodes: a graph node is appended before its kernels, so every counted
+  // kernel's node is counted too.
+  c.graph_nodes = graph_nodes.size();
   c.memcpys = memcpys.size();
   c.memsets = memsets.size();
   c.runtime = runtime.size();

@@ -28,6 +28,7 @@ struct StoreCounts {
   std::size_t epochs = 0;
   std::size_t py_frames = 0, py_stacks = 0, py_samples = 0;
   std::size_t metric_series = 0, metric_samples = 0;
+  std::size_t graph_nodes = 0;
   /// Events as the size budget counts them: kernels, copies, memsets, runtime calls, sync records,
   /// memory records and host ranges (not samples, steps or overhead records).
   std::size_t events() const { return kernels + memcpys + memsets + runtime + syncs + memory + host_ranges; }
@@ -67,6 +68,9 @@ class EventStore {
   /// writer (the PM sampler's decode thread), apart from the samplers' tables so each keeps one writer.
   AppendLog<SeriesRecord> metric_series;
   AppendLog<SampleRecord> metric_samples;
+  /// CUDA-graph nodes with the correlation id of the call that created them (GraphNodeRecord): the
+  /// GPU records' writer (the CUPTI collector's thread) appends a node before any record of it.
+  AppendLog<GraphNodeRecord> graph_nodes;
 
   EventStore();
   StoreCounts counts() const;

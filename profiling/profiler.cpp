@@ -77,6 +77,7 @@ ProfileParts profile_parts_from_env() {
     else if (part == "runtime") p.cupti_kinds.runtime = false;
     else if (part == "syncs") p.cupti_kinds.syncs = false;
     else if (part == "memory") p.cupti_kinds.memory = false;
+    else if (part == "graph_nodes") p.cupti_kinds.graph_nodes = false;
     else if (part == "cupti") p.cupti = false;
     else if (part == "samplers") p.samplers = false;
     else if (part == "host") p.host = false;
@@ -84,7 +85,7 @@ ProfileParts profile_parts_from_env() {
     else if (part == "pm") p.pm = false;
     else
       throw InputError("TRAINSCOPE_PROFILE_SKIP: unknown part '" + part +
-                       "' (kernels, copies, runtime, syncs, memory, cupti, samplers, host, writer, pm)");
+                       "' (kernels, copies, runtime, syncs, memory, graph_nodes, cupti, samplers, host, writer, pm)");
   }
   return p;
 }

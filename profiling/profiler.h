@@ -37,7 +37,7 @@ ProfileSchedule parse_profile_schedule(const std::string& text);
 /// The parts of a recording, each of which can be left out to measure what it costs on the host
 /// (bench/profile_cost.sh). A session without a part lacks what needs it: not for users' runs.
 struct ProfileParts {
-  CuptiKinds cupti_kinds;  // kernels, copies (memcpy + memset), runtime, syncs, memory
+  CuptiKinds cupti_kinds;  // kernels, copies (memcpy + memset), runtime, syncs, memory, graph_nodes
   bool cupti = true;       // false: no CUPTI at all
   bool samplers = true;    // the sampler thread (allocator, NVML, /proc)
   bool host = true;        // host ranges (and NVTX)
@@ -45,7 +45,7 @@ struct ProfileParts {
   bool pm = true;          // measured GPU metrics by CUPTI PM sampling (profiling/metrics/pm_sampler.h)
 };
 /// The parts named in TRAINSCOPE_PROFILE_SKIP (comma-separated: kernels, copies, runtime, syncs,
-/// memory, cupti, samplers, host, writer, pm) left out; unset or empty: everything. Throws InputError
+/// memory, graph_nodes, cupti, samplers, host, writer, pm) left out; unset or empty: everything. Throws InputError
 /// naming an unknown part.
 ProfileParts profile_parts_from_env();
 

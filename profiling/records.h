@@ -37,6 +37,17 @@ struct KernelRecord {
 };
 static_assert(sizeof(KernelRecord) == 56);
 
+/// A CUDA-graph node and the API call that created it. A kernel, copy or memset replayed from a graph
+/// carries its node (KernelRecord::graph_node) but the correlation id of the cudaGraphLaunch that
+/// replayed it; this row gives the node's capture-time call: the launch (cudaLaunchKernel,
+/// cuLaunchKernel, cudaMemcpyAsync, ...) made while the stream was captured, followed through the
+/// clones that instantiation makes (an executable graph's node maps where its original does).
+struct GraphNodeRecord {
+  std::uint64_t node = 0;         // CUPTI's graph node id (cuptiGetGraphNodeId)
+  std::uint32_t correlation = 0;  // the creating call's correlation id (never 0 in a stored row)
+  bool operator==(const GraphNodeRecord&) const = default;
+};
+
 /// copy_kind: CUpti_ActivityMemcpyKind (1 HtoD, 2 DtoH, 8 DtoD, ...); src/dst: CUpti_ActivityMemoryKind.
 struct MemcpyRecord {
   std::int64_t start = 0, end = 0;

@@ -1,5 +1,6 @@
 // layer_stats(): per-layer host and GPU time from the trainer's layer ranges and the kernels their
-// runtime calls launched (by correlation id), plus the memory estimate from the model spec.
+// runtime calls launched (by correlation id; a CUDA graph's kernels by their node's capture-time
+// launch), plus the memory estimate from the model spec.
 // Definitions and what is measured vs computed: layer_stats.h.
 #include "profiling/analysis/layer_stats.h"
 
@@ -12,6 +13,7 @@
 #include "engine/host_trace.h"
 #include "engine/model_spec.h"
 #include "profiling/analysis/analysis.h"
+#include "profiling/cupti/graph_nodes.h"
 
 namespace ts::prof::analysis {
 
@@ -150,34 +152,60 @@ std::vector<Call> trainer_calls(const EventStore& s, const StoreCounts& n, const
   return calls;
 }
 
-void attribute_kernels(const EventStore& s, const StoreCounts& n, HostSide& h, const std::vector<Call>& calls,
-                       LayerReport& r) {
+/// The trainer's call with correlation id `corr`; for an id no runtime call has (a kernel launched
+/// through the driver API, as cuBLAS launches its CUTLASS kernels, which the RUNTIME activity does not
+/// record), the call with the next lower id when it started no later than `not_after`, and
+/// `preceding` says so: ids are handed out in call order to runtime and driver calls alike, so the
+/// trainer's preceding runtime call was made just before it. Null when neither.
+const Call* launching_call(const std::vector<Call>& calls, std::uint32_t corr, std::int64_t not_after, bool& preceding) {
+  preceding = false;
+  if (corr == 0) return nullptr;
+  auto c = std::lower_bound(calls.begin(), calls.end(), corr, [](const Call& a, std::uint32_t v) { return a.correlation < v; });
+  if (c != calls.end() && c->correlation == corr) return &*c;
+  if (c == calls.begin() || std::prev(c)->start > not_after) return nullptr;
+  preceding = true;
+  return &*std::prev(c);
+}
+
+/// Each kernel to the layer range holding its launching call. A kernel replayed from a CUDA graph
+/// carries its cudaGraphLaunch's correlation id; when its graph node maps to the launch that was
+/// captured (graph_nodes), it goes where that launch was, and counts in the step of its replay.
+void attribute_kernels(const EventStore& s, const StoreCounts& n, const LayerStatsOptions& o, HostSide& h,
+                       const std::vector<Call>& calls, LayerReport& r) {
+  const auto captured_by = graph_node_correlations(s, n.graph_nodes);
+  const bool step_filter = o.first_step >= 0 || o.last_step >= 0;
   for (std::size_t i = 0; i < n.kernels; ++i) {
     const KernelRecord& k = s.kernels[i];
     const std::int64_t dur = std::max<std::int64_t>(0, k.end - k.start);
-    auto c = std::lower_bound(calls.begin(), calls.end(), k.correlation,
-                              [](const Call& a, std::uint32_t v) { return a.correlation < v; });
-    if (k.correlation != 0 && (c == calls.end() || c->correlation != k.correlation) && c != calls.begin() &&
-        std::prev(c)->start <= k.start) {
-      // Launched through the driver API (cuBLAS's CUTLASS kernels: cuLaunchKernel, which the
-      // RUNTIME activity does not record): correlation ids are handed out in call order to runtime
-      // and driver calls alike, so the trainer's preceding runtime call was made just before it.
-      --c;
-      ++r.kernels_by_preceding_call;
-    } else if (k.correlation == 0 || c == calls.end() || c->correlation != k.correlation) {
+    const auto node = k.graph_node != 0 ? captured_by.find(k.graph_node) : captured_by.end();
+    const bool captured = node != captured_by.end();
+    if (!captured && (k.graph_id != 0 || k.graph_node != 0)) ++r.graph_kernels_unmapped;
+    bool preceding = false;
+    const Call* c = launching_call(calls, captured ? node->second : k.correlation, k.start, preceding);
+    if (!c) {
       ++r.kernels_unmatched;
       continue;
     }
+    if (preceding) ++r.kernels_by_preceding_call;
+    std::int64_t step_time = c->start;  // the call whose step the kernel ran in
+    if (captured) {
+      ++r.kernels_by_graph_node;
+      bool via_driver = false;
+      const Call* replay = launching_call(calls, k.correlation, k.start, via_driver);
+      if (replay && !via_driver) step_time = replay->start;
+    }
+    const bool in_steps = holding(h.steps, step_time) >= 0;
     const auto& ranges = h.by_thread[c->thread];
     const std::ptrdiff_t at = holding(ranges, c->start);
     if (at >= 0) {
       const LayerRange& lr = ranges[static_cast<std::size_t>(at)];
-      if (!lr.kept) continue;
+      // A captured range belongs to the step that captured it; its replays to theirs.
+      if (captured ? step_filter && !in_steps : !lr.kept) continue;
       LayerStats& row = h.rows[static_cast<std::size_t>(lr.row)];
       PhaseTime& p = lr.phase == eval ? row.eval : lr.phase == forward ? row.forward : row.backward;
       ++p.kernels;
       p.gpu_kernel_ns += dur;
-    } else if (holding(h.steps, c->start) >= 0) {
+    } else if (in_steps) {
       ++r.kernels_outside_layers;
       r.kernel_ns_outside_layers += dur;
     }
@@ -254,10 +282,11 @@ LayerReport layer_stats(const EventStore& store, const LayerStatsOptions& o) {
     n.runtime = std::min(o.limit->runtime, now.runtime);
     n.kernels = std::min(o.limit->kernels, now.kernels);
     n.steps = std::min(o.limit->steps, now.steps);
+    n.graph_nodes = std::min(o.limit->graph_nodes, now.graph_nodes);
   }
   HostSide h = read_host(store, n, o, r);
   const std::vector<Call> calls = trainer_calls(store, n, h, r);
-  attribute_kernels(store, n, h, calls, r);
+  attribute_kernels(store, n, o, h, calls, r);
   r.layers = std::move(h.rows);
   std::sort(r.layers.begin(), r.layers.end(), [](const LayerStats& a, const LayerStats& b) {
     if ((a.spec_index < 0) != (b.spec_index < 0)) return b.spec_index < 0;

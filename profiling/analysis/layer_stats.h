@@ -11,6 +11,21 @@
 // kernels' durations (CUPTI), wherever they ran later.
 // A forward range inside an evaluation range ("evaluate") counts as eval, not forward.
 //
+// CUDA graphs (--cuda-graphs on; PyTorch's torch.cuda.graph). The engine captures the whole step
+// once per batch shape, layer ranges and all, and then replays it with one cudaGraphLaunch a step.
+// A replayed kernel's correlation id is that cudaGraphLaunch's, which lies in no layer range; its
+// CUDA-graph node (KernelRecord::graph_node) is what says where it came from: the session's
+// graph_nodes table (profiling/cupti/graph_nodes.h) maps each node to the launch that created it
+// while the stream was captured (cudaLaunchKernel inside the layer's range, at capture), and the
+// kernel is attributed as if it had that launch's correlation id: to the layer range that held the
+// capture-time launch, in the phase of that range. It counts in the step of its replay (the step
+// holding its cudaGraphLaunch), so the step filter keeps a replay's kernels with their step, not with
+// the step that captured them. Host time and calls stay what the host did: with graphs, the layers'
+// ranges exist only in the capturing steps, so calls and host_ns count captures, not steps. A graph
+// kernel whose node maps to nothing (sessions recorded before graph nodes were, CUPTI's callbacks
+// refused) is attributed by its cudaGraphLaunch as before, outside every layer, and counted in
+// LayerReport::graph_kernels_unmapped.
+//
 // Computed from the model spec (meta run.model_spec, engine/model_spec.h), NOT measured: parameter
 // counts and activation sizes by shape inference, times the batch size (meta run.config) and the
 // bytes per element. The CUDA backend fuses a ReLU/Dropout/Flatten into the op before it (its
@@ -88,6 +103,10 @@ struct LayerReport {
   /// lower correlation id (CUPTI hands ids out in call order across runtime and driver APIs), when
   /// that call started before the kernel.
   std::int64_t kernels_by_preceding_call = 0;
+  /// Kernels replayed from a CUDA graph, attributed through their graph node's capture-time launch
+  /// (see the file comment), and those whose node maps to none (attributed by their cudaGraphLaunch:
+  /// outside every layer).
+  std::int64_t kernels_by_graph_node = 0, graph_kernels_unmapped = 0;
   bool runtime_thread_guessed = false;  // see the file comment
   // The memory estimate's inputs.
   bool memory_from_spec = false;

@@ -19,6 +19,7 @@
 #include "engine/network.h"
 #include "profiling/background_thread.h"
 #include "profiling/cupti/cupti_parse.h"
+#include "profiling/cupti/graph_node_callbacks.h"
 
 namespace ts::prof {
 namespace {
@@ -77,12 +78,18 @@ struct CuptiCollector::Impl {
   std::int64_t start_offset = 0;
 
   CuptiKinds kinds;
+  GraphNodeTracker graph_nodes;                 // CUDA-graph node -> capture-time launch (graph_nodes.h)
+  CUpti_SubscriberHandle subscriber = nullptr;  // its callbacks; null when not followed
+  std::int64_t unmapped_clones_said = 0;        // meta graph_nodes.unmapped as last written
 
   Impl(EventStore& s, std::int64_t start, int r, CuptiKinds k) : store(s), clock(start, 0), rank(r), kinds(k) {}
   bool wanted(CUpti_ActivityKind k) const;
   /// Runtime records of kStateQueries off (again after RUNTIME is enabled: enabling the kind resets it).
   bool skip_state_queries();
   void start();
+  /// Subscribes to the callbacks of graph_node_callbacks.h; says in meta graph_nodes whether it could.
+  void follow_graph_nodes();
+  void unfollow_graph_nodes();
   void run();
   void drain();
   void check_clock(bool first);
@@ -95,6 +102,14 @@ std::atomic<CuptiCollector::Impl*> g_impl{nullptr};
 /// the last one (the trainer's, mid-step); parsed buffers are cleared on the collector's thread.
 /// start() fills the pool so the trainer's thread rarely makes one.
 ZeroedBufferPool g_pool(kBufferBytes, 0);
+
+/// The subscriber's callback: only the graph-node tracker's callbacks are enabled. Launch ENTER/EXIT
+/// touch thread-local state only; a node's creation or cloning (once per capture or instantiation)
+/// goes to the running collector's tracker.
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (graph_node_api_callback(domain, cbid, data)) return;
+  if (auto* impl = g_impl.load()) graph_node_resource_callback(impl->graph_nodes, domain, cbid, data, &cuptiGetGraphNodeId);
+}
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *max_records = 0;
@@ -200,11 +215,37 @@ void CuptiCollector::Impl::start() {
   }
   if (skip_state_queries())
     store.set_meta("runtime_calls.unrecorded", "state queries (cudaGetLastError, cudaGetDevice, ...)");
+  if (kinds.kernels && kinds.graph_nodes) follow_graph_nodes();
   active = true;
   thread = std::thread([this] { run(); });
 }
 
+void CuptiCollector::Impl::follow_graph_nodes() {
+  CUptiResult r = cuptiSubscribe(&subscriber, &on_callback, nullptr);
+  if (r == CUPTI_SUCCESS) r = enable_graph_node_callbacks(1, subscriber, &cuptiEnableCallback);
+  if (r != CUPTI_SUCCESS) {
+    unfollow_graph_nodes();
+    store.set_meta("graph_nodes", "not followed: CUPTI refused its callbacks (" + cupti_error(r) +
+                                      "); kernels replayed from a CUDA graph are attributed to no layer");
+    return;
+  }
+  store.set_meta("graph_nodes", "followed (CUPTI callbacks on launches and graph node creation)");
+}
+
+void CuptiCollector::Impl::unfollow_graph_nodes() {
+  if (!subscriber) return;
+  enable_graph_node_callbacks(0, subscriber, &cuptiEnableCallback);
+  cuptiUnsubscribe(subscriber);
+  subscriber = nullptr;
+}
+
 void CuptiCollector::Impl::drain() {
+  // Graph nodes first: a replayed kernel's node is then in the store before the kernel is.
+  graph_nodes.drain(store);
+  if (const std::int64_t unmapped = graph_nodes.unmapped_clones(); unmapped != unmapped_clones_said) {
+    store.set_meta("graph_nodes.unmapped", std::to_string(unmapped));
+    unmapped_clones_said = unmapped;
+  }
   std::deque<std::pair<std::uint8_t*, std::size_t>> batch;
   {
     std::lock_guard lock(mutex);
@@ -266,6 +307,7 @@ void CuptiCollector::stop() {
   }
   impl_->cv.notify_one();
   impl_->thread.join();
+  impl_->unfollow_graph_nodes();
   for (CUpti_ActivityKind k : impl_->enabled) cuptiActivityDisable(k);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   impl_->drain();

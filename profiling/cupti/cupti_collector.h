@@ -7,6 +7,10 @@
 // (clock table: offset and drift). Dropped records are summed from cuptiActivityGetNumDroppedRecords
 // per buffer into EventStore::dropped_cupti.
 //
+// CUDA graphs: the collector also subscribes to CUPTI's callbacks (graph_node_callbacks.h) so the
+// graph_nodes table says which capture-time launch each graph node came from; the mappings reach the
+// store on the collector's thread, before the kernels of the buffers it parses next.
+//
 // Refusals are not errors: with no GPU, CUPTI missing or refused (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES,
 // another subscriber such as Nsight attached), active() is false and why() says so; training goes on.
 // One collector at a time per process (CUPTI's buffer callbacks carry no user pointer).
@@ -22,8 +26,11 @@ namespace ts::prof {
 
 /// Which activity kinds to collect (all by default). Turning one off is for measuring what each
 /// costs (bench/profile_cost.sh); a session without one of them lacks the verdicts that need it.
+/// graph_nodes (with kernels only): which launch created each CUDA-graph node (graph_nodes.h), through
+/// CUPTI callbacks on the launch calls and on graph node creation and cloning; without it kernels
+/// replayed from a CUDA graph are attributed to no layer.
 struct CuptiKinds {
-  bool kernels = true, copies = true, runtime = true, syncs = true, memory = true;
+  bool kernels = true, copies = true, runtime = true, syncs = true, memory = true, graph_nodes = true;
 };
 
 class CuptiCollector {

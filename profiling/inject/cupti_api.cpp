@@ -83,6 +83,7 @@ CuptiApi load_cupti(const std::string& explicit_path) {
             sym(h, "cuptiSetThreadIdType", a.set_thread_id_type, why) & sym(h, "cuptiGetDeviceId", a.device_id, why);
   a.enable_runtime_api = reinterpret_cast<decltype(a.enable_runtime_api)>(dlsym(h, "cuptiActivityEnableRuntimeApi"));
   a.set_attribute = reinterpret_cast<decltype(a.set_attribute)>(dlsym(h, "cuptiActivitySetAttribute"));
+  a.graph_node_id = reinterpret_cast<decltype(a.graph_node_id)>(dlsym(h, "cuptiGetGraphNodeId"));
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(a.subscribe ? a.subscribe : nullptr), &info) && info.dli_fname) a.path = info.dli_fname;
   if (!ok) {

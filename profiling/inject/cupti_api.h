@@ -32,6 +32,7 @@ struct CuptiApi {
   CUptiResult (*device_id)(CUcontext, uint32_t*) = nullptr;
   CUptiResult (*enable_runtime_api)(CUpti_CallbackId, uint8_t) = nullptr;  // optional (CUPTI 12.4+)
   CUptiResult (*set_attribute)(CUpti_ActivityAttribute, size_t*, void*) = nullptr;  // optional
+  CUptiResult (*graph_node_id)(CUgraphNode, uint64_t*) = nullptr;  // optional: cuptiGetGraphNodeId
   /// The CUPTI error string of `r` ("CUPTI error N" when CUPTI cannot say).
   std::string error(CUptiResult r) const;
 };

@@ -36,7 +36,7 @@ const char* mode_name(Mode m) { return enum_name(kModes, m, "lean"); }
 const std::vector<std::string>& kind_names() {
   static const std::vector<std::string> k{"CONCURRENT_KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION",
                                           "MEMORY2", "OVERHEAD", "RUNTIME", "DRIVER", "RUNTIME_SYNC", "SYNC_CALLS",
-                                          "RUNTIME_LAUNCH"};
+                                          "RUNTIME_LAUNCH", "GRAPH_NODES"};
   return k;
 }
 
@@ -44,7 +44,7 @@ std::vector<std::string> mode_kinds(Mode m) {
   std::vector<std::string> k;
   if (m == Mode::nvtx) return k;
   if (m == Mode::lean) return {"CONCURRENT_KERNEL", "MEMCPY", "SYNC_CALLS"};
-  return {"CONCURRENT_KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION", "MEMORY2", "OVERHEAD", "RUNTIME"};
+  return {"CONCURRENT_KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION", "MEMORY2", "OVERHEAD", "RUNTIME", "GRAPH_NODES"};
 }
 
 std::string session_path(const std::string& base, std::int32_t rank, std::int64_t pid, bool is_root) {

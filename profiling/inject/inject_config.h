@@ -53,13 +53,15 @@ using EnvFn = std::function<const char*(const char* name)>;
 /// The activity kinds of a mode: lean = CONCURRENT_KERNEL, MEMCPY, SYNC_CALLS (the kinds that cost
 /// no more than kernels alone on the H200: docs/profile-a-program.md, "Modes and their cost"); full =
 /// CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION, MEMORY2, OVERHEAD, RUNTIME (every runtime call:
-/// launches, copies, syncs, allocations); nvtx = none.
+/// launches, copies, syncs, allocations), GRAPH_NODES (each CUDA-graph node's capture-time launch,
+/// which only runtime records make usable); nvtx = none.
 std::vector<std::string> mode_kinds(Mode m);
 /// Every kind name TRAINSCOPE_INJECT_KINDS accepts: CUPTI's activity kinds, RUNTIME_SYNC (runtime
 /// records of the synchronising, copying and allocating calls only: cuptiActivityEnableRuntimeApi per
-/// call), RUNTIME_LAUNCH (runtime records of the kernel and graph launches only) and SYNC_CALLS (the
+/// call), RUNTIME_LAUNCH (runtime records of the kernel and graph launches only), SYNC_CALLS (the
 /// blocking calls timed by the library through CUPTI's callback API for those calls alone: sync
-/// ranges with their thread).
+/// ranges with their thread) and GRAPH_NODES (CUPTI callbacks on the launch calls and on CUDA-graph
+/// node creation and cloning: the graph_nodes table, profiling/cupti/graph_nodes.h).
 const std::vector<std::string>& kind_names();
 
 /// The session file of a process: `base` as given (default "trainscope-<root pid>.tsession") for

@@ -1,7 +1,8 @@
 // The CUPTI side of the injection library: activity buffers (1 MiB by default, malloc'd, handed back by CUPTI
 // on its own thread and queued for the recorder's writer thread, so nothing is parsed on the
 // program's threads), the mode's activity kinds, the resource callback that says which device a
-// context is on, and the one-subscriber rule said plainly.
+// context is on, the CUDA-graph nodes' capture-time launches (GRAPH_NODES: the tracker the live
+// collector uses, profiling/cupti/graph_nodes.h), and the one-subscriber rule said plainly.
 #include <cupti.h>
 #include <dlfcn.h>
 #include <link.h>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "profiling/clock.h"
+#include "profiling/cupti/graph_node_callbacks.h"
 #include "profiling/cupti/zeroed_pool.h"
 #include "profiling/inject/cupti_api.h"
 #include "profiling/inject/inject_internal.h"
@@ -44,6 +46,9 @@ std::unique_ptr<PmSampler> g_pm;  // PM sampling, started by the writer thread o
 bool g_runtime_sync = false;  // RUNTIME_SYNC: runtime records of a few calls (start_cupti)
 bool g_sync_calls = false;    // SYNC_CALLS: callbacks on the blocking calls (start_cupti)
 bool g_runtime_launch = false;  // RUNTIME_LAUNCH: runtime records of the launch calls (start_cupti)
+bool g_graph_nodes_on = false;  // GRAPH_NODES: the graph-node callbacks are enabled (start_cupti)
+GraphNodeTracker g_graph_nodes;  // drained into the store on the writer thread (cupti_before_flush)
+std::int64_t g_unmapped_said = 0;  // meta graph_nodes.unmapped as last written (writer thread)
 /// SYNC_CALLS's calls: the runtime calls that block the host until the GPU is done (the wait
 /// behind loss.item(): cudaMemcpyAsync then cudaStreamSynchronize), through CUPTI's callback API
 /// for these ids alone (cuptiEnableCallback), timed by the library (enter/exit), not CUPTI records.
@@ -137,6 +142,8 @@ void on_sync_call(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (graph_node_api_callback(domain, cbid, data)) return;  // GRAPH_NODES' launches (none of kSyncCalls)
+  if (graph_node_resource_callback(g_graph_nodes, domain, cbid, data, g_api.graph_node_id)) return;
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) return on_sync_call(cbid, static_cast<const CUpti_CallbackData*>(data));
   if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED) return;
   const auto* r = static_cast<const CUpti_ResourceData*>(data);
@@ -231,6 +238,11 @@ void start_cupti(Recorder& rec) {
       for (CUpti_CallbackId cb : kRuntimeLaunchCalls)
         if (e == CUPTI_SUCCESS) e = g_api.enable_runtime_api(cb, 1);
       g_runtime_launch = e == CUPTI_SUCCESS;
+    } else if (k == "GRAPH_NODES") {
+      e = g_api.graph_node_id ? enable_graph_node_callbacks(1, g_subscriber, g_api.enable_callback)
+                              : CUPTI_ERROR_NOT_SUPPORTED;
+      g_graph_nodes_on = e == CUPTI_SUCCESS;
+      if (!g_graph_nodes_on) enable_graph_node_callbacks(0, g_subscriber, g_api.enable_callback);
     } else if (k == "SYNC_CALLS") {
       for (CUpti_CallbackId cb : kSyncCalls)
         if (e == CUPTI_SUCCESS) e = g_api.enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
@@ -245,12 +257,15 @@ void start_cupti(Recorder& rec) {
   rec.set_syncs_have_threads(g_runtime_sync || g_sync_calls ||
                              std::count(g_enabled.begin(), g_enabled.end(), CUPTI_ACTIVITY_KIND_RUNTIME) > 0);
   if (r != CUPTI_SUCCESS || (g_enabled.empty() && !g_runtime_sync && !g_sync_calls && !g_runtime_launch)) {
+    if (g_graph_nodes_on) enable_graph_node_callbacks(0, g_subscriber, g_api.enable_callback);
+    g_graph_nodes_on = false;
     const std::string why = r != CUPTI_SUCCESS ? g_api.error(r) : refused;
     s.set_meta("gpu_activity", "none: CUPTI refused the activity kinds: " + why);
     say("GPU activity is not recorded: CUPTI refused (" + why + ")");
     return;
   }
   if (!refused.empty()) s.set_meta("inject.kinds_refused", refused);
+  if (g_graph_nodes_on) s.set_meta("graph_nodes", "followed (CUPTI callbacks on launches and graph node creation)");
   s.set_meta("gpu_activity", "collected (CUPTI)");
   g_active.store(true);
 }
@@ -273,8 +288,18 @@ void start_pm(Recorder& rec, int device) {
   if (!g_pm->active()) say("measured metrics are not recorded: " + g_pm->why());
 }
 
+/// The graph nodes mapped since the last drain into the store (the writer thread, or the thread that
+/// finishes after joining it), before the buffers of this flush are parsed: a node precedes its kernels.
+void drain_graph_nodes(Recorder& rec) {
+  if (!g_graph_nodes_on) return;
+  g_graph_nodes.drain(rec.store());
+  if (const std::int64_t unmapped = g_graph_nodes.unmapped_clones(); unmapped != g_unmapped_said)
+    rec.store().set_meta("graph_nodes.unmapped", std::to_string(g_unmapped_said = unmapped));
+}
+
 void cupti_before_flush(Recorder& rec) {
   if (!g_active.load()) return;
+  drain_graph_nodes(rec);
   g_api.flush_all(0);  // completed buffers come back through buffer_completed, on this thread
   if (!g_device_written && g_device.load() >= 0) {
     rec.set_device(g_device.load());
@@ -298,6 +323,9 @@ void stop_cupti() {
     for (CUpti_CallbackId cb : kRuntimeLaunchCalls) g_api.enable_runtime_api(cb, 0);
   if (g_sync_calls)
     for (CUpti_CallbackId cb : kSyncCalls) g_api.enable_callback(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
+  if (g_graph_nodes_on) enable_graph_node_callbacks(0, g_subscriber, g_api.enable_callback);
+  if (Recorder* rec = recorder()) drain_graph_nodes(*rec);  // before the last flush parses the last buffers
+  g_graph_nodes_on = false;
   g_api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   // PM sampling last (its samples and meta still go into the last flush): disabling it may finalize CUPTI.
   if (g_pm) g_pm->stop();

@@ -279,6 +279,10 @@ using PY = PySampleRecord;
 constexpr Column<PY> kPySampleColumns[] = {time_ns<&PY::time>("time"), id32<&PY::thread>("tid"),
                                            id32<&PY::stack>("stack_id")};
 
+// A CUDA-graph node's id is CUPTI's (uint64, written as its int64 bits, as kernel_groups.graph_node).
+using GN = GraphNodeRecord;
+constexpr Column<GN> kGraphNodeColumns[] = {integer<&GN::node>("node_id"), id32<&GN::correlation>("correlation")};
+
 const Table<TR> kThreads{"threads", kThreadColumns};
 const Table<CR> kConfigs{"kernel_configs", kConfigColumns};
 const Table<OR> kOverheads{"overheads", kOverheadColumns};
@@ -292,6 +296,7 @@ const Table<PS> kPyStacks{"py_stacks", kPyStackColumns, true};
 const Table<PY> kPySamples{"py_samples", kPySampleColumns};
 const Table<SE> kMetricSeries{"metric_series", kSeriesColumns, true, "id"};
 const Table<SA> kMetricSamples{"metric_samples", kSampleColumns};
+const Table<GN> kGraphNodes{"graph_nodes", kGraphNodeColumns};
 
 const Table<KR> kKernelGroups{"kernel_groups", kKernelGroupColumns};
 const Table<MC> kMemcpyGroups{"memcpy_groups", kMemcpyGroupColumns};
@@ -387,6 +392,7 @@ const Table<PyStackRecord>& py_stacks() { return kPyStacks; }
 const Table<PySampleRecord>& py_samples() { return kPySamples; }
 const Table<SeriesRecord>& metric_series() { return kMetricSeries; }
 const Table<SampleRecord>& metric_samples() { return kMetricSamples; }
+const Table<GraphNodeRecord>& graph_nodes() { return kGraphNodes; }
 
 std::string create_sql(int version) {
   std::string sql =
@@ -424,6 +430,7 @@ std::string create_sql(int version) {
   add(create_table(kPySamples));
   add(create_table(kMetricSeries));
   add(create_table(kMetricSamples));
+  if (version >= kGroupedFormat) add(create_table(kGraphNodes));
   return sql + (version >= kGroupedFormat ? kViews : kFlatViews) + kCommonViews;
 }
 

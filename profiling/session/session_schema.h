@@ -12,6 +12,9 @@
 // without them has no Python samples.
 // metric_series and metric_samples (hardware-counter metrics from CUPTI PM sampling) came within
 // format 4, the same way: older readers ignore them and a file without them has no measured metrics.
+// graph_nodes (each CUDA-graph node's capture-time launch: GraphNodeRecord) came within format 4 the
+// same way: older readers ignore it, and a file without it maps no graph node (its replayed kernels
+// keep only their cudaGraphLaunch's correlation id).
 // Format 4 (kGroupedFormat) keeps in an event's row only what changes from event to event (times,
 // correlation id, bytes, address, a host range's name and step); the columns that repeat (device,
 // rank, context, stream, thread, API, launch configuration, copy kind, ...) are stored once per
@@ -119,6 +122,8 @@ const Table<PySampleRecord>& py_samples();
 /// Hardware-counter metrics (PM sampling): the same columns as sample_series and samples.
 const Table<SeriesRecord>& metric_series();
 const Table<SampleRecord>& metric_samples();
+/// CUDA-graph nodes and the correlation id of the launch that created them (within format 4).
+const Table<GraphNodeRecord>& graph_nodes();
 
 /// "CREATE TABLE name(col decl, ...)".
 template <class R>

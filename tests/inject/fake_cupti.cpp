@@ -115,6 +115,10 @@ FAKE CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain, uint32_t, const char
   return CUPTI_SUCCESS;
 }
 FAKE CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType) { return CUPTI_SUCCESS; }
+FAKE CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t* id) {
+  *id = reinterpret_cast<std::uintptr_t>(node);
+  return CUPTI_SUCCESS;
+}
 FAKE CUptiResult cuptiGetDeviceId(CUcontext, uint32_t* id) {
   *id = 0;
   return CUPTI_SUCCESS;

@@ -69,6 +69,9 @@ TEST(InjectConfig, ModesAndKinds) {
   EXPECT_EQ(std::count(lean.kinds.begin(), lean.kinds.end(), "CONCURRENT_KERNEL"), 1);
   auto full = read_config(env_of({{"TRAINSCOPE_INJECT_MODE", "full"}}), 1);
   EXPECT_EQ(std::count(full.kinds.begin(), full.kinds.end(), "RUNTIME"), 1);
+  // CUDA-graph nodes' capture-time launches: with the runtime records that make them usable only.
+  EXPECT_EQ(std::count(full.kinds.begin(), full.kinds.end(), "GRAPH_NODES"), 1);
+  EXPECT_EQ(std::count(lean.kinds.begin(), lean.kinds.end(), "GRAPH_NODES"), 0);
   EXPECT_TRUE(read_config(env_of({{"TRAINSCOPE_INJECT_MODE", "nvtx"}}), 1).kinds.empty());
   auto bad = read_config(env_of({{"TRAINSCOPE_INJECT_MODE", "fast"}}), 1);
   EXPECT_EQ(bad.mode, Mode::lean);

@@ -367,6 +367,11 @@ TEST(Profiler, PartsLeftOutForMeasuringComeFromTheEnvironment) {
   EXPECT_FALSE(p.samplers);
   EXPECT_FALSE(p.host);
   EXPECT_TRUE(p.cupti_kinds.kernels && p.cupti_kinds.copies && p.cupti && p.writer);
+  EXPECT_TRUE(p.cupti_kinds.graph_nodes);
+  setenv("TRAINSCOPE_PROFILE_SKIP", "graph_nodes", 1);  // the CUDA-graph node callbacks alone
+  p = profile_parts_from_env();
+  EXPECT_FALSE(p.cupti_kinds.graph_nodes);
+  EXPECT_TRUE(p.cupti_kinds.kernels && p.cupti_kinds.runtime);
   setenv("TRAINSCOPE_PROFILE_SKIP", "runtime,kernal", 1);
   try {
     profile_parts_from_env();

@@ -82,6 +82,7 @@ void expect_same_store(const EventStore& a, const EventStore& b) {
   expect_rows(a.py_samples, b.py_samples, "py_samples");
   expect_rows(a.metric_series, b.metric_series, "metric_series");
   expect_rows(a.metric_samples, b.metric_samples, "metric_samples");
+  expect_rows(a.graph_nodes, b.graph_nodes, "graph_nodes");
   EXPECT_EQ(a.meta(), b.meta());
   EXPECT_EQ(a.dropped().cupti, b.dropped().cupti);
   EXPECT_EQ(a.dropped().host_ranges, b.dropped().host_ranges);

@@ -222,6 +222,13 @@ void LayerTimeTable::updateSummary() {
   if (r.kernels_by_preceding_call > 0)
     lines << tr("%1 kernels launched through the driver API (cuBLAS) attributed by the preceding runtime call.")
                  .arg(r.kernels_by_preceding_call);
+  if (r.kernels_by_graph_node > 0)
+    lines << tr("%1 kernels replayed from a CUDA graph attributed by the launch that was captured in the layer.")
+                 .arg(r.kernels_by_graph_node);
+  if (r.graph_kernels_unmapped > 0)
+    lines << tr("%1 kernels replayed from a CUDA graph have no capture-time launch in this session (recorded "
+                "before graph nodes were): counted by their cudaGraphLaunch, outside the layers.")
+                 .arg(r.graph_kernels_unmapped);
   if (r.runtime_thread_guessed)
     lines << tr("Runtime calls matched to the trainer by launch count (this recording's CUPTI thread ids).");
   summary_->setText(lines.join(QLatin1Char('\n')));

@@ -7,7 +7,8 @@ bool counts_grew(const prof::StoreCounts& a, const prof::StoreCounts& b) {
          b.syncs != a.syncs || b.memory != a.memory || b.overheads != a.overheads ||
          b.host_ranges != a.host_ranges || b.threads != a.threads || b.steps != a.steps ||
          b.losses != a.losses || b.series != a.series || b.samples != a.samples || b.clock != a.clock ||
-         b.epochs != a.epochs || b.metric_series != a.metric_series || b.metric_samples != a.metric_samples;
+         b.epochs != a.epochs || b.metric_series != a.metric_series || b.metric_samples != a.metric_samples ||
+         b.graph_nodes != a.graph_nodes;
 }
 
 PanelHub::PanelHub(QObject* parent) : QObject(parent) {

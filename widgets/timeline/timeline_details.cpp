@@ -7,6 +7,7 @@
 #include "engine/host_trace.h"
 #include "profiling/analysis/range.h"
 #include "profiling/block_threads.h"
+#include "profiling/cupti/graph_nodes.h"
 #include "widgets/timeline/categories.h"
 #include "widgets/timeline/timeline_view.h"
 
@@ -56,9 +57,9 @@ QString memory_kind_name(std::uint8_t k) {
   }
 }
 
-/// Layer (innermost host range with a layer, else the innermost range) and step of a host time on
-/// the thread of runtime thread `tid` (the trainer for older sessions).
-void add_context(const prof::EventStore& s, const TimelineData& d, std::uint32_t tid, std::int64_t t, Rows& rows) {
+/// Layer (innermost host range with a layer, else the innermost range) of a host time on the thread
+/// of runtime thread `tid` (the trainer for older sessions).
+void add_layer(const prof::EventStore& s, const TimelineData& d, std::uint32_t tid, std::int64_t t, Rows& rows) {
   const int lane = d.hostLaneForRuntimeThread(tid);
   QString layer, range;
   for (const EventRef& r : d.eventsAt(lane, t)) {
@@ -69,6 +70,10 @@ void add_context(const prof::EventStore& s, const TimelineData& d, std::uint32_t
     if (layer.isEmpty() && h.layer != prof::kNoString) layer = str(s, h.layer) + " · " + str(s, h.name);
   }
   rows.emplace_back("Layer", layer.isEmpty() ? (range.isEmpty() ? QString("—") : range) : layer);
+}
+
+/// The step holding host time `t`.
+void add_step(const TimelineData& d, std::int64_t t, Rows& rows) {
   const int step = d.stepAt(t);
   if (step >= 0) {
     const StepBand& b = d.steps()[static_cast<std::size_t>(step)];
@@ -78,8 +83,18 @@ void add_context(const prof::EventStore& s, const TimelineData& d, std::uint32_t
   }
 }
 
-/// The launching runtime call of a GPU op and its layer/step.
-void add_launch(const prof::EventStore& s, const TimelineData& d, std::uint32_t corr, Rows& rows) {
+/// Layer and step of a host time on the thread of runtime thread `tid`.
+void add_context(const prof::EventStore& s, const TimelineData& d, std::uint32_t tid, std::int64_t t, Rows& rows) {
+  add_layer(s, d, tid, t, rows);
+  add_step(d, t, rows);
+}
+
+/// The launching runtime call of a GPU op and its layer/step. A GPU op replayed from a CUDA graph
+/// (`graph_node` != 0) was launched by a cudaGraphLaunch; when the session maps its node to the launch
+/// that was captured (graph_nodes), that launch is shown too, and the layer is the one it was captured
+/// in (the step stays the replay's).
+void add_launch(const prof::EventStore& s, const TimelineData& d, std::uint32_t corr, std::uint64_t graph_node,
+                Rows& rows) {
   rows.emplace_back("Correlation id", QString::number(corr));
   const auto rt = d.runtimeOf(s, corr);
   if (!rt) {
@@ -88,7 +103,17 @@ void add_launch(const prof::EventStore& s, const TimelineData& d, std::uint32_t 
   }
   const auto& r = s.runtime[*rt];
   rows.emplace_back("Launched by", QString("%1 at %2 (%3)").arg(str(s, r.name), format_time(r.start), format_ns(r.end - r.start)));
-  add_context(s, d, r.thread, r.start, rows);
+  const std::uint32_t captured = prof::graph_node_correlation(s, graph_node);
+  const auto capture = captured ? d.runtimeOf(s, captured) : std::nullopt;
+  if (captured) {
+    rows.emplace_back("Captured by", capture ? QString("%1 at %2 (correlation id %3)")
+                                                   .arg(str(s, s.runtime[*capture].name), format_time(s.runtime[*capture].start))
+                                                   .arg(captured)
+                                             : QString("correlation id %1 (a driver-API launch: no runtime call)").arg(captured));
+  }
+  if (capture) add_layer(s, d, s.runtime[*capture].thread, s.runtime[*capture].start, rows);
+  else add_layer(s, d, r.thread, r.start, rows);
+  add_step(d, r.start, rows);
 }
 
 void kernel_rows(const prof::EventStore& s, const TimelineData& d, const prof::analysis::DeviceProps& props,
@@ -112,7 +137,7 @@ void kernel_rows(const prof::EventStore& s, const TimelineData& d, const prof::a
                         : QString("unknown (no device properties)"));
   rows.emplace_back("Stream", QString("%1 (device %2)").arg(k.stream).arg(k.device));
   if (k.graph_id) rows.emplace_back("CUDA graph", QString("%1, node %2").arg(k.graph_id).arg(k.graph_node));
-  add_launch(s, d, k.correlation, rows);
+  add_launch(s, d, k.correlation, k.graph_node, rows);
   if (name != full) rows.emplace_back("Full name", full);  // last: a template name can fill the pane
 }
 
@@ -134,7 +159,7 @@ Rows event_details(const prof::EventStore& s, const TimelineData& d, const prof:
       rows.emplace_back("Bytes", QString("%1 (%2 GB/s)").arg(m.bytes).arg(static_cast<double>(m.bytes) / dur, 0, 'f', 2));
       rows.emplace_back("Memory", memory_kind_name(m.src_kind) + " → " + memory_kind_name(m.dst_kind));
       rows.emplace_back("Stream", QString("%1 (device %2)").arg(m.stream).arg(m.device));
-      add_launch(s, d, m.correlation, rows);
+      add_launch(s, d, m.correlation, m.graph_node, rows);
       break;
     }
     case Source::memset: {
@@ -144,7 +169,7 @@ Rows event_details(const prof::EventStore& s, const TimelineData& d, const prof:
       rows.emplace_back("Start", format_time(m.start));
       rows.emplace_back("Bytes", QString("%1 (value %2)").arg(m.bytes).arg(m.value));
       rows.emplace_back("Stream", QString("%1 (device %2)").arg(m.stream).arg(m.device));
-      add_launch(s, d, m.correlation, rows);
+      add_launch(s, d, m.correlation, m.graph_node, rows);
       break;
     }
     case Source::runtime: {
