@@ -82,7 +82,8 @@ constexpr std::int64_t kLaunchGapNs = 100'000;
 struct FrameShare {
   std::string where;      // "train.py:57": the innermost frame outside Python's library folders
   std::string function;   // its function (or the blocking call: ".item()")
-  std::string innermost;  // the innermost frame when it is another ("conv.py:549 _conv_forward"), else ""
+  std::string innermost;  // of the line's samples, the innermost frame most of them were in, when it is another
+                          // ("conv.py:549 _conv_forward"), else "": a line's share is never split among its callees
   double pct = 0;         // of the time its owner names (a verdict's cause), 0..100
   std::int64_t samples = 0;
 };

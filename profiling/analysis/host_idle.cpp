@@ -158,7 +158,9 @@ void python_frames(const EventStore& store, const Timeline& tl, const HostState&
   const std::size_t n = store.py_samples.size();
   if (n == 0) return;
   StackNames names(store);
+  // cause -> program line -> its samples, and per line the samples of each innermost frame under it
   std::map<std::string, std::map<std::string, FrameShare>> counts;
+  std::map<std::string, std::map<std::string, std::map<std::string, std::int64_t>>> under;
   std::map<std::string, std::int64_t> totals;
   const std::int64_t lo = tl.steps.front().start, hi = tl.steps.back().end;
   for (std::size_t i = 0; i < n; ++i) {
@@ -176,13 +178,24 @@ void python_frames(const EventStore& store, const Timeline& tl, const HostState&
                         : !short_gap && inside(h.waiting_or_communication, s.time)   ? "collective"
                                                                                      : "host";
     const FrameShare& f = names.of(s.stack);
+    // Counted by the program's line: one line's time must not be split among the library
+    // functions it calls (a Python loop calling many torch ops would show as many small shares).
     for (const char* c : {cause, "idle"}) {
-      FrameShare& slot = counts[c][f.where + "\x1f" + f.innermost];
-      if (slot.samples == 0) slot.where = f.where, slot.function = f.function, slot.innermost = f.innermost;
-      ++slot.samples, ++totals[c];
+      FrameShare& slot = counts[c][f.where];
+      if (slot.samples == 0) slot.where = f.where, slot.function = f.function;
+      ++slot.samples, ++totals[c], ++under[c][f.where][f.innermost];
     }
   }
-  for (auto& [cause, c] : counts) r.frames_by_cause[cause] = top(c, totals[cause]);
+  for (auto& [cause, c] : counts) {
+    // Each line names the innermost frame that took most of its samples ("" when that is the line itself).
+    for (auto& [where, f] : c) {
+      const auto& inner = under[cause][where];
+      f.innermost = std::max_element(inner.begin(), inner.end(), [](const auto& a, const auto& b) {
+                      return a.second < b.second;
+                    })->first;
+    }
+    r.frames_by_cause[cause] = top(c, totals[cause]);
+  }
 }
 
 /// GPU idle inside each `sync: CALL FILE:LINE` range of the stepping thread, by call site.

@@ -107,23 +107,28 @@ PythonLines python_lines(const EventStore& store, std::int64_t from_ns, std::int
   StackNames names(store);
   struct Acc {
     PythonLine line;
-    std::map<std::uint32_t, std::int64_t> stacks;  // stack id -> samples
+    std::map<std::uint32_t, std::int64_t> stacks;       // stack id -> samples
+    std::map<std::string, std::int64_t> innermost;      // innermost frame -> samples
   };
-  std::map<std::string, Acc> by_line;  // where + "\x1f" + innermost, as host_idle.cpp keys them
+  std::map<std::string, Acc> by_line;  // by the program's line, as host_idle.cpp counts them
   for (std::size_t i = 0; i < n; ++i) {
     const PySampleRecord& s = store.py_samples[i];
     if (s.time < out.from_ns || s.time >= out.to_ns || !tl.is_trainer(s.thread)) continue;
     const bool idle = !busy_at(busy, s.time);
     ++out.samples, out.idle_samples += idle;
     const FrameShare& f = names.of(s.stack);
-    Acc& a = by_line[f.where + "\x1f" + f.innermost];
-    if (a.line.samples == 0) a.line.where = f.where, a.line.function = f.function, a.line.innermost = f.innermost;
+    Acc& a = by_line[f.where];
+    if (a.line.samples == 0) a.line.where = f.where, a.line.function = f.function;
     ++a.line.samples, a.line.idle_samples += idle;
-    ++a.stacks[s.stack];
+    ++a.stacks[s.stack], ++a.innermost[f.innermost];
   }
   out.lines.reserve(by_line.size());
   for (auto& [key, a] : by_line) {
     PythonLine& l = a.line;
+    // the innermost frame that took most of the line's samples (host_idle.cpp names the same one)
+    l.innermost = std::max_element(a.innermost.begin(), a.innermost.end(), [](const auto& x, const auto& y) {
+                    return x.second < y.second;
+                  })->first;
     l.pct = 100.0 * static_cast<double>(l.samples) / static_cast<double>(out.samples);
     l.idle_pct =
         out.idle_samples > 0 ? 100.0 * static_cast<double>(l.idle_samples) / static_cast<double>(out.idle_samples) : 0;

@@ -51,11 +51,12 @@ class StackNames {
   std::unordered_map<std::uint32_t, FrameShare> cache_;
 };
 
-/// One line of the program (and the library frame it was in, as StackNames::of splits them).
+/// One line of the program, all its samples together (and the library frame most of them were in).
 struct PythonLine {
   std::string where;              // "train.py:57"
   std::string function;           // its function ("" for a stack of library frames only)
-  std::string innermost;          // "conv.py:549 _conv_forward" when the innermost frame is another, else ""
+  std::string innermost;          // the innermost frame most of its samples were in ("conv.py:549 _conv_forward")
+                                  // when that is another, else ""
   std::int64_t samples = 0;       // the stepping thread's samples in the range on this line
   double pct = 0;                 // of the range's samples, 0..100
   std::int64_t idle_samples = 0;  // of those, taken while no kernel, copy or memset ran
@@ -76,11 +77,11 @@ struct PythonLines {
   std::int64_t idle_samples = 0;      // of those, while the GPU idled
   std::int64_t recorded_samples = 0;  // py_samples in the store: any thread, any time
   bool gpu_recorded = false;          // kernels, copies or memsets were recorded (else "idle" means nothing)
-  std::vector<PythonLine> lines;      // most samples first (ties by where, then innermost)
+  std::vector<PythonLine> lines;      // one per program line, most samples first (ties by where)
 };
 
-/// The stepping thread's samples in [from_ns, to_ns) by line (StackNames::of's where + innermost,
-/// the rows of Report::frames_by_cause). to_ns <= from_ns: the analysed steps, the first
+/// The stepping thread's samples in [from_ns, to_ns) by program line (StackNames::of's where, the
+/// rows of Report::frames_by_cause; a line's samples are not split among the library frames it calls). to_ns <= from_ns: the analysed steps, the first
 /// `warmup_steps` left out as analyze()'s Options::warmup_steps does, so the counts equal the
 /// Report's (python_samples, frames_by_cause["idle"]). The stepping thread is the analysis's trainer
 /// thread (step ranges' thread, meta steps.thread; every sampled thread when neither is known). GPU

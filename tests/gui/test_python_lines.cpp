@@ -193,23 +193,24 @@ class TestPythonLines : public QObject {
     hub.setStore(small_program(), false);
     PythonLinesTable table(&hub);
     PythonLinesModel* m = table.model();
-    QCOMPARE(m->rowCount(), 3);
+    QCOMPARE(m->rowCount(), 2);  // train.py:40 is one row, inside conv or on the line itself
     const auto& p = m->lines();
     QVERIFY(p.analysed_steps);
     QCOMPARE(p.steps, std::int64_t{11});  // the warm-up step left out, as the verdicts do
     QCOMPARE(p.samples, std::int64_t{110});
     QCOMPARE(p.idle_samples, std::int64_t{66});
-    // Shown sorted by samples: load_batch (all in the gaps), the conv call, the forward line itself.
+    // Shown sorted by samples: load_batch (all in the gaps), the forward line (33 samples inside conv, 11
+    // on the line itself: one row, named by conv where most of them were).
     QSortFilterProxyModel* v = table.proxy();
-    QCOMPARE(column(*v, PythonLinesModel::LineColumn), (QStringList{"train.py:52", "train.py:40", "train.py:40"}));
-    QCOMPARE(column(*v, PythonLinesModel::FunctionColumn), (QStringList{"load_batch", "forward", "forward"}));
-    QCOMPARE(column(*v, PythonLinesModel::SamplesColumn), (QStringList{"66", "33", "11"}));
-    QCOMPARE(column(*v, PythonLinesModel::RangeShareColumn), (QStringList{"60.0 %", "30.0 %", "10.0 %"}));
-    QCOMPARE(column(*v, PythonLinesModel::IdleShareColumn), (QStringList{"100.0 %", "0.0 %", "0.0 %"}));
-    QCOMPARE(column(*v, PythonLinesModel::InnermostColumn), (QStringList{"—", "conv.py:549 _conv_forward", "—"}));
+    QCOMPARE(column(*v, PythonLinesModel::LineColumn), (QStringList{"train.py:52", "train.py:40"}));
+    QCOMPARE(column(*v, PythonLinesModel::FunctionColumn), (QStringList{"load_batch", "forward"}));
+    QCOMPARE(column(*v, PythonLinesModel::SamplesColumn), (QStringList{"66", "44"}));
+    QCOMPARE(column(*v, PythonLinesModel::RangeShareColumn), (QStringList{"60.0 %", "40.0 %"}));
+    QCOMPARE(column(*v, PythonLinesModel::IdleShareColumn), (QStringList{"100.0 %", "0.0 %"}));
+    QCOMPARE(column(*v, PythonLinesModel::InnermostColumn), (QStringList{"—", "conv.py:549 _conv_forward"}));
     // Numeric sorting: ascending samples puts the smallest first.
     v->sort(PythonLinesModel::SamplesColumn, Qt::AscendingOrder);
-    QCOMPARE(v->data(v->index(0, PythonLinesModel::SamplesColumn), kSortRole).toLongLong(), 11);
+    QCOMPARE(v->data(v->index(0, PythonLinesModel::SamplesColumn), kSortRole).toLongLong(), 44);
     const QString header = table.headerLabel()->text();
     QVERIFY2(header.contains("analysed steps") && header.contains("110 samples") && header.contains("1000 Hz") &&
                  header.contains("66 while the GPU idled"),
@@ -225,11 +226,11 @@ class TestPythonLines : public QObject {
     const QString tip = table.proxy()->data(conv, Qt::ToolTipRole).toString();
     const QStringList lines = tip.split('\n');
     QVERIFY2(lines.size() >= 4, qPrintable(tip));
-    QVERIFY2(lines[0].contains("train.py:40") && lines[0].contains("33 of its 33"), qPrintable(tip));
+    QVERIFY2(lines[0].contains("train.py:40") && lines[0].contains("33 of its 44"), qPrintable(tip));
     QCOMPARE(lines[1], QString("    train.py:80 main"));  // outermost first
     QCOMPARE(lines[2], QString(" ▶ train.py:40 forward"));
     QCOMPARE(lines[3], QString("    conv.py:549 _conv_forward"));
-    QVERIFY2(tip.contains("33 samples, 30.0 % of the range; 0 while the GPU idled"), qPrintable(tip));
+    QVERIFY2(tip.contains("44 samples, 40.0 % of the range; 0 while the GPU idled"), qPrintable(tip));
   }
 
   void theSelectedRangeChangesTheRows() {
@@ -237,7 +238,7 @@ class TestPythonLines : public QObject {
     hub.setStore(small_program(), false);
     TimelineView timeline(&hub);
     PythonLinesTable table(&hub, &timeline);
-    QCOMPARE(table.model()->rowCount(), 3);
+    QCOMPARE(table.model()->rowCount(), 2);
     timeline.setTimeSelection(TimeSpan{4 * kMs, 10 * kMs});  // the first gap: load_batch only
     QVERIFY(table.range());
     QCOMPARE(table.model()->rowCount(), 1);
@@ -246,14 +247,14 @@ class TestPythonLines : public QObject {
     QCOMPARE(column(*table.proxy(), PythonLinesModel::IdleShareColumn), QStringList{"100.0 %"});
     QVERIFY2(table.headerLabel()->text().startsWith("Selected range"), qPrintable(table.headerLabel()->text()));
     timeline.setTimeSelection(TimeSpan{0, 4 * kMs});  // the first kernel: the GPU never idled
-    QCOMPARE(table.model()->rowCount(), 2);
-    QCOMPARE(column(*table.proxy(), PythonLinesModel::IdleShareColumn), (QStringList{"0.0 %", "0.0 %"}));
+    QCOMPARE(table.model()->rowCount(), 1);
+    QCOMPARE(column(*table.proxy(), PythonLinesModel::IdleShareColumn), (QStringList{"0.0 %"}));
     timeline.setTimeSelection(TimeSpan{200 * kMs, 300 * kMs});  // after the recording
     QVERIFY(table.view()->isHidden());
     QVERIFY2(table.emptyLabel()->text().contains("in the selected range"), qPrintable(table.emptyLabel()->text()));
     timeline.setTimeSelection(std::nullopt);  // Esc: the analysed steps again
     QVERIFY(!table.range());
-    QCOMPARE(table.model()->rowCount(), 3);
+    QCOMPARE(table.model()->rowCount(), 2);
     QVERIFY(table.model()->lines().analysed_steps);
   }
 
@@ -269,7 +270,7 @@ class TestPythonLines : public QObject {
     QCOMPARE(table.emptyLabel()->text(), PythonLinesTable::noSamplesText());
     QVERIFY(table.emptyLabel()->text().contains("trainscope-run --python"));
     hub.setStore(small_program(), false);
-    QCOMPARE(table.model()->rowCount(), 3);
+    QCOMPARE(table.model()->rowCount(), 2);
     QVERIFY(!table.view()->isHidden());
   }
 
@@ -283,9 +284,9 @@ class TestPythonLines : public QObject {
     QAbstractItemModelTester proxy_tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
     const auto store = small_program();
     model.setLines(prof::analysis::python_lines(*store, 0, 0, 1));  // reset
-    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.rowCount(), 2);
     model.setLines(prof::analysis::python_lines(*store, 0, 60 * kMs));  // the same lines: in place
-    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.rowCount(), 2);
     model.setLines(prof::analysis::python_lines(*store, 4 * kMs, 10 * kMs));  // fewer: reset
     QCOMPARE(model.rowCount(), 1);
     for (int c = 0; c < PythonLinesModel::ColumnCount; ++c) {

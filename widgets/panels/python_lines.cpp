@@ -25,9 +25,11 @@ constexpr StatsColumn kColumns[PythonLinesModel::ColumnCount] = {
     {"% while GPU idle", nullptr,
      "This line's samples taken while no kernel, copy or memset ran, over all such samples in "
      "the range (the verdicts' \"where (Python)\" share)"},
-    {"Innermost frame", nullptr,
-     "The innermost frame when it is in a library (torch, numpy, the standard library): what "
-     "the line was inside; — when the line itself was running"},
+    {"Mostly inside", nullptr,
+     "Of this line's samples, the innermost frame most of them were in when it is in a library (torch, "
+     "numpy, the standard library): what the line was mostly doing; — when the line itself was running. "
+     "The line's samples are counted together whatever they were inside (the tooltip shows its most "
+     "frequent stack)"},
 };
 
 /// Frames a tooltip lists at most: the outermost few, then the innermost ones.
