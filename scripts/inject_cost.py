@@ -34,6 +34,9 @@ CONFIGS = {
     "lean-py-notensor": ({"TRAINSCOPE_PYTHON_SKIP": "tensor"}, "lean"),
     "lean-py-hooksonly": ({"TRAINSCOPE_PYTHON_HZ": "0", "TRAINSCOPE_PYTHON_SKIP": "backward,dataloader,optimizer"}, "lean"),
     "lean-nosmp": ({"TRAINSCOPE_INJECT_SAMPLE_MS": "0"}, "lean"),
+    # CUPTI's own cost: kernel records made and handed back, none parsed or written (a measurement knob)
+    "kernel-discard": ({"TRAINSCOPE_INJECT_KINDS": "CONCURRENT_KERNEL", "TRAINSCOPE_INJECT_DISCARD": "1"}, None),
+    "lean-discard": ({"TRAINSCOPE_INJECT_DISCARD": "1"}, "lean"),
     "lean-flush1000": ({"TRAINSCOPE_INJECT_FLUSH_MS": "1000"}, "lean"),
     "lean-buf4m": ({"TRAINSCOPE_INJECT_BUFFER_KB": "4096"}, "lean"),
     "lean-nomem": ({"TRAINSCOPE_INJECT_KINDS": "CONCURRENT_KERNEL,MEMCPY,MEMSET,SYNCHRONIZATION"}, None),

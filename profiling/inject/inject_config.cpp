@@ -94,6 +94,13 @@ InjectConfig read_config(const EnvFn& env, std::int64_t pid) {
     return fallback;
   };
   c.flush_ms = static_cast<int>(number("TRAINSCOPE_INJECT_FLUSH_MS", 20, 10000, false, c.flush_ms));
+  if (const std::string d = get("TRAINSCOPE_INJECT_DISCARD"); d == "1") {
+    c.discard_buffers = true;
+    c.warnings.push_back("TRAINSCOPE_INJECT_DISCARD=1: CUPTI's records are thrown away unread (a measurement "
+                         "knob: the session has no GPU activity)");
+  } else if (!d.empty() && d != "0") {
+    c.warnings.push_back("TRAINSCOPE_INJECT_DISCARD=" + d + ": not 0 or 1; ignored");
+  }
   c.sample_ms = static_cast<int>(number("TRAINSCOPE_INJECT_SAMPLE_MS", 10, 10000, true, c.sample_ms));
   c.buffer_bytes = static_cast<std::size_t>(
       number("TRAINSCOPE_INJECT_BUFFER_KB", 64, 65536, false, static_cast<std::int64_t>(c.buffer_bytes >> 10)) << 10);

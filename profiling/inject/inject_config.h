@@ -39,6 +39,9 @@ struct InjectConfig {
   int flush_ms = 250;             // writer period (Recorder::start_thread)
   int sample_ms = 100;            // sampler period; 0 = no samplers
   std::size_t buffer_bytes = 1u << 20;  // one CUPTI activity buffer (a kernel record is ~300 bytes)
+  /// TRAINSCOPE_INJECT_DISCARD=1, for measuring only: completed CUPTI buffers go back to the pool
+  /// unread (no parsing, no rows), so scripts/inject_cost.py can tell CUPTI's own cost from the library's.
+  bool discard_buffers = false;
   std::int32_t rank = -1, world_size = -1;  // -1: not a distributed job
   std::string rank_source;      // "RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID" or ""
   /// The job's id: TORCHELASTIC_RUN_ID (torchrun's --rdzv-id; its default "none" names no job and is

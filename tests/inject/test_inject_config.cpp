@@ -123,6 +123,21 @@ TEST(InjectConfig, PeriodsAndBufferSizeForCostMeasurements) {
   EXPECT_NE(bad.warnings[2].find("using 1024"), std::string::npos) << bad.warnings[2];
 }
 
+TEST(InjectConfig, DiscardingCuptisRecordsIsAMeasurementKnobThatSaysSo) {
+  EXPECT_FALSE(read_config(env_of({}), 1).discard_buffers);
+  const auto on = read_config(env_of({{"TRAINSCOPE_INJECT_DISCARD", "1"}}), 1);
+  EXPECT_TRUE(on.discard_buffers);
+  ASSERT_EQ(on.warnings.size(), 1u);  // a session without GPU activity must say why
+  EXPECT_NE(on.warnings[0].find("thrown away unread"), std::string::npos) << on.warnings[0];
+  const auto off = read_config(env_of({{"TRAINSCOPE_INJECT_DISCARD", "0"}}), 1);
+  EXPECT_FALSE(off.discard_buffers);
+  EXPECT_TRUE(off.warnings.empty());
+  const auto bad = read_config(env_of({{"TRAINSCOPE_INJECT_DISCARD", "yes"}}), 1);
+  EXPECT_FALSE(bad.discard_buffers);
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_NE(bad.warnings[0].find("TRAINSCOPE_INJECT_DISCARD=yes"), std::string::npos) << bad.warnings[0];
+}
+
 TEST(CuptiLoading, AnExplicitPathAndALibraryThatIsNotCupti) {
   if (dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD))  // the copy a process has always wins
     GTEST_SKIP() << "this test process has the real libcupti loaded";
