@@ -15,12 +15,26 @@ namespace {
 constexpr std::uint32_t kTid = 9;
 constexpr std::int64_t kMs = 1'000'000;
 
+/// Step i (1-based global step i + 1) of 10 ms at i * 10 ms on kTid, with one kernel [t, t + kernel_ns).
+void add_step(EventStore& s, int i, std::int64_t kernel_ns) {
+  const std::int64_t t = i * 10 * kMs;
+  StepRecord st;
+  st.global_step = i + 1, st.start = t, st.end = t + 10 * kMs;
+  s.append(s.steps, st);
+  HostRangeRecord r;
+  r.start = t, r.end = t + 10 * kMs, r.thread = kTid, r.kind = static_cast<std::uint8_t>(trace::RangeKind::step);
+  r.name = s.strings.intern("step");
+  s.append(s.host_ranges, r);
+  KernelRecord k;
+  k.start = t, k.end = t + kernel_ns, k.correlation = static_cast<std::uint32_t>(i + 1), k.name = s.strings.intern("k");
+  s.append(s.kernels, k);
+}
+
 /// 12 steps of 10 ms (step ranges on kTid). Each step: a kernel [t, t+4 ms); samples every ms: 4
 /// while the kernel runs on train.py:40 (forward, inside torch's conv.py), 6 in the gap on
 /// train.py:52 (load_batch) — one of them (t + 9 ms) on train.py:60 (log) instead.
 struct Program {
   EventStore s;
-  std::uint32_t corr = 1;
   StringId file = s.strings.intern("/home/u/train.py");
   StringId torch_file = s.strings.intern("/usr/lib/python3/dist-packages/torch/nn/modules/conv.py");
   void frame(std::uint32_t id, const char* fn, StringId f, int line) {
@@ -40,16 +54,7 @@ struct Program {
     s.append(s.py_stacks, PyStackRecord{5, 1, 5});  // main > log
     for (int i = 0; i < 12; ++i) {
       const std::int64_t t = i * 10 * kMs;
-      StepRecord st;
-      st.global_step = i + 1, st.start = t, st.end = t + 10 * kMs;
-      s.append(s.steps, st);
-      HostRangeRecord r;
-      r.start = t, r.end = t + 10 * kMs, r.thread = kTid, r.kind = static_cast<std::uint8_t>(trace::RangeKind::step);
-      r.name = s.strings.intern("step");
-      s.append(s.host_ranges, r);
-      KernelRecord k;
-      k.start = t, k.end = t + 4 * kMs, k.correlation = corr++, k.name = s.strings.intern("k");
-      s.append(s.kernels, k);
+      add_step(s, i, 4 * kMs);
       for (int m = 0; m < 10; ++m) {
         // The forward line's stacks: mostly inside conv (3), once on the line itself (2) at m = 0.
         const std::uint32_t stack = m < 4 ? (m == 0 ? 2 : 3) : m == 9 ? 5 : 4;
@@ -159,16 +164,7 @@ TEST(PythonLines, ALineThatCallsManyLibraryFunctionsKeepsItsWholeShare) {
   }
   for (int i = 0; i < 10; ++i) {
     const std::int64_t t = i * 10 * kMs;
-    StepRecord st;
-    st.global_step = i + 1, st.start = t, st.end = t + 10 * kMs;
-    s.append(s.steps, st);
-    HostRangeRecord r;
-    r.start = t, r.end = t + 10 * kMs, r.thread = kTid, r.kind = static_cast<std::uint8_t>(trace::RangeKind::step);
-    r.name = s.strings.intern("step");
-    s.append(s.host_ranges, r);
-    KernelRecord k;
-    k.start = t, k.end = t + kMs, k.correlation = static_cast<std::uint32_t>(i + 1), k.name = s.strings.intern("k");
-    s.append(s.kernels, k);
+    add_step(s, i, kMs);
     for (int m = 1; m < 10; ++m)  // 9 idle samples a step: 6 on prep.py:44 (one per torch fn), 3 on train.py:70
       s.append(s.py_samples, PySampleRecord{t + m * kMs + kMs / 2, kTid, m <= 6 ? 10u + static_cast<std::uint32_t>(m - 1) : 16u});
   }
