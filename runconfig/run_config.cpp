@@ -82,7 +82,7 @@ constexpr KnobDef kKnobs[] = {
     {"log_every", "--log-every", K::integer, 1, 1000000, false, set_integer<&C::log_every>, get_integer<&C::log_every>},
     {"deterministic", "--deterministic", K::boolean, 0, 0, false, set_flag<&C::deterministic>, get_flag<&C::deterministic>},
     {"cuda_graphs", "--cuda-graphs", K::boolean, 0, 0, false, set_flag<&C::cuda_graphs>, get_flag<&C::cuda_graphs>,
-     [](const C& c) { return c.cuda_graphs; }},  // written only when on: setups of eager runs open in older versions
+     [](const C& c) { return !c.cuda_graphs; }},  // written when off (on is the default)
     {"cpu_threads", "--cpu-threads", K::integer, 0, 1024, false, set_integer<&C::cpu_threads>, get_integer<&C::cpu_threads>},
     {"profile_schedule", "--profile-schedule", K::schedule, 0, 0, false, set_text<&C::profile_schedule>,
      get_text<&C::profile_schedule>, [](const C& c) { return !c.profile_schedule.empty(); }},

@@ -41,7 +41,10 @@ struct RunConfig {
   std::string amp = "off";           // off | fp16 | bf16
   int accumulate = 1;                // micro-batches per optimizer step
   bool deterministic = false;
-  bool cuda_graphs = false;          // CUDA: each step one replay of a captured CUDA graph (NetworkOptions)
+  // CUDA: each step one replay of a captured CUDA graph (NetworkOptions). On by default: faster at every
+  // batch size measured (bench/RESULTS.md, "CUDA-graph steps"); ignored on the CPU and with accumulate > 1;
+  // lessons pin it off unless they say otherwise (app/runner/lesson_cmd.cpp).
+  bool cuda_graphs = true;
   double memory_limit_gib = 0;       // a simulated smaller card, GiB (0 = the real card)
   int checkpoint_every = 0;          // epochs between checkpoints (0 = none)
   std::string checkpoint = "trainscope.tsckpt";  // checkpoint file or folder
@@ -122,7 +125,8 @@ const std::vector<std::string>& run_config_keys();
 /// value (memory_limit_bytes excepted: absent means the real card, 0 GiB); "data": "sample" is the
 /// sample set (""). Reads the knobs a run can be started again with: epochs, batch_size,
 /// num_workers, accumulate, limit_train, cuda_device, lr, momentum, weight_decay, pin_memory,
-/// augment, sync_every_step, deterministic, memory_limit_bytes, seed, device, optimizer, amp, data.
+/// augment, sync_every_step, deterministic, cuda_graphs (absent: off — runs recorded before the key was
+/// written were eager), memory_limit_bytes, seed, device, optimizer, amp, data.
 /// nullopt when the text is not a JSON object, is empty, or is too deep or long to read safely.
 std::optional<RunConfig> read_run_config(const std::string& json, RunConfig base);
 

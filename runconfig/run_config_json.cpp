@@ -117,6 +117,8 @@ std::optional<RunConfig> read_run_config(const std::string& json, RunConfig s) {
   boolean("augment", s.augment);
   boolean("sync_every_step", s.sync_every_step);
   boolean("deterministic", s.deterministic);
+  // Absent: a run recorded before the key was written, which ran eager whatever the default is now.
+  s.cuda_graphs = false;
   boolean("cuda_graphs", s.cuda_graphs);
   // The simulated card in GiB (absent: a run on the real card).
   const auto* cap = find("memory_limit_bytes");

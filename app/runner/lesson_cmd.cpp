@@ -40,6 +40,9 @@ RunnerOptions run_options(const RunnerOptions& o, const std::vector<Knob>& knobs
   r.data = o.data;
   r.cpu_threads = o.cpu_threads;
   r.device = "cuda";
+  // Eager steps unless the lesson's knobs say cuda_graphs: the recordings and the promises were made so, and the
+  // lessons about launch overhead must show the launches.
+  r.cuda_graphs = false;
   for (const Knob& k : knobs) apply_knob(r, k);
   r.quiet = true;
   r.profile = true;

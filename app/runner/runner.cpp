@@ -146,9 +146,10 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--cuda-graphs", o.cuda_graphs,
                  "on: each training step is one replay of a CUDA graph captured at its first step per batch size "
                  "(the host launches one graph instead of every kernel and cuDNN/cuBLAS call); off: eager steps. "
-                 "CUDA only; steps with --accumulate > 1 stay eager")
+                 "CUDA only (ignored on the CPU); steps with --accumulate > 1 stay eager; lessons run eager unless they say "
+                 "otherwise. Default on: faster at every batch size measured")
       ->transform(CLI::CheckedTransformer(std::map<std::string, std::string>{{"on", "true"}, {"off", "false"}}))
-      ->default_str("off");
+      ->default_str("on");
   app.add_option("--checkpoint-every", o.checkpoint_every, "write a checkpoint every N epochs (0 = never)")
       ->check(kNonNegative)->capture_default_str();
   app.add_option("--checkpoint", o.checkpoint,
@@ -510,7 +511,7 @@ TrainSummary train_and_report(Trainer& trainer, const TrainConfig& c, const Cifa
                   c.model.name, data.train.count(), data.test.count(),
                   c.batch_size, c.num_workers, c.pin_memory ? "on" : "off", optimizer_name(c.optimizer.type),
                   c.optimizer.lr, amp_mode_name(c.amp), c.accumulate, c.deterministic ? ", deterministic" : "",
-                  c.cuda_graphs ? ", CUDA graphs" : ""));
+                  c.cuda_graphs && dev.device == Device::cuda && c.accumulate == 1 ? ", CUDA graphs" : ""));
   const TrainSummary s = trainer.run(stop);
   if (s.interrupted) fmt::print(stderr, "stopped by signal after the current step\n");
   return s;

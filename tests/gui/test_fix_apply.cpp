@@ -231,6 +231,32 @@ class TestFixApply : public QObject {
     QVERIFY2(g->toolTip().contains("CUDA graph"), qPrintable(g->toolTip()));
   }
 
+  void cudaGraphsAreOnByDefaultAndKeepTheChoiceAcrossTheCpu() {
+    QVERIFY(RunSettings{}.cuda_graphs);
+    RunSettingsPanel panel({test_gpu()}, QString());
+    RunSettings s;
+    s.device = Device::cuda;
+    panel.setSettings(s);
+    auto* g = panel.findChild<QCheckBox*>("cuda_graphs");
+    QComboBox* device = nullptr;  // the combo whose items are the devices (the CPU's data is -1)
+    for (auto* c : panel.findChildren<QComboBox*>())
+      if (c->findData(-1) >= 0 && c->itemText(c->findData(-1)).startsWith("CPU")) device = c;
+    QVERIFY(g && device);
+    QVERIFY(g->isEnabled() && g->isChecked());
+    const int cpu = device->findData(-1), gpu = device->currentIndex();
+    QVERIFY(cpu >= 0 && cpu != gpu);
+    device->setCurrentIndex(cpu);  // the CPU greys it out and unchecks it...
+    QVERIFY(!g->isEnabled() && !g->isChecked());
+    QVERIFY(!panel.settings().cuda_graphs);
+    device->setCurrentIndex(gpu);  // ...and the GPU again brings the default back
+    QVERIFY(g->isEnabled() && g->isChecked());
+    g->setChecked(false);  // the user's "off" survives a trip to the CPU
+    device->setCurrentIndex(cpu);
+    device->setCurrentIndex(gpu);
+    QVERIFY(!g->isChecked());
+    QVERIFY(!panel.settings().cuda_graphs);
+  }
+
   void screenshotsWhenAsked() {
     const QString dir = qEnvironmentVariable("TS_SCREENSHOTS");
     if (dir.isEmpty()) QSKIP("TS_SCREENSHOTS not set");

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "engine/network.h"
+#include "profiling/event_source.h"
 #include "runner_test_util.h"
 
 namespace ts::test {
@@ -58,6 +59,12 @@ TEST(RunnerLesson, ACpuLessonRunsRecordsAndShowsItsPromise) {
   EXPECT_TRUE(fs::exists(d / "out" / "manifest.json"));
   EXPECT_TRUE(fs::exists(d / "out" / "small.tsession"));
   EXPECT_TRUE(fs::exists(d / "out" / "large.tsession"));
+  // Lessons run eager steps unless their knobs say cuda_graphs (the default of other runs is on).
+  const auto src = prof::open_session((d / "out" / "small.tsession").string());
+  rapidjson::Document config;
+  config.Parse(src->store().meta().at("run.config").c_str());
+  ASSERT_TRUE(config.IsObject() && config.HasMember("cuda_graphs"));
+  EXPECT_FALSE(config["cuda_graphs"].GetBool());
   fs::remove_all(d);
 }
 

@@ -37,7 +37,7 @@ RunConfig sample_config() {
   c.amp = "bf16";
   c.accumulate = 4;
   c.deterministic = true;
-  c.cuda_graphs = true;
+  c.cuda_graphs = false;  // not the default: eager steps
   c.memory_limit_gib = 0.5;
   c.profile_schedule = "wait=1,warmup=1,active=2,repeat=1";
   return c;
@@ -71,7 +71,7 @@ TEST(RunConfigKnobs, SetupKnobsReadBackToTheSameConfig) {
   EXPECT_EQ(back.amp, "bf16");
   EXPECT_EQ(back.seed, 42u);
   EXPECT_EQ(back.profile_schedule, c.profile_schedule);
-  EXPECT_TRUE(back.cuda_graphs);
+  EXPECT_FALSE(back.cuda_graphs);  // written as off, read as off
   std::set<std::string> names;
   for (const auto& [name, value] : k) names.insert(name);
   EXPECT_FALSE(names.count("nesterov"));  // read from a setup, not written into one
@@ -83,6 +83,7 @@ TEST(RunConfigKnobs, DefaultsLeaveOutWhatIsOff) {
   for (const auto& [name, value] : knobs_of(RunConfig{})) names.insert(name);
   for (const char* off : {"device", "memory_limit_gib", "momentum", "weight_decay", "profile_schedule", "nesterov", "cuda_graphs"})
     EXPECT_FALSE(names.count(off)) << off;
+  EXPECT_TRUE(RunConfig{}.cuda_graphs);  // on by default: left out of a setup, written when off
   for (const char* on : {"model", "batch_size", "epochs", "lr", "seed", "log_every", "cpu_threads"})
     EXPECT_TRUE(names.count(on)) << on;
 }
@@ -122,7 +123,7 @@ TEST(RunConfigEngine, TrainConfigCarriesEveryKnob) {
   EXPECT_TRUE(t.optimizer.nesterov);
   EXPECT_EQ(t.amp, AmpMode::bf16);
   EXPECT_EQ(t.accumulate, 4);
-  EXPECT_TRUE(t.cuda_graphs);
+  EXPECT_FALSE(t.cuda_graphs);
   EXPECT_EQ(t.log_every, 7);
   EXPECT_EQ(t.cpu_threads, 2);
   EXPECT_EQ(t.memory_limit_bytes, kGiB / 2);
@@ -172,7 +173,10 @@ TEST(RunConfigJson, ReadsBackWhatARunCanStartAgainWith) {
   EXPECT_EQ(back->seed, 42u);
   EXPECT_EQ(back->data, "/data/cifar");
   EXPECT_TRUE(back->deterministic);
-  EXPECT_TRUE(back->cuda_graphs);
+  EXPECT_FALSE(back->cuda_graphs);
+  RunConfig graphs = sample_config();
+  graphs.cuda_graphs = true;
+  EXPECT_TRUE(read_run_config(run_config_json(graphs, resolve_model("tiny_cnn"), "trainscope"), RunConfig{})->cuda_graphs);
 }
 
 TEST(RunConfigJson, OlderSessionsAndBadTextRead) {
@@ -192,6 +196,7 @@ TEST(RunConfigJson, OlderSessionsAndBadTextRead) {
   EXPECT_EQ(r->limit_train, 256);
   EXPECT_EQ(r->data, "");  // the sample set
   EXPECT_EQ(r->memory_limit_gib, 0);
+  EXPECT_FALSE(r->cuda_graphs);  // recorded before the key was written: those runs were eager
   // The window's before: a few knobs; absent ones keep the base, the cap absent is the real card.
   const auto w = read_run_config(R"({"front_end":"trainscope","batch_size":16,"optimizer":"lion","amp":7})", base);
   ASSERT_TRUE(w);

@@ -240,6 +240,11 @@ QWidget* RunSettingsPanel::buildPrecisionBox() {
   cuda_graphs_ = new WrapCheckBox(tr("CUDA graphs (one launch per step)"));
   cuda_graphs_->setToolTip(cudaGraphsTip());
   cuda_graphs_->setObjectName("cuda_graphs");
+  cuda_graphs_->setChecked(graphs_wanted_);
+  // The user's choice, not the unchecking a CPU device does (the box is greyed out first).
+  connect(cuda_graphs_, &QCheckBox::toggled, this, [this](bool on) {
+    if (cuda_graphs_->isEnabled()) graphs_wanted_ = on;
+  });
   form->addRow(tr("AMP (autocast)"), amp_);
   form->addRow(QString(), amp_reason_);
   form->addRow(tr("Gradient accumulation"), accumulate_);
@@ -330,8 +335,8 @@ void RunSettingsPanel::updateAmpChoices() {
   amp_->setEnabled(!none && device_->isEnabled());
   // CUDA graphs need a CUDA device as fp16 does: on the CPU greyed, unchecked and saying why.
   const bool cuda = dev == Device::cuda;
-  if (!cuda) cuda_graphs_->setChecked(false);
   cuda_graphs_->setEnabled(cuda && device_->isEnabled());
+  cuda_graphs_->setChecked(cuda && graphs_wanted_);  // back on CUDA, the choice made there (on by default)
   cuda_graphs_->setToolTip(cuda ? cudaGraphsTip()
                            : device_->findData(0) >= 0 ? tr("CUDA graphs need a CUDA GPU: choose one under Device.")
                                                        : tr("CUDA graphs need a CUDA GPU; this machine has none."));
@@ -461,6 +466,7 @@ void RunSettingsPanel::setSettings(const RunSettings& s) {
   accumulate_->setValue(s.accumulate);
   memory_limit_->setValue(s.memory_limit_gib);
   deterministic_->setChecked(s.deterministic);
+  graphs_wanted_ = s.cuda_graphs;
   cuda_graphs_->setChecked(s.cuda_graphs);
   checkpoint_every_->setValue(s.checkpoint_every);
   checkpoint_path_->setText(s.checkpoint_path);

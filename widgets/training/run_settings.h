@@ -53,7 +53,7 @@ struct RunSettings {
   AmpMode amp = AmpMode::off;
   int accumulate = 1;          // micro-batches per optimizer step (1 = off)
   bool deterministic = false;
-  bool cuda_graphs = false;    // each step one CUDA-graph replay (trainscope-run --cuda-graphs on)
+  bool cuda_graphs = true;     // each step one CUDA-graph replay (trainscope-run --cuda-graphs, on by default)
   /// "Simulate a smaller card": cap the allocator at this many GiB (TrainConfig::memory_limit_bytes,
   /// trainscope-run --memory-limit); 0 = off, the real card.
   double memory_limit_gib = 0;
@@ -177,6 +177,7 @@ class RunSettingsPanel : public QWidget {
   QStringList shown_knobs_;
   QWidget *precision_box_ = nullptr, *checkpoint_box_ = nullptr;
   QCheckBox *deterministic_, *cuda_graphs_;
+  bool graphs_wanted_ = true;  // the CUDA-graphs choice, kept while a CPU device greys the box out
   QLabel* amp_reason_;
   QLineEdit* checkpoint_path_;
   QPushButton* checkpoint_browse_;
