@@ -344,8 +344,9 @@ void RunSettingsPanel::updateAmpChoices() {
 
 QString RunSettingsPanel::cudaGraphsTip() {
   return tr("Capture each training step once as a CUDA graph and replay it: the CPU launches one graph instead of "
-            "every kernel, so small batches stop waiting on the host. The timeline then shows the layers of the "
-            "captured step only. CUDA only; steps with gradient accumulation stay eager.");
+            "every kernel, so small batches stop waiting on the host. On by default. Replayed kernels keep their layers "
+            "(Layers tab, details); the host's per-layer ranges are drawn for the captured step only. CUDA only; "
+            "steps with gradient accumulation stay eager.");
 }
 
 QString RunSettingsPanel::ampUnavailableReason() const { return amp_reason_->isVisible() || !amp_->isEnabled() ? amp_reason_->text() : QString(); }
