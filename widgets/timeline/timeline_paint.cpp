@@ -233,6 +233,15 @@ void TimelineView::paintLane(QPainter& p, const LaneGeom& g) {
              have_marks && !search_.isEmpty() ? &marks_[g.lane][static_cast<std::size_t>(r)] : nullptr,
              have_marks ? &outlined_[g.lane][static_cast<std::size_t>(r)] : nullptr);
   }
+  // Nothing of the lane in view: where its events are, in its first row, so it does not look empty
+  // (earlier ones noted at the left edge, later ones at the right).
+  if (const QString note = offViewNote(g.lane); !note.isEmpty()) {
+    const QRect row(header_w_ + 6, g.y + kLanePad, width() - header_w_ - 12, row_h_);
+    const bool later = offView(g.lane).before == 0;
+    p.setPen(QColor(100, 100, 110));
+    p.drawText(row, Qt::AlignVCenter | (later ? Qt::AlignRight : Qt::AlignLeft),
+               fontMetrics().elidedText(note, Qt::ElideRight, row.width()));
+  }
   p.setClipping(false);
   p.setPen(QColor(225, 225, 230));
   p.drawLine(0, g.y + g.height - 1, width(), g.y + g.height - 1);
