@@ -26,6 +26,7 @@
 #include <QWindow>
 #include <algorithm>
 
+#include "doctor/host.h"
 #include "engine/memory.h"
 #include "widgets/data/cifar_download.h"
 #include "widgets/common/elided_label.h"
@@ -56,7 +57,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   gpus_ = list_cuda_devices();
   if (gpus_.empty()) {
     cuda_available(&why);
-    no_gpu_reason_ = QString::fromStdString(why.empty() ? "no CUDA device found" : why);
+    // In the doctor's words where the PCI bus says more: no NVIDIA device at all is a state, not a
+    // fault (the runtime's cudaErrorInsufficientDriver, "CUDA driver version is insufficient", read
+    // as a driver to update on a laptop without an NVIDIA GPU, beside the doctor's "nothing wrong").
+    const auto pci = doctor::read_nvidia_pci("/sys/bus/pci/devices");
+    no_gpu_hardware_ = pci && pci->empty();
+    no_gpu_reason_ = no_gpu_hardware_ ? tr("no NVIDIA GPU on this machine")
+                                      : QString::fromStdString(why.empty() ? "no CUDA device found" : why);
   }
   model_ = new ModelBuilder;
   settings_ = new RunSettingsPanel(gpus_, no_gpu_reason_);
@@ -105,7 +112,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   fitToScreen(!restored);
   applyPreferences();
   if (gpus_.empty())
-    showMessage(tr("No usable GPU (%1): runs use the CPU backend (oneDNN).").arg(no_gpu_reason_), false);
+    showMessage(no_gpu_hardware_ ? tr("No NVIDIA GPU on this machine: runs use the CPU backend (oneDNN).")
+                                 : tr("No usable GPU (%1): runs use the CPU backend (oneDNN).").arg(no_gpu_reason_),
+                false);
   updateActions();
 }
 

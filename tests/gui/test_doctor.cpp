@@ -17,6 +17,7 @@
 
 #include "app/gui/main_window.h"
 #include "common/healthy_environment.h"
+#include "doctor/host.h"
 #include "doctor/probe.h"
 #include "gui/gui_test_util.h"
 #include "widgets/doctor/doctor_panel.h"
@@ -117,6 +118,19 @@ class TestDoctor : public QObject {
       QTest::qWait(300);
       QVERIFY(p.grab().save(dir + "/doctor_no_gpu.png"));
     }
+  }
+
+  /// On a machine with no NVIDIA device on its PCI bus the window's message bar says so in the
+  /// doctor's words, not in the runtime's ("cudaErrorInsufficientDriver (CUDA driver version is
+  /// insufficient …)" read as a driver to update beside the doctor's "Nothing wrong found").
+  void theWindowSaysNoGpuAsTheDoctorDoes() {
+    const auto pci = doctor::read_nvidia_pci("/sys/bus/pci/devices");
+    if (!pci || !pci->empty()) QSKIP("an NVIDIA device is on this machine's PCI bus, or the bus cannot be read");
+    MainWindow w;
+    w.show();
+    QVERIFY2(w.message().startsWith("No NVIDIA GPU on this machine: runs use the CPU backend"), qPrintable(w.message()));
+    QVERIFY2(!w.message().contains("insufficient"), qPrintable(w.message()));
+    QCOMPARE(w.noGpuReason(), QString("no NVIDIA GPU on this machine"));
   }
 
   void checkAgainReadsTheProbeAgain() {
