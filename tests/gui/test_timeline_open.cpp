@@ -2,7 +2,8 @@
 // the warm-up step; Fit all still shows everything), an imported trace's from its first step; Find
 // searches every slice (a host range by name, copies, runtime calls) with next/previous; adjacent
 // step ranges alternate colours and PyTorch's host ops get shades by name; empty lanes are hidden and
-// listed, unchecked, in the lane menu; the ruler's step labels never overlap the selection's label.
+// listed, unchecked, in the lane menu; the ruler's step labels never overlap the selection's label and
+// its tick labels are whole.
 // A lane with nothing in view (a helper stream that only ran at start-up) says where its events are
 // and a double-click shows them. An Nsight Systems export opens through the window's loader and shows
 // its streams as lanes.
@@ -262,6 +263,15 @@ class TestTimelineOpen : public QObject {
     w.view.setTimeSelection(std::nullopt);
     w.view.grab();
     QVERIFY(w.view.rulerLabels().size() > labels.size() - 1);  // the step labels are back
+    // The ticks' labels are whole at any width: the last one was cut at the right edge ("+16").
+    for (int width : {1280, 1091, 777, 650}) {
+      w.view.resize(width, 400);
+      w.view.grab();
+      QVERIFY(!w.view.rulerTickLabels().empty());
+      for (const QRectF& r : w.view.rulerTickLabels())
+        QVERIFY2(r.left() >= w.view.headerWidth() && r.right() <= width,
+                 qPrintable(QString("a tick label at x %1-%2 in a %3 px view").arg(r.left()).arg(r.right()).arg(width)));
+    }
   }
 
   void nsysExportShowsItsStreamsAsLanes() {

@@ -151,6 +151,9 @@ class TimelineView : public QWidget {
   /// The step-row labels of the time ruler the last paint drew (step indices, the selection's
   /// length), widget coordinates: they never overlap.
   const std::vector<QRectF>& rulerLabels() const { return ruler_labels_; }
+  /// The time ruler's tick labels the last paint drew ("0", "+500.0 µs"), widget coordinates: each
+  /// whole inside the widget (one the right edge would cut is left out).
+  const std::vector<QRectF>& rulerTickLabels() const { return tick_labels_; }
   /// End (session ns) of the newest event drawn by the last paint (0 before the first).
   qint64 newestShownEnd() const { return newest_shown_; }
   /// The device properties used for occupancy (from the store's meta).
@@ -268,7 +271,7 @@ class TimelineView : public QWidget {
   QString marks_search_, marks_highlight_;
   qint64 newest_shown_ = 0;
   std::int64_t ruler_origin_ = 0;
-  std::vector<QRectF> ruler_labels_;
+  std::vector<QRectF> ruler_labels_, tick_labels_;
   mutable std::vector<QString> short_names_;  // per string id (kernel labels)
   mutable std::vector<std::int8_t> name_shade_;  // per string id: host op shade, -1 unknown
 };
