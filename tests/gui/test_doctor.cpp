@@ -68,6 +68,7 @@ class TestDoctor : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(p->report() != nullptr, 10000);
     QTreeWidget* f = p->findingsView();
     QCOMPARE(f->topLevelItemCount(), 2);
+    QVERIFY(f->isVisibleTo(p));
     QCOMPARE(f->topLevelItem(0)->data(0, Qt::UserRole).toString(), QString("cudnn_older_than_headers"));
     QCOMPARE(f->topLevelItem(0)->text(0), QString("Problem"));
     QCOMPARE(f->topLevelItem(1)->text(0), QString("Warning"));
@@ -104,6 +105,7 @@ class TestDoctor : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(p.report() != nullptr, 10000);
     doctor::set_probe_factory(sick_factory);
     QCOMPARE(p.findingsView()->topLevelItemCount(), 0);
+    QVERIFY(!p.findingsView()->isVisibleTo(&p));  // no empty table under "Nothing wrong found"
     const QString summary = p.summaryLabel()->text();
     QVERIFY2(summary.startsWith("Nothing wrong found. No NVIDIA GPU on this machine (a state, not a fault)."),
              qPrintable(summary));
