@@ -237,7 +237,7 @@ void fill_breakdown_table(QTableWidget* t, const pc::Comparison& c) {
   QStringList rows;
   for (int k = 0; k < pa::kCategoryCount; ++k)
     rows << QString::fromLatin1(pa::category_name(static_cast<pa::Category>(k))).replace('_', ' ');
-  rows << QObject::tr("total (step window)");
+  rows << QObject::tr("total (mean per step)");
   t->setVerticalHeaderLabels(rows);
   for (int i = 0; i < n; ++i) {
     const pa::Report& r = c.sessions[static_cast<std::size_t>(i)].report;
