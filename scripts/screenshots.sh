@@ -10,6 +10,10 @@
 #   env: BUILD_DIR (default build), EPOCHS (default 2), SESSION (default tests/data/gpu_b128_nw4.tsession),
 #        TRACE (default the ResNet-50 trace of ../shared/cases/traces when present, else
 #        tests/data/traces/kineto_small.json), SIZES (default "1280x720 1366x768 1920x1080 1920x1080@1.25")
+# Every other view a teacher shows (Profile with each tab open, a job, Side by side during a run,
+# Compare, a lesson, classroom mode, the doctor), as the whole screen and also under a window manager:
+#   TS_SCREENSHOTS=DIR xvfb-run -a -s "-screen 0 1280x720x24" build/tests/ts_gui_test_screen_tour
+#   xvfb-run -a -s "-screen 0 1280x720x24" sh -c 'openbox & sleep 1; TS_SCREENSHOTS=DIR build/tests/ts_gui_test_screen_tour'
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}

@@ -26,6 +26,7 @@
 #include <QWindow>
 #include <algorithm>
 
+#include "doctor/host.h"
 #include "engine/memory.h"
 #include "widgets/data/cifar_download.h"
 #include "widgets/common/elided_label.h"
@@ -56,7 +57,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   gpus_ = list_cuda_devices();
   if (gpus_.empty()) {
     cuda_available(&why);
-    no_gpu_reason_ = QString::fromStdString(why.empty() ? "no CUDA device found" : why);
+    // In the doctor's words where the PCI bus says more: no NVIDIA device at all is a state, not a
+    // fault (the runtime's cudaErrorInsufficientDriver, "CUDA driver version is insufficient", read
+    // as a driver to update on a laptop without an NVIDIA GPU, beside the doctor's "nothing wrong").
+    const auto pci = doctor::read_nvidia_pci("/sys/bus/pci/devices");
+    no_gpu_hardware_ = pci && pci->empty();
+    no_gpu_reason_ = no_gpu_hardware_ ? tr("no NVIDIA GPU on this machine")
+                                      : QString::fromStdString(why.empty() ? "no CUDA device found" : why);
   }
   model_ = new ModelBuilder;
   settings_ = new RunSettingsPanel(gpus_, no_gpu_reason_);
@@ -91,7 +98,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   connectFixes();
   connect(session_, &TrainingSession::pausedChanged, this, [this](bool paused) {
     pause_->setText(paused ? tr("Resume") : tr("Pause"));
-    statusBar()->showMessage(paused ? tr("Paused between steps") : tr("Resumed"), 3000);
+    showStatus(paused ? tr("Paused between steps") : tr("Resumed"), 3000);
   });
 
   setAcceptDrops(true);
@@ -105,7 +112,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
   fitToScreen(!restored);
   applyPreferences();
   if (gpus_.empty())
-    showMessage(tr("No usable GPU (%1): runs use the CPU backend (oneDNN).").arg(no_gpu_reason_), false);
+    showMessage(no_gpu_hardware_ ? tr("No NVIDIA GPU on this machine: runs use the CPU backend (oneDNN).")
+                                 : tr("No usable GPU (%1): runs use the CPU backend (oneDNN).").arg(no_gpu_reason_),
+                false);
   updateActions();
 }
 
@@ -248,7 +257,7 @@ void MainWindow::buildActions() {
   connect(pause_, &QAction::triggered, this, [this] { session_->isPaused() ? session_->resume() : session_->pause(); });
   connect(stop_, &QAction::triggered, this, [this] {
     session_->stop();
-    statusBar()->showMessage(tr("Stopping after the current step…"));
+    showStatus(tr("Stopping after the current step…"));
   });
   connect(prefs_, &QAction::triggered, this, &MainWindow::showPreferences);
   connect(about_, &QAction::triggered, this, &MainWindow::showAbout);
@@ -480,8 +489,8 @@ void MainWindow::startWith(const RunSettings& settings) {
   device_label_->setText(tr("device: loading…"));
   batch_label_->setText(tr("batch size %1").arg(s.batch_size));
   workers_label_->setText(tr("num_workers %1%2").arg(s.num_workers).arg(s.pin_memory ? ", pinned" : ""));
-  statusBar()->showMessage(s.resume_path.isEmpty() ? tr("Loading the data and building the network…")
-                                                   : tr("Resuming from %1…").arg(s.resume_path));
+  showStatus(s.resume_path.isEmpty() ? tr("Loading the data and building the network…")
+                                     : tr("Resuming from %1…").arg(s.resume_path));
   updateActions();
 }
 
@@ -494,11 +503,13 @@ void MainWindow::onStarted(const RunInfo& info) {
   amp_text_ = amp_status(info.amp, info.accumulate, info.deterministic);
   amp_label_->setText(amp_text_);
   amp_label_->setToolTip(tr("The run's mixed precision (the engine's AMP mode)"));
-  statusBar()->showMessage(tr("Training on %1: %2 training / %3 test images, %4 steps per epoch")
-                               .arg(info.data_description)
-                               .arg(info.train_images)
-                               .arg(info.test_images)
-                               .arg(info.steps_per_epoch));
+  // Every line goes through showStatus: elided to the room left of the permanent labels (this one
+  // was cut under them at 1280, "20 steps per e").
+  showStatus(tr("Training on %1: %2 training / %3 test images, %4 steps per epoch")
+                 .arg(info.data_description)
+                 .arg(info.train_images)
+                 .arg(info.test_images)
+                 .arg(info.steps_per_epoch));
   if (!info.warnings.isEmpty()) showMessage(info.warnings.join("; "), false);
 }
 
@@ -511,13 +522,13 @@ void MainWindow::onFinished(const RunOutcome& o) {
   if (!o.session_error.isEmpty() && o.kind != RunOutcome::failed) showMessage(o.session_error, false);
   if (o.kind == RunOutcome::failed) {
     showMessage(o.message + " — " + o.fix, true);
-    statusBar()->showMessage(tr("The run failed"));
+    showStatus(tr("The run failed"));
   } else if (o.kind == RunOutcome::stopped) {
-    statusBar()->showMessage(tr("Stopped by the user after %1 epoch(s)").arg(o.summary.epochs.size()));
+    showStatus(tr("Stopped by the user after %1 epoch(s)").arg(o.summary.epochs.size()));
   } else {
-    statusBar()->showMessage(tr("Done: test accuracy %1 %, %2 img/s")
-                                 .arg(100.0 * o.summary.test_accuracy, 0, 'f', 2)
-                                 .arg(o.summary.images_per_s, 0, 'f', 0));
+    showStatus(tr("Done: test accuracy %1 %, %2 img/s")
+                   .arg(100.0 * o.summary.test_accuracy, 0, 'f', 2)
+                   .arg(o.summary.images_per_s, 0, 'f', 0));
   }
   updateActions();
 }
@@ -530,7 +541,7 @@ void MainWindow::newRun() {
   message_bar_->hide();
   run_clock_.invalidate();
   tickElapsed();
-  statusBar()->showMessage(tr("Ready: change the model or the settings, then Start"), 5000);
+  showStatus(tr("Ready: change the model or the settings, then Start"), 5000);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

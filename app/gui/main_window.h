@@ -151,6 +151,7 @@ class MainWindow : public QMainWindow, public MainFrame {
 
   std::vector<DeviceInfo> gpus_;
   QString no_gpu_reason_;
+  bool no_gpu_hardware_ = false;  // no NVIDIA device on the PCI bus (doctor::read_nvidia_pci)
   ModelBuilder* model_;
   RunSettingsPanel* settings_;
   TrainingCharts* charts_;

@@ -64,6 +64,20 @@ inline QString cut_legends(QCustomPlot* plot) {
   return {};
 }
 
+/// The shown text items of `plot` whose boxes overlap, as "A / B" ("" when none meet): each box from
+/// its item's corner anchors as last laid out (a replot first).
+inline QString overlapping_texts(QCustomPlot* plot) {
+  plot->replot();
+  QList<QCPItemText*> texts;
+  for (int i = 0; i < plot->itemCount(); ++i)
+    if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->visible() && !t->text().trimmed().isEmpty()) texts << t;
+  auto box = [](QCPItemText* t) { return QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()).normalized(); };
+  for (int i = 0; i < texts.size(); ++i)
+    for (int j = i + 1; j < texts.size(); ++j)
+      if (box(texts[i]).intersects(box(texts[j]))) return texts[i]->text().simplified() + " / " + texts[j]->text().simplified();
+  return {};
+}
+
 /// Why a track's shown rows are not whole ("" when they are): each visible axis rect inside the
 /// plot with at least two labelled ticks on its left axis.
 inline QString clipped_rows(QCustomPlot* plot) {

@@ -29,6 +29,8 @@
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
 #include "gui/plot_probe.h"
+#include "gui/window_probe.h"
+#include "widgets/model/model_builder.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/lessons/lesson_view.h"
 #include "widgets/main/lessons_controller.h"
@@ -469,6 +471,21 @@ class TestClassroom : public QObject {
     w.lessons()->setClassroomMode(false);
     w.resize(1920, 1040);
     QTRY_VERIFY2_WITH_TIMEOUT((why = heights_fit("1920x1040")).isEmpty(), qPrintable(why), 5000);
+  }
+
+  /// The model table's column titles stay whole at the classroom font in a 1280x720 window (its
+  /// arguments column takes what the others leave; "Parameters" was drawn as "arameter").
+  void theModelTableHeadersAreWholeInClassroomMode() {
+    MainWindow w;
+    w.show();
+    w.resize(kMaxW, kMaxH);
+    w.lessons()->setClassroomMode(true);
+    w.workspaces()->setMode(Workspaces::Mode::train);
+    auto* table = w.modelBuilder()->findChild<QTableView*>();
+    QVERIFY(table);
+    QTest::qWait(300);  // the layout at the classroom font has settled
+    QVERIFY2(test::cut_headers(table).isEmpty(), qPrintable(test::cut_headers(table)));
+    w.lessons()->setClassroomMode(false);
   }
 
   void screenshotsWhenAsked() {

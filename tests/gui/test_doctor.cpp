@@ -17,6 +17,7 @@
 
 #include "app/gui/main_window.h"
 #include "common/healthy_environment.h"
+#include "doctor/host.h"
 #include "doctor/probe.h"
 #include "gui/gui_test_util.h"
 #include "widgets/doctor/doctor_panel.h"
@@ -67,6 +68,7 @@ class TestDoctor : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(p->report() != nullptr, 10000);
     QTreeWidget* f = p->findingsView();
     QCOMPARE(f->topLevelItemCount(), 2);
+    QVERIFY(f->isVisibleTo(p));
     QCOMPARE(f->topLevelItem(0)->data(0, Qt::UserRole).toString(), QString("cudnn_older_than_headers"));
     QCOMPARE(f->topLevelItem(0)->text(0), QString("Problem"));
     QCOMPARE(f->topLevelItem(1)->text(0), QString("Warning"));
@@ -103,6 +105,7 @@ class TestDoctor : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(p.report() != nullptr, 10000);
     doctor::set_probe_factory(sick_factory);
     QCOMPARE(p.findingsView()->topLevelItemCount(), 0);
+    QVERIFY(!p.findingsView()->isVisibleTo(&p));  // no empty table under "Nothing wrong found"
     const QString summary = p.summaryLabel()->text();
     QVERIFY2(summary.startsWith("Nothing wrong found. No NVIDIA GPU on this machine (a state, not a fault)."),
              qPrintable(summary));
@@ -117,6 +120,19 @@ class TestDoctor : public QObject {
       QTest::qWait(300);
       QVERIFY(p.grab().save(dir + "/doctor_no_gpu.png"));
     }
+  }
+
+  /// On a machine with no NVIDIA device on its PCI bus the window's message bar says so in the
+  /// doctor's words, not in the runtime's ("cudaErrorInsufficientDriver (CUDA driver version is
+  /// insufficient …)" read as a driver to update beside the doctor's "Nothing wrong found").
+  void theWindowSaysNoGpuAsTheDoctorDoes() {
+    const auto pci = doctor::read_nvidia_pci("/sys/bus/pci/devices");
+    if (!pci || !pci->empty()) QSKIP("an NVIDIA device is on this machine's PCI bus, or the bus cannot be read");
+    MainWindow w;
+    w.show();
+    QVERIFY2(w.message().startsWith("No NVIDIA GPU on this machine: runs use the CPU backend"), qPrintable(w.message()));
+    QVERIFY2(!w.message().contains("insufficient"), qPrintable(w.message()));
+    QCOMPARE(w.noGpuReason(), QString("no NVIDIA GPU on this machine"));
   }
 
   void checkAgainReadsTheProbeAgain() {

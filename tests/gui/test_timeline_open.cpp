@@ -2,8 +2,11 @@
 // the warm-up step; Fit all still shows everything), an imported trace's from its first step; Find
 // searches every slice (a host range by name, copies, runtime calls) with next/previous; adjacent
 // step ranges alternate colours and PyTorch's host ops get shades by name; empty lanes are hidden and
-// listed, unchecked, in the lane menu; the ruler's step labels never overlap the selection's label.
-// An Nsight Systems export opens through the window's loader and shows its streams as lanes.
+// listed, unchecked, in the lane menu; the ruler's step labels never overlap the selection's label and
+// its tick labels are whole.
+// A lane with nothing in view (a helper stream that only ran at start-up) says where its events are
+// and a double-click shows them. An Nsight Systems export opens through the window's loader and shows
+// its streams as lanes.
 #include <sqlite3.h>
 
 #include <QAction>
@@ -62,6 +65,17 @@ std::set<std::string> stream_lanes(const ts::gui::timeline::TimelineData& d) {
   for (const auto& l : d.lanes())
     if (l.kind == prof::timeline::LaneKind::stream && l.events() > 0) out.insert(l.key);
   return out;
+}
+
+/// Pixels of the lane's rows (right of the header) that are neither the background, a step band nor
+/// the lane's separator: 0 for a lane that shows nothing at all.
+int drawn_pixels(const QImage& img, const TimelineView& view, int lane) {
+  const QRect r = view.laneRect(lane).adjusted(view.headerWidth() + 1, 0, 0, -1);
+  const QSet<QRgb> background = {qRgb(255, 255, 255), qRgb(240, 242, 247), qRgb(225, 225, 230)};
+  int n = 0;
+  for (int y = r.top(); y <= r.bottom(); ++y)
+    for (int x = r.left(); x <= r.right(); ++x) n += background.contains(img.pixel(x, y) | 0xff000000u) ? 0 : 1;
+  return n;
 }
 
 struct Shown {
@@ -201,6 +215,40 @@ class TestTimelineOpen : public QObject {
     QCOMPARE(s.view.hiddenLaneCount(), 0);
   }
 
+  void aLaneWithNothingInViewSaysWhereItsEventsAre() {
+    // Streams 15 and 16 of the H200 session ran cuDNN's and cuBLAS's start-up work only (before the
+    // steady-state steps the first view shows), stream 158 of a DDP rank cuDNN's FFT algorithm search.
+    struct Case {
+      std::string file, key;
+      std::size_t events;
+    };
+    for (const Case& c : {Case{"/tests/data/gpu_b128_nw4.tsession", "stream:0:15", 26},
+                          Case{"/tests/data/jobs/j2_straggler/ddp-rank0.tsession", "stream:0:158", 6}}) {
+      Shown w(prof::open_session(kSource + c.file)->shared_store());
+      const int lane = w.view.data().laneIndex(c.key);
+      QVERIFY2(lane >= 0 && !w.view.isLaneHidden(lane), c.key.c_str());
+      const TimelineView::OffView off = w.view.offView(lane);
+      QCOMPARE(off.before, c.events);
+      QCOMPARE(off.after, std::size_t{0});
+      QVERIFY(off.span.end <= w.view.range().start);
+      const QString note = w.view.offViewNote(lane);
+      QVERIFY2(note.contains(QString("%1 kernels earlier").arg(c.events)), qPrintable(note));
+      // Every shown lane draws something in its rows: events, or the note.
+      const QImage img = w.view.grab().toImage();
+      for (int l : w.view.laneOrder())
+        if (!w.view.laneRect(l).isEmpty() && w.view.laneRect(l).bottom() < w.view.height())
+          QVERIFY2(drawn_pixels(img, w.view, l) > 20, qPrintable(w.view.data().laneTitle(l) + " looks empty"));
+      // A lane with something in view has no note.
+      QVERIFY(w.view.offViewNote(w.view.data().trainerLane()).isEmpty());
+      // A double-click on its row shows its events.
+      const QRect r = w.view.laneRect(lane);
+      QTest::mouseDClick(&w.view, Qt::LeftButton, {}, QPoint(w.view.headerWidth() + 40, r.center().y()));
+      QVERIFY(w.view.range().start <= off.span.start && w.view.range().end >= off.span.end);
+      QVERIFY(w.view.offViewNote(lane).isEmpty());
+      QVERIFY(drawn_pixels(w.view.grab().toImage(), w.view, lane) > 20);
+    }
+  }
+
   void rulerLabelsNeverOverlap() {
     Shown w(session());
     const auto& steps = session()->steps;
@@ -215,6 +263,15 @@ class TestTimelineOpen : public QObject {
     w.view.setTimeSelection(std::nullopt);
     w.view.grab();
     QVERIFY(w.view.rulerLabels().size() > labels.size() - 1);  // the step labels are back
+    // The ticks' labels are whole at any width: the last one was cut at the right edge ("+16").
+    for (int width : {1280, 1091, 777, 650}) {
+      w.view.resize(width, 400);
+      w.view.grab();
+      QVERIFY(!w.view.rulerTickLabels().empty());
+      for (const QRectF& r : w.view.rulerTickLabels())
+        QVERIFY2(r.left() >= w.view.headerWidth() && r.right() <= width,
+                 qPrintable(QString("a tick label at x %1-%2 in a %3 px view").arg(r.left()).arg(r.right()).arg(width)));
+    }
   }
 
   void nsysExportShowsItsStreamsAsLanes() {

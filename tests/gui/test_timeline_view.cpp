@@ -250,6 +250,19 @@ class TestTimelineView : public QObject {
     const QStringList shown = {ids.laneHeaderText(ids.data().defaultOrder()[0]),
                                ids.laneHeaderText(ids.data().defaultOrder()[1])};
     QVERIFY2(shown[0] != shown[1], qPrintable(shown.join(" | ")));
+    // A trace's named threads ("thread 5555 (python)", as Kineto names them): the id stays, the
+    // suffix where it fits (the middle elided to "CUDA API · thread …python)" for both threads).
+    const QFont big = [&] { QFont f = normal; f.setPointSizeF(normal.pointSizeF() * 1.5); return f; }();
+    for (const QFont& font : {normal, big}) {
+      const QFontMetrics fm(font);
+      // The room the header keeps for a title (TimelineView::fitHeader(): the kind and four digits).
+      const int room = std::max(TimelineView::kHeaderWidth - 30, fm.horizontalAdvance("CUDA API · …0000"));
+      QStringList titles;
+      for (const char* name : {"thread 5555 (python)", "thread 5786 (python)"})
+        titles << timeline::fit_lane_title(QString("CUDA API · ") + name, fm, room);
+      QVERIFY2(titles[0] != titles[1] && titles[0].contains("5555") && titles[1].contains("5786"), qPrintable(titles.join(" | ")));
+      QVERIFY2(fm.horizontalAdvance(titles[0]) <= room, qPrintable(titles[0]));
+    }
     view->setFont(normal);
   }
 

@@ -55,6 +55,17 @@ QString widest_chain(const QWidget* w) {
   return chain.join(" > ");
 }
 
+/// Why the status bar's message is drawn under its permanent labels ("" when it fits the room left
+/// of them): WHEN, the text's width and the room.
+QString status_cut(MainWindow& w, const QString& when) {
+  const QString text = w.statusBar()->currentMessage();
+  int room = w.statusBar()->width();
+  for (QLabel* l : w.statusBar()->findChildren<QLabel*>())
+    if (l->isVisible() && l->parentWidget() == w.statusBar() && !l->text().isEmpty()) room -= l->width();
+  const int need = w.statusBar()->fontMetrics().horizontalAdvance(text);
+  return need <= room ? QString() : QString("%1: \"%2\" %3 px of text, %4 px of room").arg(when, text).arg(need).arg(room);
+}
+
 /// What a run on a big card says at its longest: the device, fp16 with a loss scale, six-digit
 /// img/s and step counts, an ETA in hours.
 void feed_long_run(MainWindow& w) {
@@ -269,6 +280,27 @@ class TestWindowFit : public QObject {
     QCOMPARE(w2.findChild<QToolBar*>("toolbar.messages")->isVisible(), !w2.message().isEmpty());
   }
 
+  void theRunsStatusLineFitsBesideTheLabels() {
+    // "Training on TrainScope sample set (…): 1280 training / 1000 test images, 20 steps per e" was
+    // drawn under the labels at 1280 (here: classroom mode's font, which makes both longer).
+    MainWindow w;
+    w.resize(kMaxW, kMaxH);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.lessons()->setClassroomMode(true);
+    w.runSettings()->setSettings(test::small_cpu_run(1, 640));
+    QSignalSpy progress(w.session(), &TrainingSession::progress);
+    QSignalSpy finished(w.session(), &TrainingSession::finished);
+    w.startRun();
+    QTRY_VERIFY_WITH_TIMEOUT(progress.count() >= 1 || !finished.isEmpty(), 60000);
+    QTRY_VERIFY2_WITH_TIMEOUT(w.statusBar()->currentMessage().contains("Training on") ||
+                                  w.statusBar()->currentMessage().contains("…"),
+                              qPrintable(w.statusBar()->currentMessage()), 3000);
+    QTRY_VERIFY2_WITH_TIMEOUT(status_cut(w, "during the run").isEmpty(), qPrintable(status_cut(w, "during the run")), 3000);
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 120000);
+    w.lessons()->setClassroomMode(false);
+  }
+
   void aLongFileNameInTheStatusBarKeepsItsEnd() {
     // At 1280 the status bar's message was cut at the permanent labels mid-name ("…streams.sqlit").
     QTemporaryDir dir;
@@ -283,14 +315,7 @@ class TestWindowFit : public QObject {
     const QString shown = w.statusBar()->currentMessage();
     QVERIFY2(shown.endsWith(".tsession: 80 steps with a loss, 2 epoch(s)") || shown.endsWith(".tsession"), qPrintable(shown));
     QVERIFY2(shown.startsWith("Session resnet18_ddp") || shown.startsWith("Opened resnet18_ddp"), qPrintable(shown));
-    auto fits = [&w](const QString& when) {
-      const QString text = w.statusBar()->currentMessage();
-      int room = w.statusBar()->width();
-      for (QLabel* l : w.statusBar()->findChildren<QLabel*>())
-        if (l->isVisible() && l->parentWidget() == w.statusBar() && !l->text().isEmpty()) room -= l->width();
-      const int need = w.statusBar()->fontMetrics().horizontalAdvance(text);
-      return need <= room ? QString() : QString("%1: %2 px of text, %3 px of room").arg(when).arg(need).arg(room);
-    };
+    auto fits = [&w](const QString& when) { return status_cut(w, when); };
     // The labels take their new widths (and the message is elided again) once the event loop turns
     // after the session opened: waited for, since a loaded CI machine turns it late.
     QTRY_VERIFY2_WITH_TIMEOUT(fits("at 1280").isEmpty(), qPrintable(fits("at 1280")), 3000);

@@ -3,6 +3,7 @@
 #pragma once
 #include <QAbstractItemView>
 #include <QHeaderView>
+#include <QStyle>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QString>
@@ -65,6 +66,23 @@ inline int visible_rows(QWidget* page) {
   else row_h = view->sizeHintForRow(0) > 0 ? view->sizeHintForRow(0) : view->fontMetrics().height() + 4;
   // The part of the viewport on screen: a page in a scroll area shows only some of its table.
   return view->viewport()->visibleRegion().boundingRect().height() / std::max(1, row_h);
+}
+
+/// The shown columns of `view` whose header section is narrower than its text (each line of it) at the
+/// header's font and the style's header margins, as "TEXT (W < NEED px)"; "" when every one is whole.
+inline QString cut_headers(const QTableView* view) {
+  const QHeaderView* h = view->horizontalHeader();
+  const QFontMetrics fm = h->fontMetrics();
+  const int margins = 2 * h->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, h);
+  QStringList cut;
+  for (int i = 0; i < h->count(); ++i) {
+    if (h->isSectionHidden(i)) continue;
+    const QString text = view->model()->headerData(i, Qt::Horizontal).toString();
+    int need = 0;
+    for (const QString& line : text.split('\n')) need = std::max(need, fm.horizontalAdvance(line));
+    if (h->sectionSize(i) < need + margins) cut << QString("%1 (%2 < %3 px)").arg(text).arg(h->sectionSize(i)).arg(need + margins);
+  }
+  return cut.join(", ");
 }
 
 }  // namespace ts::gui::test

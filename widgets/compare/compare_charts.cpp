@@ -86,7 +86,9 @@ QCPItemText* value_label(QCustomPlot* plot, QCPBars* bars) {
 CompareBreakdownChart::CompareBreakdownChart(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  plot_ = make_plot(this, tr("ms per step (analysed steps)"));
+  // The mean over the analysed steps, named: the summary line above gives the median step, a
+  // different figure (0.49 ms there beside a 0.613 ms bar).
+  plot_ = make_plot(this, tr("mean ms per step (analysed steps)"));
   layout->addWidget(plot_);
   legend_right(plot_);
   QCPBars* below = nullptr;
@@ -151,7 +153,7 @@ int CompareBreakdownChart::sessionAtPixel(double x) const {
 QString CompareBreakdownChart::hoverText(int session) const {
   if (session < 0 || session >= static_cast<int>(reports_.size())) return {};
   const pa::Report& r = reports_[static_cast<std::size_t>(session)];
-  QString s = tr("<b>%1</b><br>%2 analysed steps, %3 ms per step").arg(names_[session]).arg(r.steps).arg(totalMsPerStep(session), 0, 'f', 3);
+  QString s = tr("<b>%1</b><br>%2 analysed steps, mean %3 ms per step").arg(names_[session]).arg(r.steps).arg(totalMsPerStep(session), 0, 'f', 3);
   const double total = static_cast<double>(r.breakdown.total());
   for (int k = pa::kCategoryCount - 1; k >= 0; --k)  // top of the stack first, as drawn
     s += QStringLiteral("<br>%1: %2 ms (%3 %)")

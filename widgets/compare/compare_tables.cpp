@@ -237,7 +237,7 @@ void fill_breakdown_table(QTableWidget* t, const pc::Comparison& c) {
   QStringList rows;
   for (int k = 0; k < pa::kCategoryCount; ++k)
     rows << QString::fromLatin1(pa::category_name(static_cast<pa::Category>(k))).replace('_', ' ');
-  rows << QObject::tr("total (step window)");
+  rows << QObject::tr("total (mean per step)");
   t->setVerticalHeaderLabels(rows);
   for (int i = 0; i < n; ++i) {
     const pa::Report& r = c.sessions[static_cast<std::size_t>(i)].report;
@@ -281,7 +281,7 @@ void fill_verdict_matrix(QTableWidget* t, const pc::Comparison& c) {
   t->setVerticalHeaderLabels(labels);
 }
 
-void fill_verdict_tree(QTreeWidget* t, const pc::Comparison& c) {
+void fill_verdict_tree(QTreeWidget* t, const pc::Comparison& c, bool cuda_gpu_here) {
   t->clear();
   t->setColumnCount(1);
   t->setHeaderHidden(true);
@@ -313,7 +313,7 @@ void fill_verdict_tree(QTreeWidget* t, const pc::Comparison& c) {
       e->setToolTip(0, ev.join('\n'));
       // The fix in the window's words: Run settings' names for a TrainScope session, PyTorch's for
       // a trace (window_fix_text, as the Verdicts tab writes it); the runner keeps its flags.
-      const QString fix = window_fix_text(v, s.report.config.known);
+      const QString fix = window_fix_text(v, s.report.config.known, cuda_gpu_here);
       auto* f = new QTreeWidgetItem(item);
       f->setText(0, QObject::tr("fix: %1").arg(fix));
       f->setToolTip(0, fix);

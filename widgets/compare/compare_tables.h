@@ -45,7 +45,8 @@ void fill_breakdown_table(QTableWidget* t, const prof::compare::Comparison& c);
 /// Rows: every verdict id that fired in any session; cells: its severity there, or "–".
 void fill_verdict_matrix(QTableWidget* t, const prof::compare::Comparison& c);
 /// One top-level item per session ("A · name — 2 verdicts"), a child per verdict (severity, id,
-/// title) with evidence and fix below it; all expanded.
-void fill_verdict_tree(QTreeWidget* t, const prof::compare::Comparison& c);
+/// title) with evidence and fix below it (window_fix_text: an AMP fix not applicable where
+/// `cuda_gpu_here` is false); all expanded.
+void fill_verdict_tree(QTreeWidget* t, const prof::compare::Comparison& c, bool cuda_gpu_here = true);
 
 }  // namespace ts::gui

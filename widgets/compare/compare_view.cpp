@@ -335,7 +335,7 @@ void CompareView::showComparison(std::shared_ptr<pc::Comparison> c,
   breakdown_->setComparison(cmp);
   fill_breakdown_table(breakdown_table_, cmp);
   fill_verdict_matrix(verdict_matrix_, cmp);
-  fill_verdict_tree(verdict_tree_, cmp);
+  fill_verdict_tree(verdict_tree_, cmp, cuda_gpu_here_);
   for (QTableWidget* t : {config_, sessions_, throughput_, breakdown_table_, verdict_matrix_}) fit_table_height(t);
   kernels_->setComparison(cmp);
   timelines_->setSessions(stores_, headers, cmp.aligned_step);
@@ -401,6 +401,12 @@ void CompareView::updateErrorLine() {
   error_label_->setText(error_);
   error_label_->setToolTip(error_);
   error_label_->setVisible(!error_.isEmpty());
+}
+
+void CompareView::setCudaGpuHere(bool present) {
+  if (present == cuda_gpu_here_) return;
+  cuda_gpu_here_ = present;
+  if (comparison_) fill_verdict_tree(verdict_tree_, *comparison_, cuda_gpu_here_);
 }
 
 }  // namespace ts::gui

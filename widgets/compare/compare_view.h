@@ -67,6 +67,9 @@ class CompareView : public QWidget {
   void setInputs(const std::vector<CompareInput>& inputs);
   /// Stops the loads in progress (the view then shows "cancelled").
   void cancel();
+  /// Whether this machine has a CUDA GPU (true unless told): without one, a fix's AMP is said to be
+  /// not applicable here in the Verdicts tab, as the window's Verdicts tab says it (window_fix_text).
+  void setCudaGpuHere(bool present);
 
   State state() const { return state_; }
   /// The comparison shown (nullptr before it is ready). With one session, sessions[0] only.
@@ -135,6 +138,7 @@ class CompareView : public QWidget {
   std::vector<std::unique_ptr<Pending>> pending_;  // one per input, in input order
   int generation_ = 0;                             // results of a replaced request are dropped
   std::optional<prof::compare::Comparison> comparison_;
+  bool cuda_gpu_here_ = true;
   std::vector<std::shared_ptr<const prof::EventStore>> stores_;
 };
 

@@ -119,6 +119,8 @@ void DoctorPanel::show_report(std::shared_ptr<doctor::Report> r) {
     item->setExpanded(true);
   }
   wrapFindings();
+  // No finding: no empty Grade/Finding table under "Nothing wrong found"; the report takes its room.
+  findings_->setVisible(problems + warnings > 0);
   QString summary = problems + warnings == 0 ? tr("Nothing wrong found.")
                                              : tr("%1 problem(s), %2 warning(s).").arg(problems).arg(warnings);
   // No NVIDIA GPU is a state: said with what works here, in the window's colour (not a fault's).

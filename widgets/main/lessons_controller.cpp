@@ -16,6 +16,7 @@
 #include <QSettings>
 #include <QTimer>
 
+#include "widgets/compare/compare_view.h"
 #include "widgets/lessons/lesson_view.h"
 #include "widgets/lessons/lessons_panel.h"
 #include "widgets/main/main_frame.h"
@@ -76,6 +77,7 @@ bool LessonsController::runLesson(const QString& name, bool recorded_only) {
 void LessonsController::showLesson(const QString& dir, const QString& recorded_note) {
   if (!view_) {
     view_ = new LessonView(frame_.frameWindow());
+    view_->compareView()->setCudaGpuHere(!frame_.gpus().empty());  // its fixes in the Verdicts tab's words
     view_->setWindowFlag(Qt::Window);
     connect(view_, &LessonView::ready, this, &LessonsController::applyLessonKnobs);
     frame_.fitToolWindow(view_, QSize(1600, 1000));

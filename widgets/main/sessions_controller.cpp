@@ -249,6 +249,7 @@ void SessionsController::compareSessions(const QStringList& paths) {
     compare_ = new CompareView(frame_.frameWindow());
     compare_->setWindowFlag(Qt::Window);
     compare_->setWindowTitle(tr("Compare sessions — TrainScope"));
+    compare_->setCudaGpuHere(!frame_.gpus().empty());  // its fixes in the Verdicts tab's words
     frame_.fitToolWindow(compare_, QSize(1400, 900));
   }
   compare_->openSessions(paths);

@@ -122,12 +122,20 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant LayerTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (role == Qt::ToolTipRole && orientation == Qt::Horizontal) {
+    // "Args" beside "Params": the layer's settings, and the count of what it learns.
+    if (section == ParamsColumn) return tr("The layer's arguments, in PyTorch's names (defaults left out)");
+    if (section == ParamCountColumn) return tr("Parameters the layer learns (weights and biases)");
+    return {};
+  }
   if (role != Qt::DisplayRole) return {};
   if (orientation == Qt::Vertical) return section;
   switch (section) {
     case TypeColumn: return tr("Layer");
     case NameColumn: return tr("Name");
-    case ParamsColumn: return tr("Parameters");
+    // Short: the column takes what the others leave, which at classroom mode's font in a 1280 px
+    // window was narrower than "Parameters" (drawn as "arameter").
+    case ParamsColumn: return tr("Args");
     case OutputColumn: return tr("Output shape");
     case ParamCountColumn: return tr("Params");
     case FlopsColumn: return tr("FLOPs");

@@ -4,7 +4,10 @@
 
 #include "widgets/setups/setup_knobs.h"
 
+#include <algorithm>
+
 #include <QComboBox>
+#include <QEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -12,7 +15,9 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QStyle>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "base/errors.h"
@@ -56,7 +61,14 @@ ModelBuilder::ModelBuilder(QWidget* parent) : QWidget(parent), model_(new LayerT
                          QAbstractItemView::SelectedClicked);
   view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  view_->horizontalHeader()->setSectionResizeMode(LayerTableModel::ParamsColumn, QHeaderView::Stretch);
+  // The arguments column takes what the others leave (fitArgsColumn), set by hand: a stretched section
+  // shrinks below its title where the others leave less.
+  view_->horizontalHeader()->setSectionResizeMode(LayerTableModel::ParamsColumn, QHeaderView::Fixed);
+  view_->horizontalHeader()->setStretchLastSection(false);
+  view_->viewport()->installEventFilter(this);
+  connect(view_->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int column) {
+    if (column != LayerTableModel::ParamsColumn) fitArgsColumn();
+  });
   view_->setWordWrap(false);
   layout->addWidget(view_, 1);
 
@@ -186,6 +198,28 @@ void ModelBuilder::saveSpec() {
   if (path.isEmpty()) return;
   const QString err = saveFile(path);
   if (!err.isEmpty()) QMessageBox::warning(this, tr("Save model spec"), err);
+}
+
+void ModelBuilder::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  // Once the table and its header have the new font too.
+  if (e->type() == QEvent::FontChange) QTimer::singleShot(0, this, &ModelBuilder::fitArgsColumn);
+}
+
+void ModelBuilder::fitArgsColumn() {
+  QHeaderView* h = view_->horizontalHeader();
+  const QString title = model_->headerData(LayerTableModel::ParamsColumn, Qt::Horizontal).toString();
+  const int least = h->fontMetrics().horizontalAdvance(title) + 2 * h->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, h) + 4;
+  int others = 0;
+  for (int i = 0; i < h->count(); ++i)
+    if (i != LayerTableModel::ParamsColumn && !h->isSectionHidden(i)) others += h->sectionSize(i);
+  const int width = std::max(least, view_->viewport()->width() - others);
+  if (h->sectionSize(LayerTableModel::ParamsColumn) != width) h->resizeSection(LayerTableModel::ParamsColumn, width);
+}
+
+bool ModelBuilder::eventFilter(QObject* o, QEvent* e) {
+  if (o == view_->viewport() && e->type() == QEvent::Resize) fitArgsColumn();
+  return QWidget::eventFilter(o, e);
 }
 
 }  // namespace ts::gui

@@ -33,7 +33,15 @@ class ModelBuilder : public QWidget {
  signals:
   void validityChanged(bool valid);
 
+ protected:
+  void changeEvent(QEvent* e) override;  // a font change (classroom mode): fitArgsColumn
+  bool eventFilter(QObject* o, QEvent* e) override;  // the table's viewport resized: fitArgsColumn
+
  private:
+  /// The arguments column takes what the others leave, and never less than its title at the table's
+  /// font: past that the table scrolls sideways (classroom mode's font in a 1280 px window left it
+  /// 26 px, its title cut on both sides).
+  void fitArgsColumn();
   void updateSummary();
   void addLayer();
   void removeLayer();

@@ -511,6 +511,12 @@ void MemoryGraph::sayRangeWithoutSamples() {
                                .arg(at(on_axis.lo), at(on_axis.hi))
                          : QString();
   if (!has_data_) return;
+  // Nothing is off scale in a range without samples: the card's "off scale ↑" note (a whole-session
+  // peak) stays out of the message's way (it ran into it at 1280x720).
+  if (const bool off = lines_off_scale_ && !blank; off_scale_label_->visible() != off) {
+    off_scale_label_->setVisible(off);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+  }
   if (absent_->visible() == blank && (!blank || absent_->property("ts_unwrapped").toString() == range_message_)) return;
   absent_->setText(range_message_);  // keep_readable wraps it to the plot's width
   absent_->setProperty("ts_unwrapped", range_message_);

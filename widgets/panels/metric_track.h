@@ -13,6 +13,10 @@ class MetricTrack {
   /// not fold away by default: the memory graph's scale and legend; utilization's GPU row and, where
   /// the session has them, the measured rows beside it.
   virtual int preferredTrackHeight() const = 0;
+  /// Between the plot's minimum and the preferred height: the height that keeps the first of what the
+  /// preferred one adds (utilization: the first measured row beside the GPU row, where a tab leaves no
+  /// room for both). The plot's minimum where there is no such step.
+  virtual int partialTrackHeight() const { return plotMinimumHeight(); }
   /// The least height (px) that shows the plot: the header line and a scale, or one row with its legend.
   virtual int plotMinimumHeight() const = 0;
   /// The header line's height (px): the track folded.

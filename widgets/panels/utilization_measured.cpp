@@ -92,6 +92,7 @@ void UtilizationPanel::add_measured_graphs() {
 }
 
 bool UtilizationPanel::measuredRowsShown() const { return meas_->visible() && meas_bw_->visible(); }
+int UtilizationPanel::measuredRowsShownCount() const { return (meas_->visible() ? 1 : 0) + (meas_bw_->visible() ? 1 : 0); }
 
 void UtilizationPanel::fill_measured() {
   const auto store = hub_->store();

@@ -389,12 +389,20 @@ int UtilizationPanel::plotMinimumHeight() const { return foldedHeight() + layout
 
 int UtilizationPanel::preferredTrackHeight() const {
   // The GPU row, and the measured rows beside it where the session has them.
+  return trackHeight(meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0 ? 3 : 1);
+}
+
+int UtilizationPanel::partialTrackHeight() const {
+  // The GPU row and the first measured row (SM active, tensor active, warp occupancy, DRAM % of peak).
+  return trackHeight(meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0 ? 2 : 1);
+}
+
+int UtilizationPanel::trackHeight(int rows) const {
   QList<QCPLegend*> legends;
   QList<QCPAxisRect*> rects;
   trackRows(legends, rects);
-  const int rows = meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0 ? 3 : 1;
   int h = 0;
-  for (int i = 0; i < rows; ++i) h += rowHeight(legends[i], rects[i]);
+  for (int i = 0; i < rows && i < legends.size(); ++i) h += rowHeight(legends[i], rects[i]);
   return foldedHeight() + layout()->spacing() + std::max(h, plot_->minimumHeight());
 }
 

@@ -76,6 +76,9 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   QString measuredAbsentMessage() const { return measured_message_; }
   /// Whether the measured rows are in the layout (not folded away in a short track).
   bool measuredRowsShown() const;
+  /// How many of the two measured rows are in the layout (the first, SM active, stays where a tab
+  /// leaves room for one).
+  int measuredRowsShownCount() const;
   /// A measured graph's buckets as last drawn: bucket i covers [from + i * bucket_ns, + bucket_ns)
   /// (session ns); its mean is the graph's value there, its max the row's axis takes in.
   struct MeasuredBuckets {
@@ -93,6 +96,7 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   // MetricTrack (track mode): the header line, then the GPU row and the measured rows, which the
   // track's default height keeps beside the estimates; the CPU and H2D rows where there is room.
   int preferredTrackHeight() const override;
+  int partialTrackHeight() const override;
   int plotMinimumHeight() const override;
   int foldedHeight() const override;
   void setPlotFolded(bool folded) override;
@@ -127,6 +131,8 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   /// Track mode: the height (px) row `rect` with `legend` takes whole: its legend's lines, a plot
   /// area of row_px_, the rect's margins (half a tick label each) and the spacing.
   int rowHeight(const QCPLegend* legend, const QCPAxisRect* rect) const;
+  /// Track mode: the track's height (px) with its first `rows` rows whole (header line included).
+  int trackHeight(int rows) const;
   /// The status line's text, and as its tooltip the whole of it (one line in track mode) with the
   /// measured metrics' reasons.
   void updateStatus();

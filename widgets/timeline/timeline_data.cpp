@@ -415,15 +415,18 @@ QString fit_lane_title(const QString& title, const QFontMetrics& fm, int width_p
   const QString kind = at > 0 ? title.left(at + sep.size()) : QString();  // with its " · "
   const QString who = at > 0 ? title.mid(at + sep.size()) : title;
   const int room = width_px - fm.horizontalAdvance(kind);
-  static const QRegularExpression thread_id(QStringLiteral("^thread (\\d+)$"));
+  // A thread id, and what a trace adds after it (Kineto names its threads "thread 5555 (python)").
+  static const QRegularExpression thread_id(QStringLiteral("^thread (\\d+)( \\(.*\\))?$"));
   if (const QRegularExpressionMatch m = thread_id.match(who); m.hasMatch()) {
-    // The id's last digits, as many as fit, from the whole id down to three; "thread" stays where it
-    // is the only kind the title has (a host thread's lane).
-    const QString id = m.captured(1), word = kind.isEmpty() ? QStringLiteral("thread ") : QString();
-    for (qsizetype keep = id.size(); keep >= std::min<qsizetype>(3, id.size()); --keep) {
-      const QString s = word + ellipsis + id.right(keep);
-      if (fm.horizontalAdvance(s) <= room) return kind + s;
-    }
+    // The id's last digits, as many as fit, from the whole id down to three, each with the suffix where
+    // it fits beside them (an elided middle kept only "python)" and two threads read the same); "thread"
+    // stays where it is the only kind the title has (a host thread's lane).
+    const QString id = m.captured(1), suffix = m.captured(2), word = kind.isEmpty() ? QStringLiteral("thread ") : QString();
+    for (qsizetype keep = id.size(); keep >= std::min<qsizetype>(3, id.size()); --keep)
+      for (const QString& tail : {suffix, QString()}) {
+        const QString s = word + ellipsis + id.right(keep) + tail;
+        if (fm.horizontalAdvance(s) <= room) return kind + s;
+      }
   } else if (!kind.isEmpty()) {
     const QString s = fm.elidedText(who, Qt::ElideMiddle, room);
     if (s.size() > 2) return kind + s;  // a letter on each side of the "…" at the least

@@ -1,7 +1,7 @@
 // TimelineView input: Perfetto's keys (W/S zoom around the mouse, A/D pan), Ctrl+wheel zoom,
 // Shift+wheel pan, wheel scrolls lanes, drag pans, Shift+drag or a drag on the ruler selects a
-// range (Z zooms to it, F fits all, Esc clears), click selects an event, the lane header's
-// context menu, and hover tooltips.
+// range (Z zooms to it, F fits all, Esc clears), click selects an event, a double-click on a lane with
+// nothing in view shows its events, the lane header's context menu, and hover tooltips.
 #include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -102,6 +102,12 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
   selectEvent(eventAt(e->position().toPoint()));
 }
 
+void TimelineView::mouseDoubleClickEvent(QMouseEvent* e) {
+  const QPoint p = e->position().toPoint();
+  if (e->button() == Qt::LeftButton && p.x() >= header_w_ && showLaneEvents(laneAt(p.y()))) return;
+  QWidget::mouseDoubleClickEvent(e);
+}
+
 void TimelineView::leaveEvent(QEvent* e) {
   last_mouse_ = {-1, -1};
   QWidget::leaveEvent(e);
@@ -153,6 +159,8 @@ QString TimelineView::tooltipAt(QPoint p) const {
   const EventRef r = eventAt(p);
   if (r.valid()) return event_tooltip(*store_, data_, props_, r);
   const int lane = laneAt(p.y());
+  if (QString note = lane >= 0 && p.x() >= header_w_ ? offViewNote(lane) : QString(); !note.isEmpty())
+    return tr("Nothing of %1 in view: %2").arg(data_.laneTitle(lane), note.remove(QStringLiteral("◂ ")).remove(QStringLiteral(" ▸")));
   if (lane >= 0 && p.x() < header_w_) {
     const Lane& l = data_.lanes()[static_cast<std::size_t>(lane)];
     QString what = data_.laneTitle(lane);

@@ -233,6 +233,15 @@ void TimelineView::paintLane(QPainter& p, const LaneGeom& g) {
              have_marks && !search_.isEmpty() ? &marks_[g.lane][static_cast<std::size_t>(r)] : nullptr,
              have_marks ? &outlined_[g.lane][static_cast<std::size_t>(r)] : nullptr);
   }
+  // Nothing of the lane in view: where its events are, in its first row, so it does not look empty
+  // (earlier ones noted at the left edge, later ones at the right).
+  if (const QString note = offViewNote(g.lane); !note.isEmpty()) {
+    const QRect row(header_w_ + 6, g.y + kLanePad, width() - header_w_ - 12, row_h_);
+    const bool later = offView(g.lane).before == 0;
+    p.setPen(QColor(100, 100, 110));
+    p.drawText(row, Qt::AlignVCenter | (later ? Qt::AlignRight : Qt::AlignLeft),
+               fontMetrics().elidedText(note, Qt::ElideRight, row.width()));
+  }
   p.setClipping(false);
   p.setPen(QColor(225, 225, 230));
   p.drawLine(0, g.y + g.height - 1, width(), g.y + g.height - 1);
@@ -397,12 +406,18 @@ void TimelineView::paintRuler(QPainter& p) {
   p.drawText(QRect(6, line, header_w_ - 8, line), Qt::AlignVCenter | Qt::AlignLeft,
              tr("span %1").arg(format_ns(axis_.span())));
   p.setClipRect(header_w_, 0, width() - header_w_, height());
+  tick_labels_.clear();
   for (std::int64_t t = first; t < axis_.end() + ruler_origin_; t += step) {
     const double x = header_w_ + axis_.x(t - ruler_origin_);
     p.setPen(QColor(215, 215, 215));
     p.drawLine(QPointF(x, 0), QPointF(x, ruler_h_));
+    // A label the right edge would cut ("+16" of "+160.0 ms") is left out; its tick stays.
+    const QString text = t == first ? QStringLiteral("0") : "+" + format_ns(t - first);
+    const QRectF box(x + 3, 0, fontMetrics().horizontalAdvance(text), line);
+    if (box.right() > width()) continue;
     p.setPen(QColor(60, 60, 60));
-    p.drawText(QRectF(x + 3, 0, label_w, line), Qt::AlignVCenter | Qt::AlignLeft, t == first ? "0" : "+" + format_ns(t - first));
+    p.drawText(QRectF(x + 3, 0, label_w, line), Qt::AlignVCenter | Qt::AlignLeft, text);
+    tick_labels_.push_back(box);
   }
   // The range selection's length sits in the step row; step labels under it are left out.
   QRectF sel_label;

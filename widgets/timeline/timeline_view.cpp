@@ -8,8 +8,10 @@
 
 #include <QResizeEvent>
 #include <algorithm>
+#include <limits>
 
 #include "widgets/timeline/categories.h"
+#include "widgets/timeline/timeline_details.h"
 
 namespace ts::gui {
 
@@ -365,6 +367,56 @@ void TimelineView::hideEmptyLanes() {
   empty_lanes_hidden_ = true;
   for (int l : data_.defaultOrder())
     if (isEmptyLane(l)) hidden_.insert(data_.lanes()[static_cast<std::size_t>(l)].key);
+}
+
+TimelineView::OffView TimelineView::offView(int lane) const {
+  OffView out;
+  if (lane < 0 || lane >= static_cast<int>(data_.lanes().size()) || data_.isOverview()) return out;
+  const Lane& l = data_.lanes()[static_cast<std::size_t>(lane)];
+  const std::int64_t t0 = axis_.start(), t1 = axis_.end();
+  std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
+  for (const Row& r : l.rows) {
+    if (r.events.empty()) continue;
+    // Events in a row neither overlap nor nest, so their ends are sorted as their starts are.
+    const std::size_t i = r.firstEndingAfter(t0);
+    if (i < r.events.size() && r.events[i].start < t1) return {};  // something in view
+    out.before += i, out.after += r.events.size() - i;
+    first = std::min(first, r.events.front().start), last = std::max(last, r.events.back().end());
+  }
+  if (out.before + out.after == 0) return {};
+  out.span = {first, last};
+  return out;
+}
+
+QString TimelineView::offViewNote(int lane) const {
+  const OffView o = offView(lane);
+  const std::size_t n = o.before + o.after;
+  if (n == 0) return {};
+  QString what;
+  switch (data_.lanes()[static_cast<std::size_t>(lane)].kind) {
+    case LaneKind::stream: what = n == 1 ? tr("kernel") : tr("kernels"); break;
+    case LaneKind::runtime: what = n == 1 ? tr("runtime call") : tr("runtime calls"); break;
+    case LaneKind::host_thread: what = n == 1 ? tr("range") : tr("ranges"); break;
+    case LaneKind::memset: what = n == 1 ? tr("memset") : tr("memsets"); break;
+    case LaneKind::sync: what = n == 1 ? tr("sync record") : tr("sync records"); break;
+    default: what = n == 1 ? tr("copy") : tr("copies"); break;
+  }
+  // On the ruler's clock (a job's rank: the job's), as the ruler's "at" label reads.
+  const QString when = QStringLiteral("%1 – %2").arg(format_ns(o.span.start + ruler_origin_), format_ns(o.span.end + ruler_origin_));
+  const QString where = o.after == 0   ? tr("◂ %1 %2 earlier, %3").arg(n).arg(what, when)
+                        : o.before == 0 ? tr("%1 %2 later, %3 ▸").arg(n).arg(what, when)
+                                        : tr("◂ %1 %2 around this view, %3 ▸").arg(n).arg(what, when);
+  return where + tr(" · double-click: show them");
+}
+
+bool TimelineView::showLaneEvents(int lane) {
+  const OffView o = offView(lane);
+  if (o.before + o.after == 0) return false;
+  // A margin of 5 % each side, and a few µs at the least (one short kernel still has room around it).
+  const std::int64_t margin = std::max<std::int64_t>((o.span.end - o.span.start) / 20, 5'000);
+  axis_.setRange(o.span.start - margin, o.span.end + margin);
+  userMoved();
+  return true;
 }
 
 std::vector<TimelineView::LaneGeom> TimelineView::layout() const {

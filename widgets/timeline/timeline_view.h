@@ -108,6 +108,20 @@ class TimelineView : public QWidget {
   /// span — a host lane of one row whose few events cover >= 90 % of the session with nothing nested.
   bool isEmptyLane(int lane) const;
   int hiddenLaneCount() const { return static_cast<int>(hidden_.size()); }
+  /// A lane whose events all lie outside the shown range (a helper stream that only ran cuDNN's
+  /// algorithm search at start-up, a thread that only ran at the end): how many lie before and after
+  /// it and the time they span (session ns). All zero when something of the lane is in view.
+  struct OffView {
+    std::size_t before = 0, after = 0;
+    TimeSpan span;
+  };
+  OffView offView(int lane) const;
+  /// What such a lane says in its row, so it does not look empty or broken: where its events are, on
+  /// the ruler's clock ("◂ 6 kernels earlier, 5.150 s – 5.183 s · double-click: show them"); "" when
+  /// something of it is in view.
+  QString offViewNote(int lane) const;
+  /// Shows a lane's events when none is in view (offView's span with a margin); false otherwise.
+  bool showLaneEvents(int lane);
   /// The lane header's context menu (collapse, hide, move up/down, show all); caller owns it.
   QMenu* laneMenu(int lane, QWidget* parent);
   /// Adds the lane menu's actions to `m`: for `lane` >= 0 collapse, hide, move up/down; then Show all
@@ -137,6 +151,9 @@ class TimelineView : public QWidget {
   /// The step-row labels of the time ruler the last paint drew (step indices, the selection's
   /// length), widget coordinates: they never overlap.
   const std::vector<QRectF>& rulerLabels() const { return ruler_labels_; }
+  /// The time ruler's tick labels the last paint drew ("0", "+500.0 µs"), widget coordinates: each
+  /// whole inside the widget (one the right edge would cut is left out).
+  const std::vector<QRectF>& rulerTickLabels() const { return tick_labels_; }
   /// End (session ns) of the newest event drawn by the last paint (0 before the first).
   qint64 newestShownEnd() const { return newest_shown_; }
   /// The device properties used for occupancy (from the store's meta).
@@ -171,6 +188,7 @@ class TimelineView : public QWidget {
   void mousePressEvent(QMouseEvent*) override;
   void mouseMoveEvent(QMouseEvent*) override;
   void mouseReleaseEvent(QMouseEvent*) override;
+  void mouseDoubleClickEvent(QMouseEvent*) override;  // on a lane with nothing in view: showLaneEvents
   void contextMenuEvent(QContextMenuEvent*) override;
   void leaveEvent(QEvent*) override;
   bool event(QEvent*) override;
@@ -253,7 +271,7 @@ class TimelineView : public QWidget {
   QString marks_search_, marks_highlight_;
   qint64 newest_shown_ = 0;
   std::int64_t ruler_origin_ = 0;
-  std::vector<QRectF> ruler_labels_;
+  std::vector<QRectF> ruler_labels_, tick_labels_;
   mutable std::vector<QString> short_names_;  // per string id (kernel labels)
   mutable std::vector<std::int8_t> name_shade_;  // per string id: host op shade, -1 unknown
 };

@@ -14,6 +14,7 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <vector>
 
 #include "widgets/panels/metric_track.h"
 #include "widgets/timeline/timeline_panel.h"
@@ -152,7 +153,9 @@ int ProfileWorkspace::tabsOpenHeight() const {
   if (!view && page && !qobject_cast<QScrollArea*>(page)) view = page->findChild<QAbstractItemView*>();
   if (view && view->isVisible() && !collapsed_) {
     auto* table = qobject_cast<QTableView*>(view);
-    const int row = table ? table->verticalHeader()->defaultSectionSize() : std::max(view->sizeHintForRow(0), 1);
+    // (An empty tree has no row to measure: a line of its font.)
+    const int row = table ? table->verticalHeader()->defaultSectionSize()
+                          : std::max(view->sizeHintForRow(0), view->fontMetrics().height() + 4);
     const int around = page->height() - view->viewport()->height();
     if (around > 0 && view->viewport()->height() > 0) return collapsedHeight() + around + kTabRows * row + 2;
   }
@@ -229,6 +232,9 @@ bool ProfileWorkspace::eventFilter(QObject* o, QEvent* e) {
   // change to the lanes): the lanes and tracks fitted to it, once its children have their sizes.
   if (o == timeline_->trackSplitter() && e->type() == QEvent::Resize && sized_) {
     keepTrackHeights();  // before the splitter hands the change out (an event filter runs first)
+    // What the splitter hands the tracks until the fit runs is its share, not a drag: a second resize
+    // before it (the window resized, then a tab opened) took those sizes as the user's.
+    shrunk_ = true;
     QTimer::singleShot(0, this, &ProfileWorkspace::fitTracks);
   }
   // A track's minimum or preferred height changed (its rows, its font): fitted again, and the default
@@ -285,6 +291,28 @@ void ProfileWorkspace::setTracksFolded(bool folded) {
   if (util_track_) util_track_->setPlotFolded(folded);
 }
 
+std::vector<ProfileWorkspace::TrackAsk> ProfileWorkspace::trackAsks(int memory_min, int util_min) const {
+  // By default (no drag) the preferred heights: utilization's measured rows beside the estimates, the
+  // GPU row with its first measured row (where a tab leaves no room for both at 1280x720), the memory
+  // legend's lines; the user's heights ask for the minimums only.
+  const int util_pref = !user_heights_ && util_track_ ? std::max(util_min, util_track_->preferredTrackHeight()) : util_min;
+  const int memory_pref =
+      !user_heights_ && memory_track_ ? std::max(memory_min, memory_track_->preferredTrackHeight()) : memory_min;
+  const int util_part = !user_heights_ && util_track_ ? std::clamp(util_track_->partialTrackHeight(), util_min, util_pref) : util_min;
+  std::vector<TrackAsk> asks = {{memory_pref, util_pref, false}, {memory_min, util_pref, false},
+                                {memory_pref, util_part, false}, {memory_min, util_part, false}};
+  // A measured row is worth more than the memory scale beside a tab: the memory track's header line
+  // keeps its peaks (card used, allocated) in words.
+  if (!collapsed_ && util_part > util_min && memory_track_) {
+    const int memory_folded = memory_track_->foldedHeight();
+    asks.push_back({memory_folded, util_pref, true});
+    asks.push_back({memory_folded, util_part, true});
+  }
+  asks.push_back({memory_pref, util_min, false});
+  asks.push_back({memory_min, util_min, false});
+  return asks;
+}
+
 void ProfileWorkspace::fitTracks() {
   QSplitter* column = timeline_->trackSplitter();
   if (column->count() < 3 || !isVisible()) return;
@@ -299,27 +327,35 @@ void ProfileWorkspace::fitTracks() {
   // (The lanes' widget has a minimum height of its own, which the splitter keeps.)
   const int lanes_min = column->widget(0)->minimumSizeHint().height();
   const int lanes = collapsed_ ? lanes_min : std::max(lanes_min, lanesHeight(kLanesOpen));
-  // What the tracks ask for, in the order of what they keep: by default both their preferred heights,
-  // utilization's (the measured rows beside the estimates), the memory legend's; then both minimums.
-  // The first that the lanes leave room for, with what a tab can give beyond its rows (a legend that
+  // The first ask the lanes leave room for, with what a tab can give beyond its rows (a legend that
   // wrapped to another line at this width); where not even the minimums fit, the tracks fold. Which
   // one fits does not depend on where the handle between tab and timeline is, so giving and folding
   // never take turns.
-  const int util_pref = !user_heights_ && util_track_ ? std::max(util_min, util_track_->preferredTrackHeight()) : util_min;
-  const int memory_pref =
-      !user_heights_ && memory_track_ ? std::max(memory_min, memory_track_->preferredTrackHeight()) : memory_min;
-  const QPair<int, int> asks[] = {{memory_pref, util_pref}, {memory_min, util_pref}, {memory_pref, util_min}, {memory_min, util_min}};
+  const std::vector<TrackAsk> asks = trackAsks(memory_min, util_min);
   const QList<int> split = split_->sizes();
-  const int spare = collapsed_ ? 0 : std::max(0, split.value(1) - tabsOpenHeight());
-  const QPair<int, int>* ask = nullptr;
-  for (const auto& a : asks)
-    if (!ask && a.first + a.second <= col - lanes + spare) ask = &a;
-  if (const int give = ask ? ask->first + ask->second - (col - lanes) : 0; !collapsed_ && give > 0) {
+  // What the tab has beyond its rows; below 0, what they lack (its page grew a line of notes or a
+  // scroll bar since it opened): the tracks leave it that.
+  const int spare = collapsed_ ? 0 : split.value(1) - tabsOpenHeight();
+  const TrackAsk* ask = nullptr;
+  for (const TrackAsk& a : asks)
+    if (!ask && a.memory + a.util <= col - lanes + spare) ask = &a;
+  int give = ask ? ask->memory + ask->util - (col - lanes) : 0;  // > 0: from the tab to the tracks
+  if (ask && spare < 0) give = spare;                              // < 0: back to the tab
+  if (!collapsed_ && give != 0) {
+    // The tracks' sizes until the column's resize fits them are the splitter's, not a drag's (the
+    // resize, in setSizes, keeps the tracks' heights as the user's otherwise).
+    shrunk_ = true;
     split_->setSizes({split.value(0) + give, split.value(1) - give});
     return;  // the column's resize fits the tracks again
   }
   const bool fold = !collapsed_ && !ask && memory_track_ && util_track_;
-  setTracksFolded(fold);
+  // (Each track's state set once: a plot shown and hidden again asks for another layout, and a fit.)
+  if (memory_track_) memory_track_->setPlotFolded(fold || (ask && ask->fold_memory));
+  if (util_track_) util_track_->setPlotFolded(fold);
+  // The rows' minimums as folded now: the splitter reads their layouts' cached ones (the memory row
+  // kept its plot's 76 px until the next event loop and took them from utilization's measured row).
+  for (QWidget* row : {memory_row_, util_row_})
+    if (row->layout()) row->layout()->activate();
   int memory = 0, util = 0;
   if (fold) {
     memory = memory_track_->foldedHeight(), util = util_track_->foldedHeight();
@@ -329,14 +365,19 @@ void ProfileWorkspace::fitTracks() {
     if (extra > 0 && split.value(0) > extra) split_->setSizes({split.value(0) - extra, split.value(1) + extra});
   } else {
     memory = std::max(want_memory_, memory_min), util = std::max(want_util_, util_min);
+    // With a tab open the defaults hold what the ask keeps (they were set for another column height:
+    // a tab taller than this one had left utilization 111 px, its measured rows folded beside 8 lanes).
+    if (ask && !collapsed_ && !user_heights_) memory = std::max(memory, ask->memory), util = std::max(util, ask->util);
     const int room = std::max(col - lanes, memory_min + util_min);
     if (memory + util > room && user_heights_) {  // the user's heights shrink in their ratio
       const int wanted = memory + util;
       memory = std::max(memory_min, room * memory / wanted);
       util = std::max(util_min, room - memory);
       memory = std::max(memory_min, room - util);
+    } else if (ask && ask->fold_memory) {  // the memory track's header line; utilization the rest
+      memory = ask->memory, util = std::max(util_min, room - memory);
     } else if (memory + util > room) {  // the defaults keep what the ask keeps
-      memory = std::clamp(ask ? ask->first : memory_min, memory_min, std::max(memory_min, room - util_min));
+      memory = std::clamp(ask ? ask->memory : memory_min, memory_min, std::max(memory_min, room - util_min));
       util = room - memory;
     }
   }

@@ -9,6 +9,7 @@
 #include <QByteArray>
 #include <QPair>
 #include <QWidget>
+#include <vector>
 
 class QSplitter;
 class QTabWidget;
@@ -58,6 +59,15 @@ class ProfileWorkspace : public QWidget {
   /// lanes), the tracks at the user's heights (or the defaults) where they fit, else shrunk, each to
   /// its minimum at most, else folded to their header lines.
   void fitTracks();
+  /// Heights (px) the tracks ask for, in the order of what they keep (fitTracks() takes the first the
+  /// lanes leave room for): both preferred heights, utilization's preferred rows, its first measured
+  /// row, the memory legend; the memory track folded to its header line where only its scale stands
+  /// in the way of utilization's measured rows (a tab open); both minimums.
+  struct TrackAsk {
+    int memory, util;
+    bool fold_memory;
+  };
+  std::vector<TrackAsk> trackAsks(int memory_min, int util_min) const;
   void setTracksFolded(bool folded);
   /// The least height of a track's row that shows its plot.
   static int trackMinimum(const QWidget* row, const MetricTrack* track);
@@ -88,7 +98,10 @@ class ProfileWorkspace : public QWidget {
   bool collapsed_ = false, sized_ = false;
   int expanded_height_ = 0;  // the tabs' height before they collapsed
   int want_memory_ = 120, want_util_ = 240;  // the tracks' heights the user gave them (px)
-  bool shrunk_ = false;  // fitTracks() made the tracks smaller than wanted (the lanes' room)
+  // fitTracks() made the tracks smaller than wanted (the lanes' room); true until the first fit: the
+  // sizes the splitter gives the tracks before it (a window manager's resize after the first show)
+  // are nobody's drag.
+  bool shrunk_ = true;
   bool user_heights_ = false;  // want_memory_/want_util_ are a drag's (else the defaults, which follow the preferred heights)
   bool fit_queued_ = false;    // a fitTracks() after a track's layout request is on its way
   QPair<int, int> preferred_seen_;  // preferredHeights() when the defaults were last set
