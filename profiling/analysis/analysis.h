@@ -199,6 +199,12 @@ struct Measured {
   std::optional<double> copy_ceiling_bytes_per_s;  // meta pm_sampling.copy_ceiling_bytes_per_s
   std::optional<double> dram_ceiling_share;    // dram_bytes_per_s / copy ceiling (0..1, may pass 1)
   std::optional<double> pcie_rx_bytes_per_s, pcie_tx_bytes_per_s;
+  /// Why there is no copy ceiling (meta pm_sampling.copy_ceiling, "not measured: ..."), "" when there is one.
+  std::string copy_ceiling_absent;
+  /// memory_bound_kernels' outcome in words whether it fired or not ("not memory-bound: DRAM 28 % of the
+  /// copy ceiling while kernels ran (the finding needs >= 70 %)", "not judged: no copy ceiling (...)"); "" when
+  /// there is nothing measured to judge.
+  std::string memory_bound;
 };
 
 /// The finding memory_bound_kernels fires when measured DRAM throughput while kernels run is at

@@ -33,8 +33,20 @@ std::int64_t meta_int(const std::map<std::string, std::string>& meta, const std:
 }
 
 void add_memory_bound_finding(Report& r) {
-  const Measured& m = *r.measured;
-  if (!m.dram_ceiling_share || *m.dram_ceiling_share < kMemoryBoundShare) return;
+  Measured& m = *r.measured;
+  if (!m.dram_bytes_per_s) return;  // no DRAM series: nothing to judge (its absence is said with the metrics)
+  if (!m.dram_ceiling_share) {
+    m.memory_bound = "not judged: no measured copy ceiling (" +
+                     (m.copy_ceiling_absent.empty() ? std::string("not recorded") : m.copy_ceiling_absent) + ")";
+    return;
+  }
+  const std::string share = fmt::format("DRAM {:.0f} % of the copy ceiling while kernels ran (the finding needs >= {:.0f} %)",
+                                        100 * *m.dram_ceiling_share, 100 * kMemoryBoundShare);
+  if (*m.dram_ceiling_share < kMemoryBoundShare) {
+    m.memory_bound = "not memory-bound: " + share;
+    return;
+  }
+  m.memory_bound = "memory-bound: " + share;
   Verdict f;
   f.id = "memory_bound_kernels";
   f.severity = "moderate";
@@ -66,6 +78,8 @@ void measured_metrics(const EventStore& store, const Timeline& tl, const std::ma
   if (m.interval_ns <= 0) m.interval_ns = 1'000'000;
   if (const std::int64_t c = meta_int(meta, "pm_sampling.copy_ceiling_bytes_per_s"); c > 0)
     m.copy_ceiling_bytes_per_s = static_cast<double>(c);
+  else if (auto why = meta.find("pm_sampling.copy_ceiling"); why != meta.end())
+    m.copy_ceiling_absent = why->second;  // e.g. "not measured: a recorded program's device memory is not ..."
   if (nseries == 0) {
     r.measured = std::move(m);
     return;

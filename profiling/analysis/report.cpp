@@ -93,8 +93,13 @@ std::string measured_text(const std::optional<Measured>& m) {
                               m->kernel_weighted ? "means while kernels run" : "means over the steps: no kernel records");
   o += fmt::format("  SM active {}, tensor active {}, warp occupancy {}\n", pct100(m->sm_active_pct),
                    pct100(m->tensor_active_pct), pct100(m->warp_occupancy_pct));
-  o += fmt::format("  DRAM {} ({} of the DRAM peak; {} of the measured copy ceiling {})\n", gbps(m->dram_bytes_per_s),
-                   pct100(m->dram_peak_pct), pct(m->dram_ceiling_share), gbps(m->copy_ceiling_bytes_per_s));
+  if (m->copy_ceiling_bytes_per_s)
+    o += fmt::format("  DRAM {} ({} of the DRAM peak; {} of the measured copy ceiling {})\n", gbps(m->dram_bytes_per_s),
+                     pct100(m->dram_peak_pct), pct(m->dram_ceiling_share), gbps(m->copy_ceiling_bytes_per_s));
+  else
+    o += fmt::format("  DRAM {} ({} of the DRAM peak; no measured copy ceiling: {})\n", gbps(m->dram_bytes_per_s),
+                     pct100(m->dram_peak_pct), m->copy_ceiling_absent.empty() ? "not recorded" : m->copy_ceiling_absent);
+  if (!m->memory_bound.empty()) o += "  memory-bound kernels: " + m->memory_bound + "\n";
   if (m->pcie_rx_bytes_per_s || m->pcie_tx_bytes_per_s)
     o += fmt::format("  PCIe rx {}, tx {}\n", gbps(m->pcie_rx_bytes_per_s), gbps(m->pcie_tx_bytes_per_s));
   for (const auto& [metric, why] : m->absent) o += fmt::format("  {} absent: {}\n", metric, why);
@@ -239,6 +244,8 @@ void measured_json(W& w, const Measured& m) {
   opt(w, "dram_bytes_per_s", m.dram_bytes_per_s);
   opt(w, "dram_peak_pct", m.dram_peak_pct);
   opt(w, "copy_ceiling_bytes_per_s", m.copy_ceiling_bytes_per_s);
+  if (!m.copy_ceiling_absent.empty()) { w.Key("copy_ceiling_absent"); w.String(m.copy_ceiling_absent.c_str()); }
+  if (!m.memory_bound.empty()) { w.Key("memory_bound"); w.String(m.memory_bound.c_str()); }
   opt(w, "dram_ceiling_share", m.dram_ceiling_share);
   opt(w, "pcie_rx_bytes_per_s", m.pcie_rx_bytes_per_s);
   opt(w, "pcie_tx_bytes_per_s", m.pcie_tx_bytes_per_s);

@@ -229,17 +229,28 @@ TEST(PmAnalysis, MemoryBoundFindingAtItsThresholdOnly) {
     EXPECT_NEAR(*r.measured->dram_ceiling_share, analysis::kMemoryBoundShare, 1e-9);
     EXPECT_EQ(r.findings.size(), 1u);
   }
-  {
+  {  // below: no finding, and the analysis says by how much
     Recording run;
     synthetic(run, 1.2e12, 3.0e12);  // 2.0e12: 66.7 %
-    EXPECT_TRUE(analysis::analyze(run.s).findings.empty());
+    const analysis::Report r = analysis::analyze(run.s);
+    EXPECT_TRUE(r.findings.empty());
+    EXPECT_EQ(r.measured->memory_bound, "not memory-bound: DRAM 67 % of the copy ceiling while kernels ran (the finding "
+                                        "needs >= 70 %)");
+    EXPECT_NE(analysis::to_text(r).find("memory-bound kernels: not memory-bound: DRAM 67 %"), std::string::npos);
+    EXPECT_NE(analysis::to_json(r).find("\"memory_bound\":\"not memory-bound"), std::string::npos);
   }
-  {  // no measured ceiling: a share cannot be judged, no finding
+  {  // no measured ceiling (a recorded program): not judged, and the text says why instead of "absent ... absent"
     Recording run;
     synthetic(run, 2.5e12, 0);
+    run.s.set_meta("pm_sampling.copy_ceiling", "not measured: a recorded program's device memory is not TrainScope's to use");
     const analysis::Report r = analysis::analyze(run.s);
     EXPECT_FALSE(r.measured->dram_ceiling_share);
     EXPECT_TRUE(r.findings.empty());
+    const std::string text = analysis::to_text(r);
+    EXPECT_NE(text.find("no measured copy ceiling: not measured: a recorded program's"), std::string::npos) << text;
+    EXPECT_EQ(text.find("absent of the measured copy ceiling"), std::string::npos) << text;
+    EXPECT_NE(text.find("memory-bound kernels: not judged: no measured copy ceiling"), std::string::npos) << text;
+    EXPECT_NE(analysis::to_json(r).find("\"copy_ceiling_absent\":\"not measured"), std::string::npos);
   }
 }
 

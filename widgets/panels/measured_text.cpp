@@ -48,9 +48,13 @@ MeasuredText measured_text(const prof::analysis::Report& r) {
     if (m.dram_peak_pct) of << QObject::tr("%1 of the DRAM peak").arg(pct(*m.dram_peak_pct));
     if (m.dram_ceiling_share && m.copy_ceiling_bytes_per_s)
       of << QObject::tr("%1 of the measured copy ceiling %2").arg(pct(100 * *m.dram_ceiling_share), rate_text(*m.copy_ceiling_bytes_per_s));
+    else if (!m.copy_ceiling_absent.empty())
+      of << QObject::tr("no measured copy ceiling (%1)").arg(QString::fromStdString(m.copy_ceiling_absent));
     if (!of.isEmpty()) s += QStringLiteral(": ") + of.join(QStringLiteral(", "));
     t.lines << s;
   }
+  // The memory-bound finding's outcome, also when it did not fire (by how much, or why it was not judged).
+  if (!m.memory_bound.empty()) t.lines << QObject::tr("memory-bound kernels: %1").arg(QString::fromStdString(m.memory_bound));
   if (m.pcie_rx_bytes_per_s || m.pcie_tx_bytes_per_s)
     t.lines << QObject::tr("PCIe rx %1, tx %2 (measured)")
                    .arg(m.pcie_rx_bytes_per_s ? rate_text(*m.pcie_rx_bytes_per_s) : QObject::tr("absent"),
