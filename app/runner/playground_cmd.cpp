@@ -13,6 +13,7 @@
 #include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
 #include "base/errors.h"
+#include "doctor/host.h"
 #include "playground/ladder.h"
 #include "playground/session.h"
 #include "lessons/session_pack.h"
@@ -85,7 +86,18 @@ int run_playground(const RunnerOptions& o) {
   po.measure = o.measure;
   const bool zst = o.session.size() > 4 && o.session.compare(o.session.size() - 4, 4, ".zst") == 0;
   po.session_path = zst ? o.session.substr(0, o.session.size() - 4) : o.session;
-  const playground::RunResult r = playground::run(po);
+  const playground::RunResult r = [&] {
+    try {
+      return playground::run(po);
+    } catch (const DeviceError& e) {
+      // No NVIDIA device on the PCI bus: say so, as the doctor does, rather than the runtime's
+      // "insufficient driver" (which reads as a driver to update), and point to the recorded run.
+      const auto pci = doctor::read_nvidia_pci("/sys/bus/pci/devices");
+      if (!pci || !pci->empty()) throw;
+      throw DeviceError("--playground needs a CUDA GPU: no NVIDIA GPU on this machine; a run recorded on an H200 "
+                        "opens anywhere: trainscope-run --playground-session resources/playground/h200.tsession.zst");
+    }
+  }();
   if (zst) {
     lessons::compress_session(po.session_path, o.session);
     std::remove(po.session_path.c_str());

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 
+#include "doctor/host.h"
 #include "engine/network.h"
 #include "runner_test_util.h"
 
@@ -35,6 +36,12 @@ TEST(RunnerPlayground, WithoutAGpuExit3WithOneLineElseEveryCheckPasses) {
     EXPECT_EQ(r.code, 3) << r.err;
     EXPECT_NE(r.err.find("GPU"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    // No NVIDIA device on the bus (this CI machine): said as the doctor says it, with the recorded run to open.
+    if (const auto pci = doctor::read_nvidia_pci("/sys/bus/pci/devices"); pci && pci->empty()) {
+      EXPECT_NE(r.err.find("no NVIDIA GPU on this machine"), std::string::npos) << r.err;
+      EXPECT_EQ(r.err.find("driver version is insufficient"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("--playground-session"), std::string::npos) << r.err;
+    }
     return;
   }
   EXPECT_EQ(r.code, 0) << r.err;
