@@ -359,7 +359,8 @@ std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const Tra
   w.Key("amp"); w.String(amp_mode_name(c.amp));
   w.Key("accumulate"); w.Int(c.accumulate);
   w.Key("deterministic"); w.Bool(c.deterministic);
-  w.Key("cuda_graphs"); w.Bool(c.cuda_graphs);
+  // Whether the steps were graph replays: the knob on a CUDA device without accumulation (run.config keeps the knob).
+  w.Key("cuda_graphs"); w.Bool(c.cuda_graphs && s.device.device == Device::cuda && c.accumulate == 1);
   w.Key("memory_limit_bytes"); w.Int64(c.memory_limit_bytes);  // 0: the real card
   w.Key("loss_scale"); w.Double(s.counters.loss_scale);
   w.Key("skipped_steps"); w.Int64(s.counters.skipped_steps);

@@ -20,6 +20,7 @@
 
 #include "engine/network.h"
 #include "engine/synthetic_data.h"
+#include "profiling/event_source.h"
 #include "runner_test_util.h"
 
 namespace fs = std::filesystem;
@@ -205,21 +206,28 @@ TEST(RunnerAmp, CpuRefusesAmpWithReason) {
   EXPECT_EQ(run("--amp fp8").code, 2);
 }
 
-// --cuda-graphs on|off: the knob reaches the summary and run.config; anything else is a bad argument.
-// (The replayed steps themselves are checked on a GPU: tests/gpu/test_cuda_graphs.cpp.)
+// --cuda-graphs on|off: anything else is a bad argument; the summary says whether steps were replayed (never on
+// the CPU, whatever the knob). (The replayed steps themselves are checked on a GPU: tests/gpu/test_cuda_graphs.cpp.)
 TEST(RunnerGraphs, CudaGraphsTakesOnOrOff) {
   const auto bad = run("--device cpu --data " + sample_dir() + " --cuda-graphs maybe");
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.out.find("--cuda-graphs"), std::string::npos) << bad.out;
   if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  const auto dir = ts::test::fresh_temp_dir("ts_runner_graphs");
   for (const char* v : {"on", "off", ""}) {  // "": the default, on
+    const std::string session = (dir / (std::string(*v ? v : "default") + ".tsession")).string();
     const auto r = run("--device cpu --data " + sample_dir() + " --limit-train 256 --batch-size 64 --num-workers 1 "
-                       "--epochs 1 --quiet" + (*v ? " --cuda-graphs " + std::string(v) : std::string()));
+                       "--epochs 1 --quiet --session " + session + (*v ? " --cuda-graphs " + std::string(v) : std::string()));
     ASSERT_EQ(r.code, 0) << r.out;
     const auto s = summary(r.out);
     ASSERT_TRUE(s.IsObject()) << r.out;
-    EXPECT_EQ(s["cuda_graphs"].GetBool(), std::string(v) != "off") << r.out;
+    EXPECT_FALSE(s["cuda_graphs"].GetBool()) << r.out;  // a CPU run replays no graph, on by default or asked
+    rapidjson::Document config;  // the knob itself, as run.config keeps it
+    config.Parse(ts::prof::open_session(session)->store().meta().at("run.config").c_str());
+    ASSERT_TRUE(config.IsObject() && config.HasMember("cuda_graphs")) << v;
+    EXPECT_EQ(config["cuda_graphs"].GetBool(), std::string(v) != "off") << v;
   }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(RunnerCheckpoint, TruncatedOrForeignResumeRefused) {
