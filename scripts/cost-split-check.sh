@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What profiling costs, split finer, on the GPU machine (one device call, ~6-8 minutes). Stage first with
-# scripts/stage-inject.sh BUILD=build (trainscope-run, libtrainscope_inject.so, trainscope_site, seed_train.py
+# scripts/stage-inject.sh (preset gpu-h200: trainscope-run, libtrainscope_inject.so, trainscope_site, seed_train.py
 # in stage/) and ../shared/tools/stage-cifar.sh quick (.devdata; send stage and .devdata). Then, there:
 #   scripts/cost-split-check.sh stage "$OUT"
 # 1. python_preprocessing (bench/programs) recorded and judged: host_bound's Python line counted whole.
