@@ -111,7 +111,9 @@ int run_playground(const RunnerOptions& o) {
   if (!o.session.empty()) header += "; recorded in " + o.session;
   return print_ladders(o, r.device_name, header, timing, r.ladders);
 #else
-  throw DeviceError("--playground runs its kernels on a GPU, and this trainscope-run was built without CUDA (TRAINSCOPE_CUDA=OFF)");
+  throw DeviceError("--playground runs its kernels on a GPU, and this trainscope-run was built without CUDA (TRAINSCOPE_CUDA=OFF); "
+                    "a run recorded on an H200 opens anywhere: trainscope-run --playground-session "
+                    "resources/playground/h200.tsession.zst");
 #endif
 }
 
