@@ -16,6 +16,7 @@
 #include "engine/model_spec.h"
 #include "engine/network.h"
 #include "engine/synthetic_data.h"
+#include "gpu/cuda_graph_scratch.h"
 #include "profiling/analysis/layer_stats.h"
 #include "profiling/event_source.h"
 #include "profiling/profiler.h"
@@ -53,22 +54,11 @@ TEST(GraphNodesGpu, TwoCapturedKernelsMapToTheirLayers) {
   o.cuda_device = 0;
   Profiler p(o);
   const int n = 4096;
-  float* d = nullptr;
-  cudaStream_t s = nullptr;
-  cudaGraph_t g = nullptr;
-  cudaGraphExec_t ge = nullptr;
-  struct Cleanup {  // freed on every way out (a failed ASSERT returns early)
-    float*& d;
-    cudaStream_t& s;
-    cudaGraph_t& g;
-    cudaGraphExec_t& ge;
-    ~Cleanup() {
-      if (ge) cudaGraphExecDestroy(ge);
-      if (g) cudaGraphDestroy(g);
-      if (s) cudaStreamDestroy(s);
-      if (d) cudaFree(d);
-    }
-  } cleanup{d, s, g, ge};
+  test::CudaGraphScratch scratch;  // freed on every way out (a failed ASSERT returns early)
+  float*& d = scratch.d;
+  cudaStream_t& s = scratch.s;
+  cudaGraph_t& g = scratch.g;
+  cudaGraphExec_t& ge = scratch.ge;
   ASSERT_EQ(cudaMalloc(&d, n * sizeof(float)), cudaSuccess);
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
   for (std::int64_t step = 1; step <= 3; ++step) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/network.h"
+#include "gpu/cuda_graph_scratch.h"
 #include "profiling/event_source.h"
 #include "profiling/profiler.h"
 
@@ -27,24 +28,13 @@ TEST(ProfilerGpu, KnownKernelsCopiesMemsetsAndAGraph) {
   o.cuda_device = 0;
   Profiler p(o);
   const int n = 12345;  // 49,380 bytes: a size nothing else copies
-  float* d = nullptr;
-  cudaStream_t s = nullptr;
-  cudaGraph_t g = nullptr;
-  cudaGraphExec_t ge = nullptr;
   // Freed on every way out: a failed ASSERT below returns early (under compute-sanitizer, where CUPTI
   // does not run, memcheck's leak check reported this buffer as leaked).
-  struct Cleanup {
-    float*& d;
-    cudaStream_t& s;
-    cudaGraph_t& g;
-    cudaGraphExec_t& ge;
-    ~Cleanup() {
-      if (ge) cudaGraphExecDestroy(ge);
-      if (g) cudaGraphDestroy(g);
-      if (s) cudaStreamDestroy(s);
-      if (d) cudaFree(d);
-    }
-  } cleanup{d, s, g, ge};
+  test::CudaGraphScratch scratch;
+  float*& d = scratch.d;
+  cudaStream_t& s = scratch.s;
+  cudaGraph_t& g = scratch.g;
+  cudaGraphExec_t& ge = scratch.ge;
   ASSERT_EQ(cudaMalloc(&d, n * sizeof(float)), cudaSuccess);
   std::vector<float> h(n, 1.0f);
   for (int i = 0; i < 3; ++i) ASSERT_EQ(cudaMemcpy(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
