@@ -3,6 +3,7 @@
 // TS_SCREENSHOTS=DIR saves Profile with the Verdicts and the Kernels tab open, a plain session and one
 // with measured rows, at 1280x720 and 1920x1080, normal and classroom.
 #include <QDir>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -212,6 +213,36 @@ class TestProfileTracks : public QObject {
     show_tab(s.w, "Verdicts");
     QTest::qWait(300);
     check("the Verdicts tab open");
+  }
+
+  /// A track's minimum that grows after the default heights were set (the measured rows' legends
+  /// arrive in steps while a session opens) makes the splitter raise the row: that is no drag. Taken
+  /// as one, utilization stayed at that minimum with both measured rows folded beside a half-empty
+  /// Verdicts tab (1920x1080 without a window manager, half of the starts).
+  void aMinimumThatGrowsIsNoDrag() {
+    Shown s(measured_, QSize(1920, 1080), false);
+    auto* util = s.w.timelinePanel()->findChild<UtilizationPanel*>();
+    QTRY_VERIFY_WITH_TIMEOUT(util->graphFor("pm.sm_active"), 10000);
+    ProfileWorkspace* profile = s.w.workspaces()->profile();
+    profile->setTabsCollapsed(true);  // the tracks at their default heights, as wanted
+    QTest::qWait(300);
+    QVERIFY(!profile->trackHeightsDragged());
+    QSplitter* column = s.w.timelinePanel()->trackSplitter();
+    const int before = column->sizes().value(2);
+    util->setMinimumHeight(before + 40);  // the row's minimum grows past its height
+    QTRY_VERIFY_WITH_TIMEOUT(column->sizes().value(2) >= before + 40, 3000);
+    QTest::qWait(200);
+    QVERIFY2(!profile->trackHeightsDragged(), "a raised minimum taken for the user's drag");
+    util->setMinimumHeight(0);
+    QTest::qWait(300);
+    QVERIFY2(util->measuredRowsShown(), qPrintable(util->statusText()));
+    // A drag of the handle above utilization is the user's.
+    QSplitterHandle* handle = column->handle(2);
+    const QPoint at(handle->width() / 2, handle->height() / 2);
+    QTest::mousePress(handle, Qt::LeftButton, {}, at);
+    QTest::mouseMove(handle, at - QPoint(0, 15));
+    QTest::mouseRelease(handle, Qt::LeftButton, {}, at - QPoint(0, 15));
+    QVERIFY(profile->trackHeightsDragged());
   }
 
   /// Classroom mode at 1280x720 with a tab open: the tab shows its table's rows (the Kernels table

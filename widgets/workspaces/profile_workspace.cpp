@@ -282,7 +282,16 @@ void ProfileWorkspace::keepTrackHeights() {
   // as the user's.
   const QList<int> s = timeline_->trackSplitter()->sizes();
   if (shrunk_ || s.size() < 3 || s[1] <= 0 || s[2] <= 0) return;
-  if (s[1] != want_memory_ || s[2] != want_util_) user_heights_ = true;
+  // A row the splitter raised towards its grown minimum (the measured rows' legends arrived after the
+  // defaults were set, the minimum growing in steps) is no one's choice: taken as a drag, it froze
+  // utilization at that minimum with its measured rows folded beside a half-empty tab.
+  const auto raised = [](int size, int want, const QWidget* row, int track_min) {
+    return size > want && size <= std::max(track_min, row->minimumSizeHint().height());
+  };
+  const bool memory_raised = raised(s[1], want_memory_, memory_row_, trackMinimum(memory_row_, memory_track_));
+  const bool util_raised = raised(s[2], want_util_, util_row_, trackMinimum(util_row_, util_track_));
+  if ((s[1] == want_memory_ || memory_raised) && (s[2] == want_util_ || util_raised)) return;
+  user_heights_ = true;
   want_memory_ = s[1], want_util_ = s[2];
 }
 

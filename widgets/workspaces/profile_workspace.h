@@ -38,6 +38,10 @@ class ProfileWorkspace : public QWidget {
   QWidget* memoryTrack() const { return memory_row_; }
   QWidget* utilizationTrack() const { return util_row_; }
 
+  /// Whether the tracks' heights are the user's (a drag of their handles, or a layout that restored
+  /// one): kept until View ▸ Reset layout. Otherwise they follow the tracks' preferred heights.
+  bool trackHeightsDragged() const { return user_heights_; }
+
   void setTabsCollapsed(bool collapsed);
   bool tabsCollapsed() const { return collapsed_; }
 
