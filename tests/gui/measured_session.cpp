@@ -34,7 +34,7 @@ std::vector<double> busy_share(std::vector<std::pair<std::int64_t, std::int64_t>
   return share;
 }
 
-void add_sampled(prof::EventStore& s) {
+void add_sampled(prof::EventStore& s, double dram_scale) {
   std::vector<std::pair<std::int64_t, std::int64_t>> kernels, h2d;
   std::int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (std::size_t i = 0; i < s.kernels.size(); ++i) {
@@ -61,7 +61,7 @@ void add_sampled(prof::EventStore& s) {
     const std::int64_t t = t0 + static_cast<std::int64_t>(i) * kIntervalNs;
     const double b = std::min(1.0, busy[i]), c = std::min(1.0, copying[i]);
     const double v[] = {kSmActive * b * ripple(), kTensorActive * b * ripple(), kWarpOccupancy * b * ripple(),
-                        kDramRead * b * ripple(), kDramWrite * b * ripple(),  kDramPeak * b * ripple(),
+                        kDramRead * dram_scale * b * ripple(), kDramWrite * dram_scale * b * ripple(),  kDramPeak * b * ripple(),
                         kPcieRx * c * ripple(),   kPcieTx * ripple()};
     for (std::uint32_t k = 0; k < 8; ++k) s.append(s.metric_samples, prof::SampleRecord{t, k + 1, v[k]});
   }
@@ -85,9 +85,12 @@ void add_refused(prof::EventStore& s) {
 QString write_measured_session(const QString& dir, PmKind kind) {
   prof::EventStore store;
   prof::read_session(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession", store);
-  if (kind == PmKind::sampled) add_sampled(store);
-  else add_refused(store);
-  const QString path = QDir(dir).filePath(kind == PmKind::sampled ? "measured_sampled.tsession" : "measured_refused.tsession");
+  if (kind == PmKind::refused) add_refused(store);
+  else add_sampled(store, kind == PmKind::sampled_quarter_dram ? 0.25 : 1.0);
+  const char* name = kind == PmKind::sampled   ? "measured_sampled.tsession"
+                     : kind == PmKind::refused ? "measured_refused.tsession"
+                                               : "measured_sampled_quarter_dram.tsession";
+  const QString path = QDir(dir).filePath(name);
   prof::SessionWriter w(path.toStdString(), store);
   w.close();
   return path;

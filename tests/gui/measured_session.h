@@ -10,6 +10,7 @@ namespace ts::gui::test {
 enum class PmKind {
   sampled,  // every pm.* series at 1 kHz; DRAM at ~80 % of the copy ceiling while kernels run
   refused,  // no series; pm_sampling says the counters were refused and why
+  sampled_quarter_dram,  // as sampled, DRAM read and write at a quarter (~0.5 TB/s: another unit's range)
 };
 
 /// The session read from gpu_b128_nw4.tsession, PM sampling added by `kind`, written to

@@ -248,6 +248,15 @@ class TestMeasuredTracks : public QObject {
              qPrintable(t->item(dram, 0)->text()));
     QVERIFY2(t->item(sm, 1)->text().contains("none"), qPrintable(t->item(sm, 1)->text()));
     QCOMPARE(t->item(sm, 2)->text(), QString("–"));
+    // One unit per row, the change against the baseline beside it: a run at a quarter of the DRAM
+    // rate reads in TB/s too (it read "0.5 TB/s" as "512.0 GB/s" beside "2.05 TB/s").
+    QSignalSpy units(&v, &CompareView::ready);
+    v.openSessions({sampled_, test::write_measured_session(dir_.path(), test::PmKind::sampled_quarter_dram)});
+    QVERIFY(QTest::qWaitFor([&] { return units.count() > 0; }, 60000));
+    const QString fast = t->item(dram, 0)->text(), slow = t->item(dram, 1)->text();
+    QVERIFY2(fast.contains(" TB/s") && slow.contains(" TB/s") && !slow.contains("GB/s"), qPrintable(fast + " | " + slow));
+    QVERIFY2(slow.contains("(−75.0 %)"), qPrintable(slow));
+    QVERIFY2(!fast.contains("%)"), qPrintable(fast));  // the baseline has no change
     QSignalSpy again(&v, &CompareView::ready);
     v.openSessions({refused_, QString(kPlainSession)});
     QVERIFY(QTest::qWaitFor([&] { return again.count() > 0; }, 60000));

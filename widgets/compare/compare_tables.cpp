@@ -154,8 +154,24 @@ void fill_config_table(QTableWidget* t, const pc::Comparison& c) {
 
 namespace {
 
-/// Session `col`'s measured figures (PM sampling) in the throughput table: "–" where it has none.
-void fill_measured_cells(QTableWidget* t, int col, const prof::analysis::Report& r) {
+/// One unit for a row of byte rates, from its largest value: the sessions' cells read side by side
+/// (a run at 0.5 TB/s beside one at 2 TB/s read "512 GB/s" and "2.00 TB/s" before).
+struct RateUnit {
+  double per = 1e6;
+  const char* name = "MB/s";
+  int decimals = 0;
+};
+
+RateUnit rate_unit(double largest_bytes_per_s) {
+  if (largest_bytes_per_s >= 1e12) return {1e12, "TB/s", 2};
+  if (largest_bytes_per_s >= 1e9) return {1e9, "GB/s", 1};
+  return {};
+}
+
+/// Session `col`'s measured figures (PM sampling) in the throughput table: "–" where it has none;
+/// DRAM in the row's unit `unit`, with its change against the baseline's `base_dram` (bytes/s; 0:
+/// the baseline has none) for the sessions after it.
+void fill_measured_cells(QTableWidget* t, int col, const prof::analysis::Report& r, RateUnit unit, double base_dram) {
   QString sm = kAbsent, dram = kAbsent;
   if (r.measured && r.measured->samples == 0) sm = dram = QObject::tr("– (none: see Session details)");
   if (r.measured && r.measured->sm_active_pct) {
@@ -163,8 +179,10 @@ void fill_measured_cells(QTableWidget* t, int col, const prof::analysis::Report&
     if (r.sm_efficiency) sm += QObject::tr(" · est. %1 %").arg(100 * *r.sm_efficiency, 0, 'f', 1);
   }
   if (r.measured && r.measured->dram_bytes_per_s) {
-    dram = rate_text(*r.measured->dram_bytes_per_s);
-    if (r.measured->dram_ceiling_share) dram += QObject::tr(" (%1 % of the copy ceiling)").arg(100 * *r.measured->dram_ceiling_share, 0, 'f', 0);
+    const double v = *r.measured->dram_bytes_per_s;
+    dram = QStringLiteral("%1 %2").arg(v / unit.per, 0, 'f', unit.decimals).arg(QLatin1String(unit.name));
+    if (col > 0 && base_dram > 0) dram += relative(base_dram, v);
+    if (r.measured->dram_ceiling_share) dram += QObject::tr(" · %1 % of the copy ceiling").arg(100 * *r.measured->dram_ceiling_share, 0, 'f', 0);
   }
   set_cell(t, static_cast<int>(ThroughputRow::measured_sm), col, sm);
   set_cell(t, static_cast<int>(ThroughputRow::measured_dram), col, dram);
@@ -189,7 +207,14 @@ void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
       ->setToolTip(QObject::tr("CUPTI PM sampling's SM active while kernels ran, beside the estimate from the "
                                "kernels' launch sizes (docs/metrics.md)."));
   bool any_measured = false;
-  for (const auto& s : c.sessions) any_measured = any_measured || s.report.measured.has_value();
+  double dram_max = 0;
+  for (const auto& s : c.sessions) {
+    any_measured = any_measured || s.report.measured.has_value();
+    if (s.report.measured && s.report.measured->dram_bytes_per_s) dram_max = std::max(dram_max, *s.report.measured->dram_bytes_per_s);
+  }
+  const RateUnit dram_unit = rate_unit(dram_max);
+  const auto& base_measured = c.sessions[0].report.measured;
+  const double base_dram = base_measured ? base_measured->dram_bytes_per_s.value_or(0) : 0;  // 0: none
   t->setRowHidden(static_cast<int>(ThroughputRow::measured_sm), !any_measured);
   t->setRowHidden(static_cast<int>(ThroughputRow::measured_dram), !any_measured);
   const pc::SessionSummary& a = c.sessions[0];
@@ -212,7 +237,7 @@ void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
                                                 : kAbsent);
     const auto& u = s.report.gpu_utilization;
     cell(ThroughputRow::gpu_util, u ? QStringLiteral("%1 %").arg(*u * 100, 0, 'f', 1) : kAbsent);
-    fill_measured_cells(t, i, s.report);
+    fill_measured_cells(t, i, s.report, dram_unit, base_dram);
     const auto& acc = s.accuracy;
     cell(ThroughputRow::last_epoch, acc.last_epoch ? QObject::tr("%1 of %2 rows").arg(*acc.last_epoch).arg(acc.epochs)
                                                    : kAbsent);
