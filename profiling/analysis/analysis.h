@@ -390,5 +390,8 @@ std::int64_t min_steps_for_verdicts();
 /// Human-readable text (breakdown, metrics, verdicts) and one JSON object.
 std::string to_text(const Report& r);
 std::string to_json(const Report& r);
+/// Report::measured alone as one JSON object, the same members as to_json(Report)'s "measured"
+/// (percentages 0..100, rates in bytes/s, shares 0..1, null where absent): --compare --json uses it.
+std::string to_json(const Measured& m);
 
 }  // namespace ts::prof::analysis

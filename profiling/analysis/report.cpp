@@ -301,6 +301,15 @@ void health_json(W& w, const GpuHealth& h) {
 }
 }  // namespace
 
+std::string to_json(const Measured& m) {
+  rapidjson::StringBuffer buf;
+  W w(buf);
+  w.StartObject();
+  measured_json(w, m);
+  w.EndObject();
+  return buf.GetString();
+}
+
 std::string to_json(const Report& r) {
   rapidjson::StringBuffer buf;
   W w(buf);

@@ -77,6 +77,38 @@ void text_throughput(std::string& o, const Comparison& c) {
   row(o, "epoch img/s (trainer)", eps);
 }
 
+/// Measured GPU metrics (CUPTI PM sampling) per session, where any session has them: SM active and
+/// DRAM read + write while kernels ran (docs/metrics.md), DRAM in one unit for the row, chosen by
+/// its largest value. "none" for a session whose sampling gave no samples, "absent" for one that
+/// did not sample.
+void text_measured(std::string& o, const Comparison& c) {
+  double largest = 0;
+  bool any = false;
+  for (const auto& s : c.sessions) {
+    any = any || s.report.measured.has_value();
+    if (s.report.measured && s.report.measured->dram_bytes_per_s) largest = std::max(largest, *s.report.measured->dram_bytes_per_s);
+  }
+  if (!any) return;
+  const double per = largest >= 1e12 ? 1e12 : largest >= 1e9 ? 1e9 : 1e6;
+  const char* unit = per == 1e12 ? "TB/s" : per == 1e9 ? "GB/s" : "MB/s";
+  const int decimals = per == 1e12 ? 2 : per == 1e9 ? 1 : 0;
+  std::vector<std::string> sm, dram;
+  for (const auto& s : c.sessions) {
+    const auto& m = s.report.measured;
+    const std::string none = !m ? "absent" : "none";
+    sm.push_back(m && m->sm_active_pct ? fmt::format("{:.1f} %", *m->sm_active_pct) : none);
+    if (m && m->dram_bytes_per_s) {
+      std::string d = fmt::format("{:.{}f} {}", *m->dram_bytes_per_s / per, decimals, unit);
+      if (m->dram_ceiling_share) d += fmt::format(" ({:.0f} %)", 100 * *m->dram_ceiling_share);
+      dram.push_back(d);
+    } else {
+      dram.push_back(none);
+    }
+  }
+  row(o, "SM active (measured)", sm);
+  row(o, "DRAM r+w (% of copy ceil.)", dram);
+}
+
 void text_breakdown(std::string& o, const Comparison& c) {
   o += "\nstep-time breakdown (ms/step and % of the step windows; docs/metrics.md)\n";
   std::vector<std::string> heads;
@@ -95,6 +127,7 @@ void text_breakdown(std::string& o, const Comparison& c) {
   for (const auto& s : c.sessions)
     util.push_back(s.report.gpu_utilization ? fmt::format("{:.1f} %", 100 * *s.report.gpu_utilization) : "absent");
   row(o, "GPU time-utilisation", util);
+  text_measured(o, c);
 }
 
 void text_verdicts(std::string& o, const Comparison& c) {
@@ -219,6 +252,13 @@ void json_session(W& w, const SessionSummary& s) {
   }
   w.EndObject();
   opt(w, "gpu_utilization", r.gpu_utilization);
+  w.Key("measured");  // as --analyze --json writes it (docs/metrics.md); null: not sampled
+  if (r.measured) {
+    const std::string m = analysis::to_json(*r.measured);
+    w.RawValue(m.c_str(), m.size(), rapidjson::kObjectType);
+  } else {
+    w.Null();
+  }
   w.Key("verdicts");
   w.StartArray();
   for (const auto& v : r.verdicts) {

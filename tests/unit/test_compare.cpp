@@ -248,6 +248,33 @@ TEST(Compare, RealSessionsNumWorkersAndAugment) {
   EXPECT_NEAR(share_sum, 1.0, 1e-9);
 }
 
+// Measured GPU metrics (PM sampling) per session, in the text and the JSON; one DRAM unit for the
+// row (a quarter of 2 TB/s reads "0.50 TB/s", not "500.0 GB/s"); "absent" for a session that did
+// not sample; no rows at all where none did.
+TEST(Compare, MeasuredFiguresPerSession) {
+  StoreBuilder a, b, c3;
+  for (StoreBuilder* s : {&a, &b, &c3}) s->step(1, 0, 1000, 10), s->step(2, 1000, 2000, 10);
+  Comparison c = compare({&a.s, &b.s, &c3.s}, {"a", "b", "c"});
+  EXPECT_EQ(to_text(c).find("(measured)"), std::string::npos);
+  analysis::Measured fast;
+  fast.samples = 40, fast.sm_active_pct = 76.8, fast.dram_bytes_per_s = 2.0e12, fast.dram_ceiling_share = 0.7;
+  analysis::Measured slow = fast;
+  slow.sm_active_pct = 20.0, slow.dram_bytes_per_s = 0.5e12, slow.dram_ceiling_share = 0.175;
+  c.sessions[0].report.measured = fast;
+  c.sessions[1].report.measured = slow;
+  const std::string text = to_text(c);
+  for (const char* want : {"SM active (measured)", "76.8 %", "20.0 %", "2.00 TB/s (70 %)", "0.50 TB/s (18 %)", "absent"})
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  EXPECT_EQ(text.find("GB/s"), std::string::npos) << text;
+  rapidjson::Document j;
+  j.Parse(to_json(c).c_str());
+  ASSERT_FALSE(j.HasParseError());
+  EXPECT_DOUBLE_EQ(j["sessions"][0]["measured"]["dram_bytes_per_s"].GetDouble(), 2.0e12);
+  EXPECT_DOUBLE_EQ(j["sessions"][1]["measured"]["sm_active_pct"].GetDouble(), 20.0);
+  EXPECT_EQ(j["sessions"][1]["measured"]["samples"].GetInt64(), 40);
+  EXPECT_TRUE(j["sessions"][2]["measured"].IsNull());
+}
+
 TEST(CompareKernels, CallsPerStepChangedMoreThanTwiceIsChangedNotFaster) {
   // 79 calls vs 2 per step (a cuDNN algorithm switch): the per-call mean falls 87 %, but it is other
   // work under one name: "changed", neither faster nor slower.
