@@ -423,7 +423,9 @@ void MainWindow::elideStatus() {
   // elided in the middle to the room left of them, so a file name keeps its end.
   int room = statusBar()->width() - 24;
   for (auto* l : {device_label_, batch_label_, amp_label_, workers_label_, elapsed_label_})
-    if (l && l->isVisible()) room -= l->width() + statusBar()->layout()->spacing();
+    // (Their text may have changed just now, before the layout gave them their new width: the
+    // wider of the two, or a run's first line was cut under the device label, "20 steps per epoc".)
+    if (l && l->isVisible()) room -= std::max(l->width(), l->sizeHint().width()) + statusBar()->layout()->spacing();
   // Where the labels leave almost nothing (classroom mode's font at 1280), an ellipsis or nothing:
   // never text under them.
   status_shown_ = statusBar()->fontMetrics().elidedText(status_full_, Qt::ElideMiddle, std::max(room, 0));

@@ -242,6 +242,16 @@ class TestPanels : public QObject {
     KernelTable kernels(&hub);
     QTRY_VERIFY(!kernels.summaryLabel()->text().isEmpty());
     QVERIFY2(kernels.summaryLabel()->text() == "No kernels: the run is on the CPU", qPrintable(kernels.summaryLabel()->text()));
+    // A CPU run while it trains (no gpu_activity yet): the GPU row says so from the start, not "No
+    // events yet"; the status line says it is a CPU run, not NVML's failure to sample.
+    auto live = std::make_shared<prof::EventStore>();  // no gpu_activity until the run ends
+    live->set_meta("device.kind", "cpu");
+    live->set_meta("samplers.nvml", "NVML series missing: not a GPU run");
+    hub.setStore(live, true);
+    QTRY_VERIFY(u.completedJobs() >= 2);
+    QCOMPARE(u.gpuAbsentMessage(), QString("No GPU activity recorded: the run is on the CPU"));
+    QVERIFY2(u.statusText().contains("CPU run") && !u.statusText().contains("NVML") && !u.statusText().contains("measured"),
+             qPrintable(u.statusText()));
   }
 
   void leakRule() {

@@ -479,6 +479,9 @@ void UtilizationPanel::fillSamples() {
   nvml_->axis(QCPAxis::atLeft)->setRange(0, nice_upper(std::max(clock_max, 1.0)));
   power_->axis(QCPAxis::atLeft)->setRange(0, nice_upper(std::max(power_max, 1.0)));
   for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
+  // Before the first buckets the GPU row's message follows the meta as it arrives (a live CPU run's
+  // device.kind: "the run is on the CPU" rather than "No events yet" until a bucket job ran).
+  if (!have_buckets_) fillBuckets();
   arrange();
   updateStatus();
   plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -556,13 +559,18 @@ void UtilizationPanel::jobDone(quint64 gen, Job job) {
 void UtilizationPanel::fillBuckets() {
   const auto store = hub_->store();
   gpu_message_.clear();
-  if (store && !have_buckets_) {
-    gpu_message_ = tr("No events yet");
-  } else if (store && !buckets_.gpu_present) {
+  const auto on_cpu = [&] {
     const auto meta = store->meta();
-    QString why = gpu_absence_reason(meta);
-    if (why.isEmpty()) why = tr("no kernels or copies in the session");
+    auto kind = meta.find("device.kind");
+    return kind != meta.end() && kind->second == "cpu";
+  };
+  // A CPU run says so from its start (a live one has no gpu_activity yet): not "No events yet".
+  if (store && !buckets_.gpu_present && (have_buckets_ || on_cpu())) {
+    QString why = gpu_absence_reason(store->meta());
+    if (why.isEmpty()) why = on_cpu() ? tr("the run is on the CPU") : tr("no kernels or copies in the session");
     gpu_message_ = tr("No GPU activity recorded: %1").arg(why);
+  } else if (store && !have_buckets_) {
+    gpu_message_ = tr("No events yet");
   } else if (!store) {
     gpu_message_ = tr("No session: open one or start a run");
   }
@@ -635,13 +643,25 @@ QString UtilizationPanel::statusText() const {
     for (double v : buckets_.busy) busy += v;
     if (!buckets_.busy.empty()) parts << tr("GPU busy %1 % of the shown range").arg(100 * busy / buckets_.busy.size(), 0, 'f', 1);
   }
-  if (hub_->store() && !series_.find("gpu.utilization") && !series_.find("gpu.sm_clock")) {
+  // A run on the CPU has no GPU to sample: said as that, not as NVML's failure and the measured
+  // metrics' absence ("NVML: NVML series missing: not a GPU run · measured: none, ...", which the
+  // track's header cut at 1280 px in Side by side).
+  bool cpu_run = false;
+  if (hub_->store()) {
+    const auto meta = hub_->store()->meta();
+    auto kind = meta.find("device.kind");
+    cpu_run = kind != meta.end() && kind->second == "cpu";
+  }
+  const bool cpu_row = !track_mode_ || cpu_->visible();
+  if (cpu_run) {
+    parts << (cpu_row ? tr("CPU run: 100\u00a0%\u00a0=\u00a0one\u00a0core") : tr("CPU run"));
+  } else if (hub_->store() && !series_.find("gpu.utilization") && !series_.find("gpu.sm_clock")) {
     const auto meta = hub_->store()->meta();
     auto it = meta.find("samplers.nvml");
     parts << tr("NVML: %1").arg(it != meta.end() ? QString::fromStdString(it->second) : tr("not sampled"));
   }
-  if (const QString m = measured_status(); !m.isEmpty()) parts << m;
-  if (!track_mode_ || cpu_->visible()) parts << tr("CPU: 100\u00a0%\u00a0=\u00a0one\u00a0core");  // the CPU row's scale while it shows; no-break spaces (it wrapped as "100 / % = one core")
+  if (const QString m = measured_status(); !m.isEmpty() && !cpu_run) parts << m;
+  if (cpu_row && !cpu_run) parts << tr("CPU: 100\u00a0%\u00a0=\u00a0one\u00a0core");  // the CPU row's scale while it shows; no-break spaces (it wrapped as "100 / % = one core")
   return parts.join(QStringLiteral(" · "));
 }
 
