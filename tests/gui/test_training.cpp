@@ -121,6 +121,41 @@ class TestTraining : public QObject {
     QCOMPARE(charts.nonFiniteSteps(), std::vector<std::int64_t>{3});
     QVERIFY(charts.lossPlot()->itemCount() >= 2);  // the line and its label
   }
+
+  /// A short run's loss stays flat near its top: the loss legend moves off the curve (it sat on it
+  /// top right); a falling loss keeps it top right.
+  void theLossLegendStaysOffTheCurve() {
+    TrainingCharts charts;
+    charts.resize(800, 600);
+    charts.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&charts));
+    RunInfo info;
+    info.steps_per_epoch = 20;
+    info.epochs = 1;
+    auto feed = [&](auto loss_at) {
+      charts.reset(info);
+      TrainingUpdate u;
+      for (int i = 1; i <= 20; ++i) u.losses.push_back({i, loss_at(i)});
+      u.global_step = u.step = 20, u.steps_in_epoch = 20;
+      charts.addUpdate(u);
+    };
+    auto covered = [&] {
+      QCustomPlot* p = charts.lossPlot();
+      p->replot();
+      const QRect box = p->legend->outerRect();
+      int n = 0;
+      for (int g = 0; g < 2; ++g)
+        for (auto it = p->graph(g)->data()->constBegin(); it != p->graph(g)->data()->constEnd(); ++it)
+          n += box.contains(QPoint(static_cast<int>(p->xAxis->coordToPixel(it->key)), static_cast<int>(p->yAxis->coordToPixel(it->value))));
+      return n;
+    };
+    // Flat after a higher first step (as a short run's loss is): along the top, under the legend.
+    feed([](int i) { return i == 1 ? 2.45f : 2.30f - 0.01f * static_cast<float>(i % 3); });
+    QTRY_COMPARE(covered(), 0);
+    feed([](int i) { return 2.3f / static_cast<float>(i); });  // falling: the top right is free
+    QTRY_COMPARE(covered(), 0);
+    QCOMPARE(charts.lossPlot()->axisRect()->insetLayout()->insetAlignment(0), Qt::AlignTop | Qt::AlignRight);
+  }
 };
 
 QTEST_MAIN(TestTraining)

@@ -34,6 +34,42 @@ QString eta_text(double seconds) {
                    : QString("%1 s").arg(s);
 }
 
+/// Points of `plot`'s graphs that its legend would cover in the corner `corner` of the axis rect
+/// (pixels at the axes' current ranges; the legend at its size hint).
+int points_under_legend(QCustomPlot* plot, Qt::Alignment corner) {
+  const QRect area = plot->axisRect()->rect();
+  const QSize size = plot->legend->minimumOuterSizeHint();
+  const int x = corner & Qt::AlignRight ? area.right() - size.width() : area.left();
+  const int y = corner & Qt::AlignBottom ? area.bottom() - size.height() : area.top();
+  const QRect box(x, y, size.width(), size.height());
+  const QCPRange keys(plot->xAxis->pixelToCoord(box.left()), plot->xAxis->pixelToCoord(box.right()));
+  int n = 0;
+  for (int g = 0; g < plot->graphCount(); ++g) {
+    const auto data = plot->graph(g)->data();
+    for (auto it = data->findBegin(keys.lower, false); it != data->findEnd(keys.upper, false); ++it)
+      n += box.contains(QPoint(static_cast<int>(plot->xAxis->coordToPixel(it->key)),
+                               static_cast<int>(plot->yAxis->coordToPixel(it->value))));
+  }
+  return n;
+}
+
+/// Moves `plot`'s legend to the corner of `corners` (in their order of preference) that covers the
+/// fewest points, when where it is covers some: a short run's flat loss runs along the top, under
+/// the top-right legend that suits a falling one.
+void keep_legend_off_the_curve(QCustomPlot* plot, std::initializer_list<Qt::Alignment> corners) {
+  QCPLayoutInset* inset = plot->axisRect()->insetLayout();
+  const Qt::Alignment now = inset->insetAlignment(0);
+  int best_n = points_under_legend(plot, now);
+  if (best_n == 0) return;
+  Qt::Alignment best = now;
+  for (Qt::Alignment c : corners) {
+    if (c == now) continue;
+    const int n = points_under_legend(plot, c);
+    if (n < best_n) best = c, best_n = n;
+  }
+  if (best != now) inset->setInsetAlignment(0, best);
+}
+
 }  // namespace
 
 TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
@@ -111,6 +147,9 @@ TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
 void TrainingCharts::clear() {
   for (auto* p : {loss_, accuracy_, throughput_})
     for (int i = 0; i < p->graphCount(); ++i) p->graph(i)->data()->clear();
+  // The legends back in their usual corners (replotIfDirty() moves them off the curves).
+  loss_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  throughput_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
   loss_->clearItems();
   amp_text_ = new QCPItemText(loss_);
   amp_text_->setColor(QColor(170, 80, 0));
@@ -294,6 +333,13 @@ void TrainingCharts::replotIfDirty() {
   if (found) throughput_->yAxis->setRange(0, t.upper * 1.15);
   if (found && throughput_->graph(0)->data()->keyRange(found).upper > throughput_->xAxis->range().upper)
     throughput_->xAxis->setRange(0, loss_->xAxis->range().upper);
+  // The legends where they hide the fewest points (the loss chart's bottom right holds the AMP line
+  // when there is one).
+  const Qt::Alignment top_right = Qt::AlignTop | Qt::AlignRight, bottom_right = Qt::AlignBottom | Qt::AlignRight;
+  const Qt::Alignment top_left = Qt::AlignTop | Qt::AlignLeft, bottom_left = Qt::AlignBottom | Qt::AlignLeft;
+  if (amp_text_ && amp_text_->visible()) keep_legend_off_the_curve(loss_, {top_right, top_left, bottom_left});
+  else keep_legend_off_the_curve(loss_, {top_right, bottom_right, top_left, bottom_left});
+  keep_legend_off_the_curve(throughput_, {bottom_right, top_right, bottom_left, top_left});
   for (auto* p : {loss_, accuracy_, throughput_}) p->replot(QCustomPlot::rpQueuedReplot);
 }
 
