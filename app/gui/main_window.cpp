@@ -421,11 +421,14 @@ void MainWindow::elideStatus() {
   if (!status_until_.isForever() && left <= 0) return;
   // A temporary message is drawn up to the permanent labels and cut there mid-word ("…streams.sqlit"):
   // elided in the middle to the room left of them, so a file name keeps its end.
-  int room = statusBar()->width() - 24;
+  // The room is what lies left of the first permanent label as laid out (a sum of the labels' widths
+  // missed the bar's margins and spacing: a run's first line was drawn cut, "20 steps per epoc").
+  // Their resizes elide the message again (eventFilter), so a label whose text just changed counts
+  // once the layout has given it its width.
+  int labels_x = statusBar()->width() - 24;
   for (auto* l : {device_label_, batch_label_, amp_label_, workers_label_, elapsed_label_})
-    // (Their text may have changed just now, before the layout gave them their new width: the
-    // wider of the two, or a run's first line was cut under the device label, "20 steps per epoc".)
-    if (l && l->isVisible()) room -= std::max(l->width(), l->sizeHint().width()) + statusBar()->layout()->spacing();
+    if (l && l->isVisible() && l->width() > 0) labels_x = std::min(labels_x, l->geometry().left());
+  const int room = labels_x - 2 * statusBar()->layout()->spacing() - 6;  // the message's own padding
   // Where the labels leave almost nothing (classroom mode's font at 1280), an ellipsis or nothing:
   // never text under them.
   status_shown_ = statusBar()->fontMetrics().elidedText(status_full_, Qt::ElideMiddle, std::max(room, 0));
@@ -507,11 +510,12 @@ void MainWindow::onStarted(const RunInfo& info) {
   amp_label_->setToolTip(tr("The run's mixed precision (the engine's AMP mode)"));
   // Every line goes through showStatus: elided to the room left of the permanent labels (this one
   // was cut under them at 1280, "20 steps per e").
-  showStatus(tr("Training on %1: %2 training / %3 test images, %4 steps per epoch")
-                 .arg(info.data_description)
+  // The data's name last: elided in the middle, a narrow bar keeps "(generated, NOT CIFAR-10)".
+  showStatus(tr("Training on %1 training / %2 test images (%3 steps per epoch) of %4")
                  .arg(info.train_images)
                  .arg(info.test_images)
-                 .arg(info.steps_per_epoch));
+                 .arg(info.steps_per_epoch)
+                 .arg(info.data_description));
   if (!info.warnings.isEmpty()) showMessage(info.warnings.join("; "), false);
 }
 

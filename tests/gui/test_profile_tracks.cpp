@@ -215,6 +215,22 @@ class TestProfileTracks : public QObject {
     check("the Verdicts tab open");
   }
 
+  /// At 1920x1080 a tab's opening leaves the timeline its room: 8 lanes or more above the tracks at
+  /// their default heights, the tab near its 30 % (the room the tracks did not need went to the tab:
+  /// 4 lanes and two squeezed tracks above a Verdicts tab half empty).
+  void aTabAtFullHdLeavesTheTimelineItsRoom() {
+    Shown s(kSession, QSize(1920, 1080), false);
+    show_tab(s.w, "Verdicts");
+    QTest::qWait(400);
+    ProfileWorkspace* profile = s.w.workspaces()->profile();
+    const QList<int> split = profile->mainSplitter()->sizes();
+    QVERIFY2(split.value(1) <= (split.value(0) + split.value(1)) * 40 / 100,
+             qPrintable(QString("timeline %1, tab %2").arg(split.value(0)).arg(split.value(1))));
+    QVERIFY2(whole_lanes(s.w.timelinePanel()->view()) >= 8, qPrintable(QString::number(whole_lanes(s.w.timelinePanel()->view()))));
+    const QList<int> tracks = s.w.timelinePanel()->trackSplitter()->sizes();
+    QVERIFY2(tracks.value(1) >= 120 && tracks.value(2) >= 200, qPrintable(QString("memory %1, utilization %2").arg(tracks.value(1)).arg(tracks.value(2))));
+  }
+
   /// A track's minimum that grows after the default heights were set (the measured rows' legends
   /// arrive in steps while a session opens) makes the splitter raise the row: that is no drag. Taken
   /// as one, utilization stayed at that minimum with both measured rows folded beside a half-empty

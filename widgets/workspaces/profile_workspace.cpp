@@ -348,8 +348,11 @@ void ProfileWorkspace::fitTracks() {
   const TrackAsk* ask = nullptr;
   for (const TrackAsk& a : asks)
     if (!ask && a.memory + a.util <= col - lanes + spare) ask = &a;
-  int give = ask ? ask->memory + ask->util - (col - lanes) : 0;  // > 0: from the tab to the tracks
-  if (ask && spare < 0) give = spare;                              // < 0: back to the tab
+  // > 0: from the tab to the tracks. Never the other way for room the ask leaves over: that room is
+  // the lanes' and the tracks' wanted heights (handed to the tab, a 1920x1080 window showed 4 lanes
+  // and two squeezed tracks above a Verdicts tab half empty).
+  int give = ask ? std::max(0, ask->memory + ask->util - (col - lanes)) : 0;
+  if (ask && spare < 0) give = spare;  // < 0: back to the tab, what its rows lack
   if (!collapsed_ && give != 0) {
     // The tracks' sizes until the column's resize fits them are the splitter's, not a drag's (the
     // resize, in setSizes, keeps the tracks' heights as the user's otherwise).
