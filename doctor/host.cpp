@@ -131,4 +131,13 @@ Reading<bool> counters_allowed(std::optional<int> admin_only, bool params_readab
   return r;
 }
 
+std::string plain_gpu_reason(const std::string& text, const std::string& devices_dir) {
+  static const std::string kNeeds = "needs a GPU: ";
+  const auto at = text.find(kNeeds);
+  if (at == std::string::npos) return text;
+  const auto pci = read_nvidia_pci(devices_dir);
+  if (!pci || !pci->empty()) return text;
+  return text.substr(0, at + kNeeds.size()) + "no NVIDIA GPU on this machine";
+}
+
 }  // namespace ts::doctor

@@ -32,4 +32,11 @@ bool is_nvidia_vendor(const std::string& vendor_text);
 /// listed (then whether the machine has an NVIDIA GPU is not known).
 Reading<std::vector<PciDevice>> read_nvidia_pci(const std::string& devices_dir);
 
+/// A "... needs a GPU: <why>" text (a lesson's run that cannot run here) with <why> said plainly as
+/// "no NVIDIA GPU on this machine" where `devices_dir` lists no NVIDIA function: the CUDA runtime
+/// then says cudaErrorInsufficientDriver ("CUDA driver version is insufficient"), which reads as a
+/// driver to update on a laptop that has no NVIDIA GPU. Any other text, or a machine with an NVIDIA
+/// device (or a bus that cannot be read), comes back as it is.
+std::string plain_gpu_reason(const std::string& text, const std::string& devices_dir = "/sys/bus/pci/devices");
+
 }  // namespace ts::doctor

@@ -11,6 +11,7 @@
 
 #include "app/runner/runner.h"
 #include "base/errors.h"
+#include "doctor/host.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_eval.h"
 #include "lessons/lesson_where.h"
@@ -161,6 +162,7 @@ int run_lesson(const RunnerOptions& o, const std::atomic<bool>& stop) {
     if (lesson.run_index(id) < 0) throw InputError("--lesson-runs " + id + ": lesson " + lesson.name + " has no such run");
   std::string why;
   const bool live = !o.recorded && lessons::can_run_here(lesson, o.lesson_runs, &why);
+  why = doctor::plain_gpu_reason(why);
   std::string dir;
   LessonRecord rec;
   if (live) {

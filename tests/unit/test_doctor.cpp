@@ -508,6 +508,14 @@ TEST(Doctor, NvidiaPciFromASysfsFolder) {
   const auto none = read_nvidia_pci(root.string());
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->empty());
+  // A lesson's run that needs a GPU says plainly that there is none, not the runtime's driver error.
+  const std::string runtime = "run gpu needs a GPU: cudaGetDeviceCount failed with cudaErrorInsufficientDriver";
+  EXPECT_EQ(plain_gpu_reason(runtime, root.string()), "run gpu needs a GPU: no NVIDIA GPU on this machine");
+  EXPECT_EQ(plain_gpu_reason("run cpu needs the CPU backend: oneDNN missing", root.string()),
+            "run cpu needs the CPU backend: oneDNN missing");
+  device("0000:00:05.0", "0x10de", "0x2335", "0x030200");  // with a GPU on the bus: the driver's words stay
+  EXPECT_EQ(plain_gpu_reason(runtime, root.string()), runtime);
+  EXPECT_EQ(plain_gpu_reason(runtime, (root / "absent").string()), runtime);  // a bus not readable: as it is
   std::filesystem::remove_all(root);
   const auto gone = read_nvidia_pci(root.string());
   EXPECT_FALSE(gone);

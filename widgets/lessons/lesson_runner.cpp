@@ -9,6 +9,7 @@
 #include <QTimer>
 
 #include "base/errors.h"
+#include "doctor/host.h"
 #include "lessons/lesson_eval.h"
 #include "lessons/lesson_where.h"
 
@@ -37,6 +38,7 @@ bool LessonRunner::start(const lessons::Lesson& l, const QString& source, const 
   last_error_.clear();
   std::string why;
   if (recorded_only || !lessons::can_run_here(l, {}, &why)) {
+    why = doctor::plain_gpu_reason(why);
     std::string tried;
     const QString dir = QString::fromStdString(lessons::find_recording("", l, &tried));
     const QString reason = recorded_only ? tr("the recording was asked for") : QString::fromStdString(why);

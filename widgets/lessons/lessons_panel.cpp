@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include "base/errors.h"
+#include "doctor/host.h"
 #include "lessons/lesson_where.h"
 #include "setups/setup.h"
 #include "widgets/lessons/lesson_runner.h"
@@ -179,6 +180,7 @@ void LessonsPanel::showSelected() {
   for (const auto& d : e.lesson.devices()) devices << (d == "cuda" ? tr("a GPU (CUDA)") : tr("the CPU backend"));
   std::string why;
   const bool runs_here = lessons::can_run_here(e.lesson, {}, &why);
+  why = doctor::plain_gpu_reason(why);
   const bool recorded = !lessons::find_recording("", e.lesson).empty();
   recording_->setEnabled(recorded && !runner_->running());
   const QString here =
