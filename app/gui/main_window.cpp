@@ -156,22 +156,44 @@ void MainWindow::showVerdictRow() {
     row->setVisible(banner_->hasContent() && (!workspaces_ || workspaces_->mode() != Workspaces::Mode::playground));
 }
 
+namespace {
+/// Fits a tool window's frame into the screen's available area after each show: a window manager's
+/// frame (its title bar) pushed the bottom of a client sized to the whole area off a 1280x720
+/// screen (the lesson window). A few looks while the window manager settles, from the show on (timed
+/// from the window's creation, they ran out before a lesson that took a while to open was shown, and
+/// a window shown again was never fitted).
+class FrameFitter : public QObject {
+ public:
+  explicit FrameFitter(QWidget* tool) : QObject(tool), tool_(tool) {
+    setObjectName(QStringLiteral("frame_fitter"));
+    tool->installEventFilter(this);
+  }
+
+ protected:
+  bool eventFilter(QObject* o, QEvent* e) override {
+    if (o == tool_ && e->type() == QEvent::Show)
+      for (int ms : {0, 150, 400, 900, 1800}) QTimer::singleShot(ms, this, [this] { fit(); });
+    return QObject::eventFilter(o, e);
+  }
+
+ private:
+  void fit() {
+    QWidget* t = tool_;
+    if (!t || !t->isVisible() || !t->windowHandle() || t->isMaximized() || t->isFullScreen()) return;
+    const QScreen* s = t->screen();
+    const QMargins frame = t->windowHandle()->frameMargins();
+    if (!s || s->availableGeometry().contains(t->frameGeometry())) return;
+    t->setGeometry(fit_window_geometry(s->availableGeometry(), frame, t->geometry(), t->minimumSizeHint(), false));
+  }
+  QPointer<QWidget> tool_;
+};
+}  // namespace
+
 void MainWindow::fitToolWindow(QWidget* w, QSize want) const {
   const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
   const QSize avail = scr ? scr->availableGeometry().size() : want;
   w->resize(want.boundedTo(avail).expandedTo(w->minimumSizeHint()).boundedTo(avail));
-  // The client was sized to the whole area; a window manager's frame (its title bar) then pushed the
-  // bottom off a 1280x720 screen (the lesson window). Once shown and framed, the frame is fitted in
-  // too, as the main window's (fit_window_geometry); a few looks while the window manager settles.
-  QPointer<QWidget> tool(w);
-  for (int ms : {150, 400, 900, 1800})
-    QTimer::singleShot(ms, w, [tool] {
-      if (!tool || !tool->isVisible() || !tool->windowHandle() || tool->isMaximized() || tool->isFullScreen()) return;
-      const QScreen* s = tool->screen();
-      const QMargins frame = tool->windowHandle()->frameMargins();
-      if (!s || s->availableGeometry().contains(tool->frameGeometry())) return;
-      tool->setGeometry(fit_window_geometry(s->availableGeometry(), frame, tool->geometry(), tool->minimumSizeHint(), false));
-    });
+  if (!w->findChild<QObject*>(QStringLiteral("frame_fitter"), Qt::FindDirectChildrenOnly)) new FrameFitter(w);
 }
 
 QRect fit_window_geometry(const QRect& avail, const QMargins& frame, const QRect& client, QSize minimum, bool center) {

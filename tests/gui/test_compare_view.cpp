@@ -367,7 +367,10 @@ class TestCompareView : public QObject {
     // Fitted tables show every shown row without scrolling (the measured rows are hidden: these
     // sessions have no measured metrics).
     for (QTableWidget* t : {v.verdictMatrix(), v.throughputTable(), v.breakdownTable(), v.configTable()}) {
-      v.tabs()->setCurrentWidget(t->parentWidget());  // the tab page holding the table
+      QWidget* page = t;  // the tab page holding the table (a scroll area around the table's page)
+      while (page && v.tabs()->indexOf(page) < 0) page = page->parentWidget();
+      QVERIFY(page);
+      v.tabs()->setCurrentWidget(page);
       QCoreApplication::processEvents();
       int shown = 0;
       for (int r = 0; r < t->rowCount(); ++r) shown += t->isRowHidden(r) ? 0 : 1;

@@ -91,6 +91,9 @@ void AlignedTimelines::setSessions(const std::vector<std::shared_ptr<const prof:
     auto* title = new QLabel(QStringLiteral("<b>%1</b>").arg(i < static_cast<std::size_t>(labels.size()) ? labels[static_cast<int>(i)].toHtmlEscaped() : QString()));
     v->addWidget(title);
     auto* view = new TimelineView(hub, frame);
+    // The ruler and about three lanes at the least: three sessions stacked (a lesson's fp32, bf16 and
+    // fp16) at a timeline's own 160 px made a lesson window taller than 1280x720 less a title bar.
+    view->setMinimumHeight(110);
     v->addWidget(view, 1);
     splitter_->addWidget(frame);
     hub->setStore(stores[i], false);  // the view builds its data and fits all

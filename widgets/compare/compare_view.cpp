@@ -10,6 +10,7 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTreeWidget>
@@ -80,12 +81,23 @@ struct CompareResult {
 
 /// `top` above `bottom` in one page; the stretch factors share the height left after fixed-height
 /// widgets (the fitted tables).
+/// `page` in a scroll area that fills the tab: a short window scrolls the page instead of taking the
+/// page's minimum (a chart above its table, 616 px) as its own (a lesson's window is top-level: its
+/// minimum became 718 px, taller than a 1280x720 screen less a title bar).
+QWidget* scrolled(QWidget* page) {
+  auto* area = new QScrollArea;
+  area->setWidget(page);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  return area;
+}
+
 QWidget* vertical_split(QWidget* top, QWidget* bottom, int top_stretch, int bottom_stretch) {
   auto* w = new QWidget;
   auto* l = new QVBoxLayout(w);
   l->addWidget(top, top_stretch);
   l->addWidget(bottom, bottom_stretch);
-  return w;
+  return scrolled(w);
 }
 
 /// The configuration tab: the note, the diff, then the sessions' facts; empty space stays at the end.
@@ -103,7 +115,7 @@ QWidget* config_page(QLabel* note, QTableWidget* diff, QTableWidget* sessions) {
   l->addWidget(title);
   l->addWidget(sessions);
   l->addStretch(1);
-  return w;
+  return scrolled(w);
 }
 
 }  // namespace
