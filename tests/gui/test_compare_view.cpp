@@ -25,6 +25,9 @@
 #include "widgets/compare/compare_view.h"
 #include "widgets/compare/kernel_diff_model.h"
 #include "widgets/common/plot_export.h"
+#include "widgets/panels/breakdown_chart.h"
+#include "widgets/panels/panel_hub.h"
+#include "widgets/panels/panel_plot.h"
 #include "widgets/timeline/timeline_view.h"
 
 using namespace ts;
@@ -158,12 +161,20 @@ class TestCompareView : public QObject {
     QVERIFY(load(v, {a_, b_}));
     CompareBreakdownChart* chart = v.breakdownChart();
     const pc::Comparison& c = *v.comparison();
+    PanelHub hub;
+    BreakdownChart profile_chart(&hub);
     double top = 0;
     for (int k = 0; k < pa::kCategoryCount; ++k) {
       QCPBars* bars = chart->bars(static_cast<pa::Category>(k));
       QCOMPARE(bars->valueAxis(), chart->valueAxis());  // one y scale for every session
       QCOMPARE(bars->data()->size(), 2);
-      QCOMPARE(bars->name(), QString::fromLatin1(pa::category_name(static_cast<pa::Category>(k))).replace('_', ' '));
+      QCOMPARE(bars->name(), step_category_label(k));
+      // The same colour and name as in Profile's Step breakdown (they differed for four categories).
+      QCPBars* profile_bars = nullptr;
+      for (int i = 0; i < profile_chart.plot()->plottableCount(); ++i)
+        if (auto* b = qobject_cast<QCPBars*>(profile_chart.plot()->plottable(i)); b && b->name() == bars->name()) profile_bars = b;
+      QVERIFY2(profile_bars, qPrintable(bars->name()));
+      QCOMPARE(profile_bars->brush().color(), bars->brush().color());
       if (k > 0) QCOMPARE(bars->barBelow(), chart->bars(static_cast<pa::Category>(k - 1)));
     }
     for (int i = 0; i < 2; ++i) {
@@ -176,7 +187,7 @@ class TestCompareView : public QObject {
       }
       QVERIFY(std::abs(stacked - chart->totalMsPerStep(i)) < 1e-9);
       top = std::max(top, stacked);
-      QVERIFY(chart->hoverText(i).contains("data loader wait"));
+      QVERIFY(chart->hoverText(i).contains("data-loader wait"));
     }
     QVERIFY(chart->valueAxis()->range().upper >= top);
     QVERIFY(chart->valueAxis()->range().upper <= top * 1.2);

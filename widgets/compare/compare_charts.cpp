@@ -11,6 +11,7 @@
 #include "widgets/compare/compare_tables.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/common/plot_export.h"
+#include "widgets/panels/panel_plot.h"
 
 namespace ts::gui {
 
@@ -22,20 +23,6 @@ QColor okabe_ito_color(int i) {
                              QColor(0xd5, 0x5e, 0x00), QColor(0x00, 0x9e, 0x73), QColor(0xcc, 0x79, 0xa7),
                              QColor(0xf0, 0xe4, 0x42), QColor(0x99, 0x99, 0x99)};
   return c[((i % 8) + 8) % 8];
-}
-
-QColor category_color(pa::Category c) {
-  switch (c) {
-    case pa::Category::kernel: return okabe_ito_color(0);
-    case pa::Category::memcpy: return okabe_ito_color(1);
-    case pa::Category::memset: return okabe_ito_color(6);
-    case pa::Category::communication: return QColor(0x8c, 0x56, 0x4b);  // brown: the breakdown chart's
-    case pa::Category::runtime: return okabe_ito_color(5);
-    case pa::Category::data_wait: return okabe_ito_color(3);
-    case pa::Category::sync_wait: return okabe_ito_color(4);
-    case pa::Category::cpu_exec: return okabe_ito_color(2);
-    default: return okabe_ito_color(7);
-  }
 }
 
 namespace {
@@ -95,9 +82,9 @@ CompareBreakdownChart::CompareBreakdownChart(QWidget* parent) : QWidget(parent) 
   for (int k = 0; k < pa::kCategoryCount; ++k) {
     const auto cat = static_cast<pa::Category>(k);
     auto* b = new QCPBars(plot_->xAxis, plot_->yAxis);
-    b->setName(QString::fromLatin1(pa::category_name(cat)).replace('_', ' '));
-    b->setBrush(category_color(cat));
-    b->setPen(QPen(category_color(cat).darker(130), 1));
+    b->setName(step_category_label(static_cast<int>(cat)));
+    b->setBrush(step_category_color(static_cast<int>(cat)));
+    b->setPen(QPen(step_category_color(static_cast<int>(cat)).darker(130), 1));
     b->setWidth(0.55);
     b->setStackingGap(0);
     if (below) b->moveAbove(below);

@@ -23,10 +23,6 @@ namespace ts::gui {
 /// 2 sky blue #56B4E9, 3 vermillion #D55E00, 4 bluish green #009E73, 5 reddish purple #CC79A7,
 /// 6 yellow #F0E442, 7 grey #999999; i wraps.
 QColor okabe_ito_color(int i);
-/// The colour of an analysis category in the compare view's breakdown (kernel blue, memcpy orange,
-/// memset yellow, runtime reddish purple, data-loader wait vermillion, sync wait bluish green,
-/// CPU exec sky blue, other grey).
-QColor category_color(prof::analysis::Category c);
 
 class CompareBreakdownChart : public QWidget {
   Q_OBJECT

@@ -17,6 +17,7 @@
 #include "widgets/compare/compare_view.h"
 #include "widgets/panels/measured_text.h"
 #include "widgets/panels/verdict_panel.h"
+#include "widgets/panels/panel_plot.h"
 
 namespace ts::gui {
 
@@ -261,7 +262,7 @@ void fill_breakdown_table(QTableWidget* t, const pc::Comparison& c) {
   set_session_columns(t, c, pa::kCategoryCount + 1);
   QStringList rows;
   for (int k = 0; k < pa::kCategoryCount; ++k)
-    rows << QString::fromLatin1(pa::category_name(static_cast<pa::Category>(k))).replace('_', ' ');
+    rows << step_category_label(k);
   rows << QObject::tr("total (mean per step)");
   t->setVerticalHeaderLabels(rows);
   for (int i = 0; i < n; ++i) {

@@ -21,21 +21,6 @@ using prof::analysis::kCategoryCount;
 /// choice: the warm-up step is ~50x the others; ordinary jitter stays well below 3x).
 constexpr double kOffScaleFactor = 3.0;
 
-QColor category_color(int c) {
-  // kernel blue, memcpy orange, memset yellow, communication brown (its own), runtime purple, data wait red,
-  // sync pink, CPU green, other grey (the order of prof::analysis::Category).
-  static const int idx[] = {0, 1, 5, -1, 6, 2, 7, 4, 9};
-  static_assert(std::size(idx) == prof::analysis::kCategoryCount);
-  if (idx[c] < 0) return QColor(0x8c, 0x56, 0x4b);  // communication: brown, as in Compare
-  return palette_color(idx[c]);
-}
-
-QString category_label(int c) {
-  static const char* names[] = {"kernel", "memcpy", "memset", "communication", "runtime", "data-loader wait", "sync wait", "CPU exec", "other"};
-  static_assert(std::size(names) == prof::analysis::kCategoryCount);
-  return QString::fromLatin1(names[c]);
-}
-
 prof::analysis::Options whole_run() {
   prof::analysis::Options o;
   o.per_step = true;
@@ -63,10 +48,10 @@ BreakdownChart::BreakdownChart(PanelHub* hub, QWidget* parent) : QWidget(parent)
   QCPBars* below = nullptr;
   for (int c = 0; c < kCategoryCount; ++c) {
     auto* b = new QCPBars(plot_->xAxis, plot_->yAxis);
-    b->setName(category_label(c));
+    b->setName(step_category_label(c));
     b->setWidth(0.8);
     b->setWidthType(QCPBars::wtPlotCoords);
-    const QColor col = category_color(c);
+    const QColor col = step_category_color(c);
     b->setBrush(col);
     b->setPen(QPen(col.darker(130), 0.5));
     if (below) b->moveAbove(below);
@@ -172,7 +157,7 @@ QString BreakdownChart::hoverText(int index) const {
   for (int c = 0; c < kCategoryCount; ++c) {
     if (s.breakdown.ns[c] == 0) continue;
     t += QString("\n  %1: %2 ms (%3 %)")
-             .arg(category_label(c))
+             .arg(step_category_label(c))
              .arg(s.breakdown.ns[c] / 1e6, 0, 'f', 3)
              .arg(wall > 0 ? 100.0 * s.breakdown.ns[c] / wall : 0, 0, 'f', 1);
   }

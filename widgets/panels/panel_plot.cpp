@@ -1,6 +1,8 @@
 // Shared plot plumbing of the panels: linked time axis, byte ticker, titles, colours.
 #include "widgets/panels/panel_plot.h"
 
+#include "profiling/analysis/analysis.h"
+
 #include <QFontMetrics>
 
 #include <algorithm>
@@ -164,6 +166,23 @@ QColor palette_color(int i) {
                              QColor(0xf0, 0xe4, 0x42), QColor(0x55, 0x55, 0x55), QColor(0x00, 0x45, 0x6b),
                              QColor(0x8c, 0x68, 0x00)};
   return c[((i % 10) + 10) % 10];
+}
+
+QColor step_category_color(int category) {
+  // palette_color's order: 0 blue, 1 orange, 2 bluish green, 3 reddish purple, 4 sky blue,
+  // 5 vermillion, 6 yellow.
+  static const QColor c[] = {palette_color(0), palette_color(1), palette_color(6), QColor(0x8c, 0x56, 0x4b),
+                             palette_color(3), palette_color(5), palette_color(2), palette_color(4),
+                             QColor(0x99, 0x99, 0x99)};
+  static_assert(std::size(c) == static_cast<std::size_t>(prof::analysis::kCategoryCount));
+  return category >= 0 && category < prof::analysis::kCategoryCount ? c[category] : c[std::size(c) - 1];
+}
+
+QString step_category_label(int category) {
+  static const char* names[] = {"kernel",           "memcpy",    "memset",   "communication", "runtime",
+                                "data-loader wait", "sync wait", "CPU exec", "other"};
+  static_assert(std::size(names) == static_cast<std::size_t>(prof::analysis::kCategoryCount));
+  return QString::fromLatin1(category >= 0 && category < prof::analysis::kCategoryCount ? names[category] : "other");
 }
 
 void align_rect_left(QCPAxisRect* rect, int left_px) {

@@ -107,6 +107,16 @@ void show_legend_row(QCustomPlot* plot, bool shown);
 /// eight colours first (black replaced by a dark grey), then two darker variants of the first two.
 QColor palette_color(int i);
 
+/// The step-time categories (prof::analysis::Category, as an int) in one colour and one name wherever
+/// a breakdown is drawn: Profile's Step breakdown, Compare's Step time chart and table (they drew
+/// memset, runtime, data-loader wait and sync wait in four other colours). Kernel blue, memcpy
+/// orange, memset yellow, communication brown, runtime reddish purple, data-loader wait vermillion,
+/// sync wait bluish green, CPU exec sky blue, other grey.
+QColor step_category_color(int category);
+/// "kernel", "memcpy", "memset", "communication", "runtime", "data-loader wait", "sync wait",
+/// "CPU exec", "other".
+QString step_category_label(int category);
+
 /// Track layout (the Profile workspace's metric tracks under the timeline's lanes): the axis rect's
 /// left edge sits `left_px` from the plot widget's left edge (the timeline's lane header width) and
 /// its right edge at the widget's right edge, so its x axis lines up pixel for pixel with the
