@@ -118,6 +118,9 @@ class TestShortcuts : public QObject {
       QVERIFY2(!seen.count(k), qPrintable(k + " is " + seen[k] + " and " + d.action));
       seen[k] = QString::fromUtf8(d.action);
     }
+    // Every action has a key on this desktop (Qt's SaveAs was empty here: Ctrl+Shift+S did nothing).
+    for (const ShortcutDef& d : shortcut_table()) QVERIFY2(!d.key.isEmpty(), d.action);
+    QCOMPARE(shortcut_key(ShortcutId::save_session_as), QKeySequence("Ctrl+Shift+S"));
     QCOMPARE(shortcut_key(ShortcutId::copy_setup), QKeySequence("Ctrl+Shift+C"));
     QCOMPARE(shortcut_key(ShortcutId::classroom_mode), QKeySequence("Ctrl+Shift+L"));
   }
@@ -139,6 +142,24 @@ class TestShortcuts : public QObject {
       QCOMPARE(a->shortcut(), shortcut_key(static_cast<ShortcutId>(id.toInt())));
     }
     QVERIFY(keyed >= 10);
+  }
+
+  /// Ctrl+Shift+L toggles classroom mode with the lessons' own window in front (it did nothing there).
+  void classroomKeyWorksFromTheLessonsWindow() {
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.lessons()->showLessonsPanel();
+    QWidget* lessons = nullptr;
+    for (QWidget* top : QApplication::topLevelWidgets())
+      if (top != &w && top->isVisible() && top->windowTitle().startsWith("Lessons")) lessons = top;
+    QVERIFY(lessons);
+    lessons->activateWindow();
+    QTRY_COMPARE(QApplication::activeWindow(), lessons);
+    const bool before = w.lessons()->classroomMode();
+    QTest::keyClick(lessons, Qt::Key_L, Qt::ControlModifier | Qt::ShiftModifier);
+    QTRY_COMPARE(w.lessons()->classroomMode(), !before);
+    w.lessons()->setClassroomMode(false);
   }
 
   void checkerSeesAClash() {
