@@ -403,6 +403,12 @@ class TestPanels : public QObject {
       QVERIFY(std::abs(sum - c.steps()[i].wall() / 1e6) < 1e-9);
     }
     QVERIFY(!c.offScale().empty() && c.offScale().front() == 0);  // the warm-up step (cuDNN search)
+    // Every step drawn, the mean over the analysed ones: the figure the verdicts and Compare give.
+    const auto r = prof::analysis::analyze(*store);
+    double ns = 0;
+    for (int k = 0; k < prof::analysis::kCategoryCount; ++k) ns += static_cast<double>(r.breakdown.ns[k]);
+    const QString mean = QString("mean %1 ms/step over the %2 analysed").arg(ns / 1e6 / r.steps, 0, 'f', 3).arg(r.steps);
+    QTRY_VERIFY2(c.statusText().contains(mean), qPrintable(c.statusText() + " / " + mean));
     QVERIFY(c.hoverText(4).startsWith(QString("step %1:").arg(c.steps()[4].global_step)));
     QVERIFY(c.hoverText(4).contains("kernel"));
     // A click on step 5's bar selects its window on the hub.

@@ -35,6 +35,8 @@ class BreakdownChart : public QWidget {
   void selectStep(int index);
   /// The hover text of steps()[index]: the step, its wall time and each category's ms and share.
   QString hoverText(int index) const;
+  /// The line above the chart: the steps, their mean over the analysed ones (warm-up left out).
+  QString statusText() const;
   /// Steps left above the y range (see the file comment).
   const std::vector<int>& offScale() const { return off_scale_; }
 
