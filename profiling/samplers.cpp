@@ -227,6 +227,11 @@ void Samplers::stop() {
   }
   impl_->cv.notify_one();
   impl_->thread.join();
+  // One last round at the end (the thread is gone: nothing else writes the series now). A run
+  // shorter than the period, or a sampler thread starved at nice +5 on a busy machine, had no
+  // round while the network held its activations: a lesson read "the sessions do not give
+  // activations".
+  sample_once();
 }
 
 std::string Samplers::nvml_status() const { return impl_->nvml.status; }

@@ -59,8 +59,21 @@ constexpr double kDoubleBatchMemory = 0.45;
 double share(std::int64_t part, std::int64_t whole) { return whole > 0 ? static_cast<double>(part) / whole : 0; }
 
 /// The last verdict's fix as knobs (TrainScope runs only: an imported trace has no Run settings).
+/// Whether the run already had `f` (pin_memory on in a run that pinned): such a knob is not proposed
+/// (a fix read "In Run settings: num_workers 4, pin_memory on" for a run with pin_memory on).
+bool already_set(const RunConfig& c, const FixSetting& f) {
+  if (f.knob == "pin_memory") return c.pin_memory == (f.value == "on");
+  if (f.knob == "sync_every_step") return c.sync_every_step == (f.value == "on");
+  if (f.knob == "augment") return c.augment == (f.value == "on");
+  if (f.knob == "num_workers") return std::to_string(c.num_workers) == f.value;
+  if (f.knob == "amp") return c.amp == f.value;
+  if (f.knob == "batch_size") return std::to_string(c.batch_size) == f.value;
+  return false;
+}
+
 void structured(Report& r, std::vector<FixSetting> settings, std::string advice) {
   if (!r.config.known || r.verdicts.empty()) return;
+  std::erase_if(settings, [&](const FixSetting& f) { return already_set(r.config, f); });
   r.verdicts.back().settings = std::move(settings);
   r.verdicts.back().advice = std::move(advice);
 }

@@ -166,6 +166,8 @@ class TestPanelsVerdicts : public QObject {
   void syncBound() {
     Builder b;  // per step: kernel [0, 900), host sync [100, 900) while the GPU drains: 10.1 % idle after it
     b.h200();
+    // A run that read the loss every step (a fix proposes only what the run did not have).
+    b.s.set_meta("run.config", R"({"device":"cuda","batch_size":128,"num_workers":2,"sync_every_step":true})");
     Spans expected;
     for (int i = 0; i < 20; ++i) {
       const std::int64_t t = i * 1000;
