@@ -366,6 +366,25 @@ class TestPanels : public QObject {
           static_cast<long long>(p.buckets().bucket_ns), p.lastJobMs());
   }
 
+  /// A CPU run's track prefers its CPU row beside the GPU row (which only says there is no GPU
+  /// activity): the CPU row was folded away under it in Profile at 1280x720.
+  void aCpuRunPrefersItsCpuRow() {
+    PanelHub hub;
+    UtilizationPanel p(&hub);
+    p.setTrackMode(120);
+    p.resize(900, 300);
+    p.show();
+    auto gpu = cpu_only_store();
+    gpu->set_meta("device.kind", "cuda");
+    hub.setStore(gpu, false);
+    QTRY_VERIFY(p.completedJobs() >= 1);
+    const int gpu_run = p.preferredTrackHeight();
+    hub.setStore(cpu_only_store(), false);
+    QTRY_VERIFY(p.completedJobs() >= 2);
+    QVERIFY(p.cpuRun());
+    QVERIFY2(p.preferredTrackHeight() > gpu_run, qPrintable(QString("%1 vs %2").arg(p.preferredTrackHeight()).arg(gpu_run)));
+  }
+
   void utilizationCpuOnlySaysNoGpu() {
     PanelHub hub;
     UtilizationPanel p(&hub);

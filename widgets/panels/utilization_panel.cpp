@@ -388,8 +388,17 @@ int UtilizationPanel::foldedHeight() const {
 int UtilizationPanel::plotMinimumHeight() const { return foldedHeight() + layout()->spacing() + plot_->minimumHeight(); }
 
 int UtilizationPanel::preferredTrackHeight() const {
-  // The GPU row, and the measured rows beside it where the session has them.
-  return trackHeight(meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0 ? 3 : 1);
+  // The GPU row, and the measured rows beside it where the session has them; a CPU run's CPU row
+  // beside its GPU row (which only says there is no GPU activity: the CPU row was folded under it).
+  if (meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0) return trackHeight(3);
+  return trackHeight(cpuRun() ? 2 : 1);
+}
+
+bool UtilizationPanel::cpuRun() const {
+  if (!hub_->store()) return false;
+  const auto meta = hub_->store()->meta();
+  auto kind = meta.find("device.kind");
+  return kind != meta.end() && kind->second == "cpu";
 }
 
 int UtilizationPanel::partialTrackHeight() const {
@@ -559,11 +568,7 @@ void UtilizationPanel::jobDone(quint64 gen, Job job) {
 void UtilizationPanel::fillBuckets() {
   const auto store = hub_->store();
   gpu_message_.clear();
-  const auto on_cpu = [&] {
-    const auto meta = store->meta();
-    auto kind = meta.find("device.kind");
-    return kind != meta.end() && kind->second == "cpu";
-  };
+  const auto on_cpu = [this] { return cpuRun(); };
   // A CPU run says so from its start (a live one has no gpu_activity yet): not "No events yet".
   if (store && !buckets_.gpu_present && (have_buckets_ || on_cpu())) {
     QString why = gpu_absence_reason(store->meta());
@@ -646,12 +651,7 @@ QString UtilizationPanel::statusText() const {
   // A run on the CPU has no GPU to sample: said as that, not as NVML's failure and the measured
   // metrics' absence ("NVML: NVML series missing: not a GPU run · measured: none, ...", which the
   // track's header cut at 1280 px in Side by side).
-  bool cpu_run = false;
-  if (hub_->store()) {
-    const auto meta = hub_->store()->meta();
-    auto kind = meta.find("device.kind");
-    cpu_run = kind != meta.end() && kind->second == "cpu";
-  }
+  const bool cpu_run = cpuRun();
   const bool cpu_row = !track_mode_ || cpu_->visible();
   if (cpu_run) {
     parts << (cpu_row ? tr("CPU run: 100\u00a0%\u00a0=\u00a0one\u00a0core") : tr("CPU run"));

@@ -96,6 +96,8 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   // MetricTrack (track mode): the header line, then the GPU row and the measured rows, which the
   // track's default height keeps beside the estimates; the CPU and H2D rows where there is room.
   int preferredTrackHeight() const override;
+  /// Whether the session is a run on the CPU (meta device.kind "cpu").
+  bool cpuRun() const;
   int partialTrackHeight() const override;
   int plotMinimumHeight() const override;
   int foldedHeight() const override;
