@@ -204,6 +204,9 @@ class TestPanels : public QObject {
                                                      lessons::format_figure("peak_memory_bytes", *g.allocatedPeakBytes()))),
              qPrintable(status));
     QVERIFY2(!status.contains(QRegularExpression("(^|· )peak ")), qPrintable(status));
+    // The card's share follows the figure it is of, in its parentheses (not after the allocated peak).
+    QVERIFY2(status.contains(QRegularExpression("card used peak [^·]* at [0-9.]+ s \\([0-9.]+ % of [^)]+\\) · allocated peak")),
+             qPrintable(status));
     g.setStack(MemoryGraph::Stack::reserved);
     QVERIFY(g.graphFor("memory.reserved.activations"));
     QVERIFY(!g.graphFor("memory.allocated.activations"));

@@ -542,8 +542,14 @@ QString MemoryGraph::absentMessage() const {
 QString MemoryGraph::statusText() const {
   if (!has_data_) return {};
   QStringList parts;
-  if (peak_bytes_)
-    parts << tr("%1 %2 at %3 s").arg(peakName(), format_bytes(*peak_bytes_, 1)).arg(ns_to_s(peak_t_), 0, 'f', 3);
+  // The card's share beside the peak it is of ("· 0.7 % of 150.11 GB" after the allocated peak read
+  // as that figure's share).
+  if (peak_bytes_) {
+    QString peak = tr("%1 %2 at %3 s").arg(peakName(), format_bytes(*peak_bytes_, 1)).arg(ns_to_s(peak_t_), 0, 'f', 3);
+    if (capacity_ && !simulated_)
+      peak += tr(" (%1 % of %2)").arg(100.0 * *peak_bytes_ / *capacity_, 0, 'f', 1).arg(format_bytes(*capacity_));
+    parts << peak;
+  }
   // The network's own tensors beside the card's use (which adds the CUDA context, cuDNN and cuBLAS):
   // the lessons' "peak allocated" is this figure, written the same way.
   if (allocated_peak_ && peak_series_ == "device.memory.used")
@@ -553,8 +559,6 @@ QString MemoryGraph::statusText() const {
                  .arg(format_bytes(*reserved_peak_))
                  .arg(100.0 * *reserved_peak_ / *capacity_, 0, 'f', 1)
                  .arg(format_bytes(*capacity_));
-  else if (capacity_ && !simulated_ && peak_bytes_)
-    parts << tr("%1 % of %2").arg(100.0 * *peak_bytes_ / *capacity_, 0, 'f', 1).arg(format_bytes(*capacity_));
   if (leak_.suspected) parts << tr("<b style='color:#c62828'>possible leak</b>");
   return parts.join(QStringLiteral(" · "));
 }
