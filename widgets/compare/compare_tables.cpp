@@ -240,7 +240,7 @@ void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
     cell(ThroughputRow::gpu_util, u ? QStringLiteral("%1 %").arg(*u * 100, 0, 'f', 1) : kAbsent);
     fill_measured_cells(t, i, s.report, dram_unit, base_dram);
     const auto& acc = s.accuracy;
-    cell(ThroughputRow::last_epoch, acc.last_epoch ? QObject::tr("%1 of %2 rows").arg(*acc.last_epoch).arg(acc.epochs)
+    cell(ThroughputRow::last_epoch, acc.last_epoch ? QObject::tr("epoch %1 of %2").arg(*acc.last_epoch).arg(acc.epochs)
                                                    : kAbsent);
     QString test_acc = kAbsent;
     if (acc.test_accuracy) {

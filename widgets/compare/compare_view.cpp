@@ -22,6 +22,7 @@
 #include "widgets/compare/compare_tables.h"
 #include "widgets/compare/kernel_diff_model.h"
 #include "widgets/panels/panel_plot.h"
+#include "widgets/panels/verdict_panel.h"
 #include "widgets/sessions/session_loader.h"
 
 namespace ts::gui {
@@ -387,9 +388,9 @@ QString compare_headline(const pc::Comparison& c) {
       return std::any_of(r.verdicts.begin(), r.verdicts.end(), [&](const auto& v) { return v.id == id; });
     };
     for (const auto& v : b.report.verdicts)
-      if (!has(a.report, v.id)) gained << QString::fromStdString(v.id);
+      if (!has(a.report, v.id)) gained << verdict_short_name(v.id);
     for (const auto& v : a.report.verdicts)
-      if (!has(b.report, v.id)) lost << QString::fromStdString(v.id);
+      if (!has(b.report, v.id)) lost << verdict_short_name(v.id);
     if (!gained.isEmpty()) line += QObject::tr("; new verdicts: %1").arg(gained.join(", "));
     if (!lost.isEmpty()) line += QObject::tr("; gone: %1").arg(lost.join(", "));
     lines << line;

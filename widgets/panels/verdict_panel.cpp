@@ -150,6 +150,20 @@ QString shown_value(const runconfig::KnobDef& k, const runconfig::RunConfig& c) 
 }
 }  // namespace
 
+QString verdict_short_name(const std::string& id) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"host_bound", "CPU-bound"},         {"input_bound", "input-bound"},
+      {"sync_bound", "sync-bound"},        {"communication_bound", "communication-bound"},
+      {"launch_bound", "launch-bound"},    {"low_utilization", "low GPU utilisation"},
+      {"pageable_memcpy", "pageable copies"}, {"memory_pressure", "GPU memory nearly full"},
+      {"amp_eligible", "AMP-eligible"},    {"amp_overflow", "fp16 overflow"},
+      {"throttled", "clocks held down"},   {"shared_gpu", "GPU shared with another process"},
+      {"memory_bound_kernels", "memory-bound kernels"}};
+  for (const auto& [key, name] : kNames)
+    if (id == key) return QObject::tr(name);
+  return QString::fromStdString(id).replace('_', ' ');
+}
+
 QString fix_setting_text(const prof::analysis::FixSetting& f) {
   const FixKnob* k = fix_knob(f.knob);
   if (!k) return QString::fromStdString(f.knob + " " + f.value);
