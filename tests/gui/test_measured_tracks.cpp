@@ -133,6 +133,12 @@ class TestMeasuredTracks : public QObject {
       QVERIFY2(g->name().contains("(measured"), qPrintable(g->name()));
     }
     QVERIFY(p.graphFor("pm.sm_active")->name().contains("PM sampling 1 kHz"));
+    // The DRAM and PCIe row's scale is a rate: "2 TB/s", not "2 TB".
+    p.resize(900, 500);
+    p.plot()->replot();
+    const QVector<QString> labels = p.graphFor("pm.dram")->valueAxis()->tickVectorLabels();
+    QVERIFY(labels.size() >= 2);
+    for (const QString& l : labels) QVERIFY2(l == "0" || l.endsWith("B/s"), qPrintable(l));
     // The estimates stay, named as estimates.
     QCOMPARE(p.graphFor("gpu.sm_efficiency")->name(), QString("est. SM efficiency"));
     QCOMPARE(p.graphFor("gpu.achieved_occupancy")->name(), QString("est. achieved occupancy"));

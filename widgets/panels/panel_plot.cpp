@@ -56,7 +56,7 @@ QString BytesTicker::getTickLabel(double tick, const QLocale&, QChar, int) {
   const double a = std::fabs(tick);
   const double unit = a >= 1e12 ? 1e12 : a >= 1e9 ? 1e9 : a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1;
   const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(step / unit) - 1e-9)), 0, 3);
-  return format_bytes(tick, decimals);
+  return format_bytes(tick, decimals) + suffix_;
 }
 
 TimeAxisLink::TimeAxisLink(PanelHub* hub, QCustomPlot* plot, QList<QCPAxis*> axes)

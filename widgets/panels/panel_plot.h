@@ -38,7 +38,8 @@ QString gpu_absence_reason(const std::map<std::string, std::string>& meta);
 /// 0..193 MB drew 4 labels 12 px apart).
 class BytesTicker : public QCPAxisTicker {
  public:
-  explicit BytesTicker(QCPAxis* axis = nullptr) : axis_(axis) {}
+  /// `suffix` follows each label's unit ("/s": "5 TB/s" on a rate's axis, which read "5 TB").
+  explicit BytesTicker(QCPAxis* axis = nullptr, QString suffix = {}) : axis_(axis), suffix_(std::move(suffix)) {}
 
  protected:
   double getTickStep(const QCPRange& range) override;
@@ -46,6 +47,7 @@ class BytesTicker : public QCPAxisTicker {
 
  private:
   QCPAxis* axis_;
+  QString suffix_;
   double step_ = 0;
 };
 

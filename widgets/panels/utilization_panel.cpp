@@ -162,8 +162,8 @@ void UtilizationPanel::setupRects() {
   power_ = make(tr("W"));
   gpu_->axis(QCPAxis::atLeft)->setRange(0, 105);
   meas_->axis(QCPAxis::atLeft)->setRange(0, 105);
-  h2d_->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
-  meas_bw_->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
+  h2d_->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker(nullptr, QStringLiteral("/s"))));
+  meas_bw_->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker(nullptr, QStringLiteral("/s"))));
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   gpu_legend_ = row_legend(plot_);
   meas_legend_ = row_legend(plot_);
