@@ -310,6 +310,19 @@ class TestTables : public QObject {
     QCOMPARE(table.model()->rowCount(), 2);
   }
 
+  /// A CPU run's layers show no GPU columns (every row read "0 ns" and "0.0 %" there).
+  void layerTableOfACpuRunHasNoGpuColumns() {
+    PanelHub hub;
+    auto store = std::make_shared<prof::EventStore>();
+    store->set_meta("device.kind", "cpu");
+    hub.setStore(store, false);
+    LayerTimeTable table(&hub);
+    for (int c : {LayerTimeModel::ForwardGpuColumn, LayerTimeModel::BackwardGpuColumn, LayerTimeModel::GpuShareColumn,
+                  LayerTimeModel::EvalGpuColumn})
+      QVERIFY(table.view()->isColumnHidden(c));
+    QVERIFY(!table.view()->isColumnHidden(LayerTimeModel::ForwardHostColumn));
+  }
+
   void layerTableOnTheSession() {
     PanelHub hub;
     hub.setStore(session_store(), false);
@@ -322,6 +335,7 @@ class TestTables : public QObject {
       QVERIFY(l.forward.gpu_kernel_ns > 0);
       QVERIFY(l.backward.gpu_kernel_ns > 0);
     }
+    QVERIFY(!table.view()->isColumnHidden(LayerTimeModel::ForwardGpuColumn));  // a GPU run's kernels
     table.setSkipWarmup(false);
     QCOMPARE(table.model()->report().steps, 80);
     QVERIFY(table.summaryLabel()->text().contains(QStringLiteral("not measured")));

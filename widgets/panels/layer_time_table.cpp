@@ -192,6 +192,16 @@ void LayerTimeTable::apply(prof::analysis::LayerReport report) {
 
 void LayerTimeTable::updateSummary() {
   const auto& r = model_->report();
+  // A run on the CPU has no kernels: its GPU columns would read "0 ns" and "0.0 %" in every row.
+  bool cpu_run = false;
+  if (const auto store = hub_->store()) {
+    const auto meta = store->meta();
+    const auto kind = meta.find("device.kind");
+    cpu_run = kind != meta.end() && kind->second == "cpu";
+  }
+  for (int c : {LayerTimeModel::ForwardGpuColumn, LayerTimeModel::BackwardGpuColumn, LayerTimeModel::KernelsColumn,
+                LayerTimeModel::GpuShareColumn, LayerTimeModel::EvalGpuColumn})
+    view_->setColumnHidden(c, cpu_run);  // (the sorting proxy keeps the columns as they are)
   if (!hub_->store()) {
     summary_->setText(tr("No events: start a run or open a session."));
     return;
