@@ -141,6 +141,11 @@ void MemoryGraph::setupGraphs() {
   off_scale_label_->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
   off_scale_label_->position->setType(QCPItemPosition::ptAxisRectRatio);
   off_scale_label_->position->setCoords(0.995, 0.0);
+  // Readable over the stack and the reserved-total line (which struck it through): a backing and
+  // the legend's layer, above the graphs.
+  off_scale_label_->setBrush(QColor(255, 255, 255, 225));
+  off_scale_label_->setPadding(QMargins(3, 0, 3, 0));
+  off_scale_label_->setLayer(QStringLiteral("legend"));
   off_scale_label_->setVisible(false);
   peak_label_ = new QCPItemText(plot_);
   peak_label_->setColor(QColor(150, 20, 20));
