@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QTableView>
 
+#include "widgets/panels/panel_plot.h"
 #include "widgets/panels/stats_table_util.h"
 
 namespace ts::gui {
@@ -193,15 +194,10 @@ void LayerTimeTable::apply(prof::analysis::LayerReport report) {
 void LayerTimeTable::updateSummary() {
   const auto& r = model_->report();
   // A run on the CPU has no kernels: its GPU columns would read "0 ns" and "0.0 %" in every row.
-  bool cpu_run = false;
-  if (const auto store = hub_->store()) {
-    const auto meta = store->meta();
-    const auto kind = meta.find("device.kind");
-    cpu_run = kind != meta.end() && kind->second == "cpu";
-  }
+  const bool on_cpu = hub_->store() && cpu_run(hub_->store()->meta());
   for (int c : {LayerTimeModel::ForwardGpuColumn, LayerTimeModel::BackwardGpuColumn, LayerTimeModel::KernelsColumn,
                 LayerTimeModel::GpuShareColumn, LayerTimeModel::EvalGpuColumn})
-    view_->setColumnHidden(c, cpu_run);  // (the sorting proxy keeps the columns as they are)
+    view_->setColumnHidden(c, on_cpu);  // (the sorting proxy keeps the columns as they are)
   if (!hub_->store()) {
     summary_->setText(tr("No events: start a run or open a session."));
     return;

@@ -21,6 +21,11 @@ QString gpu_absence_reason(const std::map<std::string, std::string>& meta) {
   return v.startsWith(kPrefix) ? v.mid(kPrefix.size()) : v;
 }
 
+bool cpu_run(const std::map<std::string, std::string>& meta) {
+  const auto it = meta.find("device.kind");
+  return it != meta.end() && it->second == "cpu";
+}
+
 namespace {
 /// The smallest 1, 2, 2.5 or 5 x 10^k at or above `v` (> 0, finite).
 double nice_ceil(double v) {

@@ -394,12 +394,7 @@ int UtilizationPanel::preferredTrackHeight() const {
   return trackHeight(cpuRun() ? 2 : 1);
 }
 
-bool UtilizationPanel::cpuRun() const {
-  if (!hub_->store()) return false;
-  const auto meta = hub_->store()->meta();
-  auto kind = meta.find("device.kind");
-  return kind != meta.end() && kind->second == "cpu";
-}
+bool UtilizationPanel::cpuRun() const { return hub_->store() && cpu_run(hub_->store()->meta()); }
 
 int UtilizationPanel::partialTrackHeight() const {
   // The GPU row and the first measured row (SM active, tensor active, warp occupancy, DRAM % of peak).
