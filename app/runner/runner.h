@@ -28,7 +28,7 @@ struct RunnerOptions : runconfig::RunConfig {
   /// --analyze DIR, or several files: a distributed job's ranks (profiling/job); `analyze` is the first
   std::vector<std::string> analyze_paths;
   bool json = false;             // --json: the analysis as one JSON object
-  std::int64_t analyze_warmup = 1;  // --analyze-warmup: leading steps left out (cuDNN search, first allocations)
+  std::int64_t analyze_warmup = 1;  // --analyze-warmup, prof::analysis::kDefaultWarmupSteps: leading steps left out (cuDNN search, first allocations)
   std::string step_range = "step";  // --step-range PATTERN: steps of a trace without ProfilerStep#N (profiling/steps)
   std::string import_trace;      // --import TRACE: a PyTorch profiler / Chrome trace JSON(.gz) -> a session
   std::vector<std::string> compare;  // --compare A B [C...]: sessions (or traces) side by side

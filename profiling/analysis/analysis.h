@@ -319,6 +319,11 @@ struct Report {
   std::vector<Verdict> findings;
 };
 
+/// The warm-up steps TrainScope leaves out wherever a session's analysed steps are counted: the
+/// runner's --analyze (--analyze-warmup), the window's Verdicts tab and Step breakdown mean, Compare:
+/// step 1 carries cuDNN's algorithm search and first-touch allocations (Options::warmup_steps).
+constexpr std::int64_t kDefaultWarmupSteps = 1;
+
 struct Options {
   /// Analyse only the last N recorded steps (the rolling window); 0 = every step.
   std::int64_t last_steps = 0;
@@ -328,7 +333,7 @@ struct Options {
   /// algorithm search, the first cuBLAS/cuDNN handle use and first-touch allocations (45 ms against
   /// ~1 ms for the next steps at b512 on the H200), which would swamp a short recording. The same
   /// idea as torch.profiler.schedule(wait=1, warmup=1). Never leaves fewer than one step. The
-  /// runner's --analyze leaves out 1 by default (--analyze-warmup).
+  /// runner's --analyze leaves out kDefaultWarmupSteps by default (--analyze-warmup).
   std::int64_t warmup_steps = 0;
   /// Verdicts need at least this many analysed steps (default min_steps_for_verdicts(): 10, enough
   /// that one odd step cannot decide a verdict). An imported torch.profiler trace holds only its

@@ -80,7 +80,7 @@ struct SessionSummary {
 
 struct Options {
   /// Leading steps left out of the throughput and the analysis (the runner's default, as --analyze).
-  std::int64_t warmup_steps = 1;
+  std::int64_t warmup_steps = analysis::kDefaultWarmupSteps;
   KernelDiffOptions kernels;
 };
 

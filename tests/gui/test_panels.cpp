@@ -426,7 +426,10 @@ class TestPanels : public QObject {
     }
     QVERIFY(!c.offScale().empty() && c.offScale().front() == 0);  // the warm-up step (cuDNN search)
     // Every step drawn, the mean over the analysed ones: the figure the verdicts and Compare give.
-    const auto r = prof::analysis::analyze(*store);
+    prof::analysis::Options verdicts_options;  // as the Verdicts tab and Compare count the steps
+    verdicts_options.warmup_steps = prof::analysis::kDefaultWarmupSteps;
+    const auto r = prof::analysis::analyze(*store, verdicts_options);
+    QCOMPARE(r.steps, static_cast<std::int64_t>(store->steps.size()) - 1);
     double ns = 0;
     for (int k = 0; k < prof::analysis::kCategoryCount; ++k) ns += static_cast<double>(r.breakdown.ns[k]);
     const QString mean = QString("mean %1 ms/step over the %2 analysed").arg(ns / 1e6 / r.steps, 0, 'f', 3).arg(r.steps);

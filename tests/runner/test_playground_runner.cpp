@@ -40,7 +40,9 @@ TEST(RunnerPlayground, WithoutAGpuExit3WithOneLineElseEveryCheckPasses) {
     // build says so as the doctor does (a build without CUDA says that instead).
     const bool cuda_build = r.err.find("TRAINSCOPE_CUDA=OFF") == std::string::npos;
     const auto pci = doctor::read_nvidia_pci("/sys/bus/pci/devices");
-    if (!cuda_build || (pci && pci->empty())) EXPECT_NE(r.err.find("--playground-session"), std::string::npos) << r.err;
+    if (!cuda_build || (pci && pci->empty())) {
+      EXPECT_NE(r.err.find("--playground-session"), std::string::npos) << r.err;
+    }
     if (cuda_build && pci && pci->empty()) {
       EXPECT_NE(r.err.find("no NVIDIA GPU on this machine"), std::string::npos) << r.err;
       EXPECT_EQ(r.err.find("driver version is insufficient"), std::string::npos) << r.err;

@@ -216,7 +216,9 @@ TEST(Compare, RealSessionsNumWorkersAndAugment) {
   // The fix proposes what the run did not have: its batches were pinned already.
   ASSERT_TRUE(c.sessions[1].report.config.pin_memory);
   for (const auto& v : c.sessions[1].report.verdicts) {
-    if (v.id == "input_bound") EXPECT_EQ(v.settings, (std::vector<analysis::FixSetting>{{"num_workers", "4"}}));
+    if (v.id == "input_bound") {
+      EXPECT_EQ(v.settings, (std::vector<analysis::FixSetting>{{"num_workers", "4"}}));
+    }
   }
   // 80 steps each, the first left out; 128 images a step but the last of each epoch (5000 = 39 x 128
   // + 8); the loader-bound run is slower.

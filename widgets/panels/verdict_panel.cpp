@@ -48,7 +48,7 @@ prof::analysis::Options options_for(VerdictPanel::Scope scope, qint64 last_steps
   o.last_steps = scope == VerdictPanel::Scope::last_steps ? last_steps : 0;
   o.per_step = false;
   o.verdicts = true;
-  o.warmup_steps = 1;  // as trainscope-run --analyze (--analyze-warmup 1): cuDNN's search in step 1
+  o.warmup_steps = prof::analysis::kDefaultWarmupSteps;  // as trainscope-run --analyze: cuDNN's search in step 1
   return o;
 }
 
