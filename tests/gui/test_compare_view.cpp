@@ -28,6 +28,7 @@
 #include "widgets/panels/breakdown_chart.h"
 #include "widgets/panels/panel_hub.h"
 #include "widgets/panels/panel_plot.h"
+#include "widgets/timeline/categories.h"
 #include "widgets/timeline/timeline_view.h"
 
 using namespace ts;
@@ -176,6 +177,14 @@ class TestCompareView : public QObject {
       QVERIFY2(profile_bars, qPrintable(bars->name()));
       QCOMPARE(profile_bars->brush().color(), bars->brush().color());
       if (k > 0) QCOMPARE(bars->barBelow(), chart->bars(static_cast<pa::Category>(k - 1)));
+    }
+    // And the timeline's colour of the same thing (its legend sits beside the Step breakdown).
+    {
+      using TC = prof::timeline::Category;
+      QCOMPARE(chart->bars(pa::Category::memcpy)->brush().color(), timeline::category_color(TC::copy_h2d));
+      QCOMPARE(chart->bars(pa::Category::data_wait)->brush().color(), timeline::category_color(TC::data_wait));
+      QCOMPARE(chart->bars(pa::Category::sync_wait)->brush().color(), timeline::category_color(TC::sync));
+      QCOMPARE(chart->bars(pa::Category::runtime)->brush().color(), timeline::category_color(TC::runtime));
     }
     for (int i = 0; i < 2; ++i) {
       const pa::Report& r = c.sessions[static_cast<std::size_t>(i)].report;

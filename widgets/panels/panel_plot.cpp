@@ -2,6 +2,7 @@
 #include "widgets/panels/panel_plot.h"
 
 #include "profiling/analysis/analysis.h"
+#include "widgets/timeline/categories.h"
 
 #include <QFontMetrics>
 
@@ -174,13 +175,15 @@ QColor palette_color(int i) {
 }
 
 QColor step_category_color(int category) {
-  // palette_color's order: 0 blue, 1 orange, 2 bluish green, 3 reddish purple, 4 sky blue,
-  // 5 vermillion, 6 yellow.
-  static const QColor c[] = {palette_color(0), palette_color(1), palette_color(6), QColor(0x8c, 0x56, 0x4b),
-                             palette_color(3), palette_color(5), palette_color(2), palette_color(4),
-                             QColor(0x99, 0x99, 0x99)};
-  static_assert(std::size(c) == static_cast<std::size_t>(prof::analysis::kCategoryCount));
-  return category >= 0 && category < prof::analysis::kCategoryCount ? c[category] : c[std::size(c) - 1];
+  // The timeline's colour of the same thing (widgets/timeline/categories.h), so one panel beside
+  // the other reads alike: kernels as GEMM/conv kernels, memcpy as Copy H2D, runtime as CUDA
+  // runtime calls, data-loader and sync waits as theirs, CPU exec as the host's forward ranges.
+  using TC = prof::timeline::Category;
+  static const TC kAs[] = {TC::gemm_conv, TC::copy_h2d, TC::memset,        TC::communication, TC::runtime,
+                           TC::data_wait, TC::sync,     TC::host_forward};
+  static_assert(std::size(kAs) + 1 == static_cast<std::size_t>(prof::analysis::kCategoryCount));
+  if (category >= 0 && category < static_cast<int>(std::size(kAs))) return timeline::category_color(kAs[category]);
+  return QColor(0x99, 0x99, 0x99);  // other: a grey no timeline category has
 }
 
 QString step_category_label(int category) {

@@ -114,9 +114,10 @@ QColor palette_color(int i);
 
 /// The step-time categories (prof::analysis::Category, as an int) in one colour and one name wherever
 /// a breakdown is drawn: Profile's Step breakdown, Compare's Step time chart and table (they drew
-/// memset, runtime, data-loader wait and sync wait in four other colours). Kernel blue, memcpy
-/// orange, memset yellow, communication brown, runtime reddish purple, data-loader wait vermillion,
-/// sync wait bluish green, CPU exec sky blue, other grey.
+/// memset, runtime, data-loader wait and sync wait in four other colours), in the timeline's colour
+/// of the same thing: kernel as GEMM/conv kernels, memcpy as Copy H2D, memset, communication,
+/// runtime as CUDA runtime calls, data-loader wait, sync wait as Synchronization, CPU exec as
+/// Forward (host); other grey.
 QColor step_category_color(int category);
 /// "kernel", "memcpy", "memset", "communication", "runtime", "data-loader wait", "sync wait",
 /// "CPU exec", "other".
