@@ -132,7 +132,7 @@ class TestCompareView : public QObject {
     // Verdicts: input_bound in B only (matrix and details).
     QVERIFY(!verdict_ids(v.verdictTree(), 0).contains("input_bound"));
     QVERIFY(verdict_ids(v.verdictTree(), 1).contains("input_bound"));
-    const int row = row_labels(v.verdictMatrix()).indexOf("input_bound");
+    const int row = row_labels(v.verdictMatrix()).indexOf("input-bound");  // in words, not the id
     QVERIFY(row >= 0);
     QCOMPARE(v.verdictMatrix()->item(row, 0)->text(), QStringLiteral("–"));
     QCOMPARE(v.verdictMatrix()->item(row, 1)->text(), QString("high"));

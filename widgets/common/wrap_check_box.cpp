@@ -2,6 +2,7 @@
 #include "widgets/common/wrap_check_box.h"
 
 #include <QPainter>
+#include <QResizeEvent>
 #include <QStyleOptionButton>
 #include <QStylePainter>
 #include <algorithm>
@@ -43,6 +44,11 @@ QSize WrapCheckBox::minimumSizeHint() const {
 
 int WrapCheckBox::heightForWidth(int width) const {
   return std::max(QCheckBox::sizeHint().height(), textRect(width).height() + 2);
+}
+
+void WrapCheckBox::resizeEvent(QResizeEvent* e) {
+  QCheckBox::resizeEvent(e);
+  if (e->size().width() != e->oldSize().width() && heightForWidth(e->size().width()) != e->size().height()) updateGeometry();
 }
 
 void WrapCheckBox::paintEvent(QPaintEvent*) {

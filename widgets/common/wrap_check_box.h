@@ -19,6 +19,9 @@ class WrapCheckBox : public QCheckBox {
 
  protected:
   void paintEvent(QPaintEvent* e) override;
+  /// A new width is a new height (sizeHint() follows width()): the layout asked again, or it kept
+  /// the height of a narrower pass (a 86 px row under a one-line text after classroom mode).
+  void resizeEvent(QResizeEvent* e) override;
   bool hitButton(const QPoint& pos) const override { return rect().contains(pos); }
 
  private:

@@ -293,7 +293,7 @@ void fill_verdict_matrix(QTableWidget* t, const pc::Comparison& c) {
   set_session_columns(t, c, static_cast<int>(ids.size()));
   QStringList labels;
   for (int r = 0; r < static_cast<int>(ids.size()); ++r) {
-    labels << QString::fromStdString(ids[static_cast<std::size_t>(r)]);
+    labels << verdict_short_name(ids[static_cast<std::size_t>(r)]);  // in words, as the headline names them
     for (int i = 0; i < static_cast<int>(c.sessions.size()); ++i) {
       const auto& vs = c.sessions[static_cast<std::size_t>(i)].report.verdicts;
       const auto it = std::find_if(vs.begin(), vs.end(), [&](const auto& v) { return v.id == ids[static_cast<std::size_t>(r)]; });
@@ -328,8 +328,7 @@ void fill_verdict_tree(QTreeWidget* t, const pc::Comparison& c, bool cuda_gpu_he
     for (const pa::Verdict& v : vs) {
       auto* item = new QTreeWidgetItem(top);
       item->setIcon(0, severity_icon(v.severity));
-      item->setText(0, QStringLiteral("%1 · %2: %3").arg(QString::fromStdString(v.severity), QString::fromStdString(v.id),
-                                                          QString::fromStdString(v.title)));
+      item->setText(0, QStringLiteral("%1 · %2").arg(QString::fromStdString(v.severity), QString::fromStdString(v.title)));
       item->setData(0, Qt::UserRole, QString::fromStdString(v.id));
       item->setToolTip(0, item->text(0));
       QStringList ev;
