@@ -33,6 +33,7 @@
 #include "widgets/model/model_builder.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/lessons/lesson_view.h"
+#include "widgets/lessons/lessons_panel.h"
 #include "widgets/main/lessons_controller.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/training/run_settings.h"
@@ -369,6 +370,24 @@ class TestClassroom : public QObject {
       }
       w.lessons()->setClassroomMode(false);
     }
+  }
+
+  /// The Lessons window's description is whole or scrolls at classroom mode's font in its 900x560
+  /// (its last paragraph was cut under the buttons, out of reach).
+  void theLessonDescriptionScrollsInClassroomMode() {
+    MainWindow w;
+    w.show();
+    LessonsPanel* panel = w.lessons()->showLessonsPanel();
+    w.lessons()->setClassroomMode(true);
+    panel->resize(900, 560);
+    QVERIFY(panel->select("cpu_vs_gpu"));
+    QTest::qWait(200);
+    auto* area = panel->findChild<QScrollArea*>("lessons.details_scroll");
+    QVERIFY(area);
+    QWidget* text = area->widget();
+    const int need = text->heightForWidth(area->viewport()->width());
+    QVERIFY2(text->height() >= need - 2, qPrintable(QString("%1 px shown of %2").arg(text->height()).arg(need)));
+    w.lessons()->setClassroomMode(false);
   }
 
   /// In classroom mode at 1280x680 the Train workspace's charts keep their tick labels apart (the

@@ -10,6 +10,7 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -66,7 +67,15 @@ LessonsPanel::LessonsPanel(QWidget* parent) : QWidget(parent), runner_(new Lesso
   auto* right = new QWidget;
   auto* col = new QVBoxLayout(right);
   col->addWidget(title_);
-  col->addWidget(details_, 1);
+  // The description scrolls in its place: at classroom mode's font in a 900x560 window its last
+  // paragraph was cut under the buttons with no way to reach it.
+  auto* details_area = new QScrollArea;
+  details_area->setObjectName("lessons.details_scroll");
+  details_area->setWidget(details_);
+  details_area->setWidgetResizable(true);
+  details_area->setFrameShape(QFrame::NoFrame);
+  details_area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  col->addWidget(details_area, 1);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(run_);
   buttons->addWidget(recording_);

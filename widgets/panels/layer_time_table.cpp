@@ -209,11 +209,13 @@ void LayerTimeTable::updateSummary() {
   QStringList lines;
   std::int64_t layer_gpu = 0;
   for (const auto& l : r.layers) layer_gpu += l.forward.gpu_kernel_ns + l.backward.gpu_kernel_ns;
-  QString time = tr("%1 steps, %2 in total; layers' kernels %3").arg(r.steps).arg(format_ns(static_cast<double>(r.step_ns)),
-                                                                   format_ns(static_cast<double>(layer_gpu)));
-  time += tr("; outside the layers (H2D copy, loss, optimizer): %1 kernels, %2")
-              .arg(r.kernels_outside_layers)
-              .arg(format_ns(static_cast<double>(r.kernel_ns_outside_layers)));
+  QString time = tr("%1 steps, %2 in total").arg(r.steps).arg(format_ns(static_cast<double>(r.step_ns)));
+  if (!on_cpu) {  // a CPU run has no kernels to count ("layers' kernels 0 ns ... 0 kernels, 0 ns")
+    time += tr("; layers' kernels %1").arg(format_ns(static_cast<double>(layer_gpu)));
+    time += tr("; outside the layers (H2D copy, loss, optimizer): %1 kernels, %2")
+                .arg(r.kernels_outside_layers)
+                .arg(format_ns(static_cast<double>(r.kernel_ns_outside_layers)));
+  }
   if (r.kernels_unmatched > 0) time += tr("; %1 kernels without their launch call").arg(r.kernels_unmatched);
   lines << time + QLatin1Char('.');
   if (r.memory_from_spec) {
