@@ -212,6 +212,32 @@ class TestPanels : public QObject {
     QVERIFY(!g.graphFor("memory.allocated.activations"));
   }
 
+  /// In a memory track of any height the legend shows whole or not at all: never squeezed into less
+  /// than its lines (three rows overlapping, cut in half, in Side by side at 1280x720).
+  void theMemoryLegendIsWholeOrFolded() {
+    const auto store = open_data("gpu_b128_nw4.tsession");
+    PanelHub hub;
+    MemoryGraph g(&hub);
+    g.setTrackMode(190);
+    g.resize(440, 120);
+    g.show();
+    hub.setStore(store, true);  // as a run's: the legend's entries arrive with the samples
+    QTest::qWait(300);
+    g.rebuild();
+    QVERIFY(QTest::qWaitForWindowExposed(&g));
+    for (int width : {440, 560, 900}) {
+      for (int h = 60; h <= 240; h += 6) {
+        g.resize(width, h);
+        for (int i = 0; i < 3; ++i) g.plot()->replot();  // the fit settles over a replot or two
+        const QCPLegend* legend = g.plot()->legend;
+        if (!g.legendShown()) continue;
+        QVERIFY2(legend->outerRect().height() + 1 >= legend->minimumOuterSizeHint().height(),
+                 qPrintable(QString("%1x%2: legend %3 px of %4").arg(width).arg(h).arg(legend->outerRect().height())
+                                .arg(legend->minimumOuterSizeHint().height())));
+      }
+    }
+  }
+
   void memoryGraphCpuOnlySaysSo() {
     PanelHub hub;
     MemoryGraph g(&hub);

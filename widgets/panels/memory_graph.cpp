@@ -184,6 +184,15 @@ void MemoryGraph::setTrackMode(int left_px) {
   connect(plot_, &QCustomPlot::beforeReplot, this, &MemoryGraph::fitLegend);
   // The legend's lines at the width the layout gave it: the preferred height follows them.
   connect(plot_, &QCustomPlot::afterReplot, this, [this] {
+    // The legend as laid out, its columns re-flowed after fitLegend() decided (keep_readable): given
+    // less than its lines need (three rows overlapping, cut in half, in Side by side at 1280x720),
+    // its row goes until the plot is taller than this one.
+    if (plot_->width() != legend_needs_width_) legend_needs_px_ = 0, legend_needs_width_ = plot_->width();
+    const int lacks = plot_->legend->minimumOuterSizeHint().height() - plot_->legend->outerRect().height();
+    if (legend_shown_ && lacks > 1) {
+      legend_needs_px_ = std::max(legend_needs_px_, plot_->height() + lacks);
+      fitLegend();
+    }
     if (const int h = preferredTrackHeight(); h != preferred_px_) preferred_px_ = h, updateGeometry();
   });
   plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -203,6 +212,7 @@ void MemoryGraph::fitScale() {
   const int margin = tick_label_margin(label_h);  // keep_readable's, set here at once
   plot_->axisRect()->setMinimumMargins(QMargins(left_px_, margin, 0, margin));
   scale_px_ = 2 * label_h + 4 + 2 * margin;
+  legend_needs_px_ = 0;  // another font or edge: the legend's need is measured again
   // The scale alone: the legend's row comes and goes with the height (fitLegend()).
   plot_->setMinimumSize(left_px_ + 200, scale_px_);
   plot_->replot(QCustomPlot::rpQueuedReplot);  // fitLegend() decides on the legend's row
@@ -226,7 +236,7 @@ int MemoryGraph::legendPlotHeight() const {
 void MemoryGraph::fitLegend() {
   if (!track_mode_ || !plot_->isVisible()) return;
   const bool want = has_data_ && plot_->legend->itemCount() > 0;
-  const bool fits = plot_->height() >= legendPlotHeight();
+  const bool fits = plot_->height() >= std::max(legendPlotHeight(), legend_needs_px_);
   const bool shown = want && fits;
   if (legend_shown_ == shown) return;
   legend_shown_ = shown;
@@ -246,7 +256,7 @@ int MemoryGraph::preferredTrackHeight() const {
   // The legend where its lines are no taller than the scale (a narrow track wraps it into five lines
   // or more, which would take the height the other track needs: it shows when dragged taller).
   const bool legend = has_data_ && plot_->legend->itemCount() > 0 && legendPlotHeight() <= 2 * scale_px_;
-  return foldedHeight() + layout()->spacing() + (legend ? legendPlotHeight() : scale_px_);
+  return foldedHeight() + layout()->spacing() + (legend ? std::max(legendPlotHeight(), legend_needs_px_) : scale_px_);
 }
 
 void MemoryGraph::setPlotFolded(bool folded) {

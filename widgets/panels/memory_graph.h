@@ -131,6 +131,11 @@ class MemoryGraph : public QWidget, public MetricTrack {
   bool folded_ = false;        // track mode: the header row alone (setPlotFolded)
   int preferred_px_ = 0;       // track mode: preferredTrackHeight() as last told (updateGeometry)
   int scale_px_ = 0;           // track mode: the plot's height for its scale alone (px)
+  /// Track mode: the plot height the legend was found to need as laid out (it was squeezed, its rows
+  /// overlapping, at that height less what it lacked); 0: none seen (reset with the scale: font,
+  /// left edge). The legend shows, and the preferred height asks, for at least this.
+  int legend_needs_px_ = 0;
+  int legend_needs_width_ = 0;  // the plot's width legend_needs_px_ was found at (its columns follow the width)
   int left_px_ = 0;            // track mode: the plot area's left edge (the lanes' header width)
   bool hidden_dirty_ = false;  // rows came while hidden
   prof::analysis::SeriesSet series_;
