@@ -401,8 +401,9 @@ QString MainWindow::statusText() const {
   return QStringList{device_label_->text(), batch_label_->text(), amp_label_->text(), workers_label_->text()}.join(" | ");
 }
 
-void MainWindow::tickElapsed() {
-  const qint64 s = run_clock_.isValid() ? run_clock_.elapsed() / 1000 : 0;
+void MainWindow::tickElapsed() { showElapsed(run_clock_.isValid() ? (run_clock_.elapsed() + 500) / 1000 : 0); }
+
+void MainWindow::showElapsed(qint64 s) {
   elapsed_label_->setText(tr("elapsed %1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0')));
 }
 
@@ -544,7 +545,10 @@ void MainWindow::onStarted(const RunInfo& info) {
 void MainWindow::onFinished(const RunOutcome& o) {
   running_ = false;
   elapsed_timer_->stop();
-  tickElapsed();
+  // The run's own time, as the charts say it ("stopped after 21 s" stood beside "elapsed 0:20": the
+  // window's clock, truncated).
+  if (o.elapsed_s > 0) showElapsed(static_cast<qint64>(o.elapsed_s + 0.5));
+  else tickElapsed();
   charts_->finish(o);
   sessions_->runFinished(o);
   if (!o.session_error.isEmpty() && o.kind != RunOutcome::failed) showMessage(o.session_error, false);

@@ -146,6 +146,8 @@ class MainWindow : public QMainWindow, public MainFrame {
   void onFinished(const RunOutcome& outcome);
   void applyPreferences();
   void tickElapsed();
+  /// "elapsed m:ss" of `seconds` (whole seconds, rounded as the charts' "done in" / "stopped after").
+  void showElapsed(qint64 seconds);
   /// Shows status_full_ elided to the room left of the permanent labels (its remaining time kept).
   void elideStatus();
 

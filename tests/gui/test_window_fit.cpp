@@ -301,6 +301,16 @@ class TestWindowFit : public QObject {
     QVERIFY2(w.statusBar()->currentMessage().endsWith("NOT CIFAR-10)") || !w.statusBar()->currentMessage().contains("Training"),
              qPrintable(w.statusBar()->currentMessage()));
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 120000);
+    // The elapsed label says the run's own time, rounded as the charts' "done in N s".
+    const double elapsed_s = finished.at(0).at(0).value<RunOutcome>().elapsed_s;
+    const qint64 s = static_cast<qint64>(elapsed_s + 0.5);
+    const QString want = QString("elapsed %1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+    auto shown = [&] {  // (the window's slot runs queued after the spy's)
+      for (QLabel* l : w.statusBar()->findChildren<QLabel*>())
+        if (l->text() == want) return true;
+      return false;
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(shown(), qPrintable(want), 3000);
     w.lessons()->setClassroomMode(false);
   }
 
