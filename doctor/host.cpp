@@ -131,12 +131,15 @@ Reading<bool> counters_allowed(std::optional<int> admin_only, bool params_readab
   return r;
 }
 
+bool no_nvidia_device(const std::string& devices_dir) {
+  const auto pci = read_nvidia_pci(devices_dir);
+  return pci && pci->empty();
+}
+
 std::string plain_gpu_reason(const std::string& text, const std::string& devices_dir) {
   static const std::string kNeeds = "needs a GPU: ";
   const auto at = text.find(kNeeds);
-  if (at == std::string::npos) return text;
-  const auto pci = read_nvidia_pci(devices_dir);
-  if (!pci || !pci->empty()) return text;
+  if (at == std::string::npos || !no_nvidia_device(devices_dir)) return text;
   return text.substr(0, at + kNeeds.size()) + "no NVIDIA GPU on this machine";
 }
 

@@ -32,6 +32,11 @@ bool is_nvidia_vendor(const std::string& vendor_text);
 /// listed (then whether the machine has an NVIDIA GPU is not known).
 Reading<std::vector<PciDevice>> read_nvidia_pci(const std::string& devices_dir);
 
+/// Whether the PCI bus under `devices_dir` was read and lists no NVIDIA function: a machine without
+/// an NVIDIA GPU, where the CUDA runtime's cudaErrorInsufficientDriver ("CUDA driver version is
+/// insufficient") would read as a driver to update. False when the bus cannot be read.
+bool no_nvidia_device(const std::string& devices_dir = "/sys/bus/pci/devices");
+
 /// A "... needs a GPU: <why>" text (a lesson's run that cannot run here) with <why> said plainly as
 /// "no NVIDIA GPU on this machine" where `devices_dir` lists no NVIDIA function: the CUDA runtime
 /// then says cudaErrorInsufficientDriver ("CUDA driver version is insufficient"), which reads as a

@@ -60,8 +60,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     // In the doctor's words where the PCI bus says more: no NVIDIA device at all is a state, not a
     // fault (the runtime's cudaErrorInsufficientDriver, "CUDA driver version is insufficient", read
     // as a driver to update on a laptop without an NVIDIA GPU, beside the doctor's "nothing wrong").
-    const auto pci = doctor::read_nvidia_pci("/sys/bus/pci/devices");
-    no_gpu_hardware_ = pci && pci->empty();
+    no_gpu_hardware_ = doctor::no_nvidia_device();
     no_gpu_reason_ = no_gpu_hardware_ ? tr("no NVIDIA GPU on this machine")
                                       : QString::fromStdString(why.empty() ? "no CUDA device found" : why);
   }

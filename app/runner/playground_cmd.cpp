@@ -92,8 +92,7 @@ int run_playground(const RunnerOptions& o) {
     } catch (const DeviceError& e) {
       // No NVIDIA device on the PCI bus: say so, as the doctor does, rather than the runtime's
       // "insufficient driver" (which reads as a driver to update), and point to the recorded run.
-      const auto pci = doctor::read_nvidia_pci("/sys/bus/pci/devices");
-      if (!pci || !pci->empty()) throw;
+      if (!doctor::no_nvidia_device()) throw;
       throw DeviceError("--playground needs a CUDA GPU: no NVIDIA GPU on this machine; a run recorded on an H200 "
                         "opens anywhere: trainscope-run --playground-session resources/playground/h200.tsession.zst");
     }

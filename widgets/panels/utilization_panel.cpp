@@ -120,6 +120,7 @@ UtilizationPanel::UtilizationPanel(PanelHub* hub, QWidget* parent) : QWidget(par
     buckets_ = {};
     trainer_known_ = false;
     have_buckets_ = false;
+    cpu_run_store_ = nullptr;  // (a new store may sit where the old one was)
     fillSamples();
     fillBuckets();  // empty until the first grew (setStore ticks at once) brings rows
   });
@@ -394,7 +395,18 @@ int UtilizationPanel::preferredTrackHeight() const {
   return trackHeight(cpuRun() ? 2 : 1);
 }
 
-bool UtilizationPanel::cpuRun() const { return hub_->store() && cpu_run(hub_->store()->meta()); }
+bool UtilizationPanel::cpuRun() const {
+  // Asked on every replot (preferredTrackHeight) and status line: the meta (a copy under its lock) is
+  // read again only when it changed or the store did.
+  const auto store = hub_->store();
+  if (!store) return false;
+  const std::uint64_t version = store->meta_version();
+  if (store.get() != cpu_run_store_ || version != cpu_run_version_) {
+    cpu_run_store_ = store.get(), cpu_run_version_ = version;
+    cpu_run_ = cpu_run(store->meta());
+  }
+  return cpu_run_;
+}
 
 int UtilizationPanel::partialTrackHeight() const {
   // The GPU row and the first measured row (SM active, tensor active, warp occupancy, DRAM % of peak).
@@ -563,11 +575,10 @@ void UtilizationPanel::jobDone(quint64 gen, Job job) {
 void UtilizationPanel::fillBuckets() {
   const auto store = hub_->store();
   gpu_message_.clear();
-  const auto on_cpu = [this] { return cpuRun(); };
   // A CPU run says so from its start (a live one has no gpu_activity yet): not "No events yet".
-  if (store && !buckets_.gpu_present && (have_buckets_ || on_cpu())) {
+  if (store && !buckets_.gpu_present && (have_buckets_ || cpuRun())) {
     QString why = gpu_absence_reason(store->meta());
-    if (why.isEmpty()) why = on_cpu() ? tr("the run is on the CPU") : tr("no kernels or copies in the session");
+    if (why.isEmpty()) why = cpuRun() ? tr("the run is on the CPU") : tr("no kernels or copies in the session");
     gpu_message_ = tr("No GPU activity recorded: %1").arg(why);
   } else if (store && !have_buckets_) {
     gpu_message_ = tr("No events yet");

@@ -186,6 +186,10 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   int rows_fit_ = 99, rows_arranged_ = 99;  // rows a track holds whole (fitRows()), and arranged
   bool folded_ = false;  // track mode: the header line alone (setPlotFolded)
   int preferred_px_ = 0;  // track mode: preferredTrackHeight() as last told (updateGeometry)
+  // cpuRun()'s answer for the store and meta version it was read at.
+  mutable const void* cpu_run_store_ = nullptr;
+  mutable std::uint64_t cpu_run_version_ = 0;
+  mutable bool cpu_run_ = false;
   bool nvml_shown_ = true, arranged_ = false, gpu_made_ = false, have_buckets_ = false, track_mode_ = false;
   std::uint32_t trainer_tid_ = 0;
   bool trainer_known_ = false;
