@@ -126,6 +126,12 @@ std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string
   return out;
 }
 
+RateUnit rate_unit(double largest_bytes_per_s) {
+  if (largest_bytes_per_s >= 1e12) return {1e12, "TB/s", 2};
+  if (largest_bytes_per_s >= 1e9) return {1e9, "GB/s", 1};
+  return {};
+}
+
 Throughput throughput(const EventStore& store, std::int64_t warmup_steps) {
   Throughput t;
   const std::size_t n = store.steps.size();

@@ -49,6 +49,15 @@ struct Throughput {
   std::optional<double> mean_img_per_s;    // images / step_ns: the time-weighted mean
   std::optional<double> median_step_ns;
 };
+/// One unit for a row of byte rates, from its largest value (bytes/s): TB/s with 2 decimals from
+/// 1e12, GB/s with 1 from 1e9, else MB/s with none; so sessions' cells read side by side.
+struct RateUnit {
+  double per = 1e6;
+  const char* name = "MB/s";
+  int decimals = 0;
+};
+RateUnit rate_unit(double largest_bytes_per_s);
+
 /// Leaves out the first `warmup_steps` rows (capped so one step remains), as analysis::Options does.
 Throughput throughput(const EventStore& store, std::int64_t warmup_steps);
 

@@ -89,16 +89,14 @@ void text_measured(std::string& o, const Comparison& c) {
     if (s.report.measured && s.report.measured->dram_bytes_per_s) largest = std::max(largest, *s.report.measured->dram_bytes_per_s);
   }
   if (!any) return;
-  const double per = largest >= 1e12 ? 1e12 : largest >= 1e9 ? 1e9 : 1e6;
-  const char* unit = per == 1e12 ? "TB/s" : per == 1e9 ? "GB/s" : "MB/s";
-  const int decimals = per == 1e12 ? 2 : per == 1e9 ? 1 : 0;
+  const RateUnit unit = rate_unit(largest);
   std::vector<std::string> sm, dram;
   for (const auto& s : c.sessions) {
     const auto& m = s.report.measured;
     const std::string none = !m ? "absent" : "none";
     sm.push_back(m && m->sm_active_pct ? fmt::format("{:.1f} %", *m->sm_active_pct) : none);
     if (m && m->dram_bytes_per_s) {
-      std::string d = fmt::format("{:.{}f} {}", *m->dram_bytes_per_s / per, decimals, unit);
+      std::string d = fmt::format("{:.{}f} {}", *m->dram_bytes_per_s / unit.per, unit.decimals, unit.name);
       if (m->dram_ceiling_share) d += fmt::format(" ({:.0f} %)", 100 * *m->dram_ceiling_share);
       dram.push_back(d);
     } else {

@@ -155,24 +155,10 @@ void fill_config_table(QTableWidget* t, const pc::Comparison& c) {
 
 namespace {
 
-/// One unit for a row of byte rates, from its largest value: the sessions' cells read side by side
-/// (a run at 0.5 TB/s beside one at 2 TB/s read "512 GB/s" and "2.00 TB/s" before).
-struct RateUnit {
-  double per = 1e6;
-  const char* name = "MB/s";
-  int decimals = 0;
-};
-
-RateUnit rate_unit(double largest_bytes_per_s) {
-  if (largest_bytes_per_s >= 1e12) return {1e12, "TB/s", 2};
-  if (largest_bytes_per_s >= 1e9) return {1e9, "GB/s", 1};
-  return {};
-}
-
 /// Session `col`'s measured figures (PM sampling) in the throughput table: "–" where it has none;
 /// DRAM in the row's unit `unit`, with its change against the baseline's `base_dram` (bytes/s; 0:
 /// the baseline has none) for the sessions after it.
-void fill_measured_cells(QTableWidget* t, int col, const prof::analysis::Report& r, RateUnit unit, double base_dram) {
+void fill_measured_cells(QTableWidget* t, int col, const prof::analysis::Report& r, pc::RateUnit unit, double base_dram) {
   QString sm = kAbsent, dram = kAbsent;
   if (r.measured && r.measured->samples == 0) sm = dram = QObject::tr("– (none: see Session details)");
   if (r.measured && r.measured->sm_active_pct) {
@@ -213,7 +199,7 @@ void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
     any_measured = any_measured || s.report.measured.has_value();
     if (s.report.measured && s.report.measured->dram_bytes_per_s) dram_max = std::max(dram_max, *s.report.measured->dram_bytes_per_s);
   }
-  const RateUnit dram_unit = rate_unit(dram_max);
+  const pc::RateUnit dram_unit = pc::rate_unit(dram_max);
   const auto& base_measured = c.sessions[0].report.measured;
   const double base_dram = base_measured ? base_measured->dram_bytes_per_s.value_or(0) : 0;  // 0: none
   t->setRowHidden(static_cast<int>(ThroughputRow::measured_sm), !any_measured);
