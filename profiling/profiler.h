@@ -8,7 +8,9 @@
 // `warmup` steps traced but discarded, `active` steps recorded, `repeat` cycles (0 = until the end).
 // Host ranges are kept for active steps only; GPU records are kept when they start inside an active
 // window (host time from the end of the step before the window to the end of its last step), so GPU
-// work of the last active step that runs after its host end is cut. Step rows are always kept.
+// work of the last active step that runs after its host end is cut. Step rows are always kept. CUPTI
+// is paused during `wait` steps, so a scheduled run does not pay CUPTI's per-step cost there; the
+// analysis reads the schedule back (meta session.schedule) and analyses the active steps alone.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -21,18 +23,10 @@
 #include "engine/trainer.h"
 #include "profiling/cupti/cupti_collector.h"
 #include "profiling/event_store.h"
+#include "profiling/schedule.h"
 
 namespace ts::prof {
 
-struct ProfileSchedule {
-  bool enabled = false;  // false: every step recorded
-  int wait = 0, warmup = 0, active = 1, repeat = 0;
-  /// 0 not recorded, 1 warmup, 2 active, for global step `step` (1-based).
-  int state(std::int64_t step) const;
-};
-/// Parses "wait=W,warmup=U,active=A,repeat=R" (any order, each optional except active >= 1).
-/// Throws InputError naming the bad part.
-ProfileSchedule parse_profile_schedule(const std::string& text);
 
 /// The parts of a recording, each of which can be left out to measure what it costs on the host
 /// (bench/profile_cost.sh). A session without a part lacks what needs it: not for users' runs.

@@ -231,6 +231,9 @@ struct Report {
   std::string verdicts_withheld;
   std::int64_t warmup_steps_skipped = 0;  // leading steps left out (Options::warmup_steps)
   std::int64_t pending_steps_skipped = 0; // trailing steps left out, GPU records not in yet (Options::live)
+  /// Steps a scheduled recording did not trace (meta session.schedule: outside its active windows),
+  /// left out: they hold a step row but no host ranges and no GPU records.
+  std::int64_t untraced_steps_skipped = 0;
   std::int64_t wall_ns = 0;
   Breakdown breakdown;
   std::int64_t data_wait_ns = 0, sync_ns = 0;

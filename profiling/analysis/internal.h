@@ -57,10 +57,12 @@ struct Timeline {
   bool is_trainer(std::uint32_t tid) const;
 };
 
-/// Steps [max(warmup, n - last_steps), n) of the store (warm-up capped so one step remains).
+/// The last `last_steps` (0: all) of the store's steps after the warm-up (capped so one step remains),
+/// counting only a scheduled session's active steps (meta session.schedule; the others in *untraced).
 /// live: leave out trailing steps ending after the newest GPU record (counted in *pending).
 Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::int64_t warmup_steps,
-                        std::int64_t* skipped, bool live = false, std::int64_t* pending = nullptr);
+                        std::int64_t* skipped, bool live = false, std::int64_t* pending = nullptr,
+                        std::int64_t* untraced = nullptr);
 void add_gpu_ops(const EventStore& store, Timeline& tl, std::int64_t span_lo);
 void make_windows(Timeline& tl);
 /// Sorts `v` by start and joins intervals that overlap or touch; empty ones are dropped. Any

@@ -247,7 +247,7 @@ Report analyze(const EventStore& store, const Options& options) {
   if (auto v = meta.find("device.vendor"); v != meta.end()) r.device_vendor = v->second;
   if (auto n = meta.find("device.name"); n != meta.end()) r.device_name = n->second;
   detail::Timeline tl = detail::build_timeline(store, options.last_steps, options.warmup_steps, &r.warmup_steps_skipped,
-                                               options.live, &r.pending_steps_skipped);
+                                               options.live, &r.pending_steps_skipped, &r.untraced_steps_skipped);
   r.steps = static_cast<std::int64_t>(tl.steps.size());
   if (auto sr = meta.find("steps.rule"); sr != meta.end()) r.step_rule = sr->second;
   else r.step_rule = step_rule_text(StepRule::trainscope, "");

@@ -110,8 +110,11 @@ std::string measured_text(const std::optional<Measured>& m) {
 
 std::string to_text(const Report& r) {
   std::string o;
-  o += fmt::format("analysed {} steps, {:.3f} s of training (step windows; {} warm-up step(s) left out)\n", r.steps,
-                   r.wall_ns / 1e9, r.warmup_steps_skipped);
+  o += fmt::format("analysed {} steps, {:.3f} s of training (step windows; {} warm-up step(s) left out{})\n", r.steps,
+                   r.wall_ns / 1e9, r.warmup_steps_skipped,
+                   r.untraced_steps_skipped > 0
+                       ? fmt::format("; {} step(s) outside the profile schedule's active windows", r.untraced_steps_skipped)
+                       : "");
   o += "steps: " + r.step_rule + "\n";
   if (r.steps == 0) {
     // Why there is nothing: a recorded program that never started CUDA says so in its GPU activity.
@@ -316,6 +319,7 @@ std::string to_json(const Report& r) {
   w.StartObject();
   w.Key("steps"); w.Int64(r.steps);
   w.Key("warmup_steps_skipped"); w.Int64(r.warmup_steps_skipped);
+  w.Key("untraced_steps_skipped"); w.Int64(r.untraced_steps_skipped);
   w.Key("wall_ns"); w.Int64(r.wall_ns);
   w.Key("breakdown_ns");
   w.StartObject();

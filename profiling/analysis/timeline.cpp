@@ -3,6 +3,7 @@
 // Definitions: docs/metrics.md.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <cstdlib>
 #include <cstring>
 
@@ -10,6 +11,7 @@
 #include "profiling/analysis/analysis.h"
 #include "profiling/analysis/communication.h"
 #include "profiling/analysis/internal.h"
+#include "profiling/schedule.h"
 
 namespace ts::prof::analysis {
 
@@ -167,8 +169,9 @@ std::int64_t gpu_horizon(const EventStore& store) {
 }
 
 Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::int64_t warmup_steps,
-                        std::int64_t* skipped, bool live, std::int64_t* pending) {
+                        std::int64_t* skipped, bool live, std::int64_t* pending, std::int64_t* untraced) {
   Timeline tl;
+  if (untraced) *untraced = 0;
   std::size_t n_steps = store.steps.size();
   if (pending) *pending = 0;
   if (live) {
@@ -184,12 +187,21 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   }
   const std::size_t warmup = std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(warmup_steps, 0)),
                                                    n_steps > 1 ? n_steps - 1 : 0);
-  std::size_t lo = warmup;
-  if (last_steps > 0 && static_cast<std::size_t>(last_steps) < n_steps - lo) lo = n_steps - static_cast<std::size_t>(last_steps);
-  if (skipped) *skipped = static_cast<std::int64_t>(std::min(lo, warmup));
-  tl.steps.reserve(n_steps - lo);
-  for (std::size_t i = lo; i < n_steps; ++i) {
-    const StepRecord& s = store.steps[i];
+  if (skipped) *skipped = static_cast<std::int64_t>(warmup);
+  // A scheduled recording traced its active steps alone (profiler.h): the others have a step row but
+  // no host ranges and no GPU records, so they are left out rather than analysed as an idle GPU.
+  std::optional<ProfileSchedule> schedule;
+  if (const auto meta = store.meta(); meta.count("session.schedule")) schedule = schedule_from_meta(meta.at("session.schedule"));
+  std::vector<std::size_t> kept;
+  kept.reserve(n_steps - warmup);
+  for (std::size_t i = warmup; i < n_steps; ++i)
+    if (!schedule || schedule->state(store.steps[i].global_step) == 2) kept.push_back(i);
+  if (untraced) *untraced = static_cast<std::int64_t>(n_steps - warmup - kept.size());
+  std::size_t first = 0;
+  if (last_steps > 0 && static_cast<std::size_t>(last_steps) < kept.size()) first = kept.size() - static_cast<std::size_t>(last_steps);
+  tl.steps.reserve(kept.size() - first);
+  for (std::size_t k = first; k < kept.size(); ++k) {
+    const StepRecord& s = store.steps[kept[k]];
     tl.steps.push_back({s.global_step, s.start, s.end, s.start, s.end});
   }
   if (tl.steps.empty()) return tl;

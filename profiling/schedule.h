@@ -1,0 +1,25 @@
+// The profile schedule (torch.profiler.schedule's semantics): cycles of `wait` steps not recorded,
+// `warmup` steps traced but discarded, `active` steps recorded, `repeat` cycles (0 = until the end).
+// The profiler follows it while recording (profiler.h); the analysis reads it back from the session's
+// meta `session.schedule` to analyse the active steps alone (analysis/timeline.cpp).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ts::prof {
+
+struct ProfileSchedule {
+  bool enabled = false;  // false: every step recorded
+  int wait = 0, warmup = 0, active = 1, repeat = 0;
+  /// 0 not recorded, 1 warmup, 2 active, for global step `step` (1-based).
+  int state(std::int64_t step) const;
+};
+/// Parses "wait=W,warmup=U,active=A,repeat=R" (any order, each optional except active >= 1).
+/// Throws InputError naming the bad part.
+ProfileSchedule parse_profile_schedule(const std::string& text);
+/// The schedule a session was recorded with, from its meta `session.schedule` ("every step", absent or
+/// unreadable: nullopt, every step recorded).
+std::optional<ProfileSchedule> schedule_from_meta(const std::string& value);
+
+}  // namespace ts::prof
