@@ -214,8 +214,16 @@ CallCost time_call(cudaStream_t stream, Call&& call) {
   return {std::chrono::duration<double, std::micro>(t1 - t0).count() / kTimedCalls, 1000.0 * ms / kTimedCalls};
 }
 
-/// At most this many of cuDNN's fastest acceptable results are timed with the host.
-constexpr int kTimedCandidates = 4;
+/// Every acceptable result (there are at most 8 algorithms per direction) whose cudnnFind time is within
+/// kCandidateSpan of the fastest's is timed with the host: cudnnFind's ranking of small convolutions is
+/// not the step's. On an H100 at b128 fp32, conv2's forward algorithm 1 took 50 us a call in the search's
+/// timing against 70 us for algorithm 0, while cudnnFind ranked it 4th or 5th (122-146 us against 83 us);
+/// runs that did not time it chose algorithm 0 and ran at 233k img/s against 276k (bench/RESULTS.md).
+constexpr int kTimedCandidates = 8;
+constexpr double kCandidateSpan = 4.0;
+/// Timed calls per candidate are bounded to about this much GPU time (by cudnnFind's time of the
+/// fastest): small convolutions get every round, a b2048 one fewer, so the search stays under a second.
+constexpr double kSearchBudgetUs = 2000;
 
 /// TRAINSCOPE_CONV_LOG=1 prints every timed candidate to stderr (which algorithm won and why).
 bool conv_log() {
@@ -246,8 +254,8 @@ double median_of(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-/// Of cuDNN's results (fastest GPU time first), the acceptable candidate (at most kTimedCandidates) with
-/// the lowest CallCost, each cost the median of conv_rounds() interleaved rounds (the wall time alone when
+/// Of cuDNN's results (fastest GPU time first), the acceptable candidate (kTimedCandidates, kCandidateSpan)
+/// with the lowest CallCost, each cost the median of up to conv_rounds() interleaved rounds (the wall time alone when
 /// `replayed`: a CUDA graph pays the host's enqueue once, at capture); `run(perf)` sets the math type and
 /// makes one call with that candidate. nullptr when none is acceptable.
 template <class Perf, class Run>
@@ -255,10 +263,14 @@ const Perf* choose(const std::vector<Perf>& perfs, int count, bool deterministic
                    cudaStream_t stream, const std::string& what, Run&& run) {
   std::vector<const Perf*> candidates;
   for (int i = 0; i < count && static_cast<int>(candidates.size()) < kTimedCandidates; ++i)
-    if (acceptable(perfs[i], deterministic, ws_limit)) candidates.push_back(&perfs[i]);
+    if (acceptable(perfs[i], deterministic, ws_limit) &&
+        (candidates.empty() || perfs[i].time <= kCandidateSpan * candidates.front()->time))
+      candidates.push_back(&perfs[i]);
   if (candidates.size() < 2) return candidates.empty() ? nullptr : candidates[0];
+  const double fastest_us = std::max(1.0, 1000.0 * candidates.front()->time);
+  const int rounds = std::clamp(static_cast<int>(kSearchBudgetUs / (fastest_us * (kTimedCalls + 1))), 1, conv_rounds());
   std::vector<std::vector<double>> host(candidates.size()), wall(candidates.size());
-  for (int r = 0; r < conv_rounds(); ++r)
+  for (int r = 0; r < rounds; ++r)
     for (std::size_t j = 0; j < candidates.size(); ++j) {
       const CallCost c = time_call(stream, [&] { run(*candidates[j]); });
       host[j].push_back(c.host_us);
@@ -271,7 +283,7 @@ const Perf* choose(const std::vector<Perf>& perfs, int count, bool deterministic
     if (conv_log())
       std::fprintf(stderr, "conv %s: algo %d math %d: cudnnFind %.1f us, host %.1f us, wall %.1f us (median of %d)\n",
                    what.c_str(), static_cast<int>(candidates[j]->algo), static_cast<int>(candidates[j]->mathType),
-                   1000.0 * candidates[j]->time, c.host_us, c.wall_us, conv_rounds());
+                   1000.0 * candidates[j]->time, c.host_us, c.wall_us, rounds);
     const double cost = replayed ? c.wall_us : c.cost();
     if (!best || cost < best_cost) best = candidates[j], best_cost = cost;
   }
