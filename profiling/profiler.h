@@ -9,8 +9,9 @@
 // Host ranges are kept for active steps only; GPU records are kept when they start inside an active
 // window (host time from the end of the step before the window to the end of its last step), so GPU
 // work of the last active step that runs after its host end is cut. Step rows are always kept. CUPTI
-// is paused during `wait` steps, so a scheduled run does not pay CUPTI's per-step cost there; the
-// analysis reads the schedule back (meta session.schedule) and analyses the active steps alone.
+// is paused during `wait` steps but the last before a traced one, so a scheduled run does not pay
+// CUPTI's per-step cost there; the analysis reads the schedule back (meta session.schedule) and
+// analyses the active steps alone (analysis/timeline.cpp).
 #pragma once
 #include <chrono>
 #include <cstdint>

@@ -232,7 +232,8 @@ struct Report {
   std::int64_t warmup_steps_skipped = 0;  // leading steps left out (Options::warmup_steps)
   std::int64_t pending_steps_skipped = 0; // trailing steps left out, GPU records not in yet (Options::live)
   /// Steps a scheduled recording did not trace (meta session.schedule: outside its active windows),
-  /// left out: they hold a step row but no host ranges and no GPU records.
+  /// left out: they hold a step row but no host ranges and no GPU records; and the first active step
+  /// of each window, whose start overlaps the untraced GPU work queued before it.
   std::int64_t untraced_steps_skipped = 0;
   std::int64_t wall_ns = 0;
   Breakdown breakdown;

@@ -58,7 +58,8 @@ struct Timeline {
 };
 
 /// The last `last_steps` (0: all) of the store's steps after the warm-up (capped so one step remains),
-/// counting only a scheduled session's active steps (meta session.schedule; the others in *untraced).
+/// counting only a scheduled session's active steps but the first of each window (meta session.schedule;
+/// the others in *untraced).
 /// live: leave out trailing steps ending after the newest GPU record (counted in *pending).
 Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::int64_t warmup_steps,
                         std::int64_t* skipped, bool live = false, std::int64_t* pending = nullptr,

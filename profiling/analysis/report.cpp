@@ -113,7 +113,8 @@ std::string to_text(const Report& r) {
   o += fmt::format("analysed {} steps, {:.3f} s of training (step windows; {} warm-up step(s) left out{})\n", r.steps,
                    r.wall_ns / 1e9, r.warmup_steps_skipped,
                    r.untraced_steps_skipped > 0
-                       ? fmt::format("; {} step(s) outside the profile schedule's active windows", r.untraced_steps_skipped)
+                       ? fmt::format("; {} step(s) outside the profile schedule's active windows or first in one",
+                                     r.untraced_steps_skipped)
                        : "");
   o += "steps: " + r.step_rule + "\n";
   if (r.steps == 0) {
