@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# What a scheduled profile costs and whether its windows read right, on the GPU machine (one device
+# call, ~3 minutes). Stage trainscope-run and its libraries as scripts/stage-inject.sh does (BUILD=build)
+# and CIFAR-10 with ../shared/tools/stage-cifar.sh quick; then, there:
+#   scripts/schedule-cost-check.sh STAGE "$OUT" [ROUNDS]
+# 1. ROUNDS (5) alternated rounds at b128 fp32 and b2048 bf16 (CUDA graphs, 6 epochs of 50k, 4 workers, pinned,
+#    taskset 2-11): unprofiled, every step traced, and a schedule (10 % of the steps in windows; CUPTI paused
+#    between them). Prints img/s and each ratio to the unprofiled run of its round.
+# 2. --analyze of the last round's sessions, every-step and scheduled: their verdicts should agree.
+# 3. The convolution choice of each unprofiled run (TRAINSCOPE_CONV_LOG=1) in OUT/conv-*.log: b128's
+#    unprofiled runs came at 233k or ~276k img/s, one level per algorithm mix.
+set -uo pipefail
+S=$(cd "${1:?stage folder}" && pwd); OUT=${2:?output folder}; ROUNDS=${3:-5}; mkdir -p "$OUT"
+cd "$(dirname "$0")/.."
+for d in /opt/torch/.venv/lib/python3.12/site-packages/nvidia/{cu13,cudnn,nccl}/lib /usr/local/cuda-13.0/targets/x86_64-linux/lib; do
+  [ -d "$d" ] && LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+done
+export LD_LIBRARY_PATH="$S:${LD_LIBRARY_PATH:-}"
+C=~/cifar
+if [ ! -f $C/data_batch_1.bin ]; then
+  mkdir -p $C && for f in .devdata/cifar/*.xz; do xz -dc "$f" > $C/$(basename "$f" .xz); done
+  [ -f $C/test_batch.bin ] || head -c $((5000 * 3073)) $C/data_batch_1.bin > $C/test_batch.bin
+fi
+source bench/cifar_links.sh
+[ -d ~/cifar5 ] || { mkdir -p ~/cifar5 && link_cifar $C ~/cifar5; }
+run() { taskset -c 2-11 "$S/trainscope-run" "$@"; }
+ips() { awk '/^epoch [0-9]+\//{split($2,e,"/"); if (e[1] > 1) for (i=1;i<NF;i++) if ($i=="images/s") {s+=$(i+1); n++}}
+             END {if (n) printf "%.0f\n", s/n; else print 0}'; }
+common=(--device cuda --data ~/cifar5 --epochs 6 --quiet --num-workers 4 --pin-memory)
+for r in $(seq 1 "$ROUNDS"); do
+  for b in 128 2048; do
+    if [ $b = 128 ]; then A=(--batch-size 128); SCH=wait=180,warmup=0,active=20
+    else A=(--batch-size 2048 --amp bf16); SCH=wait=45,warmup=0,active=5; fi
+    off=$(TRAINSCOPE_CONV_LOG=1 run "${common[@]}" "${A[@]}" 2> "$OUT/conv-b$b-r$r.log" | ips)
+    full=$(run "${common[@]}" "${A[@]}" --overwrite --session "$OUT/full$b.tsession" | ips)
+    sch=$(run "${common[@]}" "${A[@]}" --overwrite --session "$OUT/sched$b.tsession" --profile-schedule $SCH | ips)
+    echo "round $r b$b off $off full $full sched $sch" | tee -a "$OUT/rounds.txt"
+  done
+done
+python3 - "$OUT/rounds.txt" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+for b in ("b128", "b2048"):
+    rs = [r for r in rows if r[2] == b and float(r[4]) > 0]
+    for k, i in (("every step", 6), ("schedule", 8)):
+        q = [float(r[i]) / float(r[4]) for r in rs]
+        if q: print(f"{b} {k:10s} / unprofiled: median {statistics.median(q):.3f} ({', '.join(f'{x:.3f}' for x in q)})")
+PY
+for b in 128 2048; do for k in full sched; do
+  run --analyze "$OUT/$k$b.tsession" > "$OUT/$k$b.analyze.txt" 2>&1
+  echo "== $k b$b"; grep -E "^analysed|GPU time-util|^launches|^verdict" "$OUT/$k$b.analyze.txt"
+done; done
+rm -f "$OUT"/*.tsession*
