@@ -63,6 +63,7 @@ struct Samplers::Impl {
   std::mutex mutex;
   std::condition_variable cv;
   bool stopping = false;
+  bool sample_now = false;  // set_memory_stats: a round now, not a period later
   std::thread thread;
 
   Impl(EventStore& s, SessionClock c, SamplerOptions o) : store(s), clock(c), options(std::move(o)) {}
@@ -84,9 +85,16 @@ struct Samplers::Impl {
   unsigned sm_clock_max = 0;
 };
 
+// The sampler thread takes a round at once: the allocator's series then starts when the network
+// exists, before its first step, not up to a period later (a recorded session opened on a first
+// view that began before any memory sample).
 void Samplers::set_memory_stats(std::function<MemoryStats()> fn) {
-  std::lock_guard lock(impl_->mutex);
-  impl_->options.memory_stats = std::move(fn);
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->options.memory_stats = std::move(fn);
+    impl_->sample_now = true;
+  }
+  impl_->cv.notify_one();
 }
 
 void Samplers::Impl::sample_memory(std::int64_t t) {
@@ -205,7 +213,8 @@ Samplers::Samplers(EventStore& store, SessionClock clock, SamplerOptions options
       lock.unlock();
       sample_once();
       lock.lock();
-      impl_->cv.wait_for(lock, impl_->options.period, [&] { return impl_->stopping; });
+      impl_->cv.wait_for(lock, impl_->options.period, [&] { return impl_->stopping || impl_->sample_now; });
+      impl_->sample_now = false;
     }
   });
 }

@@ -1,9 +1,14 @@
 // The samplers' GPU-health series with fake NVML entry points (SamplerOptions::nvml):
 // clock-event reasons and the SM clock's maximum every round, PCIe RX/TX every 4th round (bytes/s
 // from NVML's KB/s), ECC counts and other processes every 10th; this process is not "another
-// process"; an entry point the driver lacks gives no series (never zeros).
+// process"; an entry point the driver lacks gives no series (never zeros). The allocator's first
+// sample comes when the network hands its stats over, not a period later.
 #include <gtest/gtest.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
 
 #include "base/nvml.h"
 #include "engine/host_trace.h"
@@ -107,6 +112,30 @@ TEST(SamplersHealth, MissingEntryPointsGiveNoSeries) {
                         "gpu.other_processes", "gpu.sm_clock", "gpu.utilization"})
     EXPECT_FALSE(set.find(n)) << n;
   EXPECT_FALSE(analysis::gpu_health(store));
+}
+
+TEST(Samplers, MemoryStatsGiveASampleAtOnce) {
+  // A 10 s period: the allocator's first sample comes when the network hands its stats over, not a
+  // period later.
+  EventStore store;
+  SamplerOptions o;
+  o.period = std::chrono::seconds(10);
+  Samplers s(store, SessionClock(trace::now_ns()), o);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the thread's first round is done
+  MemoryStats m;
+  m.allocated[0] = 12345;
+  s.set_memory_stats([m] { return m; });
+  const std::string name = "memory.allocated." + std::string(memory_category_name(static_cast<MemoryCategory>(0)));
+  const analysis::SeriesSet::Series* found = nullptr;
+  analysis::SeriesSet set;
+  for (int i = 0; i < 200 && !found; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    set.update(store, store.series.size(), store.samples.size());
+    found = set.find(name);
+  }
+  ASSERT_TRUE(found) << "no " << name << " sample within 2 s of set_memory_stats";
+  EXPECT_EQ(found->points.front().v, 12345);
+  s.stop();
 }
 
 }  // namespace
