@@ -123,7 +123,7 @@ struct Profiler::Impl final : trace::Sink {
     // CUPTI resumes one step before a traced step: the first launches after cuptiActivityEnable pay for
     // CUPTI's instrumentation (an H100 b128 run's windows without this lead-in averaged 3.1 ms a step
     // against 0.56 ms), which then falls on a step whose records are dropped.
-    between_windows = next == 0 && options.schedule.state(e.global_step + 2) == 0;
+    between_windows = !cupti_on_for_next(options.schedule, e.global_step);
     apply_cupti_pause();
   }
   void on_losses(std::int64_t first, const float* losses, std::int64_t count) override {
@@ -206,7 +206,7 @@ Profiler::Profiler(ProfilerOptions options) : impl_(std::make_unique<Impl>()) {
   if (device >= 0 && m.options.parts.cupti) {
     m.cupti = std::make_unique<CuptiCollector>(m.store, m.start_host, m.options.rank, m.options.parts.cupti_kinds);
     m.summary.gpu_status = m.cupti->why();
-    m.between_windows = m.options.schedule.enabled && m.options.schedule.state(1) == 0 && m.options.schedule.state(2) == 0;
+    m.between_windows = !cupti_on_for_next(m.options.schedule, 0);
     m.apply_cupti_pause();
   } else {
     m.summary.gpu_status = device >= 0 ? "no GPU activity: left out (TRAINSCOPE_PROFILE_SKIP=cupti)"

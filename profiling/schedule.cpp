@@ -46,6 +46,14 @@ ProfileSchedule parse_profile_schedule(const std::string& text) {
   return s;
 }
 
+bool cupti_on_for_next(const ProfileSchedule& s, std::int64_t step) {
+  return !s.enabled || s.state(step + 1) != 0 || s.state(step + 2) != 0;
+}
+
+bool analysed_step(const ProfileSchedule& s, std::int64_t step) {
+  return s.state(step) == 2 && (s.active < 2 || (step > 1 && s.state(step - 1) == 2));
+}
+
 std::optional<ProfileSchedule> schedule_from_meta(const std::string& value) {
   if (value.empty() || value == "every step") return std::nullopt;
   try {

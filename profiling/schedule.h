@@ -18,6 +18,13 @@ struct ProfileSchedule {
 /// Parses "wait=W,warmup=U,active=A,repeat=R" (any order, each optional except active >= 1).
 /// Throws InputError naming the bad part.
 ProfileSchedule parse_profile_schedule(const std::string& text);
+/// Whether CUPTI records during step `step` + 1 (1-based): in warm-up and active steps, and in the
+/// step before them, whose first launches pay CUPTI's instrumentation after a pause (profiler.h).
+bool cupti_on_for_next(const ProfileSchedule& s, std::int64_t step);
+/// Whether the analysis reads global step `step` of a scheduled recording: active, and not the first
+/// of a window of several, whose start overlaps the untraced GPU work queued before it.
+bool analysed_step(const ProfileSchedule& s, std::int64_t step);
+
 /// The schedule a session was recorded with, from its meta `session.schedule` ("every step", absent or
 /// unreadable: nullopt, every step recorded).
 std::optional<ProfileSchedule> schedule_from_meta(const std::string& value);

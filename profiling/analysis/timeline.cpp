@@ -168,13 +168,6 @@ std::int64_t gpu_horizon(const EventStore& store) {
   return h;
 }
 
-namespace {
-/// An active step of `s` whose step before was active too (any active step when windows are one step).
-bool traced_whole(const ProfileSchedule& s, std::int64_t global_step) {
-  return s.state(global_step) == 2 && (s.active < 2 || (global_step > 1 && s.state(global_step - 1) == 2));
-}
-}  // namespace
-
 Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::int64_t warmup_steps,
                         std::int64_t* skipped, bool live, std::int64_t* pending, std::int64_t* untraced) {
   Timeline tl;
@@ -205,7 +198,7 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   std::vector<std::size_t> kept;
   kept.reserve(n_steps - warmup);
   for (std::size_t i = warmup; i < n_steps; ++i)
-    if (!schedule || traced_whole(*schedule, store.steps[i].global_step)) kept.push_back(i);
+    if (!schedule || analysed_step(*schedule, store.steps[i].global_step)) kept.push_back(i);
   if (untraced) *untraced = static_cast<std::int64_t>(n_steps - warmup - kept.size());
   std::size_t first = 0;
   if (last_steps > 0 && static_cast<std::size_t>(last_steps) < kept.size()) first = kept.size() - static_cast<std::size_t>(last_steps);

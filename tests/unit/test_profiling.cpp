@@ -79,6 +79,23 @@ TEST(Schedule, ParsesAndFollowsPyTorchSemantics) {
   EXPECT_THROW(parse_profile_schedule("sleep=3"), InputError);
 }
 
+TEST(Schedule, CuptiOnFromTheStepBeforeAWindowAndTheAnalysisFromItsSecondStep) {
+  // wait=3,active=3: steps 4-6 and 10-12 active. CUPTI records from step 3 (a lead-in whose first
+  // launches pay the instrumentation) through step 6; the analysis reads 5-6 and 11-12.
+  const ProfileSchedule s = parse_profile_schedule("wait=3,warmup=0,active=3,repeat=2");
+  std::string on, read;
+  for (int step = 1; step <= 14; ++step) {
+    on += cupti_on_for_next(s, step - 1) ? '1' : '0';
+    read += analysed_step(s, step) ? '1' : '0';
+  }
+  EXPECT_EQ(on, "00111100111100");
+  EXPECT_EQ(read, "00001100001100");
+  const ProfileSchedule one = parse_profile_schedule("wait=2,active=1");  // one-step windows: each read
+  EXPECT_TRUE(analysed_step(one, 3));
+  EXPECT_FALSE(analysed_step(one, 2));
+  EXPECT_TRUE(cupti_on_for_next(ProfileSchedule{}, 5));  // no schedule: always on
+}
+
 /// A store with a few rows of every table.
 void fill_store(EventStore& s, int n) {
   for (int i = 0; i < n; ++i) {
