@@ -19,6 +19,7 @@
 #include "gui/plot_probe.h"
 #include "gui/window_probe.h"
 #include "widgets/main/sessions_controller.h"
+#include "widgets/panels/breakdown_chart.h"
 #include "widgets/panels/memory_graph.h"
 #include "widgets/panels/utilization_panel.h"
 #include "widgets/timeline/timeline_panel.h"
@@ -127,6 +128,43 @@ class TestProfileFit : public QObject {
         QVERIFY2(cut.isEmpty(), qPrintable(QString("%1 tab, %2: %3; %4").arg(tab, plot == util->plot() ? "utilization" : "memory", cut, describe(w))));
       }
     }
+  }
+
+  /// The Step breakdown's y-axis title is drawn whole and says the unit at every size: the rotated
+  /// "step time (ms)" stood over the top of its plot at 1280x720 ("step time (ms" was all it showed).
+  void theStepBreakdownTitleIsWhole_data() { everyTabLeavesLanesTablesAndTracks_data(); }
+  void theStepBreakdownTitleIsWhole() {
+    QFETCH(QSize, size);
+    MainWindow w;
+    w.show();
+    QVERIFY(open_session(w, kSession));
+    w.resize(size);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    QTabWidget* tabs = profile->tabs();
+    QWidget* page = nullptr;
+    for (int i = 0; i < tabs->count(); ++i)
+      if (tabs->tabText(i) == "Step breakdown") page = tabs->widget(i);
+    QVERIFY(page);
+    profile->showTab(page);
+    QTest::qWait(300);
+    auto* chart = page->findChild<BreakdownChart*>();
+    QVERIFY(chart);
+    QTRY_VERIFY_WITH_TIMEOUT(!chart->statusText().isEmpty(), 10000);  // the analysis' bars are in
+    QTest::qWait(200);
+    auto* plot = chart->findChild<QCustomPlot*>();
+    QVERIFY(plot && plot->isVisible());
+    QCPAxis* y = plot->axisRect()->axis(QCPAxis::atLeft);
+    const QString title = y->label();
+    QVERIFY2(title.contains("ms"), qPrintable(QString("the y axis says \"%1\"").arg(title)));
+    // QCustomPlot centres a left axis's title on the axis rect, turned upright: its text's width
+    // stands half above and half below the rect's middle.
+    const double mid = (plot->axisRect()->top() + plot->axisRect()->bottom()) / 2.0;
+    const double half = QFontMetrics(y->labelFont()).horizontalAdvance(title) / 2.0;
+    const QRect seen = plot->visibleRegion().boundingRect();
+    QVERIFY2(mid - half >= seen.top() && mid + half <= seen.bottom() + 1,
+             qPrintable(QString("\"%1\" at y %2-%3, the chart shows y %4-%5").arg(title).arg(mid - half).arg(mid + half)
+                            .arg(seen.top()).arg(seen.bottom())));
   }
 
   void theMemoryScaleLabelsDoNotOverlap() {

@@ -334,8 +334,9 @@ bool fit_readable(QCustomPlot* plot, const Readability& r) {
     if (rect->property("ts_laid_size").toSize() != laid) rect->setProperty("ts_laid_size", laid), changed = true;
   }
   // A left-axis title longer than its row is tall ran over the rows above and below it (the short
-  // Utilization track at 1280x720: "GPU %" across "CPU %"): it is left out until the row is tall
-  // enough again (the row's legend names what it shows).
+  // Utilization track at 1280x720: "GPU %" across "CPU %"), or over the plot's top (the Step breakdown
+  // at 1280x720: "step time (ms"): its short form (the unit) stands in, else it is left out, until the
+  // row is tall enough again (the row's legend names what it shows).
   for (QCPAxisRect* rect : r.fitted_titles) {
     if (rect->height() <= 1) continue;
     QCPAxis* a = rect->axis(QCPAxis::atLeft);
@@ -343,7 +344,10 @@ bool fit_readable(QCustomPlot* plot, const Readability& r) {
     QString full = a->property("ts_full_label").toString();
     if (full.isEmpty() && !a->label().isEmpty()) a->setProperty("ts_full_label", full = a->label());
     if (full.isEmpty()) continue;
-    const QString want = QFontMetrics(a->labelFont()).horizontalAdvance(full) + 4 <= rect->height() ? full : QString();
+    const QFontMetrics fm(a->labelFont());
+    const auto fits = [&](const QString& t) { return !t.isEmpty() && fm.horizontalAdvance(t) + 4 <= rect->height(); };
+    const QString brief = a->property(Readability::kShortTitleProperty).toString();
+    const QString want = fits(full) ? full : fits(brief) ? brief : QString();
     if (a->label() != want) a->setLabel(want), changed = true;
   }
   for (QCPLegend* l : r.legends) {

@@ -148,8 +148,10 @@ struct Readability {
   QList<QCPLegend*> legends;
   QList<QPair<QCPItemText*, QCPAxisRect*>> messages;
   /// These rows' left-axis titles (set once, never changed later) are left out while longer than the
-  /// row is tall, and come back when it is tall enough.
+  /// row is tall, and come back when it is tall enough; an axis with a kShortTitleProperty shows that
+  /// shorter title (its unit) where it fits and the whole one does not.
   QList<QCPAxisRect*> fitted_titles;
+  static constexpr const char* kShortTitleProperty = "ts_short_label";
 };
 /// The margin above and below a plot area that holds its value axis's top and bottom tick labels
 /// (`label_h` px high, centred on their ticks; the top of the range falls 1 px above the area) whole:
