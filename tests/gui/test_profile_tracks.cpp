@@ -35,6 +35,9 @@ using ts::gui::test::whole_lanes;
 
 namespace {
 const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
+/// A CPU run on the generated sample set, 20 steps: trainscope-run --device cpu --epochs 1 --limit-train 1280
+/// --batch-size 64 --num-workers 1 --seed 0 --session cpu_b64_nw1.tsession
+const char* kCpuSession = TRAINSCOPE_SOURCE_DIR "/tests/data/cpu_b64_nw1.tsession";
 
 /// A window with `session` open at `size` in the Profile workspace, in classroom mode or not.
 struct Shown {
@@ -282,6 +285,38 @@ class TestProfileTracks : public QObject {
         const QString clipped = clipped_rows(plot);
         QVERIFY2(clipped.isEmpty(), qPrintable(QString("%1 tab: %2").arg(tab, clipped)));
       }
+    }
+  }
+
+  /// A CPU run's Utilization track shows its CPU row whole with any tab open (the Layers tab at
+  /// 1280x720 folded it, leaving the GPU row's "no GPU activity"); where a tab leaves the tracks only
+  /// their header lines (classroom mode at 1280x720) the header says it is a CPU run.
+  void aCpuRunKeepsItsCpuRowWithATabOpen_data() {
+    sizes_and_modes();
+    QTest::newRow("1280x720 under openbox: 1278x696") << QSize(1278, 696) << false;
+    QTest::newRow("1280x680") << QSize(1280, 680) << false;
+  }
+  void aCpuRunKeepsItsCpuRowWithATabOpen() {
+    QFETCH(QSize, size);
+    QFETCH(bool, classroom);
+    Shown s(kCpuSession, size, classroom);
+    auto* util = s.w.timelinePanel()->findChild<UtilizationPanel*>();
+    QTRY_VERIFY_WITH_TIMEOUT(util->cpuRun() && util->graphFor("cpu.trainer"), 10000);
+    QCPAxisRect* cpu = util->graphFor("cpu.trainer")->keyAxis()->axisRect();
+    QTabWidget* tabs = s.w.workspaces()->profile()->tabs();
+    for (int i = 0; i < tabs->count(); ++i) {
+      s.w.workspaces()->profile()->showTab(tabs->widget(i));
+      QTest::qWait(300);
+      const QString tab = tabs->tabText(i);
+      if (!util->plot()->isVisible()) {  // folded: the track's header line
+        QVERIFY2(util->statusText().contains("CPU run"), qPrintable(QString("%1 tab: %2").arg(tab, util->statusText())));
+        continue;
+      }
+      QVERIFY2(cpu->visible() && cpu->layout(), qPrintable(QString("%1 tab: the CPU row folded, the track %2 px").arg(tab).arg(util->height())));
+      const QString clipped = clipped_rows(util->plot());
+      QVERIFY2(clipped.isEmpty(), qPrintable(QString("%1 tab: %2").arg(tab, clipped)));
+      QVERIFY2(cpu->height() >= QFontMetrics(cpu->axis(QCPAxis::atLeft)->tickLabelFont()).height() + 2,
+               qPrintable(QString("%1 tab: a CPU row of %2 px").arg(tab).arg(cpu->height())));
     }
   }
 
