@@ -6,6 +6,8 @@
 // minimum within 1280x680 and eight lanes in a maximized 1366x768 window (test_workspaces).
 // TS_SCREENSHOTS=DIR saves Profile with each tab open at 1280x720 and 1920x1080.
 #include <QDir>
+#include <QFileInfo>
+#include <QTabBar>
 #include <QHeaderView>
 #include <QSplitter>
 #include <QTabWidget>
@@ -18,6 +20,7 @@
 #include "gui/gui_test_util.h"
 #include "gui/plot_probe.h"
 #include "gui/window_probe.h"
+#include "widgets/main/lessons_controller.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/panels/breakdown_chart.h"
 #include "widgets/panels/memory_graph.h"
@@ -128,6 +131,58 @@ class TestProfileFit : public QObject {
         QVERIFY2(cut.isEmpty(), qPrintable(QString("%1 tab, %2: %3; %4").arg(tab, plot == util->plot() ? "utilization" : "memory", cut, describe(w))));
       }
     }
+  }
+
+  /// The tabs take one height: switching from one to another moves neither the tab bar nor the tracks
+  /// (the Ranks tab's two-line header and notes raised the bar by 47 px, the Layers tab's by 9), a GPU
+  /// run's session and a CPU run's, in classroom mode too.
+  void switchingTabsMovesNothing_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<QString>("session");
+    QTest::addColumn<bool>("classroom");
+    const QString gpu = kSession, cpu = TRAINSCOPE_SOURCE_DIR "/tests/data/cpu_b64_nw1.tsession";
+    const struct {
+      QSize size;
+      QString session;
+      bool classroom;
+    } rows[] = {{{1280, 720}, gpu, false}, {{1280, 720}, cpu, false}, {{1280, 720}, gpu, true},
+                {{1278, 696}, gpu, false}, {{1278, 696}, cpu, false}, {{1920, 1080}, gpu, false},
+                {{1920, 1080}, cpu, true}, {{1536, 864}, gpu, false}};
+    for (const auto& r : rows)
+      QTest::newRow(qPrintable(QString("%1x%2, %3%4").arg(r.size.width()).arg(r.size.height())
+                                   .arg(QFileInfo(r.session).baseName(), r.classroom ? ", classroom" : "")))
+          << r.size << r.session << r.classroom;
+  }
+  void switchingTabsMovesNothing() {
+    QFETCH(QSize, size);
+    QFETCH(QString, session);
+    QFETCH(bool, classroom);
+    MainWindow w;
+    w.show();
+    QVERIFY(open_session(w, session));
+    w.resize(size);
+    w.lessons()->setClassroomMode(classroom);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(300);
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    QTabWidget* tabs = profile->tabs();
+    profile->showTab(tabs->widget(0));
+    QTest::qWait(300);
+    auto where = [&] {
+      QStringList column;
+      for (int x : w.timelinePanel()->trackSplitter()->sizes()) column << QString::number(x);
+      return QString("tab bar at y %1, [lanes | memory | utilization] %2")
+          .arg(tabs->tabBar()->mapTo(&w, QPoint(0, 0)).y())
+          .arg(column.join('/'));
+    };
+    const QString first = where();
+    for (int round = 0; round < 2; ++round)
+      for (int i = 0; i < tabs->count(); ++i) {
+        profile->showTab(tabs->widget(i));
+        QTest::qWait(200);
+        QCOMPARE(QString("%1 tab: %2").arg(tabs->tabText(i), where()), QString("%1 tab: %2").arg(tabs->tabText(i), first));
+      }
+    w.lessons()->setClassroomMode(false);
   }
 
   /// The Step breakdown's y-axis title is drawn whole and says the unit at every size: the rotated
