@@ -4,6 +4,7 @@
 #include "profiling/analysis/analysis.h"
 #include "widgets/timeline/categories.h"
 
+#include <QEvent>
 #include <QFontMetrics>
 
 #include <algorithm>
@@ -366,6 +367,19 @@ bool fit_readable(QCustomPlot* plot, const Readability& r) {
   return changed;
 }
 
+/// Replots its plot once the plot shows: laid out while hidden, a plot is not fitted (its sizes are
+/// not its own), and the resize a widget gets as it shows comes before it is visible. Nothing else
+/// replots a plot whose data came while it was hidden: the Step breakdown opened after its analysis
+/// kept the tick labels, title and legend columns of another height.
+class ReplotWhenShown : public QObject {
+ public:
+  explicit ReplotWhenShown(QCustomPlot* plot) : QObject(plot) { plot->installEventFilter(this); }
+  bool eventFilter(QObject* o, QEvent* e) override {
+    if (e->type() == QEvent::Show) static_cast<QCustomPlot*>(o)->replot(QCustomPlot::rpQueuedReplot);
+    return false;
+  }
+};
+
 }  // namespace
 
 void keep_readable(QCustomPlot* plot, const Readability& r) {
@@ -374,6 +388,7 @@ void keep_readable(QCustomPlot* plot, const Readability& r) {
   // apart in a plot that had shrunk). What changed is laid out again before this replot draws, as
   // QCustomPlot's own layout does (its three phases), a few times at most: a new tick count changes
   // the margins, which change the rows' heights.
+  new ReplotWhenShown(plot);
   QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot, r] {
     if (!plot->isVisible()) return;  // a hidden plot's sizes are not its own; fitted when it shows
     for (int pass = 0; pass < 4 && fit_readable(plot, r); ++pass) {
