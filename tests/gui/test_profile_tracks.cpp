@@ -3,6 +3,7 @@
 // TS_SCREENSHOTS=DIR saves Profile with the Verdicts and the Kernels tab open, a plain session and one
 // with measured rows, at 1280x720 and 1920x1080, normal and classroom.
 #include <QDir>
+#include <QFileInfo>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -63,6 +64,22 @@ void sizes_and_modes() {
   QTest::newRow("1280x720, classroom") << QSize(1280, 720) << true;
   QTest::newRow("1920x1080") << QSize(1920, 1080) << false;
   QTest::newRow("1920x1080, classroom") << QSize(1920, 1080) << true;
+}
+
+MemoryGraph* s_memory(MainWindow& w) { return w.timelinePanel()->findChild<MemoryGraph*>(); }
+UtilizationPanel* s_util(MainWindow& w) { return w.timelinePanel()->findChild<UtilizationPanel*>(); }
+
+/// What a plot's shown rows draw on their value axes: each row's title and tick labels.
+QString drawn_ticks(QCustomPlot* plot) {
+  QStringList rows;
+  for (QCPAxisRect* r : plot->axisRects()) {
+    if (!r->visible() || !r->layout()) continue;
+    const QCPAxis* y = r->axis(QCPAxis::atLeft);
+    QStringList ticks;
+    for (const QString& t : y->tickVectorLabels()) ticks << t;
+    rows << QString("[%1: %2]").arg(y->label(), ticks.join(' '));
+  }
+  return rows.join(' ');
 }
 
 /// Opens the tab titled `title` of the Profile workspace.
@@ -317,6 +334,53 @@ class TestProfileTracks : public QObject {
       QVERIFY2(clipped.isEmpty(), qPrintable(QString("%1 tab: %2").arg(tab, clipped)));
       QVERIFY2(cpu->height() >= QFontMetrics(cpu->axis(QCPAxis::atLeft)->tickLabelFont()).height() + 2,
                qPrintable(QString("%1 tab: a CPU row of %2 px").arg(tab).arg(cpu->height())));
+    }
+  }
+
+  /// Side by side (Ctrl+3) at 1280x720: the memory track's scale is whole, its top label ("160 MB")
+  /// included, and apart, with the tabs collapsed and with each tab open, a GPU run's session and a CPU
+  /// run's; the tracks and the open tab's chart are drawn as a replot of their own would draw them (a
+  /// plot laid out while hidden kept another height's ticks).
+  void sideBySideKeepsTheMemoryScaleWhole_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<QString>("session");
+    for (QSize size : {QSize(1280, 720), QSize(1278, 696), QSize(1280, 680)})
+      for (const QString& session : {QString(kSession), QString(kCpuSession)})
+        QTest::newRow(qPrintable(QString("%1x%2, %3").arg(size.width()).arg(size.height()).arg(QFileInfo(session).baseName())))
+            << size << session;
+  }
+  void sideBySideKeepsTheMemoryScaleWhole() {
+    QFETCH(QSize, size);
+    QFETCH(QString, session);
+    MainWindow w;
+    w.show();
+    QVERIFY(open_session(w, session));
+    w.resize(size);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(300);
+    w.workspaces()->setMode(Workspaces::Mode::both);  // as Ctrl+3 does
+    QTest::qWait(400);
+    auto* memory = s_memory(w);
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    QTabWidget* tabs = profile->tabs();
+    for (int i = -1; i < tabs->count(); ++i) {
+      if (i >= 0) profile->showTab(tabs->widget(i));
+      QTest::qWait(300);
+      const QString when = i < 0 ? QString("the tabs collapsed") : tabs->tabText(i) + " tab";
+      if (memory->plot()->isVisible()) {
+        const QString why = tick_label_clash(memory->plot());
+        QVERIFY2(why.isEmpty(), qPrintable(when + ": " + why));
+        QVERIFY2(shown_ticks(memory->plot()->yAxis) >= 3, qPrintable(when));
+      }
+      QList<QCustomPlot*> plots = {memory->plot(), s_util(w)->plot()};
+      if (i >= 0) plots << tabs->widget(i)->findChildren<QCustomPlot*>();
+      for (QCustomPlot* plot : plots) {
+        if (!plot->isVisible()) continue;
+        const QString drawn = drawn_ticks(plot);
+        plot->replot();
+        QVERIFY2(drawn == drawn_ticks(plot), qPrintable(QString("%1, %2: drawn %3, a replot draws %4")
+                                                             .arg(when, plot->parentWidget()->metaObject()->className(), drawn, drawn_ticks(plot))));
+      }
     }
   }
 
