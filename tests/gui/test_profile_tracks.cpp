@@ -27,6 +27,7 @@ using namespace ts;
 using namespace ts::gui;
 using ts::gui::test::clipped_rows;
 using ts::gui::test::cut_legends;
+using ts::gui::test::cut_texts;
 using ts::gui::test::open_session;
 using ts::gui::test::overlapping_texts;
 using ts::gui::test::shown_ticks;
@@ -338,16 +339,21 @@ class TestProfileTracks : public QObject {
   }
 
   /// Side by side (Ctrl+3) at 1280x720: the memory track's scale is whole, its top label ("160 MB")
-  /// included, and apart, with the tabs collapsed and with each tab open, a GPU run's session and a CPU
-  /// run's; the tracks and the open tab's chart are drawn as a replot of their own would draw them (a
-  /// plot laid out while hidden kept another height's ticks).
+  /// included, and apart, and its texts whole ("No memory sample in the shown range: ..." stood over
+  /// the short track's top and bottom), with the tabs collapsed and with each tab open, a GPU run's
+  /// session, one with measured rows and a CPU run's; the tracks and the open tab's chart are drawn as
+  /// a replot of their own would draw them (a plot laid out while hidden kept another height's ticks).
   void sideBySideKeepsTheMemoryScaleWhole_data() {
     QTest::addColumn<QSize>("size");
     QTest::addColumn<QString>("session");
-    for (QSize size : {QSize(1280, 720), QSize(1278, 696), QSize(1280, 680)})
-      for (const QString& session : {QString(kSession), QString(kCpuSession)})
-        QTest::newRow(qPrintable(QString("%1x%2, %3").arg(size.width()).arg(size.height()).arg(QFileInfo(session).baseName())))
-            << size << session;
+    const struct {
+      QSize size;
+      QString session;
+    } rows[] = {{{1280, 720}, kSession},  {{1280, 720}, measured_}, {{1280, 720}, kCpuSession},
+                {{1278, 696}, kSession},  {{1278, 696}, measured_}, {{1280, 680}, measured_}};
+    for (const auto& r : rows)
+      QTest::newRow(qPrintable(QString("%1x%2, %3").arg(r.size.width()).arg(r.size.height()).arg(QFileInfo(r.session).baseName())))
+          << r.size << r.session;
   }
   void sideBySideKeepsTheMemoryScaleWhole() {
     QFETCH(QSize, size);
@@ -371,6 +377,8 @@ class TestProfileTracks : public QObject {
         const QString why = tick_label_clash(memory->plot());
         QVERIFY2(why.isEmpty(), qPrintable(when + ": " + why));
         QVERIFY2(shown_ticks(memory->plot()->yAxis) >= 3, qPrintable(when));
+        const QString cut = cut_texts(memory->plot());
+        QVERIFY2(cut.isEmpty(), qPrintable(when + ": " + cut));
       }
       QList<QCustomPlot*> plots = {memory->plot(), s_util(w)->plot()};
       if (i >= 0) plots << tabs->widget(i)->findChildren<QCustomPlot*>();
