@@ -142,7 +142,7 @@ std::string to_text(const Report& r) {
   } else {
     if (!r.device_vendor.empty())  // whose accelerator the device activity ran on (imported traces)
       o += fmt::format("device activity on {}{}\n", r.device_vendor, r.device_name.empty() ? "" : " (" + r.device_name + ")");
-    o += fmt::format("GPU time-utilisation {} (busy / wall)\n", pct(r.gpu_utilization));
+    o += fmt::format("GPU busy {} (kernels, copies and memsets / wall)\n", pct(r.gpu_utilization));
     o += fmt::format("estimated SM efficiency {}, theoretical occupancy {}, estimated achieved occupancy {} "
                      "(duration-weighted; {})\n", pct(r.sm_efficiency), pct(r.theoretical_occupancy),
                      pct(r.achieved_occupancy_est),

@@ -124,7 +124,7 @@ void text_breakdown(std::string& o, const Comparison& c) {
   std::vector<std::string> util;
   for (const auto& s : c.sessions)
     util.push_back(s.report.gpu_utilization ? fmt::format("{:.1f} %", 100 * *s.report.gpu_utilization) : "absent");
-  row(o, "GPU time-utilisation", util);
+  row(o, "GPU busy", util);
   text_measured(o, c);
 }
 

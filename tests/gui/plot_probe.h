@@ -78,6 +78,21 @@ inline QString overlapping_texts(QCustomPlot* plot) {
   return {};
 }
 
+/// The shown text items of `plot` that stand out of what the plot shows, as "TEXT (y A-B, the plot
+/// shows y C-D)" ("" when each is whole in view): each box from its corner anchors as last laid out.
+inline QString cut_texts(QCustomPlot* plot) {
+  const QRect seen = plot->visibleRegion().boundingRect();
+  for (int i = 0; i < plot->itemCount(); ++i) {
+    auto* t = qobject_cast<QCPItemText*>(plot->item(i));
+    if (!t || !t->visible() || t->text().trimmed().isEmpty()) continue;
+    const QRectF box = QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()).normalized();
+    if (box.top() < seen.top() - 1 || box.bottom() > seen.bottom() + 2)
+      return QString("%1 (y %2-%3, the plot shows y %4-%5)").arg(t->text().simplified()).arg(box.top()).arg(box.bottom())
+          .arg(seen.top()).arg(seen.bottom());
+  }
+  return {};
+}
+
 /// Why a track's shown rows are not whole ("" when they are): each visible axis rect inside the
 /// plot with at least two labelled ticks on its left axis.
 inline QString clipped_rows(QCustomPlot* plot) {

@@ -28,6 +28,8 @@
 #include "widgets/panels/breakdown_chart.h"
 #include "widgets/panels/panel_hub.h"
 #include "widgets/panels/panel_plot.h"
+#include "widgets/panels/utilization_panel.h"
+#include "widgets/panels/verdict_panel.h"
 #include "widgets/timeline/categories.h"
 #include "widgets/timeline/timeline_view.h"
 
@@ -155,6 +157,25 @@ class TestCompareView : public QObject {
     QVERIFY2(amp_fix().contains("AMP bf16: not applicable here (no CUDA GPU on this machine)") &&
                  !amp_fix().contains("In Run settings: AMP"),
              qPrintable(amp_fix()));
+  }
+
+  /// One name for one figure: the GPU's busy share of the steps (kernels, copies and memsets ÷ their
+  /// time) is "GPU busy" in Compare's row, in the verdicts' evidence and in the Utilization track's GPU
+  /// row (Compare said "GPU time-utilisation", the evidence "gpu utilization").
+  void gpuBusyHasOneName() {
+    CompareView v;
+    QVERIFY(load(v, {a_, b_}));
+    const QString row = v.throughputTable()->verticalHeaderItem(static_cast<int>(ThroughputRow::gpu_util))->text();
+    QCOMPARE(row, QStringLiteral("GPU busy"));
+    for (const QString& label : row_labels(v.throughputTable()))
+      QVERIFY2(!label.contains("utilisation", Qt::CaseInsensitive) && !label.contains("utilization", Qt::CaseInsensitive),
+               qPrintable(label));
+    QCOMPARE(format_evidence("gpu_utilization_pct", 43.21), QStringLiteral("GPU busy 43.2 %"));
+    PanelHub hub;
+    UtilizationPanel track(&hub);
+    hub.setStore(v.stores()[0], false);
+    QTRY_VERIFY_WITH_TIMEOUT(track.graphFor("gpu.busy"), 10000);
+    QVERIFY2(track.graphFor("gpu.busy")->name().startsWith(row + ":"), qPrintable(track.graphFor("gpu.busy")->name()));
   }
 
   void breakdownSharesOneScale() {

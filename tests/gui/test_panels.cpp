@@ -22,6 +22,7 @@
 #include "widgets/panels/kernel_table.h"
 #include "widgets/panels/utilization_panel.h"
 #include "widgets/panels/verdict_panel.h"
+#include "gui/plot_probe.h"
 
 using namespace ts;
 using namespace ts::gui;
@@ -412,6 +413,31 @@ class TestPanels : public QObject {
     QTRY_VERIFY(p.completedJobs() >= 2);
     QVERIFY(p.cpuRun());
     QVERIFY2(p.preferredTrackHeight() > gpu_run, qPrintable(QString("%1 vs %2").arg(p.preferredTrackHeight()).arg(gpu_run)));
+  }
+
+  /// A CPU run's track keeps its CPU row whole at every height that shows a row: the GPU row, which
+  /// only says there is no GPU activity, folds first (a tab opened at 1280x720 left the track its
+  /// GPU row's message, the CPU row folded away or squeezed to no scale).
+  void aCpuRunKeepsItsCpuRowAtAnyHeight() {
+    PanelHub hub;
+    UtilizationPanel p(&hub);
+    p.setTrackMode(190);
+    p.resize(900, 300);
+    p.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&p));
+    hub.setStore(cpu_only_store(), false);
+    QTRY_VERIFY(p.completedJobs() >= 1);
+    QTRY_VERIFY(p.graphFor("cpu.trainer"));
+    QCPAxisRect* cpu = p.graphFor("cpu.trainer")->keyAxis()->axisRect();
+    for (int width : {440, 900})
+      for (int h = p.plotMinimumHeight(); h <= p.preferredTrackHeight() + 60; h += 3) {
+        p.resize(width, h);
+        for (int i = 0; i < 3; ++i) p.plot()->replot();  // the rows' fit settles over a replot or two
+        const QString at = QString("%1x%2 (minimum %3, preferred %4)").arg(width).arg(h).arg(p.plotMinimumHeight()).arg(p.preferredTrackHeight());
+        QVERIFY2(cpu->visible() && cpu->layout(), qPrintable(at + ": the CPU row folded"));
+        const QString clipped = test::clipped_rows(p.plot());
+        QVERIFY2(clipped.isEmpty(), qPrintable(at + ": " + clipped));
+      }
   }
 
   void utilizationCpuOnlySaysNoGpu() {

@@ -6,6 +6,8 @@
 // minimum within 1280x680 and eight lanes in a maximized 1366x768 window (test_workspaces).
 // TS_SCREENSHOTS=DIR saves Profile with each tab open at 1280x720 and 1920x1080.
 #include <QDir>
+#include <QFileInfo>
+#include <QTabBar>
 #include <QHeaderView>
 #include <QSplitter>
 #include <QTabWidget>
@@ -18,7 +20,9 @@
 #include "gui/gui_test_util.h"
 #include "gui/plot_probe.h"
 #include "gui/window_probe.h"
+#include "widgets/main/lessons_controller.h"
 #include "widgets/main/sessions_controller.h"
+#include "widgets/panels/breakdown_chart.h"
 #include "widgets/panels/memory_graph.h"
 #include "widgets/panels/utilization_panel.h"
 #include "widgets/timeline/timeline_panel.h"
@@ -49,6 +53,20 @@ bool stream_in_view(TimelineView* view) {
     return !r.isEmpty() && r.top() >= view->rulerHeight() && r.bottom() < view->height();
   }
   return false;
+}
+
+/// Why the left axis title of `plot` is not whole in view ("" when it is, or when there is none):
+/// QCustomPlot centres it on the axis rect, turned upright, its text's width half above and half below
+/// the rect's middle.
+QString cut_y_title(QCustomPlot* plot) {
+  const QCPAxis* y = plot->axisRect()->axis(QCPAxis::atLeft);
+  const QString title = y->label();
+  if (title.isEmpty()) return {};
+  const double mid = (plot->axisRect()->top() + plot->axisRect()->bottom()) / 2.0;
+  const double half = QFontMetrics(y->labelFont()).horizontalAdvance(title) / 2.0;
+  const QRect seen = plot->visibleRegion().boundingRect();
+  if (mid - half >= seen.top() && mid + half <= seen.bottom() + 1 && title.contains("ms")) return {};
+  return QString("\"%1\" at y %2-%3, the chart shows y %4-%5").arg(title).arg(mid - half).arg(mid + half).arg(seen.top()).arg(seen.bottom());
 }
 
 QString describe(MainWindow& w) {
@@ -127,6 +145,121 @@ class TestProfileFit : public QObject {
         QVERIFY2(cut.isEmpty(), qPrintable(QString("%1 tab, %2: %3; %4").arg(tab, plot == util->plot() ? "utilization" : "memory", cut, describe(w))));
       }
     }
+  }
+
+  /// The tabs take one height: switching from one to another moves neither the tab bar nor the tracks
+  /// (the Ranks tab's two-line header and notes raised the bar by 47 px, the Layers tab's by 9), a GPU
+  /// run's session and a CPU run's, in classroom mode too.
+  void switchingTabsMovesNothing_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<QString>("session");
+    QTest::addColumn<bool>("classroom");
+    const QString gpu = kSession, cpu = TRAINSCOPE_SOURCE_DIR "/tests/data/cpu_b64_nw1.tsession";
+    const struct {
+      QSize size;
+      QString session;
+      bool classroom;
+    } rows[] = {{{1280, 720}, gpu, false}, {{1280, 720}, cpu, false}, {{1280, 720}, gpu, true},
+                {{1278, 696}, gpu, false}, {{1278, 696}, cpu, false}, {{1920, 1080}, gpu, false},
+                {{1920, 1080}, cpu, true}, {{1536, 864}, gpu, false}};
+    for (const auto& r : rows)
+      QTest::newRow(qPrintable(QString("%1x%2, %3%4").arg(r.size.width()).arg(r.size.height())
+                                   .arg(QFileInfo(r.session).baseName(), r.classroom ? ", classroom" : "")))
+          << r.size << r.session << r.classroom;
+  }
+  void switchingTabsMovesNothing() {
+    QFETCH(QSize, size);
+    QFETCH(QString, session);
+    QFETCH(bool, classroom);
+    MainWindow w;
+    w.show();
+    QVERIFY(open_session(w, session));
+    w.resize(size);
+    w.lessons()->setClassroomMode(classroom);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(300);
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    QTabWidget* tabs = profile->tabs();
+    profile->showTab(tabs->widget(0));
+    QTest::qWait(300);
+    auto where = [&] {
+      QStringList column;
+      for (int x : w.timelinePanel()->trackSplitter()->sizes()) column << QString::number(x);
+      return QString("tab bar at y %1, [lanes | memory | utilization] %2")
+          .arg(tabs->tabBar()->mapTo(&w, QPoint(0, 0)).y())
+          .arg(column.join('/'));
+    };
+    const QString first = where();
+    for (int round = 0; round < 2; ++round)
+      for (int i = 0; i < tabs->count(); ++i) {
+        profile->showTab(tabs->widget(i));
+        QTest::qWait(200);
+        QCOMPARE(QString("%1 tab: %2").arg(tabs->tabText(i), where()), QString("%1 tab: %2").arg(tabs->tabText(i), first));
+      }
+    w.lessons()->setClassroomMode(false);
+  }
+
+  /// The Step breakdown's y-axis title is drawn whole and says the unit at every size: the rotated
+  /// "step time (ms)" stood over the top of its plot at 1280x720 ("step time (ms" was all it showed).
+  void theStepBreakdownTitleIsWhole_data() { everyTabLeavesLanesTablesAndTracks_data(); }
+  void theStepBreakdownTitleIsWhole() {
+    QFETCH(QSize, size);
+    MainWindow w;
+    w.show();
+    QVERIFY(open_session(w, kSession));
+    w.resize(size);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    QTabWidget* tabs = profile->tabs();
+    QWidget* page = nullptr;
+    for (int i = 0; i < tabs->count(); ++i)
+      if (tabs->tabText(i) == "Step breakdown") page = tabs->widget(i);
+    QVERIFY(page);
+    profile->showTab(page);
+    QTest::qWait(300);
+    auto* chart = page->findChild<BreakdownChart*>();
+    QVERIFY(chart);
+    QTRY_VERIFY_WITH_TIMEOUT(!chart->statusText().isEmpty(), 10000);  // the analysis' bars are in
+    QTest::qWait(200);
+    auto* plot = chart->findChild<QCustomPlot*>();
+    QVERIFY(plot && plot->isVisible());
+    const QString cut = cut_y_title(plot);
+    QVERIFY2(cut.isEmpty(), qPrintable(cut));
+  }
+
+  /// A chart whose data came while its tab was hidden is fitted when the tab shows (its ticks, title and
+  /// legend as a replot of its own would have them): the Step breakdown opened after its analysis
+  /// drew "step time (ms)" over a 62 px plot, five crowded tick labels and its legend in three rows.
+  void aChartShownAfterItsDataIsFitted_data() { everyTabLeavesLanesTablesAndTracks_data(); }
+  void aChartShownAfterItsDataIsFitted() {
+    QFETCH(QSize, size);
+    MainWindow w;
+    w.show();
+    QVERIFY(open_session(w, kSession));
+    w.resize(size);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    QTabWidget* tabs = profile->tabs();
+    profile->showTab(tabs->widget(0));  // Verdicts: the breakdown's tab hidden
+    auto* chart = w.findChild<BreakdownChart*>();
+    QVERIFY(chart);
+    QTRY_VERIFY_WITH_TIMEOUT(!chart->statusText().isEmpty(), 10000);  // its analysis came while hidden
+    QTest::qWait(300);
+    for (int i = 0; i < tabs->count(); ++i)
+      if (tabs->tabText(i) == "Step breakdown") profile->showTab(tabs->widget(i));
+    QTest::qWait(300);
+    auto* plot = chart->findChild<QCustomPlot*>();
+    QVERIFY(plot && plot->isVisible());
+    auto drawn = [plot] {
+      QStringList ticks;
+      for (const QString& t : plot->yAxis->tickVectorLabels()) ticks << t;
+      return QString("title \"%1\", ticks %2, legend in %3 columns").arg(plot->yAxis->label(), ticks.join(' ')).arg(plot->legend->wrap());
+    };
+    const QString shown = drawn();
+    const QString cut = cut_y_title(plot);
+    plot->replot();
+    QCOMPARE(shown, drawn());
+    QVERIFY2(cut.isEmpty(), qPrintable(cut));
   }
 
   void theMemoryScaleLabelsDoNotOverlap() {

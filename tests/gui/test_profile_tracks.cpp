@@ -3,6 +3,7 @@
 // TS_SCREENSHOTS=DIR saves Profile with the Verdicts and the Kernels tab open, a plain session and one
 // with measured rows, at 1280x720 and 1920x1080, normal and classroom.
 #include <QDir>
+#include <QFileInfo>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -26,6 +27,7 @@ using namespace ts;
 using namespace ts::gui;
 using ts::gui::test::clipped_rows;
 using ts::gui::test::cut_legends;
+using ts::gui::test::cut_texts;
 using ts::gui::test::open_session;
 using ts::gui::test::overlapping_texts;
 using ts::gui::test::shown_ticks;
@@ -35,6 +37,9 @@ using ts::gui::test::whole_lanes;
 
 namespace {
 const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
+/// A CPU run on the generated sample set, 20 steps: trainscope-run --device cpu --epochs 1 --limit-train 1280
+/// --batch-size 64 --num-workers 1 --seed 0 --session cpu_b64_nw1.tsession
+const char* kCpuSession = TRAINSCOPE_SOURCE_DIR "/tests/data/cpu_b64_nw1.tsession";
 
 /// A window with `session` open at `size` in the Profile workspace, in classroom mode or not.
 struct Shown {
@@ -60,6 +65,22 @@ void sizes_and_modes() {
   QTest::newRow("1280x720, classroom") << QSize(1280, 720) << true;
   QTest::newRow("1920x1080") << QSize(1920, 1080) << false;
   QTest::newRow("1920x1080, classroom") << QSize(1920, 1080) << true;
+}
+
+MemoryGraph* s_memory(MainWindow& w) { return w.timelinePanel()->findChild<MemoryGraph*>(); }
+UtilizationPanel* s_util(MainWindow& w) { return w.timelinePanel()->findChild<UtilizationPanel*>(); }
+
+/// What a plot's shown rows draw on their value axes: each row's title and tick labels.
+QString drawn_ticks(QCustomPlot* plot) {
+  QStringList rows;
+  for (QCPAxisRect* r : plot->axisRects()) {
+    if (!r->visible() || !r->layout()) continue;
+    const QCPAxis* y = r->axis(QCPAxis::atLeft);
+    QStringList ticks;
+    for (const QString& t : y->tickVectorLabels()) ticks << t;
+    rows << QString("[%1: %2]").arg(y->label(), ticks.join(' '));
+  }
+  return rows.join(' ');
 }
 
 /// Opens the tab titled `title` of the Profile workspace.
@@ -281,6 +302,92 @@ class TestProfileTracks : public QObject {
         if (!plot->isVisible()) continue;  // folded: the track's header line
         const QString clipped = clipped_rows(plot);
         QVERIFY2(clipped.isEmpty(), qPrintable(QString("%1 tab: %2").arg(tab, clipped)));
+      }
+    }
+  }
+
+  /// A CPU run's Utilization track shows its CPU row whole with any tab open (the Layers tab at
+  /// 1280x720 folded it, leaving the GPU row's "no GPU activity"); where a tab leaves the tracks only
+  /// their header lines (classroom mode at 1280x720) the header says it is a CPU run.
+  void aCpuRunKeepsItsCpuRowWithATabOpen_data() {
+    sizes_and_modes();
+    QTest::newRow("1280x720 under openbox: 1278x696") << QSize(1278, 696) << false;
+    QTest::newRow("1280x680") << QSize(1280, 680) << false;
+  }
+  void aCpuRunKeepsItsCpuRowWithATabOpen() {
+    QFETCH(QSize, size);
+    QFETCH(bool, classroom);
+    Shown s(kCpuSession, size, classroom);
+    auto* util = s.w.timelinePanel()->findChild<UtilizationPanel*>();
+    QTRY_VERIFY_WITH_TIMEOUT(util->cpuRun() && util->graphFor("cpu.trainer"), 10000);
+    QCPAxisRect* cpu = util->graphFor("cpu.trainer")->keyAxis()->axisRect();
+    QTabWidget* tabs = s.w.workspaces()->profile()->tabs();
+    for (int i = 0; i < tabs->count(); ++i) {
+      s.w.workspaces()->profile()->showTab(tabs->widget(i));
+      QTest::qWait(300);
+      const QString tab = tabs->tabText(i);
+      if (!util->plot()->isVisible()) {  // folded: the track's header line
+        QVERIFY2(util->statusText().contains("CPU run"), qPrintable(QString("%1 tab: %2").arg(tab, util->statusText())));
+        continue;
+      }
+      QVERIFY2(cpu->visible() && cpu->layout(), qPrintable(QString("%1 tab: the CPU row folded, the track %2 px").arg(tab).arg(util->height())));
+      const QString clipped = clipped_rows(util->plot());
+      QVERIFY2(clipped.isEmpty(), qPrintable(QString("%1 tab: %2").arg(tab, clipped)));
+      QVERIFY2(cpu->height() >= QFontMetrics(cpu->axis(QCPAxis::atLeft)->tickLabelFont()).height() + 2,
+               qPrintable(QString("%1 tab: a CPU row of %2 px").arg(tab).arg(cpu->height())));
+    }
+  }
+
+  /// Side by side (Ctrl+3) at 1280x720: the memory track's scale is whole, its top label ("160 MB")
+  /// included, and apart, and its texts whole ("No memory sample in the shown range: ..." stood over
+  /// the short track's top and bottom), with the tabs collapsed and with each tab open, a GPU run's
+  /// session, one with measured rows and a CPU run's; the tracks and the open tab's chart are drawn as
+  /// a replot of their own would draw them (a plot laid out while hidden kept another height's ticks).
+  void sideBySideKeepsTheMemoryScaleWhole_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<QString>("session");
+    const struct {
+      QSize size;
+      QString session;
+    } rows[] = {{{1280, 720}, kSession},  {{1280, 720}, measured_}, {{1280, 720}, kCpuSession},
+                {{1278, 696}, kSession},  {{1278, 696}, measured_}, {{1280, 680}, measured_}};
+    for (const auto& r : rows)
+      QTest::newRow(qPrintable(QString("%1x%2, %3").arg(r.size.width()).arg(r.size.height()).arg(QFileInfo(r.session).baseName())))
+          << r.size << r.session;
+  }
+  void sideBySideKeepsTheMemoryScaleWhole() {
+    QFETCH(QSize, size);
+    QFETCH(QString, session);
+    MainWindow w;
+    w.show();
+    QVERIFY(open_session(w, session));
+    w.resize(size);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(300);
+    w.workspaces()->setMode(Workspaces::Mode::both);  // as Ctrl+3 does
+    QTest::qWait(400);
+    auto* memory = s_memory(w);
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    QTabWidget* tabs = profile->tabs();
+    for (int i = -1; i < tabs->count(); ++i) {
+      if (i >= 0) profile->showTab(tabs->widget(i));
+      QTest::qWait(300);
+      const QString when = i < 0 ? QString("the tabs collapsed") : tabs->tabText(i) + " tab";
+      if (memory->plot()->isVisible()) {
+        const QString why = tick_label_clash(memory->plot());
+        QVERIFY2(why.isEmpty(), qPrintable(when + ": " + why));
+        QVERIFY2(shown_ticks(memory->plot()->yAxis) >= 3, qPrintable(when));
+        const QString cut = cut_texts(memory->plot());
+        QVERIFY2(cut.isEmpty(), qPrintable(when + ": " + cut));
+      }
+      QList<QCustomPlot*> plots = {memory->plot(), s_util(w)->plot()};
+      if (i >= 0) plots << tabs->widget(i)->findChildren<QCustomPlot*>();
+      for (QCustomPlot* plot : plots) {
+        if (!plot->isVisible()) continue;
+        const QString drawn = drawn_ticks(plot);
+        plot->replot();
+        QVERIFY2(drawn == drawn_ticks(plot), qPrintable(QString("%1, %2: drawn %3, a replot draws %4")
+                                                             .arg(when, plot->parentWidget()->metaObject()->className(), drawn, drawn_ticks(plot))));
       }
     }
   }

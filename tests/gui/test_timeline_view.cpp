@@ -331,6 +331,30 @@ class TestTimelineView : public QObject {
     QVERIFY(!view->nextMatch());
   }
 
+  /// The ruler's "at" line says a round time as its tick labels do, to the ms ("at 12.000 s", not
+  /// "at 12.000000 s"); a time position keeps the µs it has.
+  void theRulerSaysARoundTimeShortly() {
+    auto store = std::make_shared<prof::EventStore>();
+    for (int i = 0; i <= 13; ++i) {
+      prof::KernelRecord k;
+      k.start = i * 1'000'000'000LL, k.end = k.start + 5'000, k.stream = 7, k.name = store->strings.intern("k");
+      store->kernels.push(k);
+    }
+    PanelHub h;
+    h.setStore(store, false);
+    TimelineView v(&h);
+    v.resize(1200, 300);
+    v.setRange({11'990'000'000, 12'490'000'000});  // ticks 50 ms apart: the first at 12 s
+    v.grab();
+    QCOMPARE(v.rulerAtText(), QStringLiteral("at 12.000 s"));
+    QCOMPARE(format_time(12'000'000'000), QStringLiteral("12.000 s"));
+    QCOMPARE(format_time(12'340'000'000), QStringLiteral("12.340 s"));
+    QCOMPARE(format_time(12'345'600'000), QStringLiteral("12.3456 s"));
+    QCOMPARE(format_time(12'345'678'000), QStringLiteral("12.345678 s"));
+    QCOMPARE(format_time(-2'500'000'000), QStringLiteral("-2.500 s"));
+    QCOMPARE(format_time(559'707'000), QStringLiteral("559.707 ms"));
+  }
+
   void followLiveAndPainted() {
     auto live = std::make_shared<prof::EventStore>();
     auto kernel = [&](std::int64_t start) {

@@ -40,7 +40,7 @@ TEST(RunnerNsys, AnalyzePrintsBreakdownAndGpuMetrics) {
   EXPECT_NE(r.out.find("steps: ranges matching 'step'"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("step-time breakdown"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("device activity on NVIDIA (NVIDIA H200)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("GPU time-utilisation"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPU busy"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("estimated SM efficiency absent"), std::string::npos) << r.out;
 }
 

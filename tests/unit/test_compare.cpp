@@ -238,6 +238,7 @@ TEST(Compare, RealSessionsNumWorkersAndAugment) {
   EXPECT_NE(text.find("num_workers"), std::string::npos) << text;
   EXPECT_NE(text.find("input_bound"), std::string::npos) << text;
   EXPECT_NE(text.find("kernel diff B against A"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPU busy"), std::string::npos) << text;  // the window's name of the figure
   rapidjson::Document j;
   j.Parse(to_json(c).c_str());
   ASSERT_FALSE(j.HasParseError());

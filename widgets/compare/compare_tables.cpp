@@ -182,7 +182,7 @@ void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
   set_session_columns(t, c, static_cast<int>(ThroughputRow::count));
   t->setVerticalHeaderLabels({QObject::tr("steps used"), QObject::tr("img/s, median of steps"),
                               QObject::tr("img/s, time-weighted mean"), QObject::tr("step time, median"),
-                              QObject::tr("GPU time-utilisation"), QObject::tr("SM active (measured) · est. SM efficiency"),
+                              QObject::tr("GPU busy"), QObject::tr("SM active (measured) · est. SM efficiency"),
                               QObject::tr("DRAM read + write (measured)"), QObject::tr("last epoch"),
                               QObject::tr("test accuracy"), QObject::tr("test loss"), QObject::tr("train loss"),
                               QObject::tr("epoch img/s (trainer, eval excluded)")});
@@ -190,6 +190,10 @@ void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
       ->setToolTip(QObject::tr("Median over the steps of images / host step time (docs/compare.md)."));
   t->verticalHeaderItem(static_cast<int>(ThroughputRow::mean_img_s))
       ->setToolTip(QObject::tr("Total images / total step time of the same steps: what a run of them achieves."));
+  // The figure the Utilization track's GPU row draws, the lessons and the verdicts' evidence call
+  // "GPU busy": one name in every view.
+  t->verticalHeaderItem(static_cast<int>(ThroughputRow::gpu_util))
+      ->setToolTip(QObject::tr("The time the GPU ran kernels, copies or memsets (their union) ÷ the steps' time (docs/metrics.md)."));
   t->verticalHeaderItem(static_cast<int>(ThroughputRow::measured_sm))
       ->setToolTip(QObject::tr("CUPTI PM sampling's SM active while kernels ran, beside the estimate from the "
                                "kernels' launch sizes (docs/metrics.md)."));

@@ -42,6 +42,7 @@ BreakdownChart::BreakdownChart(PanelHub* hub, QWidget* parent) : QWidget(parent)
   layout->addWidget(plot_, 1);
   plot_->xAxis->setLabel(tr("step (global)"));
   plot_->yAxis->setLabel(tr("step time (ms)"));
+  plot_->yAxis->setProperty(Readability::kShortTitleProperty, tr("ms"));  // a short tab (1280x720): the unit
   plot_->axisRect()->setRangeDrag(Qt::Horizontal);
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -70,7 +71,7 @@ BreakdownChart::BreakdownChart(PanelHub* hub, QWidget* parent) : QWidget(parent)
   legend_below(plot_, 4);
   // The legend takes as many columns as the width holds (one row at 1280): a fixed 4 made three rows
   // that fell under the fold at 125 % scaling.
-  keep_readable(plot_, {{plot_->legend}, {{absent_, plot_->axisRect()}}, {}});
+  keep_readable(plot_, {{plot_->legend}, {{absent_, plot_->axisRect()}}, {plot_->axisRect()}});
   connect(plot_, &QCustomPlot::mouseMove, this, &BreakdownChart::onMouseMove);
   connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { press_ = e->pos(); });
   connect(plot_, &QCustomPlot::mouseRelease, this, &BreakdownChart::onMouseRelease);

@@ -364,6 +364,8 @@ void MemoryGraph::rebuild() {
   if (lines_off_scale_ && peak_series_ == "device.memory.used") peak_label_->setVisible(false);  // above the axis
   updateCapacity(lines_off_scale_ ? data_max : std::max(data_max, line_max));
   absent_->setText(absentMessage());
+  absent_->setProperty(Readability::kFullTextProperty, absent_->text());
+  absent_->setProperty(Readability::kShortTextProperty, QString());
   absent_->setVisible(!has_data_);
   sayRangeWithoutSamples();
   plot_->legend->setVisible(has_data_);
@@ -532,9 +534,12 @@ void MemoryGraph::sayRangeWithoutSamples() {
     off_scale_label_->setVisible(off);
     plot_->replot(QCustomPlot::rpQueuedReplot);
   }
-  if (absent_->visible() == blank && (!blank || absent_->property("ts_unwrapped").toString() == range_message_)) return;
+  if (absent_->visible() == blank && (!blank || absent_->property(Readability::kFullTextProperty).toString() == range_message_))
+    return;
   absent_->setText(range_message_);  // keep_readable wraps it to the plot's width
-  absent_->setProperty("ts_unwrapped", range_message_);
+  absent_->setProperty(Readability::kFullTextProperty, range_message_);
+  // Where its lines are taller than a short track (Side by side at 1280x720: cut at the top and bottom).
+  absent_->setProperty(Readability::kShortTextProperty, blank ? tr("No memory sample in this range (Fit all)") : QString());
   absent_->setVisible(blank);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }

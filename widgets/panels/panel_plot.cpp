@@ -4,6 +4,7 @@
 #include "profiling/analysis/analysis.h"
 #include "widgets/timeline/categories.h"
 
+#include <QEvent>
 #include <QFontMetrics>
 
 #include <algorithm>
@@ -334,8 +335,9 @@ bool fit_readable(QCustomPlot* plot, const Readability& r) {
     if (rect->property("ts_laid_size").toSize() != laid) rect->setProperty("ts_laid_size", laid), changed = true;
   }
   // A left-axis title longer than its row is tall ran over the rows above and below it (the short
-  // Utilization track at 1280x720: "GPU %" across "CPU %"): it is left out until the row is tall
-  // enough again (the row's legend names what it shows).
+  // Utilization track at 1280x720: "GPU %" across "CPU %"), or over the plot's top (the Step breakdown
+  // at 1280x720: "step time (ms"): its short form (the unit) stands in, else it is left out, until the
+  // row is tall enough again (the row's legend names what it shows).
   for (QCPAxisRect* rect : r.fitted_titles) {
     if (rect->height() <= 1) continue;
     QCPAxis* a = rect->axis(QCPAxis::atLeft);
@@ -343,7 +345,10 @@ bool fit_readable(QCustomPlot* plot, const Readability& r) {
     QString full = a->property("ts_full_label").toString();
     if (full.isEmpty() && !a->label().isEmpty()) a->setProperty("ts_full_label", full = a->label());
     if (full.isEmpty()) continue;
-    const QString want = QFontMetrics(a->labelFont()).horizontalAdvance(full) + 4 <= rect->height() ? full : QString();
+    const QFontMetrics fm(a->labelFont());
+    const auto fits = [&](const QString& t) { return !t.isEmpty() && fm.horizontalAdvance(t) + 4 <= rect->height(); };
+    const QString brief = a->property(Readability::kShortTitleProperty).toString();
+    const QString want = fits(full) ? full : fits(brief) ? brief : QString();
     if (a->label() != want) a->setLabel(want), changed = true;
   }
   for (QCPLegend* l : r.legends) {
@@ -356,11 +361,33 @@ bool fit_readable(QCustomPlot* plot, const Readability& r) {
   }
   for (const auto& [t, rect] : r.messages) {
     if (rect->width() <= 1) continue;
-    const QString wrapped = wrap_to_width(t->text(), t->font(), rect->width() - 16);
+    const QString full = t->property(Readability::kFullTextProperty).toString();
+    QString wrapped = wrap_to_width(full.isEmpty() ? t->text() : full, t->font(), rect->width() - 16);
+    // Lines taller than the plot (centred on its rect, they stood over a short track's top and
+    // bottom): the short form, where the owner gave one.
+    const QString brief = t->property(Readability::kShortTextProperty).toString();
+    const QMargins pad = t->padding();
+    const auto tall = [&](const QString& s) {
+      return (s.count('\n') + 1) * QFontMetrics(t->font()).lineSpacing() + pad.top() + pad.bottom() > plot->height();
+    };
+    if (!brief.isEmpty() && tall(wrapped)) wrapped = wrap_to_width(brief, t->font(), rect->width() - 16);
     if (wrapped != t->text()) t->setText(wrapped), changed = true;
   }
   return changed;
 }
+
+/// Replots its plot once the plot shows: laid out while hidden, a plot is not fitted (its sizes are
+/// not its own), and the resize a widget gets as it shows comes before it is visible. Nothing else
+/// replots a plot whose data came while it was hidden: the Step breakdown opened after its analysis
+/// kept the tick labels, title and legend columns of another height.
+class ReplotWhenShown : public QObject {
+ public:
+  explicit ReplotWhenShown(QCustomPlot* plot) : QObject(plot) { plot->installEventFilter(this); }
+  bool eventFilter(QObject* o, QEvent* e) override {
+    if (e->type() == QEvent::Show) static_cast<QCustomPlot*>(o)->replot(QCustomPlot::rpQueuedReplot);
+    return false;
+  }
+};
 
 }  // namespace
 
@@ -370,6 +397,7 @@ void keep_readable(QCustomPlot* plot, const Readability& r) {
   // apart in a plot that had shrunk). What changed is laid out again before this replot draws, as
   // QCustomPlot's own layout does (its three phases), a few times at most: a new tick count changes
   // the margins, which change the rows' heights.
+  new ReplotWhenShown(plot);
   QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot, r] {
     if (!plot->isVisible()) return;  // a hidden plot's sizes are not its own; fitted when it shows
     for (int pass = 0; pass < 4 && fit_readable(plot, r); ++pass) {

@@ -142,14 +142,21 @@ double nice_upper(double max);
 /// labels never overlap in a short track, nor meet those of the row above or below, at any font
 /// (classroom mode's); each `legends` entry wraps into as many columns as its
 /// widest item allows in the plot's width; each `messages` text (an empty state) is word-wrapped to
-/// its axis rect's width so it is never clipped.
+/// its axis rect's width so it is never clipped, and where its lines are taller than the plot, its
+/// short form (kShortTextProperty) stands in.
 struct Readability {
   static constexpr int kTickSpacingYPx = 26, kTickSpacingXPx = 90;
   QList<QCPLegend*> legends;
   QList<QPair<QCPItemText*, QCPAxisRect*>> messages;
   /// These rows' left-axis titles (set once, never changed later) are left out while longer than the
-  /// row is tall, and come back when it is tall enough.
+  /// row is tall, and come back when it is tall enough; an axis with a kShortTitleProperty shows that
+  /// shorter title (its unit) where it fits and the whole one does not.
   QList<QCPAxisRect*> fitted_titles;
+  static constexpr const char* kShortTitleProperty = "ts_short_label";
+  /// A message's text as its owner set it (unwrapped; else its text is taken as that), and the
+  /// shorter one for a plot too short for its lines ("": none).
+  static constexpr const char* kFullTextProperty = "ts_full_text";
+  static constexpr const char* kShortTextProperty = "ts_short_text";
 };
 /// The margin above and below a plot area that holds its value axis's top and bottom tick labels
 /// (`label_h` px high, centred on their ticks; the top of the range falls 1 px above the area) whole:

@@ -278,8 +278,12 @@ void UtilizationPanel::arrange() {
     bit <<= 1;
   }
   // (The measured rows come and go with their legends: legends_shown.)
-  if (nvml == nvml_shown_ && arranged_ && legends_shown == legends_shown_ && rows_fit_ == rows_arranged_) return;
+  const bool cpu_first = track_mode_ && cpuRun();
+  if (nvml == nvml_shown_ && arranged_ && legends_shown == legends_shown_ && rows_fit_ == rows_arranged_ &&
+      cpu_first == cpu_first_)
+    return;
   arranged_ = true;
+  cpu_first_ = cpu_first;
   rows_arranged_ = rows_fit_;
   updateGeometry();  // the track's preferred height (its rows) may have changed
   nvml_shown_ = nvml;
@@ -296,7 +300,16 @@ void UtilizationPanel::arrange() {
   if (measured) rows << meas_ << meas_bw_, legends << meas_legend_ << meas_bw_legend_;
   rows << cpu_ << h2d_, legends << cpu_legend_ << h2d_legend_;
   if (nvml) rows << nvml_ << power_, legends << nvml_legend_ << power_legend_;
-  for (int i = rows.size() - 1; i >= std::max(1, rows_fit_); --i) {  // folded: out of the layout
+  // Folded: the rows past the first rows_fit_ the track keeps (trackRows(): a CPU run keeps its CPU row
+  // before its GPU row), out of the layout; the others stay in their order.
+  QList<QCPLegend*> order_legends;
+  QList<QCPAxisRect*> order;
+  trackRows(order_legends, order);
+  const bool all = !track_mode_ || rows_fit_ >= rows.size();
+  const QCPAxisRect* first = track_mode_ && !order.isEmpty() ? order.first() : gpu_;
+  for (int i = rows.size() - 1; i >= 0; --i) {
+    const auto kept_at = order.indexOf(rows[i]);
+    if (all || rows[i] == first || (kept_at >= 0 && kept_at < rows_fit_)) continue;
     rows[i]->setVisible(false);
     legends[i]->setVisible(false);
     rows.removeAt(i), legends.removeAt(i);
@@ -309,7 +322,7 @@ void UtilizationPanel::arrange() {
       grid->setRowStretchFactor(at++, 0.001);
     }
     grid->addElement(at, 0, rows[i]);
-    grid->setRowStretchFactor(at++, i == 0 ? 1.4 : 1.0);
+    grid->setRowStretchFactor(at++, rows[i] == first ? 1.4 : 1.0);  // the row kept first the tallest
     QCPAxis* x = rows[i]->axis(QCPAxis::atBottom);
     const bool last = i == rows.size() - 1;
     x->setTickLabels(last && !track_mode_);  // a track: the timeline's ruler above is the time axis
@@ -341,10 +354,12 @@ void UtilizationPanel::changeEvent(QEvent* e) {
 }
 
 void UtilizationPanel::trackRows(QList<QCPLegend*>& legends, QList<QCPAxisRect*>& rects) const {
-  legends = {gpu_legend_}, rects = {gpu_};
+  if (cpuRun()) legends = {cpu_legend_, gpu_legend_}, rects = {cpu_, gpu_};  // the CPU row's numbers first
+  else legends = {gpu_legend_}, rects = {gpu_};
   if (meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0)
     legends << meas_legend_ << meas_bw_legend_, rects << meas_ << meas_bw_;
-  legends << cpu_legend_ << h2d_legend_, rects << cpu_ << h2d_;
+  if (!cpuRun()) legends << cpu_legend_, rects << cpu_;
+  legends << h2d_legend_, rects << h2d_;
   if (nvml_box_->isVisible() && nvml_box_->isChecked()) legends << nvml_legend_ << power_legend_, rects << nvml_ << power_;
 }
 

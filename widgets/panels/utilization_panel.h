@@ -122,13 +122,14 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   QCPGraph* addGraph(QCPAxisRect* r, QCPLegend* legend, const QString& key, const QString& name, const QColor& c,
                      Qt::PenStyle style = Qt::SolidLine);
   void arrange();
-  /// Track mode: as many rows (GPU first) as the track's height holds whole, each with its legend;
-  /// the others fold out of the layout until the track is dragged taller.
+  /// Track mode: as many rows (in trackRows()' order) as the track's height holds whole, each with its
+  /// legend; the others fold out of the layout until the track is dragged taller.
   void fitRows();
   /// Track mode: the plot's smallest height, one row with its legend at the widget's font.
   void fitMinimum();
-  /// Track mode: the rows in their order (GPU, measured where the session has them, CPU, H2D, the
-  /// NVML rows where shown) with their legends.
+  /// Track mode: the rows in the order the track keeps them (GPU, measured where the session has them,
+  /// CPU, H2D, the NVML rows where shown) with their legends; a CPU run keeps its CPU row first (its
+  /// GPU row only says there is no GPU activity). Shown, the kept rows stand in arrange()'s order.
   void trackRows(QList<QCPLegend*>& legends, QList<QCPAxisRect*>& rects) const;
   /// Track mode: the height (px) row `rect` with `legend` takes whole: its legend's lines, a plot
   /// area of row_px_, the rect's margins (half a tick label each) and the spacing.
@@ -190,6 +191,7 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   mutable const void* cpu_run_store_ = nullptr;
   mutable std::uint64_t cpu_run_version_ = 0;
   mutable bool cpu_run_ = false;
+  bool cpu_first_ = false;  // the rows were arranged with a CPU run's order (trackRows())
   bool nvml_shown_ = true, arranged_ = false, gpu_made_ = false, have_buckets_ = false, track_mode_ = false;
   std::uint32_t trainer_tid_ = 0;
   bool trainer_known_ = false;

@@ -77,7 +77,8 @@ EvidenceText evidence_text(const std::string& name, double value) {
   // One name per figure (docs/metrics.md): the verdicts' data-loader and sync waits are the raw
   // shares of the trainer's time, not the by-priority breakdown's categories of the same name.
   static const std::pair<const char*, const char*> names[] = {
-      {"data_loader_wait", "data-loader wait (raw)"}, {"host_sync", "host sync (raw)"}, {"gpu_idle_sync", "GPU idle in host syncs"}};
+      {"data_loader_wait", "data-loader wait (raw)"}, {"host_sync", "host sync (raw)"}, {"gpu_idle_sync", "GPU idle in host syncs"},
+      {"gpu_utilization", "GPU busy"}};
   auto words = [](const std::string& stem) { return QString::fromStdString(stem).replace('_', ' '); };
   // Rates and shares of the measured metrics (memory_bound_kernels): GB/s, and shares 0..1 as %.
   if (ends_with(name, "_bytes_per_s"))

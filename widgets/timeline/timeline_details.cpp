@@ -25,7 +25,13 @@ QString format_ns(std::int64_t ns) {
 
 QString format_time(std::int64_t ns) {
   const double a = std::abs(static_cast<double>(ns));
-  if (a >= 1e9) return QString::number(ns / 1e9, 'f', 6) + " s";
+  if (a >= 1e9) {
+    // To the µs, without the zeros a round time would carry ("12.000000 s" on the ruler's "at"
+    // line): down to ms, as the ms positions below print.
+    QString s = QString::number(ns / 1e9, 'f', 6);
+    while (s.endsWith('0') && s.size() - s.indexOf('.') > 4) s.chop(1);
+    return s + " s";
+  }
   if (a >= 1e6) return QString::number(ns / 1e6, 'f', 3) + " ms";
   if (a >= 1e3) return QString::number(ns / 1e3, 'f', 3) + " µs";
   return QString::number(ns) + " ns";

@@ -21,7 +21,8 @@ class TimelineView;
 
 /// A duration: "1.234 ms", "12.3 µs", "850 ns", "2.50 s" (3 significant digits or more).
 QString format_ns(std::int64_t ns);
-/// A time position since session start, to the µs: "559.707 ms", "12.345678 s", "850 ns".
+/// A time position since session start, to the µs: "559.707 ms", "12.345678 s", "850 ns"; a time in
+/// seconds drops the trailing zeros past the ms ("12.000 s", "12.3456 s").
 QString format_time(std::int64_t ns);
 
 /// (field, value) rows describing event `e`; the first row is ("Name", …) or ("Range", …).

@@ -402,7 +402,8 @@ void TimelineView::paintRuler(QPainter& p) {
   const std::int64_t first = (start / step + (start > 0 ? 1 : 0)) * step;
   p.setPen(QColor(60, 60, 60));
   // Labels relative to the first tick (shown in the header), so deep zooms stay readable.
-  p.drawText(QRect(6, 0, header_w_ - 8, line), Qt::AlignVCenter | Qt::AlignLeft, tr("at %1").arg(format_time(first)));
+  ruler_at_ = tr("at %1").arg(format_time(first));
+  p.drawText(QRect(6, 0, header_w_ - 8, line), Qt::AlignVCenter | Qt::AlignLeft, ruler_at_);
   p.drawText(QRect(6, line, header_w_ - 8, line), Qt::AlignVCenter | Qt::AlignLeft,
              tr("span %1").arg(format_ns(axis_.span())));
   p.setClipRect(header_w_, 0, width() - header_w_, height());

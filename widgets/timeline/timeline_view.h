@@ -154,6 +154,9 @@ class TimelineView : public QWidget {
   /// The time ruler's tick labels the last paint drew ("0", "+500.0 µs"), widget coordinates: each
   /// whole inside the widget (one the right edge would cut is left out).
   const std::vector<QRectF>& rulerTickLabels() const { return tick_labels_; }
+  /// The ruler's header line the last paint drew: the first tick's time on the ruler's clock
+  /// ("at 12.000 s"; the tick labels count from it).
+  const QString& rulerAtText() const { return ruler_at_; }
   /// End (session ns) of the newest event drawn by the last paint (0 before the first).
   qint64 newestShownEnd() const { return newest_shown_; }
   /// The device properties used for occupancy (from the store's meta).
@@ -272,6 +275,7 @@ class TimelineView : public QWidget {
   qint64 newest_shown_ = 0;
   std::int64_t ruler_origin_ = 0;
   std::vector<QRectF> ruler_labels_, tick_labels_;
+  QString ruler_at_;
   mutable std::vector<QString> short_names_;  // per string id (kernel labels)
   mutable std::vector<std::int8_t> name_shade_;  // per string id: host op shade, -1 unknown
 };

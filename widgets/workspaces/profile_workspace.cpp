@@ -11,6 +11,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTreeView>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -38,6 +39,44 @@ constexpr int kTabsOpenMinHeight = 820;
 constexpr int kLanesCollapsed = 8, kLanesOpen = 4;
 /// Rows of a table an open tab shows at least, under its page's row of controls and its header.
 constexpr int kTabRows = 3;
+
+int around_view(const QLayout* layout, const QWidget* view, const QWidget* page, int width);
+
+/// What widget `w` (holding `view`, or being it) shows around it at `width` px: see the layout's.
+int around_view(const QWidget* w, const QWidget* view, const QWidget* page, int width) {
+  if (w == view) return 0;
+  if (!w->isAncestorOf(view)) return -1;
+  if (w->layout()) return around_view(w->layout(), view, page, width);
+  // No layout (a splitter beside the view's neighbours): its child that holds the view is as tall as it.
+  for (QObject* o : w->children())
+    if (auto* c = qobject_cast<QWidget*>(o); c && (c == view || c->isAncestorOf(view))) return around_view(c, view, page, width);
+  return 0;
+}
+
+/// The height (px) that `layout`, `width` px wide, gives to what is not the item holding `view` (a
+/// page's row of controls, its summary lines), with its margins and spacing, from the items' size
+/// hints (heights for their width where they wrap): the same whether the page is shown or not. -1
+/// when `view` is not in it. Rows of a vertical box add up; a horizontal one stands beside the view.
+int around_view(const QLayout* layout, const QWidget* view, const QWidget* page, int width) {
+  const QMargins m = layout->contentsMargins();
+  const int inner = std::max(1, width - m.left() - m.right());
+  const auto* box = qobject_cast<const QBoxLayout*>(layout);
+  const bool rows = box && (box->direction() == QBoxLayout::TopToBottom || box->direction() == QBoxLayout::BottomToTop);
+  int found = -1, others = 0, shown = 0;
+  for (int i = 0; i < layout->count(); ++i) {
+    QLayoutItem* item = layout->itemAt(i);
+    if (QWidget* w = item->widget(); w && !w->isVisibleTo(page)) continue;
+    if (item->isEmpty() && !item->widget()) continue;
+    ++shown;
+    const int inside = item->widget()   ? around_view(item->widget(), view, page, inner)
+                       : item->layout() ? around_view(item->layout(), view, page, inner)
+                                        : -1;
+    if (inside >= 0) found = inside;
+    else if (rows) others += item->hasHeightForWidth() ? item->heightForWidth(inner) : item->sizeHint().height();
+  }
+  if (found < 0) return -1;
+  return found + m.top() + m.bottom() + (rows ? others + std::max(0, shown - 1) * std::max(0, layout->spacing()) : 0);
+}
 }  // namespace
 
 ProfileWorkspace::ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWidget* utilization, QWidget* parent)
@@ -58,8 +97,8 @@ ProfileWorkspace::ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWi
   tabs_->setDocumentMode(true);
   tabs_->tabBar()->setToolTip(tr("Click the current tab to collapse the tabs; click a tab to open them"));
   connect(tabs_->tabBar(), &QTabBar::tabBarClicked, this, &ProfileWorkspace::onTabClicked);
-  // Another page: its controls and summary around its table may need another height.
-  connect(tabs_, &QTabWidget::currentChanged, this, [this] { QTimer::singleShot(0, this, &ProfileWorkspace::fitTracks); });
+  // (Another page needs no other height: the tabs take the one the neediest page asks for, and a
+  // page's change of content fits them again, eventFilter().)
   split_ = new QSplitter(Qt::Vertical);
   split_->setObjectName("profile.main");
   split_->addWidget(timeline_);
@@ -98,6 +137,9 @@ void ProfileWorkspace::addTab(QWidget* page, const QString& title, bool scroll) 
     w = area;
   }
   w->setMinimumHeight(60);  // explicit: the page's own minimum would become the window's
+  // Its controls or summary lines changed (a job's notes, the Python tab's table in place of its
+  // message): the tabs' height follows, shown or not (a scrolled page's is estimated from the font).
+  if (!scroll) page->installEventFilter(this);
   tabs_->addTab(w, title);
 }
 
@@ -146,23 +188,34 @@ void ProfileWorkspace::setTabsCollapsed(bool collapsed) {
 }
 
 int ProfileWorkspace::tabsOpenHeight() const {
-  // The current page as laid out: what it shows around its table (its controls, the table's header
-  // and scroll bar, its summary lines) and kTabRows of the table's rows.
-  QWidget* page = tabs_->currentWidget();
-  auto* view = qobject_cast<QAbstractItemView*>(page);
-  if (!view && page && !qobject_cast<QScrollArea*>(page)) view = page->findChild<QAbstractItemView*>();
-  if (view && view->isVisible() && !collapsed_) {
-    auto* table = qobject_cast<QTableView*>(view);
+  // The page that needs the most: one height for every tab, so that switching tabs moves neither the
+  // tab bar nor the tracks (the Ranks tab's two-line header and notes raised the bar by 47 px).
+  int page = 0;
+  for (int i = 0; i < tabs_->count(); ++i) page = std::max(page, pageOpenHeight(tabs_->widget(i)));
+  return collapsedHeight() + page;
+}
+
+int ProfileWorkspace::pageOpenHeight(const QWidget* page) const {
+  // A page's table or tree: its header and kTabRows of its rows, and what the page shows around it
+  // (its controls, its summary lines), from size hints at the tabs' width, whether it is the current
+  // page or not.
+  auto* view = qobject_cast<const QAbstractItemView*>(page);
+  if (!view && !qobject_cast<const QScrollArea*>(page)) view = page->findChild<QAbstractItemView*>();
+  const int around = view && view->isVisibleTo(page) ? around_view(page, view, page, std::max(tabs_->width(), 200)) : -1;
+  if (around >= 0) {
+    auto* table = qobject_cast<const QTableView*>(view);
+    auto* tree = qobject_cast<const QTreeView*>(view);
     // (An empty tree has no row to measure: a line of its font.)
     const int row = table ? table->verticalHeader()->defaultSectionSize()
                           : std::max(view->sizeHintForRow(0), view->fontMetrics().height() + 4);
-    const int around = page->height() - view->viewport()->height();
-    if (around > 0 && view->viewport()->height() > 0) return collapsedHeight() + around + kTabRows * row + 2;
+    const QHeaderView* header = table ? table->horizontalHeader() : tree ? tree->header() : nullptr;
+    const int header_h = header && header->isVisibleTo(page) ? header->sizeHint().height() : 0;
+    return around + 2 * view->frameWidth() + header_h + kTabRows * row + 2;
   }
-  // Else (a page not laid out yet, a scrolled page): the tab bar, a page's row of controls, a
-  // table's header and kTabRows rows, a line of summary.
+  // Else (a scrolled page, a text): a page's row of controls, a table's header and kTabRows rows, a
+  // line of summary.
   const int line = fontMetrics().height();
-  return collapsedHeight() + (line + 14) + (line + 10) + kTabRows * (line + 12) + line + 12;
+  return (line + 14) + (line + 10) + kTabRows * (line + 12) + line + 12;
 }
 
 int ProfileWorkspace::lanesHeight(int lanes) const {
@@ -239,8 +292,10 @@ bool ProfileWorkspace::eventFilter(QObject* o, QEvent* e) {
   }
   // A track's minimum or preferred height changed (its rows, its font): fitted again, and the default
   // heights follow a new preferred one (the session's measured rows arrived) until the user drags a
-  // track or a saved layout restores a drag's heights.
-  if ((o == memory_row_ || o == util_row_) && e->type() == QEvent::LayoutRequest && sized_ && !fit_queued_) {
+  // track or a saved layout restores a drag's heights. A tab's page changed what it shows around its
+  // table: the tabs' height may follow.
+  if (e->type() == QEvent::LayoutRequest && sized_ && !fit_queued_ &&
+      (o == memory_row_ || o == util_row_ || (o->isWidgetType() && tabs_->indexOf(static_cast<QWidget*>(o)) >= 0))) {
     fit_queued_ = true;
     QTimer::singleShot(0, this, [this] {
       fit_queued_ = false;

@@ -82,9 +82,13 @@ class ProfileWorkspace : public QWidget {
   void defaultTracks();
   /// The tracks' preferred heights (memory, utilization; 0 for a widget that is no MetricTrack).
   QPair<int, int> preferredHeights() const;
-  /// What an open tab needs: its bar, the current page's controls, its table's header and kTabRows
-  /// rows, its summary lines (as laid out; estimated from the font before).
+  /// What an open tab needs: its bar and the page that needs the most (pageOpenHeight()), whichever
+  /// page is current, so that switching tabs moves nothing.
   int tabsOpenHeight() const;
+  /// What page `page` needs under the tab bar: its controls, its table's header and kTabRows rows, its
+  /// summary lines (from size hints at the tabs' width; estimated from the font for a page without a
+  /// table).
+  int pageOpenHeight(const QWidget* page) const;
   /// The timeline's height with a tab open: its tool row, kLanesOpen whole lanes, both tracks at their
   /// minimum where that leaves the tab its rows, else folded to their header lines
   /// (or what the widget shown in the timeline's place needs, TimelinePanel::setAlternate).
