@@ -48,6 +48,6 @@ for b in ("b128", "b2048"):
 PY
 for b in 128 2048; do for k in full sched; do
   run --analyze "$OUT/$k$b.tsession" > "$OUT/$k$b.analyze.txt" 2>&1
-  echo "== $k b$b"; grep -E "^analysed|GPU time-util|^launches|^verdict" "$OUT/$k$b.analyze.txt"
+  echo "== $k b$b"; grep -E "^analysed|GPU busy|^launches|^verdict" "$OUT/$k$b.analyze.txt"
 done; done
 rm -f "$OUT"/*.tsession*
