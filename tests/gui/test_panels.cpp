@@ -417,7 +417,8 @@ class TestPanels : public QObject {
 
   /// A CPU run's track keeps its CPU row whole at every height that shows a row: the GPU row, which
   /// only says there is no GPU activity, folds first (a tab opened at 1280x720 left the track its
-  /// GPU row's message, the CPU row folded away or squeezed to no scale).
+  /// GPU row's message, the CPU row folded away or squeezed to no scale). Where the GPU row shows, its
+  /// message stays inside it (wrapped in two lines, it ran over the row's axis in Side by side).
   void aCpuRunKeepsItsCpuRowAtAnyHeight() {
     PanelHub hub;
     UtilizationPanel p(&hub);
@@ -437,6 +438,15 @@ class TestPanels : public QObject {
         QVERIFY2(cpu->visible() && cpu->layout(), qPrintable(at + ": the CPU row folded"));
         const QString clipped = test::clipped_rows(p.plot());
         QVERIFY2(clipped.isEmpty(), qPrintable(at + ": " + clipped));
+        for (int i = 0; i < p.plot()->itemCount(); ++i) {
+          auto* t = qobject_cast<QCPItemText*>(p.plot()->item(i));
+          if (!t || !t->visible() || !t->position->axisRect() || !t->position->axisRect()->visible()) continue;
+          const QRectF box = QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()).normalized();
+          const QRect row = t->position->axisRect()->rect();  // the plot area: over its axis, it is struck through
+          QVERIFY2(box.top() >= row.top() - 1 && box.bottom() <= row.bottom() + 2,
+                   qPrintable(QString("%1: \"%2\" at y %3-%4 in a row at y %5-%6").arg(at, t->text().simplified()).arg(box.top())
+                                  .arg(box.bottom()).arg(row.top()).arg(row.bottom())));
+        }
       }
   }
 

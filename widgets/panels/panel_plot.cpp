@@ -363,12 +363,12 @@ bool fit_readable(QCustomPlot* plot, const Readability& r) {
     if (rect->width() <= 1) continue;
     const QString full = t->property(Readability::kFullTextProperty).toString();
     QString wrapped = wrap_to_width(full.isEmpty() ? t->text() : full, t->font(), rect->width() - 16);
-    // Lines taller than the plot (centred on its rect, they stood over a short track's top and
-    // bottom): the short form, where the owner gave one.
+    // Lines taller than their plot area (centred on it, they stood over a short track's top and
+    // bottom, or over the axis under a CPU run's GPU row): the short form, where the owner gave one.
     const QString brief = t->property(Readability::kShortTextProperty).toString();
     const QMargins pad = t->padding();
     const auto tall = [&](const QString& s) {
-      return (s.count('\n') + 1) * QFontMetrics(t->font()).lineSpacing() + pad.top() + pad.bottom() > plot->height();
+      return (s.count('\n') + 1) * QFontMetrics(t->font()).lineSpacing() + pad.top() + pad.bottom() > rect->height();
     };
     if (!brief.isEmpty() && tall(wrapped)) wrapped = wrap_to_width(brief, t->font(), rect->width() - 16);
     if (wrapped != t->text()) t->setText(wrapped), changed = true;

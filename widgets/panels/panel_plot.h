@@ -142,7 +142,7 @@ double nice_upper(double max);
 /// labels never overlap in a short track, nor meet those of the row above or below, at any font
 /// (classroom mode's); each `legends` entry wraps into as many columns as its
 /// widest item allows in the plot's width; each `messages` text (an empty state) is word-wrapped to
-/// its axis rect's width so it is never clipped, and where its lines are taller than the plot, its
+/// its axis rect's width so it is never clipped, and where its lines are taller than the axis rect, its
 /// short form (kShortTextProperty) stands in.
 struct Readability {
   static constexpr int kTickSpacingYPx = 26, kTickSpacingXPx = 90;

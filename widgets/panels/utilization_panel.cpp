@@ -613,6 +613,9 @@ void UtilizationPanel::fillBuckets() {
   for (const auto& [legend, graphs] : legend_graphs_) sync_legend(legend, graphs);
   arrange();
   gpu_absent_->setText(gpu_message_);
+  gpu_absent_->setProperty(Readability::kFullTextProperty, gpu_message_);
+  // A short GPU row (a CPU run's in Side by side at 1280x720) ran the wrapped message over its axis.
+  gpu_absent_->setProperty(Readability::kShortTextProperty, cpuRun() ? tr("No GPU activity: a CPU run") : QString());
   gpu_absent_->setVisible(!show);
   updateStatus();
   plot_->replot(QCustomPlot::rpQueuedReplot);
