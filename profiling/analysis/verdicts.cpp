@@ -216,7 +216,7 @@ void launch_bound(Report& r) {
 void low_utilization(Report& r) {
   if (!r.gpu_utilization || *r.gpu_utilization >= kLowUtilModerate) return;
   r.verdicts.push_back({"low_utilization", *r.gpu_utilization < kLowUtilHigh ? "high" : "moderate",
-                        "Low GPU utilisation: the GPU is idle much of the step",
+                        "Low GPU utilization: the GPU is idle much of the step",
                         fix(r, "see the idle breakdown: a larger --batch-size, more --num-workers, no --sync-every-step",
                             "see the idle breakdown: a larger batch size, more DataLoader workers, no per-step "
                             "loss.item()"),

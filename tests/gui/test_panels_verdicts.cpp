@@ -277,7 +277,7 @@ class TestPanelsVerdicts : public QObject {
     QCOMPARE(p.verdicts()[0].id, std::string("low_utilization"));
     QCOMPARE(row(p, "low_utilization")->background(0).color(), severity_color("moderate"));
     // The banner: the verdict, its colour, a click highlights its evidence.
-    QVERIFY(banner.text().startsWith("Low GPU utilisation"));
+    QVERIFY(banner.text().startsWith("Low GPU utilization"));
     QVERIFY2(banner.text().contains("fix: See the idle breakdown") && !banner.text().contains("--"), qPrintable(banner.text()));
     QCOMPARE(banner.color(), severity_color("moderate"));
     QSignalSpy details(&banner, &VerdictBanner::detailsRequested);

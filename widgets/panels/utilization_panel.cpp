@@ -174,7 +174,7 @@ void UtilizationPanel::setupRects() {
   nvml_legend_ = row_legend(plot_);
   power_legend_ = row_legend(plot_);
   QColor busy = palette_color(0);
-  QCPGraph* g = addGraph(gpu_, gpu_legend_, "gpu.busy", tr("GPU busy: kernels + copies (CUPTI)"), busy);
+  QCPGraph* g = addGraph(gpu_, gpu_legend_, "gpu.busy", tr("GPU busy: kernels, copies, memsets (CUPTI)"), busy);
   busy.setAlpha(90);
   g->setBrush(busy);
   addGraph(gpu_, gpu_legend_, "gpu.sm_efficiency", tr("est. SM efficiency"), palette_color(1));

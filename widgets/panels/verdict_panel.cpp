@@ -155,7 +155,7 @@ QString verdict_short_name(const std::string& id) {
   static const std::pair<const char*, const char*> kNames[] = {
       {"host_bound", "CPU-bound"},         {"input_bound", "input-bound"},
       {"sync_bound", "sync-bound"},        {"communication_bound", "communication-bound"},
-      {"launch_bound", "launch-bound"},    {"low_utilization", "low GPU utilisation"},
+      {"launch_bound", "launch-bound"},    {"low_utilization", "low GPU utilization"},
       {"pageable_memcpy", "pageable copies"}, {"memory_pressure", "GPU memory nearly full"},
       {"amp_eligible", "AMP-eligible"},    {"amp_overflow", "fp16 overflow"},
       {"throttled", "clocks held down"},   {"shared_gpu", "GPU shared with another process"},

@@ -49,7 +49,7 @@ QString format_evidence(const std::string& name, double value);
 /// "batch size 256", "gradient accumulation 2", "sync every step off", "augmentation off".
 QString fix_setting_text(const prof::analysis::FixSetting& f);
 /// A verdict's name in a few words for a headline or a list ("input-bound", "launch-bound", "low GPU
-/// utilisation", "AMP-eligible"); an id it does not know with its underscores as spaces.
+/// utilization", "AMP-eligible"); an id it does not know with its underscores as spaces.
 QString verdict_short_name(const std::string& id);
 /// A verdict's fix in the window's words. `trainscope` (a live run or a TrainScope session: the
 /// report's run config is known): the knobs as Run settings names them and the advice; otherwise
