@@ -9,3 +9,15 @@ link_cifar() {
   done
   ln -s "$(realpath "$1/test_batch.bin")" "$dir/test_batch.bin"
 }
+
+# device_cifar DIR: on the GPU machine, CIFAR-10 staged in .devdata/cifar (../shared/tools/stage-cifar.sh
+# quick: xz batches) unpacked into DIR once; the first 5,000 training images stand in for a test batch
+# that did not travel (64 MiB). Then DIR5 (DIR with a 5 appended): links to 50,000 training images.
+device_cifar() {
+  local c=$1 f
+  if [ ! -f "$c/data_batch_1.bin" ]; then
+    mkdir -p "$c" && for f in .devdata/cifar/*.xz; do xz -dc "$f" > "$c/$(basename "$f" .xz)"; done
+    [ -f "$c/test_batch.bin" ] || head -c $((5000 * 3073)) "$c/data_batch_1.bin" > "$c/test_batch.bin"
+  fi
+  [ -d "${c}5" ] || { mkdir -p "${c}5" && link_cifar "$c" "${c}5"; }
+}

@@ -17,12 +17,8 @@ for d in /opt/torch/.venv/lib/python3.12/site-packages/nvidia/{cu13,cudnn,nccl}/
 done
 export LD_LIBRARY_PATH="$S:${LD_LIBRARY_PATH:-}" PATH=/opt/torch/.venv/bin:$PATH
 C=~/cifar
-if [ ! -f $C/data_batch_1.bin ]; then
-  mkdir -p $C && for f in .devdata/cifar/*.xz; do xz -dc "$f" > $C/$(basename "$f" .xz); done
-  [ -f $C/test_batch.bin ] || head -c $((5000 * 3073)) $C/data_batch_1.bin > $C/test_batch.bin
-fi
 source bench/cifar_links.sh
-[ -d ~/cifar5 ] || { mkdir -p ~/cifar5 && link_cifar $C ~/cifar5; }
+device_cifar $C
 printf '#!/bin/sh\nexec taskset -c 2-11 %s/trainscope-run "$@"\n' "$S" > ~/pinned-run && chmod +x ~/pinned-run
 
 ONLY=python_preprocessing TIMEOUT=120 bash bench/programs/run_corpus.sh "$S" "$OUT/corpus" > "$OUT/corpus.txt" 2>&1

@@ -17,12 +17,8 @@ for d in /opt/torch/.venv/lib/python3.12/site-packages/nvidia/{cu13,cudnn,nccl}/
 done
 export LD_LIBRARY_PATH="$S:${LD_LIBRARY_PATH:-}"
 C=~/cifar
-if [ ! -f $C/data_batch_1.bin ]; then
-  mkdir -p $C && for f in .devdata/cifar/*.xz; do xz -dc "$f" > $C/$(basename "$f" .xz); done
-  [ -f $C/test_batch.bin ] || head -c $((5000 * 3073)) $C/data_batch_1.bin > $C/test_batch.bin
-fi
 source bench/cifar_links.sh
-[ -d ~/cifar5 ] || { mkdir -p ~/cifar5 && link_cifar $C ~/cifar5; }
+device_cifar $C
 run() { taskset -c 2-11 "$S/trainscope-run" "$@"; }
 ips() { awk '/^epoch [0-9]+\//{split($2,e,"/"); if (e[1] > 1) for (i=1;i<NF;i++) if ($i=="images/s") {s+=$(i+1); n++}}
              END {if (n) printf "%.0f\n", s/n; else print 0}'; }
