@@ -12,6 +12,10 @@ analysis::Report analyze_imported(const EventStore& store, analysis::Options opt
 
 bool is_imported(const EventStore& store) { return store.meta().count("import.format") > 0; }
 
+std::int64_t warmup_steps_for(const EventStore& store) {
+  return is_imported(store) ? 0 : analysis::kDefaultWarmupSteps;
+}
+
 analysis::Report analyze_session(const EventStore& store, analysis::Options options) {
   return is_imported(store) ? analyze_imported(store, options) : analysis::analyze(store, options);
 }

@@ -20,6 +20,10 @@ analysis::Report analyze_imported(const EventStore& store, analysis::Options opt
 
 /// Whether `store` holds an imported trace or a session converted from one (meta "import.format").
 bool is_imported(const EventStore& store);
+/// Leading steps the analysis of `store` leaves out as warm-up: none for an imported trace (its profiler's
+/// schedule already did), analysis::kDefaultWarmupSteps otherwise. What every view that counts the
+/// analysed steps (Verdicts, Step breakdown, Python lines, the timeline's first view) uses.
+std::int64_t warmup_steps_for(const EventStore& store);
 /// The analysis a store's origin calls for: analyze_imported for an imported trace (its profiler
 /// recorded only active steps), else analysis::analyze. What --analyze, --compare and the Compare
 /// window use, so the same file gets the same verdicts in each.

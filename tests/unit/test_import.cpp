@@ -446,3 +446,13 @@ TEST(Import, OpenTraceIsAnEventSource) {
   EXPECT_TRUE(imp::is_trace_path("trace.JSON"));
   EXPECT_FALSE(imp::is_trace_path("run.tsession"));
 }
+
+// One warm-up rule for every view that counts analysed steps: none for an imported trace (its profiler's
+// schedule left its warm-up out), the analysis default for TrainScope's own sessions. The Step breakdown
+// said "warm-up left out: 1 step(s)" of a trace whose verdicts analysed every step.
+TEST(ImportAnalysis, WarmupStepsOneRuleForEveryView) {
+  EventStore own, trace;
+  trace.set_meta("import.format", "kineto");
+  EXPECT_EQ(imp::warmup_steps_for(own), ts::prof::analysis::kDefaultWarmupSteps);
+  EXPECT_EQ(imp::warmup_steps_for(trace), 0);
+}

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <qcustomplot.h>
 
+#include "profiling/import/trace_analysis.h"
 #include "widgets/panels/panel_plot.h"
 
 namespace ts::gui {
@@ -124,7 +125,9 @@ void BreakdownChart::showResult() {
     // Every step is drawn; the mean is the analysed steps' (the warm-up left out, as the verdicts,
     // Session details and Compare count them: one mean per session, 0.613 ms, not 1.074 ms here
     // beside 0.613 there).
-    const std::size_t warmup = static_cast<std::size_t>(std::max<std::int64_t>(prof::analysis::kDefaultWarmupSteps, 0));
+    const std::size_t warmup =
+        static_cast<std::size_t>(std::max<std::int64_t>(
+            hub_->store() ? prof::import::warmup_steps_for(*hub_->store()) : prof::analysis::kDefaultWarmupSteps, 0));
     const std::size_t from = totals.size() > warmup ? warmup : 0;
     double wall = 0;
     for (std::size_t i = from; i < totals.size(); ++i) wall += totals[i];

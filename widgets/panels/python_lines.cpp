@@ -6,6 +6,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "profiling/import/trace_analysis.h"
 #include "widgets/panels/stats_table_util.h"
 #include "widgets/timeline/timeline_details.h"
 #include "widgets/timeline/timeline_view.h"
@@ -169,7 +170,7 @@ PythonLinesTable::PythonLinesTable(PanelHub* hub, TimelineView* timeline, QWidge
         const auto store = hub_->store();
         // The analysed steps as the verdicts count them (AnalysisRunner): the warm-up step left out,
         // none for an imported trace (its profiler's active steps only).
-        const std::int64_t warmup = store && store->meta().count("import.format") ? 0 : 1;
+        const std::int64_t warmup = store ? prof::import::warmup_steps_for(*store) : 1;
         const TimeSpan r = range_.value_or(TimeSpan{});
         return [this, r, warmup](const prof::EventStore& s, const prof::StoreCounts&) -> std::function<void()> {
           auto lines = prof::analysis::python_lines(s, r.start, r.end, warmup);

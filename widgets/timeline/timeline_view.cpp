@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "profiling/import/trace_analysis.h"
 #include "widgets/timeline/categories.h"
 #include "widgets/timeline/timeline_details.h"
 
@@ -132,7 +133,9 @@ void TimelineView::onGrew() {
   update();
 }
 
-int TimelineView::warmupSteps() const { return store_ && store_->meta().count("import.kind") ? 0 : 1; }
+int TimelineView::warmupSteps() const {
+  return store_ ? static_cast<int>(prof::import::warmup_steps_for(*store_)) : 1;
+}
 
 TimeSpan TimelineView::initialRange() const {
   const auto& steps = data_.steps();
