@@ -323,6 +323,23 @@ class TestTables : public QObject {
     QVERIFY(!table.view()->isColumnHidden(LayerTimeModel::ForwardHostColumn));
   }
 
+  /// Without layer ranges the table says why: "yet" only where more can come (TrainScope's own run);
+  /// an imported trace or a recorded program never has them.
+  void aSessionWithoutLayerRangesSaysWhy() {
+    for (bool own : {true, false}) {
+      PanelHub hub;
+      auto store = std::make_shared<prof::EventStore>();
+      if (own) store->set_meta("run.model_spec", "{}");
+      else store->set_meta("import.format", "kineto");
+      hub.setStore(store, false);
+      LayerTimeTable table(&hub);
+      QTRY_VERIFY(!table.summaryLabel()->text().isEmpty());
+      const QString text = table.summaryLabel()->text();
+      QVERIFY2(text.contains("yet") == own, qPrintable(text));
+      if (!own) QVERIFY2(text.contains("imported trace"), qPrintable(text));
+    }
+  }
+
   void layerTableOnTheSession() {
     PanelHub hub;
     hub.setStore(session_store(), false);

@@ -203,7 +203,11 @@ void LayerTimeTable::updateSummary() {
     return;
   }
   if (r.layers.empty()) {
-    summary_->setText(tr("No layer ranges recorded yet (the trainer records one per layer and step)."));
+    // Only TrainScope's own trainer records layer ranges: a recorded program or an imported trace never will.
+    summary_->setText(hub_->store()->meta().count("run.model_spec")
+                          ? tr("No layer ranges recorded yet (the trainer records one per layer and step).")
+                          : tr("No layer ranges: TrainScope's own trainer records one per layer and step; a recorded "
+                               "program or an imported trace has none (its kernels are in the Kernels tab)."));
     return;
   }
   QStringList lines;

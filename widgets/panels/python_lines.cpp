@@ -132,7 +132,10 @@ QVariant PythonLinesModel::headerData(int section, Qt::Orientation orientation, 
 
 // ---- PythonLinesTable ------------------------------------------------------------------------------
 
-QString PythonLinesTable::noSamplesText() {
+QString PythonLinesTable::noSamplesText(bool own_run) {
+  if (own_run)
+    return tr("No Python samples: TrainScope's own runs have no Python (a Python program recorded with "
+              "trainscope-run -- python3 ... gets them by default)");
   return tr(
       "No Python samples: the session was not recorded with trainscope-run --python (a Python program "
       "recorded by trainscope-run gets them by default)");
@@ -215,7 +218,7 @@ void PythonLinesTable::updateHeader() {
   else if (hub_->counts().py_samples == 0 && p.recorded_samples == 0)
     empty = hub_->isLive() ? tr("No Python samples yet (a program recorded with trainscope-run --python lean or full "
                                 "sends them as it runs).")
-                           : noSamplesText();
+                           : noSamplesText(hub_->store()->meta().count("run.model_spec") > 0);
   header_->setVisible(empty.isEmpty());
   if (!empty.isEmpty()) {
     empty_->setText(empty);

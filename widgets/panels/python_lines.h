@@ -75,7 +75,8 @@ class PythonLinesTable : public QWidget {
   void setRange(std::optional<TimeSpan> range);
   std::optional<TimeSpan> range() const { return range_; }
 
-  static QString noSamplesText();
+  /// Why a session has no Python samples; `own_run`: one of TrainScope's own training runs.
+  static QString noSamplesText(bool own_run = false);
 
  private:
   void apply(prof::analysis::PythonLines lines);
