@@ -174,7 +174,9 @@ void UtilizationPanel::setupRects() {
   nvml_legend_ = row_legend(plot_);
   power_legend_ = row_legend(plot_);
   QColor busy = palette_color(0);
-  QCPGraph* g = addGraph(gpu_, gpu_legend_, "gpu.busy", tr("GPU busy: kernels, copies, memsets (CUPTI)"), busy);
+  // "any GPU work": kernels, copies and memsets, as the analysis counts GPU busy (a longer legend wraps and
+  // takes the memory track's room at 1280x720).
+  QCPGraph* g = addGraph(gpu_, gpu_legend_, "gpu.busy", tr("GPU busy: any GPU work (CUPTI)"), busy);
   busy.setAlpha(90);
   g->setBrush(busy);
   addGraph(gpu_, gpu_legend_, "gpu.sm_efficiency", tr("est. SM efficiency"), palette_color(1));
