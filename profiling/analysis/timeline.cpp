@@ -173,9 +173,9 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   Timeline tl;
   if (untraced) *untraced = 0;
   std::size_t n_steps = store.steps.size();
+  const auto meta = store.meta();  // a copy under the store's lock: read once
   if (pending) *pending = 0;
   if (live) {
-    const auto meta = store.meta();
     const auto ga = meta.find("gpu_activity");
     if (ga != meta.end() && ga->second == "collected (CUPTI)") {
       const std::int64_t horizon = gpu_horizon(store);
@@ -194,7 +194,7 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   // untraced steps queued before it, which would look idle at its start (on an H100 b2048 run, 15 %
   // "idle while the host syncs" and a sync_bound that the every-step recording did not show).
   std::optional<ProfileSchedule> schedule;
-  if (const auto meta = store.meta(); meta.count("session.schedule")) schedule = schedule_from_meta(meta.at("session.schedule"));
+  if (meta.count("session.schedule")) schedule = schedule_from_meta(meta.at("session.schedule"));
   std::vector<std::size_t> kept;
   kept.reserve(n_steps - warmup);
   for (std::size_t i = warmup; i < n_steps; ++i)
@@ -218,7 +218,6 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   }
   // Steps without step ranges (a Python program's optimizer.step calls): the thread that made them.
   if (tl.trainer_tids.empty()) {
-    const auto meta = store.meta();
     if (auto it = meta.find("steps.thread"); it != meta.end() && std::atoll(it->second.c_str()) > 0)
       tl.trainer_tids.push_back(static_cast<std::uint32_t>(std::atoll(it->second.c_str())));
   }

@@ -204,7 +204,7 @@ void LayerTimeTable::updateSummary() {
   }
   if (r.layers.empty()) {
     // Only TrainScope's own trainer records layer ranges: a recorded program or an imported trace never will.
-    summary_->setText(hub_->store()->meta().count("run.model_spec")
+    summary_->setText(own_run(hub_->store()->meta())
                           ? tr("No layer ranges recorded yet (the trainer records one per layer and step).")
                           : tr("No layer ranges: TrainScope's own trainer records one per layer and step; a recorded "
                                "program or an imported trace has none (its kernels are in the Kernels tab)."));

@@ -28,6 +28,8 @@ bool cpu_run(const std::map<std::string, std::string>& meta) {
   return it != meta.end() && it->second == "cpu";
 }
 
+bool own_run(const std::map<std::string, std::string>& meta) { return meta.count("run.model_spec") > 0; }
+
 namespace {
 /// The smallest 1, 2, 2.5 or 5 x 10^k at or above `v` (> 0, finite).
 double nice_ceil(double v) {

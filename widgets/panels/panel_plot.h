@@ -34,6 +34,9 @@ QString gpu_absence_reason(const std::map<std::string, std::string>& meta);
 /// Whether a session's meta says the run trained on the CPU (device.kind "cpu"): no kernels, no GPU
 /// series to show or to say are missing.
 bool cpu_run(const std::map<std::string, std::string>& meta);
+/// Whether a session is one of TrainScope's own training runs (meta run.model_spec): it has layer ranges
+/// and no Python; a recorded program or an imported trace has neither layer ranges nor a model spec.
+bool own_run(const std::map<std::string, std::string>& meta);
 
 /// Tick labels in B / kB / MB / GB / TB for an axis whose values are bytes. Given its axis, the
 /// step is widened (to the next of 1, 2, 2.5, 5 x 10^k) until neighbouring labels are a label's height

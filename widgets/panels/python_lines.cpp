@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include "profiling/import/trace_analysis.h"
+#include "widgets/panels/panel_plot.h"
 #include "widgets/panels/stats_table_util.h"
 #include "widgets/timeline/timeline_details.h"
 #include "widgets/timeline/timeline_view.h"
@@ -218,7 +219,7 @@ void PythonLinesTable::updateHeader() {
   else if (hub_->counts().py_samples == 0 && p.recorded_samples == 0)
     empty = hub_->isLive() ? tr("No Python samples yet (a program recorded with trainscope-run --python lean or full "
                                 "sends them as it runs).")
-                           : noSamplesText(hub_->store()->meta().count("run.model_spec") > 0);
+                           : noSamplesText(own_run(hub_->store()->meta()));
   header_->setVisible(empty.isEmpty());
   if (!empty.isEmpty()) {
     empty_->setText(empty);
