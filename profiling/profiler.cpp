@@ -114,15 +114,19 @@ struct Profiler::Impl final : trace::Sink {
     const int now = options.schedule.state(e.global_step), next = options.schedule.state(e.global_step + 1);
     const std::int64_t t = clock.from_host(e.end_ns);
     if (next == 2 && now != 2) {
+      // The window starts on an idle GPU: work that untraced steps queued would otherwise run under
+      // its traced host steps, where the analysis, reading steps by host time, finds no record of it.
+      // Once per window, so the wait costs a few launch latencies per window, not per step.
+      if (cupti) cupti->drain_device();
       store.gpu_keep_until.store(INT64_MAX);
-      store.gpu_keep_from.store(t);
+      store.gpu_keep_from.store(clock.from_host(trace::now_ns()));
     } else if (now == 2 && next != 2) {
       store.gpu_keep_until.store(t);
     }
     recording.store(next == 2, std::memory_order_relaxed);
-    // CUPTI resumes one step before a traced step: the first launches after cuptiActivityEnable pay for
-    // CUPTI's instrumentation (an H100 b128 run's windows without this lead-in averaged 3.1 ms a step
-    // against 0.56 ms), which then falls on a step whose records are dropped.
+    // CUPTI resumes one step before a window (the first launches after cuptiActivityEnable pay for
+    // CUPTI's instrumentation) and pauses after its last step, once the GPU has run that step's work
+    // (CuptiCollector::pause drains the device first).
     between_windows = !cupti_on_for_next(options.schedule, e.global_step);
     apply_cupti_pause();
   }

@@ -2,6 +2,7 @@
 #include "profiling/cupti/cupti_collector.h"
 #include "profiling/cupti/zeroed_pool.h"
 
+#include <cuda_runtime_api.h>
 #include <cupti.h>
 
 #include <algorithm>
@@ -293,8 +294,13 @@ CuptiCollector::~CuptiCollector() { stop(); }
 bool CuptiCollector::active() const { return impl_->active; }
 const std::string& CuptiCollector::why() const { return impl_->why; }
 
+void CuptiCollector::drain_device() {
+  if (impl_->active) cudaDeviceSynchronize();
+}
+
 void CuptiCollector::pause(bool paused) {
   if (!impl_->active) return;
+  if (paused) drain_device();
   for (CUpti_ActivityKind k : impl_->enabled) paused ? cuptiActivityDisable(k) : cuptiActivityEnable(k);
   if (!paused) impl_->skip_state_queries();
 }

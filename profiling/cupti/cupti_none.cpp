@@ -12,6 +12,7 @@ CuptiCollector::~CuptiCollector() = default;
 bool CuptiCollector::active() const { return false; }
 const std::string& CuptiCollector::why() const { return impl_->why; }
 void CuptiCollector::pause(bool) {}
+void CuptiCollector::drain_device() {}
 void CuptiCollector::stop() {}
 bool cupti_built() { return false; }
 
