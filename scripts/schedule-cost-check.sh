@@ -4,7 +4,7 @@
 # and CIFAR-10 with ../shared/tools/stage-cifar.sh quick; then, there:
 #   scripts/schedule-cost-check.sh STAGE "$OUT" [ROUNDS]
 # 1. ROUNDS (5) alternated rounds at b128 fp32 and b2048 bf16 (CUDA graphs, 6 epochs of 50k, 4 workers, pinned,
-#    taskset 2-11): unprofiled, every step traced, and a schedule (10 % of the steps in windows; CUPTI paused
+#    taskset 2-11): unprofiled, every step traced, and a schedule (10-12 % of the steps in windows; CUPTI paused
 #    between them). Prints img/s and each ratio to the unprofiled run of its round.
 # 2. --analyze of the last round's sessions, every-step and scheduled: their verdicts should agree.
 # 3. The convolution choice of each unprofiled run (TRAINSCOPE_CONV_LOG=1) in OUT/conv-*.log: b128's
@@ -26,7 +26,9 @@ common=(--device cuda --data ~/cifar5 --epochs 6 --quiet --num-workers 4 --pin-m
 for r in $(seq 1 "$ROUNDS"); do
   for b in 128 2048; do
     if [ $b = 128 ]; then A=(--batch-size 128); SCH=wait=180,warmup=0,active=20
-    else A=(--batch-size 2048 --amp bf16); SCH=wait=45,warmup=0,active=5; fi
+    # 25 steps an epoch at b2048: a 41-step cycle keeps the windows off the epochs' last (short) steps,
+    # where wait=45,active=5 (a 50-step cycle) put every window.
+    else A=(--batch-size 2048 --amp bf16); SCH=wait=36,warmup=0,active=5; fi
     off=$(TRAINSCOPE_CONV_LOG=1 run "${common[@]}" "${A[@]}" 2> "$OUT/conv-b$b-r$r.log" | ips)
     full=$(run "${common[@]}" "${A[@]}" --overwrite --session "$OUT/full$b.tsession" | ips)
     sch=$(run "${common[@]}" "${A[@]}" --overwrite --session "$OUT/sched$b.tsession" --profile-schedule $SCH | ips)
