@@ -1,5 +1,6 @@
 // How the timeline opens: an opened session's first view is its steady-state steps (after
-// the warm-up step; Fit all still shows everything), an imported trace's from its first step; Find
+// the warm-up step; Fit all still shows everything), a scheduled one's its first analysed window, an
+// imported trace's from its first step; Find
 // searches every slice (a host range by name, copies, runtime calls) with next/previous; adjacent
 // step ranges alternate colours and PyTorch's host ops get shades by name; empty lanes are hidden and
 // listed, unchecked, in the lane menu; the ruler's step labels never overlap the selection's label and
@@ -113,6 +114,30 @@ class TestTimelineOpen : public QObject {
       QCOMPARE(w.view.range().start, w.view.data().minTime());
       QCOMPARE(w.view.range().end, w.view.data().maxTime());
     }
+  }
+
+  void aScheduledSessionOpensOnItsFirstWindow() {
+    // The same session marked as recorded on wait=15,active=5: steps 16-20 are its first window, 17 the
+    // first the analysis reads; the opening view shows that window, not steps 2-9, which such a
+    // recording leaves untraced (they would show an idle GPU).
+    QTemporaryDir dir;
+    const QString path = dir.filePath("scheduled.tsession");
+    QVERIFY(QFile::copy(QString::fromStdString(kSource) + "/tests/data/gpu_b128_nw4.tsession", path));
+    QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db, "INSERT OR REPLACE INTO meta(key, value) VALUES('session.schedule', 'wait=15,warmup=0,active=5,repeat=0')",
+                          nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    const auto store = load(path);
+    QVERIFY(store);
+    Shown w(store, false);
+    const auto& steps = store->steps;
+    QVERIFY(steps.size() > 21);
+    QCOMPARE(steps[16].global_step, std::int64_t{17});
+    QCOMPARE(w.view.range().start, steps[16].start);
+    QVERIFY(w.view.range().end > steps[19].start);   // through step 20, the window's last
+    QVERIFY(w.view.range().end <= steps[20].start);  // and not into the untraced step 21
   }
 
   void traceOpensOnItsFirstStep() {

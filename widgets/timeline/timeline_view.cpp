@@ -9,8 +9,10 @@
 #include <QResizeEvent>
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "profiling/import/trace_analysis.h"
+#include "profiling/schedule.h"
 #include "widgets/timeline/categories.h"
 #include "widgets/timeline/timeline_details.h"
 
@@ -139,9 +141,26 @@ int TimelineView::warmupSteps() const {
 
 TimeSpan TimelineView::initialRange() const {
   const auto& steps = data_.steps();
-  const std::size_t first = static_cast<std::size_t>(warmupSteps());
+  std::size_t first = static_cast<std::size_t>(warmupSteps());
   if (steps.size() <= first) return {data_.minTime(), data_.maxTime()};
-  const std::size_t last = std::min(steps.size(), first + kInitialSteps) - 1;
+  std::size_t stop = steps.size();  // one past the last step the view may show
+  // A session recorded on a profile schedule traced its windows alone: open on the first window the
+  // analysis reads, not on untraced steps that would look like an idle GPU.
+  std::optional<prof::ProfileSchedule> schedule;
+  if (store_) {
+    const auto meta = store_->meta();
+    if (const auto it = meta.find("session.schedule"); it != meta.end()) schedule = prof::schedule_from_meta(it->second);
+  }
+  if (schedule) {
+    std::size_t i = first;
+    while (i < steps.size() && !prof::analysed_step(*schedule, steps[i].global_step)) ++i;
+    if (i < steps.size()) {
+      first = i;
+      while (i < steps.size() && schedule->state(steps[i].global_step) == 2) ++i;
+      stop = i;
+    }
+  }
+  const std::size_t last = std::min(stop, first + kInitialSteps) - 1;
   const std::int64_t start = steps[first].start;
   // A little past the last step's host range (its GPU work runs on), never into the next step.
   std::int64_t end = steps[last].end + (steps[last].end - start) / 50;
