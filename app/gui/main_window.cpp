@@ -505,7 +505,7 @@ void MainWindow::startWith(const RunSettings& settings) {
     s.session_path = default_session_dir() + "trainscope-" +
                      QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz") + ".tsession";
   message_bar_->hide();
-  charts_->clear();
+  charts_->starting();
   if (!session_->start(s, model_->spec())) return;
   sessions_->leaveShownSession();
   jobs_->leaveJob();
@@ -566,9 +566,12 @@ void MainWindow::onFinished(const RunOutcome& o) {
 
 void MainWindow::newRun() {
   if (running_) return;
+  // Clean as at start-up: the last run's (or the shown session's) verdict banner, panels and
+  // progress line would read as the new run's.
   charts_->clear();
-  sessions_->leaveShownSession();
   jobs_->leaveJob();
+  sessions_->leaveShownSession();
+  hub_->clear();
   message_bar_->hide();
   run_clock_.invalidate();
   tickElapsed();

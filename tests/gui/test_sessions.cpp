@@ -18,6 +18,7 @@
 #include "widgets/main/sessions_controller.h"
 #include "widgets/model/model_builder.h"
 #include "widgets/panels/panel_hub.h"
+#include "widgets/panels/verdict_panel.h"
 #include "widgets/training/run_settings.h"
 #include "widgets/sessions/session_loader.h"
 #include "widgets/training/training_charts.h"
@@ -71,8 +72,16 @@ class TestSessions : public QObject {
     QVERIFY(w.sessions()->saveSessionAs(saved));
     QVERIFY(QFile::exists(saved));
 
+    // File ▸ New run starts clean: the finished run's verdict banner and progress line are gone.
+    QTRY_VERIFY(w.verdictBanner()->hasContent());
+    QVERIFY(w.charts()->progressFormat().startsWith("epoch 2/2"));
     w.newRun();
     QCOMPARE(w.charts()->lossPoints(), 0);
+    QVERIFY2(!w.verdictBanner()->hasContent(), qPrintable(w.verdictBanner()->text()));
+    QVERIFY(!w.panelHub()->store());
+    QCOMPARE(w.charts()->progressValue(), 0);
+    QCOMPARE(w.charts()->progressFormat(), QString("epoch –"));
+    QCOMPARE(w.charts()->progressText(), QString("No run yet: press Start."));
     QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
     QVERIFY(w.sessions()->openSession(saved));
     QVERIFY(opened.wait(20000));
