@@ -336,8 +336,9 @@ void MainWindow::buildActions() {
   message_bar_->setObjectName("toolbar.messages");
   message_bar_->setMovable(false);
   message_bar_->setIconSize(QSize(16, 16));
-  // One compact line: the label's width is ignored inside an expanding holder, so a long message is
-  // cut at the window's edge instead of wrapping into a tall bar; the whole text is the tooltip.
+  // The label's width is ignored inside an expanding holder: a long message wraps on up to four
+  // lines (a damaged file's message names the file twice and was cut at 1280 px before its advice),
+  // and only a longer one is cut at a word; the whole text is the tooltip.
   auto* holder = new QWidget;
   holder->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   auto* holder_layout = new QHBoxLayout(holder);
@@ -346,6 +347,7 @@ void MainWindow::buildActions() {
   message_label_->setObjectName("message");
   message_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   message_label_->setContentsMargins(4, 1, 4, 1);
+  message_label_->setMaxLines(kMessageLines);
   // Colours by palette (showMessage), not a style sheet: a style sheet fixes a widget's font at the
   // size it had, and the bar stayed at the desktop's size in classroom mode.
   message_bar_->setAutoFillBackground(true);
