@@ -146,16 +146,16 @@ class TestCompareView : public QObject {
     // In the window's words (Run settings), not the runner's flags.
     QVERIFY2(ib->child(1)->text(0).contains("num_workers 4") && !ib->child(1)->text(0).contains("--num-workers"),
              qPrintable(ib->child(1)->text(0)));
-    // On a machine without a CUDA GPU the AMP fix is not applicable here, as the window's Verdicts tab
-    // says (Compare offered "In Run settings: AMP bf16 for the next run" beside its "not applicable").
+    // On a machine without a CUDA GPU the AMP fix is not proposed, as the window's Verdicts tab says
+    // (Compare offered "In Run settings: AMP bf16 for the next run" beside its "not applicable").
     auto amp_fix = [&v] {
       const int at = verdict_ids(v.verdictTree(), 0).indexOf("amp_eligible");
       return at < 0 ? QString() : v.verdictTree()->topLevelItem(0)->child(at)->child(1)->text(0);
     };
     QVERIFY2(amp_fix().contains("In Run settings: AMP bf16"), qPrintable(amp_fix()));
     v.setCudaGpuHere(false);
-    QVERIFY2(amp_fix().contains("AMP bf16: not applicable here (no CUDA GPU on this machine)") &&
-                 !amp_fix().contains("In Run settings: AMP"),
+    QVERIFY2(amp_fix().contains("None on this machine (AMP needs a CUDA GPU)") && !amp_fix().contains("In Run settings: AMP") &&
+                 !amp_fix().contains("not applicable"),
              qPrintable(amp_fix()));
   }
 
