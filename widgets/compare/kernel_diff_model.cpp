@@ -1,6 +1,8 @@
 // Kernel diff model, filter and panel (see kernel_diff_model.h).
 #include "widgets/compare/kernel_diff_model.h"
 
+#include "widgets/panels/stats_table_util.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -233,6 +235,7 @@ KernelDiffPanel::KernelDiffPanel(QWidget* parent) : QWidget(parent) {
   proxy_ = new KernelDiffFilter(this);
   proxy_->setSourceModel(model_);
   table_ = new QTableView;
+  use_order_sort_arrow(table_);
   table_->setModel(proxy_);
   table_->setAlternatingRowColors(true);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
