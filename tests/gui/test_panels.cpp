@@ -461,6 +461,9 @@ class TestPanels : public QObject {
     QVERIFY(!p.graphFor("h2d"));
     QVERIFY(!p.graphFor("gpu.utilization"));
     QVERIFY(p.graphFor("cpu.trainer"));
+    // A CPU run has no copies: no empty H2D row (its GPU row says why there is no GPU activity).
+    QTRY_VERIFY(p.shownRows().contains("CPU %"));
+    QVERIFY2(!p.shownRows().contains("H2D"), qPrintable(p.shownRows().join(", ")));
     auto loaders = p.graphFor("cpu.loaders");
     QVERIFY(loaders);
     QCOMPARE(loaders->data()->at(0)->value, 70.0);  // 40 % + 30 %, one sampler round
