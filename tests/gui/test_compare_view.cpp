@@ -21,6 +21,7 @@
 
 #include "widgets/compare/aligned_timelines.h"
 #include "widgets/compare/compare_charts.h"
+#include "gui/window_probe.h"
 #include "widgets/compare/compare_tables.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/compare/kernel_diff_model.h"
@@ -247,6 +248,36 @@ class TestCompareView : public QObject {
     QVERIFY2(row >= 0, "no num_workers row");
     QCOMPARE(t->item(row, 0)->text(), QString("unknown"));
     QCOMPARE(t->item(row, 1)->text(), QString("unknown"));
+  }
+
+  /// At 1280x720 the kernel names get the room the numbers leave: each number column no wider than its
+  /// header or widest value needs, every header whole, the name column the widest; a cut name's
+  /// tooltip is the whole name.
+  void kernelNamesGetTheRoom() {
+    CompareView v;
+    v.resize(1280, 720);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    QVERIFY(load(v, {a_, b_}));
+    KernelDiffPanel* p = v.kernelPanel();
+    for (int i = 0; i < v.tabs()->count(); ++i)
+      if (v.tabs()->tabText(i) == "Kernels") v.tabs()->setCurrentIndex(i);
+    QTableView* t = p->table();
+    QApplication::processEvents();
+    QVERIFY2(test::cut_headers(t).isEmpty(), qPrintable(test::cut_headers(t)));
+    const QFontMetrics fm(t->font());
+    int numbers = 0;
+    for (int c = 1; c < KernelDiffModel::kColumnCount; ++c) {
+      if (t->isColumnHidden(c)) continue;
+      numbers += t->columnWidth(c);
+      for (int r = 0; r < p->proxy()->rowCount(); ++r)
+        QVERIFY2(fm.horizontalAdvance(p->proxy()->index(r, c).data().toString()) <= t->columnWidth(c),
+                 qPrintable(p->proxy()->index(r, c).data().toString()));
+    }
+    QVERIFY2(t->columnWidth(KernelDiffModel::kName) * 2 >= numbers,
+             qPrintable(QString("names %1 px, numbers %2 px").arg(t->columnWidth(KernelDiffModel::kName)).arg(numbers)));
+    for (int r = 0; r < p->proxy()->rowCount(); ++r)
+      QVERIFY(!p->proxy()->index(r, KernelDiffModel::kName).data(Qt::ToolTipRole).toString().isEmpty());
   }
 
   void kernelDiffModel() {
