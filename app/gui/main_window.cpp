@@ -336,8 +336,9 @@ void MainWindow::buildActions() {
   message_bar_->setObjectName("toolbar.messages");
   message_bar_->setMovable(false);
   message_bar_->setIconSize(QSize(16, 16));
-  // One compact line: the label's width is ignored inside an expanding holder, so a long message is
-  // cut at the window's edge instead of wrapping into a tall bar; the whole text is the tooltip.
+  // The label's width is ignored inside an expanding holder: a long message wraps on up to four
+  // lines (a damaged file's message names the file twice and was cut at 1280 px before its advice),
+  // and only a longer one is cut at a word; the whole text is the tooltip.
   auto* holder = new QWidget;
   holder->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   auto* holder_layout = new QHBoxLayout(holder);
@@ -346,6 +347,7 @@ void MainWindow::buildActions() {
   message_label_->setObjectName("message");
   message_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   message_label_->setContentsMargins(4, 1, 4, 1);
+  message_label_->setMaxLines(kMessageLines);
   // Colours by palette (showMessage), not a style sheet: a style sheet fixes a widget's font at the
   // size it had, and the bar stayed at the desktop's size in classroom mode.
   message_bar_->setAutoFillBackground(true);
@@ -505,7 +507,7 @@ void MainWindow::startWith(const RunSettings& settings) {
     s.session_path = default_session_dir() + "trainscope-" +
                      QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz") + ".tsession";
   message_bar_->hide();
-  charts_->clear();
+  charts_->starting();
   if (!session_->start(s, model_->spec())) return;
   sessions_->leaveShownSession();
   jobs_->leaveJob();
@@ -566,9 +568,12 @@ void MainWindow::onFinished(const RunOutcome& o) {
 
 void MainWindow::newRun() {
   if (running_) return;
+  // Clean as at start-up: the last run's (or the shown session's) verdict banner, panels and
+  // progress line would read as the new run's.
   charts_->clear();
-  sessions_->leaveShownSession();
   jobs_->leaveJob();
+  sessions_->leaveShownSession();
+  hub_->clear();
   message_bar_->hide();
   run_clock_.invalidate();
   tickElapsed();

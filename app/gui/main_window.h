@@ -86,8 +86,9 @@ class MainWindow : public QMainWindow, public MainFrame {
   PlaygroundWorkspace* playground() const override { return playground_; }
   /// The status bar's permanent labels (tests): device, batch, AMP, num_workers.
   QString statusText() const;
-  /// The message bar's text ("" when hidden).
+  /// The message bar's text ("" when hidden); it wraps on up to kMessageLines lines before it is cut.
   QString message() const override;
+  static constexpr int kMessageLines = 4;
   /// Help ▸ Environment doctor (main_window_dialogs.cpp): the doctor's window, created on first use
   /// (its probe: doctor::make_probe(), which tests replace with doctor::set_probe_factory).
   QAction* doctorAction() const { return doctor_; }

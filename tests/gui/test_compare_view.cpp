@@ -21,6 +21,7 @@
 
 #include "widgets/compare/aligned_timelines.h"
 #include "widgets/compare/compare_charts.h"
+#include "gui/window_probe.h"
 #include "widgets/compare/compare_tables.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/compare/kernel_diff_model.h"
@@ -146,16 +147,16 @@ class TestCompareView : public QObject {
     // In the window's words (Run settings), not the runner's flags.
     QVERIFY2(ib->child(1)->text(0).contains("num_workers 4") && !ib->child(1)->text(0).contains("--num-workers"),
              qPrintable(ib->child(1)->text(0)));
-    // On a machine without a CUDA GPU the AMP fix is not applicable here, as the window's Verdicts tab
-    // says (Compare offered "In Run settings: AMP bf16 for the next run" beside its "not applicable").
+    // On a machine without a CUDA GPU the AMP fix is not proposed, as the window's Verdicts tab says
+    // (Compare offered "In Run settings: AMP bf16 for the next run" beside its "not applicable").
     auto amp_fix = [&v] {
       const int at = verdict_ids(v.verdictTree(), 0).indexOf("amp_eligible");
       return at < 0 ? QString() : v.verdictTree()->topLevelItem(0)->child(at)->child(1)->text(0);
     };
     QVERIFY2(amp_fix().contains("In Run settings: AMP bf16"), qPrintable(amp_fix()));
     v.setCudaGpuHere(false);
-    QVERIFY2(amp_fix().contains("AMP bf16: not applicable here (no CUDA GPU on this machine)") &&
-                 !amp_fix().contains("In Run settings: AMP"),
+    QVERIFY2(amp_fix().contains("None on this machine (AMP needs a CUDA GPU)") && !amp_fix().contains("In Run settings: AMP") &&
+                 !amp_fix().contains("not applicable"),
              qPrintable(amp_fix()));
   }
 
@@ -247,6 +248,36 @@ class TestCompareView : public QObject {
     QVERIFY2(row >= 0, "no num_workers row");
     QCOMPARE(t->item(row, 0)->text(), QString("unknown"));
     QCOMPARE(t->item(row, 1)->text(), QString("unknown"));
+  }
+
+  /// At 1280x720 the kernel names get the room the numbers leave: each number column no wider than its
+  /// header or widest value needs, every header whole, the name column the widest; a cut name's
+  /// tooltip is the whole name.
+  void kernelNamesGetTheRoom() {
+    CompareView v;
+    v.resize(1280, 720);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    QVERIFY(load(v, {a_, b_}));
+    KernelDiffPanel* p = v.kernelPanel();
+    for (int i = 0; i < v.tabs()->count(); ++i)
+      if (v.tabs()->tabText(i) == "Kernels") v.tabs()->setCurrentIndex(i);
+    QTableView* t = p->table();
+    QApplication::processEvents();
+    QVERIFY2(test::cut_headers(t).isEmpty(), qPrintable(test::cut_headers(t)));
+    const QFontMetrics fm(t->font());
+    int numbers = 0;
+    for (int c = 1; c < KernelDiffModel::kColumnCount; ++c) {
+      if (t->isColumnHidden(c)) continue;
+      numbers += t->columnWidth(c);
+      for (int r = 0; r < p->proxy()->rowCount(); ++r)
+        QVERIFY2(fm.horizontalAdvance(p->proxy()->index(r, c).data().toString()) <= t->columnWidth(c),
+                 qPrintable(p->proxy()->index(r, c).data().toString()));
+    }
+    QVERIFY2(t->columnWidth(KernelDiffModel::kName) * 2 >= numbers,
+             qPrintable(QString("names %1 px, numbers %2 px").arg(t->columnWidth(KernelDiffModel::kName)).arg(numbers)));
+    for (int r = 0; r < p->proxy()->rowCount(); ++r)
+      QVERIFY(!p->proxy()->index(r, KernelDiffModel::kName).data(Qt::ToolTipRole).toString().isEmpty());
   }
 
   void kernelDiffModel() {

@@ -321,6 +321,30 @@ class TestPanels : public QObject {
     QCOMPARE(*g.peakBytes(), 5e7 + 6 * 1e6);
   }
 
+  /// A sample's value holds until the next one and, after the last, to the end of the recording: a
+  /// recorded lesson's allocator, sampled once or twice late in a short run, drew nothing in the
+  /// opening steps (or nothing at all from one sample) until a zoom took in the samples.
+  void memorySamplesHoldToTheEnd() {
+    auto s = std::make_shared<prof::EventStore>();
+    s->set_meta("device.kind", "cuda");
+    const auto weights = add_series(*s, "memory.allocated.weights", "bytes");
+    for (int i = 0; i < 20; ++i) add_step(*s, i + 1, i * 1'000'000LL, (i + 1) * 1'000'000LL);
+    s->append(s->samples, prof::SampleRecord{5'000'000LL, weights, 4e7});
+    PanelHub hub;
+    MemoryGraph g(&hub);
+    hub.setStore(s, false);
+    g.rebuild();
+    QCPGraph* w = g.graphFor("memory.allocated.weights");
+    QVERIFY(w);
+    bool found = false;
+    const QCPRange keys = w->data()->keyRange(found);
+    QVERIFY(found);
+    QCOMPARE(keys.lower, 0.005);
+    QCOMPARE(keys.upper, 0.020);  // the last step's end
+    hub.setVisibleRange({12'000'000, 16'000'000});  // after the sample: its value is drawn there
+    QVERIFY2(g.rangeMessage().isEmpty(), qPrintable(g.rangeMessage()));
+  }
+
   void bucketMathsByHand() {
     const auto s = bucket_store();
     const auto dev = prof::analysis::device_props(s->meta());
@@ -461,6 +485,9 @@ class TestPanels : public QObject {
     QVERIFY(!p.graphFor("h2d"));
     QVERIFY(!p.graphFor("gpu.utilization"));
     QVERIFY(p.graphFor("cpu.trainer"));
+    // A CPU run has no copies: no empty H2D row (its GPU row says why there is no GPU activity).
+    QTRY_VERIFY(p.shownRows().contains("CPU %"));
+    QVERIFY2(!p.shownRows().contains("H2D"), qPrintable(p.shownRows().join(", ")));
     auto loaders = p.graphFor("cpu.loaders");
     QVERIFY(loaders);
     QCOMPARE(loaders->data()->at(0)->value, 70.0);  // 40 % + 30 %, one sampler round

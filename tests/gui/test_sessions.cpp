@@ -4,6 +4,8 @@
 // drops a missing one. An H200 session (tests/data) opens in the background (the panels' store
 // fills, Cancel stops it), by drag and drop too, and "Run again with these settings" loads its knobs.
 #include <QAction>
+#include <QDir>
+#include <QRegularExpression>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QMenu>
@@ -14,10 +16,15 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "gui/window_probe.h"
 #include "profiling/session/session_file.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/model/model_builder.h"
 #include "widgets/panels/panel_hub.h"
+#include "widgets/panels/verdict_panel.h"
+#include "widgets/common/elided_label.h"
+#include "widgets/timeline/timeline_panel.h"
+#include "widgets/timeline/timeline_view.h"
 #include "widgets/training/run_settings.h"
 #include "widgets/sessions/session_loader.h"
 #include "widgets/training/training_charts.h"
@@ -71,8 +78,16 @@ class TestSessions : public QObject {
     QVERIFY(w.sessions()->saveSessionAs(saved));
     QVERIFY(QFile::exists(saved));
 
+    // File ▸ New run starts clean: the finished run's verdict banner and progress line are gone.
+    QTRY_VERIFY(w.verdictBanner()->hasContent());
+    QVERIFY(w.charts()->progressFormat().startsWith("epoch 2/2"));
     w.newRun();
     QCOMPARE(w.charts()->lossPoints(), 0);
+    QVERIFY2(!w.verdictBanner()->hasContent(), qPrintable(w.verdictBanner()->text()));
+    QVERIFY(!w.panelHub()->store());
+    QCOMPARE(w.charts()->progressValue(), 0);
+    QCOMPARE(w.charts()->progressFormat(), QString("epoch –"));
+    QCOMPARE(w.charts()->progressText(), QString("No run yet: press Start."));
     QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
     QVERIFY(w.sessions()->openSession(saved));
     QVERIFY(opened.wait(20000));
@@ -88,6 +103,65 @@ class TestSessions : public QObject {
                  details.contains("weight decay: default") && !details.contains("weight_decay: -1"),
              qPrintable(details));
     QVERIFY(recent_entries(w).contains(QFileInfo(saved).absoluteFilePath()));
+  }
+
+  void aDamagedFileSaysWhyWholeAndLeavesTheViewAsItWas() {
+    // A copy whose middle pages are overwritten: its header reads, the load fails part way, with a
+    // message that names the file twice (in a long folder, as a server's recordings are).
+    QTemporaryDir dir;
+    const QString folder = dir.path() + "/recordings-of-the-h200-server/profiling-runs-of-the-week";
+    QVERIFY(QDir().mkpath(folder));
+    const QString good = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
+    const QString damaged = folder + "/gpu_b128_nw4_damaged.tsession";
+    QVERIFY(QFile::copy(good, damaged));
+    QFile f(damaged);
+    QVERIFY(f.open(QIODevice::ReadWrite));
+    QVERIFY(f.seek(f.size() / 3));
+    f.write(QByteArray(20000, '\xab'));
+    f.close();
+
+    MainWindow w;
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(test::open_session(w, good));
+    TimelineView* view = w.timelinePanel()->view();
+    QTRY_VERIFY(view->data().eventCount() > 0);
+    view->fitAll();
+    const TimeSpan fitted = view->range();
+    QVERIFY(!(fitted == view->initialRange()));  // Fit all is not what an open shows first
+    view->setScrollY(view->maxScrollY());
+    const int scrolled = view->scrollY();
+    const auto store = w.panelHub()->store();
+    QSignalSpy failed(w.sessions(), &SessionsController::sessionFailed);
+    QVERIFY(w.sessions()->openSession(damaged));
+    QVERIFY(failed.wait(20000));
+
+    // What was shown stays: the store, the range after Fit all, follow live off, the scroll.
+    QCOMPARE(w.panelHub()->store(), store);
+    QTRY_VERIFY(view->data().eventCount() > 0);
+    QVERIFY2(view->range() == fitted, qPrintable(QString("%1-%2, was %3-%4").arg(view->range().start).arg(view->range().end)
+                                                    .arg(fitted.start).arg(fitted.end)));
+    QVERIFY(w.panelHub()->visibleRange() == fitted);
+    QVERIFY(!w.panelHub()->followLive());
+    QCOMPARE(view->scrollY(), scrolled);
+
+    // The message whole at 1280 px: on lines that each fit the bar, nothing cut.
+    const QString m = w.message();
+    QVERIFY2(m.contains("damaged") && m.contains("gpu_b128_nw4_damaged.tsession-wal"), qPrintable(m));
+    auto* label = w.findChild<ElidedLabel*>("message");
+    QVERIFY(label && label->isVisible());
+    QApplication::processEvents();
+    const QStringList lines = label->text().split('\n');
+    const QFontMetrics fm(label->font());
+    for (const QString& line : lines)
+      QVERIFY2(fm.horizontalAdvance(line) <= label->contentsRect().width(),
+               qPrintable(QString("%1 px wide in %2: %3").arg(fm.horizontalAdvance(line)).arg(label->contentsRect().width()).arg(line)));
+    static const QRegularExpression space(QStringLiteral("\\s"));
+    QVERIFY2(QString(label->text()).remove(space) == QString(m).remove(space), qPrintable(label->text()));
+    QVERIFY2(label->height() >= static_cast<int>(lines.size()) * fm.lineSpacing(),
+             qPrintable(QString("%1 lines in %2 px").arg(lines.size()).arg(label->height())));
+    QVERIFY(label->geometry().right() < w.width());
   }
 
   void garbageFileThenStartWorks() {

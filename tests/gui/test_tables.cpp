@@ -25,6 +25,33 @@ using namespace ts;
 using namespace ts::gui;
 
 namespace {
+/// Which way the sort arrow drawn on `section` of `h` points: 1 down, -1 up, 0 none seen. Read from
+/// the pixels: the rightmost group of dark columns in the section (the arrow, right of the title),
+/// whose widest row is the arrow's base.
+int arrow_direction(QHeaderView* h, int section) {
+  const QRect r(h->sectionViewportPosition(section), 0, h->sectionSize(section), h->height());
+  const QImage img = h->viewport()->grab(r).toImage();
+  const int bottom = img.height() - 3;  // above the header's bottom border
+  auto dark = [&img](int x, int y) { return qGray(img.pixel(x, y)) < 160; };
+  auto dark_column = [&](int x) {
+    for (int y = 0; y < bottom; ++y)
+      if (dark(x, y)) return true;
+    return false;
+  };
+  int right = img.width() - 3;  // off the section's divider line
+  while (right >= 0 && !dark_column(right)) --right;
+  int left = right;
+  while (left > 0 && dark_column(left - 1)) --left;
+  std::vector<int> widths;
+  for (int y = 0; y < bottom; ++y) {
+    int n = 0;
+    for (int x = left; x <= right && right >= 0; ++x) n += dark(x, y);
+    if (n > 0) widths.push_back(n);
+  }
+  if (widths.size() < 2 || widths.front() == widths.back()) return 0;
+  return widths.front() > widths.back() ? 1 : -1;
+}
+
 
 std::shared_ptr<const prof::EventStore> session_store() {
   static std::shared_ptr<const prof::EventStore> store =
@@ -160,6 +187,31 @@ class TestTables : public QObject {
     QStringList text_sorted = shown;
     text_sorted.sort();
     QVERIFY(shown != text_sorted);
+  }
+
+  /// The sort arrow points the way the rows run: ▼ while the rows go largest first (the Kernels table
+  /// opens sorted by Total, descending, and showed ▲), ▲ ascending.
+  void sortArrowMatchesTheOrder() {
+    PanelHub hub;
+    hub.setStore(session_store(), false);
+    KernelTable table(&hub);
+    table.resize(1000, 300);
+    table.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&table));
+    QHeaderView* h = table.view()->horizontalHeader();
+    QCOMPARE(h->sortIndicatorSection(), int(KernelTableModel::TotalColumn));
+    QCOMPARE(h->sortIndicatorOrder(), Qt::DescendingOrder);
+    QCOMPARE(arrow_direction(h, KernelTableModel::TotalColumn), 1);
+    table.view()->sortByColumn(KernelTableModel::TotalColumn, Qt::AscendingOrder);
+    QCOMPARE(arrow_direction(h, KernelTableModel::TotalColumn), -1);
+    LayerTimeTable layers(&hub);  // the Layers table's header draws its arrow the same way
+    layers.resize(1000, 300);
+    layers.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&layers));
+    auto* lv = layers.findChild<QTableView*>();
+    QVERIFY(lv);
+    lv->sortByColumn(1, Qt::DescendingOrder);
+    QCOMPARE(arrow_direction(lv->horizontalHeader(), 1), 1);
   }
 
   /// The kernels' occupancy is the calculator's theoretical one, beside the Utilization track's

@@ -455,6 +455,22 @@ class TestTimelineView : public QObject {
     QTRY_VERIFY(!panel.laneScrollBar()->isVisible());
   }
 
+  // A host lane keyed by its thread id (an overview written before the thread had its name) takes the
+  // name from the session's threads table: "loader-0", not "thread 486".
+  void aThreadLaneTakesItsNameFromTheThreadsTable() {
+    prof::EventStore store;
+    store.threads.push(prof::ThreadRecord{486, store.strings.intern("loader-0")});
+    prof::SessionOverview o;
+    o.t0 = 0, o.t1 = 1'000'000, o.bins = 16, o.events = 1;
+    prof::OverviewLane lane;
+    lane.kind = prof::timeline::LaneKind::host_thread;
+    lane.key = "tid:486", lane.id = 486, lane.tids = {486};
+    o.lanes.push_back(lane);
+    timeline::TimelineData data;
+    data.setOverview(store, o);
+    QCOMPARE(data.laneTitle(data.laneIndex("tid:486")), QString("loader-0"));
+  }
+
   // While an opened session loads, the view paints the file's overview in the lanes the
   // events will fill (same keys, titles, rows), with nothing to hover or select; when the load ends
   // the events replace it.

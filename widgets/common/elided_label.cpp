@@ -4,6 +4,7 @@
 #include <QFontMetrics>
 #include <QPainter>
 #include <QStyle>
+#include <QTextLayout>
 #include <QResizeEvent>
 #include <algorithm>
 
@@ -28,6 +29,28 @@ QString elide_at_word(const QString& text, const QFontMetrics& fm, int width) {
   return best.isEmpty() ? fm.elidedText(text, Qt::ElideRight, width) : best;  // else one word wider than the room
 }
 
+QStringList wrap_at_word(const QString& text, const QFont& font, int width, int max_lines) {
+  const QFontMetrics fm(font);
+  if (max_lines <= 1 || fm.horizontalAdvance(text) <= width) return {elide_at_word(text, fm, width)};
+  // Qt's line breaking (UAX #14: after a space, after '/' in a path), anywhere in a word too wide.
+  QTextLayout layout(text, font);
+  QTextOption option;
+  option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+  layout.setTextOption(option);
+  QStringList lines;
+  layout.beginLayout();
+  for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+    line.setLineWidth(width);
+    if (lines.size() == max_lines - 1) {  // the last line allowed: the rest, cut at a word if it is longer
+      lines << elide_at_word(text.mid(line.textStart()).trimmed(), fm, width);
+      break;
+    }
+    lines << text.mid(line.textStart(), line.textLength()).trimmed();
+  }
+  layout.endLayout();
+  return lines;
+}
+
 ElidedLabel::ElidedLabel(QWidget* parent) : QLabel(parent) {
   setTextFormat(Qt::PlainText);
   setWordWrap(false);
@@ -50,10 +73,20 @@ void ElidedLabel::changeEvent(QEvent* e) {
   if (e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) elide();
 }
 
+void ElidedLabel::setMaxLines(int n) {
+  max_lines_ = std::max(1, n);
+  elide();
+}
+
 void ElidedLabel::elide() {
   // A style sheet's padding may not be in contentsRect: a few pixels spare so the last glyph is whole.
   const int room = std::max(40, contentsRect().width() - 2 * margin() - 8);
-  setText(elide_at_word(full_, fontMetrics(), room));
+  const QStringList lines = wrap_at_word(full_, font(), room, max_lines_);
+  setText(lines.join('\n'));
+  if (max_lines_ > 1) {  // as tall as its lines: the bar it sits in grows with them
+    const QMargins m = contentsMargins();
+    setFixedHeight(static_cast<int>(lines.size()) * fontMetrics().lineSpacing() + m.top() + m.bottom() + 2 * margin() + 2);
+  }
 }
 
 SqueezeLabel::SqueezeLabel(const QString& text, int min_width, QWidget* parent)

@@ -1,12 +1,15 @@
-// A one-line label for a long message (the window's message bar, the verdict banner): the text is
-// cut at a word boundary with "…" where the width ends, never inside a word ("…(CUDA driver versi"
-// said nothing), and the whole text is the tooltip. elide_at_word is the rule, tested on its own.
+// A one-line label for a long message (the verdict banner; the window's message bar wraps it on up to
+// four lines first): the text is cut at a word boundary with "…" where the width ends, never inside
+// a word ("…(CUDA driver versi" said nothing), and the whole text is the tooltip. elide_at_word and
+// wrap_at_word are the rules, tested on their own.
 // SqueezeLabel: a one-line label (a status bar field, the run's img/s line) that asks for its whole
 // text's width but accepts less, painting the text cut at a word with "…" (elide_at_word) when squeezed: a text that lengthens
 // during a run never raises the window's minimum width.
 #pragma once
 #include <QLabel>
+#include <QStringList>
 
+class QFont;
 class QFontMetrics;
 
 namespace ts::gui {
@@ -16,6 +19,11 @@ namespace ts::gui {
 /// inside, as the only way to show anything.
 QString elide_at_word(const QString& text, const QFontMetrics& fm, int width);
 
+/// `text` broken into lines of at most `width` px in `font`: at spaces, else inside a word where one
+/// word is wider than the line (a file path); at most `max_lines`, the last cut with elide_at_word
+/// when the text needs more. Nothing is left out but the spaces at the breaks, unless the last line is cut.
+QStringList wrap_at_word(const QString& text, const QFont& font, int width, int max_lines);
+
 class ElidedLabel : public QLabel {
   Q_OBJECT
  public:
@@ -23,6 +31,10 @@ class ElidedLabel : public QLabel {
   /// The text to show; also the tooltip.
   void setFullText(const QString& text);
   QString fullText() const { return full_; }
+  /// Up to `n` lines (wrap_at_word) before the text is cut (default 1: one line, elide_at_word). The
+  /// label is as tall as the lines it shows.
+  void setMaxLines(int n);
+  int maxLines() const { return max_lines_; }
 
  protected:
   void resizeEvent(QResizeEvent* e) override;
@@ -31,6 +43,7 @@ class ElidedLabel : public QLabel {
  private:
   void elide();
   QString full_;
+  int max_lines_ = 1;
 };
 
 /// A plain QLabel for callers (setText(), text() are the full text); only its painting and its

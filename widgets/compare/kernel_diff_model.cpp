@@ -1,12 +1,15 @@
 // Kernel diff model, filter and panel (see kernel_diff_model.h).
 #include "widgets/compare/kernel_diff_model.h"
 
+#include "widgets/panels/stats_table_util.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -233,6 +236,7 @@ KernelDiffPanel::KernelDiffPanel(QWidget* parent) : QWidget(parent) {
   proxy_ = new KernelDiffFilter(this);
   proxy_->setSourceModel(model_);
   table_ = new QTableView;
+  use_order_sort_arrow(table_);
   table_->setModel(proxy_);
   table_->setAlternatingRowColors(true);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -243,15 +247,12 @@ KernelDiffPanel::KernelDiffPanel(QWidget* parent) : QWidget(parent) {
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->horizontalHeader()->setSortIndicator(-1, Qt::DescendingOrder);  // the library's order first
   table_->setSortingEnabled(true);
-  // The numbers as wide as their header (at least "−1234.56"), the kernel name takes the rest.
+  // The numbers as wide as they need (fitNumberColumns), the kernel name takes the rest.
   QHeaderView* header = table_->horizontalHeader();
   header->setSectionResizeMode(QHeaderView::Interactive);
   header->setSectionResizeMode(KernelDiffModel::kName, QHeaderView::Stretch);
   header->setMinimumSectionSize(40);
-  const QFontMetrics fm(header->font());
-  for (int c = 1; c < KernelDiffModel::kColumnCount; ++c)
-    table_->setColumnWidth(c, std::max(fm.horizontalAdvance(model_->headerData(c, Qt::Horizontal).toString() + "  "),
-                                       fm.horizontalAdvance(QStringLiteral("−1234.56"))) + 20);
+  fitNumberColumns();
   layout->addWidget(table_, 1);
   header->setContextMenuPolicy(Qt::CustomContextMenu);
   connect(header, &QHeaderView::customContextMenuRequested, this, [this, header](const QPoint& pos) {
@@ -303,6 +304,22 @@ void KernelDiffPanel::showDiff(int index) {
   const pc::KernelDiff& d = diffs_[static_cast<std::size_t>(index)];
   model_->setDiff(d, session_letter(static_cast<int>(d.session_a)), session_letter(static_cast<int>(d.session_b)));
   summary_->setText(summaryText());
+  fitNumberColumns();
+}
+
+void KernelDiffPanel::fitNumberColumns() {
+  // Each number column was as wide as "−1234.56" and 20 px more whatever it held: at 1280 px the
+  // eleven of them left the kernel names ~330 px, cut in the middle.
+  QHeaderView* header = table_->horizontalHeader();
+  const QFontMetrics hf(header->font()), cf(table_->font());
+  const int margin = table_->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+  const int arrow = table_->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header);
+  for (int c = 1; c < KernelDiffModel::kColumnCount; ++c) {
+    int w = hf.horizontalAdvance(model_->headerData(c, Qt::Horizontal).toString()) + arrow + 4 * margin;
+    for (int r = 0; r < model_->rowCount(); ++r)
+      w = std::max(w, cf.horizontalAdvance(model_->index(r, c).data().toString()) + 4 * margin);
+    table_->setColumnWidth(c, w);
+  }
 }
 
 QString KernelDiffPanel::summaryText() const {

@@ -89,6 +89,10 @@ class KernelDiffPanel : public QWidget {
   QString summaryText() const;
 
  private:
+  /// The number columns as wide as their header (with the sort arrow) or their widest value, no
+  /// wider: the kernel name's column (stretched) takes the rest.
+  void fitNumberColumns();
+
   KernelDiffModel* model_;
   KernelDiffFilter* proxy_;
   QTableView* table_;

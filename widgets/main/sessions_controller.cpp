@@ -155,10 +155,12 @@ bool SessionsController::openSession(const QString& path) {
     return false;
   }
   frame_.hideMessage();
-  before_open_ = {frame_.panelHub()->store(), frame_.verdictPanel()->sourceNote()};
+  before_open_ = {frame_.panelHub()->store(), frame_.verdictPanel()->sourceNote(), frame_.panelHub()->view(), {}};
   // Opening a session or a trace shows it in the Profile workspace (side by side stays as it is).
-  if (frame_.workspaces()->mode() == Workspaces::Mode::train || frame_.workspaces()->mode() == Workspaces::Mode::playground)
+  if (const auto mode = frame_.workspaces()->mode(); mode == Workspaces::Mode::train || mode == Workspaces::Mode::playground) {
+    before_open_.mode = mode;
     frame_.workspaces()->setMode(Workspaces::Mode::profile);
+  }
   if (!load_box_) buildLoadProgress();
   load_label_->setText(tr("Opening %1").arg(QFileInfo(path).fileName()));
   load_label_->setProperty("path", path);
@@ -219,14 +221,16 @@ void SessionsController::showLoadedSession(const SessionReplay& r) {
 
 void SessionsController::sessionLoadFailed(const QString& message, bool cancelled) {
   load_box_->hide();
-  // The session shown before stays as it was: every panel reads its store again (the title,
+  // The session shown before stays as it was: every panel reads its store again, at the range the
+  // user had (Fit all, a zoom) and with its highlight, in the workspace the open left (the title,
   // charts, details and settings were not touched by the failed load).
   if (before_open_.store) {
-    frame_.panelHub()->setStore(before_open_.store, false);
+    frame_.panelHub()->restoreStore(before_open_.store, before_open_.view);
     frame_.verdictPanel()->setSourceNote(before_open_.note);
   } else {
     frame_.panelHub()->clear();
   }
+  if (before_open_.mode) frame_.workspaces()->setMode(*before_open_.mode);
   before_open_ = {};
   if (cancelled) frame_.showStatus(tr("Opening the session was cancelled"), 5000);
   else frame_.showMessage(message, true);

@@ -11,9 +11,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/model_spec.h"
+#include "widgets/panels/panel_hub.h"
+#include "widgets/workspaces/workspaces.h"
 
 class QAction;
 class QLabel;
@@ -142,6 +145,8 @@ class SessionsController : public QObject {
   struct BeforeOpen {
     std::shared_ptr<const prof::EventStore> store;
     QString note;
+    HubView view;                              // its range, follow live and highlight
+    std::optional<Workspaces::Mode> mode;      // the workspace the open left (Train, Playground)
   } before_open_;
   QString last_session_;
 };

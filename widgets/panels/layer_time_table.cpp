@@ -142,6 +142,7 @@ LayerTimeTable::LayerTimeTable(PanelHub* hub, QWidget* parent)
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(kSortRole);
   view_ = new QTableView(this);
+  use_order_sort_arrow(view_);
   view_->setModel(proxy_);
   view_->setSortingEnabled(true);
   view_->sortByColumn(-1, Qt::AscendingOrder);  // spec order until the user sorts

@@ -37,10 +37,14 @@ std::string series_name(bool allocated, int c) {
          memory_category_name(static_cast<MemoryCategory>(c));
 }
 
-void set_points(QCPGraph* g, const std::vector<SeriesPoint>& pts) {
+/// `pts` as a step line; with `hold_to_ns` past the last sample, the last value held until then (a
+/// sample's value stands until the next one: a series sampled once drew nothing, and the last
+/// sample's value stopped short of the session's end).
+void set_points(QCPGraph* g, const std::vector<SeriesPoint>& pts, std::int64_t hold_to_ns = 0) {
   QVector<double> k, v;
-  k.reserve(static_cast<int>(pts.size())), v.reserve(static_cast<int>(pts.size()));
+  k.reserve(static_cast<int>(pts.size()) + 1), v.reserve(static_cast<int>(pts.size()) + 1);
   for (const auto& p : pts) k.push_back(ns_to_s(p.t)), v.push_back(p.v);
+  if (!pts.empty() && hold_to_ns > pts.back().t) k.push_back(ns_to_s(hold_to_ns)), v.push_back(pts.back().v);
   g->setData(k, v, true);
 }
 
@@ -330,6 +334,14 @@ void MemoryGraph::rebuild() {
     capacity_.reset();
     simulated_ = false;
   }
+  // The samples' values hold to the end of what is recorded: the last step's end or sample, whichever is later.
+  hold_to_ns_ = 0;
+  if (store) {
+    const prof::StoreCounts& n = hub_->counts();
+    if (n.steps > 0 && n.steps <= store->steps.size()) hold_to_ns_ = store->steps[n.steps - 1].end;
+    for (const auto* s : series_.with_prefix(""))
+      if (!s->points.empty()) hold_to_ns_ = std::max(hold_to_ns_, s->points.back().t);
+  }
   fillStack();
   fillLines();
   const std::vector<SeriesPoint> allocated = allocatedTotal();
@@ -395,11 +407,11 @@ void MemoryGraph::fillStack() {
       g->removeFromLegend();
       continue;
     }
-    set_points(g, prof::analysis::sum_series(prefix));  // cumulative: this category on top of the ones below
+    set_points(g, prof::analysis::sum_series(prefix), hold_to_ns_);  // cumulative: this category on top of the ones below
     g->addToLegend();
   }
   const auto total = prof::analysis::sum_series(other);
-  set_points(other_total_, total);
+  set_points(other_total_, total, hold_to_ns_);
   reserved_peak_.reset();
   if (simulated_) {  // the cap limits the reserved total: the header row measures it against the cap
     std::vector<const std::vector<SeriesPoint>*> reserved = alloc ? other : shown;
@@ -413,7 +425,7 @@ void MemoryGraph::fillStack() {
 
 void MemoryGraph::fillLines() {
   const auto* used = series_.find("device.memory.used");
-  set_points(used_, used ? used->points : std::vector<SeriesPoint>{});
+  set_points(used_, used ? used->points : std::vector<SeriesPoint>{}, hold_to_ns_);
   set_points(cupti_graph_, cupti_.points);
   for (QCPGraph* g : {used_, cupti_graph_}) {
     if (g->data()->isEmpty()) g->removeFromLegend();

@@ -139,6 +139,7 @@ class MemoryGraph : public QWidget, public MetricTrack {
   int left_px_ = 0;            // track mode: the plot area's left edge (the lanes' header width)
   bool hidden_dirty_ = false;  // rows came while hidden
   prof::analysis::SeriesSet series_;
+  std::int64_t hold_to_ns_ = 0;  // session ns the last samples' values are drawn to (rebuild)
   std::size_t memory_rows_ = 0;
   prof::analysis::CuptiMemory cupti_;
   std::vector<QCPGraph*> stack_graphs_;  // one per category, cumulative

@@ -17,13 +17,16 @@ PanelHub::PanelHub(QObject* parent) : QObject(parent) {
   connect(&timer_, &QTimer::timeout, this, &PanelHub::tick);
 }
 
-void PanelHub::setStore(std::shared_ptr<const prof::EventStore> store, bool live) {
+void PanelHub::assign(std::shared_ptr<const prof::EventStore> store, bool live, const HubView& view) {
   store_ = std::move(store);
   counts_ = {};
   live_ = live && store_;
-  highlight_ = {};
-  visible_ = {};
-  follow_ = true;
+  // Before storeChanged: the panels read the range they are to show when they rebuild.
+  highlight_ = view.highlight;
+  visible_ = view.visible;
+  const bool follow_changed = follow_ != view.follow;
+  follow_ = view.follow;
+  if (follow_changed) emit followLiveChanged(follow_);
   emit storeChanged();
   emit highlightChanged();
   tick();
@@ -33,6 +36,11 @@ void PanelHub::setStore(std::shared_ptr<const prof::EventStore> store, bool live
 }
 
 void PanelHub::clear() { setStore(nullptr, false); }
+
+void PanelHub::restoreStore(std::shared_ptr<const prof::EventStore> store, const HubView& view) {
+  assign(std::move(store), false, view);
+  emit visibleRangeChanged(visible_);  // a panel that kept its range from the failed store moves back
+}
 
 void PanelHub::setLive(bool live) {
   live = live && store_;

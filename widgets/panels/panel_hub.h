@@ -34,6 +34,13 @@ struct Highlight {
   bool empty() const { return intervals.isEmpty() && kernel_name.isEmpty(); }
 };
 
+/// What the panels show of a store besides its rows: the visible range, follow live, the highlight.
+struct HubView {
+  TimeSpan visible;
+  bool follow = true;
+  Highlight highlight;
+};
+
 class PanelHub : public QObject {
   Q_OBJECT
  public:
@@ -41,9 +48,14 @@ class PanelHub : public QObject {
 
   /// A new source. `live`: rows keep coming until setLive(false). Emits storeChanged (panels drop
   /// what they built and read from row 0), then grew at once.
-  void setStore(std::shared_ptr<const prof::EventStore> store, bool live);
+  void setStore(std::shared_ptr<const prof::EventStore> store, bool live) { assign(std::move(store), live, {}); }
   /// No source (panels show their empty state).
   void clear();
+  /// The view of the store shown now (what restoreStore puts back).
+  HubView view() const { return {visible_, follow_, highlight_}; }
+  /// setStore(store, false) showing `view` as it was, not the store's initial view: a failed open
+  /// puts the session shown before back as the user left it (its range after Fit all, say).
+  void restoreStore(std::shared_ptr<const prof::EventStore> store, const HubView& view);
   std::shared_ptr<const prof::EventStore> store() const { return store_; }
   bool isLive() const { return live_; }
   /// The run ended: one last grew, then liveChanged(false).
@@ -79,6 +91,8 @@ class PanelHub : public QObject {
   void highlightChanged();
 
  private:
+  void assign(std::shared_ptr<const prof::EventStore> store, bool live, const HubView& view);
+
   std::shared_ptr<const prof::EventStore> store_;
   prof::StoreCounts counts_{};
   bool live_ = false, follow_ = true;

@@ -6,6 +6,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollArea>
+#include <QStyleOptionHeader>
 #include <QMessageBox>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -168,8 +169,32 @@ void ThrottledRefresh::startJob() {
   });
 }
 
+namespace {
+/// QHeaderView with the sort indicator as the order reads (use_order_sort_arrow).
+class OrderArrowHeader : public QHeaderView {
+ public:
+  using QHeaderView::QHeaderView;
+
+ protected:
+  void initStyleOptionForIndex(QStyleOptionHeader* option, int logical_index) const override {
+    QHeaderView::initStyleOptionForIndex(option, logical_index);
+    if (option->sortIndicator != QStyleOptionHeader::None)
+      option->sortIndicator =
+          sortIndicatorOrder() == Qt::DescendingOrder ? QStyleOptionHeader::SortDown : QStyleOptionHeader::SortUp;
+  }
+};
+}  // namespace
+
+void use_order_sort_arrow(QTableView* view) {
+  auto* header = new OrderArrowHeader(Qt::Horizontal, view);
+  header->setSectionsClickable(true);  // as QTableView's own header
+  header->setHighlightSections(true);
+  view->setHorizontalHeader(header);
+}
+
 QTableView* make_stats_view(QAbstractItemModel* model, int sort_column, QWidget* parent) {
   auto* view = new QTableView(parent);
+  use_order_sort_arrow(view);
   view->setModel(model);
   view->setSortingEnabled(true);
   view->sortByColumn(sort_column, Qt::DescendingOrder);

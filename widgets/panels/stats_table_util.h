@@ -74,6 +74,11 @@ QVariant stats_header(const StatsColumn* columns, int count, int section, Qt::Or
 /// A cell's alignment in a statistics table: text columns left, numbers right.
 QVariant stats_alignment(bool text);
 
+/// Gives `view` a horizontal header whose sort arrow points the way the rows run: ▼ descending
+/// (largest first), ▲ ascending. QHeaderView hands the style SortUp for a descending order (Qt's
+/// convention) and Fusion draws SortUp as ▲: the Kernels table, largest total first, showed ▲.
+/// Call it before the header is set up (it replaces the header).
+void use_order_sort_arrow(class QTableView* view);
 /// A statistics table's view over `model` as the panels show them: sortable (by `sort_column`,
 /// descending), one selected row, alternating rows, no word wrap, names elided in the middle, rows
 /// one line high, columns sized to their contents.

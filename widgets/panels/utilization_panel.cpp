@@ -263,7 +263,7 @@ QCPGraph* UtilizationPanel::addGraph(QCPAxisRect* r, QCPLegend* legend, const QS
   return g;
 }
 
-/// The rows shown: GPU, CPU, H2D always; the measured rows (under the GPU row, the estimates
+/// The rows shown: GPU, CPU always, H2D but on a CPU run (no copies to show: an empty row); the measured rows (under the GPU row, the estimates
 /// beside them) only where the session has measured metrics; NVML clock/power only where NVML was
 /// sampled.
 void UtilizationPanel::arrange() {
@@ -300,7 +300,8 @@ void UtilizationPanel::arrange() {
   QList<QCPAxisRect*> rows = {gpu_};
   QList<QCPLegend*> legends = {gpu_legend_};
   if (measured) rows << meas_ << meas_bw_, legends << meas_legend_ << meas_bw_legend_;
-  rows << cpu_ << h2d_, legends << cpu_legend_ << h2d_legend_;
+  rows << cpu_, legends << cpu_legend_;
+  if (h2dRow()) rows << h2d_, legends << h2d_legend_;
   if (nvml) rows << nvml_ << power_, legends << nvml_legend_ << power_legend_;
   // Folded: the rows past the first rows_fit_ the track keeps (trackRows(): a CPU run keeps its CPU row
   // before its GPU row), out of the layout; the others stay in their order.
@@ -331,8 +332,8 @@ void UtilizationPanel::arrange() {
     x->setLabel(last && !track_mode_ ? tr("session time (s)") : QString());
     rows[i]->setVisible(true);
   }
-  for (QCPAxisRect* e : {nvml_, power_, meas_, meas_bw_}) e->setVisible(rows.contains(e));
-  for (QCPLegend* l : {nvml_legend_, power_legend_, meas_legend_, meas_bw_legend_})
+  for (QCPAxisRect* e : {nvml_, power_, meas_, meas_bw_, h2d_}) e->setVisible(rows.contains(e));
+  for (QCPLegend* l : {nvml_legend_, power_legend_, meas_legend_, meas_bw_legend_, h2d_legend_})
     if (!legends.contains(l)) l->setVisible(false);
 }
 
@@ -361,7 +362,7 @@ void UtilizationPanel::trackRows(QList<QCPLegend*>& legends, QList<QCPAxisRect*>
   if (meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0)
     legends << meas_legend_ << meas_bw_legend_, rects << meas_ << meas_bw_;
   if (!cpuRun()) legends << cpu_legend_, rects << cpu_;
-  legends << h2d_legend_, rects << h2d_;
+  if (h2dRow()) legends << h2d_legend_, rects << h2d_;
   if (nvml_box_->isVisible() && nvml_box_->isChecked()) legends << nvml_legend_ << power_legend_, rects << nvml_ << power_;
 }
 
@@ -410,6 +411,17 @@ int UtilizationPanel::preferredTrackHeight() const {
   // beside its GPU row (which only says there is no GPU activity: the CPU row was folded under it).
   if (meas_legend_->itemCount() + meas_bw_legend_->itemCount() > 0) return trackHeight(3);
   return trackHeight(cpuRun() ? 2 : 1);
+}
+
+bool UtilizationPanel::h2dRow() const { return !cpuRun() || h2d_legend_->itemCount() > 0; }
+
+QStringList UtilizationPanel::shownRows() const {
+  QStringList out;
+  auto* grid = plot_->plotLayout();
+  for (int i = 0; i < grid->elementCount(); ++i)
+    if (auto* r = qobject_cast<QCPAxisRect*>(grid->elementAt(i)); r && r->visible())
+      out << r->axis(QCPAxis::atLeft)->label();
+  return out;
 }
 
 bool UtilizationPanel::cpuRun() const {

@@ -21,6 +21,7 @@
 // without GPU activity says so instead of drawing zeros.
 #pragma once
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 #include <map>
 #include <vector>
@@ -74,6 +75,8 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   /// "" when measured metrics are shown; else why there are none ("Measured GPU metrics: none —
   /// counters refused: …"), the line the status shows.
   QString measuredAbsentMessage() const { return measured_message_; }
+  /// The rows in the layout, top to bottom, by their axis titles ("GPU %", "CPU %", "H2D", ...).
+  QStringList shownRows() const;
   /// Whether the measured rows are in the layout (not folded away in a short track).
   bool measuredRowsShown() const;
   /// How many of the two measured rows are in the layout (the first, SM active, stays where a tab
@@ -131,6 +134,9 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   /// CPU, H2D, the NVML rows where shown) with their legends; a CPU run keeps its CPU row first (its
   /// GPU row only says there is no GPU activity). Shown, the kept rows stand in arrange()'s order.
   void trackRows(QList<QCPLegend*>& legends, QList<QCPAxisRect*>& rects) const;
+  /// Whether the H2D row is laid out: not on a CPU run, which has no copies (an empty row), unless it
+  /// has something to draw there.
+  bool h2dRow() const;
   /// Track mode: the height (px) row `rect` with `legend` takes whole: its legend's lines, a plot
   /// area of row_px_, the rect's margins (half a tick label each) and the spacing.
   int rowHeight(const QCPLegend* legend, const QCPAxisRect* rect) const;

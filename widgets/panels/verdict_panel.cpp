@@ -173,18 +173,20 @@ QString fix_setting_text(const prof::analysis::FixSetting& f) {
 
 QString window_fix_text(const prof::analysis::Verdict& v, bool trainscope, bool cuda_gpu_here) {
   if (!trainscope) return QString::fromStdString(v.fix);
+  // Only what this machine can run is proposed; a knob it cannot (AMP without a CUDA GPU) is said
+  // once, and only where nothing else is left to do (the Run settings' AMP note says the rest).
   QStringList knobs, elsewhere;
   for (const auto& f : v.settings) {
-    const QString why = fix_setting_unavailable_here(f, cuda_gpu_here);
-    if (why.isEmpty()) knobs << fix_setting_text(f);
-    else elsewhere << QObject::tr("%1: not applicable here (%2)").arg(fix_setting_text(f), why);
+    if (fix_setting_unavailable_here(f, cuda_gpu_here).isEmpty()) knobs << fix_setting_text(f);
+    else if (const FixKnob* k = fix_knob(f.knob); k && !elsewhere.contains(QObject::tr(k->label))) elsewhere << QObject::tr(k->label);
   }
   QString advice = QString::fromStdString(v.advice);
   if (!advice.isEmpty()) advice[0] = advice[0].toUpper();
   QStringList parts;
   if (!knobs.isEmpty()) parts << QObject::tr("In Run settings: %1 for the next run").arg(knobs.join(", "));
-  if (!elsewhere.isEmpty()) parts << elsewhere.join(", ");
   if (!advice.isEmpty()) parts << advice;
+  if (parts.isEmpty() && !elsewhere.isEmpty())
+    return QObject::tr("None on this machine (%1 needs a CUDA GPU)").arg(elsewhere.join(", "));
   if (v.settings.empty() && advice.isEmpty()) return QString::fromStdString(v.fix);
   return parts.join(". ");
 }

@@ -54,8 +54,8 @@ QString verdict_short_name(const std::string& id);
 /// A verdict's fix in the window's words. `trainscope` (a live run or a TrainScope session: the
 /// report's run config is known): the knobs as Run settings names them and the advice; otherwise
 /// (an imported PyTorch trace) the analysis's fix, in PyTorch's words. Without `cuda_gpu_here`, a
-/// knob that no device of this machine can run is not proposed for the next run but said apart
-/// ("Not on this machine: AMP bf16 (no CUDA GPU on this machine)").
+/// knob that no device of this machine can run is not proposed; where nothing else is left, the fix
+/// says so once ("None on this machine (AMP needs a CUDA GPU)").
 QString window_fix_text(const prof::analysis::Verdict& v, bool trainscope, bool cuda_gpu_here = true);
 /// Sets the knobs of `fix` on `s`; returns what changed, one "name old → new" per knob whose value
 /// differs ("num_workers 0 → 4", "pin_memory off → on"); unknown knobs and bad values are skipped.

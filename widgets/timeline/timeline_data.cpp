@@ -308,8 +308,13 @@ QString TimelineData::laneTitle(int index) const {
   if (index < 0 || index >= static_cast<int>(lanes_.size())) return {};
   const Lane& l = lanes_[static_cast<std::size_t>(index)];
   switch (l.kind) {
-    case LaneKind::host_thread:
-      return l.key.rfind("thread:", 0) == 0 ? QString::fromStdString(l.key.substr(7)) : QString("thread %1").arg(l.id);
+    case LaneKind::host_thread: {
+      if (l.key.rfind("thread:", 0) == 0) return QString::fromStdString(l.key.substr(7));
+      // A lane keyed by its id before the thread had a name (a file's overview written then): the
+      // session's threads table names it.
+      if (auto it = thread_name_.find(l.id); it != thread_name_.end()) return QString::fromStdString(it->second);
+      return QString("thread %1").arg(l.id);
+    }
     case LaneKind::runtime: {
       if (auto it = host_lane_of_tid_.find(l.id); it != host_lane_of_tid_.end())
         return "CUDA API · " + laneTitle(it->second);

@@ -50,7 +50,14 @@ TimelineView::TimelineView(PanelHub* hub, QWidget* parent) : QWidget(parent), hu
 }
 
 void TimelineView::onStoreChanged() {
+  if (store_) {
+    kept_[1] = kept_[0];
+    kept_[0] = {store_, scroll_y_, selected_.valid(), selected_source_, selected_row_, time_selection_, empty_lanes_hidden_};
+  }
   store_ = hub_ ? hub_->store() : nullptr;
+  restore_.reset();
+  for (const Kept& k : kept_)
+    if (store_ && k.store.lock() == store_) restore_ = k;
   data_.reset();
   loading_.reset();
   props_ = store_ ? prof::analysis::device_props(store_->meta()) : prof::analysis::DeviceProps{};
@@ -111,6 +118,7 @@ void TimelineView::onGrew() {
 #endif
   }
   if (!changed) return;
+  if (restore_ && !hub_->isLive()) applyKept();
   if (!hub_->isLive()) hideEmptyLanes();
   if (selected_.valid()) selected_ = data_.find(*store_, selected_source_, selected_row_);
   axis_.setBounds(data_.minTime(), data_.maxTime());
@@ -133,6 +141,17 @@ void TimelineView::onGrew() {
     publishRange();
   }
   update();
+}
+
+void TimelineView::applyKept() {
+  const Kept k = *restore_;
+  restore_.reset();
+  empty_lanes_hidden_ = k.empty_lanes_hidden;  // lanes the user showed again stay shown
+  time_selection_ = k.time_selection;
+  if (k.selected) selected_source_ = k.source, selected_row_ = k.row, selected_ = data_.find(*store_, k.source, k.row);
+  scroll_y_ = k.scroll_y;  // clamped once the lanes are laid out (setScrollY, resizeEvent)
+  emit selectionChanged();
+  emit timeSelectionChanged();
 }
 
 int TimelineView::warmupSteps() const {

@@ -13,6 +13,7 @@
 #include <QPointer>
 #include <QRectF>
 #include <QWidget>
+#include <array>
 #include <memory>
 #include <optional>
 #include <set>
@@ -206,6 +207,8 @@ class TimelineView : public QWidget {
   int contentHeight() const;
   void onStoreChanged();
   void onGrew();
+  /// Puts back what the user had of a store shown before (restore_), once its events are in.
+  void applyKept();
   /// Overview mode while an opened session with an overview loads; true when it is shown.
   bool showOverview();
   timeline::EventRef findFlowPartner() const;
@@ -244,6 +247,19 @@ class TimelineView : public QWidget {
 
   PanelHub* hub_;
   std::shared_ptr<const prof::EventStore> store_;
+  /// What the user had of a store this view showed (scroll, selections, the lanes' one-time hiding),
+  /// put back when that store comes back: a failed open restores the session shown before.
+  struct Kept {
+    std::weak_ptr<const prof::EventStore> store;
+    int scroll_y = 0;
+    bool selected = false;
+    timeline::Source source = timeline::Source::kernel;
+    std::uint32_t row = 0;
+    std::optional<TimeSpan> time_selection;
+    bool empty_lanes_hidden = false;
+  };
+  std::array<Kept, 2> kept_;       // the last two stores shown before this one
+  std::optional<Kept> restore_;    // the shown store's, until applyKept()
   timeline::TimelineData data_;
   timeline::TimelineData loading_;  // while data_ shows an opened session's overview: its events so far
   timeline::TimeAxis axis_;

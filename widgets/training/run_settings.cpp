@@ -59,26 +59,24 @@ QString default_checkpoint_dir() {
 
 QString amp_unavailable_reason(Device device, AmpMode mode) {
   if (mode == AmpMode::off || device == Device::cuda) return {};
+  // Each says that the mode needs a CUDA GPU first: a CPU feature named alone ("would need
+  // AVX512-BF16") read as a way to AMP on the CPU, which TrainScope's CPU backend has not.
   switch (cpu_amp_refusal(mode)) {
     case CpuAmpRefusal::none: return {};
     case CpuAmpRefusal::fp16_cuda_only:
       return QObject::tr("fp16 needs a CUDA GPU (oneDNN has no fp16 training kernels for x86 CPUs)");
     case CpuAmpRefusal::bf16_no_instructions:
-      return QObject::tr("bf16 on the CPU would need AVX512-BF16 or AMX, which this CPU lacks");
+      return QObject::tr("bf16 needs a CUDA GPU (TrainScope's CPU backend trains in fp32; this CPU has no bf16 "
+                         "instructions either)");
     case CpuAmpRefusal::bf16_not_implemented:
-      return QObject::tr("this CPU has bf16 instructions, but TrainScope's CPU backend has no bf16 training yet");
+      return QObject::tr("bf16 needs a CUDA GPU (TrainScope's CPU backend trains in fp32)");
   }
   return QObject::tr("not on the CPU");
 }
 
 QString cpu_amp_note(bool cuda_gpu_here) {
-  const QString bf16 = cpu_amp_refusal(AmpMode::bf16) == CpuAmpRefusal::bf16_no_instructions
-                           ? QObject::tr("bf16 would need AVX512-BF16 or AMX, which this CPU lacks")
-                           : QObject::tr("TrainScope's CPU backend has no bf16 training yet (this CPU has the "
-                                         "instructions)");
-  const QString where = cuda_gpu_here ? QObject::tr("For AMP, choose a CUDA GPU under Device.")
-                                      : QObject::tr("AMP needs a CUDA GPU, which this machine does not have.");
-  return QObject::tr("AMP is off on the CPU: fp16 needs a CUDA GPU, and %1. Runs train in fp32. %2").arg(bf16, where);
+  return cuda_gpu_here ? QObject::tr("AMP needs a CUDA GPU: choose one under Device. On the CPU, runs train in fp32.")
+                       : QObject::tr("AMP needs a CUDA GPU, which this machine does not have: runs train in fp32.");
 }
 
 QString sample_data_dir() {

@@ -89,9 +89,10 @@ QString default_session_dir();
 /// Why the device cannot run `mode` ("" when it can), in the window's words (engine/cpu_amp.h's
 /// reason on the CPU; CUDA runs all).
 QString amp_unavailable_reason(Device device, AmpMode mode);
-/// The Run settings' one note when the CPU can run no AMP mode: why for fp16 and for bf16, without
-/// contradicting each other (no CPU runs AMP in TrainScope yet), that runs train in fp32, and where
-/// AMP is to be had — a CUDA GPU under Device when `cuda_gpu_here`, else none on this machine.
+/// The Run settings' one note when the CPU can run no AMP mode, said once: AMP needs a CUDA GPU (no
+/// CPU runs AMP in TrainScope yet, so no CPU feature is named as the way to it), runs train in fp32,
+/// and — with `cuda_gpu_here` — choose it under Device; without, this machine has none. The
+/// per-mode reasons (amp_unavailable_reason) are the AMP items' tooltips.
 QString cpu_amp_note(bool cuda_gpu_here);
 
 /// Where the generated sample set lives (the same folder trainscope-run uses).

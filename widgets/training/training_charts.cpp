@@ -76,11 +76,9 @@ TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
   auto* grid = new QGridLayout(this);
   grid->setContentsMargins(4, 4, 4, 4);
   progress_ = new QProgressBar;
-  progress_->setFormat(tr("epoch –"));
-  progress_->setValue(0);
   // The img/s, loss and ETA line lengthens during a run: squeezed, it is cut with "…" rather than
   // raising the charts' (and so the window's) minimum width.
-  eta_ = new SqueezeLabel(tr("No run yet: press Start."), 60);
+  eta_ = new SqueezeLabel({}, 60);  // clear() says "No run yet"
   grid->addWidget(progress_, 0, 0);
   grid->addWidget(eta_, 0, 1);
 
@@ -172,8 +170,19 @@ void TrainingCharts::clear() {
   throughput_->xAxis->setRange(0, 10);
   throughput_->yAxis->setRange(0, 100);
   accuracy_->xAxis->setRange(0.5, 1.5);
+  // The progress line as before any run: the last run's "epoch 2/2: step 20/20" and "done in …"
+  // said a new run had already finished.
+  steps_per_epoch_ = total_steps_ = 0;
+  progress_->setRange(0, 100);
   progress_->setValue(0);
+  progress_->setFormat(tr("epoch –"));
+  eta_->setText(tr("No run yet: press Start."));
   dirty_ = true;
+}
+
+void TrainingCharts::starting() {
+  clear();
+  eta_->setText(tr("starting…"));
 }
 
 namespace {
@@ -186,7 +195,7 @@ QString progress_format(std::int64_t epoch, std::int64_t epochs) {
 }  // namespace
 
 void TrainingCharts::reset(const RunInfo& info) {
-  clear();
+  starting();
   steps_per_epoch_ = info.steps_per_epoch;
   total_steps_ = info.steps_per_epoch * info.epochs;
   loss_->xAxis->setRange(0, std::max<std::int64_t>(total_steps_, 10));
@@ -194,7 +203,6 @@ void TrainingCharts::reset(const RunInfo& info) {
   accuracy_->xAxis->setRange(0.5, info.epochs + 0.5);
   progress_->setRange(0, static_cast<int>(std::max<std::int64_t>(steps_per_epoch_, 1)));
   progress_->setFormat(progress_format(1, info.epochs));
-  eta_->setText(tr("starting…"));
 }
 
 void TrainingCharts::markNonFinite(std::int64_t step, float loss) {
@@ -239,6 +247,7 @@ QString TrainingCharts::ampText() const {
 
 QString TrainingCharts::progressText() const { return eta_->text(); }
 QString TrainingCharts::progressFormat() const { return progress_->format(); }
+int TrainingCharts::progressValue() const { return progress_->value(); }
 
 void TrainingCharts::updateAmpText() {
   const QString t = ampText();

@@ -23,7 +23,10 @@ class TrainingCharts : public QWidget {
   explicit TrainingCharts(QWidget* parent = nullptr);
   /// Clears the plots for a new run.
   void reset(const RunInfo& info);
+  /// The charts as before any run: no points, the progress bar empty at "epoch –", "No run yet".
   void clear();
+  /// clear(), saying "starting…" (a run was started and has not yet said its size).
+  void starting();
   void addUpdate(const TrainingUpdate& u);
   void addEpoch(const EpochResult& e);
   void finish(const RunOutcome& outcome);
@@ -43,6 +46,8 @@ class TrainingCharts : public QWidget {
   /// The loss chart's AMP line ("fp16 · loss scale 32768 · 2 skipped steps"; "" without fp16).
   QString ampText() const;
   QString progressText() const;
+  /// The epoch progress bar's value (steps done in the epoch).
+  int progressValue() const;
   /// The epoch progress bar's text ("epoch 2/5: step %v/%m").
   QString progressFormat() const;
   QCustomPlot* lossPlot() const { return loss_; }
