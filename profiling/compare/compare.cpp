@@ -8,6 +8,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -157,7 +158,42 @@ Throughput throughput(const EventStore& store, std::int64_t warmup_steps) {
   t.median_img_per_s = median(rates);
   t.median_step_ns = median(durations);
   if (t.step_ns > 0) t.mean_img_per_s = t.images / (t.step_ns / 1e9);
+  if (t.steps > 0) t.mean_step_ns = static_cast<double>(t.step_ns) / static_cast<double>(t.steps);
+  if (!durations.empty()) t.slowest_step_ns = static_cast<std::int64_t>(*std::max_element(durations.begin(), durations.end()));
+  t.training = training_throughput(store);
   return t;
+}
+
+TrainingThroughput training_throughput(const EventStore& store) {
+  TrainingThroughput t;
+  const std::size_t epochs = store.epochs.size();
+  for (std::size_t i = 0; i < epochs; ++i) {
+    const EpochRecord& e = store.epochs[i];
+    if (e.train_ns <= 0) continue;
+    // The epochs table keeps the trainer's rate and time; its images are their product (the trainer
+    // computed the rate from whole images, so rounding gives them back).
+    t.images += std::llround(e.images_per_s * (static_cast<double>(e.train_ns) / 1e9));
+    t.train_ns += e.train_ns;
+    t.from_epochs = true;
+  }
+  if (!t.from_epochs) {
+    const std::size_t n = store.steps.size();
+    std::int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    for (std::size_t i = 0; i < n; ++i) {
+      const StepRecord& s = store.steps[i];
+      t.images += s.images;
+      t0 = std::min(t0, s.start);
+      t1 = std::max(t1, s.end);
+    }
+    t.train_ns = n > 0 ? std::max<std::int64_t>(t1 - t0, 0) : 0;
+  }
+  if (t.images > 0 && t.train_ns > 0) t.img_per_s = static_cast<double>(t.images) / (static_cast<double>(t.train_ns) / 1e9);
+  return t;
+}
+
+std::optional<double> data_wait_ns_per_step(const analysis::Report& report) {
+  if (report.steps <= 0) return std::nullopt;
+  return static_cast<double>(report.data_wait_ns) / static_cast<double>(report.steps);
 }
 
 Accuracy accuracy(const EventStore& store) {

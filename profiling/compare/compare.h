@@ -37,17 +37,43 @@ struct ConfigDifference {
 /// object counts as absent (never throws).
 std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string, std::string>>& metas);
 
-/// Training throughput from the steps table.
-/// img/s of a step = images / (end - start) of its host step row (waiting for data through the
-/// train step and any loss read; eval and time between epochs are outside every step).
+/// Images per second of training time: the one throughput every view shows (Compare's table, chart and
+/// headline, a lesson's key numbers and promises, the runner's summary). The trainer's own figure: the
+/// images of every epoch over their training time (epochs table: train_ns and images_per_s, evaluation
+/// excluded; the warm-up step is in it, as it is in the time a run takes). Host step times are not a
+/// throughput: without a sync per step the host runs ahead of the GPU, and with gradient accumulation a
+/// step row is a micro-batch (out_of_memory's recording: 856k img/s from host steps against 23.7k from
+/// training time). A session without epoch rows (an imported trace) takes its steps table instead: all
+/// steps' images over the time from the first step's start to the last one's end.
+struct TrainingThroughput {
+  std::optional<double> img_per_s;  // absent without images or time
+  std::int64_t images = 0;          // images trained
+  std::int64_t train_ns = 0;        // training time
+  bool from_epochs = false;         // the epochs table (else the steps table)
+};
+TrainingThroughput training_throughput(const EventStore& store);
+
+/// Raw data-loader wait per analysed step, ns: the trainer thread's data-wait ranges inside the analysed
+/// step windows (analysis::Report::data_wait_ns, what input_bound judges), before the breakdown gives an
+/// instant shared with GPU work to the kernel. Absent without analysed steps. Compare's Throughput table
+/// and a lesson's data_wait_ms both read it here.
+std::optional<double> data_wait_ns_per_step(const analysis::Report& report);
+
+/// Step figures from the steps table.
+/// A step's time = end - start of its host step row (waiting for data through the train step and any
+/// loss read; eval and time between epochs are outside every step).
 struct Throughput {
   std::int64_t steps = 0;             // steps used (after the warm-up steps left out)
   std::int64_t warmup_steps_skipped = 0;
   std::int64_t images = 0;            // sum over the steps used
   std::int64_t step_ns = 0;           // sum of their durations
-  std::optional<double> median_img_per_s;  // median over steps of each step's img/s
-  std::optional<double> mean_img_per_s;    // images / step_ns: the time-weighted mean
+  std::optional<double> median_img_per_s;  // median over steps of each step's img/s (JSON only)
+  std::optional<double> mean_img_per_s;    // images / step_ns (JSON only: host time is no throughput)
   std::optional<double> median_step_ns;
+  /// step_ns / steps: the host step time every view shows (Compare, a lesson's step_ms).
+  std::optional<double> mean_step_ns;
+  std::int64_t slowest_step_ns = 0;   // the longest step used
+  TrainingThroughput training;        // training_throughput(store): the img/s every view shows
 };
 /// One unit for a row of byte rates, from its largest value (bytes/s): TB/s with 2 decimals from
 /// 1e12, GB/s with 1 from 1e9, else MB/s with none; so sessions' cells read side by side.

@@ -324,5 +324,42 @@ TEST(CompareConfig, KnobsATraceDoesNotRecordAreUnknownNotTheSame) {
   EXPECT_TRUE(d3.empty());
 }
 
+// One throughput: images per second of training time, the epochs table's, whatever the host steps
+// say. Gradient accumulation without a sync per step: each host step row is a 2048-image micro-batch
+// launched in ~2.5 ms while the GPU takes ~30 ms (out_of_memory's recording read 856k img/s from host
+// steps where the trainer measured 69.5k).
+TEST(Compare, TrainingThroughputIsImagesOverTrainingTime) {
+  StoreBuilder a;
+  for (int i = 1; i <= 8; ++i) a.step(i, i * 30'000'000LL, i * 30'000'000LL + 2'500'000, 2048);
+  EpochRecord e1, e2;
+  e1.epoch = 1, e1.train_ns = 400'000'000, e1.images_per_s = 4 * 2048 / 0.4;
+  e2.epoch = 2, e2.train_ns = 120'000'000, e2.images_per_s = 4 * 2048 / 0.12;
+  a.s.append(a.s.epochs, e1);
+  a.s.append(a.s.epochs, e2);
+  const TrainingThroughput t = training_throughput(a.s);
+  EXPECT_TRUE(t.from_epochs);
+  EXPECT_EQ(t.images, 8 * 2048);
+  EXPECT_EQ(t.train_ns, 520'000'000);
+  EXPECT_NEAR(*t.img_per_s, 8 * 2048 / 0.52, 1e-6);
+  const Throughput tp = throughput(a.s, 1);
+  EXPECT_NEAR(*tp.training.img_per_s, *t.img_per_s, 1e-9) << "the figure Compare's views read";
+  EXPECT_NEAR(*tp.mean_step_ns, 2'500'000, 1e-6);
+  EXPECT_EQ(tp.slowest_step_ns, 2'500'000);
+  EXPECT_GT(*tp.mean_img_per_s, 10 * *t.img_per_s) << "host steps would have said 819k img/s";
+  // Without epoch rows (a trace): the steps' images over their span, warm-up step included.
+  StoreBuilder b;
+  b.step(1, 0, 100'000'000, 100);
+  b.step(2, 150'000'000, 200'000'000, 100);
+  const TrainingThroughput tb = training_throughput(b.s);
+  EXPECT_FALSE(tb.from_epochs);
+  EXPECT_EQ(tb.train_ns, 200'000'000);
+  EXPECT_NEAR(*tb.img_per_s, 1000, 1e-9);
+  EXPECT_FALSE(training_throughput(EventStore{}).img_per_s);
+  analysis::Report r;
+  EXPECT_FALSE(data_wait_ns_per_step(r));
+  r.steps = 4, r.data_wait_ns = 10'000'000;
+  EXPECT_DOUBLE_EQ(*data_wait_ns_per_step(r), 2'500'000);
+}
+
 }  // namespace
 }  // namespace ts::prof::compare
