@@ -73,7 +73,44 @@ bool all_equal(const std::vector<std::optional<std::string>>& v) {
 /// is never "the same" as another, even when neither records it: the row says "unknown".
 constexpr const char* kLoopKnobs[] = {"batch_size", "num_workers", "pin_memory", "amp", "augment", "sync_every_step"};
 
+/// Marks, in each difference, the sessions whose device does not use the field (gpu_only_field on a
+/// CPU run, cpu_only_field on a CUDA run): their value becomes nullopt, said as not applicable.
+void mark_not_applicable(std::vector<ConfigDifference>& diffs, const std::vector<std::map<std::string, std::string>>& metas) {
+  std::vector<std::string> devices;
+  for (const auto& m : metas) devices.push_back(session_device(m));
+  for (ConfigDifference& d : diffs) {
+    d.not_applicable.assign(d.values.size(), false);
+    const bool gpu = gpu_only_field(d.key), cpu = cpu_only_field(d.key);
+    for (std::size_t i = 0; i < d.values.size() && i < devices.size(); ++i)
+      if ((gpu && devices[i] == "cpu") || (cpu && devices[i] == "cuda")) {
+        d.values[i].reset();
+        d.not_applicable[i] = true;
+      }
+  }
+}
+
 }  // namespace
+
+bool gpu_only_field(const std::string& key) {
+  static const char* const kGpuOnly[] = {"device.compute_capability", "device.multiprocessors", "device.total_memory_bytes",
+                                         "device.ordinal", "versions.cublas", "versions.cudnn", "versions.cupti",
+                                         "cuda_device", "cuda_graphs", "memory_limit_bytes", "allow_tf32", "pin_memory"};
+  return key.rfind("versions.cuda", 0) == 0 ||
+         std::find(std::begin(kGpuOnly), std::end(kGpuOnly), key) != std::end(kGpuOnly);
+}
+
+bool cpu_only_field(const std::string& key) { return key == "cpu_threads"; }
+
+std::string session_device(const std::map<std::string, std::string>& meta) {
+  if (const auto it = meta.find("device.kind"); it != meta.end() && (it->second == "cpu" || it->second == "cuda")) return it->second;
+  for (const auto& [k, v] : config_fields(meta))
+    if (k == "device" && (v == "cpu" || v == "cuda")) return v;
+  return {};
+}
+
+std::string not_applicable_text(const std::map<std::string, std::string>& meta) {
+  return session_device(meta) == "cpu" ? "n/a (CPU run)" : "n/a (GPU run)";
+}
 
 std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string, std::string>>& metas) {
   std::vector<ConfigDifference> out;
@@ -124,6 +161,7 @@ std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string
       const auto it = metas[i].find(k);
       return it == metas[i].end() ? std::nullopt : std::optional<std::string>(it->second);
     });
+  mark_not_applicable(out, metas);
   return out;
 }
 

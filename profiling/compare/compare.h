@@ -26,7 +26,24 @@ namespace ts::prof::compare {
 struct ConfigDifference {
   std::string key;
   std::vector<std::optional<std::string>> values;
+  /// [i]: the field means nothing for session i's device (gpu_only_field on a CPU run, or a CPU-only
+  /// one on a CUDA run): its value is nullopt and the views say "n/a (CPU run)" / "n/a (GPU run)", not
+  /// the 0 a CPU session records for a GPU's memory or compute capability. Same size as values.
+  std::vector<bool> not_applicable;
 };
+
+/// Whether `key` (a run.config field or a meta key, as ConfigDifference::key) describes the CUDA device
+/// or a knob only a CUDA run uses: device.compute_capability, device.multiprocessors,
+/// device.total_memory_bytes, device.ordinal, versions.cuda_* / cudnn / cublas / cupti, cuda_device,
+/// cuda_graphs, memory_limit_bytes, allow_tf32, pin_memory (trainscope-run records page-locking off
+/// on the CPU: nothing to pin for). A CPU session records 0 or the knob's default for these.
+bool gpu_only_field(const std::string& key);
+/// Whether `key` is a knob only the CPU backend uses (cpu_threads).
+bool cpu_only_field(const std::string& key);
+/// "cpu", "cuda" or "" (unknown: a trace): meta device.kind, else run.config's device.
+std::string session_device(const std::map<std::string, std::string>& meta);
+/// What the views write for a value that does not apply: "n/a (CPU run)" / "n/a (GPU run)".
+std::string not_applicable_text(const std::map<std::string, std::string>& meta);
 
 /// The fields compared: every run.config field, the model spec (by content), device.*, versions.*
 /// and host.* meta keys. The training loop's knobs (batch_size, num_workers, pin_memory, amp,
@@ -34,7 +51,8 @@ struct ConfigDifference {
 /// "unknown"), even if no session does: unknown is never "the same". Otherwise returns only the
 /// fields whose values are not all equal, run.config fields first
 /// (in the first session's order), then meta keys in key order. A run.config that is not a JSON
-/// object counts as absent (never throws).
+/// object counts as absent (never throws). Equality is judged on the recorded values; a field that
+/// differs then shows not_applicable for the sessions whose device does not use it.
 std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string, std::string>>& metas);
 
 /// Images per second of training time: the one throughput every view shows (Compare's table, chart and

@@ -47,7 +47,10 @@ void text_header(std::string& o, const Comparison& c) {
   else row(o, "", heads);
   for (const auto& d : c.config) {
     std::vector<std::string> cells;
-    for (const auto& v : d.values) cells.push_back(v ? *v : "unknown");
+    for (std::size_t i = 0; i < d.values.size(); ++i) {
+      const bool na = i < d.not_applicable.size() && d.not_applicable[i];
+      cells.push_back(d.values[i] ? *d.values[i] : na ? not_applicable_text(c.sessions[i].meta) : "unknown");
+    }
     row(o, d.key, cells);
   }
 }
@@ -334,6 +337,10 @@ std::string to_json(const Comparison& c) {
       if (v) w.String(v->c_str());
       else w.Null();
     }
+    w.EndArray();
+    w.Key("not_applicable");  // [i]: null because session i's device does not use the field
+    w.StartArray();
+    for (std::size_t i = 0; i < d.values.size(); ++i) w.Bool(i < d.not_applicable.size() && d.not_applicable[i]);
     w.EndArray();
     w.EndObject();
   }

@@ -258,6 +258,29 @@ class TestCompareView : public QObject {
     QCOMPARE(t->item(row, 1)->text(), QString("unknown"));
   }
 
+  /// A CPU run beside a GPU run: the GPU's fields (memory, compute capability, CUDA/cuDNN versions, the
+  /// CUDA-only knobs) say they do not apply to the CPU run, never a made-up 0; so do its CUPTI drops.
+  void gpuOnlyFieldsOfACpuRunSayNotApplicable() {
+    CompareView v;
+    QVERIFY(load(v, {data_file("cpu_b64_nw1.tsession"), a_}));
+    QTableWidget* t = v.configTable();
+    const QStringList rows = row_labels(t);
+    int gpu_only = 0;
+    for (int r = 0; r < t->rowCount(); ++r) {
+      if (!pc::gpu_only_field(rows[r].toStdString())) continue;
+      ++gpu_only;
+      QCOMPARE(t->item(r, 0)->text(), QString("n/a (CPU run)"));
+      QVERIFY2(t->item(r, 1)->text() != "n/a (CPU run)", qPrintable(rows[r]));
+    }
+    for (const char* k : {"device.total_memory_bytes", "device.compute_capability", "versions.cudnn", "cuda_graphs"})
+      QVERIFY2(rows.contains(k), k);
+    QVERIFY(gpu_only >= 4);
+    const int dropped = row_labels(v.sessionsTable()).indexOf("dropped CUPTI records");
+    QVERIFY(dropped >= 0);
+    QCOMPARE(v.sessionsTable()->item(dropped, 0)->text(), QString("n/a (CPU run)"));
+    QCOMPARE(v.sessionsTable()->item(dropped, 1)->text(), QString("0"));
+  }
+
   void kernelDiffModel() {
     CompareView v;
     QVERIFY(load(v, {a_, b_}));

@@ -361,5 +361,44 @@ TEST(Compare, TrainingThroughputIsImagesOverTrainingTime) {
   EXPECT_DOUBLE_EQ(*data_wait_ns_per_step(r), 2'500'000);
 }
 
+// A CPU run records 0 for a GPU's memory, compute capability and library versions, and the knobs
+// only CUDA uses: Compare says they do not apply instead of showing 0 beside the GPU's values.
+TEST(CompareConfig, GpuOnlyFieldsOfACpuRunAreNotApplicable) {
+  const std::map<std::string, std::string> cpu{
+      {"run.config", R"({"device":"cpu","batch_size":128,"num_workers":2,"pin_memory":false,"amp":"off","augment":false,)"
+                     R"("sync_every_step":false,"cuda_graphs":true,"memory_limit_bytes":0,"cpu_threads":0})"},
+      {"device.kind", "cpu"}, {"device.name", "AMD EPYC"}, {"device.total_memory_bytes", "0"},
+      {"device.compute_capability", "0.0"}, {"versions.cudnn", "0"}, {"versions.cuda_runtime", "0"}};
+  const std::map<std::string, std::string> gpu{
+      {"run.config", R"({"device":"cuda","batch_size":128,"num_workers":2,"pin_memory":true,"amp":"off","augment":false,)"
+                     R"("sync_every_step":false,"cuda_graphs":false,"memory_limit_bytes":0,"cpu_threads":0})"},
+      {"device.kind", "cuda"}, {"device.name", "NVIDIA H200"}, {"device.total_memory_bytes", "150109880320"},
+      {"device.compute_capability", "9.0"}, {"versions.cudnn", "91900"}, {"versions.cuda_runtime", "13000"}};
+  const auto d = config_diff({cpu, gpu});
+  auto find = [&](const std::string& k) -> const ConfigDifference* {
+    for (const auto& x : d)
+      if (x.key == k) return &x;
+    return nullptr;
+  };
+  for (const char* k : {"pin_memory", "cuda_graphs", "device.total_memory_bytes", "device.compute_capability",
+                        "versions.cudnn", "versions.cuda_runtime"}) {
+    const ConfigDifference* x = find(k);
+    ASSERT_TRUE(x) << k;
+    ASSERT_EQ(x->not_applicable.size(), 2u);
+    EXPECT_TRUE(x->not_applicable[0]) << k;
+    EXPECT_FALSE(x->values[0].has_value()) << k << ": no made-up 0";
+    EXPECT_FALSE(x->not_applicable[1]) << k;
+    EXPECT_TRUE(x->values[1].has_value()) << k;
+  }
+  EXPECT_FALSE(find("memory_limit_bytes")) << "0 in both: the same, not listed";
+  EXPECT_FALSE(find("cpu_threads"));
+  ASSERT_TRUE(find("device.name"));
+  EXPECT_EQ(find("device.name")->values[0].value_or(""), "AMD EPYC");  // a CPU has a name
+  EXPECT_EQ(not_applicable_text(cpu), "n/a (CPU run)");
+  EXPECT_EQ(not_applicable_text(gpu), "n/a (GPU run)");
+  EXPECT_EQ(session_device({{"run.config", R"({"device":"cpu"})"}}), "cpu");
+  EXPECT_EQ(session_device({{"import.format", "x"}}), "");
+}
+
 }  // namespace
 }  // namespace ts::prof::compare

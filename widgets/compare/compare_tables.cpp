@@ -122,7 +122,9 @@ void fill_sessions_table(QTableWidget* t, const pc::Comparison& c) {
         QString::fromStdString(s.label), recorded, meta("device.name"), model,
         rc.known && rc.batch_size > 0 ? QString::number(rc.batch_size) : kAbsent,
         rc.known && rc.num_workers >= 0 ? QString::number(rc.num_workers) : kAbsent,
-        rc.known ? QString::fromStdString(rc.amp) : kAbsent, QString::number(s.recorded_steps), meta("dropped.cupti")};
+        rc.known ? QString::fromStdString(rc.amp) : kAbsent, QString::number(s.recorded_steps),
+        // CUPTI records a GPU's activity: a CPU run has none to drop (its meta says 0).
+        pc::session_device(s.meta) == "cpu" ? QString::fromStdString(pc::not_applicable_text(s.meta)) : meta("dropped.cupti")};
     for (int r = 0; r < static_cast<int>(values.size()); ++r) set_cell(t, r, i, values[r]);
     t->item(0, i)->setTextAlignment(Qt::AlignLeft | Qt::AlignVCenter);  // a path: its start matters
   }
@@ -141,7 +143,12 @@ void fill_config_table(QTableWidget* t, const pc::Comparison& c) {
     keys << QString::fromStdString(d.key);
     for (int i = 0; i < static_cast<int>(d.values.size()) && i < t->columnCount(); ++i) {
       const auto& v = d.values[static_cast<std::size_t>(i)];
-      set_cell(t, r, i, v ? QString::fromStdString(*v) : QObject::tr("unknown"));  // not recorded (a trace)
+      const std::size_t col = static_cast<std::size_t>(i);
+      // Absent: not recorded (a trace), or a field that means nothing for this session's device (a
+      // CPU run records 0 for a GPU's memory and compute capability): said so, never a made-up value.
+      const bool na = col < d.not_applicable.size() && d.not_applicable[col];
+      set_cell(t, r, i, v ? QString::fromStdString(*v)
+                        : na ? QString::fromStdString(pc::not_applicable_text(c.sessions[col].meta)) : QObject::tr("unknown"));
       // Values that differ from the baseline in bold.
       if (i > 0 && v != d.values[0]) {
         QFont f = t->item(r, i)->font();
