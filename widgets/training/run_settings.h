@@ -43,7 +43,7 @@ struct RunSettings {
   double momentum = 0.0;
   double weight_decay = -1.0;  // < 0: the optimizer's default (0, AdamW 0.01)
   int num_workers = 2;
-  bool pin_memory = true;
+  bool pin_memory = runconfig::RunConfig{}.pin_memory;  // trainscope-run's default: one for both front ends
   bool augment = false;
   bool sync_every_step = false;
   std::uint64_t seed = 0;
@@ -93,6 +93,10 @@ QString amp_unavailable_reason(Device device, AmpMode mode);
 /// contradicting each other (no CPU runs AMP in TrainScope yet), that runs train in fp32, and where
 /// AMP is to be had — a CUDA GPU under Device when `cuda_gpu_here`, else none on this machine.
 QString cpu_amp_note(bool cuda_gpu_here);
+
+/// The pin_memory box's tooltip: what page-locking does and its default (RunConfig's, trainscope-run's
+/// too: on for CUDA runs, recorded off on the CPU).
+QString pin_memory_tooltip();
 
 /// Where the generated sample set lives (the same folder trainscope-run uses).
 QString sample_data_dir();
