@@ -466,6 +466,25 @@ TEST(Lessons, KeyNumbersAreComparesNumbers) {
   EXPECT_NEAR(acc.figures.at("images_per_s"), 51373.69, 0.01);
 }
 
+// pin_memory is never left to a default in a built-in lesson that trains on CUDA (the window's and the
+// runner's defaults once differed), and where the runs record it differently (a CPU run records it
+// off), every run's label says so.
+TEST(Lessons, EveryLessonSaysItsPinMemory) {
+  for (const Lesson& l : builtin_lessons()) {
+    SCOPED_TRACE(l.name);
+    std::vector<bool> pinned;
+    for (std::size_t i = 0; i < l.runs.size(); ++i) {
+      const bool cuda = l.knob(i, "device") != "cpu";
+      if (cuda) EXPECT_FALSE(l.knob(i, "pin_memory").empty()) << l.runs[i].id << ": pin_memory left to a default";
+      pinned.push_back(cuda && l.knob(i, "pin_memory") == "true");
+    }
+    if (std::all_of(pinned.begin(), pinned.end(), [&](bool p) { return p == pinned.front(); })) continue;
+    for (const LessonRun& run : l.runs)
+      EXPECT_TRUE(run.label.find("pin_memory") != std::string::npos || run.label.find("pageable") != std::string::npos)
+          << run.id << ": \"" << run.label << "\" does not say its pin_memory";
+  }
+}
+
 // A lesson's byte figures are written by the one formatter the window uses (base/format_bytes.h), so
 // "peak allocated" reads the same in the lesson table and on the memory track.
 TEST(LessonFigures, BytesUseTheWindowsFormatter) {
