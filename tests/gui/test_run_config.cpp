@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
 #include "profiling/event_source.h"
 #include "runconfig/run_config.h"
@@ -160,6 +161,26 @@ class TestRunConfig : public QObject {
     cuda.device = Device::cuda;
     QVERIFY(to_train_config(cuda, simple_cnn_spec()).pin_memory);
     QVERIFY(!to_train_config(test::small_cpu_run(1, 64), simple_cnn_spec()).pin_memory);
+  }
+
+  /// The status bar says "pinned" only where the run page-locks: a CPU run with the default pin_memory
+  /// trains and records it off (it read "num_workers 2, pinned" for a CPU run), a CUDA run keeps it.
+  void statusBarSaysPinnedOnlyForCudaRuns() {
+    MainWindow w;
+    auto workers = [&] {
+      for (QLabel* l : w.findChildren<QLabel*>())
+        if (l->text().startsWith("num_workers ")) return l->text();
+      return QString();
+    };
+    RunSettings s = w.runSettings()->settings();
+    s.device = Device::cpu;
+    s.pin_memory = true;
+    w.runSettings()->setSettings(s);
+    QTRY_VERIFY(workers().startsWith("num_workers"));
+    QVERIFY2(!workers().contains("pinned"), qPrintable(workers()));
+    QVERIFY(pinned_status_text(s).isEmpty());
+    s.device = Device::cuda;
+    QCOMPARE(pinned_status_text(s), QString(", pinned"));
   }
 
   void formRangesAreTheKnobTable() {

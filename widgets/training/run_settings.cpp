@@ -88,6 +88,10 @@ QString pin_memory_tooltip() {
       .arg(runconfig::RunConfig{}.pin_memory ? QObject::tr("on") : QObject::tr("off"));
 }
 
+QString pinned_status_text(const RunSettings& s) {
+  return s.pin_memory && s.device == Device::cuda ? QObject::tr(", pinned") : QString();
+}
+
 QString sample_data_dir() {
   // Same rule as trainscope-run: $XDG_CACHE_HOME or ~/.cache, then trainscope/sample-data.
   QString base = qEnvironmentVariable("XDG_CACHE_HOME");

@@ -98,6 +98,10 @@ QString cpu_amp_note(bool cuda_gpu_here);
 /// too: on for CUDA runs, recorded off on the CPU).
 QString pin_memory_tooltip();
 
+/// ", pinned" for the status bar where the run page-locks its batches: a CUDA run with pin_memory (a
+/// CPU run trains and records it off, runconfig::to_train_config), else "".
+QString pinned_status_text(const RunSettings& s);
+
 /// Where the generated sample set lives (the same folder trainscope-run uses).
 QString sample_data_dir();
 
