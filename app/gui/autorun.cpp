@@ -141,7 +141,8 @@ bool parse_autorun(const QCommandLineParser& p, AutorunOptions& o, QString& erro
     runconfig::apply_knob(c, k.knob, *value);
     if (o.given.contains(option_of(k.knob))) o.knobs.emplace_back(k.knob, *value);
   }
-  const std::string pin = p.isSet("no-pin-memory") ? "false" : "true";
+  // The default is the runner's (RunConfig's); --no-pin-memory turns it off.
+  const std::string pin = p.isSet("no-pin-memory") || !runconfig::RunConfig{}.pin_memory ? "false" : "true";
   runconfig::apply_knob(c, "pin_memory", pin);
   if (o.given.contains("no-pin-memory")) o.knobs.emplace_back("pin_memory", pin);
   RunSettings& s = o.settings;
