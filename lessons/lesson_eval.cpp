@@ -13,6 +13,7 @@
 #include "lessons/json_write.h"
 #include "lessons/session_pack.h"
 #include "profiling/analysis/analysis.h"
+#include "profiling/compare/compare.h"
 #include "profiling/event_source.h"
 #include "profiling/import/trace_analysis.h"
 
@@ -23,38 +24,31 @@ namespace an = prof::analysis;
 
 namespace {
 
-/// Step figures over the steps after the first `warmup` (never fewer than one step).
-void step_figures(const prof::EventStore& s, std::int64_t warmup, RunResult& out) {
-  const std::size_t n = s.steps.size();
-  if (n == 0) return;
-  const std::size_t first = std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(0, warmup)), n - 1);
-  std::int64_t images = 0, wall = 0, wait = 0, t0 = INT64_MAX, t1 = INT64_MIN;
-  std::vector<std::int64_t> walls;
+/// Step figures over the steps after the first `warmup` (never fewer than one step), and the run's
+/// throughput. Each figure comes from the function Compare shows it from (profiling/compare/compare.h),
+/// so that a lesson's key numbers, its promises and Compare's tables give one number per quantity:
+/// images_per_s from training_throughput (images per second of training time, the epochs table's),
+/// step_ms and slowest_step_ms from throughput() (host step rows), data_wait_ms from
+/// data_wait_ns_per_step (the analysis' raw data-loader wait, what input_bound judges).
+void step_figures(const prof::EventStore& s, const an::Report& rep, std::int64_t warmup, RunResult& out) {
+  const prof::compare::Throughput tp = prof::compare::throughput(s, warmup);
+  if (tp.steps == 0) return;
+  out.steps = tp.steps;
+  if (tp.mean_step_ns) out.figures["step_ms"] = *tp.mean_step_ns / 1e6;
+  out.figures["slowest_step_ms"] = static_cast<double>(tp.slowest_step_ns) / 1e6;
+  if (tp.training.img_per_s) out.figures["images_per_s"] = *tp.training.img_per_s;
+  if (const auto w = prof::compare::data_wait_ns_per_step(rep)) out.figures["data_wait_ms"] = *w / 1e6;
+  // The median only names the steps that stand out from it (they count in step_ms).
+  out.median_step_ms = tp.median_step_ns.value_or(0) / 1e6;
+  const std::size_t first = static_cast<std::size_t>(tp.warmup_steps_skipped), n = s.steps.size();
+  std::int64_t t0 = INT64_MAX, t1 = INT64_MIN;
   for (std::size_t i = first; i < n; ++i) {
     const auto& st = s.steps[i];
-    images += st.images;
-    wall += st.end - st.start;
-    wait += st.data_wait_ns;
-    walls.push_back(st.end - st.start);
     t0 = std::min(t0, st.start);
     t1 = std::max(t1, st.end);
+    const double ms = (st.end - st.start) / 1e6;
+    if (ms > kOutlierTimesMedian * out.median_step_ms) out.outliers.push_back({st.global_step, ms});
   }
-  const double steps = static_cast<double>(walls.size());
-  out.steps = static_cast<std::int64_t>(walls.size());
-  // step_ms and images_per_s are one measurement (summed wall of the same steps), so that a
-  // lesson's promise, its figures table and Compare's step bars tell one story; the median is kept
-  // only to name the steps that stand out from it.
-  out.figures["step_ms"] = wall / 1e6 / steps;
-  out.figures["slowest_step_ms"] = *std::max_element(walls.begin(), walls.end()) / 1e6;
-  if (wall > 0) out.figures["images_per_s"] = images / (wall / 1e9);
-  std::vector<std::int64_t> sorted = walls;
-  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-  out.median_step_ms = sorted[sorted.size() / 2] / 1e6;
-  for (std::size_t i = first; i < n; ++i) {
-    const double ms = (s.steps[i].end - s.steps[i].start) / 1e6;
-    if (ms > kOutlierTimesMedian * out.median_step_ms) out.outliers.push_back({s.steps[i].global_step, ms});
-  }
-  out.figures["data_wait_ms"] = wait / 1e6 / steps;
   std::int64_t h2d = 0;
   bool any_copy = false;
   for (std::size_t i = 0, m = s.memcpys.size(); i < m; ++i) {
@@ -63,7 +57,7 @@ void step_figures(const prof::EventStore& s, std::int64_t warmup, RunResult& out
     h2d += c.end - c.start;
     any_copy = true;
   }
-  if (any_copy || s.kernels.size() > 0) out.figures["h2d_copy_ms"] = h2d / 1e6 / steps;
+  if (any_copy || s.kernels.size() > 0) out.figures["h2d_copy_ms"] = h2d / 1e6 / static_cast<double>(tp.steps);
 }
 
 /// Peaks of the allocator's memory.allocated.* series (samplers.cpp): activations, and all summed.
@@ -239,7 +233,7 @@ RunResult measure_session(const std::string& path, std::int64_t warmup) {
     for (const std::string& id : an::verdict_ids())
       if (auto m = an::verdict_measure(rep, id)) r.measures[id] = *m;
     if (rep.gpu_utilization) r.figures["gpu_utilization_pct"] = 100 * *rep.gpu_utilization;
-    step_figures(s, warmup, r);
+    step_figures(s, rep, warmup, r);
     memory_figures(s, r);
     r.analysed = true;
   } catch (const std::exception& e) {

@@ -40,16 +40,19 @@ LessonRecord read_record(const std::string& dir);
 /// Writes DIR/manifest.json (creating DIR), replacing it whole (written to a temporary, then renamed).
 void write_record(const std::string& dir, const LessonRecord& record);
 
-/// A run's measured figures (figure_names()):
-///   images_per_s: images of the analysed steps / their summed wall time (steps after the first
-///                 `warmup` ones: cuDNN's algorithm search and first allocations are not the lesson);
-///   step_ms: their summed wall time / their count, ms (the same steps and time as images_per_s:
-///                 step_ms x images_per_s = images per step; a one-off stall counts in both);
+/// A run's measured figures (figure_names()), each from the function Compare shows it from
+/// (profiling/compare/compare.h), so that the lesson and Compare give one number per quantity:
+///   images_per_s: images per second of training time (compare::training_throughput: every epoch's
+///                 images over its training time, evaluation excluded, as the trainer reports it; the
+///                 warm-up step is in it). Host step times are no throughput: without a sync per step the
+///                 host runs ahead of the GPU, and with gradient accumulation a step row is a micro-batch;
+///   step_ms: the mean host step time of the steps after the first `warmup` ones (compare::throughput's
+///                 mean_step_ns: cuDNN's algorithm search and first allocations are not the lesson);
 ///   slowest_step_ms: the longest of those steps, ms;
 ///   activation_bytes / peak_memory_bytes: the largest sample of the allocator's activations
 ///                 category / of all categories summed (samplers.cpp's memory.allocated.* series);
 ///   h2d_copy_ms: host-to-device copy time (CUPTI memcpy kind 1) per analysed step, ms;
-///   data_wait_ms: the trainer's data-loader wait per analysed step, ms;
+///   data_wait_ms: the trainer's raw data-loader wait per analysed step, ms (compare::data_wait_ns_per_step);
 ///   gpu_utilization_pct: the analysis' GPU busy / wall, %.
 /// A figure the session cannot give (no GPU records, no samples) is absent.
 struct RunResult {

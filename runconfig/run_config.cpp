@@ -172,7 +172,11 @@ std::int64_t memory_limit_bytes(const RunConfig& c) {
   }
 }
 
-TrainConfig to_train_config(const RunConfig& r, const ModelSpec& model, Device device, std::string_view front_end) {
+TrainConfig to_train_config(const RunConfig& given, const ModelSpec& model, Device device, std::string_view front_end) {
+  // Page-locking means nothing without a GPU: a CPU run trains and records pin_memory off, from the
+  // window and trainscope-run alike (the default stays on for CUDA runs: run_config.h).
+  RunConfig r = given;
+  r.pin_memory = given.pin_memory && device == Device::cuda;
   TrainConfig c;
   c.model = model;
   c.device = device;

@@ -18,7 +18,8 @@
 
 namespace ts::runconfig {
 
-/// A run's knobs. Defaults are trainscope-run's; the window starts from its own (RunSettings).
+/// A run's knobs. Defaults are trainscope-run's; the window starts from its own (RunSettings), which
+/// takes pin_memory's from here (one default for both front ends).
 struct RunConfig {
   std::string model = "simple_cnn";  // a preset name, a model-spec file or an inline spec ('{...}')
   std::string device = "auto";       // auto | cuda | cpu
@@ -26,6 +27,9 @@ struct RunConfig {
   int epochs = 1;
   std::int64_t batch_size = 128;
   int num_workers = 2;
+  // Page-locked batch buffers, on by default: what PyTorch users set with num_workers > 0
+  // (DataLoader(pin_memory=True)), and pageable copies are what the pinned_memory lesson warns about.
+  // CUDA runs only: to_train_config records it off for a CPU run.
   bool pin_memory = true;
   double lr = 1e-3;
   std::string optimizer = "adam";    // sgd | adam | adamw
@@ -108,7 +112,8 @@ std::int64_t memory_limit_bytes(const RunConfig& c);
 
 /// The engine's config for `c` with the model already resolved and the device chosen (c.device is
 /// recorded as it is: pass it resolved). run_config_json is run_config_json(c, model, front_end),
-/// so checkpoints and the session's run.config hold the same text.
+/// so checkpoints and the session's run.config hold the same text. pin_memory is off unless `device`
+/// is CUDA (nothing to page-lock for on the CPU), the same for every front end.
 TrainConfig to_train_config(const RunConfig& c, const ModelSpec& model, Device device, std::string_view front_end);
 
 /// The session's meta run.config (also kept in checkpoints): every knob of the run as one compact

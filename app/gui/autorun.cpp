@@ -98,7 +98,7 @@ void add_autorun_options(QCommandLineParser& p) {
       {"limit-train", "Use only the first N training images (0 = all).", "n", "0"},
       {"augment", "Random crop (padding 4) + horizontal flip."},
       {"sync-every-step", "Read the loss every step (as loss.item() does)."},
-      {"no-pin-memory", "Pageable batch buffers."},
+      {"no-pin-memory", "Pageable batch buffers (default: pin_memory on for CUDA runs, as in trainscope-run)."},
       {"amp", "Automatic mixed precision: off (fp32), fp16 (dynamic loss scaling) or bf16; CUDA only.", "mode", "off"},
       {"accumulate", "Gradient accumulation: micro-batches per optimizer step (1 = off).", "n", "1"},
       {"deterministic", "Deterministic algorithms and reduction order (same seed, same losses)."},
@@ -141,7 +141,8 @@ bool parse_autorun(const QCommandLineParser& p, AutorunOptions& o, QString& erro
     runconfig::apply_knob(c, k.knob, *value);
     if (o.given.contains(option_of(k.knob))) o.knobs.emplace_back(k.knob, *value);
   }
-  const std::string pin = p.isSet("no-pin-memory") ? "false" : "true";
+  // The default is the runner's (RunConfig's); --no-pin-memory turns it off.
+  const std::string pin = p.isSet("no-pin-memory") || !runconfig::RunConfig{}.pin_memory ? "false" : "true";
   runconfig::apply_knob(c, "pin_memory", pin);
   if (o.given.contains("no-pin-memory")) o.knobs.emplace_back("pin_memory", pin);
   RunSettings& s = o.settings;

@@ -395,7 +395,7 @@ void MainWindow::updateIdleStatus() {
   batch_label_->setText(tr("batch size %1").arg(s.batch_size));
   amp_label_->setText(amp_status(s.amp, s.accumulate, s.deterministic));
   amp_label_->setToolTip(settings_->ampUnavailableReason());
-  workers_label_->setText(tr("num_workers %1%2").arg(s.num_workers).arg(s.pin_memory ? ", pinned" : ""));
+  workers_label_->setText(tr("num_workers %1%2").arg(s.num_workers).arg(pinned_status_text(s)));
 }
 
 QString MainWindow::statusText() const {
@@ -517,7 +517,7 @@ void MainWindow::startWith(const RunSettings& settings) {
   pause_->setText(tr("Pause"));
   device_label_->setText(tr("device: loading…"));
   batch_label_->setText(tr("batch size %1").arg(s.batch_size));
-  workers_label_->setText(tr("num_workers %1%2").arg(s.num_workers).arg(s.pin_memory ? ", pinned" : ""));
+  workers_label_->setText(tr("num_workers %1%2").arg(s.num_workers).arg(pinned_status_text(s)));
   showStatus(s.resume_path.isEmpty() ? tr("Loading the data and building the network…")
                                      : tr("Resuming from %1…").arg(s.resume_path));
   updateActions();

@@ -109,7 +109,12 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
   app.add_option("--num-workers", o.num_workers,
                  "data-loader worker threads (0 = the trainer thread loads; at most 4 per hardware thread)")
       ->check(kNonNegative)->capture_default_str();
-  app.add_flag("--pin-memory,!--no-pin-memory", o.pin_memory, "page-locked batch buffers (faster host-to-device copies)")
+  // The default is RunConfig's, the window's too (run_config.h); CLI11 writes the negation's value
+  // after the names ("{false}"), so the help says the default in words.
+  app.add_flag("--pin-memory,!--no-pin-memory", o.pin_memory,
+               std::string("page-locked batch buffers (faster host-to-device copies, as DataLoader(pin_memory=True)); "
+                           "default: ") + (runconfig::RunConfig{}.pin_memory ? "on" : "off") +
+                   " for CUDA runs (ignored and recorded off on the CPU); --no-pin-memory: pageable buffers")
       ->capture_default_str();
   app.add_option("--lr", o.lr, "learning rate")->check(kPositive)->capture_default_str();
   add_choice(app, "--optimizer", o.optimizer, "sgd, adam or adamw",
@@ -434,7 +439,6 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop, std::str
   runconfig::RunConfig recorded = o;  // the knobs as the run uses them: the device chosen, ...
   const Device device = resolve_device(o.device, say);
   recorded.device = device_name(device);
-  recorded.pin_memory = o.pin_memory && device == Device::cuda;  // page-locking means nothing without a GPU
   // One serialisation: checkpoints and the session's run.config.
   const TrainConfig c = runconfig::to_train_config(recorded, model, device, "trainscope-run");
   check_optimizer_options(c.optimizer, say);

@@ -8,6 +8,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -72,7 +73,44 @@ bool all_equal(const std::vector<std::optional<std::string>>& v) {
 /// is never "the same" as another, even when neither records it: the row says "unknown".
 constexpr const char* kLoopKnobs[] = {"batch_size", "num_workers", "pin_memory", "amp", "augment", "sync_every_step"};
 
+/// Marks, in each difference, the sessions whose device does not use the field (gpu_only_field on a
+/// CPU run, cpu_only_field on a CUDA run): their value becomes nullopt, said as not applicable.
+void mark_not_applicable(std::vector<ConfigDifference>& diffs, const std::vector<std::map<std::string, std::string>>& metas) {
+  std::vector<std::string> devices;
+  for (const auto& m : metas) devices.push_back(session_device(m));
+  for (ConfigDifference& d : diffs) {
+    d.not_applicable.assign(d.values.size(), false);
+    const bool gpu = gpu_only_field(d.key), cpu = cpu_only_field(d.key);
+    for (std::size_t i = 0; i < d.values.size() && i < devices.size(); ++i)
+      if ((gpu && devices[i] == "cpu") || (cpu && devices[i] == "cuda")) {
+        d.values[i].reset();
+        d.not_applicable[i] = true;
+      }
+  }
+}
+
 }  // namespace
+
+bool gpu_only_field(const std::string& key) {
+  static const char* const kGpuOnly[] = {"device.compute_capability", "device.multiprocessors", "device.total_memory_bytes",
+                                         "device.ordinal", "versions.cublas", "versions.cudnn", "versions.cupti",
+                                         "cuda_device", "cuda_graphs", "memory_limit_bytes", "allow_tf32", "pin_memory"};
+  return key.rfind("versions.cuda", 0) == 0 ||
+         std::find(std::begin(kGpuOnly), std::end(kGpuOnly), key) != std::end(kGpuOnly);
+}
+
+bool cpu_only_field(const std::string& key) { return key == "cpu_threads"; }
+
+std::string session_device(const std::map<std::string, std::string>& meta) {
+  if (const auto it = meta.find("device.kind"); it != meta.end() && (it->second == "cpu" || it->second == "cuda")) return it->second;
+  for (const auto& [k, v] : config_fields(meta))
+    if (k == "device" && (v == "cpu" || v == "cuda")) return v;
+  return {};
+}
+
+std::string not_applicable_text(const std::map<std::string, std::string>& meta) {
+  return session_device(meta) == "cpu" ? "n/a (CPU run)" : "n/a (GPU run)";
+}
 
 std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string, std::string>>& metas) {
   std::vector<ConfigDifference> out;
@@ -123,6 +161,7 @@ std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string
       const auto it = metas[i].find(k);
       return it == metas[i].end() ? std::nullopt : std::optional<std::string>(it->second);
     });
+  mark_not_applicable(out, metas);
   return out;
 }
 
@@ -157,7 +196,42 @@ Throughput throughput(const EventStore& store, std::int64_t warmup_steps) {
   t.median_img_per_s = median(rates);
   t.median_step_ns = median(durations);
   if (t.step_ns > 0) t.mean_img_per_s = t.images / (t.step_ns / 1e9);
+  if (t.steps > 0) t.mean_step_ns = static_cast<double>(t.step_ns) / static_cast<double>(t.steps);
+  if (!durations.empty()) t.slowest_step_ns = static_cast<std::int64_t>(*std::max_element(durations.begin(), durations.end()));
+  t.training = training_throughput(store);
   return t;
+}
+
+TrainingThroughput training_throughput(const EventStore& store) {
+  TrainingThroughput t;
+  const std::size_t epochs = store.epochs.size();
+  for (std::size_t i = 0; i < epochs; ++i) {
+    const EpochRecord& e = store.epochs[i];
+    if (e.train_ns <= 0) continue;
+    // The epochs table keeps the trainer's rate and time; its images are their product (the trainer
+    // computed the rate from whole images, so rounding gives them back).
+    t.images += std::llround(e.images_per_s * (static_cast<double>(e.train_ns) / 1e9));
+    t.train_ns += e.train_ns;
+    t.from_epochs = true;
+  }
+  if (!t.from_epochs) {
+    const std::size_t n = store.steps.size();
+    std::int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    for (std::size_t i = 0; i < n; ++i) {
+      const StepRecord& s = store.steps[i];
+      t.images += s.images;
+      t0 = std::min(t0, s.start);
+      t1 = std::max(t1, s.end);
+    }
+    t.train_ns = n > 0 ? std::max<std::int64_t>(t1 - t0, 0) : 0;
+  }
+  if (t.images > 0 && t.train_ns > 0) t.img_per_s = static_cast<double>(t.images) / (static_cast<double>(t.train_ns) / 1e9);
+  return t;
+}
+
+std::optional<double> data_wait_ns_per_step(const analysis::Report& report) {
+  if (report.steps <= 0) return std::nullopt;
+  return static_cast<double>(report.data_wait_ns) / static_cast<double>(report.steps);
 }
 
 Accuracy accuracy(const EventStore& store) {

@@ -26,7 +26,24 @@ namespace ts::prof::compare {
 struct ConfigDifference {
   std::string key;
   std::vector<std::optional<std::string>> values;
+  /// [i]: the field means nothing for session i's device (gpu_only_field on a CPU run, or a CPU-only
+  /// one on a CUDA run): its value is nullopt and the views say "n/a (CPU run)" / "n/a (GPU run)", not
+  /// the 0 a CPU session records for a GPU's memory or compute capability. Same size as values.
+  std::vector<bool> not_applicable;
 };
+
+/// Whether `key` (a run.config field or a meta key, as ConfigDifference::key) describes the CUDA device
+/// or a knob only a CUDA run uses: device.compute_capability, device.multiprocessors,
+/// device.total_memory_bytes, device.ordinal, versions.cuda_* / cudnn / cublas / cupti, cuda_device,
+/// cuda_graphs, memory_limit_bytes, allow_tf32, pin_memory (trainscope-run records page-locking off
+/// on the CPU: nothing to pin for). A CPU session records 0 or the knob's default for these.
+bool gpu_only_field(const std::string& key);
+/// Whether `key` is a knob only the CPU backend uses (cpu_threads).
+bool cpu_only_field(const std::string& key);
+/// "cpu", "cuda" or "" (unknown: a trace): meta device.kind, else run.config's device.
+std::string session_device(const std::map<std::string, std::string>& meta);
+/// What the views write for a value that does not apply: "n/a (CPU run)" / "n/a (GPU run)".
+std::string not_applicable_text(const std::map<std::string, std::string>& meta);
 
 /// The fields compared: every run.config field, the model spec (by content), device.*, versions.*
 /// and host.* meta keys. The training loop's knobs (batch_size, num_workers, pin_memory, amp,
@@ -34,20 +51,47 @@ struct ConfigDifference {
 /// "unknown"), even if no session does: unknown is never "the same". Otherwise returns only the
 /// fields whose values are not all equal, run.config fields first
 /// (in the first session's order), then meta keys in key order. A run.config that is not a JSON
-/// object counts as absent (never throws).
+/// object counts as absent (never throws). Equality is judged on the recorded values; a field that
+/// differs then shows not_applicable for the sessions whose device does not use it.
 std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string, std::string>>& metas);
 
-/// Training throughput from the steps table.
-/// img/s of a step = images / (end - start) of its host step row (waiting for data through the
-/// train step and any loss read; eval and time between epochs are outside every step).
+/// Images per second of training time: the one throughput every view shows (Compare's table, chart and
+/// headline, a lesson's key numbers and promises, the runner's summary). The trainer's own figure: the
+/// images of every epoch over their training time (epochs table: train_ns and images_per_s, evaluation
+/// excluded; the warm-up step is in it, as it is in the time a run takes). Host step times are not a
+/// throughput: without a sync per step the host runs ahead of the GPU, and with gradient accumulation a
+/// step row is a micro-batch (out_of_memory's recording: 856k img/s from host steps against 23.7k from
+/// training time). A session without epoch rows (an imported trace) takes its steps table instead: all
+/// steps' images over the time from the first step's start to the last one's end.
+struct TrainingThroughput {
+  std::optional<double> img_per_s;  // absent without images or time
+  std::int64_t images = 0;          // images trained
+  std::int64_t train_ns = 0;        // training time
+  bool from_epochs = false;         // the epochs table (else the steps table)
+};
+TrainingThroughput training_throughput(const EventStore& store);
+
+/// Raw data-loader wait per analysed step, ns: the trainer thread's data-wait ranges inside the analysed
+/// step windows (analysis::Report::data_wait_ns, what input_bound judges), before the breakdown gives an
+/// instant shared with GPU work to the kernel. Absent without analysed steps. Compare's Throughput table
+/// and a lesson's data_wait_ms both read it here.
+std::optional<double> data_wait_ns_per_step(const analysis::Report& report);
+
+/// Step figures from the steps table.
+/// A step's time = end - start of its host step row (waiting for data through the train step and any
+/// loss read; eval and time between epochs are outside every step).
 struct Throughput {
   std::int64_t steps = 0;             // steps used (after the warm-up steps left out)
   std::int64_t warmup_steps_skipped = 0;
   std::int64_t images = 0;            // sum over the steps used
   std::int64_t step_ns = 0;           // sum of their durations
-  std::optional<double> median_img_per_s;  // median over steps of each step's img/s
-  std::optional<double> mean_img_per_s;    // images / step_ns: the time-weighted mean
+  std::optional<double> median_img_per_s;  // median over steps of each step's img/s (JSON only)
+  std::optional<double> mean_img_per_s;    // images / step_ns (JSON only: host time is no throughput)
   std::optional<double> median_step_ns;
+  /// step_ns / steps: the host step time every view shows (Compare, a lesson's step_ms).
+  std::optional<double> mean_step_ns;
+  std::int64_t slowest_step_ns = 0;   // the longest step used
+  TrainingThroughput training;        // training_throughput(store): the img/s every view shows
 };
 /// One unit for a row of byte rates, from its largest value (bytes/s): TB/s with 2 decimals from
 /// 1e12, GB/s with 1 from 1e9, else MB/s with none; so sessions' cells read side by side.

@@ -47,34 +47,38 @@ void text_header(std::string& o, const Comparison& c) {
   else row(o, "", heads);
   for (const auto& d : c.config) {
     std::vector<std::string> cells;
-    for (const auto& v : d.values) cells.push_back(v ? *v : "unknown");
+    for (std::size_t i = 0; i < d.values.size(); ++i) {
+      const bool na = i < d.not_applicable.size() && d.not_applicable[i];
+      cells.push_back(d.values[i] ? *d.values[i] : na ? not_applicable_text(c.sessions[i].meta) : "unknown");
+    }
     row(o, d.key, cells);
   }
 }
 
 void text_throughput(std::string& o, const Comparison& c) {
-  std::vector<std::string> heads, steps, med, mean, stepms, acc, epochs, eps;
+  std::vector<std::string> heads, steps, rate, stepms, wait, acc, epochs;
   for (std::size_t i = 0; i < c.sessions.size(); ++i) {
     const auto& s = c.sessions[i];
     heads.push_back(letter(i));
     steps.push_back(fmt::format("{}", s.throughput.steps));
-    med.push_back(opt_num(s.throughput.median_img_per_s, "{:.0f}"));
-    mean.push_back(opt_num(s.throughput.mean_img_per_s, "{:.0f}"));
-    stepms.push_back(s.throughput.median_step_ns ? fmt::format("{:.3f}", *s.throughput.median_step_ns / 1e6) : "absent");
+    rate.push_back(opt_num(s.throughput.training.img_per_s, "{:.0f}"));
+    stepms.push_back(s.throughput.mean_step_ns ? fmt::format("{:.3f}", *s.throughput.mean_step_ns / 1e6) : "absent");
+    const auto w = data_wait_ns_per_step(s.report);
+    wait.push_back(w ? fmt::format("{:.3f}", *w / 1e6) : "absent");
     acc.push_back(s.accuracy.test_accuracy ? fmt::format("{:.2f} %", 100 * *s.accuracy.test_accuracy) : "absent");
     epochs.push_back(s.accuracy.last_epoch ? fmt::format("{}", *s.accuracy.last_epoch) : "absent");
-    eps.push_back(opt_num(s.accuracy.epoch_img_per_s, "{:.0f}"));
   }
-  o += fmt::format("\nthroughput (steps table, {} warm-up step(s) left out; img/s = images / host step time)\n",
+  // The names the window and the lessons give these figures (compare.h: training_throughput,
+  // Throughput::mean_step_ns, data_wait_ns_per_step).
+  o += fmt::format("\nthroughput (images/s of training time, eval excluded; step figures: {} warm-up step(s) left out)\n",
                    c.options.warmup_steps);
   row(o, "", heads);
   row(o, "steps", steps);
-  row(o, "img/s, median of steps", med);
-  row(o, "img/s, mean (total)", mean);
-  row(o, "step time, median ms", stepms);
+  row(o, "images/s (training time)", rate);
+  row(o, "host step, mean ms", stepms);
+  row(o, "data wait/step (raw) ms", wait);
   row(o, "last epoch", epochs);
   row(o, "test accuracy", acc);
-  row(o, "epoch img/s (trainer)", eps);
 }
 
 /// Measured GPU metrics (CUPTI PM sampling) per session, where any session has them: SM active and
@@ -219,6 +223,12 @@ void json_session(W& w, const SessionSummary& s) {
   opt(w, "median_img_per_s", s.throughput.median_img_per_s);
   opt(w, "mean_img_per_s", s.throughput.mean_img_per_s);
   opt(w, "median_step_ns", s.throughput.median_step_ns);
+  opt(w, "mean_step_ns", s.throughput.mean_step_ns);
+  opt(w, "training_img_per_s", s.throughput.training.img_per_s);
+  w.Key("training_images"); w.Int64(s.throughput.training.images);
+  w.Key("training_ns"); w.Int64(s.throughput.training.train_ns);
+  w.Key("training_from"); w.String(s.throughput.training.from_epochs ? "epochs" : "steps");
+  opt(w, "data_wait_ns_per_step", data_wait_ns_per_step(s.report));
   w.EndObject();
   w.Key("accuracy");
   w.StartObject();
@@ -327,6 +337,10 @@ std::string to_json(const Comparison& c) {
       if (v) w.String(v->c_str());
       else w.Null();
     }
+    w.EndArray();
+    w.Key("not_applicable");  // [i]: null because session i's device does not use the field
+    w.StartArray();
+    for (std::size_t i = 0; i < d.values.size(); ++i) w.Bool(i < d.not_applicable.size() && d.not_applicable[i]);
     w.EndArray();
     w.EndObject();
   }

@@ -113,24 +113,33 @@ class TestCompareView : public QObject {
     QCOMPARE(facts->item(device, 1)->text(), QString("NVIDIA H200"));
     QCOMPARE(facts->item(workers, 1)->text(), QString("0"));
     QCOMPARE(facts->item(row_labels(facts).indexOf("steps recorded"), 0)->text(), QString::number(v.stores()[0]->steps.size()));
-    // Throughput: the library's numbers, B slower than A (input-bound), change shown against A.
+    // Throughput: the library's numbers, B slower than A (input-bound), change shown against A. One
+    // throughput (images/s of training time, the epochs table's) in the table, the chart and the
+    // headline, under one label; no host-step rate beside it.
     const pc::Comparison& c = *v.comparison();
-    const double med_a = *c.sessions[0].throughput.median_img_per_s, med_b = *c.sessions[1].throughput.median_img_per_s;
-    QVERIFY(med_b < med_a);
+    const double rate_a = *c.sessions[0].throughput.training.img_per_s, rate_b = *c.sessions[1].throughput.training.img_per_s;
+    QVERIFY(c.sessions[0].throughput.training.from_epochs);
+    QVERIFY(rate_b < rate_a);
     QTableWidget* t = v.throughputTable();
-    const int med_row = static_cast<int>(ThroughputRow::median_img_s);
-    QCOMPARE(t->item(med_row, 0)->text(), QLocale(QLocale::English).toString(med_a, 'f', 0));
-    QVERIFY2(t->item(med_row, 1)->text().contains(QStringLiteral("(−")), qPrintable(t->item(med_row, 1)->text()));
-    QVERIFY(t->item(static_cast<int>(ThroughputRow::mean_img_s), 0)->text() !=
-            t->item(med_row, 0)->text());  // median of steps vs time-weighted mean
+    const int rate_row = static_cast<int>(ThroughputRow::img_s);
+    QCOMPARE(t->verticalHeaderItem(rate_row)->text(), training_rate_label());
+    QCOMPARE(t->item(rate_row, 0)->text(), QLocale(QLocale::English).toString(rate_a, 'f', 0));
+    QVERIFY2(t->item(rate_row, 1)->text().contains(QStringLiteral("(−")), qPrintable(t->item(rate_row, 1)->text()));
+    for (const QString& label : row_labels(t)) QVERIFY2(!label.contains("median"), qPrintable(label));
+    const int step_row = static_cast<int>(ThroughputRow::mean_step_ms), wait_row = static_cast<int>(ThroughputRow::data_wait_ms);
+    QCOMPARE(t->verticalHeaderItem(step_row)->text(), host_step_label());
+    QCOMPARE(t->item(step_row, 0)->text(), QStringLiteral("%1 ms").arg(*c.sessions[0].throughput.mean_step_ns / 1e6, 0, 'f', 3));
+    QCOMPARE(t->verticalHeaderItem(wait_row)->text(), data_wait_label());
+    QCOMPARE(t->item(wait_row, 1)->text(), QStringLiteral("%1 ms").arg(*pc::data_wait_ns_per_step(c.sessions[1].report) / 1e6, 0, 'f', 3));
     QVERIFY(t->item(static_cast<int>(ThroughputRow::test_accuracy), 0)->text().endsWith("%"));
-    QCOMPARE(v.throughputChart()->medianBars()->data()->size(), 2);
-    QCOMPARE(v.throughputChart()->meanBars()->data()->at(1)->value, *c.sessions[1].throughput.mean_img_per_s);
+    QCOMPARE(v.throughputChart()->rateBars()->data()->size(), 2);
+    QCOMPARE(v.throughputChart()->rateBars()->data()->at(1)->value, rate_b);
+    QCOMPARE(v.throughputChart()->rateBars()->name(), training_rate_label());
     // The headline says what changed, and a first comparison opens on throughput, not the configuration.
-    const double ratio = *c.sessions[1].throughput.mean_img_per_s / *c.sessions[0].throughput.mean_img_per_s;
+    const double ratio = rate_b / rate_a;
     const QString head = v.headerText();
-    QVERIFY2(head.contains(QString("B: %1× A's images/s").arg(ratio, 0, 'f', 2)), qPrintable(head));
-    QVERIFY2(head.contains("median step") && head.contains("new verdicts: input-bound") && !head.contains("input_bound"), qPrintable(head));
+    QVERIFY2(head.contains(QString("B: %1× A's %2").arg(ratio, 0, 'f', 2).arg(training_rate_label())), qPrintable(head));
+    QVERIFY2(head.contains(host_step_label()) && head.contains("new verdicts: input-bound") && !head.contains("input_bound"), qPrintable(head));
     QCOMPARE(v.tabs()->currentIndex(), 1);
     // Verdicts: input_bound in B only (matrix and details).
     QVERIFY(!verdict_ids(v.verdictTree(), 0).contains("input_bound"));
@@ -278,6 +287,29 @@ class TestCompareView : public QObject {
              qPrintable(QString("names %1 px, numbers %2 px").arg(t->columnWidth(KernelDiffModel::kName)).arg(numbers)));
     for (int r = 0; r < p->proxy()->rowCount(); ++r)
       QVERIFY(!p->proxy()->index(r, KernelDiffModel::kName).data(Qt::ToolTipRole).toString().isEmpty());
+  }
+
+  /// A CPU run beside a GPU run: the GPU's fields (memory, compute capability, CUDA/cuDNN versions, the
+  /// CUDA-only knobs) say they do not apply to the CPU run, never a made-up 0; so do its CUPTI drops.
+  void gpuOnlyFieldsOfACpuRunSayNotApplicable() {
+    CompareView v;
+    QVERIFY(load(v, {data_file("cpu_b64_nw1.tsession"), a_}));
+    QTableWidget* t = v.configTable();
+    const QStringList rows = row_labels(t);
+    int gpu_only = 0;
+    for (int r = 0; r < t->rowCount(); ++r) {
+      if (!pc::gpu_only_field(rows[r].toStdString())) continue;
+      ++gpu_only;
+      QCOMPARE(t->item(r, 0)->text(), QString("n/a (CPU run)"));
+      QVERIFY2(t->item(r, 1)->text() != "n/a (CPU run)", qPrintable(rows[r]));
+    }
+    for (const char* k : {"device.total_memory_bytes", "device.compute_capability", "versions.cudnn", "cuda_graphs"})
+      QVERIFY2(rows.contains(k), k);
+    QVERIFY(gpu_only >= 4);
+    const int dropped = row_labels(v.sessionsTable()).indexOf("dropped CUPTI records");
+    QVERIFY(dropped >= 0);
+    QCOMPARE(v.sessionsTable()->item(dropped, 0)->text(), QString("n/a (CPU run)"));
+    QCOMPARE(v.sessionsTable()->item(dropped, 1)->text(), QString("0"));
   }
 
   void kernelDiffModel() {

@@ -21,6 +21,7 @@
 #include "profiling/analysis/analysis.h"
 #include "gui/gui_test_util.h"
 #include "widgets/compare/aligned_timelines.h"
+#include "widgets/compare/compare_tables.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/lessons/lesson_runner.h"
 #include "widgets/lessons/lesson_view.h"
@@ -215,6 +216,46 @@ class TestLessons : public QObject {
     QVERIFY(verdict_promises >= 4 && figure_promises >= 4);  // the lessons keep both kinds
   }
 
+  /// One number per quantity: a lesson's key numbers (images/s, host step, data wait) are Compare's
+  /// for the same runs, under the same labels, and a promise names the figure so too. out_of_memory's
+  /// accumulate run (micro-batch 2048, accumulate 4) read 188,596 images/s from host steps in the key
+  /// numbers while Compare's Throughput tab read 69,555 (the last epoch) for it.
+  void keyNumbersAreComparesNumbersUnderOneLabel() {
+    MainWindow w;
+    w.show();
+    for (const char* name : {"out_of_memory", "cpu_vs_gpu"}) {
+      QVERIFY(w.lessons()->runLesson(name, true));  // the recording
+      QTRY_VERIFY2_WITH_TIMEOUT(shown(w, name), name, 60000);
+      LessonView* v = w.lessons()->lessonView();
+      const lessons::LessonResult& r = *v->result();
+      const prof::compare::Comparison* c = v->compareView()->comparison();
+      QVERIFY(c);
+      QTableWidget* figures = v->figuresTable();
+      QTableWidget* tp = v->compareView()->throughputTable();
+      auto row_of = [](QTableWidget* t, const QString& label) {
+        for (int i = 0; i < t->rowCount(); ++i)
+          if (t->verticalHeaderItem(i) && t->verticalHeaderItem(i)->text() == label) return i;
+        return -1;
+      };
+      for (const QString& label : {training_rate_label(), host_step_label(), data_wait_label()}) {
+        QVERIFY2(row_of(figures, label) >= 0, qPrintable(QString("%1: no key-number row %2").arg(name, label)));
+        QVERIFY2(row_of(tp, label) >= 0, qPrintable(QString("%1: no Compare row %2").arg(name, label)));
+      }
+      std::size_t session = 0;  // Compare holds the runs that recorded steps, in the lesson's order
+      for (const auto& run : r.runs) {
+        if (!run.analysed || run.steps == 0) continue;
+        QVERIFY(session < c->sessions.size());
+        const auto& s = c->sessions[session++];
+        QCOMPARE(run.figures.at("images_per_s"), *s.throughput.training.img_per_s);
+        QCOMPARE(run.figures.at("step_ms"), *s.throughput.mean_step_ns / 1e6);
+        QCOMPARE(run.figures.at("data_wait_ms"), *prof::compare::data_wait_ns_per_step(s.report) / 1e6);
+      }
+      QCOMPARE(session, c->sessions.size());
+      if (std::string(name) == "cpu_vs_gpu")
+        QVERIFY2(v->checkRows().front().what.startsWith(training_rate_label()), qPrintable(v->checkRows().front().what));
+    }
+  }
+
   void invalidLessonFileIsRefusedWithTheFieldNamed() {
     QTemporaryDir tmp;
     QByteArray bad(kTinyCpuLesson);
@@ -244,7 +285,7 @@ class TestLessons : public QObject {
     panel->select("out_of_memory");
     QTest::qWait(500);
     QVERIFY(panel->grab().save(dir + "/lessons_panel_1280x680.png"));
-    for (const char* name : {"batch_size", "out_of_memory"}) {
+    for (const char* name : {"batch_size", "out_of_memory", "cpu_vs_gpu"}) {
       QVERIFY(w.lessons()->runLesson(name, true));
       QTRY_VERIFY_WITH_TIMEOUT(shown(w, name), 60000);
       for (QSize size : {QSize(1280, 680), QSize(1920, 1040)}) {
@@ -252,6 +293,14 @@ class TestLessons : public QObject {
         QTest::qWait(1200);
         QVERIFY(w.lessons()->lessonView()->grab().save(
             dir + QString("/lesson_%1_%2x%3.png").arg(name).arg(size.width()).arg(size.height())));
+      }
+      // Compare's Configuration and Throughput tabs beside the key numbers, at 1280x680.
+      w.lessons()->lessonView()->resize(1280, 680);
+      QTabWidget* tabs = w.lessons()->lessonView()->compareView()->tabs();
+      for (int i = 0; i < 2 && i < tabs->count(); ++i) {
+        tabs->setCurrentIndex(i);
+        QTest::qWait(600);
+        QVERIFY(w.lessons()->lessonView()->grab().save(dir + QString("/lesson_%1_compare_tab%2.png").arg(name).arg(i)));
       }
     }
   }

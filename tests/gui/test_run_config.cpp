@@ -4,6 +4,7 @@
 // run configuration and back unchanged, its fields take their ranges from the knob table; "Run again with these settings" reads what either wrote.
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QProcess>
 #include <QFormLayout>
@@ -13,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
 #include "profiling/event_source.h"
 #include "runconfig/run_config.h"
@@ -53,7 +55,9 @@ class TestRunConfig : public QObject {
   void runnerAndWindowWriteTheSameRunConfig() {
     QTemporaryDir dir;
     RunSettings s = test::small_cpu_run(1, 64);
-    s.pin_memory = false;  // trainscope-run records page-locking as off on the CPU
+    // pin_memory left at the window's default, and no --pin-memory option below: both front ends take
+    // one default (RunConfig's) and record page-locking off on the CPU (runconfig::to_train_config).
+    QCOMPARE(s.pin_memory, runconfig::RunConfig{}.pin_memory);
     s.seed = 11;
     s.lr = 0.003;
     s.optimizer = OptimizerType::sgd;
@@ -71,7 +75,7 @@ class TestRunConfig : public QObject {
     QVERIFY2(!runner.isEmpty(), "trainscope-run not found");
     QProcess p;
     p.start(runner, {"--device", "cpu", "--epochs", "1", "--batch-size", "64", "--num-workers", "1",
-                     "--limit-train", "64", "--no-pin-memory", "--log-every", "1", "--seed", "11", "--lr", "0.003",
+                     "--limit-train", "64", "--log-every", "1", "--seed", "11", "--lr", "0.003",
                      "--optimizer", "sgd", "--momentum", "0.9", "--accumulate", "2", "--quiet",
                      "--session", dir.path() + "/runner.tsession"});
     QVERIFY(p.waitForFinished(120000));
@@ -89,6 +93,7 @@ class TestRunConfig : public QObject {
     w.remove("front_end");
     r.remove("front_end");
     for (const QString& k : w.keys()) QVERIFY2(w.value(k) == r.value(k), qPrintable(k));
+    QCOMPARE(w.value("pin_memory").toBool(), false);  // a CPU run: nothing to page-lock for
     QCOMPARE(w.value("lr").toDouble(), 0.003);
     QCOMPARE(w.value("accumulate").toInt(), 2);
 
@@ -135,6 +140,47 @@ class TestRunConfig : public QObject {
     QCOMPARE(t.checkpoint_path, std::string("/ckpt/"));
     QCOMPARE(t.memory_limit_bytes, std::int64_t{5} << 29);
     QCOMPARE(t.run_config_json, runconfig::run_config_json(c, simple_cnn_spec(), "trainscope"));
+  }
+
+  /// pin_memory: one default for the window and trainscope-run (RunConfig's: on, what PyTorch users set
+  /// with num_workers > 0), said in the box's tooltip and the runner's --help alike; a CUDA run keeps it.
+  void pinMemoryHasOneDefaultSaidInBothFrontEnds() {
+    QVERIFY(runconfig::RunConfig{}.pin_memory);
+    QCOMPARE(RunSettings{}.pin_memory, runconfig::RunConfig{}.pin_memory);
+    RunSettingsPanel panel({}, QString());
+    auto* box = panel.findChild<QCheckBox*>("pin_memory");
+    QVERIFY(box);
+    QCOMPARE(box->isChecked(), runconfig::RunConfig{}.pin_memory);
+    QVERIFY2(box->toolTip().contains("Default: on"), qPrintable(box->toolTip()));
+    QProcess p;
+    p.start(lesson_runner_program(), {"--help"});
+    QVERIFY(p.waitForFinished(30000));
+    const QString help = QString::fromUtf8(p.readAllStandardOutput());
+    QVERIFY2(help.contains("default: on for CUDA runs"), qPrintable(help));
+    RunSettings cuda = test::small_cpu_run(1, 64);
+    cuda.device = Device::cuda;
+    QVERIFY(to_train_config(cuda, simple_cnn_spec()).pin_memory);
+    QVERIFY(!to_train_config(test::small_cpu_run(1, 64), simple_cnn_spec()).pin_memory);
+  }
+
+  /// The status bar says "pinned" only where the run page-locks: a CPU run with the default pin_memory
+  /// trains and records it off (it read "num_workers 2, pinned" for a CPU run), a CUDA run keeps it.
+  void statusBarSaysPinnedOnlyForCudaRuns() {
+    MainWindow w;
+    auto workers = [&] {
+      for (QLabel* l : w.findChildren<QLabel*>())
+        if (l->text().startsWith("num_workers ")) return l->text();
+      return QString();
+    };
+    RunSettings s = w.runSettings()->settings();
+    s.device = Device::cpu;
+    s.pin_memory = true;
+    w.runSettings()->setSettings(s);
+    QTRY_VERIFY(workers().startsWith("num_workers"));
+    QVERIFY2(!workers().contains("pinned"), qPrintable(workers()));
+    QVERIFY(pinned_status_text(s).isEmpty());
+    s.device = Device::cuda;
+    QCOMPARE(pinned_status_text(s), QString(", pinned"));
   }
 
   void formRangesAreTheKnobTable() {

@@ -45,7 +45,11 @@ TEST(RunnerCompare, TextTables) {
   EXPECT_NE(r.out.find("num_workers"), std::string::npos);
   EXPECT_NE(r.out.find("augment"), std::string::npos);
   EXPECT_EQ(r.out.find("batch_size"), std::string::npos) << "batch size is the same in both";
-  EXPECT_NE(r.out.find("img/s, median of steps"), std::string::npos);
+  // One throughput, named as the window and the lessons name it; no host-step rate beside it.
+  EXPECT_NE(r.out.find("images/s (training time)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("img/s, median of steps"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("host step, mean ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("data wait/step (raw) ms"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("data_loader_wait"), std::string::npos);
   EXPECT_NE(r.out.find("input_bound"), std::string::npos);
   EXPECT_NE(r.out.find("kernel diff B against A"), std::string::npos);

@@ -55,6 +55,9 @@ TEST(Runner, HelpAndVersion) {
   for (const char* opt : {"--data", "--model", "--device", "--epochs", "--batch-size", "--num-workers", "--pin-memory",
                           "--lr", "--optimizer", "--seed", "--limit-train", "--augment", "--sync-every-step"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+  // CLI11 writes "--pin-memory,--no-pin-memory{false}" (the negation's value): the default in words,
+  // the window's too (RunSettings takes RunConfig's).
+  EXPECT_NE(r.out.find("default: on for CUDA runs"), std::string::npos) << r.out;
   r = run("--version");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("trainscope-run " TRAINSCOPE_VERSION), std::string::npos) << r.out;

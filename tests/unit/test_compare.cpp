@@ -324,5 +324,81 @@ TEST(CompareConfig, KnobsATraceDoesNotRecordAreUnknownNotTheSame) {
   EXPECT_TRUE(d3.empty());
 }
 
+// One throughput: images per second of training time, the epochs table's, whatever the host steps
+// say. Gradient accumulation without a sync per step: each host step row is a 2048-image micro-batch
+// launched in ~2.5 ms while the GPU takes ~30 ms (out_of_memory's recording read 856k img/s from host
+// steps where the trainer measured 69.5k).
+TEST(Compare, TrainingThroughputIsImagesOverTrainingTime) {
+  StoreBuilder a;
+  for (int i = 1; i <= 8; ++i) a.step(i, i * 30'000'000LL, i * 30'000'000LL + 2'500'000, 2048);
+  EpochRecord e1, e2;
+  e1.epoch = 1, e1.train_ns = 400'000'000, e1.images_per_s = 4 * 2048 / 0.4;
+  e2.epoch = 2, e2.train_ns = 120'000'000, e2.images_per_s = 4 * 2048 / 0.12;
+  a.s.append(a.s.epochs, e1);
+  a.s.append(a.s.epochs, e2);
+  const TrainingThroughput t = training_throughput(a.s);
+  EXPECT_TRUE(t.from_epochs);
+  EXPECT_EQ(t.images, 8 * 2048);
+  EXPECT_EQ(t.train_ns, 520'000'000);
+  EXPECT_NEAR(*t.img_per_s, 8 * 2048 / 0.52, 1e-6);
+  const Throughput tp = throughput(a.s, 1);
+  EXPECT_NEAR(*tp.training.img_per_s, *t.img_per_s, 1e-9) << "the figure Compare's views read";
+  EXPECT_NEAR(*tp.mean_step_ns, 2'500'000, 1e-6);
+  EXPECT_EQ(tp.slowest_step_ns, 2'500'000);
+  EXPECT_GT(*tp.mean_img_per_s, 10 * *t.img_per_s) << "host steps would have said 819k img/s";
+  // Without epoch rows (a trace): the steps' images over their span, warm-up step included.
+  StoreBuilder b;
+  b.step(1, 0, 100'000'000, 100);
+  b.step(2, 150'000'000, 200'000'000, 100);
+  const TrainingThroughput tb = training_throughput(b.s);
+  EXPECT_FALSE(tb.from_epochs);
+  EXPECT_EQ(tb.train_ns, 200'000'000);
+  EXPECT_NEAR(*tb.img_per_s, 1000, 1e-9);
+  EXPECT_FALSE(training_throughput(EventStore{}).img_per_s);
+  analysis::Report r;
+  EXPECT_FALSE(data_wait_ns_per_step(r));
+  r.steps = 4, r.data_wait_ns = 10'000'000;
+  EXPECT_DOUBLE_EQ(*data_wait_ns_per_step(r), 2'500'000);
+}
+
+// A CPU run records 0 for a GPU's memory, compute capability and library versions, and the knobs
+// only CUDA uses: Compare says they do not apply instead of showing 0 beside the GPU's values.
+TEST(CompareConfig, GpuOnlyFieldsOfACpuRunAreNotApplicable) {
+  const std::map<std::string, std::string> cpu{
+      {"run.config", R"({"device":"cpu","batch_size":128,"num_workers":2,"pin_memory":false,"amp":"off","augment":false,)"
+                     R"("sync_every_step":false,"cuda_graphs":true,"memory_limit_bytes":0,"cpu_threads":0})"},
+      {"device.kind", "cpu"}, {"device.name", "AMD EPYC"}, {"device.total_memory_bytes", "0"},
+      {"device.compute_capability", "0.0"}, {"versions.cudnn", "0"}, {"versions.cuda_runtime", "0"}};
+  const std::map<std::string, std::string> gpu{
+      {"run.config", R"({"device":"cuda","batch_size":128,"num_workers":2,"pin_memory":true,"amp":"off","augment":false,)"
+                     R"("sync_every_step":false,"cuda_graphs":false,"memory_limit_bytes":0,"cpu_threads":0})"},
+      {"device.kind", "cuda"}, {"device.name", "NVIDIA H200"}, {"device.total_memory_bytes", "150109880320"},
+      {"device.compute_capability", "9.0"}, {"versions.cudnn", "91900"}, {"versions.cuda_runtime", "13000"}};
+  const auto d = config_diff({cpu, gpu});
+  auto find = [&](const std::string& k) -> const ConfigDifference* {
+    for (const auto& x : d)
+      if (x.key == k) return &x;
+    return nullptr;
+  };
+  for (const char* k : {"pin_memory", "cuda_graphs", "device.total_memory_bytes", "device.compute_capability",
+                        "versions.cudnn", "versions.cuda_runtime"}) {
+    const ConfigDifference* x = find(k);
+    ASSERT_TRUE(x) << k;
+    ASSERT_EQ(x->not_applicable.size(), 2u);
+    EXPECT_TRUE(x->not_applicable[0]) << k;
+    EXPECT_FALSE(x->values[0].has_value()) << k << ": no made-up 0";
+    EXPECT_FALSE(x->not_applicable[1]) << k;
+    EXPECT_TRUE(x->values[1].has_value()) << k;
+  }
+  EXPECT_FALSE(find("memory_limit_bytes")) << "0 in both: the same, not listed";
+  EXPECT_FALSE(find("cpu_threads"));
+  ASSERT_TRUE(find("device.name"));
+  EXPECT_EQ(find("device.name")->values[0].value_or(""), "AMD EPYC");  // a CPU has a name
+  EXPECT_EQ(not_applicable_text(cpu), "n/a (CPU run)");
+  EXPECT_EQ(not_applicable_text(gpu), "n/a (GPU run)");
+  EXPECT_EQ(session_device({{"run.config", R"({"device":"cpu"})"}}), "cpu");
+  EXPECT_EQ(session_device({{"import.format", "x"}}), "");
+}
+
 }  // namespace
 }  // namespace ts::prof::compare

@@ -135,6 +135,22 @@ TEST(RunConfigEngine, TrainConfigCarriesEveryKnob) {
   EXPECT_EQ(memory_limit_bytes(c), 0);
 }
 
+// pin_memory's one default (on) and one rule for every front end: a CUDA run keeps it, a CPU run trains
+// and records it off (the window recorded it on for a CPU run while trainscope-run recorded it off).
+TEST(RunConfigEngine, PinMemoryIsOnByDefaultAndOffOnTheCpu) {
+  RunConfig c;
+  EXPECT_TRUE(c.pin_memory);
+  const ModelSpec m = resolve_model("tiny_cnn");
+  for (const char* front_end : {"trainscope", "trainscope-run"}) {
+    const TrainConfig cuda = to_train_config(c, m, Device::cuda, front_end);
+    EXPECT_TRUE(cuda.pin_memory);
+    EXPECT_NE(cuda.run_config_json.find("\"pin_memory\":true"), std::string::npos);
+    const TrainConfig cpu = to_train_config(c, m, Device::cpu, front_end);
+    EXPECT_FALSE(cpu.pin_memory);
+    EXPECT_NE(cpu.run_config_json.find("\"pin_memory\":false"), std::string::npos) << cpu.run_config_json;
+  }
+}
+
 TEST(RunConfigJson, EveryKeyInOrder) {
   const RunConfig c = sample_config();
   const std::string json = run_config_json(c, resolve_model("tiny_cnn"), "trainscope-run");

@@ -2,7 +2,7 @@
 //   CompareBreakdownChart   ms per analysed step of each session as one stacked bar (QCPBars
 //                           moveAbove), categories in the analysis' priority order, one y scale for
 //                           every session, a legend, each bar's total above it, hover numbers
-//   CompareThroughputChart  img/s per session: the median of steps and the time-weighted mean
+//   CompareThroughputChart  images/s of training time per session (compare::training_throughput)
 //                           (compare.h) as grouped bars, with their values
 // Colours: Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), grey for other.
 #pragma once
@@ -58,12 +58,13 @@ class CompareThroughputChart : public QWidget {
   explicit CompareThroughputChart(QWidget* parent = nullptr);
   void setComparison(const prof::compare::Comparison& c);
   QCustomPlot* plot() const { return plot_; }
-  QCPBars* medianBars() const { return median_; }
-  QCPBars* meanBars() const { return mean_; }
+  /// One bar per session: images/s of training time (compare::training_throughput), the figure the
+  /// table, the headline and the lessons show.
+  QCPBars* rateBars() const { return rate_; }
 
  private:
   QCustomPlot* plot_;
-  QCPBars *median_, *mean_;
+  QCPBars* rate_;
   std::vector<QCPItemText*> labels_;
 };
 

@@ -122,7 +122,9 @@ void fill_sessions_table(QTableWidget* t, const pc::Comparison& c) {
         QString::fromStdString(s.label), recorded, meta("device.name"), model,
         rc.known && rc.batch_size > 0 ? QString::number(rc.batch_size) : kAbsent,
         rc.known && rc.num_workers >= 0 ? QString::number(rc.num_workers) : kAbsent,
-        rc.known ? QString::fromStdString(rc.amp) : kAbsent, QString::number(s.recorded_steps), meta("dropped.cupti")};
+        rc.known ? QString::fromStdString(rc.amp) : kAbsent, QString::number(s.recorded_steps),
+        // CUPTI records a GPU's activity: a CPU run has none to drop (its meta says 0).
+        pc::session_device(s.meta) == "cpu" ? QString::fromStdString(pc::not_applicable_text(s.meta)) : meta("dropped.cupti")};
     for (int r = 0; r < static_cast<int>(values.size()); ++r) set_cell(t, r, i, values[r]);
     t->item(0, i)->setTextAlignment(Qt::AlignLeft | Qt::AlignVCenter);  // a path: its start matters
   }
@@ -141,7 +143,12 @@ void fill_config_table(QTableWidget* t, const pc::Comparison& c) {
     keys << QString::fromStdString(d.key);
     for (int i = 0; i < static_cast<int>(d.values.size()) && i < t->columnCount(); ++i) {
       const auto& v = d.values[static_cast<std::size_t>(i)];
-      set_cell(t, r, i, v ? QString::fromStdString(*v) : QObject::tr("unknown"));  // not recorded (a trace)
+      const std::size_t col = static_cast<std::size_t>(i);
+      // Absent: not recorded (a trace), or a field that means nothing for this session's device (a
+      // CPU run records 0 for a GPU's memory and compute capability): said so, never a made-up value.
+      const bool na = col < d.not_applicable.size() && d.not_applicable[col];
+      set_cell(t, r, i, v ? QString::fromStdString(*v)
+                        : na ? QString::fromStdString(pc::not_applicable_text(c.sessions[col].meta)) : QObject::tr("unknown"));
       // Values that differ from the baseline in bold.
       if (i > 0 && v != d.values[0]) {
         QFont f = t->item(r, i)->font();
@@ -177,26 +184,61 @@ void fill_measured_cells(QTableWidget* t, int col, const prof::analysis::Report&
 
 }  // namespace
 
+QString training_rate_label() { return QObject::tr("images/s (training time)"); }
+QString host_step_label() { return QObject::tr("host step (mean)"); }
+QString data_wait_label() { return QObject::tr("data wait/step (raw)"); }
+
+QString training_rate_tooltip() {
+  return QObject::tr("Images trained ÷ training time, every epoch, evaluation excluded: the trainer's own figure "
+                     "(epochs table). Host step times are no throughput: without a sync per step the host runs "
+                     "ahead of the GPU, and with gradient accumulation a step is one micro-batch (docs/compare.md).");
+}
+
+namespace {
+
+/// The header tooltips of the throughput table: what each figure counts.
+void throughput_tooltips(QTableWidget* t) {
+  auto tip = [t](ThroughputRow r, const QString& text) { t->verticalHeaderItem(static_cast<int>(r))->setToolTip(text); };
+  tip(ThroughputRow::img_s, training_rate_tooltip());
+  tip(ThroughputRow::mean_step_ms, QObject::tr("Mean of the host step rows (data wait through the train step and any "
+                                               "loss read) after the warm-up steps, as a lesson's step figure counts them."));
+  tip(ThroughputRow::data_wait_ms, QObject::tr("The trainer's time in data-loader waits per analysed step, before the "
+                                               "breakdown gives an instant shared with GPU work to the kernel (what the "
+                                               "input-bound verdict judges)."));
+  // The figure the Utilization track's GPU row draws, the lessons and the verdicts' evidence call
+  // "GPU busy": one name in every view.
+  tip(ThroughputRow::gpu_util, QObject::tr("The time the GPU ran kernels, copies or memsets (their union) ÷ the steps' time (docs/metrics.md)."));
+  tip(ThroughputRow::measured_sm, QObject::tr("CUPTI PM sampling's SM active while kernels ran, beside the estimate from the "
+                                              "kernels' launch sizes (docs/metrics.md)."));
+}
+
+/// Session `i`'s accuracy cells, with the change against the baseline `a` after it.
+void fill_accuracy_cells(QTableWidget* t, int i, const pc::Accuracy& acc, const pc::Accuracy& a) {
+  auto cell = [&](ThroughputRow row, const QString& text) { set_cell(t, static_cast<int>(row), i, text); };
+  cell(ThroughputRow::last_epoch, acc.last_epoch ? QObject::tr("epoch %1 of %2").arg(*acc.last_epoch).arg(acc.epochs) : kAbsent);
+  QString test_acc = kAbsent;
+  if (acc.test_accuracy) {
+    test_acc = QStringLiteral("%1 %").arg(*acc.test_accuracy * 100, 0, 'f', 2);
+    if (i > 0 && a.test_accuracy) {
+      const double d = (*acc.test_accuracy - *a.test_accuracy) * 100;
+      test_acc += QStringLiteral(" (%1%2 points)").arg(d >= 0 ? "+" : "−").arg(std::abs(d), 0, 'f', 2);
+    }
+  }
+  cell(ThroughputRow::test_accuracy, test_acc);
+  cell(ThroughputRow::test_loss, acc.test_loss ? QString::number(*acc.test_loss, 'f', 4) : kAbsent);
+  cell(ThroughputRow::train_loss, acc.train_loss ? QString::number(*acc.train_loss, 'f', 4) : kAbsent);
+}
+
+}  // namespace
+
 void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
   const int n = static_cast<int>(c.sessions.size());
   set_session_columns(t, c, static_cast<int>(ThroughputRow::count));
-  t->setVerticalHeaderLabels({QObject::tr("steps used"), QObject::tr("img/s, median of steps"),
-                              QObject::tr("img/s, time-weighted mean"), QObject::tr("step time, median"),
+  t->setVerticalHeaderLabels({QObject::tr("steps used"), training_rate_label(), host_step_label(), data_wait_label(),
                               QObject::tr("GPU busy"), QObject::tr("SM active (measured) · est. SM efficiency"),
                               QObject::tr("DRAM read + write (measured)"), QObject::tr("last epoch"),
-                              QObject::tr("test accuracy"), QObject::tr("test loss"), QObject::tr("train loss"),
-                              QObject::tr("epoch img/s (trainer, eval excluded)")});
-  t->verticalHeaderItem(static_cast<int>(ThroughputRow::median_img_s))
-      ->setToolTip(QObject::tr("Median over the steps of images / host step time (docs/compare.md)."));
-  t->verticalHeaderItem(static_cast<int>(ThroughputRow::mean_img_s))
-      ->setToolTip(QObject::tr("Total images / total step time of the same steps: what a run of them achieves."));
-  // The figure the Utilization track's GPU row draws, the lessons and the verdicts' evidence call
-  // "GPU busy": one name in every view.
-  t->verticalHeaderItem(static_cast<int>(ThroughputRow::gpu_util))
-      ->setToolTip(QObject::tr("The time the GPU ran kernels, copies or memsets (their union) ÷ the steps' time (docs/metrics.md)."));
-  t->verticalHeaderItem(static_cast<int>(ThroughputRow::measured_sm))
-      ->setToolTip(QObject::tr("CUPTI PM sampling's SM active while kernels ran, beside the estimate from the "
-                               "kernels' launch sizes (docs/metrics.md)."));
+                              QObject::tr("test accuracy"), QObject::tr("test loss"), QObject::tr("train loss")});
+  throughput_tooltips(t);
   bool any_measured = false;
   double dram_max = 0;
   for (const auto& s : c.sessions) {
@@ -217,33 +259,18 @@ void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
     const auto& tp = s.throughput;
     cell(ThroughputRow::steps, tp.steps > 0 ? QObject::tr("%1 (%2 warm-up left out)").arg(tp.steps).arg(tp.warmup_steps_skipped)
                                             : kAbsent);
-    auto rate = [&](std::optional<double> v, std::optional<double> va) {
-      return v ? grouped(*v) + (base ? QString() : relative(va, v)) : kAbsent;
-    };
-    cell(ThroughputRow::median_img_s, rate(tp.median_img_per_s, a.throughput.median_img_per_s));
-    cell(ThroughputRow::mean_img_s, rate(tp.mean_img_per_s, a.throughput.mean_img_per_s));
-    const auto step_ms = ms(tp.median_step_ns);
-    cell(ThroughputRow::median_step_ms, step_ms ? QStringLiteral("%1 ms").arg(*step_ms, 0, 'f', 3) +
-                                                      (base ? QString() : relative(ms(a.throughput.median_step_ns), step_ms))
-                                                : kAbsent);
+    const auto rate = tp.training.img_per_s;
+    cell(ThroughputRow::img_s, rate ? grouped(*rate) + (base ? QString() : relative(a.throughput.training.img_per_s, rate)) : kAbsent);
+    const auto step_ms = ms(tp.mean_step_ns);
+    cell(ThroughputRow::mean_step_ms, step_ms ? QStringLiteral("%1 ms").arg(*step_ms, 0, 'f', 3) +
+                                                    (base ? QString() : relative(ms(a.throughput.mean_step_ns), step_ms))
+                                              : kAbsent);
+    const auto wait = ms(pc::data_wait_ns_per_step(s.report));
+    cell(ThroughputRow::data_wait_ms, wait ? QStringLiteral("%1 ms").arg(*wait, 0, 'f', 3) : kAbsent);
     const auto& u = s.report.gpu_utilization;
     cell(ThroughputRow::gpu_util, u ? QStringLiteral("%1 %").arg(*u * 100, 0, 'f', 1) : kAbsent);
     fill_measured_cells(t, i, s.report, dram_unit, base_dram);
-    const auto& acc = s.accuracy;
-    cell(ThroughputRow::last_epoch, acc.last_epoch ? QObject::tr("epoch %1 of %2").arg(*acc.last_epoch).arg(acc.epochs)
-                                                   : kAbsent);
-    QString test_acc = kAbsent;
-    if (acc.test_accuracy) {
-      test_acc = QStringLiteral("%1 %").arg(*acc.test_accuracy * 100, 0, 'f', 2);
-      if (!base && a.accuracy.test_accuracy) {
-        const double d = (*acc.test_accuracy - *a.accuracy.test_accuracy) * 100;
-        test_acc += QStringLiteral(" (%1%2 points)").arg(d >= 0 ? "+" : "−").arg(std::abs(d), 0, 'f', 2);
-      }
-    }
-    cell(ThroughputRow::test_accuracy, test_acc);
-    cell(ThroughputRow::test_loss, acc.test_loss ? QString::number(*acc.test_loss, 'f', 4) : kAbsent);
-    cell(ThroughputRow::train_loss, acc.train_loss ? QString::number(*acc.train_loss, 'f', 4) : kAbsent);
-    cell(ThroughputRow::epoch_img_s, rate(acc.epoch_img_per_s, a.accuracy.epoch_img_per_s));
+    fill_accuracy_cells(t, i, s.accuracy, a.accuracy);
   }
 }
 

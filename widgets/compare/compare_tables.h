@@ -29,14 +29,23 @@ void fill_sessions_table(QTableWidget* t, const prof::compare::Comparison& c);
 /// Rows: the ConfigDifference keys (only what differs); columns: sessions. An absent value shows "–".
 void fill_config_table(QTableWidget* t, const prof::compare::Comparison& c);
 
-/// Rows: steps used, img/s (median of steps, time-weighted mean), median step time, GPU
-/// time-utilisation, the measured SM active (beside the estimate) and DRAM throughput (PM sampling;
-/// rows hidden where no session has measured metrics), last epoch, test accuracy, test/train loss, the trainer's epoch img/s. Sessions
-/// after A show their change against A in parentheses for img/s, step time and accuracy.
+/// Rows: steps used, images/s of training time (compare::training_throughput), the mean host step time
+/// and the raw data wait per step (compare::data_wait_ns_per_step), GPU time-utilisation, the measured
+/// SM active (beside the estimate) and DRAM throughput (PM sampling; rows hidden where no session has
+/// measured metrics), last epoch, test accuracy, test/train loss. Sessions after A show their change
+/// against A in parentheses for images/s, step time and accuracy.
 void fill_throughput_table(QTableWidget* t, const prof::compare::Comparison& c);
 /// The rows of fill_throughput_table, in order (tests and the lead's exports look rows up by these).
-enum class ThroughputRow { steps, median_img_s, mean_img_s, median_step_ms, gpu_util, measured_sm, measured_dram, last_epoch,
-                           test_accuracy, test_loss, train_loss, epoch_img_s, count };
+enum class ThroughputRow { steps, img_s, mean_step_ms, data_wait_ms, gpu_util, measured_sm, measured_dram, last_epoch,
+                           test_accuracy, test_loss, train_loss, count };
+
+/// The names every view gives the figures that compare.h computes once (Compare's tables, chart and
+/// headline; a lesson's key numbers and promises): one quantity, one label.
+QString training_rate_label();  // "images/s (training time)": compare::training_throughput
+QString host_step_label();      // "host step (mean)": compare::Throughput::mean_step_ns
+QString data_wait_label();      // "data wait/step (raw)": compare::data_wait_ns_per_step
+/// The tooltip that says how the images/s are counted, wherever the label stands.
+QString training_rate_tooltip();
 
 /// Rows: the analysis categories (analysis order) and the total; cells "0.455 ms · 74.2 %"
 /// (ms per analysed step and share of the step windows).

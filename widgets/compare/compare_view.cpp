@@ -371,18 +371,21 @@ QString compare_headline(const pc::Comparison& c) {
     const auto& b = c.sessions[i];
     const QString letter = session_letter(static_cast<int>(i));
     QString line;
-    if (a.throughput.mean_img_per_s && b.throughput.mean_img_per_s && *a.throughput.mean_img_per_s > 0) {
-      line = QObject::tr("<b>%1: %2× A's images/s</b> (%3 vs %4)")
+    // The figures the Throughput table, the chart and the lessons show (compare.h), by their labels.
+    const auto &ra = a.throughput.training.img_per_s, &rb = b.throughput.training.img_per_s;
+    if (ra && rb && *ra > 0) {
+      line = QObject::tr("<b>%1: %2× A's %3</b> (%4 vs %5)")
                  .arg(letter)
-                 .arg(*b.throughput.mean_img_per_s / *a.throughput.mean_img_per_s, 0, 'f', 2)
-                 .arg(QLocale().toString(*b.throughput.mean_img_per_s, 'f', 0), QLocale().toString(*a.throughput.mean_img_per_s, 'f', 0));
+                 .arg(*rb / *ra, 0, 'f', 2)
+                 .arg(training_rate_label().toHtmlEscaped(), QLocale().toString(*rb, 'f', 0), QLocale().toString(*ra, 'f', 0));
     } else {
       line = QObject::tr("<b>%1</b>: throughput not recorded in both").arg(letter);
     }
-    if (a.throughput.median_step_ns && b.throughput.median_step_ns)
-      line += QObject::tr(", median step %1 vs %2 ms")
-                  .arg(*b.throughput.median_step_ns / 1e6, 0, 'f', 2)
-                  .arg(*a.throughput.median_step_ns / 1e6, 0, 'f', 2);
+    if (a.throughput.mean_step_ns && b.throughput.mean_step_ns)
+      line += QObject::tr(", %1 %2 vs %3 ms")
+                  .arg(host_step_label())
+                  .arg(*b.throughput.mean_step_ns / 1e6, 0, 'f', 2)
+                  .arg(*a.throughput.mean_step_ns / 1e6, 0, 'f', 2);
     QStringList gained, lost;
     auto has = [](const prof::analysis::Report& r, const std::string& id) {
       return std::any_of(r.verdicts.begin(), r.verdicts.end(), [&](const auto& v) { return v.id == id; });

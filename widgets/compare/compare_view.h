@@ -3,7 +3,7 @@
 // Cancel), runs prof::compare::compare() on a worker thread, and shows tabs:
 //   Configuration  only the run.config fields, model spec and device/versions/host keys that differ,
 //                  then what each session is (file, device, model, main knobs, steps)
-//   Throughput     img/s (median of steps and time-weighted mean, as compare.h defines them) and
+//   Throughput     images/s of training time, host step and data wait (as compare.h defines them) and
 //                  accuracy, per session, with the change against the baseline (session A)
 //   Step time      ms/step per analysis category as stacked bars on one y scale, and the numbers
 //   Verdicts       which verdict fired where, and each one's severity, evidence and fix
@@ -48,8 +48,8 @@ struct CompareInput {
 QString session_letter(int index);
 /// The label users see for a path: the file name without the .tsession suffix.
 QString short_session_label(const QString& label_or_path);
-/// What changed against the baseline, one line per other session (HTML): its images/s as a multiple
-/// of A's (the time-weighted means, img/s), the median step (ms) of both, and the verdicts it gained
+/// What changed against the baseline, one line per other session (HTML): its images/s of training time
+/// as a multiple of A's (compare::training_throughput), the mean host step (ms) of both, and the verdicts it gained
 /// and lost by id. "" for one session.
 QString compare_headline(const prof::compare::Comparison& c);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "profiling/analysis/analysis.h"
+#include "widgets/compare/compare_tables.h"
 #include "widgets/panels/verdict_panel.h"
 
 namespace ts::gui {
@@ -48,13 +49,14 @@ QString verdict_side(const lessons::RunResult& run, const std::string& id) {
 }  // namespace
 
 QString lesson_figure_label(const std::string& f) {
-  if (f == "images_per_s") return QObject::tr("images/s");
-  if (f == "step_ms") return QObject::tr("step (mean)");
+  // The three figures Compare shows as well: its labels (compare_tables.h), one name per quantity.
+  if (f == "images_per_s") return training_rate_label();
+  if (f == "step_ms") return host_step_label();
+  if (f == "data_wait_ms") return data_wait_label();
   if (f == "slowest_step_ms") return QObject::tr("slowest step");
   if (f == "activation_bytes") return QObject::tr("activations");
   if (f == "peak_memory_bytes") return QObject::tr("peak allocated");
   if (f == "h2d_copy_ms") return QObject::tr("H2D copy/step");
-  if (f == "data_wait_ms") return QObject::tr("data wait/step");
   if (f == "gpu_utilization_pct") return QObject::tr("GPU busy");
   return q(f);
 }

@@ -17,6 +17,7 @@
 #include "base/errors.h"
 #include "lessons/session_pack.h"
 #include "widgets/compare/aligned_timelines.h"
+#include "widgets/compare/compare_tables.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/lessons/lesson_text.h"
 
@@ -103,7 +104,12 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
   col->addWidget(story_);
   col->addWidget(new QLabel(tr("<b>What the lesson promised</b>")));
   col->addWidget(checks_);
-  col->addWidget(new QLabel(tr("<b>Key numbers</b> (first step left out)")));
+  // How the figures are counted, as Compare counts them (compare.h): images/s over all training time,
+  // the step figures without the warm-up step.
+  auto* key_head = new QLabel(tr("<b>Key numbers</b> (images/s: all training time; step figures: first step left out)"));
+  key_head->setWordWrap(true);
+  key_head->setToolTip(training_rate_tooltip());
+  col->addWidget(key_head);
   col->addWidget(figures_);
   col->addWidget(status_);
   col->addStretch(1);
@@ -267,7 +273,7 @@ void LessonView::fillFigures(const lessons::LessonResult& r) {
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       if (rows[k] == "slowest_step_ms" && !run.outliers.empty()) {  // a stall that moves the means: said
         item->setText(item->text() + " ⚠");
-        item->setToolTip(tr("%n outlier step(s), counted in step and images/s: ", nullptr,
+        item->setToolTip(tr("%n outlier step(s), counted in the host step and images/s: ", nullptr,
                             static_cast<int>(run.outliers.size())) +
                          q(lessons::describe_outliers(run)));
       }

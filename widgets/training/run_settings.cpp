@@ -79,6 +79,17 @@ QString cpu_amp_note(bool cuda_gpu_here) {
                        : QObject::tr("AMP needs a CUDA GPU, which this machine does not have: runs train in fp32.");
 }
 
+QString pin_memory_tooltip() {
+  return QObject::tr("Page-locked batch buffers: faster, asynchronous host-to-device copies (PyTorch's "
+                     "DataLoader(pin_memory=True), usual with num_workers > 0). Default: %1, as in trainscope-run "
+                     "(--pin-memory / --no-pin-memory). CUDA runs only: a CPU run records it off.")
+      .arg(runconfig::RunConfig{}.pin_memory ? QObject::tr("on") : QObject::tr("off"));
+}
+
+QString pinned_status_text(const RunSettings& s) {
+  return s.pin_memory && s.device == Device::cuda ? QObject::tr(", pinned") : QString();
+}
+
 QString sample_data_dir() {
   // Same rule as trainscope-run: $XDG_CACHE_HOME or ~/.cache, then trainscope/sample-data.
   QString base = qEnvironmentVariable("XDG_CACHE_HOME");
@@ -143,6 +154,8 @@ RunSettingsPanel::RunSettingsPanel(const std::vector<DeviceInfo>& devices, const
   knob_range(num_workers_, "num_workers");
   num_workers_->setToolTip(tr("Data-loader worker threads (0 = the trainer thread loads)"));
   pin_memory_ = new WrapCheckBox(tr("pin_memory (page-locked batch buffers)"));
+  pin_memory_->setObjectName("pin_memory");
+  pin_memory_->setToolTip(pin_memory_tooltip());
   augment_ = new WrapCheckBox(tr("Augmentation (random crop, padding 4, + horizontal flip)"));
   sync_every_step_ = new WrapCheckBox(tr("Sync every step (read the loss each step, as loss.item() does)"));
   seed_ = new QSpinBox;

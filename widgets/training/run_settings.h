@@ -43,7 +43,7 @@ struct RunSettings {
   double momentum = 0.0;
   double weight_decay = -1.0;  // < 0: the optimizer's default (0, AdamW 0.01)
   int num_workers = 2;
-  bool pin_memory = true;
+  bool pin_memory = runconfig::RunConfig{}.pin_memory;  // trainscope-run's default: one for both front ends
   bool augment = false;
   bool sync_every_step = false;
   std::uint64_t seed = 0;
@@ -94,6 +94,14 @@ QString amp_unavailable_reason(Device device, AmpMode mode);
 /// and — with `cuda_gpu_here` — choose it under Device; without, this machine has none. The
 /// per-mode reasons (amp_unavailable_reason) are the AMP items' tooltips.
 QString cpu_amp_note(bool cuda_gpu_here);
+
+/// The pin_memory box's tooltip: what page-locking does and its default (RunConfig's, trainscope-run's
+/// too: on for CUDA runs, recorded off on the CPU).
+QString pin_memory_tooltip();
+
+/// ", pinned" for the status bar where the run page-locks its batches: a CUDA run with pin_memory (a
+/// CPU run trains and records it off, runconfig::to_train_config), else "".
+QString pinned_status_text(const RunSettings& s);
 
 /// Where the generated sample set lives (the same folder trainscope-run uses).
 QString sample_data_dir();
