@@ -374,7 +374,7 @@ QString compare_headline(const pc::Comparison& c) {
     // The figures the Throughput table, the chart and the lessons show (compare.h), by their labels.
     const auto &ra = a.throughput.training.img_per_s, &rb = b.throughput.training.img_per_s;
     if (ra && rb && *ra > 0) {
-      line = QObject::tr("<b>%1: %2× A's %3</b> (%4 vs %5)")
+      line = QObject::tr("<b>%1: %2× A's %3</b>: %4 vs %5")
                  .arg(letter)
                  .arg(*rb / *ra, 0, 'f', 2)
                  .arg(training_rate_label().toHtmlEscaped(), QLocale().toString(*rb, 'f', 0), QLocale().toString(*ra, 'f', 0));
