@@ -493,6 +493,41 @@ class TestPanels : public QObject {
     QCOMPARE(loaders->data()->at(0)->value, 70.0);  // 40 % + 30 %, one sampler round
   }
 
+  /// A session recorded on wait=3,active=3: only steps 4-6, 10-12, ... have GPU records (busy 80 % of
+  /// each). The untraced steps are gaps in the GPU rows, not an idle GPU, and the header's GPU busy
+  /// counts the traced steps alone (it read ~40 % over the whole range: half the steps idle).
+  void utilizationLeavesUntracedStepsOut() {
+    auto s = std::make_shared<prof::EventStore>();
+    s->set_meta("device.kind", "cuda");
+    s->set_meta("gpu_activity", "collected (CUPTI)");
+    s->set_meta("session.schedule", "wait=3,warmup=0,active=3,repeat=0");
+    const std::int64_t ms = 1'000'000;
+    for (int i = 0; i < 24; ++i) {
+      add_step(*s, i + 1, i * ms, (i + 1) * ms);
+      if (i % 6 < 3) continue;
+      prof::KernelRecord k;
+      k.start = i * ms + ms / 10, k.end = k.start + 8 * ms / 10, k.correlation = static_cast<std::uint32_t>(i + 1);
+      k.name = s->strings.intern("gemm");
+      s->append(s->kernels, k);
+    }
+    PanelHub hub;
+    UtilizationPanel p(&hub);
+    hub.setStore(s, false);
+    QTRY_VERIFY(p.completedJobs() >= 1);
+    QTRY_VERIFY(!p.tracedBuckets().empty());
+    const QString text = p.statusText();
+    QVERIFY2(text.contains("of the traced steps shown (profile schedule)"), qPrintable(text));
+    const int at = text.indexOf("GPU busy ");
+    QVERIFY(at >= 0);
+    const double busy = text.mid(at + 9).section(' ', 0, 0).toDouble();
+    QVERIFY2(busy > 70 && busy < 90, qPrintable(text));  // the traced steps' 80 %, not ~40 %
+    auto g = p.graphFor("gpu.busy");
+    QVERIFY(g);
+    int gaps = 0;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) gaps += std::isnan(it->value);
+    QVERIFY2(gaps > 0, "untraced buckets draw as gaps");
+  }
+
   void breakdownBarsSumToStepTime_data() { memoryGraphOnSessions_data(); }
   void breakdownBarsSumToStepTime() {
     QFETCH(QString, file);

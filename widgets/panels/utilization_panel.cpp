@@ -10,15 +10,49 @@
 #include <QVBoxLayout>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <qcustomplot.h>
 
 #include "engine/host_trace.h"
+#include "profiling/schedule.h"
 #include "widgets/common/elided_label.h"
 #include "widgets/panels/panel_plot.h"
 
 namespace ts::gui {
 
 namespace {
+
+/// For a session recorded on a profile schedule: per bucket [from + i * bucket_ns, + bucket_ns), whether
+/// its middle lies in a traced step (active in the schedule, from its start to the next step's start,
+/// where its GPU work still runs). Empty for every other session: everything is traced.
+std::vector<bool> traced_buckets(const prof::EventStore* store, std::int64_t from, std::int64_t bucket_ns, std::size_t n) {
+  if (!store || bucket_ns <= 0 || n == 0) return {};
+  const auto meta = store->meta();
+  const auto it = meta.find("session.schedule");
+  const auto schedule = it != meta.end() ? prof::schedule_from_meta(it->second) : std::nullopt;
+  if (!schedule) return {};
+  std::vector<bool> traced(n, false);
+  const std::size_t steps = store->steps.size();
+  for (std::size_t k = 0; k < steps; ++k) {
+    const auto& st = store->steps[k];
+    if (schedule->state(st.global_step) != 2) continue;
+    const std::int64_t end = k + 1 < steps ? std::max(st.end, store->steps[k + 1].start) : st.end;
+    const std::int64_t a = std::max<std::int64_t>(0, (st.start - from - bucket_ns / 2 + bucket_ns - 1) / bucket_ns);
+    for (std::int64_t b = a; b < static_cast<std::int64_t>(n) && from + b * bucket_ns + bucket_ns / 2 < end; ++b)
+      if (from + b * bucket_ns + bucket_ns / 2 >= st.start) traced[static_cast<std::size_t>(b)] = true;
+  }
+  return traced;
+}
+
+/// `v` with the untraced buckets as NaN (QCustomPlot leaves a gap): an untraced step is not an idle GPU.
+std::vector<double> untraced_as_gaps(const std::vector<double>& v, const std::vector<bool>& traced) {
+  if (traced.empty()) return v;
+  std::vector<double> out(v);
+  for (std::size_t i = 0; i < out.size() && i < traced.size(); ++i)
+    if (!traced[i]) out[i] = std::numeric_limits<double>::quiet_NaN();
+  return out;
+}
 
 using prof::analysis::SeriesPoint;
 
@@ -615,9 +649,11 @@ void UtilizationPanel::fillBuckets() {
     gpu_message_ = tr("No session: open one or start a run");
   }
   const bool show = gpu_message_.isEmpty();
-  set_buckets(graphs_["gpu.busy"], buckets_, show ? buckets_.busy : std::vector<double>{}, 100);
-  set_buckets(graphs_["gpu.sm_efficiency"], buckets_, show ? buckets_.sm_efficiency : std::vector<double>{}, 100);
-  set_buckets(graphs_["gpu.achieved_occupancy"], buckets_, show ? buckets_.achieved_occupancy : std::vector<double>{}, 100);
+  traced_ = traced_buckets(store.get(), buckets_.from, buckets_.bucket_ns, buckets_.busy.size());
+  const auto traced_only = [&](const std::vector<double>& v) { return show ? untraced_as_gaps(v, traced_) : std::vector<double>{}; };
+  set_buckets(graphs_["gpu.busy"], buckets_, traced_only(buckets_.busy), 100);
+  set_buckets(graphs_["gpu.sm_efficiency"], buckets_, traced_only(buckets_.sm_efficiency), 100);
+  set_buckets(graphs_["gpu.achieved_occupancy"], buckets_, traced_only(buckets_.achieved_occupancy), 100);
   set_buckets(graphs_["h2d"], buckets_, show ? buckets_.h2d_bytes_per_s : std::vector<double>{}, 1);
   double h2d_max = 0;
   for (double v : buckets_.h2d_bytes_per_s) h2d_max = std::max(h2d_max, v);
@@ -683,8 +719,15 @@ QString UtilizationPanel::statusText() const {
     const double b = static_cast<double>(buckets_.bucket_ns);
     parts << (b >= 1e9 ? tr("bucket %1 s").arg(b / 1e9) : b >= 1e6 ? tr("bucket %1 ms").arg(b / 1e6) : tr("bucket %1 µs").arg(b / 1e3));
     double busy = 0;
-    for (double v : buckets_.busy) busy += v;
-    if (!buckets_.busy.empty()) parts << tr("GPU busy %1 % of the shown range").arg(100 * busy / buckets_.busy.size(), 0, 'f', 1);
+    std::size_t counted = 0;
+    for (std::size_t i = 0; i < buckets_.busy.size(); ++i)
+      if (traced_.empty() || (i < traced_.size() && traced_[i])) busy += buckets_.busy[i], ++counted;
+    if (!traced_.empty() && counted == 0)
+      parts << tr("no traced step in the shown range (profile schedule)");
+    else if (!traced_.empty() && counted < buckets_.busy.size())
+      parts << tr("GPU busy %1 % of the traced steps shown (profile schedule)").arg(100 * busy / counted, 0, 'f', 1);
+    else if (counted > 0)
+      parts << tr("GPU busy %1 % of the shown range").arg(100 * busy / counted, 0, 'f', 1);
   }
   // A run on the CPU has no GPU to sample: said as that, not as NVML's failure and the measured
   // metrics' absence ("NVML: NVML series missing: not a GPU run · measured: none, ...", which the

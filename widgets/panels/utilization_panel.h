@@ -91,6 +91,9 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   /// By graph key ("pm.sm_active", "pm.dram" ...); nullptr when the series is absent.
   const MeasuredBuckets* measuredBuckets(const QString& key) const;
   int completedJobs() const { return jobs_done_; }
+  /// Per bucket of the GPU rows, whether a traced step covers it: a profile schedule's session only
+  /// (empty otherwise); untraced buckets draw as gaps and stay out of the header's GPU busy.
+  const std::vector<bool>& tracedBuckets() const { return traced_; }
   double lastJobMs() const { return last_job_ms_; }
   QString statusText() const;
   /// The "SM clock & power (NVML)" check box (shown where NVML sampled them; off in track mode).
@@ -179,6 +182,7 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   prof::analysis::SeriesSum dram_sum_;                                   // pm.dram_read + pm.dram_write
   std::map<QString, MeasuredBuckets> measured_buckets_;
   prof::analysis::GpuBuckets buckets_;
+  std::vector<bool> traced_;  // tracedBuckets()
   QString gpu_message_;
   int target_buckets_ = 200;
   double pcie_max_ = 0, h2d_bucket_max_ = 0;  // bytes/s: NVML PCIe throughput, CUPTI H2D buckets
