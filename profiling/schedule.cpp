@@ -54,7 +54,10 @@ bool analysed_step(const ProfileSchedule& s, std::int64_t step) {
   return s.state(step) == 2 && (s.active < 2 || (step > 1 && s.state(step - 1) == 2));
 }
 
-std::optional<ProfileSchedule> schedule_from_meta(const std::string& value) {
+std::optional<ProfileSchedule> schedule_from_meta(const std::map<std::string, std::string>& meta) {
+  const auto it = meta.find("session.schedule");
+  if (it == meta.end()) return std::nullopt;
+  const std::string& value = it->second;
   if (value.empty() || value == "every step") return std::nullopt;
   try {
     return parse_profile_schedule(value);

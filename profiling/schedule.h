@@ -4,6 +4,7 @@
 // meta `session.schedule` to analyse the active steps alone (analysis/timeline.cpp).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -22,11 +23,12 @@ ProfileSchedule parse_profile_schedule(const std::string& text);
 /// step before them, whose first launches pay CUPTI's instrumentation after a pause (profiler.h).
 bool cupti_on_for_next(const ProfileSchedule& s, std::int64_t step);
 /// Whether the analysis reads global step `step` of a scheduled recording: active, and not the first
-/// of a window of several, whose start overlaps the untraced GPU work queued before it.
+/// of a window of several, which starts on the GPU the profiler drained at the window's start (idle
+/// until the step's first launches reach it) and pays CUPTI's first launches after the pause.
 bool analysed_step(const ProfileSchedule& s, std::int64_t step);
 
-/// The schedule a session was recorded with, from its meta `session.schedule` ("every step", absent or
-/// unreadable: nullopt, every step recorded).
-std::optional<ProfileSchedule> schedule_from_meta(const std::string& value);
+/// The schedule a session was recorded with, from its meta (key `session.schedule`; "every step",
+/// absent or unreadable: nullopt, every step recorded).
+std::optional<ProfileSchedule> schedule_from_meta(const std::map<std::string, std::string>& meta);
 
 }  // namespace ts::prof

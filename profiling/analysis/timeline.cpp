@@ -190,11 +190,8 @@ Timeline build_timeline(const EventStore& store, std::int64_t last_steps, std::i
   if (skipped) *skipped = static_cast<std::int64_t>(warmup);
   // A scheduled recording traced its active steps alone (profiler.h): the others have a step row but
   // no host ranges and no GPU records, so they are left out rather than analysed as an idle GPU. So is
-  // the first active step of a window (when windows hold more than one): the GPU is still running the
-  // untraced steps queued before it, which would look idle at its start (on an H100 b2048 run, 15 %
-  // "idle while the host syncs" and a sync_bound that the every-step recording did not show).
-  std::optional<ProfileSchedule> schedule;
-  if (meta.count("session.schedule")) schedule = schedule_from_meta(meta.at("session.schedule"));
+  // the first active step of a window when windows hold more than one (analysed_step).
+  const std::optional<ProfileSchedule> schedule = schedule_from_meta(meta);
   std::vector<std::size_t> kept;
   kept.reserve(n_steps - warmup);
   for (std::size_t i = warmup; i < n_steps; ++i)

@@ -28,9 +28,7 @@ namespace {
 /// where its GPU work still runs). Empty for every other session: everything is traced.
 std::vector<bool> traced_buckets(const prof::EventStore* store, std::int64_t from, std::int64_t bucket_ns, std::size_t n) {
   if (!store || bucket_ns <= 0 || n == 0) return {};
-  const auto meta = store->meta();
-  const auto it = meta.find("session.schedule");
-  const auto schedule = it != meta.end() ? prof::schedule_from_meta(it->second) : std::nullopt;
+  const auto schedule = prof::schedule_from_meta(store->meta());
   if (!schedule) return {};
   std::vector<bool> traced(n, false);
   const std::size_t steps = store->steps.size();

@@ -165,12 +165,7 @@ TimeSpan TimelineView::initialRange() const {
   std::size_t stop = steps.size();  // one past the last step the view may show
   // A session recorded on a profile schedule traced its windows alone: open on the first window the
   // analysis reads, not on untraced steps that would look like an idle GPU.
-  std::optional<prof::ProfileSchedule> schedule;
-  if (store_) {
-    const auto meta = store_->meta();
-    if (const auto it = meta.find("session.schedule"); it != meta.end()) schedule = prof::schedule_from_meta(it->second);
-  }
-  if (schedule) {
+  if (const auto schedule = store_ ? prof::schedule_from_meta(store_->meta()) : std::nullopt) {
     std::size_t i = first;
     while (i < steps.size() && !prof::analysed_step(*schedule, steps[i].global_step)) ++i;
     if (i < steps.size()) {
