@@ -32,7 +32,9 @@
 
 using namespace ts;
 using namespace ts::gui;
+using ts::gui::test::open_in_profile;
 using ts::gui::test::open_session;
+using ts::gui::test::profile_tab;
 using ts::gui::test::clipped_rows;
 using ts::gui::test::cut_legends;
 using ts::gui::test::shown_ticks;
@@ -97,10 +99,7 @@ class TestProfileFit : public QObject {
   void everyTabLeavesLanesTablesAndTracks() {
     QFETCH(QSize, size);
     MainWindow w;
-    w.show();
-    QVERIFY(open_session(w, kSession));
-    w.resize(size);  // after the show and the open: the offscreen screen is 800x800
-    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QVERIFY(open_in_profile(w, kSession, size));  // resized after the open: the offscreen screen is 800x800
     ProfileWorkspace* profile = w.workspaces()->profile();
     TimelineView* view = w.timelinePanel()->view();
     auto* graph = w.timelinePanel()->findChild<MemoryGraph*>();
@@ -172,11 +171,7 @@ class TestProfileFit : public QObject {
     QFETCH(QString, session);
     QFETCH(bool, classroom);
     MainWindow w;
-    w.show();
-    QVERIFY(open_session(w, session));
-    w.resize(size);
-    w.lessons()->setClassroomMode(classroom);
-    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QVERIFY(open_in_profile(w, session, size, classroom));
     QTest::qWait(300);
     ProfileWorkspace* profile = w.workspaces()->profile();
     QTabWidget* tabs = profile->tabs();
@@ -205,17 +200,10 @@ class TestProfileFit : public QObject {
   void theStepBreakdownTitleIsWhole() {
     QFETCH(QSize, size);
     MainWindow w;
-    w.show();
-    QVERIFY(open_session(w, kSession));
-    w.resize(size);
-    w.workspaces()->setMode(Workspaces::Mode::profile);
-    ProfileWorkspace* profile = w.workspaces()->profile();
-    QTabWidget* tabs = profile->tabs();
-    QWidget* page = nullptr;
-    for (int i = 0; i < tabs->count(); ++i)
-      if (tabs->tabText(i) == "Step breakdown") page = tabs->widget(i);
+    QVERIFY(open_in_profile(w, kSession, size));
+    QWidget* page = profile_tab(w, "Step breakdown");
     QVERIFY(page);
-    profile->showTab(page);
+    w.workspaces()->profile()->showTab(page);
     QTest::qWait(300);
     auto* chart = page->findChild<BreakdownChart*>();
     QVERIFY(chart);
@@ -234,19 +222,14 @@ class TestProfileFit : public QObject {
   void aChartShownAfterItsDataIsFitted() {
     QFETCH(QSize, size);
     MainWindow w;
-    w.show();
-    QVERIFY(open_session(w, kSession));
-    w.resize(size);
-    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QVERIFY(open_in_profile(w, kSession, size));
     ProfileWorkspace* profile = w.workspaces()->profile();
-    QTabWidget* tabs = profile->tabs();
-    profile->showTab(tabs->widget(0));  // Verdicts: the breakdown's tab hidden
+    profile->showTab(profile->tabs()->widget(0));  // Verdicts: the breakdown's tab hidden
     auto* chart = w.findChild<BreakdownChart*>();
     QVERIFY(chart);
     QTRY_VERIFY_WITH_TIMEOUT(!chart->statusText().isEmpty(), 10000);  // its analysis came while hidden
     QTest::qWait(300);
-    for (int i = 0; i < tabs->count(); ++i)
-      if (tabs->tabText(i) == "Step breakdown") profile->showTab(tabs->widget(i));
+    profile->showTab(profile_tab(w, "Step breakdown"));
     QTest::qWait(300);
     auto* plot = chart->findChild<QCustomPlot*>();
     QVERIFY(plot && plot->isVisible());
@@ -264,10 +247,7 @@ class TestProfileFit : public QObject {
 
   void theMemoryScaleLabelsDoNotOverlap() {
     MainWindow w;
-    w.show();
-    QVERIFY(open_session(w, kSession));
-    w.resize(1280, 720);  // after the show and the open: the offscreen screen is 800x800
-    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QVERIFY(open_in_profile(w, kSession, QSize(1280, 720)));  // resized after the open: the offscreen screen is 800x800
     QTest::qWait(300);
     auto* graph = w.timelinePanel()->findChild<MemoryGraph*>();
     QCustomPlot* plot = graph->plot();
@@ -289,10 +269,7 @@ class TestProfileFit : public QObject {
   /// the stacked categories (their top at least half the track's height) and says the line is off scale.
   void theStackedCategoriesFillTheMemoryTrack() {
     MainWindow w;
-    w.show();
-    QVERIFY(open_session(w, kSession));
-    w.resize(1280, 720);
-    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QVERIFY(open_in_profile(w, kSession, QSize(1280, 720)));
     QTest::qWait(300);
     auto* graph = w.timelinePanel()->findChild<MemoryGraph*>();
     QVERIFY(graph->allocatedPeakBytes().has_value());
@@ -306,10 +283,7 @@ class TestProfileFit : public QObject {
     int dragged = 0;
     {
       MainWindow w;
-      w.show();
-      QVERIFY(open_session(w, kSession));
-      w.resize(1280, 720);
-      w.workspaces()->setMode(Workspaces::Mode::profile);
+      QVERIFY(open_in_profile(w, kSession, QSize(1280, 720)));
       QTest::qWait(200);
       QSplitter* column = w.timelinePanel()->trackSplitter();
       QSplitterHandle* handle = column->handle(1);  // the handle above the memory track
@@ -348,10 +322,7 @@ class TestProfileFit : public QObject {
     for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
       QSettings().clear();
       MainWindow w;
-      w.show();
-      QVERIFY(open_session(w, kSession));
-      w.resize(size);
-      w.workspaces()->setMode(Workspaces::Mode::profile);
+      QVERIFY(open_in_profile(w, kSession, size));
       QTabWidget* tabs = w.workspaces()->profile()->tabs();
       for (int i = 0; i < tabs->count(); ++i) {
         w.workspaces()->profile()->showTab(tabs->widget(i));

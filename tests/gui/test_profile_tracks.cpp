@@ -28,8 +28,10 @@ using namespace ts::gui;
 using ts::gui::test::clipped_rows;
 using ts::gui::test::cut_legends;
 using ts::gui::test::cut_texts;
+using ts::gui::test::open_in_profile;
 using ts::gui::test::open_session;
 using ts::gui::test::overlapping_texts;
+using ts::gui::test::profile_tab;
 using ts::gui::test::shown_ticks;
 using ts::gui::test::tick_label_clash;
 using ts::gui::test::visible_rows;
@@ -85,10 +87,7 @@ QString drawn_ticks(QCustomPlot* plot) {
 
 /// Opens the tab titled `title` of the Profile workspace.
 void show_tab(MainWindow& w, const QString& title) {
-  ProfileWorkspace* profile = w.workspaces()->profile();
-  QTabWidget* tabs = profile->tabs();
-  for (int i = 0; i < tabs->count(); ++i)
-    if (tabs->tabText(i) == title) profile->showTab(tabs->widget(i));
+  if (QWidget* page = profile_tab(w, title)) w.workspaces()->profile()->showTab(page);
 }
 }  // namespace
 
@@ -424,11 +423,7 @@ class TestProfileTracks : public QObject {
         for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
           QSettings().clear();
           MainWindow w;
-          w.show();
-          QVERIFY(open_session(w, session));
-          w.resize(size);
-          w.lessons()->setClassroomMode(classroom);
-          w.workspaces()->setMode(Workspaces::Mode::profile);
+          QVERIFY(open_in_profile(w, session, size, classroom));
           QTest::qWait(700);
           const QString at = QString("%1%2_%3x%4")
                                  .arg(session == measured_ ? "measured_" : "")

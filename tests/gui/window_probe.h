@@ -12,7 +12,10 @@
 #include "app/gui/main_window.h"
 #include "widgets/main/job_controller.h"
 #include "widgets/main/sessions_controller.h"
+#include "widgets/main/lessons_controller.h"
 #include "widgets/timeline/timeline_view.h"
+#include "widgets/workspaces/profile_workspace.h"
+#include "widgets/workspaces/workspaces.h"
 
 namespace ts::gui::test {
 
@@ -20,6 +23,25 @@ namespace ts::gui::test {
 inline bool open_session(MainWindow& w, const QString& path) {
   QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
   return w.sessions()->openSession(path) && opened.wait(20000);
+}
+
+/// Shows `w` at `size` with `path` open in the Profile workspace, classroom mode as asked; false when the
+/// session did not open.
+inline bool open_in_profile(MainWindow& w, const QString& path, QSize size, bool classroom = false) {
+  w.show();
+  if (!open_session(w, path)) return false;
+  w.resize(size);
+  w.lessons()->setClassroomMode(classroom);
+  w.workspaces()->setMode(Workspaces::Mode::profile);
+  return true;
+}
+
+/// The page of the Profile workspace's tab titled `title`; nullptr when there is none.
+inline QWidget* profile_tab(MainWindow& w, const QString& title) {
+  QTabWidget* tabs = w.workspaces()->profile()->tabs();
+  for (int i = 0; i < tabs->count(); ++i)
+    if (tabs->tabText(i) == title) return tabs->widget(i);
+  return nullptr;
 }
 
 /// Opens the job in `paths` in `w` and waits (60 s at most) until the window shows it.
