@@ -314,9 +314,13 @@ void KernelDiffPanel::fitNumberColumns() {
   const QFontMetrics hf(header->font()), cf(table_->font());
   const int margin = table_->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
   const int arrow = table_->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header);
+  // The first kMeasuredRows rows (the diff's order: largest change per step first) set the widths: measuring every
+  // row of a trace with thousands of kernels would hold the GUI thread on each diff shown.
+  constexpr int kMeasuredRows = 1000;
+  const int rows = std::min(model_->rowCount(), kMeasuredRows);
   for (int c = 1; c < KernelDiffModel::kColumnCount; ++c) {
     int w = hf.horizontalAdvance(model_->headerData(c, Qt::Horizontal).toString()) + arrow + 4 * margin;
-    for (int r = 0; r < model_->rowCount(); ++r)
+    for (int r = 0; r < rows; ++r)
       w = std::max(w, cf.horizontalAdvance(model_->index(r, c).data().toString()) + 4 * margin);
     table_->setColumnWidth(c, w);
   }
