@@ -4,7 +4,7 @@
 // job, an imported PyTorch trace, Side by side during a CPU run, Compare, a lesson, classroom mode and
 // the environment doctor. The screen is grabbed (QScreen::grabWindow(0)), so what lies off-screen or
 // under another window is seen as a user sees it. Files: DIR/<view>_<TS_SHOT_TAG>.png (the tag
-// defaults to the screen's size). Without TS_SCREENSHOTS every function skips.
+// defaults to the screen's size; TS_TOUR_LESSON picks the lesson). Without TS_SCREENSHOTS every function skips.
 #include <QDir>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -161,8 +161,10 @@ class TestScreenTour : public QObject {
   void lessonAndClassroom() {
     MainWindow w;
     first_start(w);
-    QVERIFY(w.lessons()->runLesson("dataloader_workers", true));
-    QTRY_VERIFY_WITH_TIMEOUT(lesson_ready(w, "dataloader_workers"), 60000);
+    // TS_TOUR_LESSON names another recorded lesson (default dataloader_workers).
+    const std::string lesson = qEnvironmentVariable("TS_TOUR_LESSON", "dataloader_workers").toStdString();
+    QVERIFY(w.lessons()->runLesson(QString::fromStdString(lesson), true));
+    QTRY_VERIFY_WITH_TIMEOUT(lesson_ready(w, lesson), 60000);
     QVERIFY(shoot("lesson", 1200));
     QScrollBar* down = w.lessons()->lessonView()->column()->verticalScrollBar();
     down->setValue(down->maximum());
