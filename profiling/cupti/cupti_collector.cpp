@@ -197,7 +197,17 @@ void CuptiCollector::Impl::start() {
   cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed);
   g_pool.fill(kPoolStart);
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  // Diagnostic (cost probe): TRAINSCOPE_CUPTI_KERNELS=graph traces CUDA graphs as one record each
+  // (CUPTI_ACTIVITY_KIND_GRAPH_TRACE) instead of every kernel; =none traces no kernels; =both tries both.
+  const char* probe = std::getenv("TRAINSCOPE_CUPTI_KERNELS");
+  const std::string kernel_mode = probe ? probe : "";
+  if (r == CUPTI_SUCCESS && (kernel_mode == "graph" || kernel_mode == "both")) {
+    const CUptiResult g = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+    store.set_meta("probe.graph_trace", g == CUPTI_SUCCESS ? "enabled" : cupti_error(g));
+    if (g == CUPTI_SUCCESS) enabled.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+  }
   for (CUpti_ActivityKind k : kKinds) {
+    if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && (kernel_mode == "graph" || kernel_mode == "none")) continue;
     if (r != CUPTI_SUCCESS) break;
     if (!wanted(k)) continue;
     r = cuptiActivityEnable(k);
@@ -317,6 +327,9 @@ void CuptiCollector::stop() {
   for (CUpti_ActivityKind k : impl_->enabled) cuptiActivityDisable(k);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   impl_->drain();
+  if (const auto& c = impl_->parser->counts(); c.graph_traces)
+    impl_->store.set_meta("probe.graph_traces", std::to_string(c.graph_traces) + " records, " +
+                                                   std::to_string(c.graph_trace_ns) + " ns");
   impl_->active = false;
   g_impl.store(nullptr);
   g_pool.clear();

@@ -137,6 +137,12 @@ void CuptiParser::record(const CUpti_Activity* a) {
       ++counts_.overheads;
       return;
     }
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
+      const auto& g = *reinterpret_cast<const CUpti_ActivityGraphTrace2*>(a);
+      ++counts_.graph_traces;
+      if (g.end > g.start) counts_.graph_trace_ns += static_cast<std::int64_t>(g.end - g.start);
+      return;
+    }
     default:
       ++counts_.other;
       return;

@@ -22,6 +22,7 @@ std::string demangle(const char* mangled);
 /// Records seen per kind, including kinds that were skipped (unknown).
 struct ParseCounts {
   std::int64_t kernels = 0, memcpys = 0, memsets = 0, runtime = 0, syncs = 0, memory = 0, overheads = 0, other = 0;
+  std::int64_t graph_traces = 0, graph_trace_ns = 0;  // CUPTI_ACTIVITY_KIND_GRAPH_TRACE records, their summed span
 };
 
 class CuptiParser {
