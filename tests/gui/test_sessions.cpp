@@ -2,8 +2,8 @@
 // Open session replays its loss and accuracy points and shows the config; a garbage file gives the
 // reader's one-line error and a following Start works; Recent sessions lists the opened file and
 // drops a missing one. An H200 session (tests/data) opens in the background (the panels' store
-// fills, Cancel stops it), by drag and drop too, and "Run again with these settings" loads its
-// knobs. A lesson's compressed recording (*.tsession.zst) opens as a plain one.
+// fills, Cancel stops it; New run waits for it), by drag and drop too, and "Run again with these
+// settings" loads its knobs. A lesson's compressed recording (*.tsession.zst) opens as a plain one.
 #include <QAction>
 #include <QDir>
 #include <QRegularExpression>
@@ -350,6 +350,26 @@ class TestSessions : public QObject {
     QVERIFY(failed.wait(20000));
     QVERIFY2(w.message().contains("cut.tsession.zst") && !w.message().contains("ts-lesson-"), qPrintable(w.message()));
     QVERIFY(w.sessions()->openAction()->isEnabled());
+  }
+
+  /// New run clears the panels a loading session fills: it waits for the load to end, opened or failed.
+  void newRunWaitsWhileASessionLoads() {
+    MainWindow w;
+    QVERIFY(w.newRunAction()->isEnabled());
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b16_nw4.tsession"));
+    QVERIFY(w.sessions()->isLoading());
+    QVERIFY(!w.newRunAction()->isEnabled());
+    w.newRun();  // called meanwhile (a queued shortcut), it leaves the loading session alone
+    QVERIFY(w.panelHub()->store() != nullptr);
+    QVERIFY(opened.wait(20000));
+    QVERIFY(w.newRunAction()->isEnabled());
+    // A load that fails gives it back too.
+    QSignalSpy failed(w.sessions()->loader(), &SessionLoader::failed);
+    QVERIFY(w.sessions()->openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
+    QVERIFY(!w.newRunAction()->isEnabled());
+    QVERIFY(failed.wait(20000));
+    QVERIFY(w.newRunAction()->isEnabled());
   }
 
   void recentSessionsDropsAMissingFile() {
