@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   ts::gui::add_autorun_options(parser);
   ts::gui::add_program_autorun_options(parser);
-  parser.addPositionalArgument("file", "a session file (*.tsession), a PyTorch profiler trace (*.json, *.json.gz) or an "
+  parser.addPositionalArgument("file", "a session file (*.tsession, or compressed *.tsession.zst), a PyTorch profiler trace (*.json, *.json.gz) or an "
                                "Nsight Systems export (*.sqlite) or a distributed job's folder to open, or a setup (*.tsetup, or a 'trainscope:...' line) to "
                                "load", "[FILE|SETUP]");
   parser.process(app);

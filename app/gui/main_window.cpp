@@ -488,7 +488,11 @@ void MainWindow::updateActions() {
                                           : tr("The dataset is not usable: %1").arg(settings_->dataProblem()));
   pause_->setEnabled(running_);
   stop_->setEnabled(running_);
-  new_run_->setEnabled(!running_);
+  // Not while a session opens: its store fills the panels that New run would clear, and the load
+  // would then show the session over the cleared window.
+  new_run_->setEnabled(!running_ && !loading);
+  new_run_->setToolTip(loading ? tr("A session is being opened (Cancel it in the status bar)")
+                               : tr("Clear the charts and the message for a new run (settings are kept)"));
   checkpoints_->updateActions(running_, !viewing && model_->isValid() && settings_->dataProblem().isEmpty() &&
                                             !settings_->download()->isRunning());
   sessions_->updateActions(running_);
@@ -567,7 +571,7 @@ void MainWindow::onFinished(const RunOutcome& o) {
 }
 
 void MainWindow::newRun() {
-  if (running_) return;
+  if (running_ || sessions_->isLoading()) return;
   // Clean as at start-up: the last run's (or the shown session's) verdict banner, panels and
   // progress line would read as the new run's.
   charts_->clear();

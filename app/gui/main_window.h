@@ -82,6 +82,7 @@ class MainWindow : public QMainWindow, public MainFrame {
   QAction* startAction() const { return start_; }
   QAction* pauseAction() const { return pause_; }
   QAction* stopAction() const { return stop_; }
+  QAction* newRunAction() const { return new_run_; }
   Workspaces* workspaces() const override { return workspaces_; }
   PlaygroundWorkspace* playground() const override { return playground_; }
   /// The status bar's permanent labels (tests): device, batch, AMP, num_workers.

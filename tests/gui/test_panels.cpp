@@ -345,6 +345,47 @@ class TestPanels : public QObject {
     QVERIFY2(g.rangeMessage().isEmpty(), qPrintable(g.rangeMessage()));
   }
 
+  /// A recorded lesson's caching allocator takes its memory (CUPTI's cudaMalloc records) before the
+  /// first step and its categories are first sampled late: the opening steps showed nothing. The
+  /// cudaMalloc'd bytes hold from the last record to the end, and where the range has no stack the
+  /// axis fits the lines held into it (the card's use, off scale beside the stack elsewhere).
+  void memoryHeldBeforeTheFirstAllocatorSample() {
+    auto s = std::make_shared<prof::EventStore>();
+    s->set_meta("device.kind", "cuda");
+    const auto used = add_series(*s, "device.memory.used", "bytes");
+    const auto weights = add_series(*s, "memory.allocated.weights", "bytes");
+    s->append(s->samples, prof::SampleRecord{1'000'000LL, used, 9e8});
+    auto cuda_malloc = [&](std::int64_t t, std::uint8_t op, std::uint64_t address, std::int64_t bytes) {
+      prof::MemoryRecord m;
+      m.time = t, m.op = op, m.memory_kind = 3, m.address = address, m.bytes = bytes;  // 3: device memory
+      s->append(s->memory, m);
+    };
+    cuda_malloc(2'000'000LL, 1, 0x1000, 300'000'000);
+    cuda_malloc(3'000'000LL, 1, 0x2000, 200'000'000);
+    cuda_malloc(4'000'000LL, 2, 0x2000, 200'000'000);
+    for (int i = 0; i < 20; ++i) add_step(*s, i + 1, 10'000'000LL + i * 1'000'000LL, 11'000'000LL + i * 1'000'000LL);
+    s->append(s->samples, prof::SampleRecord{25'000'000LL, weights, 5e7});
+    PanelHub hub;
+    MemoryGraph g(&hub);
+    hub.setStore(s, false);
+    g.rebuild();
+    QCPGraph* held = g.graphFor("cupti.device_memory");
+    QVERIFY(held);
+    bool found = false;
+    const QCPRange keys = held->data()->keyRange(found);
+    QVERIFY(found);
+    QCOMPARE(keys.upper, 0.030);  // the last step's end
+    QCOMPARE((held->data()->constEnd() - 1)->value, 3e8);
+    hub.setVisibleRange({12'000'000, 16'000'000});  // the opening steps: no allocator sample yet
+    QVERIFY2(g.rangeMessage().isEmpty(), qPrintable(g.rangeMessage()));
+    QVERIFY(!g.linesOffScale());
+    QVERIFY(g.plot()->yAxis->range().upper >= 9e8);
+    hub.setVisibleRange({26'000'000, 29'000'000});  // the stack drawn: the card's line off scale above it
+    QVERIFY(g.linesOffScale());
+    QVERIFY(g.plot()->yAxis->range().upper < 9e8);
+    QVERIFY2(g.rangeMessage().isEmpty(), qPrintable(g.rangeMessage()));
+  }
+
   void bucketMathsByHand() {
     const auto s = bucket_store();
     const auto dev = prof::analysis::device_props(s->meta());

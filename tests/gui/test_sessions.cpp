@@ -2,7 +2,8 @@
 // Open session replays its loss and accuracy points and shows the config; a garbage file gives the
 // reader's one-line error and a following Start works; Recent sessions lists the opened file and
 // drops a missing one. An H200 session (tests/data) opens in the background (the panels' store
-// fills, Cancel stops it), by drag and drop too, and "Run again with these settings" loads its knobs.
+// fills, Cancel stops it; New run waits for it), by drag and drop too, and "Run again with these
+// settings" loads its knobs. A lesson's compressed recording (*.tsession.zst) opens as a plain one.
 #include <QAction>
 #include <QDir>
 #include <QRegularExpression>
@@ -17,6 +18,7 @@
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
 #include "gui/window_probe.h"
+#include "lessons/session_pack.h"
 #include "profiling/session/session_file.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/model/model_builder.h"
@@ -315,6 +317,59 @@ class TestSessions : public QObject {
     QVERIFY(failed.wait(20000));
     QVERIFY2(w.message().contains("not_json.json") && !w.message().contains('\n'), qPrintable(w.message()));
     QVERIFY(w.sessions()->openAction()->isEnabled());
+  }
+
+  /// A lesson's recording is compressed (trainscope-run --lesson-compress: ID.tsession.zst): File ▸
+  /// Open and Compare's dialogs offer it, a drop takes it, and it opens as the plain file does; a
+  /// damaged one says why, naming the file the user chose (not the decompressed copy).
+  void aCompressedSessionOpensFromTheDialogsFilter() {
+    QTemporaryDir dir;
+    const QString zst = dir.filePath("after.tsession.zst");
+    lessons::compress_session(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b16_nw4.tsession", zst.toStdString());
+    const QString filter = SessionsController::sessionFileFilter();
+    for (const QString& line : filter.split(";;").mid(0, 2)) {  // "Sessions and traces", "TrainScope sessions"
+      const QString globs = line.section('(', 1).section(')', 0, 0);
+      QVERIFY2(QDir::match(globs.split(' '), QFileInfo(zst).fileName()), qPrintable(line));
+    }
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(zst)});
+    QCOMPARE(SessionsController::droppedSessions(&mime), QStringList{zst});
+    MainWindow w;
+    QVERIFY(test::open_session(w, zst));
+    QVERIFY2(w.windowTitle().contains("after.tsession.zst"), qPrintable(w.windowTitle()));
+    QVERIFY(w.panelHub()->store()->counts().kernels > 1000);
+    QVERIFY(w.sessions()->details().contains("NVIDIA H200"));
+    QVERIFY(recent_entries(w).contains(QFileInfo(zst).absoluteFilePath()));
+    // Cut short: the decompression's error, with the chosen file's name.
+    QFile whole(zst), cut(dir.filePath("cut.tsession.zst"));
+    QVERIFY(whole.open(QIODevice::ReadOnly) && cut.open(QIODevice::WriteOnly));
+    cut.write(whole.read(whole.size() / 2));
+    cut.close();
+    QSignalSpy failed(w.sessions()->loader(), &SessionLoader::failed);
+    QVERIFY(w.sessions()->openSession(cut.fileName()));
+    QVERIFY(failed.wait(20000));
+    QVERIFY2(w.message().contains("cut.tsession.zst") && !w.message().contains("ts-lesson-"), qPrintable(w.message()));
+    QVERIFY(w.sessions()->openAction()->isEnabled());
+  }
+
+  /// New run clears the panels a loading session fills: it waits for the load to end, opened or failed.
+  void newRunWaitsWhileASessionLoads() {
+    MainWindow w;
+    QVERIFY(w.newRunAction()->isEnabled());
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b16_nw4.tsession"));
+    QVERIFY(w.sessions()->isLoading());
+    QVERIFY(!w.newRunAction()->isEnabled());
+    w.newRun();  // called meanwhile (a queued shortcut), it leaves the loading session alone
+    QVERIFY(w.panelHub()->store() != nullptr);
+    QVERIFY(opened.wait(20000));
+    QVERIFY(w.newRunAction()->isEnabled());
+    // A load that fails gives it back too.
+    QSignalSpy failed(w.sessions()->loader(), &SessionLoader::failed);
+    QVERIFY(w.sessions()->openSession(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/not_json.json"));
+    QVERIFY(!w.newRunAction()->isEnabled());
+    QVERIFY(failed.wait(20000));
+    QVERIFY(w.newRunAction()->isEnabled());
   }
 
   void recentSessionsDropsAMissingFile() {

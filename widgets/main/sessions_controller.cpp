@@ -64,7 +64,7 @@ SessionsController::SessionsController(MainFrame& frame, QObject* parent) : QObj
   auto* st = frame_.frameWindow()->style();
   open_ = new QAction(st->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open session…"), this);
   set_shortcut(open_, ShortcutId::open_session);
-  open_->setToolTip(tr("Show a recorded run (*.tsession), a PyTorch profiler trace (*.json, *.json.gz) or an Nsight Systems SQLite export (*.sqlite): its charts, panels, config and hardware"));
+  open_->setToolTip(tr("Show a recorded run (*.tsession, or a lesson's compressed *.tsession.zst), a PyTorch profiler trace (*.json, *.json.gz) or an Nsight Systems SQLite export (*.sqlite): its charts, panels, config and hardware"));
   save_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton), tr("Save session &as…"), this);
   set_shortcut(save_, ShortcutId::save_session_as);
   recent_ = new QMenu(tr("Recent sessions"), frame_.frameWindow());
@@ -144,7 +144,8 @@ bool SessionsController::openSession(const QString& path) {
     return shown;
   }
   try {
-    if (prof::import::is_trace_path(path.toStdString())) {
+    // A trace, or a compressed session (checked when the loader has decompressed it, off this thread).
+    if (prof::import::is_trace_path(path.toStdString()) || is_compressed_session(path)) {
       if (!QFileInfo(path).isFile() || !QFileInfo(path).isReadable())
         throw InputError(path.toStdString() + " does not exist or cannot be read");
     } else {
@@ -242,7 +243,7 @@ QStringList SessionsController::droppedSessions(const QMimeData* mime) {
   QStringList out;
   if (!mime || !mime->hasUrls()) return out;
   for (const QUrl& url : mime->urls())
-    if (url.isLocalFile() && (url.toLocalFile().endsWith(".tsession", Qt::CaseInsensitive) ||
+    if (url.isLocalFile() && (url.toLocalFile().endsWith(".tsession", Qt::CaseInsensitive) || is_compressed_session(url.toLocalFile()) ||
                               prof::import::is_trace_path(url.toLocalFile().toStdString())))
       out << url.toLocalFile();
   return out;
@@ -261,18 +262,17 @@ void SessionsController::compareSessions(const QStringList& paths) {
   compare_->raise();
 }
 
-namespace {
-/// What Open and Compare offer: every format a session can be read from.
-QString session_file_filter() {
-  return QObject::tr("Sessions and traces (*.tsession *.json *.json.gz *.sqlite);;TrainScope sessions (*.tsession);;"
-                     "PyTorch profiler / Chrome traces (*.json *.json.gz);;"
-                     "Nsight Systems SQLite exports (*.sqlite);;All files (*)");
+QString SessionsController::sessionFileFilter() {
+  // A lesson's recorded sessions are compressed (trainscope-run --lesson-compress: ID.tsession.zst).
+  return tr("Sessions and traces (*.tsession *.tsession.zst *.json *.json.gz *.sqlite);;"
+            "TrainScope sessions (*.tsession *.tsession.zst);;"
+            "PyTorch profiler / Chrome traces (*.json *.json.gz);;"
+            "Nsight Systems SQLite exports (*.sqlite);;All files (*)");
 }
-}  // namespace
 
 void SessionsController::chooseSessionsToCompare() {
   const QStringList paths = QFileDialog::getOpenFileNames(
-      frame_.frameWindow(), tr("Compare sessions (choose two or more)"), default_session_dir(), session_file_filter());
+      frame_.frameWindow(), tr("Compare sessions (choose two or more)"), default_session_dir(), sessionFileFilter());
   if (paths.size() >= 2) compareSessions(paths);
   else if (paths.size() == 1) frame_.showMessage(tr("Choose two or more sessions to compare (Ctrl+click to pick several)"), false);
 }
@@ -295,7 +295,7 @@ bool SessionsController::saveSessionAs(const QString& path) {
 
 void SessionsController::chooseSessionToOpen() {
   const QString path = QFileDialog::getOpenFileName(frame_.frameWindow(), tr("Open session"), default_session_dir(),
-                                                    session_file_filter());
+                                                    sessionFileFilter());
   if (!path.isEmpty()) openSession(path);
 }
 

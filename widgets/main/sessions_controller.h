@@ -95,6 +95,8 @@ class SessionsController : public QObject {
   void updateActions(bool running);
   /// The local session and trace files among dropped URLs.
   static QStringList droppedSessions(const QMimeData* mime);
+  /// The file dialogs' filter of Open and Compare: every format a session can be read from.
+  static QString sessionFileFilter();
 
  signals:
   /// A session finished loading and is shown.

@@ -78,7 +78,10 @@ MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_
   connect(throttle_, &QTimer::timeout, this, &MemoryGraph::rebuild);
   setupGraphs();
   link_ = new TimeAxisLink(hub_, plot_, {plot_->xAxis});
-  connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &MemoryGraph::sayRangeWithoutSamples);
+  connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this] {
+    scaleForRange(false);
+    sayRangeWithoutSamples();
+  });
   connect(stack_box_, qOverload<int>(&QComboBox::currentIndexChanged), this,
           [this](int i) { setStack(i == 0 ? Stack::allocated : Stack::reserved); });
   connect(show_capacity_, &QCheckBox::toggled, this, &MemoryGraph::rebuild);
@@ -341,6 +344,7 @@ void MemoryGraph::rebuild() {
     if (n.steps > 0 && n.steps <= store->steps.size()) hold_to_ns_ = store->steps[n.steps - 1].end;
     for (const auto* s : series_.with_prefix(""))
       if (!s->points.empty()) hold_to_ns_ = std::max(hold_to_ns_, s->points.back().t);
+    if (!cupti_.points.empty()) hold_to_ns_ = std::max(hold_to_ns_, cupti_.points.back().t);
   }
   fillStack();
   fillLines();
@@ -368,13 +372,12 @@ void MemoryGraph::rebuild() {
   // The card's use (CUDA context, cuDNN workspaces, other processes) can be many times what the
   // run allocates (1.1 GB over 164 MB): on one scale the stacked categories were 3 px tall. Over
   // 3x, the axis fits the stack and the line's peak is said at the top instead.
-  lines_off_scale_ = data_max > 0 && line_max > 3 * data_max && !show_capacity_->isChecked();
-  off_scale_label_->setVisible(lines_off_scale_);
-  if (lines_off_scale_)
+  stack_max_ = data_max, line_max_ = line_max;
+  off_scale_in_session_ = data_max > 0 && line_max > 3 * data_max && !show_capacity_->isChecked();
+  if (off_scale_in_session_)
     off_scale_label_->setText(tr("off scale ↑ %1 up to %2").arg(used_->data()->isEmpty() ? tr("CUPTI allocations") : tr("card used"),
                                                              format_bytes(line_max, 1)));
-  if (lines_off_scale_ && peak_series_ == "device.memory.used") peak_label_->setVisible(false);  // above the axis
-  updateCapacity(lines_off_scale_ ? data_max : std::max(data_max, line_max));
+  scaleForRange(true);
   absent_->setText(absentMessage());
   absent_->setProperty(Readability::kFullTextProperty, absent_->text());
   absent_->setProperty(Readability::kShortTextProperty, QString());
@@ -426,7 +429,9 @@ void MemoryGraph::fillStack() {
 void MemoryGraph::fillLines() {
   const auto* used = series_.find("device.memory.used");
   set_points(used_, used ? used->points : std::vector<SeriesPoint>{}, hold_to_ns_);
-  set_points(cupti_graph_, cupti_.points);
+  // cudaMalloc'd bytes stay held after the last alloc/free record: a caching allocator takes its
+  // memory in the first steps and then reuses it, so the curve ended before a later view began.
+  set_points(cupti_graph_, cupti_.points, hold_to_ns_);
   for (QCPGraph* g : {used_, cupti_graph_}) {
     if (g->data()->isEmpty()) g->removeFromLegend();
     else g->addToLegend();
@@ -525,6 +530,21 @@ void MemoryGraph::updateLeak(const std::vector<SeriesPoint>& allocated) {
                              .arg(leak_.steps)
                              .arg(leak_.first_step)
                              .arg(leak_.last_step));
+}
+
+void MemoryGraph::scaleForRange(bool always) {
+  // The card's line is off scale beside the stack; where the shown range has no stack (a recording
+  // whose allocator was first sampled after the opening steps) the lines held into it are all there
+  // is to show, so the axis fits them there rather than the stack drawn elsewhere.
+  const QCPRange shown = plot_->xAxis->range();
+  auto drawn = [&](const KeySpan& keys) { return keys.any && keys.lo <= shown.upper && keys.hi >= shown.lower; };
+  const bool off = off_scale_in_session_ && (drawn(stack_keys_) || !drawn(line_keys_));
+  if (!always && off == lines_off_scale_) return;
+  lines_off_scale_ = off;
+  off_scale_label_->setVisible(off);
+  if (peak_bytes_ && peak_series_ == "device.memory.used") peak_label_->setVisible(!track_mode_ && !off);  // above the axis when off
+  updateCapacity(off ? stack_max_ : std::max(stack_max_, line_max_));
+  if (!always) plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MemoryGraph::sayRangeWithoutSamples() {

@@ -70,7 +70,8 @@ class MemoryGraph : public QWidget, public MetricTrack {
   /// The capacity line's value (bytes), nullopt without meta device.total_memory_bytes (or a cap).
   std::optional<double> capacityLineBytes() const;
   /// Whether the card-used (or CUPTI) line is over 3x the stack and the axis fits the stack instead
-  /// (the line's peak then said in a label at the top right).
+  /// (the line's peak then said in a label at the top right). Not where the shown range has the
+  /// lines and no stack: the axis fits the lines there.
   bool linesOffScale() const { return lines_off_scale_; }
   /// The line is a simulated card's cap (run.config memory_limit_bytes), not the real card.
   bool capacitySimulated() const { return simulated_; }
@@ -114,6 +115,9 @@ class MemoryGraph : public QWidget, public MetricTrack {
   int legendPlotHeight() const;
   /// Track mode: the plot's smallest height for a scale of three labels at the widget's font.
   void fitScale();
+  /// Fits the y axis to the shown range: the stack, the card's line off scale above it, except where
+  /// the range has lines and no stack (then the lines). `always`: also when that did not change.
+  void scaleForRange(bool always);
   /// Says so in the plot when the shown range holds none of what the axis is fitted to (rangeMessage()).
   void sayRangeWithoutSamples();
 
@@ -146,7 +150,9 @@ class MemoryGraph : public QWidget, public MetricTrack {
   QCPGraph *other_total_, *used_, *cupti_graph_, *peak_graph_;
   QCPItemStraightLine* capacity_line_;
   QCPItemText *capacity_label_, *peak_label_, *leak_label_, *absent_, *off_scale_label_;
-  bool lines_off_scale_ = false;
+  bool lines_off_scale_ = false;       // in the shown range (scaleForRange)
+  bool off_scale_in_session_ = false;  // the lines' peak over 3x the stack's, over the whole session
+  double stack_max_ = 0, line_max_ = 0;  // the stack's and the lines' highest values (bytes)
   std::optional<double> capacity_;
   bool simulated_ = false;               // capacity_ is a simulated card's cap
   std::optional<double> reserved_peak_;  // the allocator's reserved total at its peak (simulated card)

@@ -7,12 +7,37 @@
 
 #include <chrono>
 
+#include "lessons/session_pack.h"
 #include "profiling/import/trace_import.h"
 #include "profiling/overview.h"
 #include "profiling/session/session_file.h"
 #include "profiling/steps/step_rule.h"
 
 namespace ts::gui {
+
+bool is_compressed_session(const QString& path) {
+  return path.endsWith(".tsession.zst", Qt::CaseInsensitive) || path.endsWith(".tsession.gz", Qt::CaseInsensitive);
+}
+
+namespace {
+/// Reads the session at `path` into `store`; a compressed one through its plain copy, whose
+/// temporary name an error then replaces with `path` (the user chose that file).
+void read_session_file(const QString& path, prof::EventStore& store, const prof::ReadProgress& progress) {
+  if (!is_compressed_session(path)) {
+    prof::read_session(path.toStdString(), store, progress);
+    return;
+  }
+  const lessons::PlainSession plain(path.toStdString());  // throws InputError naming `path`
+  try {
+    prof::read_session(plain.path(), store, progress);
+  } catch (const prof::SessionError& e) {
+    std::string what = e.what();
+    for (auto at = what.find(plain.path()); at != std::string::npos; at = what.find(plain.path(), at + path.size()))
+      what.replace(at, plain.path().size(), path.toStdString());
+    throw prof::SessionError(e.kind, what);
+  }
+}
+}  // namespace
 
 SessionLoader::SessionLoader(QObject* parent) : QObject(parent) { qRegisterMetaType<ts::gui::SessionReplay>(); }
 
@@ -36,7 +61,7 @@ bool SessionLoader::start(const QString& path) {
   }
   auto store = std::make_shared<prof::EventStore>();
   emit storeReady(store);
-  if (prof::session_being_written(path.toStdString())) {
+  if (!is_compressed_session(path) && prof::session_being_written(path.toStdString())) {
     startFollow(path, store);
     return true;
   }
@@ -51,7 +76,7 @@ bool SessionLoader::start(const QString& path) {
       return !cancel_.load();
     }};
     try {
-      prof::read_session(path.toStdString(), *store, progress);
+      read_session_file(path, *store, progress);
       SessionReplay replay = replay_from_store(path, store);
       QMetaObject::invokeMethod(this, [this, replay = std::move(replay)] {
         loading_ = false;

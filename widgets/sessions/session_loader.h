@@ -1,4 +1,5 @@
-// SessionLoader: opens a recorded session (*.tsession) or a PyTorch profiler / Chrome trace
+// SessionLoader: opens a recorded session (*.tsession, or compressed as lessons record them:
+// *.tsession.zst, *.tsession.gz, read through a plain copy) or a PyTorch profiler / Chrome trace
 // (*.json, *.json.gz: imported by profiling/import) on a worker thread. A session opens progressively: the store is handed out at once (storeReady: the panels draw what has arrived, the
 // window stays usable), progress is reported (rows read / total, <= ~20 Hz) and the load can be
 // cancelled. The worker only appends to the store (EventStore's one-writer contract); results reach
@@ -17,6 +18,10 @@ namespace ts::gui {
 /// QSettings key of Preferences ▸ Trace step ranges: the --step-range pattern (profiling/steps/step_rule.h)
 /// a trace without ProfilerStep#N is imported with; default "step".
 inline constexpr const char* kStepRangeKey = "prefs/step_range";
+
+/// Whether `path` is a compressed session (*.tsession.zst, older recordings' *.tsession.gz): read
+/// through a decompressed copy (lessons/session_pack.h), never followed.
+bool is_compressed_session(const QString& path);
 
 class SessionLoader : public QObject {
   Q_OBJECT
