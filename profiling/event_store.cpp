@@ -1,6 +1,7 @@
 // EventStore (see event_store.h).
 #include "profiling/event_store.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace ts::prof {
@@ -69,6 +70,33 @@ void EventStore::set_overview(std::shared_ptr<const SessionOverview> overview) {
 std::shared_ptr<const SessionOverview> EventStore::overview() const {
   std::lock_guard lock(meta_mutex_);
   return overview_;
+}
+
+void GpuKeepWindows::set_none() {
+  std::lock_guard lock(mutex_);
+  all_ = false;
+  windows_.clear();
+}
+
+void GpuKeepWindows::open(std::int64_t from) {
+  std::lock_guard lock(mutex_);
+  all_ = false;
+  if (!windows_.empty() && windows_.back().second == INT64_MAX) return;  // already open
+  windows_.emplace_back(from, INT64_MAX);
+}
+
+void GpuKeepWindows::close(std::int64_t until) {
+  std::lock_guard lock(mutex_);
+  if (!windows_.empty() && windows_.back().second == INT64_MAX) windows_.back().second = std::max(until, windows_.back().first);
+}
+
+bool GpuKeepWindows::keep(std::int64_t t) const {
+  std::lock_guard lock(mutex_);
+  if (all_) return true;
+  // The last window starting at or before t.
+  auto it = std::upper_bound(windows_.begin(), windows_.end(), t,
+                             [](std::int64_t v, const std::pair<std::int64_t, std::int64_t>& w) { return v < w.first; });
+  return it != windows_.begin() && t < std::prev(it)->second;
 }
 
 }  // namespace ts::prof

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "profiling/append_log.h"
 #include "profiling/records.h"
@@ -39,6 +40,26 @@ struct DroppedCounts {
   std::int64_t cupti = 0;        // cuptiActivityGetNumDroppedRecords, summed over buffers
   std::int64_t host_ranges = 0;  // a thread's range buffer was full
   std::int64_t store_full = 0;   // a table reached its capacity
+};
+
+
+/// The profile schedule's windows of GPU records, in session ns: [from, until) each, in time order.
+/// Until set_none() or open() it keeps everything (no schedule). Thread-safe: the profiler opens and
+/// closes windows on the trainer's thread, the CUPTI parser asks on the collector's.
+class GpuKeepWindows {
+ public:
+  /// Keep nothing until a window opens (a schedule whose first step is not traced).
+  void set_none();
+  /// A window from `from` (INT64_MIN: from the start), open until close().
+  void open(std::int64_t from);
+  /// The open window ends at `until` (no-op when none is open).
+  void close(std::int64_t until);
+  bool keep(std::int64_t t) const;
+
+ private:
+  mutable std::mutex mutex_;
+  bool all_ = true;
+  std::vector<std::pair<std::int64_t, std::int64_t>> windows_;
 };
 
 class EventStore {
@@ -103,12 +124,11 @@ class EventStore {
   void set_overview(std::shared_ptr<const SessionOverview> overview);
   std::shared_ptr<const SessionOverview> overview() const;
 
-  /// The profile schedule's window: GPU records that start outside [gpu_keep_from, gpu_keep_until)
-  /// (session ns) are not kept. Default: everything.
-  std::atomic<std::int64_t> gpu_keep_from{INT64_MIN}, gpu_keep_until{INT64_MAX};
-  bool keep_gpu(std::int64_t t) const {
-    return t >= gpu_keep_from.load(std::memory_order_relaxed) && t < gpu_keep_until.load(std::memory_order_relaxed);
-  }
+  /// The profile schedule's windows: GPU records that start in none of them are not kept (default:
+  /// everything). Records are parsed up to ~100 ms after they happen, often after the next window
+  /// opened, so each record is judged by every window the run had, not by the current one.
+  GpuKeepWindows gpu_windows;
+  bool keep_gpu(std::int64_t t) const { return gpu_windows.keep(t); }
 
   /// Appends, counting a full table in dropped_store_full.
   template <class T>

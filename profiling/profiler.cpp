@@ -110,20 +110,22 @@ struct Profiler::Impl final : trace::Sink {
   void on_step(const trace::StepEvent& e) override {
     host->on_step(e);
     if (!options.schedule.enabled) return;
-    // Decide for the next step: open the GPU window when it is the first active one, close it after the last.
-    const int now = options.schedule.state(e.global_step), next = options.schedule.state(e.global_step + 1);
-    const std::int64_t t = clock.from_host(e.end_ns);
-    if (next == 2 && now != 2) {
-      // The window starts on an idle GPU: work that untraced steps queued would otherwise run under
-      // its traced host steps, where the analysis, reading steps by host time, finds no record of it.
-      // Once per window, so the wait costs a few launch latencies per window, not per step.
+    // Decide for the next step. The session keeps what the analysis reads: the analysed steps of a
+    // window (analysed_step: its active steps but the first, when it has more than one). The window
+    // opens on an idle GPU after the step before its first analysed one: that step's work (and any
+    // that untraced steps queued, the host running steps ahead) would otherwise run under analysed
+    // host steps and be counted there. It closes once the GPU has run its last step's work: the
+    // window's last launches run after its last host step ends. Two waits per window, not per step.
+    const bool read_now = analysed_step(options.schedule, e.global_step);
+    const bool read_next = analysed_step(options.schedule, e.global_step + 1);
+    if (read_next && !read_now) {
       if (cupti) cupti->drain_device();
-      store.gpu_keep_until.store(INT64_MAX);
-      store.gpu_keep_from.store(clock.from_host(trace::now_ns()));
-    } else if (now == 2 && next != 2) {
-      store.gpu_keep_until.store(t);
+      store.gpu_windows.open(clock.from_host(trace::now_ns()));
+    } else if (read_now && !read_next) {
+      if (cupti) cupti->drain_device();
+      store.gpu_windows.close(std::max(clock.from_host(e.end_ns), clock.from_host(trace::now_ns())));
     }
-    recording.store(next == 2, std::memory_order_relaxed);
+    recording.store(read_next, std::memory_order_relaxed);
     // CUPTI resumes one step before a window (the first launches after cuptiActivityEnable pay for
     // CUPTI's instrumentation) and pauses after its last step, once the GPU has run that step's work
     // (CuptiCollector::pause drains the device first).
@@ -203,9 +205,10 @@ Profiler::Profiler(ProfilerOptions options) : impl_(std::make_unique<Impl>()) {
   if (device >= 0 && m.options.parts.pm) m.measure_copy_ceiling(device);
   m.host = std::make_unique<HostCollector>(m.store, m.clock, device, m.options.rank);
   if (m.options.schedule.enabled) {
-    const bool first_active = m.options.schedule.state(1) == 2;
+    const bool first_active = analysed_step(m.options.schedule, 1);
     m.recording = first_active;
-    if (!first_active) m.store.gpu_keep_from.store(INT64_MAX);
+    if (first_active) m.store.gpu_windows.open(INT64_MIN);
+    else m.store.gpu_windows.set_none();
   }
   if (device >= 0 && m.options.parts.cupti) {
     m.cupti = std::make_unique<CuptiCollector>(m.store, m.start_host, m.options.rank, m.options.parts.cupti_kinds);

@@ -6,9 +6,10 @@
 //
 // Schedule (the PyTorch profiler's torch.profiler.schedule): cycles of `wait` steps not recorded,
 // `warmup` steps traced but discarded, `active` steps recorded, `repeat` cycles (0 = until the end).
-// Host ranges are kept for active steps only; GPU records are kept when they start inside an active
-// window (host time from the end of the step before the window to the end of its last step), so GPU
-// work of the last active step that runs after its host end is cut. Step rows are always kept. CUPTI
+// The session keeps what the analysis reads, the analysed steps (analysed_step: a window's active
+// steps but its first when it has more than one): their host ranges, and the GPU records that start
+// between the end of the step before them (once the GPU ran everything queued so far) and the end of
+// their last step's GPU work (the profiler waits for it). Step rows are always kept. CUPTI
 // is paused during `wait` steps but the last before a traced one, so a scheduled run does not pay
 // CUPTI's per-step cost there; the analysis reads the schedule back (meta session.schedule) and
 // analyses the active steps alone (analysis/timeline.cpp).

@@ -310,7 +310,13 @@ void CuptiCollector::drain_device() {
 
 void CuptiCollector::pause(bool paused) {
   if (!impl_->active) return;
-  if (paused) drain_device();
+  if (paused) {
+    // The GPU finishes the traced work first, then CUPTI takes its records of it: a kind disabled
+    // while CUPTI still holds a finished kernel's record gave that kernel the end time of the next
+    // flush (9-90 ms kernels in a 3 ms step, measured on an H100 with CUDA-graph replays).
+    drain_device();
+    cuptiActivityFlushAll(0);
+  }
   for (CUpti_ActivityKind k : impl_->enabled) paused ? cuptiActivityDisable(k) : cuptiActivityEnable(k);
   if (!paused) impl_->skip_state_queries();
 }

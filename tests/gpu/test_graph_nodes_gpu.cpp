@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "profiling/analysis/layer_stats.h"
 #include "profiling/event_source.h"
 #include "profiling/profiler.h"
+#include "profiling/schedule.h"
 
 cudaError_t ts_launch_test_scale(float* x, int n, cudaStream_t stream);
 
@@ -154,6 +156,64 @@ TEST(GraphNodesGpu, EngineStepsReplayedFromAGraphFillEveryLayer) {
     EXPECT_GT(l.forward.gpu_kernel_ns, 0) << l.label;
   }
   EXPECT_EQ(layers, 4);  // SimpleCNN: conv1, conv2, fc1, fc2
+  std::filesystem::remove(path);
+}
+
+TEST(GraphNodesGpu, AScheduledWindowKeepsEveryKernelItsStepsReplayed) {
+  // The host enqueues replays from pinned batches without waiting, so it runs steps ahead of the GPU:
+  // a window's last replays run after its last host step. Each replay kept must hold all of the
+  // graph's kernels with their true durations, and exactly the analysed steps' replays are kept.
+  std::string why;
+  if (!ts::cuda_available(&why)) GTEST_SKIP() << why;
+  const std::string path = session_path("schedule");
+  ProfilerOptions o;
+  o.session_path = path;
+  o.cuda_device = 0;
+  o.schedule = parse_profile_schedule("wait=6,warmup=0,active=4");
+  constexpr int kBatch = 512, kSteps = 40;
+  Profiler p(o);
+  {
+    NetworkOptions no;
+    no.max_batch_size = kBatch;
+    no.cuda_graphs = true;
+    auto net = make_cuda_network(simple_cnn_spec(), no);
+    std::uint8_t* images = nullptr;
+    std::int32_t* labels = nullptr;
+    ASSERT_EQ(cudaMallocHost(&images, std::size_t{kBatch} * kImageBytes), cudaSuccess);
+    ASSERT_EQ(cudaMallocHost(&labels, kBatch * sizeof(std::int32_t)), cudaSuccess);
+    for (int i = 0; i < kBatch; ++i) {
+      draw_synthetic_image(i % 10, 7 * i + 1, images + static_cast<std::size_t>(i) * kImageBytes);
+      labels[i] = i % 10;
+    }
+    for (std::int64_t step = 1; step <= kSteps; ++step) {
+      trace::set_current_step(step);
+      const std::int64_t start = trace::now_ns();
+      net->train_step(Batch{kBatch, images, labels, true, 0, step - 1});
+      step_done(step, start);
+    }
+    net->drain_step_losses();
+    cudaFreeHost(images);
+    cudaFreeHost(labels);
+  }
+  const ProfilerSummary sum = p.stop();
+  ASSERT_TRUE(sum.gpu_status.empty()) << sum.gpu_status;
+  auto src = open_session(path);
+  const EventStore& st = src->store();
+  std::map<std::uint32_t, int> per_replay;  // a replay's kernels share its cudaGraphLaunch's correlation id
+  for (std::size_t i = 0; i < st.kernels.size(); ++i) {
+    const KernelRecord& k = st.kernels[i];
+    // SimpleCNN's kernels at batch 512 run well under a millisecond; a record paused before CUPTI
+    // took it ends at the next flush, tens of milliseconds later.
+    EXPECT_LT(k.end - k.start, 5'000'000) << st.strings.get(k.name);
+    if (k.graph_id) ++per_replay[k.correlation];
+  }
+  int most = 0;
+  for (const auto& [corr, n] : per_replay) most = std::max(most, n);
+  ASSERT_GT(most, 10);
+  for (const auto& [corr, n] : per_replay) EXPECT_EQ(n, most) << "replay " << corr << " lost kernels";
+  // Windows of 4 active steps (7-10, 17-20, 27-30, 37-40), each analysed from its second: the replays
+  // of steps 8-10, 18-20, 28-30 and 38-40 are kept, and nothing of the steps before them.
+  EXPECT_EQ(per_replay.size(), 12u) << "replays kept";
   std::filesystem::remove(path);
 }
 

@@ -514,7 +514,7 @@ TEST(CuptiParse, ConvertsEveryKindOfASyntheticBuffer) {
 
 TEST(CuptiParse, ScheduleWindowDropsRecordsOutsideIt) {
   EventStore s;
-  s.gpu_keep_from = 100, s.gpu_keep_until = 200;
+  s.gpu_windows.open(100), s.gpu_windows.close(200);
   CuptiParser p(s, SessionClock(0, 0), 0, {});
   for (std::uint64_t t : {50u, 150u, 250u}) {
     CUpti_ActivityKernel10 k{};
@@ -525,11 +525,36 @@ TEST(CuptiParse, ScheduleWindowDropsRecordsOutsideIt) {
   EXPECT_EQ(s.kernels[0].start, 150);
 }
 
+TEST(CuptiParse, AWindowsRecordsParsedAfterTheNextWindowOpenedAreKept) {
+  // Buffers are parsed ~100 ms late: a record of window [100, 200) arrives when [300, ...) is open.
+  EventStore s;
+  s.gpu_windows.set_none();
+  EXPECT_FALSE(s.keep_gpu(50));
+  s.gpu_windows.open(100), s.gpu_windows.close(200), s.gpu_windows.open(300);
+  CuptiParser p(s, SessionClock(0, 0), 0, {});
+  for (std::uint64_t t : {50u, 150u, 250u, 350u, 99999u}) {
+    CUpti_ActivityKernel10 k{};
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, k.start = t, k.end = t + 1, k.name = "k";
+    p.record(reinterpret_cast<const CUpti_Activity*>(&k));
+  }
+  ASSERT_EQ(s.kernels.size(), 3u);
+  EXPECT_EQ(s.kernels[0].start, 150);
+  EXPECT_EQ(s.kernels[1].start, 350);
+  s.gpu_windows.close(400);
+  EXPECT_TRUE(s.keep_gpu(399));
+  EXPECT_FALSE(s.keep_gpu(400));
+  EXPECT_FALSE(s.keep_gpu(250));
+  EventStore all;  // no schedule: everything
+  EXPECT_TRUE(all.keep_gpu(INT64_MIN) && all.keep_gpu(0));
+  all.gpu_windows.open(INT64_MIN);  // a schedule whose first step is traced
+  EXPECT_TRUE(all.keep_gpu(-5));
+}
+
 TEST(CuptiParse, ScheduleKeepsGpuWorkByItsLaunchNotItsStart) {
   // Window [100, 200) of host time. A call at 150 launches a kernel that runs at 400 (the host ran
   // ahead of the GPU): kept. A call at 250 launches a kernel running at 180: not kept.
   EventStore s;
-  s.gpu_keep_from = 100, s.gpu_keep_until = 200;
+  s.gpu_windows.open(100), s.gpu_windows.close(200);
   CuptiParser p(s, SessionClock(0, 0), 0, [](std::uint32_t) { return std::string("cudaLaunchKernel"); });
   auto call = [&](std::uint64_t t, std::uint32_t corr) {
     CUpti_ActivityAPI api{};
