@@ -123,8 +123,9 @@ class TestTraining : public QObject {
     QVERIFY(charts.lossPlot()->itemCount() >= 2);  // the line and its label
   }
 
-  /// A short run's loss stays flat near its top: the loss legend moves off the curve (it sat on it
-  /// top right); a falling loss keeps it top right.
+  /// A short run's loss stays flat near its top, where a legend in the plot's top right sat on it: the
+  /// legend is under the plot area, over no point, flat or falling (test_chart_legends checks the
+  /// window's charts at 1280x720 and in classroom mode).
   void theLossLegendStaysOffTheCurve() {
     TrainingCharts charts;
     charts.resize(800, 600);
@@ -144,7 +145,7 @@ class TestTraining : public QObject {
       QCustomPlot* p = charts.lossPlot();
       p->replot();
       const QRect box = p->legend->outerRect();
-      int n = 0;
+      int n = box.intersects(p->axisRect()->rect()) ? 1000 : 0;
       for (int g = 0; g < 2; ++g)
         for (auto it = p->graph(g)->data()->constBegin(); it != p->graph(g)->data()->constEnd(); ++it)
           n += box.contains(QPoint(static_cast<int>(p->xAxis->coordToPixel(it->key)), static_cast<int>(p->yAxis->coordToPixel(it->value))));
@@ -153,9 +154,9 @@ class TestTraining : public QObject {
     // Flat after a higher first step (as a short run's loss is): along the top, under the legend.
     feed([](int i) { return i == 1 ? 2.45f : 2.30f - 0.01f * static_cast<float>(i % 3); });
     QTRY_COMPARE(covered(), 0);
-    feed([](int i) { return 2.3f / static_cast<float>(i); });  // falling: the top right is free
+    feed([](int i) { return 2.3f / static_cast<float>(i); });  // falling
     QTRY_COMPARE(covered(), 0);
-    QCOMPARE(charts.lossPlot()->axisRect()->insetLayout()->insetAlignment(0), Qt::AlignTop | Qt::AlignRight);
+    QVERIFY(charts.lossPlot()->legend->visible());
   }
 };
 

@@ -1,4 +1,5 @@
-// TrainingCharts: three QCustomPlots and the progress line.
+// TrainingCharts: three QCustomPlots and the progress line; the legends sit outside the plot areas
+// (under them, or beside a short one), never over a curve.
 #include "widgets/training/training_charts.h"
 
 #include <QGridLayout>
@@ -10,6 +11,7 @@
 
 #include "widgets/common/count_ticker.h"
 #include "widgets/common/elided_label.h"
+#include "widgets/panels/panel_plot.h"
 
 namespace ts::gui {
 namespace {
@@ -34,40 +36,64 @@ QString eta_text(double seconds) {
                    : QString("%1 s").arg(s);
 }
 
-/// Points of `plot`'s graphs that its legend would cover in the corner `corner` of the axis rect
-/// (pixels at the axes' current ranges; the legend at its size hint).
-int points_under_legend(QCustomPlot* plot, Qt::Alignment corner) {
-  const QRect area = plot->axisRect()->rect();
-  const QSize size = plot->legend->minimumOuterSizeHint();
-  const int x = corner & Qt::AlignRight ? area.right() - size.width() : area.left();
-  const int y = corner & Qt::AlignBottom ? area.bottom() - size.height() : area.top();
-  const QRect box(x, y, size.width(), size.height());
-  const QCPRange keys(plot->xAxis->pixelToCoord(box.left()), plot->xAxis->pixelToCoord(box.right()));
-  int n = 0;
-  for (int g = 0; g < plot->graphCount(); ++g) {
-    const auto data = plot->graph(g)->data();
-    for (auto it = data->findBegin(keys.lower, false); it != data->findEnd(keys.upper, false); ++it)
-      n += box.contains(QPoint(static_cast<int>(plot->xAxis->coordToPixel(it->key)),
-                               static_cast<int>(plot->yAxis->coordToPixel(it->value))));
-  }
-  return n;
+/// The least plot area (px high) that a legend row under it may leave; a shorter chart (classroom
+/// mode's font x2 at 1280x680: 190 px for the Throughput chart's title, axes and legend) takes the
+/// legend in a column right of the plot area instead, where its width is cheaper than its height.
+constexpr int kMinPlotAreaPx = 60;
+
+/// Moves `plot`'s legend holder (legend_out_of_the_plot's) under the axis rect, entries side by side
+/// in as many columns as the width holds, or in a column right of it, entries one under the other,
+/// where the row would leave less than kMinPlotAreaPx of plot area (margins as last laid out).
+void place_legend(QCustomPlot* plot) {
+  if (plot->width() < 100) return;  // not laid out yet
+  QCPLegend* legend = plot->legend;
+  auto* holder = qobject_cast<QCPLayoutGrid*>(legend->layout());
+  QCPLayoutGrid* layout = plot->plotLayout();
+  const auto set_wrap = [legend](int columns) {
+    if (legend->wrap() == columns) return;
+    legend->setWrap(columns);
+    legend->setFillOrder(legend->fillOrder(), true);  // re-flows the entries there
+  };
+  set_wrap(legend_columns_for(legend, plot->width()));
+  const QMargins m = plot->axisRect()->margins();
+  const int title_h = layout->element(0, 0)->minimumOuterSizeHint().height();
+  const int row_h = holder->minimumOuterSizeHint().height() + layout->rowSpacing();
+  const bool below = plot->height() - title_h - row_h - m.top() - m.bottom() >= kMinPlotAreaPx;
+  if (!below) set_wrap(1);
+  const int row = below ? 2 : 1, column = below ? 0 : 1;
+  if (layout->hasElement(row, column) && layout->element(row, column) == holder) return;
+  layout->take(holder);
+  layout->simplify();  // the empty row or column it leaves
+  layout->addElement(row, column, holder);
+  if (below) layout->setRowStretchFactor(row, 0.001);  // as high as its lines, the rest to the plot
+  else layout->setColumnStretchFactor(column, 0.001);  // as wide as its entries
 }
 
-/// Moves `plot`'s legend to the corner of `corners` (in their order of preference) that covers the
-/// fewest points, when where it is covers some: a short run's flat loss runs along the top, under
-/// the top-right legend that suits a falling one.
-void keep_legend_off_the_curve(QCustomPlot* plot, std::initializer_list<Qt::Alignment> corners) {
-  QCPLayoutInset* inset = plot->axisRect()->insetLayout();
-  const Qt::Alignment now = inset->insetAlignment(0);
-  int best_n = points_under_legend(plot, now);
-  if (best_n == 0) return;
-  Qt::Alignment best = now;
-  for (Qt::Alignment c : corners) {
-    if (c == now) continue;
-    const int n = points_under_legend(plot, c);
-    if (n < best_n) best = c, best_n = n;
-  }
-  if (best != now) inset->setInsetAlignment(0, best);
+/// Puts `plot`'s legend out of the plot area, borderless: it never covers a curve, however small the
+/// plot or large the font. Inside the axis rect it hid points in whichever corner it went (the
+/// Throughput chart's in Side by side), and at classroom mode's font it covered most of a small
+/// plot. place_legend() puts it under or beside the plot area before each replot's layout (a
+/// resize, classroom mode's font, an entry added later).
+void legend_out_of_the_plot(QCustomPlot* plot) {
+  QCPLegend* legend = plot->legend;
+  plot->axisRect()->insetLayout()->take(legend);
+  plot->axisRect()->insetLayout()->simplify();
+  auto* holder = new QCPLayoutGrid;
+  holder->setMargins(QMargins(5, 0, 5, 4));
+  holder->setRowSpacing(0);
+  holder->addElement(0, 0, legend);
+  holder->addElement(1, 0, new QCPLayoutElement(plot));  // keeps a column's entries at its top
+  holder->setRowStretchFactor(0, 0.01);
+  plot->plotLayout()->addElement(2, 0, holder);  // under the title (row 0) and the axis rect
+  plot->plotLayout()->setRowStretchFactor(2, 0.001);
+  legend->setVisible(true);
+  legend->setBorderPen(Qt::NoPen);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  QFont f = plot->font();
+  f.setPointSizeF(f.pointSizeF() * 0.9);
+  legend->setFont(f);
+  legend->setIconSize(18, 10);
+  QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] { place_legend(plot); });
 }
 
 }  // namespace
@@ -95,9 +121,7 @@ TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
   loss_->graph(2)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, QColor(230, 120, 0),
                                                    QColor(255, 160, 40), 9));
   loss_->graph(2)->removeFromLegend();
-  loss_->legend->setVisible(true);
-  loss_->legend->setFont(QFont(font().family(), font().pointSize() - 1));
-  loss_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  legend_out_of_the_plot(loss_);
 
   accuracy_ = make_plot(tr("Test accuracy"), tr("epoch"), tr("accuracy (%)"));
   accuracy_->addGraph();
@@ -119,9 +143,7 @@ TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
   throughput_->addGraph();
   throughput_->graph(1)->setPen(QPen(QColor(213, 94, 0), 2));  // vermillion
   throughput_->graph(1)->setName(tr("smoothed"));
-  throughput_->legend->setVisible(true);
-  throughput_->legend->setFont(QFont(font().family(), font().pointSize() - 2));
-  throughput_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+  legend_out_of_the_plot(throughput_);
 
   // Ticks that fit each axis at any font size ("250k", not "250000"; fewer where the chart is short).
   for (QCPAxis* a : {loss_->xAxis, loss_->yAxis, accuracy_->yAxis, throughput_->xAxis, throughput_->yAxis})
@@ -145,9 +167,6 @@ TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
 void TrainingCharts::clear() {
   for (auto* p : {loss_, accuracy_, throughput_})
     for (int i = 0; i < p->graphCount(); ++i) p->graph(i)->data()->clear();
-  // The legends back in their usual corners (replotIfDirty() moves them off the curves).
-  loss_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-  throughput_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
   loss_->clearItems();
   amp_text_ = new QCPItemText(loss_);
   amp_text_->setColor(QColor(170, 80, 0));
@@ -342,13 +361,6 @@ void TrainingCharts::replotIfDirty() {
   if (found) throughput_->yAxis->setRange(0, t.upper * 1.15);
   if (found && throughput_->graph(0)->data()->keyRange(found).upper > throughput_->xAxis->range().upper)
     throughput_->xAxis->setRange(0, loss_->xAxis->range().upper);
-  // The legends where they hide the fewest points (the loss chart's bottom right holds the AMP line
-  // when there is one).
-  const Qt::Alignment top_right = Qt::AlignTop | Qt::AlignRight, bottom_right = Qt::AlignBottom | Qt::AlignRight;
-  const Qt::Alignment top_left = Qt::AlignTop | Qt::AlignLeft, bottom_left = Qt::AlignBottom | Qt::AlignLeft;
-  if (amp_text_ && amp_text_->visible()) keep_legend_off_the_curve(loss_, {top_right, top_left, bottom_left});
-  else keep_legend_off_the_curve(loss_, {top_right, bottom_right, top_left, bottom_left});
-  keep_legend_off_the_curve(throughput_, {bottom_right, top_right, bottom_left, top_left});
   for (auto* p : {loss_, accuracy_, throughput_}) p->replot(QCustomPlot::rpQueuedReplot);
 }
 
