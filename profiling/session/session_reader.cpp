@@ -77,8 +77,10 @@ class Reader {
   }
   /// What to add to an error about a file whose rows may be in a -wal file that was not read.
   std::string wal_advice() const {
-    // The message names the file once, at its start; the -wal file is that name with "-wal" added.
-    if (!wal_) return "; if it was copied from a recording that was killed, copy its -wal file (the same name + \"-wal\") beside it too";
+    // The message gives the folder once, at its start: the -wal file by its name alone.
+    if (!wal_)
+      return "; if it was copied from a recording that was killed, copy its -wal file (" +
+             std::filesystem::path(path_).filename().string() + "-wal) beside it too";
     if (immutable_) return "; its -wal file could not be read here (read-only): copy both files to a writable folder";
     return "";
   }
