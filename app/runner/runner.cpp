@@ -16,6 +16,7 @@
 #include "base/printable.h"
 #include "engine/synthetic_data.h"
 #include "engine/trainer.h"
+#include "lessons/session_pack.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/event_source.h"
 #include "profiling/import/trace_analysis.h"
@@ -293,7 +294,8 @@ int run_analysis(const RunnerOptions& o) {
                  t.summary.warnings_text());
     r = prof::import::analyze_imported(*t.store, options);
   } else {
-    const auto src = prof::open_session(o.analyze);
+    const lessons::PlainSession plain(o.analyze);  // a lesson's recording is zstd-compressed (*.tsession.zst)
+    const auto src = prof::open_session(plain.path());
     // A session converted from a trace (--import) holds only the profiler's active steps.
     r = prof::import::analyze_session(src->store(), options);
     const auto meta = src->store().meta();

@@ -82,7 +82,7 @@ class TestFixApply : public QObject {
     // Without a GPU: what applies, said once; a knob that cannot apply is not proposed at all.
     const QString here = window_fix_text(v, true, false);
     QVERIFY2(!here.contains("In Run settings"), qPrintable(here));
-    QCOMPARE(here, QString("None on this machine (AMP needs a CUDA GPU)"));
+    QCOMPARE(here, QString("AMP bf16 on a machine with a CUDA GPU (this one has none)"));
     const auto mixed = amp_verdict({{"num_workers", "4"}, {"amp", "fp16"}});
     QCOMPARE(window_fix_text(mixed, true, false), QString("In Run settings: num_workers 4 for the next run"));
     QVERIFY(fix_setting_unavailable_here({"amp", "off"}, false).isEmpty());

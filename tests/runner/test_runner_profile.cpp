@@ -13,9 +13,11 @@
 #include <regex>
 #include <sstream>
 #include <string>
+
 #include <vector>
 
 #include "engine/synthetic_data.h"
+#include "lessons/session_pack.h"
 #include "runner_test_util.h"
 #include "profiling/event_source.h"
 
@@ -252,6 +254,18 @@ TEST(RunnerProfile, AnalyzeNamesTheRawDataLoaderWaitAsTheWindowDoes) {
   ASSERT_EQ(finish(t, text), 0) << text;
   EXPECT_NE(text.find("data-loader wait (raw) 35.1 %"), std::string::npos) << text;
   EXPECT_NE(text.find("by priority"), std::string::npos) << text;
+}
+
+// A lesson's recording (*.tsession.zst) reads as the plain session does.
+TEST(RunnerProfile, AnalyzeReadsACompressedRecording) {
+  const std::string plain = std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data/gpu_b128_nw0_augment.tsession";
+  const std::string packed = (std::filesystem::temp_directory_path() / ("ts_analyze_" + std::to_string(getpid()) + ".tsession.zst")).string();
+  ts::lessons::compress_session(plain, packed);
+  Child t = start({"--analyze", packed});
+  std::string text;
+  ASSERT_EQ(finish(t, text), 0) << text;
+  EXPECT_NE(text.find("data-loader wait (raw) 35.1 %"), std::string::npos) << text;
+  std::filesystem::remove(packed);
 }
 
 }  // namespace

@@ -178,7 +178,7 @@ QString window_fix_text(const prof::analysis::Verdict& v, bool trainscope, bool 
   QStringList knobs, elsewhere;
   for (const auto& f : v.settings) {
     if (fix_setting_unavailable_here(f, cuda_gpu_here).isEmpty()) knobs << fix_setting_text(f);
-    else if (const FixKnob* k = fix_knob(f.knob); k && !elsewhere.contains(QObject::tr(k->label))) elsewhere << QObject::tr(k->label);
+    else if (!elsewhere.contains(fix_setting_text(f))) elsewhere << fix_setting_text(f);
   }
   QString advice = QString::fromStdString(v.advice);
   if (!advice.isEmpty()) advice[0] = advice[0].toUpper();
@@ -186,7 +186,8 @@ QString window_fix_text(const prof::analysis::Verdict& v, bool trainscope, bool 
   if (!knobs.isEmpty()) parts << QObject::tr("In Run settings: %1 for the next run").arg(knobs.join(", "));
   if (!advice.isEmpty()) parts << advice;
   if (parts.isEmpty() && !elsewhere.isEmpty())
-    return QObject::tr("None on this machine (%1 needs a CUDA GPU)").arg(elsewhere.join(", "));
+    // The fix exists, only not here: said as the fix, with why it is not offered to apply.
+    return QObject::tr("%1 on a machine with a CUDA GPU (this one has none)").arg(elsewhere.join(", "));
   if (v.settings.empty() && advice.isEmpty()) return QString::fromStdString(v.fix);
   return parts.join(". ");
 }
