@@ -372,6 +372,33 @@ class TestClassroom : public QObject {
     }
   }
 
+  /// The key numbers are whole in classroom mode at 1280x680: every word of every cell fits its
+  /// column (the label column took 250 px and the runs' numbers read "47… img/s").
+  void theKeyNumbersAreWholeInClassroomMode() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.lessons()->runLesson("mixed_precision", true));
+    QTRY_VERIFY_WITH_TIMEOUT(lesson_shown(w, "mixed_precision"), 60000);
+    LessonView* v = w.lessons()->lessonView();
+    QTest::qWait(2000);  // the window's fits to the (800x800 offscreen) screen first, as above
+    w.lessons()->setClassroomMode(true);
+    v->resize(kMaxW, kMaxH);
+    v->setPresenting(true);  // the split as classroom mode sets it, at this size
+    QTest::qWait(300);
+    QTableWidget* t = v->figuresTable();
+    auto leave = qScopeGuard([&w] { w.lessons()->setClassroomMode(false); });  // on a failure too
+    for (int c = 0; c < t->columnCount(); ++c)
+      for (int r = 0; r + 1 < t->rowCount(); ++r) {  // the last row, the verdicts' titles, wraps at will
+        const QTableWidgetItem* it = t->item(r, c);
+        if (!it) continue;
+        const QFontMetrics ifm(it->font());
+        for (const QString& word : it->text().split(QRegularExpression("\\s+"), Qt::SkipEmptyParts))
+          QVERIFY2(ifm.horizontalAdvance(word) + 8 <= t->columnWidth(c),
+                   qPrintable(QString("row %1 column %2: '%3' needs %4 px of %5").arg(r).arg(c).arg(word)
+                                  .arg(ifm.horizontalAdvance(word) + 8).arg(t->columnWidth(c))));
+      }
+  }
+
   /// The Lessons window's description is whole or scrolls at classroom mode's font in its 900x560
   /// (its last paragraph was cut under the buttons, out of reach).
   void theLessonDescriptionScrollsInClassroomMode() {

@@ -155,9 +155,9 @@ void LessonView::setPresenting(bool on) {
   const bool changed = presenting_ != on;
   presenting_ = on;
   if (changed && !check_rows_.empty()) renderChecks();
-  // The story and numbers readable at 1280 px; presenting, Compare (the timelines) gets most of it.
+  // The story and numbers readable at 1280 px; Compare (the timelines) gets the rest.
   const int w = std::max(width(), 1000);
-  const int left = on ? w * 9 / 25 : w * 2 / 5;
+  const int left = w * 2 / 5;  // presenting too: 9/25 left the key numbers cut at 1280 px
   split_->setSizes({left, w - left});
 }
 
@@ -287,8 +287,11 @@ void LessonView::fillFigures(const lessons::LessonResult& r) {
     figures_->setItem(static_cast<int>(rows.size()) + 1, col, new QTableWidgetItem(v.isEmpty() ? tr("none") : v.join('\n')));
   }
   vheads << tr("run");
-  for (const auto& f : rows) vheads << lesson_figure_label(f);
-  vheads << tr("verdicts fired");
+  // A row's qualifier on a line of its own ("images/s" over "(training time)"): the labels' column
+  // stays narrow, so the runs' numbers keep their width in classroom mode's larger font at 1280 px
+  // (they were cut to "47… img/s" beside a 250 px label column).
+  for (const auto& f : rows) vheads << lesson_figure_label(f).replace(" (", "\n(");
+  vheads << tr("verdicts\nfired");
   figures_->setVerticalHeaderLabels(vheads);
   for (std::size_t k = 0; k < rows.size(); ++k) {
     if (std::find(key.begin(), key.end(), rows[k]) == key.end()) continue;
