@@ -267,8 +267,8 @@ void CudaNetwork::rethrow_oom(const OutOfMemoryError& e) const {
   std::string msg = std::string(e.what()) + ". At max_batch_size " + std::to_string(N) + " the model needs about " +
                     format_bytes(f.per_sample_bytes) + " per sample (" + format_bytes(f.per_sample_bytes * N) +
                     " of activations and input) plus " + format_bytes(f.fixed_bytes) +
-                    " of parameters, gradients, optimizer state and workspaces; " + format_bytes(free_at_start_) +
-                    (simulated ? " of " + card : "") + " was free";
+                    " of parameters, gradients, optimizer state and workspaces; when the network was set up, " +
+                    format_bytes(free_at_start_) + (simulated ? " of " + card : "") + " was free";
   msg += oom_fix_advice(N, options_.accumulate, fits, !amp(), true, simulated ? "on " + card : "on this GPU");
   throw with_oom_advice(e, msg, N, options_.accumulate, fits);
 }
