@@ -91,8 +91,8 @@ void GpuKeepWindows::close(std::int64_t until) {
 }
 
 bool GpuKeepWindows::keep(std::int64_t t) const {
+  if (all_.load(std::memory_order_acquire)) return true;
   std::lock_guard lock(mutex_);
-  if (all_) return true;
   // The last window starting at or before t.
   auto it = std::upper_bound(windows_.begin(), windows_.end(), t,
                              [](std::int64_t v, const std::pair<std::int64_t, std::int64_t>& w) { return v < w.first; });

@@ -42,7 +42,6 @@ struct DroppedCounts {
   std::int64_t store_full = 0;   // a table reached its capacity
 };
 
-
 /// The profile schedule's windows of GPU records, in session ns: [from, until) each, in time order.
 /// Until set_none() or open() it keeps everything (no schedule). Thread-safe: the profiler opens and
 /// closes windows on the trainer's thread, the CUPTI parser asks on the collector's.
@@ -54,11 +53,12 @@ class GpuKeepWindows {
   void open(std::int64_t from);
   /// The open window ends at `until` (no-op when none is open).
   void close(std::int64_t until);
+  /// Asked for every GPU record CUPTI hands over: without a schedule it takes no lock.
   bool keep(std::int64_t t) const;
 
  private:
   mutable std::mutex mutex_;
-  bool all_ = true;
+  std::atomic<bool> all_{true};
   std::vector<std::pair<std::int64_t, std::int64_t>> windows_;
 };
 

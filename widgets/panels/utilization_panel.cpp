@@ -24,8 +24,9 @@ namespace ts::gui {
 namespace {
 
 /// For a session recorded on a profile schedule: per bucket [from + i * bucket_ns, + bucket_ns), whether
-/// its middle lies in a traced step (active in the schedule, from its start to the next step's start,
-/// where its GPU work still runs). Empty for every other session: everything is traced.
+/// its middle lies in a traced step (one the analysis reads, prof::analysed_step: the profiler keeps
+/// records of those alone; from its start to the next step's start, where its GPU work still runs).
+/// Empty for every other session: everything is traced.
 std::vector<bool> traced_buckets(const prof::EventStore* store, std::int64_t from, std::int64_t bucket_ns, std::size_t n) {
   if (!store || bucket_ns <= 0 || n == 0) return {};
   const auto schedule = prof::schedule_from_meta(store->meta());
@@ -34,7 +35,7 @@ std::vector<bool> traced_buckets(const prof::EventStore* store, std::int64_t fro
   const std::size_t steps = store->steps.size();
   for (std::size_t k = 0; k < steps; ++k) {
     const auto& st = store->steps[k];
-    if (schedule->state(st.global_step) != 2) continue;
+    if (!prof::analysed_step(*schedule, st.global_step)) continue;
     const std::int64_t end = k + 1 < steps ? std::max(st.end, store->steps[k + 1].start) : st.end;
     const std::int64_t a = std::max<std::int64_t>(0, (st.start - from - bucket_ns / 2 + bucket_ns - 1) / bucket_ns);
     for (std::int64_t b = a; b < static_cast<std::int64_t>(n) && from + b * bucket_ns + bucket_ns / 2 < end; ++b)
