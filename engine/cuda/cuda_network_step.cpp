@@ -25,6 +25,9 @@ void CudaNetwork::check_batch(const Batch& b, const char* what) const {
 // Copy stream: wait until the slot's previous reader finished, copy images + labels, mark copied.
 // Pinned sources are read asynchronously, so the host waits for that copy alone (the contract lets
 // the caller reuse the batch on return); pageable ones are staged by the driver before returning.
+// The host's wait for a pinned copy is a range of its own: when the host runs ahead of the GPU (CUDA
+// graphs), the copy stream first waits for the step that last read the slot, and the wait is most of
+// the step; one "H2D copy" range around it read as if copying took the step.
 int CudaNetwork::enqueue_input(const Batch& b) {
   trace::ScopedRange range(trace::RangeKind::h2d_copy, "H2D copy");
   const int s = next_slot_;
@@ -35,7 +38,11 @@ int CudaNetwork::enqueue_input(const Batch& b) {
   TS_CUDA_CHECK(cudaMemcpyAsync(slot_labels_[s]->ptr, b.labels, static_cast<std::size_t>(b.size) * sizeof(std::int32_t),
                                 cudaMemcpyHostToDevice, copy_));
   TS_CUDA_CHECK(cudaEventRecord(copied_[s], copy_));
-  if (b.pinned) TS_CUDA_CHECK(cudaEventSynchronize(copied_[s]));
+  range.close();
+  if (b.pinned) {
+    trace::ScopedRange wait(trace::RangeKind::h2d_copy, "H2D copy: wait for a free slot + copy");
+    TS_CUDA_CHECK(cudaEventSynchronize(copied_[s]));
+  }
   TS_CUDA_CHECK(cudaStreamWaitEvent(compute_, copied_[s], 0));
   kernels::NormalizeParams np;
   for (int c = 0; c < kImageChannels; ++c) np.mean[c] = options_.normalization.mean[c], np.std[c] = options_.normalization.std[c];

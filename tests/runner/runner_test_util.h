@@ -66,8 +66,12 @@ struct RunnerResult {
 /// Runs `[cd CWD &&] trainscope-run ARGS` (shell words) with stdout and stderr apart. Stderr goes
 /// through a file named after this process: ctest -j runs several test processes at once.
 inline RunnerResult run_runner_split(const std::string& args, const std::string& cwd = "") {
+  // TRAINSCOPE_RUNNER in the environment: the binary under test where the build tree is elsewhere
+  // (the GPU machine runs these tests from a staged copy).
+  const char* staged = std::getenv("TRAINSCOPE_RUNNER");
+  const std::string runner = staged && *staged ? staged : TRAINSCOPE_RUNNER;
   const auto err_file = std::filesystem::temp_directory_path() / ("ts_runner_test." + std::to_string(getpid()) + ".err");
-  const std::string cmd = (cwd.empty() ? "" : "cd " + cwd + " && ") + std::string(TRAINSCOPE_RUNNER) + " " + args +
+  const std::string cmd = (cwd.empty() ? "" : "cd " + cwd + " && ") + runner + " " + args +
                           " 2>" + err_file.string();
   RunnerResult r;
   FILE* p = popen(cmd.c_str(), "r");
