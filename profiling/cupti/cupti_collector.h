@@ -7,6 +7,9 @@
 // (clock table: offset and drift). Dropped records are summed from cuptiActivityGetNumDroppedRecords
 // per buffer into EventStore::dropped_cupti.
 //
+// Between a hybrid recording's windows (profiler.h) it records GRAPH_TRACE instead, one record per replayed
+// CUDA graph (set_mode), which CUPTI does not allow beside CONCURRENT_KERNEL.
+//
 // CUDA graphs: the collector also subscribes to CUPTI's callbacks (graph_node_callbacks.h) so the
 // graph_nodes table says which capture-time launch each graph node came from; the mappings reach the
 // store on the collector's thread, before the kernels of the buffers it parses next.
