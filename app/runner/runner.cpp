@@ -173,9 +173,9 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                  "record only some steps, as torch.profiler.schedule: wait=W,warmup=U,active=A,repeat=R"
                  "[,skip_first=S][,skip_first_wait=0|1] (implies --profile)");
   app.add_flag("--profile-every-kernel", o.profile_every_kernel,
-               "trace every kernel of every step. Default for CUDA-graph steps (--cuda-graphs on, --accumulate 1) "
-               "without --profile-schedule: kernels in 20-step windows (steps 3-22, then every 200 steps) and each "
-               "step between as one whole CUDA-graph replay, ~1-2 % of a step instead of ~4-5 % "
+               "trace every kernel of every step. Without it, a profiled run of CUDA-graph steps (--cuda-graphs on, "
+               "--accumulate 1) and no --profile-schedule traces kernels in 20-step windows (steps 3-22, then every 200 "
+               "steps) and each step between as one whole CUDA-graph replay: ~1-2 % of a step instead of ~4-5 % "
                "(docs/session-format.md, \"Recording\")");
   app.add_option("--analyze", o.analyze_paths,
                  "analyse a recorded session (or a PyTorch profiler trace) instead of training: step-time "
