@@ -191,7 +191,9 @@ QString data_wait_label() { return QObject::tr("data wait/step (raw)"); }
 QString training_rate_tooltip() {
   return QObject::tr("Images trained ÷ training time, every epoch, evaluation excluded: the trainer's own figure "
                      "(epochs table). Host step times are no throughput: without a sync per step the host runs "
-                     "ahead of the GPU, and with gradient accumulation a step is one micro-batch (docs/compare.md).");
+                     "ahead of the GPU, and with gradient accumulation a step is one micro-batch (docs/compare.md). "
+                     "The Train view's Throughput chart is another figure: img/s per step, each step's own rate (live: each "
+                     "update interval's), not the whole training time's average.");
 }
 
 namespace {
