@@ -14,6 +14,8 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTabBar>
+#include <QToolButton>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
@@ -172,6 +174,32 @@ class TestCompareView : public QObject {
   /// One name for one figure: the GPU's busy share of the steps (kernels, copies and memsets ÷ their
   /// time) is "GPU busy" in Compare's row, in the verdicts' evidence and in the Utilization track's GPU
   /// row (Compare said "GPU time-utilisation", the evidence "gpu utilization").
+  /// In classroom mode (the application's font x1.5) a lesson's Compare column at 1280 px is ~740 px
+  /// wide: every tab stays in view, none behind the tab bar's scroll arrows (Configuration was).
+  void everyTabInViewInClassroomMode() {
+    const QFont desktop = QApplication::font();
+    QFont big = desktop;
+    big.setPointSizeF(desktop.pointSizeF() * 1.5);
+    QApplication::setFont(big);
+    {
+      CompareView v;
+      v.resize(740, 600);
+      v.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&v));
+      QTabBar* bar = v.tabs()->tabBar();
+      QTRY_VERIFY(bar->width() > 0);
+      for (auto* arrow : bar->findChildren<QToolButton*>())
+        QVERIFY2(!arrow->isVisible(), "the tab bar scrolls");
+      for (int i = 0; i < bar->count(); ++i) {
+        const QRect r = bar->tabRect(i);
+        QVERIFY2(r.left() >= 0 && r.right() <= bar->width() && bar->mapTo(&v, r.topRight()).x() <= v.width(),
+                 qPrintable(QString("%1 at %2..%3 of %4 px").arg(bar->tabText(i)).arg(r.left()).arg(r.right()).arg(bar->width())));
+        QVERIFY(!bar->tabToolTip(i).isEmpty());
+      }
+    }
+    QApplication::setFont(desktop);
+  }
+
   void gpuBusyHasOneName() {
     CompareView v;
     QVERIFY(load(v, {a_, b_}));
