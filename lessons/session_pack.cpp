@@ -95,9 +95,19 @@ void compress_session(const std::string& src, const std::string& dst) {
   if (!ok) throw InputError("session " + dst + ": writing failed");
 }
 
+namespace {
+std::atomic<long long> g_copies{0};
+thread_local long long t_copies = 0;
+}  // namespace
+
+long long PlainSession::copies_made() { return g_copies.load(); }
+long long PlainSession::copies_made_here() { return t_copies; }
+
 PlainSession::PlainSession(const std::string& path) : path_(path) {
   const bool zst = path.ends_with(".zst"), gz = path.ends_with(".gz");
   if (!zst && !gz) return;
+  ++g_copies;
+  ++t_copies;
   static std::atomic<int> counter{0};
   const fs::path tmp = fs::temp_directory_path() /
                        ("ts-lesson-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".tsession");

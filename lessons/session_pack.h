@@ -25,6 +25,10 @@ class PlainSession {
   PlainSession(const PlainSession&) = delete;
   PlainSession& operator=(const PlainSession&) = delete;
   const std::string& path() const { return path_; }
+  /// Decompressed copies made so far, in the whole process and by the calling thread: the window's
+  /// tests check that a file it opens is decompressed once, and not on the GUI thread.
+  static long long copies_made();
+  static long long copies_made_here();
 
  private:
   std::string path_;

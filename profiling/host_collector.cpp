@@ -21,12 +21,14 @@ struct Slot {
 struct HostCollector::Ring {
   static constexpr std::size_t kSize = 1 << 14;  // ranges in flight per thread (~20 ms of a busy trainer = ~1k)
   std::uint32_t tid = 0;
-  char name[32] = "";  // trace::this_thread_name() when the ring was made
+  char name[32] = "";               // trace::this_thread_name(), written by the producer once non-empty
+  std::atomic<bool> has_name{false};  // release-stored after `name` is written
   std::array<Slot, kSize> slots;
   std::atomic<std::size_t> head{0}, tail{0};  // producer writes head, pump writes tail
   struct Cached { const char* ptr; std::string text; StringId id; };
   std::vector<Cached> names;  // producer-only cache
   bool named = false;         // pump-only: thread name recorded
+  char os_name[64] = "";      // pump-only: the OS name last read, for a thread that never names itself
 };
 
 namespace {
@@ -46,7 +48,6 @@ HostCollector::Ring& HostCollector::ring() {
   if (t_state.generation != generation_ || !t_state.ring) {
     auto r = std::make_shared<Ring>();
     r->tid = trace::thread_id();
-    std::snprintf(r->name, sizeof(r->name), "%s", trace::this_thread_name());
     r->names.reserve(64);
     {
       std::lock_guard lock(rings_mutex_);
@@ -55,7 +56,13 @@ HostCollector::Ring& HostCollector::ring() {
     t_state.generation = generation_;
     t_state.ring = std::move(r);
   }
-  return *t_state.ring;
+  Ring& r = *t_state.ring;
+  // The thread may name itself after its first range (one byte read per range until it has).
+  if (!r.has_name.load(std::memory_order_relaxed) && trace::this_thread_name()[0] != '\0') {
+    std::snprintf(r.name, sizeof(r.name), "%s", trace::this_thread_name());
+    r.has_name.store(true, std::memory_order_release);
+  }
+  return r;
 }
 
 namespace {
@@ -102,7 +109,28 @@ void HostCollector::on_losses(std::int64_t first_global_step, const float* losse
   for (std::int64_t i = 0; i < count; ++i) store_.append(store_.losses, LossRecord{first_global_step + i, losses[i]});
 }
 
-void HostCollector::pump() {
+void HostCollector::pump() { pump_rings(false); }
+
+void HostCollector::flush() { pump_rings(true); }
+
+namespace {
+/// The OS name of thread `tid` of this process (what trace::name_this_thread or pthread_setname_np
+/// set, else the process name), read from /proc; false when the thread is gone.
+bool read_os_name(std::uint32_t tid, char* out, std::size_t size) {
+  char path[64], name[64] = "";
+  std::snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
+  FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  const bool ok = std::fgets(name, sizeof(name), f) != nullptr;
+  std::fclose(f);
+  if (!ok) return false;
+  name[std::strcspn(name, "\n")] = '\0';
+  std::snprintf(out, size, "%s", name);
+  return true;
+}
+}  // namespace
+
+void HostCollector::pump_rings(bool last) {
   std::vector<std::shared_ptr<Ring>> rings;
   {
     std::lock_guard lock(rings_mutex_);
@@ -110,16 +138,19 @@ void HostCollector::pump() {
   }
   for (auto& r : rings) {
     if (!r->named) {
-      // The OS name (set by trace::name_this_thread) is read from /proc: the ring's owner may be gone.
-      char path[64], name[64] = "";
-      std::snprintf(name, sizeof(name), "%s", r->name);
-      std::snprintf(path, sizeof(path), "/proc/self/task/%u/comm", r->tid);
-      if (FILE* f = name[0] ? nullptr : std::fopen(path, "r")) {
-        if (std::fgets(name, sizeof(name), f)) name[std::strcspn(name, "\n")] = '\0';
-        std::fclose(f);
+      // Readers keep a tid's first name, so only a final one is recorded: the name the thread gave
+      // itself, else (at the last pump) its OS name, read while it lived in case it has ended.
+      const char* name = nullptr;
+      if (r->has_name.load(std::memory_order_acquire)) {
+        name = r->name;
+      } else {
+        read_os_name(r->tid, r->os_name, sizeof(r->os_name));
+        if (last) name = r->os_name;
       }
-      store_.append(store_.threads, ThreadRecord{r->tid, store_.strings.intern(name)});
-      r->named = true;
+      if (name) {
+        store_.append(store_.threads, ThreadRecord{r->tid, store_.strings.intern(name)});
+        r->named = true;
+      }
     }
     const std::size_t head = r->head.load(std::memory_order_acquire);
     std::size_t tail = r->tail.load(std::memory_order_relaxed);

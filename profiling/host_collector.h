@@ -3,7 +3,11 @@
 // thread); a range end is then a few stores and one release store, with no lock and no allocation.
 // Range and layer names are interned through a per-thread cache (pointer + string compare), so the
 // interning mutex is taken once per distinct name per thread. pump() (the profiler's pump thread)
-// moves ranges from every ring into the EventStore and records thread names. A full ring drops the
+// moves ranges from every ring into the EventStore and records thread names. A thread's name is
+// recorded once (readers keep a tid's first name), so it waits until the thread has named itself
+// (trace::name_this_thread may come after its first range: trainscope-run's main thread becomes
+// "trainer" only when training starts); a thread that never does is named by the OS name it ends up
+// with, at the last pump (flush). A full ring drops the
 // range and counts it (EventStore::dropped_host_ranges). Steps and losses go straight into the store
 // from the trainer thread (their only writer).
 #pragma once
@@ -29,8 +33,12 @@ class HostCollector final : public trace::Sink {
   void on_step(const trace::StepEvent& e) override;
   void on_losses(std::int64_t first_global_step, const float* losses, std::int64_t count) override;
 
-  /// Moves finished ranges into the store. One thread at a time (the pump).
+  /// Moves finished ranges into the store and records the names of threads that named themselves.
+  /// One thread at a time (the pump).
   void pump();
+  /// The last pump, once no thread adds ranges: also names the threads that never named themselves
+  /// (by their OS name, as last read by a pump or now).
+  void flush();
   /// Ranges kept so far, per all threads.
   std::int64_t ranges() const { return ranges_.load(); }
 
@@ -38,6 +46,7 @@ class HostCollector final : public trace::Sink {
 
  private:
   Ring& ring();
+  void pump_rings(bool last);
   EventStore& store_;
   SessionClock clock_;
   int device_, rank_;

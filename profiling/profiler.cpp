@@ -319,7 +319,7 @@ ProfilerSummary Profiler::stop() {
   }
   m.cv.notify_one();
   m.pump.join();
-  m.host->pump();
+  m.host->flush();  // the last pump: also names threads that never named themselves
   m.store.set_meta("dropped.cupti", std::to_string(m.store.dropped_cupti.load()));
   m.store.set_meta("dropped.host_ranges", std::to_string(m.store.dropped_host_ranges.load()));
   m.writer->close();

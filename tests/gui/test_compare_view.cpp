@@ -7,6 +7,7 @@
 // the b16 session as a third adds a second diff and a third timeline. With TS_SHOTS_DIR set, each
 // tab is grabbed as a PNG there (for looking at; not part of the checks).
 #include <QAbstractItemModelTester>
+#include <cmath>
 #include <QDir>
 #include <QHeaderView>
 #include <QProgressBar>
@@ -14,6 +15,8 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTabBar>
+#include <QToolButton>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
@@ -172,6 +175,54 @@ class TestCompareView : public QObject {
   /// One name for one figure: the GPU's busy share of the steps (kernels, copies and memsets ÷ their
   /// time) is "GPU busy" in Compare's row, in the verdicts' evidence and in the Utilization track's GPU
   /// row (Compare said "GPU time-utilisation", the evidence "gpu utilization").
+  /// In classroom mode (the application's font x1.5) a lesson's Compare column at 1280 px is ~740 px
+  /// wide: every tab stays in view, none behind the tab bar's scroll arrows (Configuration was).
+  void everyTabInViewInClassroomMode() {
+    const QFont desktop = QApplication::font();
+    QFont big = desktop;
+    big.setPointSizeF(desktop.pointSizeF() * 1.5);
+    QApplication::setFont(big);
+    {
+      CompareView v;
+      v.resize(740, 600);
+      v.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&v));
+      QTabBar* bar = v.tabs()->tabBar();
+      QTRY_VERIFY(bar->width() > 0);
+      for (auto* arrow : bar->findChildren<QToolButton*>())
+        QVERIFY2(!arrow->isVisible(), "the tab bar scrolls");
+      for (int i = 0; i < bar->count(); ++i) {
+        const QRect r = bar->tabRect(i);
+        QVERIFY2(r.left() >= 0 && r.right() <= bar->width() && bar->mapTo(&v, r.topRight()).x() <= v.width(),
+                 qPrintable(QString("%1 at %2..%3 of %4 px").arg(bar->tabText(i)).arg(r.left()).arg(r.right()).arg(bar->width())));
+        QVERIFY(!bar->tabToolTip(i).isEmpty());
+      }
+    }
+    QApplication::setFont(desktop);
+  }
+
+  /// The Step time tab's total is the mean step window (host step + the GPU work it launched); the
+  /// headline's and Throughput's host step (mean) is the host step rows alone: for A 0.613 ms against
+  /// 0.603 ms, two figures, so two names, and the total's tooltip names the other.
+  void stepWindowAndHostStepAreNamedApart() {
+    CompareView v;
+    QVERIFY(load(v, {a_, b_}));
+    const auto& a = v.comparison()->sessions.front();
+    QVERIFY(a.throughput.mean_step_ns && a.report.steps > 0);
+    const double window_ms = static_cast<double>(a.report.breakdown.total()) / a.report.steps / 1e6;
+    QVERIFY2(std::abs(window_ms - *a.throughput.mean_step_ns / 1e6) >= 0.0005,
+             qPrintable(QString("%1 ms both: the test needs sessions where they differ").arg(window_ms)));
+    const int total_row = v.breakdownTable()->rowCount() - 1;
+    const QTableWidgetItem* total = v.breakdownTable()->verticalHeaderItem(total_row);
+    QVERIFY2(total->text().contains("step window"), qPrintable(total->text()));
+    QVERIFY(!total->text().contains(host_step_label()));
+    QVERIFY2(total->toolTip().contains(host_step_label()), qPrintable(total->toolTip()));
+    QVERIFY2(v.breakdownTable()->item(total_row, 0)->text().startsWith(QString::number(window_ms, 'f', 3)),
+             qPrintable(v.breakdownTable()->item(total_row, 0)->text()));
+    QVERIFY(v.headerText().contains(host_step_label()));
+    QVERIFY(!v.headerText().contains("step window"));
+  }
+
   void gpuBusyHasOneName() {
     CompareView v;
     QVERIFY(load(v, {a_, b_}));

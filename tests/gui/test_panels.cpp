@@ -597,7 +597,7 @@ class TestPanels : public QObject {
     QCOMPARE(r.steps, static_cast<std::int64_t>(store->steps.size()) - 1);
     double ns = 0;
     for (int k = 0; k < prof::analysis::kCategoryCount; ++k) ns += static_cast<double>(r.breakdown.ns[k]);
-    const QString mean = QString("mean %1 ms/step over the %2 analysed").arg(ns / 1e6 / r.steps, 0, 'f', 3).arg(r.steps);
+    const QString mean = QString("mean step window %1 ms over the %2 analysed").arg(ns / 1e6 / r.steps, 0, 'f', 3).arg(r.steps);
     QTRY_VERIFY2(c.statusText().contains(mean), qPrintable(c.statusText() + " / " + mean));
     QVERIFY(c.hoverText(4).startsWith(QString("step %1:").arg(c.steps()[4].global_step)));
     QVERIFY(c.hoverText(4).contains("kernel"));

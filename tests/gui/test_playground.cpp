@@ -215,8 +215,9 @@ class TestPlayground : public QObject {
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(w.sessions()->openSession(recording));
-    w.resize(1280, 720);
     PlaygroundWorkspace* p = w.playground();
+    QTRY_VERIFY_WITH_TIMEOUT(!p->shownRun().ladders.empty(), 20000);  // decompressed by the session loader
+    w.resize(1280, 720);
     p->tabs()->setCurrentIndex(1);
     QCustomPlot* plot = p->roofline()->plot();
     auto labels = [&] {

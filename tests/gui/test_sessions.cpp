@@ -22,6 +22,8 @@
 #include "profiling/session/session_file.h"
 #include "widgets/main/sessions_controller.h"
 #include "widgets/model/model_builder.h"
+#include "widgets/playground/playground_workspace.h"
+#include "widgets/workspaces/workspaces.h"
 #include "widgets/panels/panel_hub.h"
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/common/elided_label.h"
@@ -349,6 +351,29 @@ class TestSessions : public QObject {
     QVERIFY(w.sessions()->openSession(cut.fileName()));
     QVERIFY(failed.wait(20000));
     QVERIFY2(w.message().contains("cut.tsession.zst") && !w.message().contains("ts-lesson-"), qPrintable(w.message()));
+    QVERIFY(w.sessions()->openAction()->isEnabled());
+  }
+
+  /// A compressed session is decompressed once, on the loader's thread (the GUI thread's check for a
+  /// playground run decompressed the whole file first, then the loader again); a playground run in
+  /// one is shown in the Playground workspace from the loader's copy.
+  void aCompressedSessionIsDecompressedOnceOffTheGuiThread() {
+    QTemporaryDir dir;
+    const QString zst = dir.filePath("run.tsession.zst");
+    lessons::compress_session(TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b16_nw4.tsession", zst.toStdString());
+    MainWindow w;
+    const long long all = lessons::PlainSession::copies_made(), here = lessons::PlainSession::copies_made_here();
+    QVERIFY(test::open_session(w, zst));
+    QCOMPARE(lessons::PlainSession::copies_made_here(), here);
+    QCOMPARE(lessons::PlainSession::copies_made(), all + 1);
+    const QString recording = QStringLiteral(TRAINSCOPE_SOURCE_DIR "/resources/playground/h200.tsession.zst");
+    if (!QFile::exists(recording)) QSKIP("the shipped playground recording is not in the source tree");
+    QVERIFY(w.sessions()->openSession(recording));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.playground()->shownRun().ladders.empty(), 20000);
+    QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::playground);
+    QCOMPARE(w.playground()->shownSession(), recording);
+    QCOMPARE(lessons::PlainSession::copies_made_here(), here);
+    QCOMPARE(lessons::PlainSession::copies_made(), all + 2);
     QVERIFY(w.sessions()->openAction()->isEnabled());
   }
 

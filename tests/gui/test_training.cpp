@@ -9,6 +9,7 @@
 
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "widgets/compare/compare_tables.h"
 #include "widgets/training/run_settings.h"
 #include "widgets/training/training_charts.h"
 
@@ -121,6 +122,19 @@ class TestTraining : public QObject {
     QCOMPARE(charts.lossPoints(), 2);
     QCOMPARE(charts.nonFiniteSteps(), std::vector<std::int64_t>{3});
     QVERIFY(charts.lossPlot()->itemCount() >= 2);  // the line and its label
+  }
+
+  /// The Train view's throughput is a per-step rate; Compare's headline is images ÷ training time. The
+  /// two figures of one run differ, so they are named apart and each says what the other counts.
+  void throughputFiguresAreNamedApart() {
+    TrainingCharts charts;
+    const QString axis = charts.throughputPlot()->yAxis->label();
+    QVERIFY2(axis.contains("per step"), qPrintable(axis));
+    QVERIFY2(axis != training_rate_label(), qPrintable(axis));
+    const QString chart_tip = charts.throughputPlot()->toolTip();
+    QVERIFY2(chart_tip.contains(training_rate_label()), qPrintable(chart_tip));
+    QVERIFY2(chart_tip.contains("training time"), qPrintable(chart_tip));
+    QVERIFY2(training_rate_tooltip().contains(axis), qPrintable(training_rate_tooltip()));
   }
 
   /// A short run's loss stays flat near its top, where a legend in the plot's top right sat on it: the

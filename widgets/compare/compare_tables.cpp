@@ -187,11 +187,21 @@ void fill_measured_cells(QTableWidget* t, int col, const prof::analysis::Report&
 QString training_rate_label() { return QObject::tr("images/s (training time)"); }
 QString host_step_label() { return QObject::tr("host step (mean)"); }
 QString data_wait_label() { return QObject::tr("data wait/step (raw)"); }
+QString step_window_label() { return QObject::tr("total (mean step window)"); }
+
+QString step_window_tooltip() {
+  return QObject::tr("The mean step window of the analysed steps: from a host step's start to the later of its end and "
+                     "the end of the GPU work it launched (analysis.h). Not the %1 of the headline and the Throughput "
+                     "table, the host step rows alone: the GPU may finish a step's work after its host step ends.")
+      .arg(host_step_label());
+}
 
 QString training_rate_tooltip() {
   return QObject::tr("Images trained ÷ training time, every epoch, evaluation excluded: the trainer's own figure "
                      "(epochs table). Host step times are no throughput: without a sync per step the host runs "
-                     "ahead of the GPU, and with gradient accumulation a step is one micro-batch (docs/compare.md).");
+                     "ahead of the GPU, and with gradient accumulation a step is one micro-batch (docs/compare.md). "
+                     "The Train view's Throughput chart is another figure: img/s per step, each step's own rate (live: each "
+                     "update interval's), not the whole training time's average.");
 }
 
 namespace {
@@ -280,8 +290,9 @@ void fill_breakdown_table(QTableWidget* t, const pc::Comparison& c) {
   QStringList rows;
   for (int k = 0; k < pa::kCategoryCount; ++k)
     rows << step_category_label(k);
-  rows << QObject::tr("total (mean per step)");
+  rows << step_window_label();
   t->setVerticalHeaderLabels(rows);
+  t->verticalHeaderItem(pa::kCategoryCount)->setToolTip(step_window_tooltip());
   for (int i = 0; i < n; ++i) {
     const pa::Report& r = c.sessions[static_cast<std::size_t>(i)].report;
     const double total = static_cast<double>(r.breakdown.total());

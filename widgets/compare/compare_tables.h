@@ -44,6 +44,10 @@ enum class ThroughputRow { steps, img_s, mean_step_ms, data_wait_ms, gpu_util, m
 QString training_rate_label();  // "images/s (training time)": compare::training_throughput
 QString host_step_label();      // "host step (mean)": compare::Throughput::mean_step_ns
 QString data_wait_label();      // "data wait/step (raw)": compare::data_wait_ns_per_step
+/// "total (mean step window)": the Step time tab's total, analysis::Report::breakdown per step (a
+/// step's window runs until the GPU work it launched ends: another figure than host_step_label's).
+QString step_window_label();
+QString step_window_tooltip();
 /// The tooltip that says how the images/s are counted, wherever the label stands.
 QString training_rate_tooltip();
 

@@ -146,6 +146,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   connect(cancel_, &QPushButton::clicked, this, &CompareView::cancel);
 
   tabs_ = new QTabWidget;
+  // Every tab in view, never behind scroll arrows: where the bar is too narrow for the names (a
+  // lesson's Compare column at 1280 px in classroom mode) each is cut with "…", its tooltip whole.
+  tabs_->setUsesScrollButtons(false);
+  tabs_->setElideMode(Qt::ElideRight);
   config_ = make_compare_table();
   config_note_ = new QLabel;
   sessions_ = make_compare_table();
@@ -171,6 +175,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   tabs_->addTab(kernels_, tr("Kernels"));
   timelines_ = new AlignedTimelines;
   tabs_->addTab(timelines_, tr("Timelines"));
+  for (int i = 0; i < tabs_->count(); ++i) tabs_->setTabToolTip(i, tabs_->tabText(i).replace("&&", "&"));
   tabs_->setEnabled(false);
   layout->addWidget(tabs_, 1);
   setState(State::empty, tr("Choose two or more sessions to compare."));

@@ -46,12 +46,12 @@
 
 namespace ts::gui {
 namespace {
-/// A .tsession (or recorded .tsession.zst) holding a playground run (playground/session.h).
+/// A plain .tsession holding a playground run (playground/session.h): a few small reads. A compressed
+/// one is told apart by the session loader once it has decompressed it, off the GUI thread.
 bool is_playground_session(const QString& path) {
-  if (!path.endsWith(".tsession") && !path.endsWith(".tsession.zst")) return false;
+  if (!path.endsWith(".tsession")) return false;
   try {
-    lessons::PlainSession plain(path.toStdString());
-    return !playground::read_playground_session(plain.path()).ladders.empty();
+    return !playground::read_playground_session(path.toStdString()).ladders.empty();
   } catch (const std::exception&) {
     return false;  // not one: the ordinary open says why
   }
@@ -88,6 +88,7 @@ SessionsController::SessionsController(MainFrame& frame, QObject* parent) : QObj
   connect(loader_, &SessionLoader::following, this, &SessionsController::showFollowing);
   connect(frame_.panelHub(), &PanelHub::grew, this, &SessionsController::followedMetaGrew);
   connect(loader_, &SessionLoader::failed, this, &SessionsController::sessionLoadFailed);
+  connect(loader_, &SessionLoader::playgroundSession, this, &SessionsController::showPlaygroundSession);
   connect(save_, &QAction::triggered, this, &SessionsController::chooseSessionToSave);
   rebuildRecentSessions();
 }
@@ -220,11 +221,11 @@ void SessionsController::showLoadedSession(const SessionReplay& r) {
   emit sessionOpened(r.path);
 }
 
-void SessionsController::sessionLoadFailed(const QString& message, bool cancelled) {
+void SessionsController::restoreBeforeOpen() {
   load_box_->hide();
   // The session shown before stays as it was: every panel reads its store again, at the range the
   // user had (Fit all, a zoom) and with its highlight, in the workspace the open left (the title,
-  // charts, details and settings were not touched by the failed load).
+  // charts, details and settings were not touched by the load).
   if (before_open_.store) {
     frame_.panelHub()->restoreStore(before_open_.store, before_open_.view);
     frame_.verdictPanel()->setSourceNote(before_open_.note);
@@ -233,6 +234,19 @@ void SessionsController::sessionLoadFailed(const QString& message, bool cancelle
   }
   if (before_open_.mode) frame_.workspaces()->setMode(*before_open_.mode);
   before_open_ = {};
+}
+
+void SessionsController::showPlaygroundSession(const QString& path, std::shared_ptr<lessons::PlainSession> plain) {
+  // Not a training session: the Profile panels keep what they showed; the Playground workspace shows
+  // the run from the loader's decompressed copy (no second decompression).
+  restoreBeforeOpen();
+  frame_.workspaces()->setMode(Workspaces::Mode::playground);
+  if (!frame_.playground()->openSession(path, std::move(plain))) frame_.showMessage(frame_.playground()->statusText(), true);
+  frame_.updateActions();
+}
+
+void SessionsController::sessionLoadFailed(const QString& message, bool cancelled) {
+  restoreBeforeOpen();
   if (cancelled) frame_.showStatus(tr("Opening the session was cancelled"), 5000);
   else frame_.showMessage(message, true);
   frame_.updateActions();

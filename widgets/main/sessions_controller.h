@@ -30,6 +30,9 @@ class QWidget;
 namespace ts::prof {
 class EventStore;
 }
+namespace ts::lessons {
+class PlainSession;
+}
 
 namespace ts::gui {
 
@@ -66,7 +69,8 @@ class SessionsController : public QObject {
   /// Starts showing the session at `path`: a quick check (false with the reader's one-line error in
   /// the message bar), then a background load with a progress bar and Cancel in the status bar; the
   /// panels fill while it loads; sessionOpened(path) when the charts, details and title are shown.
-  /// A playground session opens in the Playground workspace. False while a run goes or a load does.
+  /// A playground session opens in the Playground workspace (a compressed one when the loader has
+  /// decompressed it, off the GUI thread). False while a run goes or a load does.
   bool openSession(const QString& path);
   /// Loads the shown session's model and knobs into the Train workspace, saying in the message bar
   /// what this machine cannot keep; false while a run goes or when the session recorded none.
@@ -119,6 +123,10 @@ class SessionsController : public QObject {
   void showFollowing(bool on);
   void followedMetaGrew();
   void sessionLoadFailed(const QString& message, bool cancelled);
+  /// The loader found a playground run in a compressed session: shown in the Playground workspace.
+  void showPlaygroundSession(const QString& path, std::shared_ptr<lessons::PlainSession> plain);
+  /// Puts back what the panels showed before an open that ends without a training session.
+  void restoreBeforeOpen();
   /// The shown session's model and settings in the Train workspace, read only, and in the status
   /// bar; a trace: a note that it records none.
   void showSessionSettings(const QString& name);

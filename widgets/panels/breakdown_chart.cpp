@@ -36,6 +36,7 @@ BreakdownChart::BreakdownChart(PanelHub* hub, QWidget* parent) : QWidget(parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   status_ = new QLabel;
+  status_->setWordWrap(true);  // on one line its width was the tab's least: at 1280 px it pushed the chart's legend out of view
   layout->addWidget(status_);
   plot_ = new QCustomPlot;
   plot_->setMinimumSize(320, 120);  // bars, axis and a legend row: the tab at 1280x720 (~160 px inside) holds it whole
@@ -124,7 +125,8 @@ void BreakdownChart::showResult() {
   if (r && !steps_.empty()) {
     // Every step is drawn; the mean is the analysed steps' (the warm-up left out, as the verdicts,
     // Session details and Compare count them: one mean per session, 0.613 ms, not 1.074 ms here
-    // beside 0.613 there).
+    // beside 0.613 there). Named "step window" as Compare's Step time tab names it: a step's window
+    // runs until its GPU work ends, another figure than the host step (mean), 0.603 ms there.
     const std::size_t warmup =
         static_cast<std::size_t>(std::max<std::int64_t>(
             hub_->store() ? prof::import::warmup_steps_for(*hub_->store()) : prof::analysis::kDefaultWarmupSteps, 0));
@@ -133,7 +135,7 @@ void BreakdownChart::showResult() {
     for (std::size_t i = from; i < totals.size(); ++i) wall += totals[i];
     const std::size_t n = totals.size() - from;
     status_->setText(tr("Step time by priority (each instant counted once), every step of the whole run · %1 steps · "
-                        "mean %2 ms/step over the %3 analysed (%4) · click a bar: show that step on the time axis")
+                        "mean step window %2 ms over the %3 analysed (%4) · click a bar: show that step on the time axis")
                          .arg(steps_.size())
                          .arg(wall / static_cast<double>(n), 0, 'f', 3)
                          .arg(n)

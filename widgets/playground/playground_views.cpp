@@ -106,12 +106,11 @@ QWidget* PlaygroundWorkspace::buildCompare() {
   return box;
 }
 
-bool PlaygroundWorkspace::openSession(const QString& path) {
+bool PlaygroundWorkspace::openSession(const QString& path, std::shared_ptr<lessons::PlainSession> plain) {
   playground::StoredRun run;
-  std::unique_ptr<lessons::PlainSession> plain;
   std::shared_ptr<prof::EventSource> source;
   try {
-    plain = std::make_unique<lessons::PlainSession>(path.toStdString());
+    if (!plain) plain = std::make_shared<lessons::PlainSession>(path.toStdString());
     run = playground::read_playground_session(plain->path());
     if (run.ladders.empty())
       throw std::runtime_error(path.toStdString() +

@@ -46,7 +46,9 @@ class PlaygroundWorkspace : public QWidget {
 
   /// Shows the playground session at `path` (*.tsession, or the compressed recording *.zst).
   /// False, with the one-line reason in statusText(), for a file that is not one.
-  bool openSession(const QString& path);
+  /// `plain`: its decompressed copy where the caller made one already (the session loader's), kept
+  /// while shown; null: made here when `path` is compressed.
+  bool openSession(const QString& path, std::shared_ptr<lessons::PlainSession> plain = nullptr);
   /// Opens the shipped recording (playground_recording()); false with where it looked.
   bool openRecording();
   /// Compares the shown session (A) with the one at `path` (B) in the Compare tab.
@@ -115,7 +117,7 @@ class PlaygroundWorkspace : public QWidget {
   bool gpu_;
   QString no_gpu_reason_, family_, shown_;
   playground::StoredRun run_;
-  std::unique_ptr<lessons::PlainSession> plain_;  // the decompressed copy of a *.zst while shown
+  std::shared_ptr<lessons::PlainSession> plain_;  // the decompressed copy of a *.zst while shown
   PanelHub* hub_;
   PlaygroundRunner* runner_;
   QTreeWidget* families_ = nullptr;

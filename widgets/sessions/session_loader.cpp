@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "lessons/session_pack.h"
+#include "playground/session.h"
 #include "profiling/import/trace_import.h"
 #include "profiling/overview.h"
 #include "profiling/session/session_file.h"
@@ -20,21 +21,27 @@ bool is_compressed_session(const QString& path) {
 }
 
 namespace {
-/// Reads the session at `path` into `store`; a compressed one through its plain copy, whose
-/// temporary name an error then replaces with `path` (the user chose that file).
-void read_session_file(const QString& path, prof::EventStore& store, const prof::ReadProgress& progress) {
-  if (!is_compressed_session(path)) {
-    prof::read_session(path.toStdString(), store, progress);
-    return;
-  }
-  const lessons::PlainSession plain(path.toStdString());  // throws InputError naming `path`
+/// Reads the plain session `plain` (the decompressed copy of `path`, or `path` itself) into `store`;
+/// an error names `path`, the file the user chose, instead of a temporary copy.
+void read_session_file(const QString& path, const std::string& plain, prof::EventStore& store,
+                       const prof::ReadProgress& progress) {
   try {
-    prof::read_session(plain.path(), store, progress);
+    prof::read_session(plain, store, progress);
   } catch (const prof::SessionError& e) {
+    if (plain == path.toStdString()) throw;
     std::string what = e.what();
-    for (auto at = what.find(plain.path()); at != std::string::npos; at = what.find(plain.path(), at + path.size()))
-      what.replace(at, plain.path().size(), path.toStdString());
+    for (auto at = what.find(plain); at != std::string::npos; at = what.find(plain, at + path.size()))
+      what.replace(at, plain.size(), path.toStdString());
     throw prof::SessionError(e.kind, what);
+  }
+}
+
+/// Whether the plain session file `plain` holds a playground run (its ladders: a small table).
+bool holds_playground_run(const std::string& plain) {
+  try {
+    return !playground::read_playground_session(plain).ladders.empty();
+  } catch (const std::exception&) {
+    return false;  // not one: the session's own read says why
   }
 }
 }  // namespace
@@ -76,7 +83,21 @@ bool SessionLoader::start(const QString& path) {
       return !cancel_.load();
     }};
     try {
-      read_session_file(path, *store, progress);
+      // A compressed session is decompressed here, once, off the GUI thread; a playground run in it
+      // goes to the Playground workspace with that copy.
+      std::shared_ptr<lessons::PlainSession> plain;
+      if (is_compressed_session(path)) {
+        plain = std::make_shared<lessons::PlainSession>(path.toStdString());  // throws InputError naming `path`
+        if (holds_playground_run(plain->path())) {
+          QMetaObject::invokeMethod(this, [this, path, plain] {
+            loading_ = false;
+            emit playgroundSession(path, plain);
+          }, Qt::QueuedConnection);
+          return;
+        }
+      }
+      read_session_file(path, plain ? plain->path() : path.toStdString(), *store, progress);
+      plain.reset();  // the store holds the events: the copy goes
       SessionReplay replay = replay_from_store(path, store);
       QMetaObject::invokeMethod(this, [this, replay = std::move(replay)] {
         loading_ = false;

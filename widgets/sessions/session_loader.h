@@ -1,7 +1,9 @@
 // SessionLoader: opens a recorded session (*.tsession, or compressed as lessons record them:
 // *.tsession.zst, *.tsession.gz, read through a plain copy) or a PyTorch profiler / Chrome trace
-// (*.json, *.json.gz: imported by profiling/import) on a worker thread. A session opens progressively: the store is handed out at once (storeReady: the panels draw what has arrived, the
-// window stays usable), progress is reported (rows read / total, <= ~20 Hz) and the load can be
+// (*.json, *.json.gz: imported by profiling/import) on a worker thread; a compressed session is
+// decompressed there too, once (one that holds a playground run is handed on: playgroundSession).
+// A session opens progressively: the store is handed out at once (storeReady: the panels draw what
+// has arrived, the window stays usable), progress is reported (rows read / total, <= ~20 Hz) and the load can be
 // cancelled. The worker only appends to the store (EventStore's one-writer contract); results reach
 // the GUI thread as queued signals.
 #pragma once
@@ -12,6 +14,10 @@
 #include <thread>
 
 #include "widgets/sessions/session_replay.h"
+
+namespace ts::lessons {
+class PlainSession;
+}
 
 namespace ts::gui {
 
@@ -55,6 +61,10 @@ class SessionLoader : public QObject {
   void failed(const QString& message, bool cancelled);
   /// Following a session that is still being written started (true) or ended (false, before loaded).
   void following(bool on);
+  /// The compressed session at `path` holds a playground run, not a training run: instead of loaded,
+  /// with its decompressed copy (`plain`) for the Playground workspace to show. The store of
+  /// storeReady stays empty.
+  void playgroundSession(const QString& path, std::shared_ptr<ts::lessons::PlainSession> plain);
 
  private:
   void join();

@@ -135,8 +135,11 @@ TrainingCharts::TrainingCharts(QWidget* parent) : QWidget(parent) {
   epochs->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
   accuracy_->xAxis->setTicker(epochs);
 
-  // Per step (live: per update interval) with a smoothed line, live and replayed alike.
-  throughput_ = make_plot(tr("Throughput"), tr("step"), tr("images/s"));
+  // Per step (live: per update interval) with a smoothed line, live and replayed alike. Named "per
+  // step" on the axis and explained in the tooltip: Compare's "images/s (training time)" is another
+  // figure (all images ÷ all training time) and reads differently for the same run.
+  throughput_ = make_plot(tr("Throughput"), tr("step"), throughputAxisLabel());
+  throughput_->setToolTip(throughputToolTip());
   throughput_->addGraph();
   throughput_->graph(0)->setPen(QPen(QColor(230, 159, 0, 150), 1));  // Okabe-Ito orange, light
   throughput_->graph(0)->setName(tr("per step"));
@@ -346,6 +349,16 @@ void TrainingCharts::finish(const RunOutcome& o) {
 
 int TrainingCharts::lossPoints() const { return loss_->graph(0)->dataCount(); }
 int TrainingCharts::accuracyPoints() const { return accuracy_->graph(0)->dataCount(); }
+QString TrainingCharts::throughputAxisLabel() { return tr("img/s per step"); }
+
+QString TrainingCharts::throughputToolTip() {
+  return tr("img/s per step: a step's images ÷ that step's time (live: over the steps since the last update, "
+            "within an epoch); smoothed: their moving average.\n"
+            "Compare's \"images/s (training time)\" is another figure: all images trained ÷ all training time "
+            "(every epoch, the first step's warm-up and the time between steps included, evaluation "
+            "excluded), so it can read lower than this chart.");
+}
+
 int TrainingCharts::throughputPoints() const { return throughput_->graph(0)->dataCount(); }
 int TrainingCharts::smoothedThroughputPoints() const { return throughput_->graph(1)->dataCount(); }
 

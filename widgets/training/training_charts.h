@@ -35,6 +35,11 @@ class TrainingCharts : public QWidget {
 
   int lossPoints() const;
   int accuracyPoints() const;
+  /// The throughput chart's value axis: the rate of each step (not Compare's training-time rate).
+  static QString throughputAxisLabel();
+  /// The throughput chart's tooltip: what "per step" counts and how Compare's figure differs.
+  static QString throughputToolTip();
+  QCustomPlot* throughputPlot() const { return throughput_; }
   int throughputPoints() const;
   /// Points of the throughput's smoothed line (one per per-step point).
   int smoothedThroughputPoints() const;
