@@ -293,29 +293,15 @@ constexpr int kSwatch = 10, kSwatchGap = 4, kEntryGap = 12, kLineGap = 2;
 }  // namespace
 
 TimelineLegend::TimelineLegend(QWidget* parent) : QWidget(parent) {
-  fill();
+  for (int c = 0; c < kCategoryCount; ++c) {
+    const auto cat = static_cast<Category>(c);
+    entries_.emplace_back(category_color(cat), category_label(cat));
+  }
   QSizePolicy p(QSizePolicy::Preferred, QSizePolicy::Preferred);
   p.setHeightForWidth(true);
   setSizePolicy(p);
   setToolTip(tr("Colours: Paul Tol's muted scheme (kernels) and Okabe–Ito (copies, waits, host ranges); "
                 "both colour-blind safe. Faded blocks: events narrower than a pixel, merged (shade = busy share)."));
-}
-
-void TimelineLegend::fill() {
-  entries_.clear();
-  for (int c = 0; c < kCategoryCount; ++c) {
-    const auto cat = static_cast<Category>(c);
-    if (cat == Category::graph_replay && !graph_replays_) continue;
-    entries_.emplace_back(category_color(cat), category_label(cat));
-  }
-}
-
-void TimelineLegend::setGraphReplays(bool shown) {
-  if (shown == graph_replays_) return;
-  graph_replays_ = shown;
-  fill();
-  updateGeometry();
-  update();
 }
 
 std::vector<QRect> TimelineLegend::entryRects(int w) const {

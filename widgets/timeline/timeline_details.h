@@ -62,18 +62,12 @@ class TimelineLegend : public QWidget {
   QSize minimumSizeHint() const override;
   /// Each entry's rectangle at width `w` (tests: none past the right edge).
   std::vector<QRect> entryRects(int w) const;
-  /// Whether the "CUDA graph replay" entry shows: only for a session that has whole graph replays (a
-  /// hybrid recording), so the legend takes no extra line from the lanes for a colour nothing uses.
-  void setGraphReplays(bool shown);
-  bool graphReplays() const { return graph_replays_; }
 
  protected:
   void paintEvent(QPaintEvent*) override;
 
  private:
-  void fill();
   std::vector<std::pair<QColor, QString>> entries_;
-  bool graph_replays_ = false;
 };
 
 }  // namespace ts::gui

@@ -83,8 +83,6 @@ TimelinePanel::TimelinePanel(PanelHub* hub, QWidget* parent) : QWidget(parent), 
   connect(scroll_, &QScrollBar::valueChanged, view_, &TimelineView::setScrollY);
   // After the paint, not inside it: showing or hiding the bar re-lays out the view.
   connect(view_, &TimelineView::painted, this, &TimelinePanel::syncScrollBar, Qt::QueuedConnection);
-  connect(view_, &TimelineView::painted, this,
-          [this] { legend_->setGraphReplays(view_->data().seen().graph_replays > 0); }, Qt::QueuedConnection);
   column_ = new QSplitter(Qt::Vertical, this);
   column_->setObjectName("timeline.tracks");
   column_->setChildrenCollapsible(false);
