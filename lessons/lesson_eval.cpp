@@ -41,6 +41,7 @@ void step_figures(const prof::EventStore& s, const an::Report& rep, std::int64_t
   // The median only names the steps that stand out from it (they count in step_ms).
   out.median_step_ms = tp.median_step_ns.value_or(0) / 1e6;
   const std::size_t first = static_cast<std::size_t>(tp.warmup_steps_skipped), n = s.steps.size();
+  for (std::size_t i = 0; i < first && i < n; ++i) out.first_steps_ms += (s.steps[i].end - s.steps[i].start) / 1e6;
   std::int64_t t0 = INT64_MAX, t1 = INT64_MIN;
   for (std::size_t i = first; i < n; ++i) {
     const auto& st = s.steps[i];
@@ -204,6 +205,14 @@ std::string format_figure(const std::string& name, double v) {
 }
 
 
+std::string describe_first_steps(const RunResult& r) {
+  if (r.median_step_ms <= 0 || r.first_steps_ms <= kOutlierTimesMedian * r.median_step_ms) return {};
+  return fmt::format("the first step took {:.4g} ms ({:.0f}x the median {:.3g} ms: the run's one-time setup, such as "
+                     "the convolution algorithm search and the first allocations): in images/s (training time), not "
+                     "in the step figures",
+                     r.first_steps_ms, r.first_steps_ms / r.median_step_ms, r.median_step_ms);
+}
+
 std::string describe_outliers(const RunResult& r) {
   std::string out;
   for (std::size_t i = 0; i < r.outliers.size() && i < 3; ++i) {
@@ -287,6 +296,7 @@ std::string to_text(const LessonResult& r) {
                        run.run.recorded_at.empty() ? "" : ", " + run.run.recorded_at);
     if (!run.run.error.empty()) out += "    error: " + run.run.error + "\n";
     if (!run.analysis_error.empty()) out += "    not analysed: " + run.analysis_error + "\n";
+    if (const std::string f = describe_first_steps(run); !f.empty()) out += "    " + f + "\n";
     if (!run.outliers.empty())
       out += fmt::format("    {} outlier step{} (counted in its figures): {}\n", run.outliers.size(),
                          run.outliers.size() == 1 ? "" : "s", describe_outliers(run));
@@ -319,6 +329,7 @@ std::string to_json(const LessonResult& r, const std::string& recording) {
     w.Key("analysed"); w.Bool(run.analysed);
     w.Key("steps"); w.Int64(run.steps);
     w.Key("median_step_ms"); w.Double(run.median_step_ms);
+    w.Key("first_steps_ms"); w.Double(run.first_steps_ms);
     w.Key("outliers");
     w.StartArray();
     for (const auto& [step, ms] : run.outliers) {

@@ -71,6 +71,10 @@ struct RunResult {
   /// count in step_ms and images_per_s; the text, JSON and window name them so that a figure
   /// moved by one stall says so.
   std::vector<std::pair<std::int64_t, double>> outliers;
+  /// The wall time of the steps the step figures leave out (the first: the convolution algorithm
+  /// search, the first allocations, a CUDA-graph capture), ms; 0 when none. images_per_s counts them (training
+  /// time), so where they outweigh kOutlierTimesMedian x the median step the lesson says so.
+  double first_steps_ms = 0;
 };
 /// A step is an outlier when it takes more than this many times the run's median step. 5x: in the
 /// shipped H200 recordings the slowest analysed step of most runs is 1.0-4.7x the median (an epoch's
@@ -80,6 +84,10 @@ struct RunResult {
 constexpr double kOutlierTimesMedian = 5.0;
 /// "step 20: 2,300 ms (1,564x the median 1.47 ms)", the first three; "" without outliers.
 std::string describe_outliers(const RunResult& r);
+/// "the first step took 202.4 ms (21x the median 9.57 ms: the run's one-time setup ...): in images/s
+/// (training time), not in the step figures" when the left-out first steps outweigh
+/// kOutlierTimesMedian x the median step; "" otherwise.
+std::string describe_first_steps(const RunResult& r);
 
 /// One expectation judged.
 struct Check {

@@ -271,6 +271,10 @@ void LessonView::fillFigures(const lessons::LessonResult& r) {
       const auto it = run.figures.find(rows[k]);
       auto* item = new QTableWidgetItem(it == run.figures.end() ? "-" : q(lessons::format_figure(rows[k], it->second)));
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      if (const std::string f = lessons::describe_first_steps(run); rows[k] == "images_per_s" && !f.empty()) {
+        item->setText(item->text() + " ⚠");  // a slow first step counts here and not in the step rows: said
+        item->setToolTip(q(f));
+      }
       if (rows[k] == "slowest_step_ms" && !run.outliers.empty()) {  // a stall that moves the means: said
         item->setText(item->text() + " ⚠");
         item->setToolTip(tr("%n outlier step(s), counted in the host step and images/s: ", nullptr,
