@@ -31,7 +31,6 @@
 #include "widgets/job/job_timelines.h"
 #include "widgets/main/job_controller.h"
 #include "widgets/main/sessions_controller.h"
-#include "widgets/panels/utilization_panel.h"
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
@@ -212,45 +211,6 @@ class TestJobView : public QObject {
     QTRY_VERIFY(!w.verdictPanel()->verdicts().empty());
     QTRY_VERIFY2(!banner->text().startsWith("Job: "), qPrintable(banner->text()));
     QVERIFY(!w.verdictPanel()->bannerLead().has_value());
-  }
-
-  // At 1280x720 the verdict banner and the Utilization track's header show all they hold, for a job
-  // and for a trace: on one line each, the banner's fix and the header's notes after "GPU busy" were
-  // cut with "…".
-  void bannerAndUtilizationHeaderAreWholeAt1280() {
-    MainWindow w;
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.resize(1280, 720);  // after the show: the offscreen screen (800x800) clamps a first size
-    QTRY_COMPARE(w.width(), 1280);
-    // "" when `label` shows all of `full` (up to line breaks) with every line inside it (QFontMetrics).
-    auto cut = [](const QLabel* label, const QString& full) -> QString {
-      const QString shown = label->text();
-      auto bare = [](QString t) { return t.remove(QRegularExpression("\\s")); };
-      if (bare(shown) != bare(full)) return "cut: " + shown + "\nof: " + full;
-      const QFontMetrics fm(label->font());
-      const QStringList lines = shown.split('\n');
-      for (const QString& line : lines)
-        if (fm.horizontalAdvance(line) > label->contentsRect().width())
-          return QString("wider than %1 px: %2").arg(label->contentsRect().width()).arg(line);
-      if (lines.size() * fm.lineSpacing() > label->contentsRect().height())
-        return QString("%1 lines in %2 px").arg(lines.size()).arg(label->contentsRect().height());
-      return {};
-    };
-    VerdictBanner* banner = w.verdictBanner();
-    QVERIFY(test::open_job(w, {job_dir("j2_straggler")}));
-    QTRY_VERIFY(!w.verdictPanel()->verdicts().empty());
-    QTRY_VERIFY2(cut(banner->line(), banner->text()).isEmpty(), qPrintable(cut(banner->line(), banner->text())));
-    const QString trace = QStringLiteral(TRAINSCOPE_SOURCE_DIR "/../shared/cases/traces/kineto_2021-06_resnet50_nw4_memory.pt.trace.json.gz");
-    if (!QFile::exists(trace)) QSKIP("the shared Kineto trace is not beside the checkout");
-    QVERIFY(test::open_session(w, trace));
-    QTRY_VERIFY(!w.verdictPanel()->verdicts().empty());
-    QTRY_VERIFY2(cut(banner->line(), banner->text()).isEmpty(), qPrintable(cut(banner->line(), banner->text())));
-    auto* utilization = w.findChild<UtilizationPanel*>();
-    QVERIFY(utilization && utilization->isVisible());
-    QTRY_VERIFY(utilization->statusText().contains("GPU busy"));
-    QTRY_VERIFY2(cut(utilization->statusLabel(), utilization->statusText()).isEmpty(),
-                 qPrintable(cut(utilization->statusLabel(), utilization->statusText())));
   }
 
   // Period = own work + waiting, as shown, in each rank's header and in the Ranks table; the tooltips say

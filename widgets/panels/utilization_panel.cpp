@@ -259,14 +259,10 @@ void UtilizationPanel::setTrackMode(int left_px) {
   track_title_ = new QLabel(tr("<b>Utilization</b>"));
   track_title_->setContentsMargins(6, 0, 0, 0);
   header_->insertWidget(0, track_title_);
-  // Up to two lines, cut at a word after that (the whole line is its tooltip), the header row as
-  // tall as they are: on one line the notes after "GPU busy" were cut at 1280 px; a QLabel's own
-  // word wrap had its second line cut by the header row at classroom mode's font.
-  auto* line = new ElidedLabel;
-  line->setMaxLines(kTrackStatusLines);
-  header_->replaceWidget(status_, line);
-  delete status_;
-  status_ = track_status_ = line;
+  // One line, cut at a word (the whole line is its tooltip): wrapped, its second line was cut by
+  // the track's header row at classroom mode's font.
+  status_->setWordWrap(false);
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   track_mode_ = true;
   setTrackLeft(left_px);
   connect(plot_, &QCustomPlot::beforeReplot, this, &UtilizationPanel::fitRows);
@@ -501,8 +497,7 @@ void UtilizationPanel::setPlotFolded(bool folded) {
 
 void UtilizationPanel::updateStatus() {
   const QString text = statusText();
-  if (track_status_) track_status_->setFullText(text);
-  else status_->setText(text);
+  status_->setText(text);
   status_->setToolTip(track_mode_ ? QStringList{text, status_tip_}.join('\n').trimmed() : status_tip_);
 }
 

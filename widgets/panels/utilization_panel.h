@@ -43,7 +43,6 @@ class QTimer;
 
 namespace ts::gui {
 
-class ElidedLabel;
 class TimeAxisLink;
 
 class UtilizationPanel : public QWidget, public MetricTrack {
@@ -97,9 +96,6 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   const std::vector<bool>& tracedBuckets() const { return traced_; }
   double lastJobMs() const { return last_job_ms_; }
   QString statusText() const;
-  /// The label that shows statusText() (in track mode wrapped on up to kTrackStatusLines lines).
-  QLabel* statusLabel() const { return status_; }
-  static constexpr int kTrackStatusLines = 2;
   /// The "SM clock & power (NVML)" check box (shown where NVML sampled them; off in track mode).
   QCheckBox* nvmlRowsBox() const { return nvml_box_; }
 
@@ -167,8 +163,7 @@ class UtilizationPanel : public QWidget, public MetricTrack {
 
   PanelHub* hub_;
   QCustomPlot* plot_;
-  QLabel* status_;  // wraps in the dock (SqueezeLabel); in track mode track_status_
-  ElidedLabel* track_status_ = nullptr;  // track mode: up to kTrackStatusLines lines, then cut at a word
+  QLabel* status_;  // wraps in the dock, one line cut at a word in track mode (SqueezeLabel)
   QString status_tip_;  // the measured metrics' reasons (fill_measured)
   QLabel* track_title_ = nullptr;  // track mode: "Utilization" over the lanes' header column
   QCheckBox* nvml_box_;

@@ -559,7 +559,7 @@ QString VerdictPanel::statusTextOfRun() const {
 
 VerdictBanner::VerdictBanner(VerdictPanel* panel, QWidget* parent) : QWidget(parent), panel_(panel) {
   auto* row = new QHBoxLayout(this);
-  row->setContentsMargins(4, 0, 4, 0);  // its lines keep their line spacing apart from the bars around
+  row->setContentsMargins(4, 1, 4, 1);
   chip_ = new QLabel;
   chip_->setAlignment(Qt::AlignCenter);
   chip_->setMinimumWidth(70);
@@ -573,11 +573,10 @@ VerdictBanner::VerdictBanner(VerdictPanel* panel, QWidget* parent) : QWidget(par
   chip_->setBackgroundRole(QPalette::Window);  // its own roles: in a tool bar it took the bar's (Button)
   chip_->setForegroundRole(QPalette::WindowText);
   chip_->setContentsMargins(6, 1, 6, 1);
-  // Wrapped on up to kLines lines, the row as tall as they are: on one line the fix, the part a
-  // user acts on, was what got cut (a trace's or a job's finding at 1280 px).
-  label_ = new ElidedLabel;
-  label_->setMaxLines(kLines);
-  row->addWidget(chip_, 0, Qt::AlignTop);
+  label_ = new QLabel;
+  label_->setTextFormat(Qt::PlainText);
+  label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  row->addWidget(chip_);
   row->addWidget(label_, 1);
   setCursor(Qt::PointingHandCursor);
   connect(panel_, &VerdictPanel::verdictsChanged, this, &VerdictBanner::update_from_panel);
@@ -589,8 +588,7 @@ void VerdictBanner::update_from_panel() {
   if (!panel_->hub()->store()) {  // nothing shown: no badge (an "OK" under an error said the opposite)
     chip_->hide();
     text_.clear();
-    label_->setFullText(QString());
-    label_->setToolTip(QString());
+    label_->clear();
     setToolTip(QString());
     if (std::exchange(has_content_, false)) emit contentChanged(false);
     return;
@@ -630,12 +628,13 @@ void VerdictBanner::update_from_panel() {
 }
 
 void VerdictBanner::elide() {
-  label_->setFullText(text_);
-  label_->setToolTip(QString());  // the banner's own tooltip (what a click does) shows over the line
+  label_->setText(elide_at_word(text_, label_->fontMetrics(), std::max(40, label_->width())));
 }
 
-QString VerdictBanner::shownText() const { return label_->text(); }
-QLabel* VerdictBanner::line() const { return label_; }
+void VerdictBanner::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  elide();
+}
 
 void VerdictBanner::mousePressEvent(QMouseEvent* e) {
   if (e->button() == Qt::LeftButton) {

@@ -33,8 +33,6 @@ class QTreeWidgetItem;
 
 namespace ts::gui {
 
-class ElidedLabel;
-
 /// Severity colours: high red, moderate orange, low amber; anything else grey.
 QColor severity_color(const std::string& severity);
 /// An evidence figure for people, its name and its value apart: {"data-loader wait (raw)",
@@ -192,13 +190,8 @@ class VerdictBanner : public QWidget {
   Q_OBJECT
  public:
   explicit VerdictBanner(VerdictPanel* panel, QWidget* parent = nullptr);
-  /// The full line (the label shows it wrapped on up to kLines lines, the last cut if need be).
+  /// The full line (the label shows it elided to the width).
   QString text() const { return text_; }
-  /// What the label shows: text() with its line breaks, or cut with "…" where it needs more lines.
-  QString shownText() const;
-  QLabel* line() const;
-  /// Two: a third line at classroom mode's font left a 1280x680 window too little room below.
-  static constexpr int kLines = 2;
   QColor color() const { return color_; }
   /// false while nothing is shown (no run, session or trace): the banner has nothing to say.
   bool hasContent() const { return has_content_; }
@@ -211,14 +204,14 @@ class VerdictBanner : public QWidget {
 
  protected:
   void mousePressEvent(class QMouseEvent* e) override;
+  void resizeEvent(class QResizeEvent* e) override;
 
  private:
   void update_from_panel();
   void elide();
 
   VerdictPanel* panel_;
-  QLabel* chip_;
-  ElidedLabel* label_;
+  QLabel *chip_, *label_;
   QString text_;
   QColor color_;
   bool has_content_ = false;
