@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "base/errors.h"
 #include "base/format_bytes.h"
@@ -230,9 +231,10 @@ bool LessonResult::showed() const {
 
 RunResult measure_session(const std::string& path, std::int64_t warmup) {
   RunResult r;
+  std::optional<PlainSession> plain;  // a recording's ID.tsession.zst is read through a plain copy
   try {
-    const PlainSession plain(path);  // a recording's ID.tsession.zst is read through a plain copy
-    const auto src = prof::open_session(plain.path());
+    plain.emplace(path);
+    const auto src = prof::open_session(plain->path());
     const prof::EventStore& s = src->store();
     an::Options o;
     o.per_step = false;
@@ -246,7 +248,7 @@ RunResult measure_session(const std::string& path, std::int64_t warmup) {
     memory_figures(s, r);
     r.analysed = true;
   } catch (const std::exception& e) {
-    r.analysis_error = e.what();
+    r.analysis_error = plain ? plain->named(e.what()) : e.what();
   }
   return r;
 }

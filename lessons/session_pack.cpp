@@ -103,7 +103,7 @@ thread_local long long t_copies = 0;
 long long PlainSession::copies_made() { return g_copies.load(); }
 long long PlainSession::copies_made_here() { return t_copies; }
 
-PlainSession::PlainSession(const std::string& path) : path_(path) {
+PlainSession::PlainSession(const std::string& path) : path_(path), original_(path) {
   const bool zst = path.ends_with(".zst"), gz = path.ends_with(".gz");
   if (!zst && !gz) return;
   ++g_copies;
@@ -128,6 +128,13 @@ PlainSession::PlainSession(const std::string& path) : path_(path) {
   }
   path_ = tmp.string();
   temporary_ = true;
+}
+
+std::string PlainSession::named(std::string message) const {
+  if (!temporary_) return message;
+  for (auto at = message.find(path_); at != std::string::npos; at = message.find(path_, at + original_.size()))
+    message.replace(at, path_.size(), original_);
+  return message;
 }
 
 PlainSession::~PlainSession() {

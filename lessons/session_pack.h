@@ -25,13 +25,16 @@ class PlainSession {
   PlainSession(const PlainSession&) = delete;
   PlainSession& operator=(const PlainSession&) = delete;
   const std::string& path() const { return path_; }
+  /// `message` (an error about path()) with the temporary copy's name replaced by the file the caller
+  /// gave: the user chose that file, the copy is gone by the time they read it.
+  std::string named(std::string message) const;
   /// Decompressed copies made so far, in the whole process and by the calling thread: the window's
   /// tests check that a file it opens is decompressed once, and not on the GUI thread.
   static long long copies_made();
   static long long copies_made_here();
 
  private:
-  std::string path_;
+  std::string path_, original_;
   bool temporary_ = false;
 };
 

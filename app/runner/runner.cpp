@@ -19,6 +19,7 @@
 #include "lessons/session_pack.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/event_source.h"
+#include "profiling/session/session_file.h"
 #include "profiling/import/trace_analysis.h"
 #include "profiling/import/trace_import.h"
 #include "profiling/profiler.h"
@@ -295,7 +296,13 @@ int run_analysis(const RunnerOptions& o) {
     r = prof::import::analyze_imported(*t.store, options);
   } else {
     const lessons::PlainSession plain(o.analyze);  // a lesson's recording is zstd-compressed (*.tsession.zst)
-    const auto src = prof::open_session(plain.path());
+    const auto src = [&] {
+      try {
+        return prof::open_session(plain.path());
+      } catch (const prof::SessionError& e) {  // the file the user named, not its temporary copy
+        throw prof::SessionError(e.kind, plain.named(e.what()));
+      }
+    }();
     // A session converted from a trace (--import) holds only the profiler's active steps.
     r = prof::import::analyze_session(src->store(), options);
     const auto meta = src->store().meta();

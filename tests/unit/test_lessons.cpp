@@ -361,6 +361,16 @@ TEST(Lessons, CompressedSessionsMeasureAsPlainOnesAndDamagedOnesAreRefused) {
   EXPECT_NE(c.analysis_error.find("zstd"), std::string::npos) << c.analysis_error;
   fs::resize_file(gz, fs::file_size(gz) / 2);
   refused(gz, "a cut gzip stream");
+  {  // a whole stream of something that is no session: the error names the .zst, not its temporary copy
+    const fs::path text = fs::temp_directory_path() / (stem + ".txt");
+    std::ofstream(text) << std::string(4096, 'x');
+    compress_session(text.string(), zst.string());
+    fs::remove(text);
+    const RunResult d = measure_session(zst.string());
+    EXPECT_FALSE(d.analysed);
+    EXPECT_NE(d.analysis_error.find(zst.string()), std::string::npos) << d.analysis_error;
+    EXPECT_EQ(d.analysis_error.find("ts-lesson-"), std::string::npos) << d.analysis_error;
+  }
   fs::remove(zst);
   fs::remove(gz);
 }

@@ -267,13 +267,14 @@ void LessonView::fillFigures(const lessons::LessonResult& r) {
     const auto& run = r.runs[c];
     const int col = static_cast<int>(c);
     figures_->setItem(0, col, new QTableWidgetItem(q(run.run.outcome).replace('_', ' ')));
+    const std::string first_steps = lessons::describe_first_steps(run);
     for (std::size_t k = 0; k < rows.size(); ++k) {
       const auto it = run.figures.find(rows[k]);
       auto* item = new QTableWidgetItem(it == run.figures.end() ? "-" : q(lessons::format_figure(rows[k], it->second)));
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      if (const std::string f = lessons::describe_first_steps(run); rows[k] == "images_per_s" && !f.empty()) {
+      if (rows[k] == "images_per_s" && !first_steps.empty()) {
         item->setText(item->text() + " ⚠");  // a slow first step counts here and not in the step rows: said
-        item->setToolTip(q(f));
+        item->setToolTip(q(first_steps));
       }
       if (rows[k] == "slowest_step_ms" && !run.outliers.empty()) {  // a stall that moves the means: said
         item->setText(item->text() + " ⚠");

@@ -177,8 +177,9 @@ QString window_fix_text(const prof::analysis::Verdict& v, bool trainscope, bool 
   // once, and only where nothing else is left to do (the Run settings' AMP note says the rest).
   QStringList knobs, elsewhere;
   for (const auto& f : v.settings) {
-    if (fix_setting_unavailable_here(f, cuda_gpu_here).isEmpty()) knobs << fix_setting_text(f);
-    else if (!elsewhere.contains(fix_setting_text(f))) elsewhere << fix_setting_text(f);
+    const QString text = fix_setting_text(f);
+    if (fix_setting_unavailable_here(f, cuda_gpu_here).isEmpty()) knobs << text;
+    else if (!elsewhere.contains(text)) elsewhere << text;
   }
   QString advice = QString::fromStdString(v.advice);
   if (!advice.isEmpty()) advice[0] = advice[0].toUpper();

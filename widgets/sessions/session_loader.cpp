@@ -21,18 +21,13 @@ bool is_compressed_session(const QString& path) {
 }
 
 namespace {
-/// Reads the plain session `plain` (the decompressed copy of `path`, or `path` itself) into `store`;
-/// an error names `path`, the file the user chose, instead of a temporary copy.
-void read_session_file(const QString& path, const std::string& plain, prof::EventStore& store,
-                       const prof::ReadProgress& progress) {
+/// Reads the session through `plain` (the file itself, or its decompressed copy) into `store`; an
+/// error names the file the user chose, not a temporary copy.
+void read_session_file(const lessons::PlainSession& plain, prof::EventStore& store, const prof::ReadProgress& progress) {
   try {
-    prof::read_session(plain, store, progress);
+    prof::read_session(plain.path(), store, progress);
   } catch (const prof::SessionError& e) {
-    if (plain == path.toStdString()) throw;
-    std::string what = e.what();
-    for (auto at = what.find(plain); at != std::string::npos; at = what.find(plain, at + path.size()))
-      what.replace(at, plain.size(), path.toStdString());
-    throw prof::SessionError(e.kind, what);
+    throw prof::SessionError(e.kind, plain.named(e.what()));
   }
 }
 
@@ -85,9 +80,9 @@ bool SessionLoader::start(const QString& path) {
     try {
       // A compressed session is decompressed here, once, off the GUI thread; a playground run in it
       // goes to the Playground workspace with that copy.
-      std::shared_ptr<lessons::PlainSession> plain;
+      // A plain file is its own PlainSession (nothing copied); a compressed one throws InputError naming `path`.
+      auto plain = std::make_shared<lessons::PlainSession>(path.toStdString());
       if (is_compressed_session(path)) {
-        plain = std::make_shared<lessons::PlainSession>(path.toStdString());  // throws InputError naming `path`
         if (holds_playground_run(plain->path())) {
           QMetaObject::invokeMethod(this, [this, path, plain] {
             loading_ = false;
@@ -96,7 +91,7 @@ bool SessionLoader::start(const QString& path) {
           return;
         }
       }
-      read_session_file(path, plain ? plain->path() : path.toStdString(), *store, progress);
+      read_session_file(*plain, *store, progress);
       plain.reset();  // the store holds the events: the copy goes
       SessionReplay replay = replay_from_store(path, store);
       QMetaObject::invokeMethod(this, [this, replay = std::move(replay)] {
