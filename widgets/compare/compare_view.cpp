@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "profiling/import/trace_analysis.h"
+#include "widgets/common/text_colour.h"
 #include "widgets/compare/aligned_timelines.h"
 #include "widgets/compare/compare_charts.h"
 #include "widgets/compare/compare_tables.h"
@@ -128,7 +129,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(header_);
   error_label_ = new QLabel;
-  error_label_->setStyleSheet("color: #b71c1c;");
+  set_text_colour(error_label_, QColor(0xb7, 0x1c, 0x1c));  // by palette: keeps the application font
   error_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   error_label_->setVisible(false);
   layout->addWidget(error_label_);
