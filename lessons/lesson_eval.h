@@ -119,8 +119,13 @@ LessonResult evaluate_sessions(const LessonRecord& record, const std::vector<std
 /// The figures of one session file (RunResult without the run); for tests and the window.
 RunResult measure_session(const std::string& path, std::int64_t warmup = 1);
 
-/// A figure's value for people: "267.4 MB" (bytes, as 1e6), "5200 img/s", "85.8 %", "1.39 ms".
+/// A figure's value for people: "267.4 MB" (bytes, as 1e6), "5,200 img/s" (grouped as Compare writes
+/// it, base/format_number.h), "85.8 %", "1.39 ms" (3 significant digits, whole ms from 100 ms).
 std::string format_figure(const std::string& name, double v);
+/// One row of figure `name` (a run each; nullopt: "-"), written alike: the times with one number of
+/// decimals, enough for 3 significant digits of the row's smallest ("0.930 ms" beside "0.816 ms",
+/// never "0.93 ms"); the other figures as format_figure().
+std::vector<std::string> format_figure_row(const std::string& name, const std::vector<std::optional<double>>& values);
 
 /// Text for people (figures side by side, each check with its numbers) and one JSON object.
 std::string to_text(const LessonResult& r);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <qcustomplot.h>
 
+#include "base/format_number.h"
 #include "widgets/compare/compare_tables.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/common/plot_export.h"
@@ -188,7 +189,7 @@ void CompareThroughputChart::setComparison(const pc::Comparison& c) {
     top = std::max(top, rate.value_or(0));
     auto* t = value_label(plot_, rate_);
     t->position->setCoords(i, rate.value_or(0));
-    t->setText(rate ? QLocale(QLocale::English).toString(*rate, 'f', 0) : tr("not recorded"));
+    t->setText(rate ? QString::fromStdString(format_grouped(*rate)) : tr("not recorded"));
     labels_.push_back(t);
   }
   plot_->xAxis->setTicker(session_ticker(c));

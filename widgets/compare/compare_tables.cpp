@@ -6,7 +6,6 @@
 #include <QHeaderView>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QLocale>
 #include <QPainter>
 #include <QPixmap>
 #include <QTableWidget>
@@ -14,6 +13,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/format_number.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/panels/measured_text.h"
 #include "widgets/panels/verdict_panel.h"
@@ -28,7 +28,8 @@ namespace {
 
 const QString kAbsent = QStringLiteral("–");
 
-QString grouped(double v, int decimals = 0) { return QLocale(QLocale::English).toString(v, 'f', decimals); }
+/// The one number formatter of every view (base/format_number.h): "472,658".
+QString grouped(double v, int decimals = 0) { return QString::fromStdString(format_grouped(v, decimals)); }
 
 /// " (+12.3 %)" of b against a; "" when either is absent or a is 0.
 QString relative(std::optional<double> a, std::optional<double> b) {

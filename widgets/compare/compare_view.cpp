@@ -7,7 +7,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
@@ -16,6 +15,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "base/format_number.h"
 #include "profiling/import/trace_analysis.h"
 #include "widgets/common/text_colour.h"
 #include "widgets/compare/aligned_timelines.h"
@@ -383,7 +383,8 @@ QString compare_headline(const pc::Comparison& c) {
       line = QObject::tr("<b>%1: %2× A's %3</b>: %4 vs %5")
                  .arg(letter)
                  .arg(*rb / *ra, 0, 'f', 2)
-                 .arg(training_rate_label().toHtmlEscaped(), QLocale().toString(*rb, 'f', 0), QLocale().toString(*ra, 'f', 0));
+                 .arg(training_rate_label().toHtmlEscaped(), QString::fromStdString(format_grouped(*rb)),
+                      QString::fromStdString(format_grouped(*ra)));
     } else {
       line = QObject::tr("<b>%1</b>: throughput not recorded in both").arg(letter);
     }
