@@ -43,8 +43,8 @@ void step_figures(const prof::EventStore& s, const an::Report& rep, std::int64_t
   if (const auto w = prof::compare::data_wait_ns_per_step(rep)) out.figures["data_wait_ms"] = *w / 1e6;
   // The median only names the steps that stand out from it (they count in step_ms).
   out.median_step_ms = tp.median_step_ns.value_or(0) / 1e6;
+  out.first_steps_ms = static_cast<double>(tp.first_steps_ns) / 1e6;
   const std::size_t first = static_cast<std::size_t>(tp.warmup_steps_skipped), n = s.steps.size();
-  for (std::size_t i = 0; i < first && i < n; ++i) out.first_steps_ms += (s.steps[i].end - s.steps[i].start) / 1e6;
   std::int64_t t0 = INT64_MAX, t1 = INT64_MIN;
   for (std::size_t i = first; i < n; ++i) {
     const auto& st = s.steps[i];
@@ -230,11 +230,7 @@ std::vector<std::string> format_figure_row(const std::string& name, const std::v
 
 
 std::string describe_first_steps(const RunResult& r) {
-  if (r.median_step_ms <= 0 || r.first_steps_ms <= kOutlierTimesMedian * r.median_step_ms) return {};
-  return fmt::format("the first step took {:.4g} ms ({:.0f}x the median {:.3g} ms: the run's one-time setup, such as "
-                     "the convolution algorithm search and the first allocations): in images/s (training time), not "
-                     "in the step figures",
-                     r.first_steps_ms, r.first_steps_ms / r.median_step_ms, r.median_step_ms);
+  return prof::compare::describe_first_steps(r.first_steps_ms, r.median_step_ms);
 }
 
 std::string describe_outliers(const RunResult& r) {

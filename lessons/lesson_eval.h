@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lessons/lesson.h"
+#include "profiling/compare/compare.h"
 
 namespace ts::lessons {
 
@@ -76,17 +77,12 @@ struct RunResult {
   /// time), so where they outweigh kOutlierTimesMedian x the median step the lesson says so.
   double first_steps_ms = 0;
 };
-/// A step is an outlier when it takes more than this many times the run's median step. 5x: in the
-/// shipped H200 recordings the slowest analysed step of most runs is 1.0-4.7x the median (an epoch's
-/// first step after evaluation); a plan built inside the run was 1,560x (mixed_precision before the
-/// AMP fix), and dataloader_workers, sync_points and out_of_memory's accumulate run each have one
-/// step of 6.6-32x, which the lesson now names.
-constexpr double kOutlierTimesMedian = 5.0;
+/// A step is an outlier past this many times the run's median step (compare.h, the one rule).
+using prof::compare::kOutlierTimesMedian;
 /// "step 20: 2,300 ms (1,564x the median 1.47 ms)", the first three; "" without outliers.
 std::string describe_outliers(const RunResult& r);
-/// "the first step took 202.4 ms (21x the median 9.57 ms: the run's one-time setup ...): in images/s
-/// (training time), not in the step figures" when the left-out first steps outweigh
-/// kOutlierTimesMedian x the median step; "" otherwise.
+/// compare::describe_first_steps() of `r`'s first_steps_ms and median_step_ms: the note Compare's
+/// images/s cell shows for the same session.
 std::string describe_first_steps(const RunResult& r);
 
 /// One expectation judged.

@@ -272,6 +272,12 @@ void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
                                             : kAbsent);
     const auto rate = tp.training.img_per_s;
     cell(ThroughputRow::img_s, rate ? grouped(*rate) + (base ? QString() : relative(a.throughput.training.img_per_s, rate)) : kAbsent);
+    if (const std::string first = pc::describe_first_steps(tp); rate && !first.empty()) {
+      // A slow first step counts here and not in the step rows: said, as a lesson's table says it.
+      QTableWidgetItem* item = t->item(static_cast<int>(ThroughputRow::img_s), i);
+      item->setText(item->text() + QStringLiteral(" ⚠"));
+      item->setToolTip(QString::fromStdString(first));
+    }
     const auto step_ms = ms(tp.mean_step_ns);
     cell(ThroughputRow::mean_step_ms, step_ms ? QStringLiteral("%1 ms").arg(*step_ms, 0, 'f', 3) +
                                                     (base ? QString() : relative(ms(a.throughput.mean_step_ns), step_ms))

@@ -125,6 +125,7 @@ QWidget* config_page(QLabel* note, QTableWidget* diff, QTableWidget* sessions) {
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   header_ = new QLabel;
+  header_->setObjectName("compare.header");
   header_->setWordWrap(true);
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(header_);
@@ -338,6 +339,9 @@ void CompareView::showComparison(std::shared_ptr<pc::Comparison> c,
   header_->setText(headline.isEmpty() ? head : head + QStringLiteral("<br>") + headline);
   QStringList paths;
   for (const auto& s : cmp.sessions) paths << QString::fromStdString(s.label);
+  for (int i = 0; i < n; ++i)  // what the headline's ⚠ says
+    if (const std::string first = pc::describe_first_steps(cmp.sessions[static_cast<std::size_t>(i)].throughput); !first.empty())
+      paths << QStringLiteral("%1 ⚠ %2").arg(session_letter(i), QString::fromStdString(first));
   header_->setToolTip(paths.join('\n'));
 
   fill_config_table(config_, cmp);
@@ -380,11 +384,15 @@ QString compare_headline(const pc::Comparison& c) {
     // The figures the Throughput table, the chart and the lessons show (compare.h), by their labels.
     const auto &ra = a.throughput.training.img_per_s, &rb = b.throughput.training.img_per_s;
     if (ra && rb && *ra > 0) {
+      // A rate its first step weighs down is marked as in the Throughput table (the tooltip says why).
+      auto rate = [](const pc::SessionSummary& s) {
+        const bool heavy_first = !pc::describe_first_steps(s.throughput).empty();
+        return QString::fromStdString(format_grouped(*s.throughput.training.img_per_s)) + (heavy_first ? QStringLiteral(" ⚠") : QString());
+      };
       line = QObject::tr("<b>%1: %2× A's %3</b>: %4 vs %5")
                  .arg(letter)
                  .arg(*rb / *ra, 0, 'f', 2)
-                 .arg(training_rate_label().toHtmlEscaped(), QString::fromStdString(format_grouped(*rb)),
-                      QString::fromStdString(format_grouped(*ra)));
+                 .arg(training_rate_label().toHtmlEscaped(), rate(b), rate(a));
     } else {
       line = QObject::tr("<b>%1</b>: throughput not recorded in both").arg(letter);
     }
