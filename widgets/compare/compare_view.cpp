@@ -336,7 +336,10 @@ void CompareView::showComparison(std::shared_ptr<pc::Comparison> c,
                 .arg(cmp.slowest_over_fastest, 0, 'f', 2);
   }
   const QString headline = compare_headline(cmp);
-  header_->setText(headline.isEmpty() ? head : head + QStringLiteral("<br>") + headline);
+  // Leading between the lines: at the font's own line height the names' underscores touched the
+  // bold headline under them.
+  header_->setText(QStringLiteral("<div style='line-height:125%'>%1</div>")
+                       .arg(headline.isEmpty() ? head : head + QStringLiteral("<br>") + headline));
   QStringList paths;
   for (const auto& s : cmp.sessions) paths << QString::fromStdString(s.label);
   for (int i = 0; i < n; ++i)  // what the headline's ⚠ says
