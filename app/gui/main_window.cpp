@@ -389,13 +389,19 @@ void MainWindow::buildStatusBar() {
 void MainWindow::updateIdleStatus() {
   if (running_) return;  // during a run the labels show the run's values
   if (sessions_->showShownStatus()) return;  // a shown session or trace: its own values
+  // The form's settings: beside a shown session, named as the next run's (as the session's device
+  // is named "(session)"), since the charts still show the session.
   const RunSettings s = settings_->settings();
+  const bool beside = sessions_->showsSession();
+  const QString tip = beside ? tr("What Run settings hold for the next run (not the shown session's)") : QString();
   device_label_->setText((s.device == Device::cuda ? tr("device: CUDA %1").arg(s.cuda_device) : tr("device: CPU")) +
-                         simulated_card_status(memory_limit_bytes(s)));
+                         (beside ? tr(" (next run)") : QString()) + simulated_card_status(memory_limit_bytes(s)));
   batch_label_->setText(tr("batch size %1").arg(s.batch_size));
   amp_label_->setText(amp_status(s.amp, s.accumulate, s.deterministic));
-  amp_label_->setToolTip(settings_->ampUnavailableReason());
   workers_label_->setText(tr("num_workers %1%2").arg(s.num_workers).arg(pinned_status_text(s)));
+  for (QLabel* l : {device_label_, batch_label_, workers_label_}) l->setToolTip(tip);
+  const QString amp_why = settings_->ampUnavailableReason();
+  amp_label_->setToolTip(amp_why.isEmpty() ? tip : amp_why);
 }
 
 QString MainWindow::statusText() const {
