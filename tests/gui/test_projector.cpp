@@ -1,0 +1,114 @@
+// Readable on a projector: the texts at the top of the window whole at 1280x720 and 1920x1080. The
+// verdict banner shows a job's, a trace's and a lesson's finding whole (its fix was cut with "…" on
+// one line at 1280 px) in a row whose height does not change with its text (a row as tall as its
+// lines moved the lanes under it with each verdict).
+#include <QFile>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QToolBar>
+#include <QtTest>
+
+#include "app/gui/main_window.h"
+#include "gui/gui_test_util.h"
+#include "gui/window_probe.h"
+#include "widgets/panels/verdict_panel.h"
+#include "widgets/workspaces/workspaces.h"
+
+using namespace ts;
+using namespace ts::gui;
+
+namespace {
+const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
+const char* kTrace = TRAINSCOPE_SOURCE_DIR "/../shared/cases/traces/kineto_2021-06_resnet50_nw4_memory.pt.trace.json.gz";
+
+/// A shipped lesson's recorded run: resources/lessons/recorded/LESSON/RUN.tsession.zst.
+QString recording(const char* lesson, const char* run) {
+  return QStringLiteral(TRAINSCOPE_SOURCE_DIR "/resources/lessons/recorded/%1/%2.tsession.zst").arg(lesson, run);
+}
+
+/// "" when `label` shows all of `full` (up to white space and line breaks), each line inside its
+/// width and its lines inside its height (QFontMetrics of its font); else what is cut.
+QString cut(const QLabel* label, const QString& full) {
+  static const QRegularExpression space(QStringLiteral("[\\s\\x{00a0}]"));
+  auto bare = [](QString t) { return t.remove(space); };
+  const QString shown = label->text();
+  if (bare(shown) != bare(full)) return QString("shows \"%1\"\nof \"%2\"").arg(shown, full);
+  const QFontMetrics fm(label->font());
+  const QRect room = label->contentsRect();
+  const QStringList lines = shown.split('\n');
+  for (const QString& line : lines)
+    if (fm.horizontalAdvance(line) > room.width())
+      return QString("a line %1 px wide in %2 px: %3").arg(fm.horizontalAdvance(line)).arg(room.width()).arg(line);
+  if (lines.size() * fm.lineSpacing() > room.height())
+    return QString("%1 lines of %2 px in %3 px").arg(lines.size()).arg(fm.lineSpacing()).arg(room.height());
+  return {};
+}
+
+/// `w` shown at `size` (resized after the show: the offscreen screen, 800x800, clamps a first size).
+bool show_at(MainWindow& w, QSize size) {
+  w.show();
+  if (!QTest::qWaitForWindowExposed(&w)) return false;
+  w.resize(size);
+  return QTest::qWaitFor([&] { return w.size() == size; }, 3000);
+}
+}  // namespace
+
+class TestProjector : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { test::isolate_settings(); }
+  void init() { QSettings().clear(); }
+
+  /// The banner's text whole, on at most its two lines, for the findings that took 1.2 to 1.4 lines
+  /// of 1280 px: a job's straggler, a PyTorch trace's launch-bound, a lesson's sync-bound.
+  void theVerdictBannerIsWhole_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<QString>("what");
+    for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      const QString at = QString(" at %1x%2").arg(size.width()).arg(size.height());
+      QTest::newRow(qPrintable("job" + at)) << size << QString("job");
+      QTest::newRow(qPrintable("trace" + at)) << size << QString(kTrace);
+      QTest::newRow(qPrintable("lesson" + at)) << size << recording("sync_points", "before");
+    }
+  }
+  void theVerdictBannerIsWhole() {
+    QFETCH(QSize, size);
+    QFETCH(QString, what);
+    if (what != "job" && !QFile::exists(what)) QSKIP("the shared Kineto trace is not beside the checkout");
+    MainWindow w;
+    QVERIFY(show_at(w, size));
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    if (what == "job") QVERIFY(test::open_job(w, {test::job_dir("j2_straggler")}));
+    else QVERIFY(test::open_session(w, what));
+    VerdictBanner* banner = w.verdictBanner();
+    QTRY_VERIFY_WITH_TIMEOUT(banner->text().contains(" — fix: "), 10000);
+    QTRY_VERIFY2(cut(banner->line(), banner->text()).isEmpty(), qPrintable(cut(banner->line(), banner->text())));
+    QVERIFY(banner->line()->text().count('\n') < VerdictBanner::kLines);
+  }
+
+  /// The banner's row is as tall for a finding of one line as for one of two, and the lanes under it
+  /// keep their height: a row as tall as its lines moved them when the analysis said another verdict
+  /// (Profile's track splitter did not give the lanes their height back).
+  void theBannerRowKeepsItsHeightWhateverItsText() {
+    MainWindow w;
+    QVERIFY(show_at(w, QSize(1280, 720)));
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    auto* row = w.findChild<QToolBar*>("toolbar.verdict");
+    VerdictBanner* banner = w.verdictBanner();
+    QList<int> heights;
+    for (const QString& path : {QString(kSession), recording("sync_points", "before"), QString(kSession)}) {
+      const bool two = path != kSession;
+      QVERIFY(test::open_session(w, path));
+      QTRY_VERIFY_WITH_TIMEOUT(banner->text().contains(" — fix: ") && banner->line()->text().contains('\n') == two, 10000);
+      QTest::qWait(200);  // the window's layout after the banner's
+      heights << row->height() << banner->height() << w.centralWidget()->height();
+    }
+    QCOMPARE(heights.mid(3, 3), heights.mid(0, 3));
+    QCOMPARE(heights.mid(6, 3), heights.mid(0, 3));
+    // Two lines of its font, whatever the text.
+    QVERIFY(banner->line()->contentsRect().height() >= VerdictBanner::kLines * banner->line()->fontMetrics().lineSpacing());
+  }
+};
+
+QTEST_MAIN(TestProjector)
+#include "test_projector.moc"
