@@ -1,17 +1,28 @@
-// Readable on a projector: the texts at the top of the window whole at 1280x720 and 1920x1080. The
-// verdict banner shows a job's, a trace's and a lesson's finding whole (its fix was cut with "…" on
-// one line at 1280 px) in a row whose height does not change with its text (a row as tall as its
-// lines moved the lanes under it with each verdict).
+// Readable on a projector: the texts at the top of the window and in the Profile workspace's tracks
+// whole at 1280x720 and 1920x1080, classroom mode's font included. The verdict banner shows a job's, a
+// trace's and a lesson's finding whole (its fix was cut with "…" on one line at 1280 px) in a row
+// whose height does not change with its text (a row as tall as its lines moved the lanes under it
+// with each verdict); the memory track's title and peaks whole at classroom mode's font (the peaks
+// were cut at the track's right edge), every text of it at that font.
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QRegularExpression>
 #include <QToolBar>
 #include <QtTest>
 
+#include <qcustomplot.h>
+
 #include "app/gui/main_window.h"
 #include "gui/gui_test_util.h"
+#include "gui/plot_probe.h"
 #include "gui/window_probe.h"
+#include "widgets/main/lessons_controller.h"
+#include "widgets/panels/memory_graph.h"
 #include "widgets/panels/verdict_panel.h"
+#include "widgets/timeline/timeline_panel.h"
 #include "widgets/workspaces/workspaces.h"
 
 using namespace ts;
@@ -51,6 +62,15 @@ bool show_at(MainWindow& w, QSize size) {
   w.resize(size);
   return QTest::qWaitFor([&] { return w.size() == size; }, 3000);
 }
+
+MemoryGraph* memory_of(MainWindow& w) { return w.timelinePanel()->findChild<MemoryGraph*>(); }
+
+/// Classroom mode on for a scope: off again however the test ends (the application's font is shared).
+struct Classroom {
+  MainWindow& w;
+  explicit Classroom(MainWindow& window) : w(window) { w.lessons()->setClassroomMode(true); }
+  ~Classroom() { w.lessons()->setClassroomMode(false); }
+};
 }  // namespace
 
 class TestProjector : public QObject {
@@ -107,6 +127,50 @@ class TestProjector : public QObject {
     QCOMPARE(heights.mid(6, 3), heights.mid(0, 3));
     // Two lines of its font, whatever the text.
     QVERIFY(banner->line()->contentsRect().height() >= VerdictBanner::kLines * banner->line()->fontMetrics().lineSpacing());
+  }
+
+  /// Classroom mode at 1280x720 (and 1920x1080): the memory track's title and peaks whole, each text
+  /// at the classroom's font. The peaks of the sample session (on one line, cut at the track's edge),
+  /// of a lesson's run and of a run on a simulated card (its share: cut at the desktop's font too).
+  void theMemoryHeaderIsWholeInClassroomMode_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<QString>("path");
+    for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      const QString at = QString(" at %1x%2").arg(size.width()).arg(size.height());
+      QTest::newRow(qPrintable("sample session" + at)) << size << QString(kSession);
+      QTest::newRow(qPrintable("dataloader_workers before" + at)) << size << recording("dataloader_workers", "before");
+      QTest::newRow(qPrintable("out_of_memory accumulate" + at)) << size << recording("out_of_memory", "accumulate");
+    }
+  }
+  void theMemoryHeaderIsWholeInClassroomMode() {
+    QFETCH(QSize, size);
+    QFETCH(QString, path);
+    MainWindow w;
+    QVERIFY(show_at(w, size));
+    const double desktop_pt = QApplication::font().pointSizeF();
+    Classroom classroom(w);
+    QVERIFY(test::open_session(w, path));
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    MemoryGraph* memory = memory_of(w);
+    QTRY_VERIFY(!memory->peaksText().isEmpty());
+    QCOMPARE(QApplication::font().pointSizeF(), desktop_pt * w.lessons()->classroomScale());
+    QTRY_VERIFY2(cut(memory->statusLabel(), memory->peaksText()).isEmpty(),
+                 qPrintable(cut(memory->statusLabel(), memory->peaksText())));
+    QLabel* title = memory->titleLabel();
+    QFont bold = title->font();
+    bold.setBold(true);
+    QVERIFY2(QFontMetrics(bold).horizontalAdvance("Memory") <= title->contentsRect().width(), qPrintable(QString::number(title->width())));
+    for (QWidget* control : {static_cast<QWidget*>(memory->findChild<QComboBox*>()), static_cast<QWidget*>(memory->findChild<QCheckBox*>())})
+      QVERIFY2(control->width() >= control->sizeHint().width() && control->height() >= control->sizeHint().height(),
+               qPrintable(QString("%1 %2x%3, needs %4x%5").arg(control->metaObject()->className()).arg(control->width()).arg(control->height())
+                              .arg(control->sizeHint().width()).arg(control->sizeHint().height())));
+    // Every text at the classroom's font: the header's labels follow the application's, the plot's
+    // scale and legend (which QCustomPlot keeps apart) were scaled with it.
+    for (QLabel* label : {title, memory->statusLabel()}) QCOMPARE(label->font().pointSizeF(), QApplication::font().pointSizeF());
+    QCustomPlot* plot = memory->plot();
+    QCOMPARE(plot->yAxis->tickLabelFont().pointSizeF(), QApplication::font().pointSizeF());
+    QVERIFY(std::abs(plot->legend->font().pointSizeF() - 0.9 * QApplication::font().pointSizeF()) < 0.01);
+    QVERIFY2(test::cut_legends(plot).isEmpty(), qPrintable(test::cut_legends(plot)));
   }
 };
 

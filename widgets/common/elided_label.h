@@ -1,7 +1,8 @@
 // A label for a long message, on one line or wrapped on a few (the window's message bar on up to four,
-// the verdict banner on a row always two lines tall): the text is cut at a word boundary with "…"
-// where the room ends, never inside a word ("…(CUDA driver versi" said nothing), and the whole text is
-// the tooltip. elide_at_word and wrap_at_word are the rules, tested on their own.
+// the verdict banner on a row always two lines tall, the memory track's peaks on up to two): the text
+// is cut at a word boundary with "…" where the room ends, never inside a word ("…(CUDA driver versi"
+// said nothing), and the whole text is the tooltip. elide_at_word and wrap_at_word are the rules,
+// tested on their own.
 // SqueezeLabel: a one-line label (a status bar field, the run's img/s line) that asks for its whole
 // text's width but accepts less, painting the text cut at a word with "…" (elide_at_word) when squeezed: a text that lengthens
 // during a run never raises the window's minimum width.
