@@ -3,7 +3,8 @@
 // trace's and a lesson's finding whole (its fix was cut with "…" on one line at 1280 px) in a row
 // whose height does not change with its text (a row as tall as its lines moved the lanes under it
 // with each verdict); the memory track's title and peaks whole at classroom mode's font (the peaks
-// were cut at the track's right edge), every text of it at that font.
+// were cut at the track's right edge), every text of it at that font; no text of the tracks' plots
+// out of them.
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -171,6 +172,28 @@ class TestProjector : public QObject {
     QCOMPARE(plot->yAxis->tickLabelFont().pointSizeF(), QApplication::font().pointSizeF());
     QVERIFY(std::abs(plot->legend->font().pointSizeF() - 0.9 * QApplication::font().pointSizeF()) < 0.01);
     QVERIFY2(test::cut_legends(plot).isEmpty(), qPrintable(test::cut_legends(plot)));
+  }
+
+  /// Classroom mode at 1280x720: no text of the tracks' plots stands out of them. A PyTorch trace's
+  /// utilization track folds its CPU row, whose "No CPU samples" stayed where the row was last laid
+  /// out, half under the track's bottom edge.
+  void noTrackTextIsCutInClassroomMode_data() {
+    QTest::addColumn<QString>("path");
+    QTest::newRow("small trace") << QString(TRAINSCOPE_SOURCE_DIR "/tests/data/traces/kineto_small.json");
+    QTest::newRow("shared trace") << QString(kTrace);
+    QTest::newRow("sample session") << QString(kSession);
+  }
+  void noTrackTextIsCutInClassroomMode() {
+    QFETCH(QString, path);
+    if (!QFile::exists(path)) QSKIP("the shared Kineto trace is not beside the checkout");
+    MainWindow w;
+    QVERIFY(show_at(w, QSize(1280, 720)));
+    Classroom classroom(w);
+    QVERIFY(test::open_session(w, path));
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(500);
+    for (QCustomPlot* plot : w.timelinePanel()->findChildren<QCustomPlot*>())
+      QVERIFY2(test::cut_texts(plot).isEmpty(), qPrintable(plot->parentWidget()->metaObject()->className() + QString(": ") + test::cut_texts(plot)));
   }
 };
 
