@@ -3,14 +3,18 @@
 // trace's and a lesson's finding whole (its fix was cut with "…" on one line at 1280 px) in a row
 // whose height does not change with its text (a row as tall as its lines moved the lanes under it
 // with each verdict); the memory track's title and peaks whole at classroom mode's font (the peaks
-// were cut at the track's right edge), every text of it at that font; no text of the tracks' plots
-// out of them.
+// were cut at the track's right edge), every text of it at that font. A lesson opens in the main
+// window's place, maximized where it is (at 1920x1080 it opened at 1600x1000 in the screen's corner).
+// The offscreen platform's screen is 1920x1080 here (its own is 800x800), as a desktop at that size.
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QScreen>
+#include <QTemporaryFile>
 #include <QToolBar>
 #include <QtTest>
 
@@ -20,6 +24,7 @@
 #include "gui/gui_test_util.h"
 #include "gui/plot_probe.h"
 #include "gui/window_probe.h"
+#include "widgets/lessons/lesson_view.h"
 #include "widgets/main/lessons_controller.h"
 #include "widgets/panels/memory_graph.h"
 #include "widgets/panels/verdict_panel.h"
@@ -30,6 +35,18 @@ using namespace ts;
 using namespace ts::gui;
 
 namespace {
+/// Before the application starts: the offscreen platform with one 1920x1080 screen (its
+/// configfile option), where the tests run on the offscreen platform.
+const bool kFullHdScreen = [] {
+  if (qgetenv("QT_QPA_PLATFORM") != "offscreen") return false;
+  static QTemporaryFile config(QDir::tempPath() + "/ts_projector_screen_XXXXXX.json");
+  if (!config.open()) return false;
+  config.write(R"({"screens": [{"name": "projector", "x": 0, "y": 0, "width": 1920, "height": 1080}]})");
+  config.flush();
+  qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.fileName().toLocal8Bit());
+  return true;
+}();
+
 const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
 const char* kTrace = TRAINSCOPE_SOURCE_DIR "/../shared/cases/traces/kineto_2021-06_resnet50_nw4_memory.pt.trace.json.gz";
 
@@ -56,7 +73,7 @@ QString cut(const QLabel* label, const QString& full) {
   return {};
 }
 
-/// `w` shown at `size` (resized after the show: the offscreen screen, 800x800, clamps a first size).
+/// `w` shown at `size` (resized after the show: a first start is sized for the screen).
 bool show_at(MainWindow& w, QSize size) {
   w.show();
   if (!QTest::qWaitForWindowExposed(&w)) return false;
@@ -194,6 +211,43 @@ class TestProjector : public QObject {
     QTest::qWait(500);
     for (QCustomPlot* plot : w.timelinePanel()->findChildren<QCustomPlot*>())
       QVERIFY2(test::cut_texts(plot).isEmpty(), qPrintable(plot->parentWidget()->metaObject()->className() + QString(": ") + test::cut_texts(plot)));
+  }
+
+  /// A lesson opens in the window's place: at a first start on a 1920x1080 screen both at 1600x1000
+  /// in its middle, and maximized beside a maximized window (sized on its own, it opened at 1600x1000
+  /// in the screen's corner); one already open stays where the user put it.
+  void aLessonOpensInTheWindowsPlace() {
+    if (!kFullHdScreen) QSKIP("needs the offscreen platform's 1920x1080 screen");
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.screen()->geometry().size(), QSize(1920, 1080));
+    QTest::qWait(300);
+    const QRect place = w.geometry();
+    QCOMPARE(place.size(), QSize(1600, 1000));
+    auto shown = [&w](const std::string& name) {
+      const LessonView* v = w.lessons()->lessonView();
+      return v && v->isVisible() && v->result() && v->result()->record.lesson.name == name;
+    };
+    QVERIFY(w.lessons()->runLesson("dataloader_workers", true));
+    QTRY_VERIFY_WITH_TIMEOUT(shown("dataloader_workers"), 60000);
+    LessonView* v = w.lessons()->lessonView();
+    QTRY_COMPARE(v->geometry(), place);
+    QVERIFY(!v->isMaximized());
+    // Open, it stays where it is for the next lesson.
+    const QRect moved(place.topLeft() - QPoint(100, 20), place.size() - QSize(200, 100));
+    v->setGeometry(moved);
+    QVERIFY(w.lessons()->runLesson("sync_points", true));
+    QTRY_VERIFY_WITH_TIMEOUT(shown("sync_points"), 60000);
+    QCOMPARE(v->geometry(), moved);
+    // Closed, and opened again beside a maximized window: maximized too.
+    v->close();
+    w.showMaximized();
+    QTRY_VERIFY(w.isMaximized());
+    QVERIFY(w.lessons()->runLesson("dataloader_workers", true));
+    QTRY_VERIFY_WITH_TIMEOUT(shown("dataloader_workers"), 60000);
+    QTRY_VERIFY(v->isMaximized());
+    QTRY_COMPARE(v->geometry(), w.geometry());
   }
 };
 
