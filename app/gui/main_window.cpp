@@ -195,6 +195,20 @@ void MainWindow::fitToolWindow(QWidget* w, QSize want) const {
   if (!w->findChild<QObject*>(QStringLiteral("frame_fitter"), Qt::FindDirectChildrenOnly)) new FrameFitter(w);
 }
 
+void MainWindow::showOverFrame(QWidget* w) const {
+  if (!w->findChild<QObject*>(QStringLiteral("frame_fitter"), Qt::FindDirectChildrenOnly)) new FrameFitter(w);
+  // The window's place on its screen, so that the tool window fills the screen as the window does: a
+  // lesson sized on its own opened at 1600x1000 in the corner of a 1920x1080 screen, beside a window
+  // centred there or maximized.
+  const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
+  const QRect avail = scr ? scr->availableGeometry() : normalGeometry();
+  QRect g = isMaximized() || isFullScreen() ? normalGeometry() : geometry();  // a maximized one: its size once restored
+  g.setSize(g.size().expandedTo(w->minimumSizeHint()).boundedTo(avail.size()));
+  w->setGeometry(g);
+  if (isMaximized() || isFullScreen()) w->showMaximized();
+  else w->showNormal();
+}
+
 QRect fit_window_geometry(const QRect& avail, const QMargins& frame, const QRect& client, QSize minimum, bool center) {
   const QSize room = avail.size().shrunkBy(frame);
   // The area wins over the minimum: a screen smaller than the window's minimum gets the whole area

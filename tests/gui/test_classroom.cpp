@@ -4,12 +4,12 @@
 // the lesson window's minimum sizes within a 1280x720 screen (1280x680), hides the Run settings
 // knobs the shown lesson does not name, and leaving it restores all of it. Every plot text (tick
 // labels, axis titles, legends and their items, text items) scales with the font, once (x1.5, not
-// x2.25), and comes back to the very font it had; the window's minimum stays within 1280x680 with a
-// session's plots at the classroom size; the lesson window at 1280x720 cuts no label's text. The
-// message bar scales too; the tracks' tick labels never meet or get cut, nothing open or a session,
-// at 1280x680 and 1920x1040; the lanes' header widens for a CUDA API lane's kind and thread digits,
-// and the tracks' plot areas follow it. Every label and button of the Train workspace scales
-// and comes back, those coloured by the form too.
+// x2.25), and comes back to the very font it had, a session's opened in the mode too; the window's
+// minimum stays within 1280x680 with a session's plots at the classroom size; the lesson window at
+// 1280x720 cuts no label's text. The message bar scales too; the tracks' tick labels never meet or
+// get cut, nothing open or a session, at 1280x680 and 1920x1040; the lanes' header widens for a
+// CUDA API lane's kind and thread digits, and the tracks' plot areas follow it. Every label and
+// button of the Train workspace scales and comes back, those coloured by the form too.
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
@@ -19,6 +19,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -271,6 +272,41 @@ class TestClassroom : public QObject {
       QVERIFY2(after[i].second == before[i].second,
                qPrintable(QString("%1: %2, was %3").arg(after[i].first, after[i].second.toString(), before[i].second.toString())));
     QVERIFY(w.timelinePanel()->detailsVisible());
+  }
+
+  /// A session opened in classroom mode draws its tracks' texts at the classroom's font, and at the
+  /// desktop's again after it: the utilization rows' legends, out of the plot's layout when the mode
+  /// began, kept the desktop's size (7.65 pt beside 13.5 pt tick labels), and leaving the mode shrank
+  /// them to two thirds of it.
+  void tracksOfASessionOpenedInClassroomModeScaleWithIt() {
+    MainWindow w;
+    w.resize(1280, 680);
+    w.show();
+    w.lessons()->setClassroomMode(true);
+    const auto leave = qScopeGuard([&w] { w.lessons()->setClassroomMode(false); });
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(kSession) && opened.wait(20000));
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(300);
+    // Each legend's items between 80 % and 100 % of the application's font (they are drawn at 85-90 %
+    // of it), each tick label at it; the tracks' plots are the timeline panel's.
+    auto off_scale = [&w] {
+      const double app = QApplication::font().pointSizeF();
+      QStringList off;
+      for (QCustomPlot* plot : w.timelinePanel()->findChildren<QCustomPlot*>())
+        for (const auto& [name, font] : plot_fonts(plot)) {
+          const double k = font.pointSizeF() / app;
+          const bool legend = name.contains(" legend");
+          if (name.contains(" tick labels") ? std::abs(k - 1.0) > 0.01 : legend && (k < 0.8 || k > 1.0))
+            off << QString("%1 %2 pt").arg(name).arg(font.pointSizeF());
+        }
+      return off.join(", ");
+    };
+    QVERIFY(w.timelinePanel()->findChildren<QCustomPlot*>().size() >= 2);
+    QVERIFY2(off_scale().isEmpty(), qPrintable("classroom mode: " + off_scale()));
+    w.lessons()->setClassroomMode(false);
+    QTest::qWait(100);
+    QVERIFY2(off_scale().isEmpty(), qPrintable("after it: " + off_scale()));
   }
 
   void minimumSizeFitsWithTheSessionsPlots() {

@@ -80,11 +80,12 @@ void LessonsController::showLesson(const QString& dir, const QString& recorded_n
     view_->compareView()->setCudaGpuHere(!frame_.gpus().empty());  // its fixes in the Verdicts tab's words
     view_->setWindowFlag(Qt::Window);
     connect(view_, &LessonView::ready, this, &LessonsController::applyLessonKnobs);
-    frame_.fitToolWindow(view_, QSize(1600, 1000));
   }
   view_->setPresenting(classroom_on_);
   view_->showLesson(dir, recorded_note);
-  view_->show();
+  // Opened (or opened again after a close) in the main window's place; one already open stays where
+  // the user has it.
+  if (!view_->isVisible()) frame_.showOverFrame(view_);
   view_->raise();
 }
 
