@@ -743,6 +743,10 @@ QString UtilizationPanel::statusText() const {
   // track's header cut at 1280 px in Side by side).
   const bool cpu_run = cpuRun();
   const bool cpu_row = !track_mode_ || cpu_->visible();
+  // The CPU row's scale while it shows samples (no-break spaces: it wrapped as "100 / % = one core"),
+  // before the notes of what was not recorded, which the track's one-line header cuts first at
+  // 1280 px (a trace read "... measured: not recorded (hover) · CPU…"; they stay in the tooltip).
+  if (cpu_row && !cpu_run && !cpu_said_) parts << tr("CPU: 100\u00a0%\u00a0=\u00a0one\u00a0core");
   if (cpu_run) {
     parts << (cpu_row ? tr("CPU run: 100\u00a0%\u00a0=\u00a0one\u00a0core") : tr("CPU run"));
   } else if (hub_->store() && !series_.find("gpu.utilization") && !series_.find("gpu.sm_clock")) {
@@ -751,7 +755,6 @@ QString UtilizationPanel::statusText() const {
     parts << tr("NVML: %1").arg(it != meta.end() ? QString::fromStdString(it->second) : tr("not sampled"));
   }
   if (const QString m = measured_status(); !m.isEmpty() && !cpu_run) parts << m;
-  if (cpu_row && !cpu_run) parts << tr("CPU: 100\u00a0%\u00a0=\u00a0one\u00a0core");  // the CPU row's scale while it shows; no-break spaces (it wrapped as "100 / % = one core")
   return parts.join(QStringLiteral(" · "));
 }
 

@@ -72,6 +72,8 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   const prof::analysis::GpuBuckets& buckets() const { return buckets_; }
   /// "" when GPU activity is shown; else the message shown in the GPU row.
   QString gpuAbsentMessage() const { return gpu_message_; }
+  /// "No CPU samples" when the session has none for the CPU row; else "".
+  QString cpuAbsentMessage() const { return cpu_said_ ? QStringLiteral("No CPU samples") : QString(); }
   /// "" when measured metrics are shown; else why there are none ("Measured GPU metrics: none —
   /// counters refused: …"), the line the status shows.
   QString measuredAbsentMessage() const { return measured_message_; }
