@@ -151,6 +151,13 @@ class TestClassroom : public QObject {
     QCOMPARE(QApplication::font().pointSizeF(), before.pointSizeF());
     QCOMPARE(QApplication::palette().color(QPalette::Window), window_before);
     QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::train);
+    // A workspace chosen during the mode stays when it ends.
+    w.lessons()->classroomAction()->trigger();
+    QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::profile);
+    w.workspaces()->setMode(Workspaces::Mode::both);
+    w.lessons()->classroomAction()->trigger();
+    QVERIFY(!w.lessons()->classroomMode());
+    QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::both);
     MainWindow again;  // a new window starts at the remembered scale
     QCOMPARE(again.lessons()->classroomScale(), 2.0);
   }

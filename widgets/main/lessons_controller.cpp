@@ -177,7 +177,10 @@ void LessonsController::setClassroomMode(bool on) {
     frame_.workspaces()->profile()->timeline()->setDetailsVisible(saved_details_);
     setTextScale(saved_font_, 1.0);
     QApplication::setPalette(saved_palette_);
-    frame_.workspaces()->setMode(static_cast<Workspaces::Mode>(saved_mode_));
+    // Back to the workspace the mode started from, unless the teacher chose another meanwhile (one
+    // that went to Side by side during the class stayed there, not on Profile).
+    if (frame_.workspaces()->mode() == Workspaces::Mode::profile)
+      frame_.workspaces()->setMode(static_cast<Workspaces::Mode>(saved_mode_));
   }
   applyLessonKnobs();
   if (view_) view_->setPresenting(on);
