@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <qcustomplot.h>
 
-#include "base/format_number.h"
 #include "widgets/compare/compare_tables.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/common/plot_export.h"
@@ -189,10 +188,7 @@ void CompareThroughputChart::setComparison(const pc::Comparison& c) {
     top = std::max(top, rate.value_or(0));
     auto* t = value_label(plot_, rate_);
     t->position->setCoords(i, rate.value_or(0));
-    // Marked as in the Throughput table where a heavy first step weighs the rate down.
-    const bool heavy_first = !pc::describe_first_steps(c.sessions[static_cast<std::size_t>(i)].throughput).empty();
-    t->setText(rate ? QString::fromStdString(format_grouped(*rate)) + (heavy_first ? QStringLiteral(" ⚠") : QString())
-                    : tr("not recorded"));
+    t->setText(rate ? training_rate_text(c.sessions[static_cast<std::size_t>(i)].throughput) : tr("not recorded"));
     labels_.push_back(t);
   }
   plot_->xAxis->setTicker(session_ticker(c));

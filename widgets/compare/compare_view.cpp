@@ -15,7 +15,6 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
-#include "base/format_number.h"
 #include "profiling/import/trace_analysis.h"
 #include "widgets/common/text_colour.h"
 #include "widgets/compare/aligned_timelines.h"
@@ -387,15 +386,10 @@ QString compare_headline(const pc::Comparison& c) {
     // The figures the Throughput table, the chart and the lessons show (compare.h), by their labels.
     const auto &ra = a.throughput.training.img_per_s, &rb = b.throughput.training.img_per_s;
     if (ra && rb && *ra > 0) {
-      // A rate its first step weighs down is marked as in the Throughput table (the tooltip says why).
-      auto rate = [](const pc::SessionSummary& s) {
-        const bool heavy_first = !pc::describe_first_steps(s.throughput).empty();
-        return QString::fromStdString(format_grouped(*s.throughput.training.img_per_s)) + (heavy_first ? QStringLiteral(" ⚠") : QString());
-      };
       line = QObject::tr("<b>%1: %2× A's %3</b>: %4 vs %5")
                  .arg(letter)
                  .arg(*rb / *ra, 0, 'f', 2)
-                 .arg(training_rate_label().toHtmlEscaped(), rate(b), rate(a));
+                 .arg(training_rate_label().toHtmlEscaped(), training_rate_text(b.throughput), training_rate_text(a.throughput));
     } else {
       line = QObject::tr("<b>%1</b>: throughput not recorded in both").arg(letter);
     }
