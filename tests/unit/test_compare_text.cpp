@@ -1,7 +1,8 @@
 // Compare's figures as text (profiling/compare/compare_text.h), the writers the runner's --compare
 // and the window's Compare share: grouped images/s with the heavy-first-step mark, ms and percent
-// cells, on hand-built sessions (exact numbers).
+// cells, and the --compare text and JSON built on them from hand-built sessions (exact numbers).
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
 
 #include "profiling/compare/compare_text.h"
 
@@ -40,6 +41,52 @@ TEST(CompareText, OneWriterPerFigure) {
   EXPECT_EQ(percent_text(0.456, 2), "45.60 %");
   EXPECT_EQ(first_steps_note("A", heavy), "A ⚠ " + describe_first_steps(heavy));
   EXPECT_EQ(first_steps_note("B", light), "");
+}
+
+// The runner's --compare text writes images/s as the window does (grouped, marked) and says under the
+// table why a rate is marked; its JSON carries the first steps' time and the finding as fields.
+TEST(CompareText, TextAndJsonSayTheHeavyFirstStep) {
+  EventStore a, b;
+  fill(a, 472658.4, 1'000'000'000);
+  fill(b, 1234.4, 250'000'000);
+  const Comparison c = compare({&a, &b}, {"a", "b"});
+  const std::string text = to_text(c);
+  EXPECT_NE(text.find("472,658 ⚠"), std::string::npos) << text;
+  EXPECT_NE(text.find("1,234"), std::string::npos) << text;
+  EXPECT_EQ(text.find("472658"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  A ⚠ the first step took 1000 ms (20x the median 50 ms"), std::string::npos) << text;
+  EXPECT_EQ(text.find("B ⚠"), std::string::npos) << text;
+  EXPECT_NE(text.find("50.000"), std::string::npos) << "host step, mean ms\n" << text;
+
+  rapidjson::Document j;
+  j.Parse(to_json(c).c_str());
+  ASSERT_FALSE(j.HasParseError());
+  const auto& ta = j["sessions"][0]["throughput"];
+  const auto& tb = j["sessions"][1]["throughput"];
+  EXPECT_EQ(ta["first_steps_ns"].GetInt64(), 1'000'000'000);
+  EXPECT_DOUBLE_EQ(ta["median_step_ns"].GetDouble(), 50'000'000);
+  EXPECT_DOUBLE_EQ(ta["first_steps_over_median"].GetDouble(), 20.0);
+  EXPECT_TRUE(ta["first_steps_outlier"].GetBool());
+  EXPECT_EQ(tb["first_steps_ns"].GetInt64(), 250'000'000);
+  EXPECT_DOUBLE_EQ(tb["first_steps_over_median"].GetDouble(), 5.0);
+  EXPECT_FALSE(tb["first_steps_outlier"].GetBool());
+}
+
+// A session of one step leaves nothing out: no first steps, no median to weigh them by (null).
+TEST(CompareText, NoFirstStepsWithoutWarmUp) {
+  EventStore a, one;
+  fill(a, 1000, 1'000'000'000);
+  StepRecord r;
+  r.global_step = 1, r.start = 0, r.end = 0, r.images = 10;  // zero length: no median step
+  one.append(one.steps, r);
+  const Comparison c = compare({&a, &one}, {"a", "one"});
+  rapidjson::Document j;
+  j.Parse(to_json(c).c_str());
+  ASSERT_FALSE(j.HasParseError());
+  const auto& t = j["sessions"][1]["throughput"];
+  EXPECT_EQ(t["first_steps_ns"].GetInt64(), 0);
+  EXPECT_TRUE(t["first_steps_over_median"].IsNull());
+  EXPECT_FALSE(t["first_steps_outlier"].GetBool());
 }
 
 }  // namespace
