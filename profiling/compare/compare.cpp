@@ -203,8 +203,16 @@ Throughput throughput(const EventStore& store, std::int64_t warmup_steps) {
   return t;
 }
 
+bool first_steps_heavy(double first_steps_ms, double median_step_ms) {
+  return median_step_ms > 0 && first_steps_ms > kOutlierTimesMedian * median_step_ms;
+}
+
+bool first_steps_heavy(const Throughput& t) {
+  return first_steps_heavy(static_cast<double>(t.first_steps_ns) / 1e6, t.median_step_ns.value_or(0) / 1e6);
+}
+
 std::string describe_first_steps(double first_steps_ms, double median_step_ms) {
-  if (median_step_ms <= 0 || first_steps_ms <= kOutlierTimesMedian * median_step_ms) return {};
+  if (!first_steps_heavy(first_steps_ms, median_step_ms)) return {};
   return fmt::format("the first step took {:.4g} ms ({:.0f}x the median {:.3g} ms: the run's one-time setup, such as "
                      "the convolution algorithm search and the first allocations): in images/s (training time), not "
                      "in the step figures",
