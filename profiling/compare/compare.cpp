@@ -124,7 +124,7 @@ std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string
       fields[i][k] = v;
     }
   auto add = [&](const std::string& key, auto value_of) {
-    ConfigDifference d{key, {}};
+    ConfigDifference d{key, {}, {}};
     for (std::size_t i = 0; i < n; ++i) d.values.push_back(value_of(i));
     if (!all_equal(d.values)) out.push_back(std::move(d));
   };
@@ -136,7 +136,7 @@ std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string
   };
   for (const auto& k : order) {
     if (unknown_somewhere(k)) {  // "unknown" is not a value equal to another
-      ConfigDifference d{k, {}};
+      ConfigDifference d{k, {}, {}};
       for (std::size_t i = 0; i < n; ++i) {
         const auto it = fields[i].find(k);
         d.values.push_back(it == fields[i].end() ? std::nullopt : std::optional<std::string>(it->second));

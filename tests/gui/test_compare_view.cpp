@@ -228,9 +228,6 @@ class TestCompareView : public QObject {
     QVERIFY2(v.headerText().contains(QStringLiteral(" vs %1").arg(step_a)), qPrintable(v.headerText() + " / " + step_a));
   }
 
-  /// One name for one figure: the GPU's busy share of the steps (kernels, copies and memsets ÷ their
-  /// time) is "GPU busy" in Compare's row, in the verdicts' evidence and in the Utilization track's GPU
-  /// row (Compare said "GPU time-utilisation", the evidence "gpu utilization").
   /// In classroom mode (the application's font x1.5) a lesson's Compare column at 1280 px is ~740 px
   /// wide: every tab stays in view, none behind the tab bar's scroll arrows (Configuration was).
   void everyTabInViewInClassroomMode() {
@@ -279,6 +276,9 @@ class TestCompareView : public QObject {
     QVERIFY(!v.headerText().contains("step window"));
   }
 
+  /// One name for one figure: the GPU's busy share of the steps (kernels, copies and memsets ÷ their
+  /// time) is "GPU busy" in Compare's row, in the verdicts' evidence and in the Utilization track's GPU
+  /// row (Compare said "GPU time-utilisation", the evidence "gpu utilization").
   void gpuBusyHasOneName() {
     CompareView v;
     QVERIFY(load(v, {a_, b_}));
