@@ -117,12 +117,32 @@ QSize SqueezeLabel::minimumSizeHint() const {
   return {min_width_, QLabel::minimumSizeHint().height()};
 }
 
+void SqueezeLabel::setTexts(const QString& text, const QStringList& shorter) {
+  shorter_of_ = text;
+  shorter_ = shorter;
+  setToolTip(text);
+  setText(text);
+  update();  // the same text with other forms paints anew
+}
+
+QRect SqueezeLabel::textRect() const { return contentsRect().adjusted(margin(), margin(), -margin(), -margin()); }
+
+QString SqueezeLabel::shownText() const {
+  const QFontMetrics fm = fontMetrics();
+  const int room = textRect().width();
+  if (wordWrap() || fm.horizontalAdvance(text()) <= room) return text();
+  const bool forms = shorter_of_ == text() && !shorter_.isEmpty();  // setText() since: none of its own
+  if (forms)
+    for (const QString& form : shorter_)
+      if (fm.horizontalAdvance(form) <= room) return form;
+  return elide_at_word(forms ? shorter_.back() : text(), fm, room);
+}
+
 void SqueezeLabel::paintEvent(QPaintEvent* e) {
-  const QRect r = contentsRect().adjusted(margin(), margin(), -margin(), -margin());
-  if (wordWrap() || fontMetrics().horizontalAdvance(text()) <= r.width()) return QLabel::paintEvent(e);
+  const QString shown = shownText();
+  if (shown == text()) return QLabel::paintEvent(e);
   QPainter p(this);
-  style()->drawItemText(&p, r, int(alignment()) | Qt::TextSingleLine, palette(), isEnabled(),
-                        elide_at_word(text(), fontMetrics(), r.width()), foregroundRole());
+  style()->drawItemText(&p, textRect(), int(alignment()) | Qt::TextSingleLine, palette(), isEnabled(), shown, foregroundRole());
 }
 
 }  // namespace ts::gui

@@ -2,11 +2,12 @@
 // the verdict banner on a row always two lines tall, the memory track's peaks on up to two): the text
 // is cut at a word boundary with "…" where the room ends, never inside a word ("…(CUDA driver versi"
 // said nothing), or a shorter form of it that its owner wrote is shown whole (the banner's finding
-// with the fix's gist); the whole text is the tooltip. elide_at_word and wrap_at_word are the rules,
-// tested on their own.
+// with the fix's first clauses); the whole text is the tooltip. elide_at_word and wrap_at_word are
+// the rules, tested on their own.
 // SqueezeLabel: a one-line label (a status bar field, the run's img/s line) that asks for its whole
-// text's width but accepts less, painting the text cut at a word with "…" (elide_at_word) when squeezed: a text that lengthens
-// during a run never raises the window's minimum width.
+// text's width but accepts less, painting the text cut at a word with "…" (elide_at_word), or a
+// shorter form of it that its owner wrote, when squeezed: a text that lengthens during a run never
+// raises the window's minimum width.
 #pragma once
 #include <QLabel>
 #include <QStringList>
@@ -66,12 +67,22 @@ class SqueezeLabel : public QLabel {
  public:
   explicit SqueezeLabel(const QString& text = {}, int min_width = 40, QWidget* parent = nullptr);
   QSize minimumSizeHint() const override;
+  /// setText(`text`), with shorter forms of it (longest first): squeezed, the first that fits is
+  /// painted whole, else the last cut at a word. The tooltip is `text`. A later setText() drops them.
+  void setTexts(const QString& text, const QStringList& shorter);
+  /// What is painted at the label's present width: text(), a shorter form, or one cut with "…".
+  QString shownText() const;
+  /// The shorter forms of text() (empty where setText() came after setTexts()).
+  QStringList shorterTexts() const { return shorter_of_ == text() ? shorter_ : QStringList(); }
 
  protected:
   void paintEvent(QPaintEvent* e) override;
 
  private:
+  QRect textRect() const;
   int min_width_;
+  QString shorter_of_;  // the text the shorter forms are of
+  QStringList shorter_;
 };
 
 }  // namespace ts::gui
