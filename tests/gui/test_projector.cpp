@@ -6,6 +6,7 @@
 // verdict); the memory track's title and peaks whole at classroom mode's font (the peaks
 // were cut at the track's right edge), every text of it at that font. A lesson opens in the main
 // window's place, maximized where it is (at 1920x1080 it opened at 1600x1000 in the screen's corner).
+// Side by side at 1280x680 shows every analysis tab, the memory track's peaks and the run's line.
 // The offscreen platform's screen is 1920x1080 here (its own is 800x800), as a desktop at that size.
 #include <QApplication>
 #include <QCheckBox>
@@ -15,8 +16,10 @@
 #include <QLabel>
 #include <QRegularExpression>
 #include <QScreen>
+#include <QTabBar>
 #include <QTemporaryFile>
 #include <QToolBar>
+#include <QToolButton>
 #include <QtTest>
 
 #include <qcustomplot.h>
@@ -30,8 +33,12 @@
 #include "widgets/main/lessons_controller.h"
 #include "widgets/panels/banner_text.h"
 #include "widgets/panels/memory_graph.h"
+#include "widgets/panels/utilization_panel.h"
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/timeline/timeline_panel.h"
+#include "widgets/training/training_charts.h"
+#include "widgets/training/training_session.h"
+#include "widgets/workspaces/profile_workspace.h"
 #include "widgets/workspaces/workspaces.h"
 
 using namespace ts;
@@ -311,6 +318,62 @@ class TestProjector : public QObject {
     QTest::qWait(500);
     for (QCustomPlot* plot : w.timelinePanel()->findChildren<QCustomPlot*>())
       QVERIFY2(test::cut_texts(plot).isEmpty(), qPrintable(plot->parentWidget()->metaObject()->className() + QString(": ") + test::cut_texts(plot)));
+  }
+
+  /// Side by side (Ctrl+3) at 1280x680, on the desktop's font and classroom mode's: the window's least
+  /// size fits; every analysis tab in view with no scroll arrows (classroom mode's titles needed ~785 px
+  /// of ~770: short ones there, each full title in its tab's tooltip); the memory track's peaks whole
+  /// (beside its controls they had no room and were not shown at all) and utilization's GPU busy figure;
+  /// the run's line after a run with its accuracy whole ("done in 1 s · test…" was cut).
+  void sideBySideSaysItAllAt1280x680_data() {
+    QTest::addColumn<bool>("classroom");
+    QTest::newRow("desktop font") << false;
+    QTest::newRow("classroom mode") << true;
+  }
+  void sideBySideSaysItAllAt1280x680() {
+    QFETCH(bool, classroom);
+    MainWindow w;
+    QVERIFY(show_at(w, QSize(1280, 680)));
+    Classroom mode(w, classroom);
+    QVERIFY(test::open_session(w, kSession));
+    w.workspaces()->setMode(Workspaces::Mode::both);
+    w.resize(1280, 680);
+    QTRY_COMPARE(w.size(), QSize(1280, 680));
+    const QSize least = w.minimumSizeHint().expandedTo(w.minimumSize());
+    QVERIFY2(least.width() <= 1280 && least.height() <= 680, qPrintable(QString("%1x%2").arg(least.width()).arg(least.height())));
+    // The tabs.
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    QTabBar* bar = profile->tabs()->tabBar();
+    QTest::qWait(300);
+    for (auto* arrow : bar->findChildren<QToolButton*>()) QVERIFY2(!arrow->isVisible(), "the tab bar scrolls");
+    for (int i = 0; i < bar->count(); ++i) {
+      if (!bar->isTabVisible(i)) continue;
+      const QRect r = bar->tabRect(i);
+      const QString at = QString("%1 at %2..%3 of %4 px").arg(bar->tabText(i)).arg(r.left()).arg(r.right()).arg(bar->width());
+      QVERIFY2(r.left() >= 0 && r.right() <= bar->width() && bar->mapTo(&w, r.topRight()).x() < w.width(), qPrintable(at));
+      QVERIFY2(bar->fontMetrics().horizontalAdvance(bar->tabText(i)) < r.width(), qPrintable(at));  // not cut by Qt's "…"
+      QVERIFY(bar->tabToolTip(i).startsWith(profile->tabTitle(i)));
+    }
+    // The memory track's peaks.
+    MemoryGraph* memory = memory_of(w);
+    QTRY_VERIFY(!memory->peaksText().isEmpty());
+    QTRY_VERIFY2(cut(memory->statusLabel(), memory->peaksText()).isEmpty(), qPrintable(cut(memory->statusLabel(), memory->peaksText())));
+    QVERIFY(memory->statusLabel()->isVisible() && memory->statusLabel()->width() > 100);
+    // The utilization track's GPU busy figure with its unit ("GPU busy 81.3…" in classroom mode).
+    auto* util = w.timelinePanel()->findChild<UtilizationPanel*>();
+    QTRY_VERIFY2(util->shownStatusText().contains(QRegularExpression("^GPU busy [0-9.]+ %")) && !util->shownStatusText().endsWith("…"),
+                 qPrintable(util->shownStatusText()));
+    // The run's line after a run, and during one.
+    RunOutcome done;
+    done.elapsed_s = 10;
+    EpochResult epoch;
+    epoch.test_accuracy = 0.138;
+    done.summary.epochs = {epoch};
+    done.summary.test_accuracy = 0.138;
+    w.charts()->finish(done);
+    QVERIFY2(w.charts()->shownProgressText().contains("accuracy 13.80") && !w.charts()->shownProgressText().endsWith("…"),
+             qPrintable(w.charts()->shownProgressText()));
+    QVERIFY(w.charts()->progressText().startsWith("done in 10 s"));
   }
 
   /// A lesson opens in the window's place: at a first start on a 1920x1080 screen both at 1600x1000
