@@ -147,6 +147,8 @@ class TestScreenTour : public QObject {
     QVERIFY(shoot("side_by_side_during_run", 0));
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
     QVERIFY(shoot("side_by_side_after_run", 1500));
+    QVERIFY(test::open_session(w, kSession));  // a GPU session's tracks beside the charts
+    QVERIFY(shoot("side_by_side_session", 1500));
   }
 
   void classroomSideBySide() {
