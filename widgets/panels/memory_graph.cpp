@@ -71,6 +71,7 @@ MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_
   header_ = new QVBoxLayout;
   header_->setSpacing(0);
   row_ = new QHBoxLayout;
+  row_->setSpacing(layout->spacing());  // its own: a child layout's spacing is its parent's (0 here)
   auto* row = row_;
   stack_box_ = new QComboBox;
   stack_box_->addItems({tr("Stack: allocated"), tr("Stack: reserved")});

@@ -129,6 +129,7 @@ UtilizationPanel::UtilizationPanel(PanelHub* hub, QWidget* parent) : QWidget(par
     plot_->replot(QCustomPlot::rpQueuedReplot);
   });
   header_ = new QHBoxLayout;
+  header_->setSpacing(layout->spacing());  // its own: a child layout's spacing is its parent's (0 in head_)
   header_->addWidget(status_, 1);
   header_->addWidget(nvml_box_);
   head_ = new QVBoxLayout;
