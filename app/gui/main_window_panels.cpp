@@ -48,11 +48,11 @@ ProfileWorkspace* MainWindow::buildProfileWorkspace() {
   connect(lanes, &TimelineView::headerWidthChanged, utilization, &UtilizationPanel::setTrackLeft);
   auto* profile = new ProfileWorkspace(timeline_, memory, utilization);
   profile->addTab(verdicts_, tr("Verdicts"), true);
-  profile->addTab(new BreakdownChart(hub_), tr("Step breakdown"), true);
+  profile->addTab(new BreakdownChart(hub_), tr("Step breakdown"), true, tr("Breakdown"));
   profile->addTab(new KernelTable(hub_), tr("Kernels"));
   profile->addTab(new LayerTimeTable(hub_), tr("Layers"));
   profile->addTab(new PythonLinesTable(hub_, timeline_->view()), tr("Python"));
-  profile->addTab(sessions_->buildDetails(), tr("Session details"));
+  profile->addTab(sessions_->buildDetails(), tr("Session details"), false, tr("Session"));
   profile->addTab(jobs_->buildPage(timeline_), tr("Ranks"));
   profile->addTab(program_->buildPane(), tr("Program"));
 

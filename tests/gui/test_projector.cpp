@@ -1,10 +1,12 @@
 // Readable on a projector: the texts at the top of the window and in the Profile workspace's tracks
 // whole at 1280x720 and 1920x1080, classroom mode's font included. The verdict banner shows a job's, a
-// trace's and a lesson's finding whole (its fix was cut with "…" on one line at 1280 px) in a row
-// whose height does not change with its text (a row as tall as its lines moved the lanes under it
-// with each verdict); the memory track's title and peaks whole at classroom mode's font (the peaks
+// trace's and a lesson's finding whole (its fix was cut with "…" on one line at 1280 px), a longer one
+// (an HTA trace's, classroom mode's font) in a shorter form that fits whole, in a row whose height
+// does not change with its text (a row as tall as its lines moved the lanes under it with each
+// verdict); the memory track's title and peaks whole at classroom mode's font (the peaks
 // were cut at the track's right edge), every text of it at that font. A lesson opens in the main
 // window's place, maximized where it is (at 1920x1080 it opened at 1600x1000 in the screen's corner).
+// Side by side at 1280x680 shows every analysis tab, the memory track's peaks and the run's line.
 // The offscreen platform's screen is 1920x1080 here (its own is 800x800), as a desktop at that size.
 #include <QApplication>
 #include <QCheckBox>
@@ -14,8 +16,10 @@
 #include <QLabel>
 #include <QRegularExpression>
 #include <QScreen>
+#include <QTabBar>
 #include <QTemporaryFile>
 #include <QToolBar>
+#include <QToolButton>
 #include <QtTest>
 
 #include <qcustomplot.h>
@@ -24,11 +28,17 @@
 #include "gui/gui_test_util.h"
 #include "gui/plot_probe.h"
 #include "gui/window_probe.h"
+#include "widgets/common/elided_label.h"
 #include "widgets/lessons/lesson_view.h"
 #include "widgets/main/lessons_controller.h"
+#include "widgets/panels/banner_text.h"
 #include "widgets/panels/memory_graph.h"
+#include "widgets/panels/utilization_panel.h"
 #include "widgets/panels/verdict_panel.h"
 #include "widgets/timeline/timeline_panel.h"
+#include "widgets/training/training_charts.h"
+#include "widgets/training/training_session.h"
+#include "widgets/workspaces/profile_workspace.h"
 #include "widgets/workspaces/workspaces.h"
 
 using namespace ts;
@@ -49,6 +59,7 @@ const bool kFullHdScreen = [] {
 
 const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
 const char* kTrace = TRAINSCOPE_SOURCE_DIR "/../shared/cases/traces/kineto_2021-06_resnet50_nw4_memory.pt.trace.json.gz";
+const char* kHtaTrace = TRAINSCOPE_SOURCE_DIR "/../shared/cases/traces/hta_a100_rank0of16_cudagraph_nccl.json.gz";
 
 /// A shipped lesson's recorded run: resources/lessons/recorded/LESSON/RUN.tsession.zst.
 QString recording(const char* lesson, const char* run) {
@@ -86,7 +97,7 @@ MemoryGraph* memory_of(MainWindow& w) { return w.timelinePanel()->findChild<Memo
 /// Classroom mode on for a scope: off again however the test ends (the application's font is shared).
 struct Classroom {
   MainWindow& w;
-  explicit Classroom(MainWindow& window) : w(window) { w.lessons()->setClassroomMode(true); }
+  explicit Classroom(MainWindow& window, bool on = true) : w(window) { w.lessons()->setClassroomMode(on); }
   ~Classroom() { w.lessons()->setClassroomMode(false); }
 };
 }  // namespace
@@ -145,6 +156,102 @@ class TestProjector : public QObject {
     QCOMPARE(heights.mid(6, 3), heights.mid(0, 3));
     // Two lines of its font, whatever the text.
     QVERIFY(banner->line()->contentsRect().height() >= VerdictBanner::kLines * banner->line()->fontMetrics().lineSpacing());
+  }
+
+  /// A finding longer than the banner's two lines is said in a shorter form, never cut inside a clause:
+  /// the title and its figure, the fix cut after whole clauses (its asides in parentheses left out)
+  /// with "…" where it goes on, and how many more findings there are.
+  void theBannerSaysALongFindingInShorterForms() {
+    BannerFinding f;
+    f.title = "Communication-bound: the GPUs wait on collectives that computation does not hide";
+    f.figure = "exposed communication 15.2 %";
+    f.scope = "whole run";
+    f.fix = "overlap communication with computation (DDP's gradient buckets: tune bucket_cap_mb so all-reduces start "
+            "during backward), a larger batch per GPU, gradient accumulation with no_sync() on the micro-steps";
+    f.more = "  (+3 more)";
+    const QString head = f.title + " — " + f.figure;
+    const QStringList texts = banner_texts(f);
+    QCOMPARE(texts, QStringList({head + ", whole run — fix: " + f.fix + f.more, head + " — fix: " + f.fix + f.more,
+                                 head + " — fix: overlap communication with computation, a larger batch per GPU, gradient "
+                                        "accumulation with no_sync() on the micro-steps…" + f.more,
+                                 head + " — fix: overlap communication with computation, a larger batch per GPU…" + f.more,
+                                 head + " — fix: overlap communication with computation…" + f.more}));
+    // A call's parentheses are no aside, and no clause ends inside them.
+    QCOMPARE(without_asides("raise DataLoader(num_workers=...), set pin_memory=True (and persistent_workers=True)"),
+             QString("raise DataLoader(num_workers=...), set pin_memory=True"));
+    QCOMPARE(clause_prefixes("use DataLoader(a, b); CUDA graphs, fusion"),
+             QStringList({"use DataLoader(a, b); CUDA graphs", "use DataLoader(a, b)"}));
+    // The last form: the title's asides go too; a finding that needs no shortening has one form.
+    f.title = "Straggler: rank 1 works 22.3 ms per step (median); they wait for it";
+    f.figure.clear();
+    f.fix = "give it as many num_workers as the others (and pin_memory=True); check its CPU cores";
+    QCOMPARE(banner_texts(f).back(), QString("Straggler: rank 1 works 22.3 ms per step; they wait for it — fix: give it as "
+                                             "many num_workers as the others…  (+3 more)"));
+    QCOMPARE(banner_texts({{}, "Launch-bound", "22 %", "whole run", "a larger batch", {}}).size(), 2);
+    QCOMPARE(banner_texts({{}, "OK", {}, {}, {}, {}}), QStringList({"OK"}));
+  }
+
+  /// Findings longer than two lines (an HTA trace's communication-bound fix at 1280 px; a Kineto trace,
+  /// a job's straggler and the HTA trace at classroom mode's font): the banner shows one of its forms
+  /// whole in its two lines (the HTA trace's 2.7 lines were cut at the second), the whole text in its
+  /// tooltip and the Verdicts tab.
+  void aLongFindingIsShownInAFormThatFits_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("classroom");
+    QTest::addColumn<QString>("what");
+    for (QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      const QString at = QString(" at %1x%2").arg(size.width()).arg(size.height());
+      QTest::newRow(qPrintable("HTA trace" + at)) << size << false << QString(kHtaTrace);
+      QTest::newRow(qPrintable("HTA trace, classroom" + at)) << size << true << QString(kHtaTrace);
+      QTest::newRow(qPrintable("Kineto trace, classroom" + at)) << size << true << QString(kTrace);
+      QTest::newRow(qPrintable("job, classroom" + at)) << size << true << QString("job");
+    }
+  }
+  void aLongFindingIsShownInAFormThatFits() {
+    QFETCH(QSize, size);
+    QFETCH(bool, classroom);
+    QFETCH(QString, what);
+    if (what != "job" && !QFile::exists(what)) QSKIP("the shared trace is not beside the checkout");
+    MainWindow w;
+    QVERIFY(show_at(w, size));
+    Classroom mode(w, classroom);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    if (what == "job") QVERIFY(test::open_job(w, {test::job_dir("j2_straggler")}));
+    else QVERIFY(test::open_session(w, what));
+    VerdictBanner* banner = w.verdictBanner();
+    QTRY_VERIFY_WITH_TIMEOUT(banner->text().contains(" — fix: ") && banner->text().contains("more"), 20000);
+    auto* line = qobject_cast<ElidedLabel*>(banner->line());
+    QVERIFY(line);
+    auto shown = [&] { return line->shownForm() < 0 ? QString("cut: ") + line->text() : cut(line, banner->texts().at(line->shownForm())); };
+    QTRY_VERIFY2(shown().isEmpty(), qPrintable(shown()));
+    QVERIFY(line->text().count('\n') < VerdictBanner::kLines);
+    const QString form = banner->texts().at(line->shownForm());
+    QVERIFY2(form.contains(" — fix: ") && form.contains(" more"), qPrintable(form));
+    QVERIFY(banner->toolTip().startsWith(banner->text()));
+    if (what != "job") QVERIFY(banner->text().contains(w.verdictPanel()->fixText(0)));
+  }
+
+  /// In classroom mode the banner's row keeps one height too, two lines of the class's font, for a
+  /// finding of one line, one of two and one that needs a shorter form.
+  void theBannerRowKeepsItsHeightInClassroomMode() {
+    MainWindow w;
+    QVERIFY(show_at(w, QSize(1280, 720)));
+    Classroom classroom(w);
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    auto* row = w.findChild<QToolBar*>("toolbar.verdict");
+    VerdictBanner* banner = w.verdictBanner();
+    QList<int> heights;
+    QStringList paths = {QString(kSession), recording("sync_points", "before")};
+    if (QFile::exists(kHtaTrace)) paths << kHtaTrace;
+    paths << kSession;
+    for (const QString& path : paths) {
+      QVERIFY(test::open_session(w, path));
+      QTRY_VERIFY_WITH_TIMEOUT(banner->text().contains(" — fix: "), 20000);
+      QTest::qWait(200);  // the window's layout after the banner's
+      QVERIFY(banner->line()->contentsRect().height() >= VerdictBanner::kLines * banner->line()->fontMetrics().lineSpacing());
+      heights << row->height() << banner->height();
+    }
+    for (int i = 2; i < heights.size(); i += 2) QCOMPARE(heights.mid(i, 2), heights.mid(0, 2));
   }
 
   /// Classroom mode at 1280x720 (and 1920x1080): the memory track's title and peaks whole, each text
@@ -211,6 +318,62 @@ class TestProjector : public QObject {
     QTest::qWait(500);
     for (QCustomPlot* plot : w.timelinePanel()->findChildren<QCustomPlot*>())
       QVERIFY2(test::cut_texts(plot).isEmpty(), qPrintable(plot->parentWidget()->metaObject()->className() + QString(": ") + test::cut_texts(plot)));
+  }
+
+  /// Side by side (Ctrl+3) at 1280x680, on the desktop's font and classroom mode's: the window's least
+  /// size fits; every analysis tab in view with no scroll arrows (classroom mode's titles needed ~785 px
+  /// of ~770: short ones there, each full title in its tab's tooltip); the memory track's peaks whole
+  /// (beside its controls they had no room and were not shown at all) and utilization's GPU busy figure;
+  /// the run's line after a run with its accuracy whole ("done in 1 s · test…" was cut).
+  void sideBySideSaysItAllAt1280x680_data() {
+    QTest::addColumn<bool>("classroom");
+    QTest::newRow("desktop font") << false;
+    QTest::newRow("classroom mode") << true;
+  }
+  void sideBySideSaysItAllAt1280x680() {
+    QFETCH(bool, classroom);
+    MainWindow w;
+    QVERIFY(show_at(w, QSize(1280, 680)));
+    Classroom mode(w, classroom);
+    QVERIFY(test::open_session(w, kSession));
+    w.workspaces()->setMode(Workspaces::Mode::both);
+    w.resize(1280, 680);
+    QTRY_COMPARE(w.size(), QSize(1280, 680));
+    const QSize least = w.minimumSizeHint().expandedTo(w.minimumSize());
+    QVERIFY2(least.width() <= 1280 && least.height() <= 680, qPrintable(QString("%1x%2").arg(least.width()).arg(least.height())));
+    // The tabs.
+    ProfileWorkspace* profile = w.workspaces()->profile();
+    QTabBar* bar = profile->tabs()->tabBar();
+    QTest::qWait(300);
+    for (auto* arrow : bar->findChildren<QToolButton*>()) QVERIFY2(!arrow->isVisible(), "the tab bar scrolls");
+    for (int i = 0; i < bar->count(); ++i) {
+      if (!bar->isTabVisible(i)) continue;
+      const QRect r = bar->tabRect(i);
+      const QString at = QString("%1 at %2..%3 of %4 px").arg(bar->tabText(i)).arg(r.left()).arg(r.right()).arg(bar->width());
+      QVERIFY2(r.left() >= 0 && r.right() <= bar->width() && bar->mapTo(&w, r.topRight()).x() < w.width(), qPrintable(at));
+      QVERIFY2(bar->fontMetrics().horizontalAdvance(bar->tabText(i)) < r.width(), qPrintable(at));  // not cut by Qt's "…"
+      QVERIFY(bar->tabToolTip(i).startsWith(profile->tabTitle(i)));
+    }
+    // The memory track's peaks.
+    MemoryGraph* memory = memory_of(w);
+    QTRY_VERIFY(!memory->peaksText().isEmpty());
+    QTRY_VERIFY2(cut(memory->statusLabel(), memory->peaksText()).isEmpty(), qPrintable(cut(memory->statusLabel(), memory->peaksText())));
+    QVERIFY(memory->statusLabel()->isVisible() && memory->statusLabel()->width() > 100);
+    // The utilization track's GPU busy figure with its unit ("GPU busy 81.3…" in classroom mode).
+    auto* util = w.timelinePanel()->findChild<UtilizationPanel*>();
+    QTRY_VERIFY2(util->shownStatusText().contains(QRegularExpression("^GPU busy [0-9.]+ %")) && !util->shownStatusText().endsWith("…"),
+                 qPrintable(util->shownStatusText()));
+    // The run's line after a run, and during one.
+    RunOutcome done;
+    done.elapsed_s = 10;
+    EpochResult epoch;
+    epoch.test_accuracy = 0.138;
+    done.summary.epochs = {epoch};
+    done.summary.test_accuracy = 0.138;
+    w.charts()->finish(done);
+    QVERIFY2(w.charts()->shownProgressText().contains("accuracy 13.80") && !w.charts()->shownProgressText().endsWith("…"),
+             qPrintable(w.charts()->shownProgressText()));
+    QVERIFY(w.charts()->progressText().startsWith("done in 10 s"));
   }
 
   /// A lesson opens in the window's place: at a first start on a 1920x1080 screen both at 1600x1000

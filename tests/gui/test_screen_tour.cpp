@@ -1,8 +1,9 @@
 // Pictures of the whole screen, not a check: with TS_SCREENSHOTS=DIR, the window as it first opens on
 // the screen it runs on (a real X screen under xvfb-run, with or without a window manager; any size and
 // QT_SCALE_FACTOR), then each view a teacher shows: Train, Profile with each tab open, a distributed
-// job, an imported PyTorch trace, Side by side during a CPU run, Compare, a lesson, classroom mode (a
-// lesson, and Profile with a session and a trace) and the environment doctor. The screen is grabbed
+// job, an imported PyTorch trace (Kineto's, and HTA's on both fonts), Side by side during a CPU run,
+// Compare, a lesson, classroom mode (a lesson, Profile with a session, a trace and a job, Side by side after
+// a run) and the environment doctor. The screen is grabbed
 // (QScreen::grabWindow(0)), so what lies off-screen or under another window is seen as a user sees
 // it. Files: DIR/<view>_<TS_SHOT_TAG>.png (the tag defaults to the screen's size; TS_TOUR_LESSON
 // picks the lesson). Without TS_SCREENSHOTS every function skips.
@@ -42,6 +43,7 @@ namespace {
 const char* kSession = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw4.tsession";
 const char* kOther = TRAINSCOPE_SOURCE_DIR "/tests/data/gpu_b128_nw0_augment.tsession";
 const char* kTrace = TRAINSCOPE_SOURCE_DIR "/../shared/cases/traces/kineto_2021-06_resnet50_nw4_memory.pt.trace.json.gz";
+const char* kHtaTrace = TRAINSCOPE_SOURCE_DIR "/../shared/cases/traces/hta_a100_rank0of16_cudagraph_nccl.json.gz";
 
 QString out_dir() { return qEnvironmentVariable("TS_SCREENSHOTS"); }
 
@@ -145,6 +147,41 @@ class TestScreenTour : public QObject {
     QVERIFY(shoot("side_by_side_during_run", 0));
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
     QVERIFY(shoot("side_by_side_after_run", 1500));
+    QVERIFY(test::open_session(w, kSession));  // a GPU session's tracks beside the charts
+    QVERIFY(shoot("side_by_side_session", 1500));
+  }
+
+  void classroomSideBySide() {
+    // Side by side in classroom mode after a short CPU run: the run's line, the tracks' headers and
+    // the analysis tabs at the class's font in half the width.
+    MainWindow w;
+    first_start(w);
+    w.lessons()->setClassroomMode(true);
+    w.workspaces()->setMode(Workspaces::Mode::both);
+    RunSettings s = test::small_cpu_run(1, 640);
+    s.record_session = true;
+    w.runSettings()->setSettings(s);
+    QSignalSpy finished(w.session(), &TrainingSession::finished);
+    w.startRun();
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+    QVERIFY(shoot("classroom_side_by_side_after_run", 1500));
+    QVERIFY(test::open_session(w, kSession));
+    QVERIFY(shoot("classroom_side_by_side_session", 1500));
+    w.lessons()->setClassroomMode(false);
+  }
+
+  void anHtaTrace() {
+    // HTA's rank 0 of 16 (CUDA graphs, NCCL): a long launch-bound finding in the banner, on the
+    // desktop's font and the class's.
+    if (!QFileInfo::exists(kHtaTrace)) QSKIP("the shared HTA trace is not beside the checkout");
+    MainWindow w;
+    first_start(w);
+    QVERIFY(test::open_session(w, kHtaTrace));
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QVERIFY(shoot("profile_hta_trace", 1500));
+    w.lessons()->setClassroomMode(true);
+    QVERIFY(shoot("classroom_profile_hta_trace", 1500));
+    w.lessons()->setClassroomMode(false);
   }
 
   void compare() {
@@ -188,7 +225,7 @@ class TestScreenTour : public QObject {
   }
 
   void classroomProfile() {
-    // Profile with a session and with a trace open in classroom mode: the banner and the tracks'
+    // Profile with a session, a trace and a job open in classroom mode: the banner and the tracks'
     // headers at the class's font (the lesson tour's classroom_profile shows no session).
     MainWindow w;
     first_start(w);
@@ -200,6 +237,8 @@ class TestScreenTour : public QObject {
       QVERIFY(test::open_session(w, kTrace));
       QVERIFY(shoot("classroom_profile_trace", 1500));
     }
+    QVERIFY(test::open_job(w, {test::job_dir("j2_straggler")}));
+    QVERIFY(shoot("classroom_profile_job", 1500));
     w.lessons()->setClassroomMode(false);
   }
 

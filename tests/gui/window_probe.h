@@ -36,11 +36,11 @@ inline bool open_in_profile(MainWindow& w, const QString& path, QSize size, bool
   return true;
 }
 
-/// The page of the Profile workspace's tab titled `title`; nullptr when there is none.
+/// The page of the Profile workspace's tab titled `title` (its full title, shown or not); nullptr when there is none.
 inline QWidget* profile_tab(MainWindow& w, const QString& title) {
-  QTabWidget* tabs = w.workspaces()->profile()->tabs();
-  for (int i = 0; i < tabs->count(); ++i)
-    if (tabs->tabText(i) == title) return tabs->widget(i);
+  ProfileWorkspace* profile = w.workspaces()->profile();
+  for (int i = 0; i < profile->tabs()->count(); ++i)
+    if (profile->tabTitle(i) == title) return profile->tabs()->widget(i);
   return nullptr;
 }
 

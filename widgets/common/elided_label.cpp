@@ -57,8 +57,9 @@ ElidedLabel::ElidedLabel(QWidget* parent) : QLabel(parent) {
   setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
 }
 
-void ElidedLabel::setFullText(const QString& text) {
+void ElidedLabel::setFullText(const QString& text, const QStringList& shorter) {
   full_ = text;
+  shorter_ = shorter;
   setToolTip(text);
   elide();
 }
@@ -87,7 +88,16 @@ void ElidedLabel::setFixedLines(int n) {
 void ElidedLabel::elide() {
   // A style sheet's padding may not be in contentsRect: a few pixels spare so the last glyph is whole.
   const int room = std::max(40, contentsRect().width() - 2 * margin() - 8);
-  const QStringList lines = wrap_at_word(full_, font(), room, max_lines_);
+  // The first form that takes no more than the lines (laid out on one more, it uses fewer), else the
+  // shortest cut at a word.
+  QStringList lines;
+  shown_ = -1;
+  for (int i = 0; i <= shorter_.size() && shown_ < 0; ++i) {
+    const QString& form = i == 0 ? full_ : shorter_[i - 1];
+    lines = wrap_at_word(form, font(), room, max_lines_ + 1);
+    if (lines.size() <= max_lines_) shown_ = i;
+  }
+  if (shown_ < 0) lines = wrap_at_word(shorter_.isEmpty() ? full_ : shorter_.back(), font(), room, max_lines_);
   setText(lines.join('\n'));
   if (max_lines_ > 1) {  // as tall as its lines (or all it may show): the bar it sits in follows
     const QMargins m = contentsMargins();
@@ -107,12 +117,32 @@ QSize SqueezeLabel::minimumSizeHint() const {
   return {min_width_, QLabel::minimumSizeHint().height()};
 }
 
+void SqueezeLabel::setTexts(const QString& text, const QStringList& shorter) {
+  shorter_of_ = text;
+  shorter_ = shorter;
+  setToolTip(text);
+  setText(text);
+  update();  // the same text with other forms paints anew
+}
+
+QRect SqueezeLabel::textRect() const { return contentsRect().adjusted(margin(), margin(), -margin(), -margin()); }
+
+QString SqueezeLabel::shownText() const {
+  const QFontMetrics fm = fontMetrics();
+  const int room = textRect().width();
+  if (wordWrap() || fm.horizontalAdvance(text()) <= room) return text();
+  const bool forms = shorter_of_ == text() && !shorter_.isEmpty();  // setText() since: none of its own
+  if (forms)
+    for (const QString& form : shorter_)
+      if (fm.horizontalAdvance(form) <= room) return form;
+  return elide_at_word(forms ? shorter_.back() : text(), fm, room);
+}
+
 void SqueezeLabel::paintEvent(QPaintEvent* e) {
-  const QRect r = contentsRect().adjusted(margin(), margin(), -margin(), -margin());
-  if (wordWrap() || fontMetrics().horizontalAdvance(text()) <= r.width()) return QLabel::paintEvent(e);
+  const QString shown = shownText();
+  if (shown == text()) return QLabel::paintEvent(e);
   QPainter p(this);
-  style()->drawItemText(&p, r, int(alignment()) | Qt::TextSingleLine, palette(), isEnabled(),
-                        elide_at_word(text(), fontMetrics(), r.width()), foregroundRole());
+  style()->drawItemText(&p, textRect(), int(alignment()) | Qt::TextSingleLine, palette(), isEnabled(), shown, foregroundRole());
 }
 
 }  // namespace ts::gui

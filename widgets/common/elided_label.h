@@ -1,11 +1,13 @@
 // A label for a long message, on one line or wrapped on a few (the window's message bar on up to four,
 // the verdict banner on a row always two lines tall, the memory track's peaks on up to two): the text
 // is cut at a word boundary with "…" where the room ends, never inside a word ("…(CUDA driver versi"
-// said nothing), and the whole text is the tooltip. elide_at_word and wrap_at_word are the rules,
-// tested on their own.
+// said nothing), or a shorter form of it that its owner wrote is shown whole (the banner's finding
+// with the fix's first clauses); the whole text is the tooltip. elide_at_word and wrap_at_word are
+// the rules, tested on their own.
 // SqueezeLabel: a one-line label (a status bar field, the run's img/s line) that asks for its whole
-// text's width but accepts less, painting the text cut at a word with "…" (elide_at_word) when squeezed: a text that lengthens
-// during a run never raises the window's minimum width.
+// text's width but accepts less, painting the text cut at a word with "…" (elide_at_word), or a
+// shorter form of it that its owner wrote, when squeezed: a text that lengthens during a run never
+// raises the window's minimum width.
 #pragma once
 #include <QLabel>
 #include <QStringList>
@@ -29,9 +31,13 @@ class ElidedLabel : public QLabel {
   Q_OBJECT
  public:
   explicit ElidedLabel(QWidget* parent = nullptr);
-  /// The text to show; also the tooltip.
-  void setFullText(const QString& text);
+  /// The text to show; also the tooltip. Where it needs more than the label's lines, the first of
+  /// `shorter` (shorter forms of it, longest first) that fits them whole is shown instead, else the
+  /// last of them (or the text) cut at a word with "…".
+  void setFullText(const QString& text, const QStringList& shorter = {});
   QString fullText() const { return full_; }
+  /// Which text is shown whole: 0 the full text, i the shorter form i - 1; -1 when it is cut.
+  int shownForm() const { return shown_; }
   /// Up to `n` lines (wrap_at_word) before the text is cut (default 1: one line, elide_at_word). The
   /// label is as tall as the lines it shows.
   void setMaxLines(int n);
@@ -47,6 +53,8 @@ class ElidedLabel : public QLabel {
  private:
   void elide();
   QString full_;
+  QStringList shorter_;
+  int shown_ = 0;
   int max_lines_ = 1;
   bool fixed_lines_ = false;
 };
@@ -59,12 +67,22 @@ class SqueezeLabel : public QLabel {
  public:
   explicit SqueezeLabel(const QString& text = {}, int min_width = 40, QWidget* parent = nullptr);
   QSize minimumSizeHint() const override;
+  /// setText(`text`), with shorter forms of it (longest first): squeezed, the first that fits is
+  /// painted whole, else the last cut at a word. The tooltip is `text`. A later setText() drops them.
+  void setTexts(const QString& text, const QStringList& shorter);
+  /// What is painted at the label's present width: text(), a shorter form, or one cut with "…".
+  QString shownText() const;
+  /// The shorter forms of text() (empty where setText() came after setTexts()).
+  QStringList shorterTexts() const { return shorter_of_ == text() ? shorter_ : QStringList(); }
 
  protected:
   void paintEvent(QPaintEvent* e) override;
 
  private:
+  QRect textRect() const;
   int min_width_;
+  QString shorter_of_;  // the text the shorter forms are of
+  QStringList shorter_;
 };
 
 }  // namespace ts::gui

@@ -40,9 +40,11 @@ std::optional<BannerLead> job_banner_lead(const prof::job::JobReport& r) {
   const auto top = std::min_element(r.verdicts.begin(), r.verdicts.end(), [&](const auto& a, const auto& b) {
     return rank(a.severity) < rank(b.severity);
   });
-  QString text = QObject::tr("Job: %1 — fix: %2").arg(QString::fromStdString(top->title), QString::fromStdString(top->fix));
-  if (r.verdicts.size() > 1) text += QObject::tr("  (+%n more job verdict(s))", nullptr, static_cast<int>(r.verdicts.size() - 1));
-  return BannerLead{top->severity, text};
+  BannerFinding f;
+  f.title = QObject::tr("Job: %1").arg(QString::fromStdString(top->title));
+  f.fix = QString::fromStdString(top->fix);
+  if (r.verdicts.size() > 1) f.more = QObject::tr("  (+%n more job verdict(s))", nullptr, static_cast<int>(r.verdicts.size() - 1));
+  return BannerLead{top->severity, f};
 }
 
 const QStringList& JobRanks::columnTitles() {

@@ -68,7 +68,11 @@ QString figures_unbroken(QString text) {
 MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_(hub) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
-  auto* row = new QHBoxLayout;
+  header_ = new QVBoxLayout;
+  header_->setSpacing(0);
+  row_ = new QHBoxLayout;
+  row_->setSpacing(layout->spacing());  // its own: a child layout's spacing is its parent's (0 here)
+  auto* row = row_;
   stack_box_ = new QComboBox;
   stack_box_->addItems({tr("Stack: allocated"), tr("Stack: reserved")});
   stack_box_->setToolTip(tr("Allocated: bytes in live tensors. Reserved: what the caching allocator holds "
@@ -79,7 +83,8 @@ MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_
   // The peaks on up to two lines, the row as tall as they are, cut at a word past them (the whole text
   // is the tooltip): on one line they were cut at 1280 px in classroom mode (and a simulated card's
   // share, the memory lesson's figure, at the desktop's font too); more lines at a narrow window's
-  // width raised the window's least height. It sets no minimum width.
+  // width raised the window's least height. It sets no minimum width. Where two lines beside the
+  // controls do not hold them, they go under the controls, across the track (placePeaks()).
   status_ = new ElidedLabel;
   status_->setMaxLines(2);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -90,7 +95,9 @@ MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_
   row->addWidget(show_capacity_);
   row->addWidget(leak_flag_);
   row->addWidget(status_, 1);
-  layout->addLayout(row);
+  header_->addLayout(row);
+  layout->addLayout(header_);
+  peaks_place_.emplace(header_, row_, status_);
   plot_ = new QCustomPlot;
   plot_->setMinimumSize(320, 200);
   plot_->setNoAntialiasingOnDrag(true);
@@ -199,7 +206,7 @@ void MemoryGraph::setTrackMode(int left_px) {
   // The track's name where the lanes have theirs; the rotated axis label does not fit a short track.
   track_title_ = new QLabel(tr("<b>Memory</b>"));
   track_title_->setContentsMargins(6, 0, 0, 0);
-  static_cast<QBoxLayout*>(layout()->itemAt(0)->layout())->insertWidget(0, track_title_);
+  row_->insertWidget(0, track_title_);
   plot_->yAxis->setLabel(QString());
   // A scale to read, never a lone "0": two tick steps at the least (three labels; the steps meet the
   // count, tssMeetTickCount), a label's height apart, and half a label's height above and below the
@@ -250,6 +257,24 @@ void MemoryGraph::fitScale() {
 void MemoryGraph::changeEvent(QEvent* e) {
   QWidget::changeEvent(e);
   if (e->type() == QEvent::FontChange && track_mode_) fitScale();
+  if (e->type() == QEvent::FontChange) placePeaks();
+}
+
+void MemoryGraph::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  placePeaks();
+}
+
+void MemoryGraph::placePeaks() {
+  if (!peaks_place_) return;
+  // Beside the controls where the peaks take no more than two lines there (less the label's own few
+  // pixels of slack, ElidedLabel::elide), else under them.
+  const QMargins m = layout()->contentsMargins();
+  const int room = peaks_place_->roomBeside(width(), m.left() + m.right()) - 8;
+  const int kLeast = 80;  // px: narrower, a peak's name and figure break on every word
+  const bool beside = status_->fullText().isEmpty() ||
+                      (room >= kLeast && wrap_at_word(status_->fullText(), status_->font(), room, 3).size() <= 2);
+  if (peaks_place_->place(!beside)) updateGeometry();  // the header's height: the tracks' heights follow
 }
 
 int MemoryGraph::legendPlotHeight() const {
@@ -276,7 +301,7 @@ void MemoryGraph::fitLegend() {
 
 int MemoryGraph::foldedHeight() const {
   const QMargins m = layout()->contentsMargins();
-  return layout()->itemAt(0)->sizeHint().height() + m.top() + m.bottom();
+  return header_->sizeHint().height() + m.top() + m.bottom();
 }
 
 int MemoryGraph::plotMinimumHeight() const { return foldedHeight() + layout()->spacing() + scale_px_; }
@@ -412,6 +437,7 @@ void MemoryGraph::rebuild() {
   status_->setFullText(figures_unbroken(peaksText()));
   status_->setToolTip(statusText());
   leak_flag_->setVisible(has_data_ && leak_.suspected);
+  placePeaks();
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "profiling/analysis/series.h"
+#include "widgets/common/header_text.h"
 #include "widgets/panels/metric_track.h"
 #include "widgets/panels/panel_hub.h"
 
@@ -26,7 +27,9 @@ class QCPItemText;
 class QCPItemTracer;
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
+class QVBoxLayout;
 class QTimer;
 
 namespace ts::gui {
@@ -89,8 +92,8 @@ class MemoryGraph : public QWidget, public MetricTrack {
   /// The peaks the header row says, plain text: the card's use with its share, the allocator's, a
   /// simulated card's reserved share ("" without data).
   QString peaksText() const;
-  /// The label that shows peaksText() (wrapped on up to two lines, then cut) and the track's title
-  /// (track mode; nullptr before).
+  /// The label that shows peaksText() (wrapped on up to two lines, then cut; beside the controls, or
+  /// under them where it does not fit there) and the track's title (track mode; nullptr before).
   QLabel* statusLabel() const;
   QLabel* titleLabel() const { return track_title_; }
 
@@ -106,10 +109,14 @@ class MemoryGraph : public QWidget, public MetricTrack {
  protected:
   void showEvent(QShowEvent* e) override;
   void changeEvent(QEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
 
  private:
   void scheduleRebuild();
   void setupGraphs();
+  /// The peaks beside the controls where they take no more than two lines there, else on a row of
+  /// their own under them (Side by side at 1280 px left them no room at all beside the controls).
+  void placePeaks();
   void fillStack();
   void fillLines();
   /// The allocator's memory.allocated.* categories summed at each sample (empty without them).
@@ -135,6 +142,9 @@ class MemoryGraph : public QWidget, public MetricTrack {
   TimeAxisLink* link_;
   QComboBox* stack_box_;
   QCheckBox* show_capacity_;
+  QVBoxLayout* header_;   // the controls' row, and the peaks' row under it where they go there
+  QHBoxLayout* row_;      // [title] stack box, capacity box, leak flag[, peaks]
+  std::optional<HeaderText> peaks_place_;
   ElidedLabel* status_;  // peaksText(), on up to two lines
   QLabel* leak_flag_;    // "possible leak", beside it
   QLabel* track_title_ = nullptr;  // track mode: "Memory" over the lanes' header column

@@ -129,9 +129,14 @@ UtilizationPanel::UtilizationPanel(PanelHub* hub, QWidget* parent) : QWidget(par
     plot_->replot(QCustomPlot::rpQueuedReplot);
   });
   header_ = new QHBoxLayout;
+  header_->setSpacing(layout->spacing());  // its own: a child layout's spacing is its parent's (0 in head_)
   header_->addWidget(status_, 1);
   header_->addWidget(nvml_box_);
-  layout->addLayout(header_);
+  head_ = new QVBoxLayout;
+  head_->setSpacing(0);
+  head_->addLayout(header_);
+  layout->addLayout(head_);
+  status_place_.emplace(head_, header_, status_);
   plot_ = new QCustomPlot;
   plot_->setMinimumSize(320, 280);
   plot_->setNoAntialiasingOnDrag(true);
@@ -395,6 +400,21 @@ void UtilizationPanel::fitMinimum() {
 void UtilizationPanel::changeEvent(QEvent* e) {
   QWidget::changeEvent(e);
   if (e->type() == QEvent::FontChange && track_mode_) fitMinimum();
+  if (e->type() == QEvent::FontChange) placeStatus();
+}
+
+void UtilizationPanel::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  placeStatus();
+}
+
+void UtilizationPanel::placeStatus() {
+  if (!track_mode_ || !status_place_) return;  // in the dock it wraps under nothing
+  // Beside the title and the NVML box where its shortest form fits there, else across the track.
+  const QStringList forms = QStringList{status_->text()} + status_->shorterTexts();
+  const QMargins m = layout()->contentsMargins();
+  const bool beside = status_->fontMetrics().horizontalAdvance(forms.back()) <= status_place_->roomBeside(width(), m.left() + m.right());
+  if (status_place_->place(!beside)) updateGeometry();  // the header's height: the tracks' heights follow
 }
 
 void UtilizationPanel::trackRows(QList<QCPLegend*>& legends, QList<QCPAxisRect*>& rects) const {
@@ -442,7 +462,7 @@ void UtilizationPanel::fitRows() {
 
 int UtilizationPanel::foldedHeight() const {
   const QMargins m = layout()->contentsMargins();
-  return header_->sizeHint().height() + m.top() + m.bottom();
+  return head_->sizeHint().height() + m.top() + m.bottom();
 }
 
 int UtilizationPanel::plotMinimumHeight() const { return foldedHeight() + layout()->spacing() + plot_->minimumHeight(); }
@@ -504,8 +524,15 @@ void UtilizationPanel::setPlotFolded(bool folded) {
 }
 
 void UtilizationPanel::updateStatus() {
-  const QString text = statusText();
-  status_->setText(text);
+  const QStringList parts = statusParts();
+  const QString text = parts.join(QStringLiteral(" · "));
+  // Squeezed (Side by side at classroom mode's font): whole parts from the left, then the GPU busy
+  // figure without what it is of; the whole line is the tooltip.
+  QStringList shorter;
+  for (qsizetype n = parts.size() - 1; n >= 1; --n) shorter << parts.mid(0, n).join(QStringLiteral(" · "));
+  if (const qsizetype of = parts.value(0).indexOf(tr(" of the ")); of > 0) shorter << parts[0].left(of);
+  status_->setTexts(text, shorter);
+  placeStatus();
   status_->setToolTip(track_mode_ ? QStringList{text, status_tip_}.join('\n').trimmed() : status_tip_);
 }
 
@@ -722,11 +749,16 @@ double UtilizationPanel::fill_health() {
   return clock_max;
 }
 
-QString UtilizationPanel::statusText() const {
+QString UtilizationPanel::statusText() const { return statusParts().join(QStringLiteral(" · ")); }
+
+QString UtilizationPanel::shownStatusText() const { return status_->shownText(); }
+
+QStringList UtilizationPanel::statusParts() const {
   QStringList parts;
   if (buckets_.bucket_ns > 0 && gpu_message_.isEmpty()) {
     const double b = static_cast<double>(buckets_.bucket_ns);
-    parts << (b >= 1e9 ? tr("bucket %1 s").arg(b / 1e9) : b >= 1e6 ? tr("bucket %1 ms").arg(b / 1e6) : tr("bucket %1 µs").arg(b / 1e3));
+    const QString bucket =
+        b >= 1e9 ? tr("bucket %1 s").arg(b / 1e9) : b >= 1e6 ? tr("bucket %1 ms").arg(b / 1e6) : tr("bucket %1 µs").arg(b / 1e3);
     double busy = 0;
     std::size_t counted = 0;
     for (std::size_t i = 0; i < buckets_.busy.size(); ++i)
@@ -737,6 +769,7 @@ QString UtilizationPanel::statusText() const {
       parts << tr("GPU busy %1 % of the traced steps shown (profile schedule)").arg(100 * busy / counted, 0, 'f', 1);
     else if (counted > 0)
       parts << tr("GPU busy %1 % of the shown range").arg(100 * busy / counted, 0, 'f', 1);
+    parts << bucket;  // after the figure: a squeezed header keeps the figure (updateStatus)
   }
   // A run on the CPU has no GPU to sample: said as that, not as NVML's failure and the measured
   // metrics' absence ("NVML: NVML series missing: not a GPU run · measured: none, ...", which the
@@ -755,7 +788,7 @@ QString UtilizationPanel::statusText() const {
     parts << tr("NVML: %1").arg(it != meta.end() ? QString::fromStdString(it->second) : tr("not sampled"));
   }
   if (const QString m = measured_status(); !m.isEmpty() && !cpu_run) parts << m;
-  return parts.join(QStringLiteral(" · "));
+  return parts;
 }
 
 }  // namespace ts::gui

@@ -24,10 +24,12 @@
 #include <QStringList>
 #include <QWidget>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "profiling/analysis/series.h"
 #include "profiling/analysis/series_buckets.h"
+#include "widgets/common/header_text.h"
 #include "widgets/panels/metric_track.h"
 #include "widgets/panels/panel_hub.h"
 
@@ -40,6 +42,7 @@ class QCheckBox;
 class QHBoxLayout;
 class QLabel;
 class QTimer;
+class QVBoxLayout;
 
 namespace ts::gui {
 
@@ -97,7 +100,11 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   /// (empty otherwise); untraced buckets draw as gaps and stay out of the header's GPU busy.
   const std::vector<bool>& tracedBuckets() const { return traced_; }
   double lastJobMs() const { return last_job_ms_; }
+  /// The header's line: GPU busy first (with what it is of), the bucket, then what was not recorded.
   QString statusText() const;
+  /// As painted at the header's width: the line whole, else whole parts of it from the left, the
+  /// last "GPU busy 81.3 %" alone (cut at a word, it lost its unit: "GPU busy 81.3…").
+  QString shownStatusText() const;
   /// The "SM clock & power (NVML)" check box (shown where NVML sampled them; off in track mode).
   QCheckBox* nvmlRowsBox() const { return nvml_box_; }
 
@@ -115,6 +122,7 @@ class UtilizationPanel : public QWidget, public MetricTrack {
  protected:
   void showEvent(QShowEvent* e) override;
   void changeEvent(QEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
 
  signals:
   void updated();
@@ -163,15 +171,22 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   void drawMeasured();   // the buckets over the shown range (O(buckets))
   const std::vector<prof::analysis::SeriesPoint>* measured_points(const std::string& key) const;
   QString measured_status() const;
+  /// statusText()'s parts, in their order.
+  QStringList statusParts() const;
+  /// Track mode: the header's line beside the title and the NVML box where its shortest form fits
+  /// there, else on a row of its own under them (Side by side at 1280 px: "GPU…").
+  void placeStatus();
   double fill_health();  // returns the SM clock maximum sampled (MHz; 0 when none)
 
   PanelHub* hub_;
   QCustomPlot* plot_;
-  QLabel* status_;  // wraps in the dock, one line cut at a word in track mode (SqueezeLabel)
+  class SqueezeLabel* status_;  // wraps in the dock; one line in track mode, its shorter forms where squeezed
   QString status_tip_;  // the measured metrics' reasons (fill_measured)
   QLabel* track_title_ = nullptr;  // track mode: "Utilization" over the lanes' header column
   QCheckBox* nvml_box_;
-  QHBoxLayout* header_;
+  QHBoxLayout* header_;  // [title] line, NVML box
+  QVBoxLayout* head_;    // header_, and the line under it where it does not fit beside
+  std::optional<HeaderText> status_place_;
   TimeAxisLink* link_ = nullptr;
   QCPAxisRect *gpu_, *meas_, *meas_bw_, *cpu_, *h2d_, *nvml_, *power_;
   QCPLegend *gpu_legend_, *meas_legend_, *meas_bw_legend_, *cpu_legend_, *h2d_legend_, *nvml_legend_, *power_legend_;

@@ -18,6 +18,7 @@
 
 #include "widgets/common/elided_label.h"
 #include "widgets/common/wrap_tree.h"
+#include "widgets/panels/banner_text.h"
 #include "widgets/panels/measured_text.h"
 
 namespace ts::gui {
@@ -574,9 +575,10 @@ VerdictBanner::VerdictBanner(VerdictPanel* panel, QWidget* parent) : QWidget(par
   chip_->setBackgroundRole(QPalette::Window);  // its own roles: in a tool bar it took the bar's (Button)
   chip_->setForegroundRole(QPalette::WindowText);
   chip_->setContentsMargins(6, 1, 6, 1);
-  // Wrapped on two lines, cut at a word only past them, in a row two lines tall whatever the text:
-  // on one line a job's or a trace's finding lost its fix at 1280 px, and a row as tall as its lines
-  // changed the height under the window's toolbars with each verdict (Profile's lanes lost it).
+  // Wrapped on two lines, in a row two lines tall whatever the text and the mode: on one line a job's
+  // or a trace's finding lost its fix at 1280 px, and a row as tall as its lines changed the height
+  // under the window's toolbars with each verdict (Profile's lanes lost it). A finding that needs
+  // more is said in a shorter form (banner_texts: the fix's first clauses), cut at a word only past the last.
   label_ = new ElidedLabel;
   label_->setFixedLines(kLines);
   row->addWidget(chip_, 0, Qt::AlignVCenter);  // a badge one line tall, beside one line or two
@@ -591,6 +593,7 @@ void VerdictBanner::update_from_panel() {
   if (!panel_->hub()->store()) {  // nothing shown: no badge (an "OK" under an error said the opposite)
     chip_->hide();
     text_.clear();
+    texts_ = {QString()};
     label_->setFullText(QString());
     label_->setToolTip(QString());
     setToolTip(QString());
@@ -602,25 +605,26 @@ void VerdictBanner::update_from_panel() {
   if (const auto& lead = panel_->bannerLead()) {  // a job's own finding leads, in its own words
     color_ = severity_color(lead->severity);
     chip_->setText(QString::fromStdString(lead->severity));
-    text_ = lead->text;
+    texts_ = banner_texts(lead->finding);
   } else if (vs.empty()) {
     // "OK" only when the run was judged and nothing was found; too few steps is not a clean bill.
     const bool judged = panel_->judged();
     color_ = judged ? QColor(0x2e, 0x7d, 0x32) : QColor(0x75, 0x75, 0x75);
     chip_->setText(judged ? tr("OK") : tr("not judged"));
-    text_ = panel_->statusText();
+    texts_ = {panel_->statusText()};
   } else {
     const auto& v = vs.front();
     color_ = severity_color(v.severity);
     chip_->setText(QString::fromStdString(v.severity));
-    text_ = QString::fromStdString(v.title);
-    if (!v.evidence.empty())
-      text_ += QStringLiteral(" — ") + format_evidence(v.evidence[0].first, v.evidence[0].second) + QStringLiteral(", ") +
-               panel_->windowText();
-    text_ += tr(" — fix: ") + panel_->fixText(0);
-    if (vs.size() > 1) text_ += tr("  (+%1 more)").arg(vs.size() - 1);
-    if (!panel_->sourceNote().isEmpty()) text_ = panel_->sourceNote() + QStringLiteral(" — ") + text_;
+    BannerFinding f;
+    f.note = panel_->sourceNote();
+    f.title = QString::fromStdString(v.title);
+    if (!v.evidence.empty()) f.figure = format_evidence(v.evidence[0].first, v.evidence[0].second), f.scope = panel_->windowText();
+    f.fix = panel_->fixText(0);
+    if (vs.size() > 1) f.more = tr("  (+%1 more)").arg(vs.size() - 1);
+    texts_ = banner_texts(f);
   }
+  text_ = texts_.front();
   const QColor fg = color_ == severity_color("low") ? QColor(Qt::black) : QColor(Qt::white);
   QPalette pal = chip_->palette();
   pal.setColor(QPalette::Window, color_);
@@ -632,7 +636,7 @@ void VerdictBanner::update_from_panel() {
 }
 
 void VerdictBanner::elide() {
-  label_->setFullText(text_);
+  label_->setFullText(text_, texts_.mid(1));
   label_->setToolTip(QString());  // the banner's own tooltip (the text and what a click does) shows over it
 }
 

@@ -2,7 +2,7 @@
 // VerdictPanel (the Verdicts dock: a row per verdict with its severity colour, the evidence numbers
 // and the fix; scope "last N steps" (the rolling window while training) or "whole run") and
 // VerdictBanner (a row two lines tall at the top of the window: the most severe verdict, or a lead
-// finding set from outside — a distributed job's own verdict while one of its ranks is shown).
+// finding set from outside, whole or in a shorter form that fits (banner_texts) — a distributed job's own verdict while one of its ranks is shown).
 // Clicking a verdict sets the hub's highlight to its evidence intervals (analysis::verdict_evidence:
 // input_bound -> the trainer's data waits, sync_bound -> syncs, launch_bound -> host-wait idle gaps,
 // low_utilization -> GPU idle gaps, memory_pressure -> the peak, pageable_memcpy -> the copies).
@@ -23,6 +23,7 @@
 
 #include "widgets/panels/panel_hub.h"
 #include "widgets/panels/analysis_runner.h"
+#include "widgets/panels/banner_text.h"
 #include "widgets/training/run_settings.h"
 
 class QComboBox;
@@ -83,10 +84,11 @@ struct FixOutcome {
 FixOutcome apply_fix_here(const std::vector<prof::analysis::FixSetting>& fix, RunSettings& s, bool cuda_gpu_here);
 
 /// A finding the banner shows ahead of the session's verdicts: a distributed job's own verdict while
-/// one of its ranks is shown as the session (widgets/job: job_banner_lead). `text` is the whole line.
+/// one of its ranks is shown as the session (widgets/job: job_banner_lead), in its parts
+/// (banner_texts joins them, whole and shorter).
 struct BannerLead {
   std::string severity;  // "high" / "moderate" / "low"
-  QString text;
+  BannerFinding finding;
 };
 
 class VerdictPanel : public QWidget {
@@ -192,12 +194,16 @@ class VerdictBanner : public QWidget {
   Q_OBJECT
  public:
   explicit VerdictBanner(VerdictPanel* panel, QWidget* parent = nullptr);
-  /// The full text; line() shows it wrapped on kLines lines, cut at a word with "…" past them.
+  /// The full text (the tooltip's); line() shows it wrapped on kLines lines, or where it needs more
+  /// the first of its shorter forms that fits them, the last cut at a word with "…" past them.
   QString text() const { return text_; }
+  /// The full text, then its shorter forms, longest first (banner_texts).
+  QStringList texts() const { return texts_; }
   QLabel* line() const;
-  /// The row's height in lines of its font, whatever the text. Two: the verdict, its figure and its
-  /// fix whole at 1280 px (a trace's and a job's took 1.2-1.4 lines); a third line at classroom
-  /// mode's font left a 1280x680 window too little room below.
+  /// The row's height in lines of its font, whatever the text, in classroom mode too. Two: the
+  /// verdict, its figure and its fix whole at 1280 px (a trace's and a job's took 1.2-1.4 lines); a
+  /// longer finding (an HTA trace's 2.7 lines, classroom mode's font) in a shorter form; a third line
+  /// at classroom mode's font left a 1280x680 window too little room below.
   static constexpr int kLines = 2;
   QColor color() const { return color_; }
   /// false while nothing is shown (no run, session or trace): the banner has nothing to say.
@@ -220,6 +226,7 @@ class VerdictBanner : public QWidget {
   QLabel* chip_;
   ElidedLabel* label_;
   QString text_;
+  QStringList texts_{QString()};
   QColor color_;
   bool has_content_ = false;
 };

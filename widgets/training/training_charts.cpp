@@ -268,6 +268,7 @@ QString TrainingCharts::ampText() const {
 }
 
 QString TrainingCharts::progressText() const { return eta_->text(); }
+QString TrainingCharts::shownProgressText() const { return eta_->shownText(); }
 QString TrainingCharts::progressFormat() const { return progress_->format(); }
 int TrainingCharts::progressValue() const { return progress_->value(); }
 
@@ -316,11 +317,12 @@ void TrainingCharts::addUpdate(const TrainingUpdate& u) {
     const double done = static_cast<double>(u.global_step - std::max<std::int64_t>(first_step_, 1) + 1);
     const double per_step = done > 0 ? u.elapsed_s / done : 0;
     const QString scale = loss_scale_ > 0 ? tr(" · scale %1").arg(static_cast<double>(loss_scale_), 0, 'g', 6) : QString();
-    eta_->setText(tr("%1 img/s (epoch mean) · loss %2%3 · ETA %4")
-                      .arg(u.images_per_s, 0, 'f', 0)
-                      .arg(last_loss_, 0, 'f', 3)
-                      .arg(scale)
-                      .arg(eta_text(steps_left * per_step)));
+    const QString rate = tr("%1 img/s").arg(u.images_per_s, 0, 'f', 0), loss = tr("loss %1").arg(last_loss_, 0, 'f', 3);
+    const QString eta = tr("ETA %1").arg(eta_text(steps_left * per_step));
+    // Squeezed, what the charts beside show goes first: the mean's note, the loss scale, the img/s.
+    eta_->setTexts(tr("%1 (epoch mean) · %2%3 · %4").arg(rate, loss, scale, eta),
+                   {QStringLiteral("%1 · %2%3 · %4").arg(rate, loss, scale, eta), QStringLiteral("%1 · %2 · %3").arg(rate, loss, eta),
+                    QStringLiteral("%1 · %2").arg(loss, eta), eta});
   }
   updateAmpText();
   dirty_ = true;
@@ -336,10 +338,14 @@ void TrainingCharts::finish(const RunOutcome& o) {
   switch (o.kind) {
     case RunOutcome::completed:
       progress_->setValue(progress_->maximum());
-      eta_->setText(o.summary.epochs.empty()
-                        ? tr("done in %1 · no test accuracy recorded").arg(eta_text(o.elapsed_s))
-                        : tr("done in %1 · test accuracy %2 %").arg(eta_text(o.elapsed_s)).arg(acc, 0, 'f', 2));
+    {
+      // Squeezed, the test accuracy stays (the status bar says the time too).
+      const QString done = tr("done in %1").arg(eta_text(o.elapsed_s));
+      const QString what = o.summary.epochs.empty() ? tr("no test accuracy recorded")
+                                                    : tr("test accuracy %1\u00a0%").arg(acc, 0, 'f', 2);
+      eta_->setTexts(done + QStringLiteral(" · ") + what, {what, o.summary.epochs.empty() ? tr("done") : tr("accuracy %1\u00a0%").arg(acc, 0, 'f', 2)});
       break;
+    }
     case RunOutcome::stopped: eta_->setText(tr("stopped after %1").arg(eta_text(o.elapsed_s))); break;
     case RunOutcome::failed: eta_->setText(tr("failed: see the message above")); break;
   }

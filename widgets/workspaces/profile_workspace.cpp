@@ -5,6 +5,7 @@
 #include <QDataStream>
 #include <QHeaderView>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QIODevice>
 #include <QScrollArea>
 #include <QSplitter>
@@ -95,7 +96,12 @@ ProfileWorkspace::ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWi
   tabs_ = new QTabWidget;
   tabs_->setObjectName("profile.tabs");
   tabs_->setDocumentMode(true);
-  tabs_->tabBar()->setToolTip(tr("Click the current tab to collapse the tabs; click a tab to open them"));
+  tabs_->tabBar()->setToolTip(collapseHint());
+  // Every tab in view, none behind scroll arrows: short titles where the full ones do not fit
+  // (fitTabTitles), cut with "…" only where even those do not; the full title is each tab's tooltip.
+  tabs_->setUsesScrollButtons(false);
+  tabs_->setElideMode(Qt::ElideRight);
+  tabs_->installEventFilter(this);
   connect(tabs_->tabBar(), &QTabBar::tabBarClicked, this, &ProfileWorkspace::onTabClicked);
   // (Another page needs no other height: the tabs take the one the neediest page asks for, and a
   // page's change of content fits them again, eventFilter().)
@@ -127,7 +133,7 @@ ProfileWorkspace::ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWi
   lay->addWidget(split_);
 }
 
-void ProfileWorkspace::addTab(QWidget* page, const QString& title, bool scroll) {
+void ProfileWorkspace::addTab(QWidget* page, const QString& title, bool scroll, const QString& short_title) {
   QWidget* w = page;
   if (scroll) {
     auto* area = new QScrollArea;
@@ -140,7 +146,30 @@ void ProfileWorkspace::addTab(QWidget* page, const QString& title, bool scroll) 
   // Its controls or summary lines changed (a job's notes, the Python tab's table in place of its
   // message): the tabs' height follows, shown or not (a scrolled page's is estimated from the font).
   if (!scroll) page->installEventFilter(this);
-  tabs_->addTab(w, title);
+  const int i = tabs_->addTab(w, title);
+  tabs_->tabBar()->setTabData(i, QStringList{title, short_title});
+  tabs_->setTabToolTip(i, title + "\n" + collapseHint());
+  fitTabTitles();
+}
+
+QString ProfileWorkspace::tabTitle(int index) const { return tabs_->tabBar()->tabData(index).toStringList().value(0); }
+
+QString ProfileWorkspace::collapseHint() { return tr("Click the current tab to collapse the tabs; click a tab to open them"); }
+
+void ProfileWorkspace::fitTabTitles() {
+  QTabBar* bar = tabs_->tabBar();
+  // The bar's width with every full title: its size hint, less the short titles shown, plus the full.
+  const QFontMetrics fm(bar->font());
+  int full = bar->sizeHint().width();
+  for (int i = 0; i < bar->count(); ++i)
+    if (const QString title = tabTitle(i); bar->tabText(i) != title)
+      full += fm.horizontalAdvance(title) - fm.horizontalAdvance(bar->tabText(i));
+  const bool shorten = full > tabs_->width();
+  for (int i = 0; i < bar->count(); ++i) {
+    const QStringList titles = bar->tabData(i).toStringList();
+    const QString want = shorten && !titles.value(1).isEmpty() ? titles.value(1) : titles.value(0);
+    if (bar->tabText(i) != want) bar->setTabText(i, want);
+  }
 }
 
 void ProfileWorkspace::showTab(QWidget* page) {
@@ -283,6 +312,8 @@ void ProfileWorkspace::resetLayout() {
 bool ProfileWorkspace::eventFilter(QObject* o, QEvent* e) {
   // The column's height changed (a tab opened or closed, the window resized; the splitter gave the
   // change to the lanes): the lanes and tracks fitted to it, once its children have their sizes.
+  // The tabs' width or font changed: the titles that fit it.
+  if (o == tabs_ && (e->type() == QEvent::Resize || e->type() == QEvent::FontChange)) fitTabTitles();
   if (o == timeline_->trackSplitter() && e->type() == QEvent::Resize && sized_) {
     keepTrackHeights();  // before the splitter hands the change out (an event filter runs first)
     // What the splitter hands the tracks until the fit runs is its share, not a drag: a second resize

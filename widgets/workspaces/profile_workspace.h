@@ -3,6 +3,7 @@
 // plot areas aligned to the pixel), the details pane beside them (collapsible), and the analysis
 // tabs below (Verdicts, Step breakdown, Kernels, Layers, Python, Session details) that collapse to
 // their tab bar: clicking the current tab collapses them, clicking any tab while collapsed opens them.
+// Every tab stays in view: short titles where the full ones do not fit, never scroll arrows.
 // Its splitter sizes, the collapsed state and which tab is current are its layout
 // (saveLayout()/restoreLayout(); resetLayout() returns to the default for the current size).
 #pragma once
@@ -28,8 +29,11 @@ class ProfileWorkspace : public QWidget {
   /// their header lines when a tab leaves no room for their plots.
   ProfileWorkspace(TimelinePanel* timeline, QWidget* memory, QWidget* utilization, QWidget* parent = nullptr);
   /// Adds an analysis tab; a tall page is wrapped in a scroll area so it never sets the window's
-  /// minimum height.
-  void addTab(QWidget* page, const QString& title, bool scroll = false);
+  /// minimum height. `short_title` ("Breakdown" for "Step breakdown") is shown where the full titles
+  /// do not fit the tabs' width (Side by side at classroom mode's font), the full one in the tooltip.
+  void addTab(QWidget* page, const QString& title, bool scroll = false, const QString& short_title = {});
+  /// The full title of tab `index`, whichever is shown.
+  QString tabTitle(int index) const;
   /// Makes the tab of `page` current and opens the tabs if collapsed.
   void showTab(QWidget* page);
   QTabWidget* tabs() const { return tabs_; }
@@ -58,6 +62,10 @@ class ProfileWorkspace : public QWidget {
 
  private:
   void onTabClicked(int index);
+  /// Full titles where they all fit the tabs' width, else the short ones (Qt cuts any still too
+  /// long with "…"), so that no tab hides behind the tab bar's scroll arrows.
+  void fitTabTitles();
+  static QString collapseHint();
   int collapsedHeight() const;
   /// Lanes and tracks in the column's current height: with a tab open the lanes' room first (4
   /// lanes), the tracks at the user's heights (or the defaults) where they fit, else shrunk, each to
