@@ -79,6 +79,7 @@ struct CuptiCollector::Impl {
   std::int64_t start_offset = 0;
 
   CuptiKinds kinds;
+  CuptiMode mode = CuptiMode::kinds;            // what is enabled now (set_mode; the trainer's thread)
   GraphNodeTracker graph_nodes;                 // CUDA-graph node -> capture-time launch (graph_nodes.h)
   CUpti_SubscriberHandle subscriber = nullptr;  // its callbacks; null when not followed
   std::int64_t unmapped_clones_said = 0;        // meta graph_nodes.unmapped as last written
@@ -197,17 +198,7 @@ void CuptiCollector::Impl::start() {
   cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed);
   g_pool.fill(kPoolStart);
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-  // Diagnostic (cost probe): TRAINSCOPE_CUPTI_KERNELS=graph traces CUDA graphs as one record each
-  // (CUPTI_ACTIVITY_KIND_GRAPH_TRACE) instead of every kernel; =none traces no kernels; =both tries both.
-  const char* probe = std::getenv("TRAINSCOPE_CUPTI_KERNELS");
-  const std::string kernel_mode = probe ? probe : "";
-  if (r == CUPTI_SUCCESS && (kernel_mode == "graph" || kernel_mode == "both")) {
-    const CUptiResult g = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-    store.set_meta("probe.graph_trace", g == CUPTI_SUCCESS ? "enabled" : cupti_error(g));
-    if (g == CUPTI_SUCCESS) enabled.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-  }
   for (CUpti_ActivityKind k : kKinds) {
-    if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && (kernel_mode == "graph" || kernel_mode == "none")) continue;
     if (r != CUPTI_SUCCESS) break;
     if (!wanted(k)) continue;
     r = cuptiActivityEnable(k);
@@ -308,21 +299,38 @@ void CuptiCollector::drain_device() {
   if (impl_->active) cudaDeviceSynchronize();
 }
 
-void CuptiCollector::pause(bool paused) {
-  if (!impl_->active) return;
-  if (paused) {
-    // The GPU finishes the traced work first, then CUPTI takes its records of it: a kind disabled
-    // while CUPTI still holds a finished kernel's record gave that kernel the end time of the next
-    // flush (9-90 ms kernels in a 3 ms step, measured on an H100 with CUDA-graph replays).
+void CuptiCollector::set_mode(CuptiMode mode) {
+  Impl& m = *impl_;
+  if (!m.active || mode == m.mode) return;
+  if (m.mode != CuptiMode::off) {
+    // The GPU finishes the work recorded so far, then CUPTI hands over its records of it, before
+    // anything is disabled (see the header: made-up end times otherwise).
     drain_device();
     cuptiActivityFlushAll(0);
   }
-  for (CUpti_ActivityKind k : impl_->enabled) paused ? cuptiActivityDisable(k) : cuptiActivityEnable(k);
-  if (!paused) impl_->skip_state_queries();
+  if (m.mode == CuptiMode::kinds)
+    for (CUpti_ActivityKind k : m.enabled) cuptiActivityDisable(k);
+  else if (m.mode == CuptiMode::graph_replays)
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+  if (mode == CuptiMode::kinds) {
+    for (CUpti_ActivityKind k : m.enabled) cuptiActivityEnable(k);
+    m.skip_state_queries();
+  } else if (mode == CuptiMode::graph_replays) {
+    if (const CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE); r != CUPTI_SUCCESS) {
+      m.store.set_meta("graph_replays", "not recorded: CUPTI refused GRAPH_TRACE (" + cupti_error(r) +
+                                            "); steps between the kernel windows are not traced");
+      mode = CuptiMode::off;
+    }
+  }
+  m.mode = mode;
 }
+
+CuptiMode CuptiCollector::mode() const { return impl_->mode; }
 
 void CuptiCollector::stop() {
   if (!impl_->active) return;
+  // Nothing left running on the device when the kinds go off (made-up end times otherwise).
+  drain_device();
   {
     std::lock_guard lock(impl_->mutex);
     impl_->stopping = true;
@@ -330,12 +338,17 @@ void CuptiCollector::stop() {
   impl_->cv.notify_one();
   impl_->thread.join();
   impl_->unfollow_graph_nodes();
-  for (CUpti_ActivityKind k : impl_->enabled) cuptiActivityDisable(k);
+  if (impl_->mode == CuptiMode::kinds)
+    for (CUpti_ActivityKind k : impl_->enabled) cuptiActivityDisable(k);
+  else if (impl_->mode == CuptiMode::graph_replays)
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+  impl_->mode = CuptiMode::off;
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   impl_->drain();
-  if (const auto& c = impl_->parser->counts(); c.graph_traces)
-    impl_->store.set_meta("probe.graph_traces", std::to_string(c.graph_traces) + " records, " +
-                                                   std::to_string(c.graph_trace_ns) + " ns");
+  if (const auto& c = impl_->parser->counts(); c.graph_replays_untimed)
+    impl_->store.set_meta("graph_replays.untimed", std::to_string(c.graph_replays_untimed) + " of " +
+                                                       std::to_string(c.graph_replays) +
+                                                       " graph replays CUPTI could not time (not stored)");
   impl_->active = false;
   g_impl.store(nullptr);
   g_pool.clear();

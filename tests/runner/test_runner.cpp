@@ -229,7 +229,12 @@ TEST(RunnerGraphs, CudaGraphsTakesOnOrOff) {
     config.Parse(ts::prof::open_session(session)->store().meta().at("run.config").c_str());
     ASSERT_TRUE(config.IsObject() && config.HasMember("cuda_graphs")) << v;
     EXPECT_EQ(config["cuda_graphs"].GetBool(), std::string(v) != "off") << v;
+    // No graph replays on the CPU: the hybrid default of CUDA-graph runs does not apply.
+    EXPECT_EQ(ts::prof::open_session(session)->store().meta().at("session.trace_mode"), "every kernel") << v;
   }
+  const auto every = run("--device cpu --data " + sample_dir() + " --limit-train 64 --batch-size 64 --num-workers 1 "
+                         "--epochs 1 --quiet --profile-every-kernel --session " + (dir / "every.tsession").string());
+  EXPECT_EQ(every.code, 0) << every.out;
   std::filesystem::remove_all(dir);
 }
 
