@@ -7,9 +7,13 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "base/errors.h"
 #include "engine/host_trace.h"
@@ -123,6 +127,66 @@ TEST(GraphReplayParse, AGraphTraceRecordBecomesAGraphReplay) {
   EXPECT_EQ(p.counts().graph_replays_untimed, 1);
   EXPECT_EQ(s.counts().graph_replays, 1u);
   EXPECT_EQ(s.counts().events(), 1u);
+}
+// The live path of a hybrid recording without a GPU: the CUPTI parser (the collector's thread)
+// appends graph replays from synthetic GRAPH_TRACE buffers while the trainer's thread appends steps
+// and the session writer (the profiler's pump) writes batches; then the overview is built at close.
+// Every replay and step must reach the file, none twice.
+TEST(GraphReplayParse, ReplaysParsedWhileTheWriterWritesBatchesAllReachTheFile) {
+  const std::string path = temp_path("live.tsession");
+  EventStore s;
+  s.gpu_windows.open(0), s.gpu_windows.close(1'000);  // a kernel window [0, 1 us), then replays
+  CuptiParser p(s, SessionClock(0, 0), 0, {});
+  constexpr int kReplays = 20'000, kPerBuffer = 50, kSteps = 2'000;
+  std::atomic<bool> done{false};
+  {
+    SessionWriter w(path, s);
+    std::thread writer([&] {
+      while (!done.load()) {
+        EXPECT_TRUE(w.write_batch());
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    });
+    std::thread trainer([&] {
+      for (int i = 1; i <= kSteps; ++i) {
+        StepRecord st;
+        st.global_step = i, st.epoch = 1, st.step = i, st.start = 10'000 * i, st.end = 10'000 * i + 5'000;
+        s.append(s.steps, st);
+      }
+    });
+    std::vector<CUpti_ActivityGraphTrace2> buffer(kPerBuffer);
+    for (int b = 0; b < kReplays / kPerBuffer; ++b) {
+      for (int j = 0; j < kPerBuffer; ++j) {
+        const int i = b * kPerBuffer + j;
+        CUpti_ActivityGraphTrace2& g = buffer[static_cast<std::size_t>(j)];
+        g = {};
+        g.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+        g.start = 2'000 + 5'000ull * static_cast<std::uint64_t>(i), g.end = g.start + 4'000;
+        g.correlationId = static_cast<std::uint32_t>(i + 1), g.graphId = 3, g.streamId = 7;
+      }
+      // Walks the records as cuptiActivityGetNextRecord does: each one after the one before.
+      p.parse_buffer(reinterpret_cast<std::uint8_t*>(buffer.data()), buffer.size() * sizeof buffer[0],
+                     [](std::uint8_t* base, std::size_t valid, CUpti_Activity** r) {
+                       auto* next = *r ? reinterpret_cast<std::uint8_t*>(*r) + sizeof(CUpti_ActivityGraphTrace2) : base;
+                       if (next >= base + valid) return CUPTI_ERROR_MAX_LIMIT_REACHED;
+                       *r = reinterpret_cast<CUpti_Activity*>(next);
+                       return CUPTI_SUCCESS;
+                     });
+    }
+    trainer.join();
+    done = true;
+    writer.join();
+    w.close();
+    EXPECT_TRUE(w.error().empty()) << w.error();
+  }
+  EXPECT_EQ(p.counts().graph_replays, kReplays);
+  ASSERT_EQ(s.graph_replays.size(), static_cast<std::size_t>(kReplays));
+  EventStore b;
+  read_session(path, b);
+  ASSERT_EQ(b.graph_replays.size(), static_cast<std::size_t>(kReplays));
+  ASSERT_EQ(b.steps.size(), static_cast<std::size_t>(kSteps));
+  for (std::size_t i = 0; i < b.graph_replays.size(); ++i) ASSERT_EQ(b.graph_replays[i], s.graph_replays[i]) << i;
+  std::filesystem::remove(path);
 }
 #endif
 
