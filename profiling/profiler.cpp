@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/crash_report.h"
 #include "base/errors.h"
 #include "engine/host_trace.h"
 #include "profiling/background_thread.h"
@@ -118,6 +119,7 @@ struct Profiler::Impl final : trace::Sink {
     if (options.parts.host && recording.load(std::memory_order_relaxed)) host->on_range(e);
   }
   void on_step(const trace::StepEvent& e) override {
+    set_crash_step(e.global_step);  // a crash report says which step the run had reached
     host->on_step(e);
     if (!options.schedule.enabled) return;
     // Decide for the next step. The session keeps what the analysis reads: the analysed steps of a
