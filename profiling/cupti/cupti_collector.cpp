@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/crash_report.h"
 #include "engine/host_trace.h"
 #include "engine/network.h"
 #include "profiling/background_thread.h"
@@ -69,7 +70,8 @@ struct CuptiCollector::Impl {
   int rank;
   std::string why;
   bool active = false;
-  std::vector<CUpti_ActivityKind> enabled;
+  std::vector<CUpti_ActivityKind> enabled;      // the kinds start() could enable (mode `kinds`)
+  std::vector<CUpti_ActivityKind> on;           // the kinds enabled now (set_mode; the trainer's thread)
   std::unique_ptr<CuptiParser> parser;
   std::mutex mutex;
   std::condition_variable cv;
@@ -98,6 +100,7 @@ struct CuptiCollector::Impl {
 };
 
 namespace {
+const char* mode_note(CuptiMode mode);
 std::atomic<CuptiCollector::Impl*> g_impl{nullptr};
 
 /// Activity buffers come zeroed (zeroed_pool.h): CUPTI does not clear 8 MiB on the thread that filled
@@ -215,10 +218,12 @@ void CuptiCollector::Impl::start() {
     g_pool.clear();
     return;
   }
+  on = enabled;
   if (skip_state_queries())
     store.set_meta("runtime_calls.unrecorded", "state queries (cudaGetLastError, cudaGetDevice, ...)");
   if (kinds.kernels && kinds.graph_nodes) follow_graph_nodes();
   active = true;
+  set_crash_note(mode_note(CuptiMode::kinds));
   thread = std::thread([this] { run(); });
 }
 
@@ -299,30 +304,84 @@ void CuptiCollector::drain_device() {
   if (impl_->active) cudaDeviceSynchronize();
 }
 
+namespace {
+
+/// The kinds mode `mode` has on, of `enabled` (every kind start() enabled): all of them in `kinds`;
+/// in `graph_replays` GRAPH_TRACE first, then every one but CONCURRENT_KERNEL, which CUPTI refuses
+/// beside it; none when `off`. graph_replays is the configuration the cost probe ran on an H100
+/// without trouble (GRAPH_TRACE enabled before the other kinds, runtime calls, copies and the rest
+/// still on: bench/RESULTS.md, "Graph-level tracing, a cost probe"); GRAPH_TRACE alone, every other
+/// kind off, was never run before the hybrid recording, and every hybrid run with it died of SIGSEGV
+/// in its first epoch. Outside the kernel windows the parser keeps none of those other records
+/// (EventStore::keep_gpu), so the session is the same; the switch into and out of a window turns
+/// one kind off and one on.
+std::vector<CUpti_ActivityKind> kinds_of(CuptiMode mode, const std::vector<CUpti_ActivityKind>& enabled) {
+  if (mode == CuptiMode::kinds) return enabled;
+  std::vector<CUpti_ActivityKind> v;
+  if (mode != CuptiMode::graph_replays) return v;
+  v.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+  for (CUpti_ActivityKind k : enabled)
+    if (k != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) v.push_back(k);
+  return v;
+}
+
+bool has(const std::vector<CUpti_ActivityKind>& v, CUpti_ActivityKind k) { return std::find(v.begin(), v.end(), k) != v.end(); }
+
+const char* mode_note(CuptiMode mode) {
+  switch (mode) {
+    case CuptiMode::kinds: return "CUPTI records every kind (a kernel window, or no schedule)";
+    case CuptiMode::graph_replays: return "CUPTI records whole CUDA-graph replays (GRAPH_TRACE) between kernel windows";
+    case CuptiMode::off: return "CUPTI records nothing (between windows, or the engine times candidates)";
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 void CuptiCollector::set_mode(CuptiMode mode) {
   Impl& m = *impl_;
   if (!m.active || mode == m.mode) return;
   if (m.mode != CuptiMode::off) {
     // The GPU finishes the work recorded so far, then CUPTI hands over its records of it, before
     // anything is disabled (see the header: made-up end times otherwise).
+    set_crash_note("CUPTI mode switch: draining the device (cudaDeviceSynchronize)");
     drain_device();
+    set_crash_note("CUPTI mode switch: cuptiActivityFlushAll");
     cuptiActivityFlushAll(0);
   }
-  if (m.mode == CuptiMode::kinds)
-    for (CUpti_ActivityKind k : m.enabled) cuptiActivityDisable(k);
-  else if (m.mode == CuptiMode::graph_replays)
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-  if (mode == CuptiMode::kinds) {
-    for (CUpti_ActivityKind k : m.enabled) cuptiActivityEnable(k);
-    m.skip_state_queries();
-  } else if (mode == CuptiMode::graph_replays) {
-    if (const CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE); r != CUPTI_SUCCESS) {
-      m.store.set_meta("graph_replays", "not recorded: CUPTI refused GRAPH_TRACE (" + cupti_error(r) +
-                                            "); steps between the kernel windows are not traced");
-      mode = CuptiMode::off;
+  const std::vector<CUpti_ActivityKind> want = kinds_of(mode, m.enabled);
+  // Off first, then on: CUPTI refuses GRAPH_TRACE while CONCURRENT_KERNEL is on.
+  set_crash_note("CUPTI mode switch: disabling activity kinds");
+  for (CUpti_ActivityKind k : m.on)
+    if (!has(want, k)) cuptiActivityDisable(k);
+  std::vector<CUpti_ActivityKind> now;
+  for (CUpti_ActivityKind k : m.on)
+    if (has(want, k)) now.push_back(k);
+  bool runtime_on = false;
+  for (CUpti_ActivityKind k : want) {
+    if (has(now, k)) continue;
+    set_crash_note(k == CUPTI_ACTIVITY_KIND_GRAPH_TRACE ? "CUPTI mode switch: enabling GRAPH_TRACE"
+                                                        : "CUPTI mode switch: enabling activity kinds");
+    const CUptiResult r = cuptiActivityEnable(k);
+    if (r == CUPTI_SUCCESS) {
+      now.push_back(k);
+      runtime_on |= k == CUPTI_ACTIVITY_KIND_RUNTIME;
+      continue;
     }
+    if (k != CUPTI_ACTIVITY_KIND_GRAPH_TRACE) continue;  // as start(): a kind it took once, it takes again
+    // No graph replays: nothing at all between the windows, as a schedule without them.
+    m.store.set_meta("graph_replays", "not recorded: CUPTI refused GRAPH_TRACE (" + cupti_error(r) +
+                                          "); steps between the kernel windows are not traced");
+    for (CUpti_ActivityKind o : now) cuptiActivityDisable(o);
+    now.clear();
+    runtime_on = false;
+    mode = CuptiMode::off;
+    break;
   }
+  if (runtime_on) m.skip_state_queries();  // enabling RUNTIME resets it
+  m.on = std::move(now);
   m.mode = mode;
+  set_crash_note(mode_note(mode));
 }
 
 CuptiMode CuptiCollector::mode() const { return impl_->mode; }
@@ -338,10 +397,8 @@ void CuptiCollector::stop() {
   impl_->cv.notify_one();
   impl_->thread.join();
   impl_->unfollow_graph_nodes();
-  if (impl_->mode == CuptiMode::kinds)
-    for (CUpti_ActivityKind k : impl_->enabled) cuptiActivityDisable(k);
-  else if (impl_->mode == CuptiMode::graph_replays)
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+  for (CUpti_ActivityKind k : impl_->on) cuptiActivityDisable(k);
+  impl_->on.clear();
   impl_->mode = CuptiMode::off;
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   impl_->drain();
@@ -352,6 +409,7 @@ void CuptiCollector::stop() {
   impl_->active = false;
   g_impl.store(nullptr);
   g_pool.clear();
+  set_crash_note(nullptr);
 }
 
 bool cupti_built() { return true; }

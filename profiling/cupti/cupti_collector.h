@@ -36,9 +36,11 @@ struct CuptiKinds {
   bool kernels = true, copies = true, runtime = true, syncs = true, memory = true, graph_nodes = true;
 };
 
-/// What CUPTI records: every enabled kind (`kinds`), whole CUDA-graph replays alone (`graph_replays`:
-/// CUPTI_ACTIVITY_KIND_GRAPH_TRACE, one record per replayed graph instead of one per node; CUPTI refuses
-/// it beside CONCURRENT_KERNEL, so the two alternate), or nothing (`off`).
+/// What CUPTI records: every enabled kind (`kinds`), whole CUDA-graph replays instead of kernels
+/// (`graph_replays`: CUPTI_ACTIVITY_KIND_GRAPH_TRACE, one record per replayed graph instead of one per
+/// node, in CONCURRENT_KERNEL's place, which CUPTI refuses beside it; the other kinds stay on, as in the
+/// cost probe that ran this way, and outside the kernel windows the parser keeps none of their
+/// records), or nothing (`off`).
 enum class CuptiMode { kinds, graph_replays, off };
 
 class CuptiCollector {
