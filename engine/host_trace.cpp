@@ -17,6 +17,7 @@ namespace ts::trace {
 namespace detail {
 std::atomic<Sink*> g_sink{nullptr};
 std::atomic<bool> g_nvtx{false};
+std::atomic<unsigned> g_graph_instrumentation{0};
 }  // namespace detail
 
 namespace {
@@ -33,6 +34,8 @@ void name_nvtx_categories() {
 }  // namespace
 
 void set_sink(Sink* sink) { detail::g_sink.store(sink, std::memory_order_release); }
+
+void graph_instrumentation_changed() { detail::g_graph_instrumentation.fetch_add(1, std::memory_order_acq_rel); }
 
 void set_nvtx_enabled(bool on) {
 #if defined(TS_HAVE_NVTX)

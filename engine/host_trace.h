@@ -71,7 +71,20 @@ class Sink {
 namespace detail {
 extern std::atomic<Sink*> g_sink;
 extern std::atomic<bool> g_nvtx;
+extern std::atomic<unsigned> g_graph_instrumentation;
 }  // namespace detail
+
+/// How a tracer instruments CUDA-graph launches, as a count of its changes. CUPTI sets a graph up for
+/// graph-level tracing (GRAPH_TRACE) or per-kernel tracing when the graph is instantiated; an
+/// executable graph instantiated under one and launched under the other crashed inside CUPTI's launch
+/// callback (SIGSEGV in cuGraphLaunch on an H100, CUDA 13.0, driver 580). An engine that keeps
+/// instantiated graphs re-instantiates them when this count differs from the one they were made under.
+inline unsigned graph_instrumentation() {
+  return detail::g_graph_instrumentation.load(std::memory_order_acquire);
+}
+/// Called by the tracer, on the thread that launches graphs and with none in flight, after it changed
+/// how graph launches are instrumented.
+void graph_instrumentation_changed();
 
 /// Installs (or, with nullptr, removes) the sink. The caller keeps it alive until it is removed and
 /// every range opened while it was installed has closed (the profiler stops after training).

@@ -194,9 +194,18 @@ class CudaNetwork final : public Network {
   // step is one cudaGraphLaunch of the step captured once per (batch size, input slot).
   bool graph_steps() const { return options_.cuda_graphs && options_.accumulate == 1; }
   void graph_train_step(std::int64_t n, int slot);
+  /// A captured step: the graph (kept to instantiate again) and its executable, instantiated under
+  /// the tracer's graph instrumentation `made_under` (trace::graph_instrumentation).
+  struct StepGraph {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    unsigned made_under = 0;
+  };
   /// Captures step_body(n, slot) on the compute stream (thread-local capture mode: the loader's threads
-  /// may allocate pinned memory meanwhile) and instantiates it; throws DeviceError.
-  cudaGraphExec_t capture_step(std::int64_t n, int slot);
+  /// may allocate pinned memory meanwhile) into g.graph and instantiates it; throws DeviceError.
+  void capture_step(std::int64_t n, int slot, StepGraph& g);
+  /// (Re-)instantiates g.exec from g.graph under the tracer's current graph instrumentation.
+  void instantiate_step(StepGraph& g);
   void destroy_graphs() noexcept;
   /// graph_state_: {long long train steps, updates applied; float loss, fp16 loss scale} on the device.
   long long* graph_counters() const { return static_cast<long long*>(graph_state_->ptr); }
@@ -259,7 +268,7 @@ class CudaNetwork final : public Network {
   bool have_forward_ = false;
   std::int64_t last_forward_n_ = 0;
   std::int64_t free_at_start_ = 0;
-  std::map<std::pair<std::int64_t, int>, cudaGraphExec_t> graphs_;  // (batch size, input slot)
+  std::map<std::pair<std::int64_t, int>, StepGraph> graphs_;  // (batch size, input slot)
   std::shared_ptr<MemoryBlock> graph_state_;
   bool capturing_ = false;
   bool graph_counters_current_ = false;  // the device's counters equal step_ and opt_steps_

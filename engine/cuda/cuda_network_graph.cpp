@@ -25,11 +25,16 @@ void CudaNetwork::graph_train_step(std::int64_t n, int slot) {
     TS_CUDA_CHECK(cudaMemcpyAsync(graph_counters(), c, sizeof c, cudaMemcpyHostToDevice, compute_));  // staged
     graph_counters_current_ = true;
   }
-  cudaGraphExec_t& exec = graphs_[{n, slot}];
-  if (!exec) exec = capture_step(n, slot);
+  StepGraph& g = graphs_[{n, slot}];
+  if (!g.graph) {
+    capture_step(n, slot, g);
+  } else if (!g.exec || g.made_under != trace::graph_instrumentation()) {
+    trace::ScopedRange range(trace::RangeKind::other, "CUDA graph instantiate (the profiler's tracing changed)");
+    instantiate_step(g);
+  }
   {
     trace::ScopedRange range(trace::RangeKind::other, "CUDA graph launch");
-    TS_CUDA_CHECK(cudaGraphLaunch(exec, compute_));
+    TS_CUDA_CHECK(cudaGraphLaunch(g.exec, compute_));
   }
   TS_CUDA_CHECK(cudaEventRecord(slot_free_[slot], compute_));
   float* ring = static_cast<float*>(loss_ring_->ptr);
@@ -41,7 +46,7 @@ void CudaNetwork::graph_train_step(std::int64_t n, int slot) {
   if (!fp16()) ++opt_steps_;
 }
 
-cudaGraphExec_t CudaNetwork::capture_step(std::int64_t n, int slot) {
+void CudaNetwork::capture_step(std::int64_t n, int slot, StepGraph& g) {
   trace::ScopedRange range(trace::RangeKind::other, "CUDA graph capture");
   cudaGraph_t graph = nullptr;
   TS_CUDA_CHECK(cudaStreamBeginCapture(compute_, cudaStreamCaptureModeThreadLocal));
@@ -57,16 +62,26 @@ cudaGraphExec_t CudaNetwork::capture_step(std::int64_t n, int slot) {
   }
   capturing_ = false;
   TS_CUDA_CHECK(cudaStreamEndCapture(compute_, &graph));
-  cudaGraphExec_t exec = nullptr;
-  const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
-  cudaGraphDestroy(graph);
-  TS_CUDA_CHECK(err);
-  return exec;
+  g.graph = graph;
+  instantiate_step(g);
+}
+
+void CudaNetwork::instantiate_step(StepGraph& g) {
+  if (g.exec) {
+    cudaGraphExecDestroy(g.exec);
+    g.exec = nullptr;
+  }
+  // Read before instantiating: a change during it leaves a stale count, and the next launch instantiates again.
+  const unsigned now = trace::graph_instrumentation();
+  TS_CUDA_CHECK(cudaGraphInstantiate(&g.exec, g.graph, 0));
+  g.made_under = now;
 }
 
 void CudaNetwork::destroy_graphs() noexcept {
-  for (auto& [key, exec] : graphs_)
-    if (exec) cudaGraphExecDestroy(exec);
+  for (auto& [key, g] : graphs_) {
+    if (g.exec) cudaGraphExecDestroy(g.exec);
+    if (g.graph) cudaGraphDestroy(g.graph);
+  }
   graphs_.clear();
 }
 

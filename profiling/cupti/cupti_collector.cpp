@@ -379,6 +379,10 @@ void CuptiCollector::set_mode(CuptiMode mode) {
     break;
   }
   if (runtime_on) m.skip_state_queries();  // enabling RUNTIME resets it
+  // Graphs instantiated with GRAPH_TRACE off must not be launched with it on, nor the other way
+  // (trace::graph_instrumentation): the engine instantiates its step graphs again before their next launch.
+  if (has(m.on, CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != has(now, CUPTI_ACTIVITY_KIND_GRAPH_TRACE))
+    trace::graph_instrumentation_changed();
   m.on = std::move(now);
   m.mode = mode;
   set_crash_note(mode_note(mode));

@@ -36,6 +36,24 @@ std::string session_path(const char* name) {
 
 /// Trains `steps` CUDA-graph steps of SimpleCNN at batch 512 under a hybrid recording on `schedule`.
 ProfilerSummary record_hybrid(const std::string& path, const ProfileSchedule& schedule, int steps) {
+  const unsigned instrumentation_before = trace::graph_instrumentation();
+  struct CheckSwitches {  // on every return: each switch to or from graph replays told the engine
+    const ProfileSchedule& schedule;
+    int steps;
+    unsigned before;
+    ~CheckSwitches() {
+      // The profiler sets CUPTI's mode for step s + 1 at step s's end, from kernels (the start) on.
+      unsigned switches = 0;
+      bool between = false;
+      for (int s = 1; s <= steps; ++s) {
+        const bool next = !cupti_on_for_next(schedule, s);
+        switches += next != between;
+        between = next;
+      }
+      EXPECT_EQ(trace::graph_instrumentation() - before, switches)
+          << "switches to or from GRAPH_TRACE that the engine's graphs were told of";
+    }
+  } check{schedule, steps, instrumentation_before};
   ProfilerOptions o;
   o.session_path = path;
   o.cuda_device = 0;
