@@ -60,7 +60,9 @@ std::string schedule_text(const ProfileSchedule& s) {
 }
 
 ProfileSchedule default_hybrid_schedule() {
-  return parse_profile_schedule("wait=179,warmup=0,active=21,repeat=0,skip_first=1,skip_first_wait=1");
+  // TRAINSCOPE_HYBRID_SCHEDULE (a schedule's text) replaces it for cost measurements (bench/).
+  const char* env = std::getenv("TRAINSCOPE_HYBRID_SCHEDULE");
+  return parse_profile_schedule(env && *env ? env : "wait=179,warmup=0,active=21,repeat=0,skip_first=1,skip_first_wait=1");
 }
 
 bool cupti_on_for_next(const ProfileSchedule& s, std::int64_t step) {

@@ -194,18 +194,19 @@ class CudaNetwork final : public Network {
   // step is one cudaGraphLaunch of the step captured once per (batch size, input slot).
   bool graph_steps() const { return options_.cuda_graphs && options_.accumulate == 1; }
   void graph_train_step(std::int64_t n, int slot);
-  /// A captured step: the graph (kept to instantiate again) and its executable, instantiated under
-  /// the tracer's graph instrumentation `made_under` (trace::graph_instrumentation).
+  /// A captured step: the graph and an executable of it for each way a tracer may instrument graph
+  /// launches (trace::GraphTracing), each instantiated at its first launch under that tracing and kept:
+  /// a hybrid recording switches every ~200 steps, and instantiating at every switch costs milliseconds.
   struct StepGraph {
     cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    unsigned made_under = 0;
+    std::array<cudaGraphExec_t, 2> exec{};  // by trace::GraphTracing
+    unsigned tracing_changes = 0;           // trace::graph_tracing_changes() at the last launch
   };
   /// Captures step_body(n, slot) on the compute stream (thread-local capture mode: the loader's threads
-  /// may allocate pinned memory meanwhile) into g.graph and instantiates it; throws DeviceError.
+  /// may allocate pinned memory meanwhile) into g.graph; throws DeviceError.
   void capture_step(std::int64_t n, int slot, StepGraph& g);
-  /// (Re-)instantiates g.exec from g.graph under the tracer's current graph instrumentation.
-  void instantiate_step(StepGraph& g);
+  /// The executable of g for the tracer's current graph tracing, instantiated if it has none; throws DeviceError.
+  cudaGraphExec_t step_exec(StepGraph& g);
   void destroy_graphs() noexcept;
   /// graph_state_: {long long train steps, updates applied; float loss, fp16 loss scale} on the device.
   long long* graph_counters() const { return static_cast<long long*>(graph_state_->ptr); }

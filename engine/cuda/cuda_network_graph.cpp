@@ -12,6 +12,8 @@
 // capture (the constructor's plan and warm-up), so nothing allocates or autotunes while capturing.
 #include <cuda_runtime_api.h>
 
+#include <cstdlib>
+
 #include "base/cuda_check.h"
 #include "engine/cuda/cuda_network.h"
 #include "engine/host_trace.h"
@@ -26,15 +28,11 @@ void CudaNetwork::graph_train_step(std::int64_t n, int slot) {
     graph_counters_current_ = true;
   }
   StepGraph& g = graphs_[{n, slot}];
-  if (!g.graph) {
-    capture_step(n, slot, g);
-  } else if (!g.exec || g.made_under != trace::graph_instrumentation()) {
-    trace::ScopedRange range(trace::RangeKind::other, "CUDA graph instantiate (the profiler's tracing changed)");
-    instantiate_step(g);
-  }
+  if (!g.graph) capture_step(n, slot, g);
+  const cudaGraphExec_t exec = step_exec(g);
   {
     trace::ScopedRange range(trace::RangeKind::other, "CUDA graph launch");
-    TS_CUDA_CHECK(cudaGraphLaunch(g.exec, compute_));
+    TS_CUDA_CHECK(cudaGraphLaunch(exec, compute_));
   }
   TS_CUDA_CHECK(cudaEventRecord(slot_free_[slot], compute_));
   float* ring = static_cast<float*>(loss_ring_->ptr);
@@ -63,23 +61,38 @@ void CudaNetwork::capture_step(std::int64_t n, int slot, StepGraph& g) {
   capturing_ = false;
   TS_CUDA_CHECK(cudaStreamEndCapture(compute_, &graph));
   g.graph = graph;
-  instantiate_step(g);
 }
 
-void CudaNetwork::instantiate_step(StepGraph& g) {
-  if (g.exec) {
-    cudaGraphExecDestroy(g.exec);
-    g.exec = nullptr;
+namespace {
+/// TRAINSCOPE_GRAPH_EXEC_PER_SWITCH=1: every change of the tracer's graph tracing drops a step's
+/// executables, so each switch instantiates again (what the engine did first; a cost measurement, bench/).
+bool exec_per_switch() {
+  static const bool on = [] {
+    const char* v = std::getenv("TRAINSCOPE_GRAPH_EXEC_PER_SWITCH");
+    return v && *v && *v != '0';
+  }();
+  return on;
+}
+}  // namespace
+
+cudaGraphExec_t CudaNetwork::step_exec(StepGraph& g) {
+  const unsigned changes = trace::graph_tracing_changes();
+  if (changes != g.tracing_changes && exec_per_switch())
+    for (cudaGraphExec_t& e : g.exec)
+      if (e) cudaGraphExecDestroy(e), e = nullptr;
+  g.tracing_changes = changes;
+  cudaGraphExec_t& exec = g.exec[static_cast<unsigned>(trace::graph_tracing())];
+  if (!exec) {
+    trace::ScopedRange range(trace::RangeKind::other, "CUDA graph instantiate");
+    TS_CUDA_CHECK(cudaGraphInstantiate(&exec, g.graph, 0));
   }
-  // Read before instantiating: a change during it leaves a stale count, and the next launch instantiates again.
-  const unsigned now = trace::graph_instrumentation();
-  TS_CUDA_CHECK(cudaGraphInstantiate(&g.exec, g.graph, 0));
-  g.made_under = now;
+  return exec;
 }
 
 void CudaNetwork::destroy_graphs() noexcept {
   for (auto& [key, g] : graphs_) {
-    if (g.exec) cudaGraphExecDestroy(g.exec);
+    for (cudaGraphExec_t e : g.exec)
+      if (e) cudaGraphExecDestroy(e);
     if (g.graph) cudaGraphDestroy(g.graph);
   }
   graphs_.clear();

@@ -320,6 +320,12 @@ std::vector<CUpti_ActivityKind> kinds_of(CuptiMode mode, const std::vector<CUpti
   std::vector<CUpti_ActivityKind> v;
   if (mode != CuptiMode::graph_replays) return v;
   v.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+  // TRAINSCOPE_HYBRID_ALONE=1: GRAPH_TRACE alone between the windows (a cost measurement, bench/).
+  static const bool alone = [] {
+    const char* e = std::getenv("TRAINSCOPE_HYBRID_ALONE");
+    return e && *e && *e != '0';
+  }();
+  if (alone) return v;
   for (CUpti_ActivityKind k : enabled)
     if (k != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) v.push_back(k);
   return v;
@@ -380,9 +386,9 @@ void CuptiCollector::set_mode(CuptiMode mode) {
   }
   if (runtime_on) m.skip_state_queries();  // enabling RUNTIME resets it
   // Graphs instantiated with GRAPH_TRACE off must not be launched with it on, nor the other way
-  // (trace::graph_instrumentation): the engine instantiates its step graphs again before their next launch.
-  if (has(m.on, CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != has(now, CUPTI_ACTIVITY_KIND_GRAPH_TRACE))
-    trace::graph_instrumentation_changed();
+  // (trace::graph_tracing): the engine launches a step graph instantiated under the tracing now on.
+  trace::set_graph_tracing(has(now, CUPTI_ACTIVITY_KIND_GRAPH_TRACE) ? trace::GraphTracing::whole_graph
+                                                                     : trace::GraphTracing::per_kernel);
   m.on = std::move(now);
   m.mode = mode;
   set_crash_note(mode_note(mode));
@@ -404,6 +410,7 @@ void CuptiCollector::stop() {
   for (CUpti_ActivityKind k : impl_->on) cuptiActivityDisable(k);
   impl_->on.clear();
   impl_->mode = CuptiMode::off;
+  trace::set_graph_tracing(trace::GraphTracing::per_kernel);  // graphs launched after this: as unprofiled
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   impl_->drain();
   if (const auto& c = impl_->parser->counts(); c.graph_replays_untimed)

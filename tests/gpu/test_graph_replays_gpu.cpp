@@ -36,7 +36,7 @@ std::string session_path(const char* name) {
 
 /// Trains `steps` CUDA-graph steps of SimpleCNN at batch 512 under a hybrid recording on `schedule`.
 ProfilerSummary record_hybrid(const std::string& path, const ProfileSchedule& schedule, int steps) {
-  const unsigned instrumentation_before = trace::graph_instrumentation();
+  const unsigned instrumentation_before = trace::graph_tracing_changes();
   struct CheckSwitches {  // on every return: each switch to or from graph replays told the engine
     const ProfileSchedule& schedule;
     int steps;
@@ -50,7 +50,7 @@ ProfilerSummary record_hybrid(const std::string& path, const ProfileSchedule& sc
         switches += next != between;
         between = next;
       }
-      EXPECT_EQ(trace::graph_instrumentation() - before, switches)
+      EXPECT_EQ(trace::graph_tracing_changes() - before, switches)
           << "switches to or from GRAPH_TRACE that the engine's graphs were told of";
     }
   } check{schedule, steps, instrumentation_before};

@@ -302,3 +302,26 @@ TEST(GraphReplayAnalysis, UtilizationBucketsAreBusyWhereReplaysRan) {
 
 }  // namespace
 }  // namespace ts::prof
+
+namespace ts::trace {
+namespace {
+
+// The engine keeps an executable step graph for each graph tracing and launches the one made under the
+// tracing now on: a change is counted once, and setting the tracing already on counts nothing.
+TEST(GraphTracing, ChangesAreCountedOnceAndTheCurrentTracingIsKept) {
+  set_graph_tracing(GraphTracing::per_kernel);
+  const unsigned before = graph_tracing_changes();
+  set_graph_tracing(GraphTracing::per_kernel);
+  EXPECT_EQ(graph_tracing_changes(), before);
+  EXPECT_EQ(graph_tracing(), GraphTracing::per_kernel);
+  set_graph_tracing(GraphTracing::whole_graph);
+  set_graph_tracing(GraphTracing::whole_graph);
+  EXPECT_EQ(graph_tracing(), GraphTracing::whole_graph);
+  EXPECT_EQ(graph_tracing_changes(), before + 1);
+  set_graph_tracing(GraphTracing::per_kernel);
+  EXPECT_EQ(graph_tracing(), GraphTracing::per_kernel);
+  EXPECT_EQ(graph_tracing_changes(), before + 2);
+}
+
+}  // namespace
+}  // namespace ts::trace
