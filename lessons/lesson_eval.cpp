@@ -6,11 +6,13 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 
 #include "base/errors.h"
 #include "base/format_bytes.h"
+#include "base/format_number.h"
 #include "lessons/json_write.h"
 #include "lessons/session_pack.h"
 #include "profiling/analysis/analysis.h"
@@ -41,8 +43,8 @@ void step_figures(const prof::EventStore& s, const an::Report& rep, std::int64_t
   if (const auto w = prof::compare::data_wait_ns_per_step(rep)) out.figures["data_wait_ms"] = *w / 1e6;
   // The median only names the steps that stand out from it (they count in step_ms).
   out.median_step_ms = tp.median_step_ns.value_or(0) / 1e6;
+  out.first_steps_ms = static_cast<double>(tp.first_steps_ns) / 1e6;
   const std::size_t first = static_cast<std::size_t>(tp.warmup_steps_skipped), n = s.steps.size();
-  for (std::size_t i = 0; i < first && i < n; ++i) out.first_steps_ms += (s.steps[i].end - s.steps[i].start) / 1e6;
   std::int64_t t0 = INT64_MAX, t1 = INT64_MIN;
   for (std::size_t i = first; i < n; ++i) {
     const auto& st = s.steps[i];
@@ -140,9 +142,9 @@ Check check_figure(const Expectation& e, const std::vector<RunResult>& runs) {
   }
   const double ratio = fb->second / fa->second;
   c.met = e.at_least ? ratio >= *e.at_least : ratio <= *e.at_most;
-  c.detail = fmt::format("{} {} -> {} {}: {:.3g}x", e.from, format_figure(e.figure, fa->second), e.to,
-                         format_figure(e.figure, fb->second), ratio);
-  c.change = fmt::format("{} → {} (×{:.3g})", format_figure(e.figure, fa->second), format_figure(e.figure, fb->second), ratio);
+  const std::vector<std::string> ab = format_figure_row(e.figure, {fa->second, fb->second});  // one precision
+  c.detail = fmt::format("{} {} -> {} {}: {:.3g}x", e.from, ab[0], e.to, ab[1], ratio);
+  c.change = fmt::format("{} → {} (×{:.3g})", ab[0], ab[1], ratio);
   return c;
 }
 
@@ -180,11 +182,15 @@ std::string side_by_side(const LessonResult& r) {
     if (any) out += line + "\n";
   };
   row("steps analysed", [](const RunResult& run) { return std::to_string(run.steps); });
-  for (const std::string& f : figure_names())
-    row(f, [&](const RunResult& run) {
+  for (const std::string& f : figure_names()) {
+    std::vector<std::optional<double>> values;  // the analysed runs' (row() skips the others)
+    for (const RunResult& run : r.runs) {
       auto it = run.figures.find(f);
-      return it == run.figures.end() ? std::string("-") : format_figure(f, it->second);
-    });
+      values.push_back(run.analysed && it != run.figures.end() ? std::optional<double>(it->second) : std::nullopt);
+    }
+    const std::vector<std::string> cells = format_figure_row(f, values);  // one precision per row
+    row(f, [&](const RunResult& run) { return cells[static_cast<std::size_t>(&run - r.runs.data())]; });
+  }
   std::vector<std::string> ids;
   for (const RunResult& run : r.runs)
     for (const auto& v : run.verdicts)
@@ -198,20 +204,33 @@ std::string side_by_side(const LessonResult& r) {
 
 }  // namespace
 
-std::string format_figure(const std::string& name, double v) {
+namespace {
+
+/// `v` written as figure `name`, a time with `ms_decimals` decimals.
+std::string figure_text(const std::string& name, double v, int ms_decimals) {
   if (name.find("bytes") != std::string::npos) return format_bytes(v, 1);
-  if (name == "images_per_s") return fmt::format("{:.0f} img/s", v);
+  if (name == "images_per_s") return format_grouped(v) + " img/s";
   if (name == "gpu_utilization_pct") return fmt::format("{:.1f} %", v);
-  return fmt::format("{:.3g} ms", v);
+  return fmt::format("{:.{}f} ms", v, ms_decimals);
+}
+
+}  // namespace
+
+std::string format_figure(const std::string& name, double v) { return format_figure_row(name, {v}).front(); }
+
+std::vector<std::string> format_figure_row(const std::string& name, const std::vector<std::optional<double>>& values) {
+  double smallest = 0;  // the smallest nonzero |value|: its 3 significant digits set the row's decimals
+  for (const auto& v : values)
+    if (v && *v != 0 && (smallest == 0 || std::fabs(*v) < smallest)) smallest = std::fabs(*v);
+  const int decimals = fixed_decimals(smallest);
+  std::vector<std::string> out;
+  for (const auto& v : values) out.push_back(v ? figure_text(name, *v, decimals) : std::string("-"));
+  return out;
 }
 
 
 std::string describe_first_steps(const RunResult& r) {
-  if (r.median_step_ms <= 0 || r.first_steps_ms <= kOutlierTimesMedian * r.median_step_ms) return {};
-  return fmt::format("the first step took {:.4g} ms ({:.0f}x the median {:.3g} ms: the run's one-time setup, such as "
-                     "the convolution algorithm search and the first allocations): in images/s (training time), not "
-                     "in the step figures",
-                     r.first_steps_ms, r.first_steps_ms / r.median_step_ms, r.median_step_ms);
+  return prof::compare::describe_first_steps(r.first_steps_ms, r.median_step_ms);
 }
 
 std::string describe_outliers(const RunResult& r) {

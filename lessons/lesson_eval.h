@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lessons/lesson.h"
+#include "profiling/compare/compare.h"
 
 namespace ts::lessons {
 
@@ -76,17 +77,12 @@ struct RunResult {
   /// time), so where they outweigh kOutlierTimesMedian x the median step the lesson says so.
   double first_steps_ms = 0;
 };
-/// A step is an outlier when it takes more than this many times the run's median step. 5x: in the
-/// shipped H200 recordings the slowest analysed step of most runs is 1.0-4.7x the median (an epoch's
-/// first step after evaluation); a plan built inside the run was 1,560x (mixed_precision before the
-/// AMP fix), and dataloader_workers, sync_points and out_of_memory's accumulate run each have one
-/// step of 6.6-32x, which the lesson now names.
-constexpr double kOutlierTimesMedian = 5.0;
+/// A step is an outlier past this many times the run's median step (compare.h, the one rule).
+using prof::compare::kOutlierTimesMedian;
 /// "step 20: 2,300 ms (1,564x the median 1.47 ms)", the first three; "" without outliers.
 std::string describe_outliers(const RunResult& r);
-/// "the first step took 202.4 ms (21x the median 9.57 ms: the run's one-time setup ...): in images/s
-/// (training time), not in the step figures" when the left-out first steps outweigh
-/// kOutlierTimesMedian x the median step; "" otherwise.
+/// compare::describe_first_steps() of `r`'s first_steps_ms and median_step_ms: the note Compare's
+/// images/s cell shows for the same session.
 std::string describe_first_steps(const RunResult& r);
 
 /// One expectation judged.
@@ -119,8 +115,13 @@ LessonResult evaluate_sessions(const LessonRecord& record, const std::vector<std
 /// The figures of one session file (RunResult without the run); for tests and the window.
 RunResult measure_session(const std::string& path, std::int64_t warmup = 1);
 
-/// A figure's value for people: "267.4 MB" (bytes, as 1e6), "5200 img/s", "85.8 %", "1.39 ms".
+/// A figure's value for people: "267.4 MB" (bytes, as 1e6), "5,200 img/s" (grouped as Compare writes
+/// it, base/format_number.h), "85.8 %", "1.39 ms" (3 significant digits, whole ms from 100 ms).
 std::string format_figure(const std::string& name, double v);
+/// One row of figure `name` (a run each; nullopt: "-"), written alike: the times with one number of
+/// decimals, enough for 3 significant digits of the row's smallest ("0.930 ms" beside "0.816 ms",
+/// never "0.93 ms"); the other figures as format_figure().
+std::vector<std::string> format_figure_row(const std::string& name, const std::vector<std::optional<double>>& values);
 
 /// Text for people (figures side by side, each check with its numbers) and one JSON object.
 std::string to_text(const LessonResult& r);

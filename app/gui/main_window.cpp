@@ -195,6 +195,20 @@ void MainWindow::fitToolWindow(QWidget* w, QSize want) const {
   if (!w->findChild<QObject*>(QStringLiteral("frame_fitter"), Qt::FindDirectChildrenOnly)) new FrameFitter(w);
 }
 
+void MainWindow::showOverFrame(QWidget* w) const {
+  if (!w->findChild<QObject*>(QStringLiteral("frame_fitter"), Qt::FindDirectChildrenOnly)) new FrameFitter(w);
+  // The window's place on its screen, so that the tool window fills the screen as the window does: a
+  // lesson sized on its own opened at 1600x1000 in the corner of a 1920x1080 screen, beside a window
+  // centred there or maximized.
+  const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
+  const QRect avail = scr ? scr->availableGeometry() : normalGeometry();
+  QRect g = isMaximized() || isFullScreen() ? normalGeometry() : geometry();  // a maximized one: its size once restored
+  g.setSize(g.size().expandedTo(w->minimumSizeHint()).boundedTo(avail.size()));
+  w->setGeometry(g);
+  if (isMaximized() || isFullScreen()) w->showMaximized();
+  else w->showNormal();
+}
+
 QRect fit_window_geometry(const QRect& avail, const QMargins& frame, const QRect& client, QSize minimum, bool center) {
   const QSize room = avail.size().shrunkBy(frame);
   // The area wins over the minimum: a screen smaller than the window's minimum gets the whole area
@@ -389,13 +403,19 @@ void MainWindow::buildStatusBar() {
 void MainWindow::updateIdleStatus() {
   if (running_) return;  // during a run the labels show the run's values
   if (sessions_->showShownStatus()) return;  // a shown session or trace: its own values
+  // The form's settings: beside a shown session, named as the next run's (as the session's device
+  // is named "(session)"), since the charts still show the session.
   const RunSettings s = settings_->settings();
+  const bool beside = sessions_->showsSession();
+  const QString tip = beside ? tr("What Run settings hold for the next run (not the shown session's)") : QString();
   device_label_->setText((s.device == Device::cuda ? tr("device: CUDA %1").arg(s.cuda_device) : tr("device: CPU")) +
-                         simulated_card_status(memory_limit_bytes(s)));
+                         (beside ? tr(" (next run)") : QString()) + simulated_card_status(memory_limit_bytes(s)));
   batch_label_->setText(tr("batch size %1").arg(s.batch_size));
   amp_label_->setText(amp_status(s.amp, s.accumulate, s.deterministic));
-  amp_label_->setToolTip(settings_->ampUnavailableReason());
   workers_label_->setText(tr("num_workers %1%2").arg(s.num_workers).arg(pinned_status_text(s)));
+  for (QLabel* l : {device_label_, batch_label_, workers_label_}) l->setToolTip(tip);
+  const QString amp_why = settings_->ampUnavailableReason();
+  amp_label_->setToolTip(amp_why.isEmpty() ? tip : amp_why);
 }
 
 QString MainWindow::statusText() const {

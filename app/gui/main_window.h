@@ -107,6 +107,7 @@ class MainWindow : public QMainWindow, public MainFrame {
   void startWith(const RunSettings& settings) override;
   void addStatusWidget(QWidget* w) override;
   void fitToolWindow(QWidget* w, QSize want) const override;
+  void showOverFrame(QWidget* w) const override;
   /// The verdict banner's row: shown while the banner has content, outside the Playground.
   void showVerdictRow();
   StatusLabels statusLabels() const override;

@@ -7,6 +7,7 @@
 // run; the message bar says in one line what changed and what this machine could not take, and why
 // ("Run settings: num_workers 0 → 4, pin_memory off → on; AMP bf16 not applied: no CUDA GPU on this
 // machine"). Without a CUDA GPU the verdicts do not propose the knobs that need one.
+#include <QLayout>
 #include <QMenuBar>
 #include <QToolBar>
 #include <QToolButton>
@@ -60,6 +61,9 @@ ProfileWorkspace* MainWindow::buildProfileWorkspace() {
   bar->setMovable(false);
   banner_ = new VerdictBanner(verdicts_);
   bar->addWidget(banner_);
+  // The banner's two lines fill the row: the bar's margins (4 px above and below) would take from the
+  // lanes more than the second line needs.
+  bar->layout()->setContentsMargins(0, 0, 0, 0);
   addToolBarBreak();
   addToolBar(bar);
   // The row shows only while the banner has something to say: empty, it was a blank strip under

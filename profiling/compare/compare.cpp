@@ -177,6 +177,7 @@ Throughput throughput(const EventStore& store, std::int64_t warmup_steps) {
   const std::size_t skip = std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(warmup_steps, 0)),
                                                  n > 1 ? n - 1 : 0);
   t.warmup_steps_skipped = static_cast<std::int64_t>(skip);
+  for (std::size_t i = 0; i < skip; ++i) t.first_steps_ns += std::max<std::int64_t>(store.steps[i].end - store.steps[i].start, 0);
   std::vector<double> rates, durations;
   for (std::size_t i = skip; i < n; ++i) {
     const StepRecord& s = store.steps[i];
@@ -200,6 +201,18 @@ Throughput throughput(const EventStore& store, std::int64_t warmup_steps) {
   if (!durations.empty()) t.slowest_step_ns = static_cast<std::int64_t>(*std::max_element(durations.begin(), durations.end()));
   t.training = training_throughput(store);
   return t;
+}
+
+std::string describe_first_steps(double first_steps_ms, double median_step_ms) {
+  if (median_step_ms <= 0 || first_steps_ms <= kOutlierTimesMedian * median_step_ms) return {};
+  return fmt::format("the first step took {:.4g} ms ({:.0f}x the median {:.3g} ms: the run's one-time setup, such as "
+                     "the convolution algorithm search and the first allocations): in images/s (training time), not "
+                     "in the step figures",
+                     first_steps_ms, first_steps_ms / median_step_ms, median_step_ms);
+}
+
+std::string describe_first_steps(const Throughput& t) {
+  return describe_first_steps(static_cast<double>(t.first_steps_ns) / 1e6, t.median_step_ns.value_or(0) / 1e6);
 }
 
 TrainingThroughput training_throughput(const EventStore& store) {

@@ -91,8 +91,25 @@ struct Throughput {
   /// step_ns / steps: the host step time every view shows (Compare, a lesson's step_ms).
   std::optional<double> mean_step_ns;
   std::int64_t slowest_step_ns = 0;   // the longest step used
+  /// The wall time of the warm-up steps left out (the first: the convolution algorithm search, the
+  /// first allocations, a CUDA-graph capture), ns. The step figures leave it out; `training` counts it.
+  std::int64_t first_steps_ns = 0;
   TrainingThroughput training;        // training_throughput(store): the img/s every view shows
 };
+/// A step is an outlier when it takes more than this many times the run's median step, and the
+/// left-out first steps are heavy when they take more than this many times it. 5x: in the shipped
+/// H200 recordings the slowest analysed step of most runs is 1.0-4.7x the median (an epoch's first
+/// step after evaluation); a plan built inside the run was 1,560x (mixed_precision before the AMP
+/// fix), and dataloader_workers, sync_points and out_of_memory's accumulate run each have one step
+/// of 6.6-32x, which the lessons name.
+constexpr double kOutlierTimesMedian = 5.0;
+/// "the first step took 202.4 ms (21x the median 9.57 ms: the run's one-time setup ...): in images/s
+/// (training time), not in the step figures" when the left-out first steps (`first_steps_ms`, ms)
+/// outweigh kOutlierTimesMedian x the median step (`median_step_ms`, ms); "" otherwise (or without a
+/// median). The one rule and wording of every view's ⚠ on images/s: Compare's and a lesson's.
+std::string describe_first_steps(double first_steps_ms, double median_step_ms);
+/// describe_first_steps() of `t`'s first_steps_ns and median_step_ns.
+std::string describe_first_steps(const Throughput& t);
 /// One unit for a row of byte rates, from its largest value (bytes/s): TB/s with 2 decimals from
 /// 1e12, GB/s with 1 from 1e9, else MB/s with none; so sessions' cells read side by side.
 struct RateUnit {

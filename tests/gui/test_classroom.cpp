@@ -4,11 +4,13 @@
 // the lesson window's minimum sizes within a 1280x720 screen (1280x680), hides the Run settings
 // knobs the shown lesson does not name, and leaving it restores all of it. Every plot text (tick
 // labels, axis titles, legends and their items, text items) scales with the font, once (x1.5, not
-// x2.25), and comes back to the very font it had; the window's minimum stays within 1280x680 with a
-// session's plots at the classroom size; the lesson window at 1280x720 cuts no label's text. The
-// message bar scales too; the tracks' tick labels never meet or get cut, nothing open or a session,
-// at 1280x680 and 1920x1040; the lanes' header widens for a CUDA API lane's kind and thread digits,
-// and the tracks' plot areas follow it.
+// x2.25), and comes back to the very font it had, a session's opened in the mode too; the window's
+// minimum stays within 1280x680 with a session's plots at the classroom size; the lesson window at
+// 1280x720 cuts no label's text. The message bar scales too; the tracks' tick labels never meet or
+// get cut, nothing open or a session, at 1280x680 and 1920x1040; the lanes' header widens for a
+// CUDA API lane's kind and thread digits, and the tracks' plot areas follow it. Every label and
+// button of the Train workspace scales and comes back, those coloured by the form too.
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QDoubleSpinBox>
@@ -17,6 +19,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -39,6 +42,7 @@
 #include "widgets/training/run_settings.h"
 #include "widgets/timeline/timeline_panel.h"
 #include "widgets/timeline/timeline_view.h"
+#include "widgets/workspaces/train_workspace.h"
 #include "widgets/workspaces/workspaces.h"
 
 using namespace ts;
@@ -147,6 +151,13 @@ class TestClassroom : public QObject {
     QCOMPARE(QApplication::font().pointSizeF(), before.pointSizeF());
     QCOMPARE(QApplication::palette().color(QPalette::Window), window_before);
     QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::train);
+    // A workspace chosen during the mode stays when it ends.
+    w.lessons()->classroomAction()->trigger();
+    QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::profile);
+    w.workspaces()->setMode(Workspaces::Mode::both);
+    w.lessons()->classroomAction()->trigger();
+    QVERIFY(!w.lessons()->classroomMode());
+    QCOMPARE(w.workspaces()->mode(), Workspaces::Mode::both);
     MainWindow again;  // a new window starts at the remembered scale
     QCOMPARE(again.lessons()->classroomScale(), 2.0);
   }
@@ -178,6 +189,56 @@ class TestClassroom : public QObject {
         QCOMPARE(label->font().pointSizeF(), normal);
       }
     }
+  }
+
+  /// Every label and button of the Train workspace grows with the classroom font and comes back to
+  /// its own size after it, those the form colours too (the AMP note, the dataset's status, the
+  /// session's settings note and its buttons): a style sheet had kept them at the desktop's size.
+  void everyTrainTextScalesWithTheFont() {
+    MainWindow w;
+    w.show();
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(kSession) && opened.wait(20000));  // the session's settings note
+    w.workspaces()->setMode(Workspaces::Mode::train);
+    // The AMP note shows where this machine has no CUDA GPU; elsewhere it is shown here as it would be.
+    auto* amp = w.findChild<QLabel*>("amp_reason");
+    QVERIFY(amp);
+    if (amp->isHidden()) {
+      amp->setText("AMP needs a CUDA GPU, which this machine does not have: runs train in fp32.");
+      amp->show();
+    }
+    QApplication::processEvents();
+    auto texts = [&w] {
+      QList<QWidget*> out;
+      for (QWidget* c : w.workspaces()->train()->findChildren<QWidget*>())
+        if ((qobject_cast<QLabel*>(c) || qobject_cast<QAbstractButton*>(c)) && c->isVisible()) out << c;
+      return out;
+    };
+    auto name = [](QWidget* c) {
+      const QString text = qobject_cast<QLabel*>(c) ? qobject_cast<QLabel*>(c)->text() : qobject_cast<QAbstractButton*>(c)->text();
+      return QString("%1 %2 \"%3\"").arg(c->metaObject()->className(), c->objectName(), text.left(60));
+    };
+    const double app_normal = font_size(QApplication::font());
+    QHash<QWidget*, double> normal;
+    for (QWidget* c : texts()) normal.insert(c, font_size(c->font()));
+    QVERIFY(normal.size() > 10);
+    QVERIFY(normal.contains(amp));
+    w.lessons()->setClassroomMode(true);
+    w.workspaces()->setMode(Workspaces::Mode::train);
+    QApplication::processEvents();
+    int checked = 0;
+    for (QWidget* c : texts()) {
+      const double now = font_size(c->font());
+      const double want = normal.value(c, app_normal) * 1.5;
+      QVERIFY2(std::abs(now - want) < 0.01, qPrintable(QString("%1: %2 in classroom mode, %3 wanted").arg(name(c)).arg(now).arg(want)));
+      ++checked;
+    }
+    QVERIFY(checked > 10);
+    w.lessons()->setClassroomMode(false);
+    QApplication::processEvents();
+    for (auto it = normal.cbegin(); it != normal.cend(); ++it)
+      QVERIFY2(std::abs(font_size(it.key()->font()) - it.value()) < 0.01,
+               qPrintable(QString("%1: %2 after classroom mode, was %3").arg(name(it.key())).arg(font_size(it.key()->font())).arg(it.value())));
   }
 
   void plotTextsScaleOnceAndComeBackExactly() {
@@ -218,6 +279,41 @@ class TestClassroom : public QObject {
       QVERIFY2(after[i].second == before[i].second,
                qPrintable(QString("%1: %2, was %3").arg(after[i].first, after[i].second.toString(), before[i].second.toString())));
     QVERIFY(w.timelinePanel()->detailsVisible());
+  }
+
+  /// A session opened in classroom mode draws its tracks' texts at the classroom's font, and at the
+  /// desktop's again after it: the utilization rows' legends, out of the plot's layout when the mode
+  /// began, kept the desktop's size (7.65 pt beside 13.5 pt tick labels), and leaving the mode shrank
+  /// them to two thirds of it.
+  void tracksOfASessionOpenedInClassroomModeScaleWithIt() {
+    MainWindow w;
+    w.resize(1280, 680);
+    w.show();
+    w.lessons()->setClassroomMode(true);
+    const auto leave = qScopeGuard([&w] { w.lessons()->setClassroomMode(false); });
+    QSignalSpy opened(w.sessions(), &SessionsController::sessionOpened);
+    QVERIFY(w.sessions()->openSession(kSession) && opened.wait(20000));
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QTest::qWait(300);
+    // Each legend's items between 80 % and 100 % of the application's font (they are drawn at 85-90 %
+    // of it), each tick label at it; the tracks' plots are the timeline panel's.
+    auto off_scale = [&w] {
+      const double app = QApplication::font().pointSizeF();
+      QStringList off;
+      for (QCustomPlot* plot : w.timelinePanel()->findChildren<QCustomPlot*>())
+        for (const auto& [name, font] : plot_fonts(plot)) {
+          const double k = font.pointSizeF() / app;
+          const bool legend = name.contains(" legend");
+          if (name.contains(" tick labels") ? std::abs(k - 1.0) > 0.01 : legend && (k < 0.8 || k > 1.0))
+            off << QString("%1 %2 pt").arg(name).arg(font.pointSizeF());
+        }
+      return off.join(", ");
+    };
+    QVERIFY(w.timelinePanel()->findChildren<QCustomPlot*>().size() >= 2);
+    QVERIFY2(off_scale().isEmpty(), qPrintable("classroom mode: " + off_scale()));
+    w.lessons()->setClassroomMode(false);
+    QTest::qWait(100);
+    QVERIFY2(off_scale().isEmpty(), qPrintable("after it: " + off_scale()));
   }
 
   void minimumSizeFitsWithTheSessionsPlots() {

@@ -58,6 +58,7 @@ class FakeFrame : public MainFrame {
   void startWith(const RunSettings& s) override { started_ = s; }
   void addStatusWidget(QWidget*) override {}
   void fitToolWindow(QWidget*, QSize) const override {}
+  void showOverFrame(QWidget* w) const override { w->show(); }
   ModelBuilder* modelBuilder() const override { return nullptr; }
   RunSettingsPanel* runSettings() const override { return settings_; }
   TrainingCharts* charts() const override { return nullptr; }

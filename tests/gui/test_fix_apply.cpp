@@ -3,6 +3,7 @@
 // said apart; Apply says in one line what changed and what was not applied and why, and the message
 // bar cuts a line too long for the window at a word, never inside one. The Run settings' AMP note
 // speaks the window's words (no command-line flags) and does not contradict itself on a bf16 CPU.
+// After Apply or Use my settings the status bar says what the form holds, as the next run's.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -177,6 +178,43 @@ class TestFixApply : public QObject {
     w.resize(700, 720);  // narrower: still cut at a word
     QTRY_VERIFY(label->text() != m);
     QVERIFY2(cut_at_word(label->text().replace('\n', ' '), m), qPrintable(label->text()));
+  }
+
+  /// One number per quantity: while the form shows the session's settings the status bar says the
+  /// session's; after Apply or Use my settings it says what the form holds, named as the next run's
+  /// (it said "num_workers 0, pinned" and "NVIDIA H200 (session)" beside a form of num_workers 4).
+  void theStatusBarSaysWhatTheFormHolds() {
+    MainWindow w;
+    w.show();
+    RunSettings mine = w.runSettings()->settings();
+    mine.num_workers = 2;
+    w.runSettings()->setSettings(mine);
+    const StatusLabels labels = w.statusLabels();
+    auto said = [&] { return w.statusText(); };
+    QVERIFY(open(w, kData + "gpu_b128_nw0_augment.tsession"));  // recorded num_workers 0
+    QVERIFY(w.runSettings()->showingSession());
+    QCOMPARE(w.runSettings()->settings().num_workers, 0);
+    QVERIFY2(labels.workers->text().startsWith("num_workers 0") && labels.device->text().contains("(session)"), qPrintable(said()));
+
+    emit w.verdictPanel()->applyRequested({{"num_workers", "4"}}, "Input-bound: the trainer waits for the next batch");
+    QCOMPARE(w.runSettings()->settings().num_workers, 4);
+    QVERIFY2(labels.workers->text().startsWith("num_workers 4") && labels.device->text().contains("(next run)") &&
+                 !said().contains("(session)"),
+             qPrintable(said()));
+    QCOMPARE(labels.batch->text(), QString("batch size %1").arg(w.runSettings()->settings().batch_size));
+
+    QVERIFY(open(w, kData + "gpu_b128_nw0_augment.tsession"));  // the session's settings again
+    QVERIFY2(labels.workers->text().startsWith("num_workers 0") && labels.device->text().contains("(session)"), qPrintable(said()));
+    QPushButton* own = nullptr;
+    for (auto* b : w.runSettings()->findChildren<QPushButton*>())
+      if (b->text() == "Use my settings") own = b;
+    QVERIFY(own && !w.runSettings()->sessionNote().isEmpty());
+    own->click();
+    QVERIFY(!w.runSettings()->showingSession());
+    QCOMPARE(w.runSettings()->settings().num_workers, 4);  // the user's, Apply's included
+    QVERIFY2(labels.workers->text().startsWith("num_workers 4") && labels.device->text().contains("(next run)") &&
+                 !said().contains("(session)"),
+             qPrintable(said()));
   }
 
   void ampNoteInTheWindowsWords() {

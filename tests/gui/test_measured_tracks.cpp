@@ -193,6 +193,13 @@ class TestMeasuredTracks : public QObject {
     QVERIFY2(p.measuredAbsentMessage().startsWith("Measured GPU metrics: ") && p.measuredAbsentMessage().contains(why),
              qPrintable(p.measuredAbsentMessage()));
     QVERIFY2(p.statusText().contains(status), qPrintable(p.statusText()));
+    // The CPU row's scale comes before the notes of what was not recorded (a one-line track header
+    // cuts from the end), and only where the row has samples to scale.
+    const QString text = p.statusText();
+    const bool samples = p.cpuAbsentMessage().isEmpty();
+    QCOMPARE(text.contains("CPU: 100"), samples);
+    if (which == "plain") QVERIFY2(samples, "the plain session has CPU samples");
+    if (samples) QVERIFY2(text.indexOf("CPU: 100") < text.indexOf("measured:"), qPrintable(text));
     // The estimates are drawn all the same.
     QVERIFY(p.graphFor("gpu.sm_efficiency"));
   }

@@ -1,10 +1,11 @@
 // Pictures of the whole screen, not a check: with TS_SCREENSHOTS=DIR, the window as it first opens on
 // the screen it runs on (a real X screen under xvfb-run, with or without a window manager; any size and
 // QT_SCALE_FACTOR), then each view a teacher shows: Train, Profile with each tab open, a distributed
-// job, an imported PyTorch trace, Side by side during a CPU run, Compare, a lesson, classroom mode and
-// the environment doctor. The screen is grabbed (QScreen::grabWindow(0)), so what lies off-screen or
-// under another window is seen as a user sees it. Files: DIR/<view>_<TS_SHOT_TAG>.png (the tag
-// defaults to the screen's size; TS_TOUR_LESSON picks the lesson). Without TS_SCREENSHOTS every function skips.
+// job, an imported PyTorch trace, Side by side during a CPU run, Compare, a lesson, classroom mode (a
+// lesson, and Profile with a session and a trace) and the environment doctor. The screen is grabbed
+// (QScreen::grabWindow(0)), so what lies off-screen or under another window is seen as a user sees
+// it. Files: DIR/<view>_<TS_SHOT_TAG>.png (the tag defaults to the screen's size; TS_TOUR_LESSON
+// picks the lesson). Without TS_SCREENSHOTS every function skips.
 #include <QDir>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -183,6 +184,22 @@ class TestScreenTour : public QObject {
     ProfileWorkspace* profile = w.workspaces()->profile();
     profile->showTab(profile->tabs()->widget(0));
     QVERIFY(shoot("classroom_profile_tab", 1000));
+    w.lessons()->setClassroomMode(false);
+  }
+
+  void classroomProfile() {
+    // Profile with a session and with a trace open in classroom mode: the banner and the tracks'
+    // headers at the class's font (the lesson tour's classroom_profile shows no session).
+    MainWindow w;
+    first_start(w);
+    w.lessons()->setClassroomMode(true);
+    QVERIFY(test::open_session(w, kSession));
+    w.workspaces()->setMode(Workspaces::Mode::profile);
+    QVERIFY(shoot("classroom_profile_session", 1500));
+    if (QFileInfo::exists(kTrace)) {
+      QVERIFY(test::open_session(w, kTrace));
+      QVERIFY(shoot("classroom_profile_trace", 1500));
+    }
     w.lessons()->setClassroomMode(false);
   }
 

@@ -127,6 +127,13 @@ TEST(Compare, ThroughputAccuracyAlignment) {
   EXPECT_DOUBLE_EQ(*t.median_img_per_s, 2000);
   EXPECT_NEAR(*t.mean_img_per_s, 300 / 0.175, 1e-9);
   EXPECT_DOUBLE_EQ(*t.median_step_ns, 50000000);
+  // The left-out first step (1 s, 20x the 50 ms median) is heavy: said, by the rule of 5x the median.
+  EXPECT_EQ(t.first_steps_ns, 1000000000);
+  const std::string heavy = describe_first_steps(t);
+  EXPECT_EQ(heavy.rfind("the first step took 1000 ms (20x the median 50 ms", 0), 0u) << heavy;
+  EXPECT_EQ(describe_first_steps(5 * 50.0, 50.0), "");  // 5x: not over the rule
+  EXPECT_NE(describe_first_steps(5.01 * 50.0, 50.0), "");
+  EXPECT_EQ(describe_first_steps(1000.0, 0.0), "");  // no median: nothing to weigh it by
   // Warm-up never leaves zero steps.
   EXPECT_EQ(throughput(b.s, 5).steps, 1);
   EXPECT_FALSE(throughput(EventStore{}, 1).median_img_per_s);

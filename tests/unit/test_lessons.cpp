@@ -14,6 +14,7 @@
 
 #include "base/errors.h"
 #include "base/format_bytes.h"
+#include "base/format_number.h"
 #include "engine/model_spec.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_eval.h"
@@ -525,6 +526,22 @@ TEST(LessonFigures, BytesUseTheWindowsFormatter) {
   EXPECT_EQ(format_figure("activation_bytes", 2.5e6), ts::format_bytes(2.5e6, 1));
   EXPECT_EQ(ts::format_bytes(799.87e6), "799.87 MB");
   EXPECT_EQ(ts::format_bytes(-2e3, 1), "-2.0 kB");
+}
+
+// images/s grouped as Compare writes it (base/format_number.h: "472,658", not "472658"), and a row of
+// times at one precision: "0.930 ms" beside "0.816 ms", never "0.93 ms".
+TEST(LessonFigures, OneFormatterAndOnePrecisionPerRow) {
+  EXPECT_EQ(format_figure("images_per_s", 472658.4), "472,658 img/s");
+  EXPECT_EQ(ts::format_grouped(999.5), "1,000");
+  EXPECT_EQ(ts::format_grouped(-1234.5, 1), "-1,234.5");
+  EXPECT_EQ(ts::format_grouped(12), "12");
+  EXPECT_EQ(ts::format_grouped(1234567), "1,234,567");
+  const std::vector<std::string> row = format_figure_row("step_ms", {0.93, std::nullopt, 0.8164});
+  EXPECT_EQ(row, (std::vector<std::string>{"0.930 ms", "-", "0.816 ms"}));
+  EXPECT_EQ(format_figure_row("step_ms", {12.34, 250.0}), (std::vector<std::string>{"12.3 ms", "250.0 ms"}));
+  EXPECT_EQ(format_figure("slowest_step_ms", 2300.4), "2300 ms");  // not "2.3e+03 ms"
+  EXPECT_EQ(format_figure("step_ms", 1.39), "1.39 ms");
+  EXPECT_EQ(format_figure_row("gpu_utilization_pct", {85.84, 9.0}), (std::vector<std::string>{"85.8 %", "9.0 %"}));
 }
 
 }  // namespace

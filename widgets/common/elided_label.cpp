@@ -78,14 +78,21 @@ void ElidedLabel::setMaxLines(int n) {
   elide();
 }
 
+void ElidedLabel::setFixedLines(int n) {
+  fixed_lines_ = true;
+  setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  setMaxLines(n);
+}
+
 void ElidedLabel::elide() {
   // A style sheet's padding may not be in contentsRect: a few pixels spare so the last glyph is whole.
   const int room = std::max(40, contentsRect().width() - 2 * margin() - 8);
   const QStringList lines = wrap_at_word(full_, font(), room, max_lines_);
   setText(lines.join('\n'));
-  if (max_lines_ > 1) {  // as tall as its lines: the bar it sits in grows with them
+  if (max_lines_ > 1) {  // as tall as its lines (or all it may show): the bar it sits in follows
     const QMargins m = contentsMargins();
-    setFixedHeight(static_cast<int>(lines.size()) * fontMetrics().lineSpacing() + m.top() + m.bottom() + 2 * margin() + 2);
+    const int shown = fixed_lines_ ? max_lines_ : static_cast<int>(lines.size());
+    setFixedHeight(shown * fontMetrics().lineSpacing() + m.top() + m.bottom() + 2 * margin() + 2);
   }
 }
 

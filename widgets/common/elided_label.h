@@ -1,7 +1,8 @@
-// A one-line label for a long message (the verdict banner; the window's message bar wraps it on up to
-// four lines first): the text is cut at a word boundary with "…" where the width ends, never inside
-// a word ("…(CUDA driver versi" said nothing), and the whole text is the tooltip. elide_at_word and
-// wrap_at_word are the rules, tested on their own.
+// A label for a long message, on one line or wrapped on a few (the window's message bar on up to four,
+// the verdict banner on a row always two lines tall, the memory track's peaks on up to two): the text
+// is cut at a word boundary with "…" where the room ends, never inside a word ("…(CUDA driver versi"
+// said nothing), and the whole text is the tooltip. elide_at_word and wrap_at_word are the rules,
+// tested on their own.
 // SqueezeLabel: a one-line label (a status bar field, the run's img/s line) that asks for its whole
 // text's width but accepts less, painting the text cut at a word with "…" (elide_at_word) when squeezed: a text that lengthens
 // during a run never raises the window's minimum width.
@@ -35,6 +36,9 @@ class ElidedLabel : public QLabel {
   /// label is as tall as the lines it shows.
   void setMaxLines(int n);
   int maxLines() const { return max_lines_; }
+  /// Up to `n` lines as setMaxLines(), but the label is always `n` lines tall, whatever its text: a
+  /// bar it sits in keeps its height when a shorter or longer text comes (the lines centred in it).
+  void setFixedLines(int n);
 
  protected:
   void resizeEvent(QResizeEvent* e) override;
@@ -44,6 +48,7 @@ class ElidedLabel : public QLabel {
   void elide();
   QString full_;
   int max_lines_ = 1;
+  bool fixed_lines_ = false;
 };
 
 /// A plain QLabel for callers (setText(), text() are the full text); only its painting and its

@@ -52,7 +52,9 @@ void set_scaled(QObject* o, double to) {
 }
 
 /// Everything of `plot` that holds a text: axes, layout elements (titles, legends and their items,
-/// axis rects' insets) and items.
+/// axis rects' insets) and items, also those out of its layout for now (a track's rows and their
+/// legends that it shows only where the session has them: missed, a session opened in classroom mode
+/// drew its utilization legends at the desktop's size).
 QList<QObject*> text_owners(QCustomPlot* plot) {
   QList<QObject*> legends, others;
   QSet<QObject*> seen;
@@ -66,6 +68,9 @@ QList<QObject*> text_owners(QCustomPlot* plot) {
   for (QCPAxisRect* r : plot->axisRects())
     for (QCPAxis* a : r->axes()) add(a);
   for (int i = 0; i < plot->itemCount(); ++i) add(plot->item(i));
+  // Out of the layout: QCustomPlot gives an element it takes back to the plot as its QObject parent,
+  // and an axis rect made for the plot, with its axes, is the plot's child from the start.
+  for (QCPLayerable* o : plot->findChildren<QCPLayerable*>()) add(o);
   // A legend's setFont() sets its items' fonts too: legends first, then the items from their own.
   return legends + others;
 }

@@ -188,7 +188,7 @@ void CompareThroughputChart::setComparison(const pc::Comparison& c) {
     top = std::max(top, rate.value_or(0));
     auto* t = value_label(plot_, rate_);
     t->position->setCoords(i, rate.value_or(0));
-    t->setText(rate ? QLocale(QLocale::English).toString(*rate, 'f', 0) : tr("not recorded"));
+    t->setText(rate ? training_rate_text(c.sessions[static_cast<std::size_t>(i)].throughput) : tr("not recorded"));
     labels_.push_back(t);
   }
   plot_->xAxis->setTicker(session_ticker(c));

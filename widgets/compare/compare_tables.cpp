@@ -6,7 +6,6 @@
 #include <QHeaderView>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QLocale>
 #include <QPainter>
 #include <QPixmap>
 #include <QTableWidget>
@@ -14,6 +13,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/format_number.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/panels/measured_text.h"
 #include "widgets/panels/verdict_panel.h"
@@ -28,7 +28,8 @@ namespace {
 
 const QString kAbsent = QStringLiteral("–");
 
-QString grouped(double v, int decimals = 0) { return QLocale(QLocale::English).toString(v, 'f', decimals); }
+/// The one number formatter of every view (base/format_number.h): "472,658".
+QString grouped(double v, int decimals = 0) { return QString::fromStdString(format_grouped(v, decimals)); }
 
 /// " (+12.3 %)" of b against a; "" when either is absent or a is 0.
 QString relative(std::optional<double> a, std::optional<double> b) {
@@ -196,6 +197,11 @@ QString step_window_tooltip() {
       .arg(host_step_label());
 }
 
+QString training_rate_text(const pc::Throughput& t) {
+  if (!t.training.img_per_s) return {};
+  return grouped(*t.training.img_per_s) + (pc::describe_first_steps(t).empty() ? QString() : QStringLiteral(" ⚠"));
+}
+
 QString training_rate_tooltip() {
   return QObject::tr("Images trained ÷ training time, every epoch, evaluation excluded: the trainer's own figure "
                      "(epochs table). Host step times are no throughput: without a sync per step the host runs "
@@ -270,7 +276,10 @@ void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
     cell(ThroughputRow::steps, tp.steps > 0 ? QObject::tr("%1 (%2 warm-up left out)").arg(tp.steps).arg(tp.warmup_steps_skipped)
                                             : kAbsent);
     const auto rate = tp.training.img_per_s;
-    cell(ThroughputRow::img_s, rate ? grouped(*rate) + (base ? QString() : relative(a.throughput.training.img_per_s, rate)) : kAbsent);
+    cell(ThroughputRow::img_s,
+         rate ? training_rate_text(tp) + (base ? QString() : relative(a.throughput.training.img_per_s, rate)) : kAbsent);
+    if (const std::string first = pc::describe_first_steps(tp); rate && !first.empty())  // why the ⚠
+      t->item(static_cast<int>(ThroughputRow::img_s), i)->setToolTip(QString::fromStdString(first));
     const auto step_ms = ms(tp.mean_step_ns);
     cell(ThroughputRow::mean_step_ms, step_ms ? QStringLiteral("%1 ms").arg(*step_ms, 0, 'f', 3) +
                                                     (base ? QString() : relative(ms(a.throughput.mean_step_ns), step_ms))

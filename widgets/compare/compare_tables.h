@@ -50,6 +50,10 @@ QString step_window_label();
 QString step_window_tooltip();
 /// The tooltip that says how the images/s are counted, wherever the label stands.
 QString training_rate_tooltip();
+/// A session's images/s (training time) as every Compare view writes it, "116,230", marked " ⚠" where
+/// its left-out first steps outweigh its median step (compare::describe_first_steps says why: the
+/// caller's tooltip); "" without a rate.
+QString training_rate_text(const prof::compare::Throughput& t);
 
 /// Rows: the analysis categories (analysis order) and the total; cells "0.455 ms · 74.2 %"
 /// (ms per analysed step and share of the step windows).

@@ -7,7 +7,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
@@ -17,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "profiling/import/trace_analysis.h"
+#include "widgets/common/text_colour.h"
 #include "widgets/compare/aligned_timelines.h"
 #include "widgets/compare/compare_charts.h"
 #include "widgets/compare/compare_tables.h"
@@ -124,11 +124,12 @@ QWidget* config_page(QLabel* note, QTableWidget* diff, QTableWidget* sessions) {
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   header_ = new QLabel;
+  header_->setObjectName("compare.header");
   header_->setWordWrap(true);
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(header_);
   error_label_ = new QLabel;
-  error_label_->setStyleSheet("color: #b71c1c;");
+  set_text_colour(error_label_, QColor(0xb7, 0x1c, 0x1c));  // by palette: keeps the application font
   error_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   error_label_->setVisible(false);
   layout->addWidget(error_label_);
@@ -334,9 +335,15 @@ void CompareView::showComparison(std::shared_ptr<pc::Comparison> c,
                 .arg(cmp.slowest_over_fastest, 0, 'f', 2);
   }
   const QString headline = compare_headline(cmp);
-  header_->setText(headline.isEmpty() ? head : head + QStringLiteral("<br>") + headline);
+  // Leading between the lines: at the font's own line height the names' underscores touched the
+  // bold headline under them.
+  header_->setText(QStringLiteral("<div style='line-height:125%'>%1</div>")
+                       .arg(headline.isEmpty() ? head : head + QStringLiteral("<br>") + headline));
   QStringList paths;
   for (const auto& s : cmp.sessions) paths << QString::fromStdString(s.label);
+  for (int i = 0; i < n; ++i)  // what the headline's ⚠ says
+    if (const std::string first = pc::describe_first_steps(cmp.sessions[static_cast<std::size_t>(i)].throughput); !first.empty())
+      paths << QStringLiteral("%1 ⚠ %2").arg(session_letter(i), QString::fromStdString(first));
   header_->setToolTip(paths.join('\n'));
 
   fill_config_table(config_, cmp);
@@ -382,7 +389,7 @@ QString compare_headline(const pc::Comparison& c) {
       line = QObject::tr("<b>%1: %2× A's %3</b>: %4 vs %5")
                  .arg(letter)
                  .arg(*rb / *ra, 0, 'f', 2)
-                 .arg(training_rate_label().toHtmlEscaped(), QLocale().toString(*rb, 'f', 0), QLocale().toString(*ra, 'f', 0));
+                 .arg(training_rate_label().toHtmlEscaped(), training_rate_text(b.throughput), training_rate_text(a.throughput));
     } else {
       line = QObject::tr("<b>%1</b>: throughput not recorded in both").arg(letter);
     }

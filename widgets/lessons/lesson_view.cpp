@@ -13,6 +13,7 @@
 #include <QThread>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <optional>
 
 #include "base/errors.h"
 #include "lessons/session_pack.h"
@@ -263,14 +264,22 @@ void LessonView::fillFigures(const lessons::LessonResult& r) {
   for (std::size_t c = 0; c < r.runs.size(); ++c)  // the run's label (long) where the id is too short to tell
     figures_->horizontalHeaderItem(static_cast<int>(c))
         ->setToolTip(label_of(l, r.runs[c].run.id) + ", " + q(r.runs[c].run.device_name));
+  std::vector<std::vector<std::string>> cells;  // [row][run], each row at one precision
+  for (const auto& f : rows) {
+    std::vector<std::optional<double>> values;
+    for (const auto& run : r.runs) {
+      const auto it = run.figures.find(f);
+      values.push_back(it == run.figures.end() ? std::nullopt : std::optional<double>(it->second));
+    }
+    cells.push_back(lessons::format_figure_row(f, values));
+  }
   for (std::size_t c = 0; c < r.runs.size(); ++c) {
     const auto& run = r.runs[c];
     const int col = static_cast<int>(c);
     figures_->setItem(0, col, new QTableWidgetItem(q(run.run.outcome).replace('_', ' ')));
     const std::string first_steps = lessons::describe_first_steps(run);
     for (std::size_t k = 0; k < rows.size(); ++k) {
-      const auto it = run.figures.find(rows[k]);
-      auto* item = new QTableWidgetItem(it == run.figures.end() ? "-" : q(lessons::format_figure(rows[k], it->second)));
+      auto* item = new QTableWidgetItem(q(cells[k][c]));
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       if (rows[k] == "images_per_s" && !first_steps.empty()) {
         item->setText(item->text() + " ⚠");  // a slow first step counts here and not in the step rows: said

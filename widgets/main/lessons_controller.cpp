@@ -80,11 +80,12 @@ void LessonsController::showLesson(const QString& dir, const QString& recorded_n
     view_->compareView()->setCudaGpuHere(!frame_.gpus().empty());  // its fixes in the Verdicts tab's words
     view_->setWindowFlag(Qt::Window);
     connect(view_, &LessonView::ready, this, &LessonsController::applyLessonKnobs);
-    frame_.fitToolWindow(view_, QSize(1600, 1000));
   }
   view_->setPresenting(classroom_on_);
   view_->showLesson(dir, recorded_note);
-  view_->show();
+  // Opened (or opened again after a close) in the main window's place; one already open stays where
+  // the user has it.
+  if (!view_->isVisible()) frame_.showOverFrame(view_);
   view_->raise();
 }
 
@@ -176,7 +177,10 @@ void LessonsController::setClassroomMode(bool on) {
     frame_.workspaces()->profile()->timeline()->setDetailsVisible(saved_details_);
     setTextScale(saved_font_, 1.0);
     QApplication::setPalette(saved_palette_);
-    frame_.workspaces()->setMode(static_cast<Workspaces::Mode>(saved_mode_));
+    // Back to the workspace the mode started from, unless the teacher chose another meanwhile (one
+    // that went to Side by side during the class stayed there, not on Profile).
+    if (frame_.workspaces()->mode() == Workspaces::Mode::profile)
+      frame_.workspaces()->setMode(static_cast<Workspaces::Mode>(saved_mode_));
   }
   applyLessonKnobs();
   if (view_) view_->setPresenting(on);

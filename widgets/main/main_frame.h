@@ -66,6 +66,9 @@ class MainFrame {
   /// Sizes a tool window (Compare, Lessons, a lesson) to `want`, at least its minimum size hint,
   /// within the available geometry of the window's screen.
   virtual void fitToolWindow(QWidget* w, QSize want) const = 0;
+  /// Shows tool window `w` (a lesson) in the window's place: maximized where the window is, else at
+  /// its position and size (at least `w`'s minimum size hint, within the screen's available area).
+  virtual void showOverFrame(QWidget* w) const = 0;
 
   virtual ModelBuilder* modelBuilder() const = 0;
   virtual RunSettingsPanel* runSettings() const = 0;

@@ -426,6 +426,9 @@ bool SessionsController::showShownStatus() {
   const bool job = shown_name_.isEmpty() && !job_whose_.isEmpty();
   if (shown_name_.isEmpty() && !job) return false;
   const std::map<std::string, std::string>& meta = job ? job_meta_ : shown_meta_;
+  // The form holds the user's settings again (a session's recorded ones were left): its values, by
+  // MainWindow::updateIdleStatus. A trace or a job records none, so its labels stay its own.
+  if (!job && !frame_.runSettings()->showingSession() && settings_from_session(meta, RunSettings{})) return false;
   const StatusLabels labels = frame_.statusLabels();
   const bool trace = meta.count("import.format") > 0;
   const QString whose = job ? job_whose_ : trace ? tr("trace") : tr("session");
@@ -434,8 +437,7 @@ bool SessionsController::showShownStatus() {
   labels.device->setText(tr("device: %1 (%2)").arg(device, whose) +
                          simulated_card_status(prof::analysis::run_config(meta).memory_limit_bytes));
   labels.device->setToolTip(tr("What the shown %1 ran on").arg(whose));
-  // The shown session's own run.config, whatever Run settings shows now (after Apply or "Use my
-  // settings" the form holds the user's next run, not what the session recorded).
+  // The shown session's own run.config (the form shows the same, read only).
   if (const auto recorded = settings_from_session(meta, RunSettings{})) {
     const RunSettings& s = *recorded;
     for (QLabel* l : {labels.batch, labels.amp, labels.workers}) l->setToolTip(tr("Recorded in the %1").arg(whose));

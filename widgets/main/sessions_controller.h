@@ -88,8 +88,12 @@ class SessionsController : public QObject {
   /// The window shows no session any more (a run starts, New run): title, details, own settings.
   void leaveShownSession();
   /// The status bar's labels for the shown session or trace, or for the rank of a distributed job
-  /// the analysis tabs show (false when none is shown).
+  /// the analysis tabs show (false when none is shown, and when the form no longer holds the shown
+  /// session's recorded settings: after Apply, Use my settings or Run again the labels say what the
+  /// form holds, as the next run's, so that one quantity never reads two numbers in the window).
   bool showShownStatus();
+  /// A session or trace is shown (the status bar names the form's settings as the next run's).
+  bool showsSession() const { return !shown_name_.isEmpty(); }
   /// A job is shown: the status bar says what its rank `rank` (the one in the analysis tabs, `meta`
   /// its session's metadata) ran on, until a session opens or the window leaves what it shows.
   void showJobRank(const std::map<std::string, std::string>& meta, int rank);

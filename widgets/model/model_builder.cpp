@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 
 #include "base/errors.h"
+#include "widgets/common/text_colour.h"
 #include "widgets/model/layer_params.h"
 #include "widgets/model/layer_table_model.h"
 #include "widgets/setups/setup_knobs.h"
@@ -104,7 +105,7 @@ ModelBuilder::ModelBuilder(QWidget* parent) : QWidget(parent), model_(new LayerT
   });
   connect(model_, &LayerTableModel::editRejected, this, [this](int row, const QString& why) {
     summary_->setText(tr("<b>Row %1 not changed:</b> %2").arg(row).arg(why.toHtmlEscaped()));
-    summary_->setStyleSheet("color: #a00000;");
+    set_text_colour(summary_, QColor(0xa0, 0x00, 0x00));
   });
   updateSummary();
 }
@@ -114,14 +115,14 @@ bool ModelBuilder::isValid() const { return model_->isValid(); }
 
 void ModelBuilder::updateSummary() {
   if (model_->isValid()) {
-    summary_->setStyleSheet({});
+    set_text_colour(summary_, QColor());
     summary_->setText(tr("%1: %2 layers, %3 parameters, %4 forward FLOPs per image")
                           .arg(QString::fromStdString(model_->spec().name).toHtmlEscaped())
                           .arg(model_->rowCount())
                           .arg(human_count(static_cast<double>(model_->totalParameters())))
                           .arg(human_count(static_cast<double>(model_->totalFlops()))));
   } else {
-    summary_->setStyleSheet("color: #a00000;");
+    set_text_colour(summary_, QColor(0xa0, 0x00, 0x00));
     const QString where = model_->errorRow() >= 0 ? tr("row %1: ").arg(model_->errorRow()) : QString();
     summary_->setText(tr("<b>Invalid model</b> (%1%2). Start is disabled until it is fixed.")
                           .arg(where, model_->error().toHtmlEscaped()));

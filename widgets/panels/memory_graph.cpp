@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <qcustomplot.h>
 
 #include "engine/memory.h"
+#include "widgets/common/elided_label.h"
 #include "widgets/panels/panel_plot.h"
 
 namespace ts::gui {
@@ -48,6 +50,19 @@ void set_points(QCPGraph* g, const std::vector<SeriesPoint>& pts, std::int64_t h
   g->setData(k, v, true);
 }
 
+/// `text` with each figure kept whole where the header wraps it: a number with its unit, a peak with
+/// its name ("allocated peak 164.2 MB"); the wrapped lines broke "164.2 | MB" and "allocated | peak".
+QString figures_unbroken(QString text) {
+  static const QRegularExpression unit(QStringLiteral("(\\d) (%|[KMGTP]i?B\\b|B\\b|m?s\\b)"));
+  static const QRegularExpression named(QStringLiteral("\\b(card used|allocated|reserved) peak (?=\\d)"));
+  text.replace(unit, QStringLiteral("\\1\u00A0\\2"));
+  for (auto it = named.globalMatch(text); it.hasNext();) {  // one QChar for another: the matches stay put
+    const QRegularExpressionMatch m = it.next();
+    text.replace(m.capturedStart(), m.capturedLength(), m.captured().replace(' ', QChar(0x00A0)));
+  }
+  return text;
+}
+
 }  // namespace
 
 MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_(hub) {
@@ -61,12 +76,19 @@ MemoryGraph::MemoryGraph(PanelHub* hub, QWidget* parent) : QWidget(parent), hub_
   show_capacity_ = new QCheckBox(tr("Show capacity"));
   show_capacity_->setToolTip(tr("Scale the y axis to the card's memory (device.total_memory_bytes, or the "
                                 "simulated card's cap: --memory-limit / Simulate a smaller card)."));
-  status_ = new QLabel;
+  // The peaks on up to two lines, the row as tall as they are, cut at a word past them (the whole text
+  // is the tooltip): on one line they were cut at 1280 px in classroom mode (and a simulated card's
+  // share, the memory lesson's figure, at the desktop's font too); more lines at a narrow window's
+  // width raised the window's least height. It sets no minimum width.
+  status_ = new ElidedLabel;
+  status_->setMaxLines(2);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  // Cut at the panel's edge rather than setting its minimum width (the whole text is the tooltip).
-  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  // Red beside the peaks, never cut with them.
+  leak_flag_ = new QLabel(tr("<b style='color:#c62828'>possible leak</b>"));
+  leak_flag_->hide();
   row->addWidget(stack_box_);
   row->addWidget(show_capacity_);
+  row->addWidget(leak_flag_);
   row->addWidget(status_, 1);
   layout->addLayout(row);
   plot_ = new QCustomPlot;
@@ -387,8 +409,9 @@ void MemoryGraph::rebuild() {
   legend_shown_ = has_data_ && plot_->legend->itemCount() > 0;
   show_legend_row(plot_, legend_shown_);
   fitLegend();  // a short track: the scale first
-  status_->setText(statusText());
+  status_->setFullText(figures_unbroken(peaksText()));
   status_->setToolTip(statusText());
+  leak_flag_->setVisible(has_data_ && leak_.suspected);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -592,6 +615,14 @@ QString MemoryGraph::absentMessage() const {
 }
 
 QString MemoryGraph::statusText() const {
+  QString s = peaksText();
+  if (has_data_ && leak_.suspected) s += (s.isEmpty() ? QString() : QStringLiteral(" · ")) + leak_flag_->text();
+  return s;
+}
+
+QLabel* MemoryGraph::statusLabel() const { return status_; }
+
+QString MemoryGraph::peaksText() const {
   if (!has_data_) return {};
   QStringList parts;
   // The card's share beside the peak it is of ("· 0.7 % of 150.11 GB" after the allocated peak read
@@ -611,7 +642,6 @@ QString MemoryGraph::statusText() const {
                  .arg(format_bytes(*reserved_peak_))
                  .arg(100.0 * *reserved_peak_ / *capacity_, 0, 'f', 1)
                  .arg(format_bytes(*capacity_));
-  if (leak_.suspected) parts << tr("<b style='color:#c62828'>possible leak</b>");
   return parts.join(QStringLiteral(" · "));
 }
 

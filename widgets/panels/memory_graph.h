@@ -31,6 +31,7 @@ class QTimer;
 
 namespace ts::gui {
 
+class ElidedLabel;
 class TimeAxisLink;
 
 class MemoryGraph : public QWidget, public MetricTrack {
@@ -83,7 +84,15 @@ class MemoryGraph : public QWidget, public MetricTrack {
   /// "" while the shown range draws some of the data; else what the plot says instead of being blank
   /// ("No memory sample in the shown range: the samples run from 567.3 ms to 618.4 ms ...").
   QString rangeMessage() const { return range_message_; }
+  /// The header row's text: peaksText() and, red, "possible leak" where the allocated total grows.
   QString statusText() const;
+  /// The peaks the header row says, plain text: the card's use with its share, the allocator's, a
+  /// simulated card's reserved share ("" without data).
+  QString peaksText() const;
+  /// The label that shows peaksText() (wrapped on up to two lines, then cut) and the track's title
+  /// (track mode; nullptr before).
+  QLabel* statusLabel() const;
+  QLabel* titleLabel() const { return track_title_; }
 
   // MetricTrack (track mode): the header row, a scale of three labels and the legend under it.
   int preferredTrackHeight() const override;
@@ -126,7 +135,8 @@ class MemoryGraph : public QWidget, public MetricTrack {
   TimeAxisLink* link_;
   QComboBox* stack_box_;
   QCheckBox* show_capacity_;
-  QLabel* status_;
+  ElidedLabel* status_;  // peaksText(), on up to two lines
+  QLabel* leak_flag_;    // "possible leak", beside it
   QLabel* track_title_ = nullptr;  // track mode: "Memory" over the lanes' header column
   QTimer* throttle_;
   Stack stack_ = Stack::allocated;

@@ -380,6 +380,14 @@ void UtilizationPanel::arrange() {
   for (QCPAxisRect* e : {nvml_, power_, meas_, meas_bw_, h2d_}) e->setVisible(rows.contains(e));
   for (QCPLegend* l : {nvml_legend_, power_legend_, meas_legend_, meas_bw_legend_, h2d_legend_})
     if (!legends.contains(l)) l->setVisible(false);
+  showRowMessages();
+}
+
+void UtilizationPanel::showRowMessages() {
+  // A row folded out of the layout keeps the rectangle it was last laid out in: its message, drawn
+  // there, stood half under the track's bottom edge ("No CPU samples" in classroom mode at 1280x720).
+  gpu_absent_->setVisible(gpu_said_ && gpu_->visible());
+  cpu_absent_->setVisible(cpu_said_ && cpu_->visible());
 }
 
 void UtilizationPanel::fitMinimum() {
@@ -556,7 +564,8 @@ void UtilizationPanel::fillSamples() {
   for (const auto& p : sum) cpu_max = std::max(cpu_max, p.v);
   cpu_->axis(QCPAxis::atLeft)->setRange(0, cpu_max * 1.08);
   cpu_absent_->setText(store ? tr("No CPU samples") : QString());
-  cpu_absent_->setVisible(trainer.empty() && sum.empty());
+  cpu_said_ = trainer.empty() && sum.empty();
+  showRowMessages();
   double clock_max = 0, power_max = 0;
   for (const auto& s : kNvml) {
     const auto* ser = series_.find(s.name);
@@ -677,7 +686,8 @@ void UtilizationPanel::fillBuckets() {
   gpu_absent_->setProperty(Readability::kFullTextProperty, gpu_message_);
   // A short GPU row (a CPU run's in Side by side at 1280x720) ran the wrapped message over its axis.
   gpu_absent_->setProperty(Readability::kShortTextProperty, cpuRun() ? tr("No GPU activity: a CPU run") : QString());
-  gpu_absent_->setVisible(!show);
+  gpu_said_ = !show;
+  showRowMessages();
   updateStatus();
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -745,6 +755,10 @@ QString UtilizationPanel::statusText() const {
   // track's header cut at 1280 px in Side by side).
   const bool cpu_run = cpuRun();
   const bool cpu_row = !track_mode_ || cpu_->visible();
+  // The CPU row's scale while it shows samples (no-break spaces: it wrapped as "100 / % = one core"),
+  // before the notes of what was not recorded, which the track's one-line header cuts first at
+  // 1280 px (a trace read "... measured: not recorded (hover) · CPU…"; they stay in the tooltip).
+  if (cpu_row && !cpu_run && !cpu_said_) parts << tr("CPU: 100\u00a0%\u00a0=\u00a0one\u00a0core");
   if (cpu_run) {
     parts << (cpu_row ? tr("CPU run: 100\u00a0%\u00a0=\u00a0one\u00a0core") : tr("CPU run"));
   } else if (hub_->store() && !series_.find("gpu.utilization") && !series_.find("gpu.sm_clock")) {
@@ -753,7 +767,6 @@ QString UtilizationPanel::statusText() const {
     parts << tr("NVML: %1").arg(it != meta.end() ? QString::fromStdString(it->second) : tr("not sampled"));
   }
   if (const QString m = measured_status(); !m.isEmpty() && !cpu_run) parts << m;
-  if (cpu_row && !cpu_run) parts << tr("CPU: 100\u00a0%\u00a0=\u00a0one\u00a0core");  // the CPU row's scale while it shows; no-break spaces (it wrapped as "100 / % = one core")
   return parts.join(QStringLiteral(" · "));
 }
 

@@ -72,6 +72,8 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   const prof::analysis::GpuBuckets& buckets() const { return buckets_; }
   /// "" when GPU activity is shown; else the message shown in the GPU row.
   QString gpuAbsentMessage() const { return gpu_message_; }
+  /// "No CPU samples" when the session has none for the CPU row; else "".
+  QString cpuAbsentMessage() const { return cpu_said_ ? QStringLiteral("No CPU samples") : QString(); }
   /// "" when measured metrics are shown; else why there are none ("Measured GPU metrics: none —
   /// counters refused: …"), the line the status shows.
   QString measuredAbsentMessage() const { return measured_message_; }
@@ -128,6 +130,8 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   QCPGraph* addGraph(QCPAxisRect* r, QCPLegend* legend, const QString& key, const QString& name, const QColor& c,
                      Qt::PenStyle style = Qt::SolidLine);
   void arrange();
+  /// The GPU and CPU rows' "no data" messages, where their rows are in the plot.
+  void showRowMessages();
   /// Track mode: as many rows (in trackRows()' order) as the track's height holds whole, each with its
   /// legend; the others fold out of the layout until the track is dragged taller.
   void fitRows();
@@ -172,6 +176,7 @@ class UtilizationPanel : public QWidget, public MetricTrack {
   QCPAxisRect *gpu_, *meas_, *meas_bw_, *cpu_, *h2d_, *nvml_, *power_;
   QCPLegend *gpu_legend_, *meas_legend_, *meas_bw_legend_, *cpu_legend_, *h2d_legend_, *nvml_legend_, *power_legend_;
   QCPItemText *gpu_absent_, *cpu_absent_;
+  bool gpu_said_ = false, cpu_said_ = false;  // the rows' messages wanted (no data), shown with their rows
   std::map<QString, QCPGraph*> graphs_;
   std::map<QCPLegend*, std::vector<QCPGraph*>> legend_graphs_;  // creation order
   QTimer *throttle_, *range_debounce_;

@@ -560,7 +560,7 @@ QString VerdictPanel::statusTextOfRun() const {
 
 VerdictBanner::VerdictBanner(VerdictPanel* panel, QWidget* parent) : QWidget(parent), panel_(panel) {
   auto* row = new QHBoxLayout(this);
-  row->setContentsMargins(4, 1, 4, 1);
+  row->setContentsMargins(4, 0, 4, 0);  // the label's lines keep their spacing from the bars around
   chip_ = new QLabel;
   chip_->setAlignment(Qt::AlignCenter);
   chip_->setMinimumWidth(70);
@@ -574,10 +574,12 @@ VerdictBanner::VerdictBanner(VerdictPanel* panel, QWidget* parent) : QWidget(par
   chip_->setBackgroundRole(QPalette::Window);  // its own roles: in a tool bar it took the bar's (Button)
   chip_->setForegroundRole(QPalette::WindowText);
   chip_->setContentsMargins(6, 1, 6, 1);
-  label_ = new QLabel;
-  label_->setTextFormat(Qt::PlainText);
-  label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-  row->addWidget(chip_);
+  // Wrapped on two lines, cut at a word only past them, in a row two lines tall whatever the text:
+  // on one line a job's or a trace's finding lost its fix at 1280 px, and a row as tall as its lines
+  // changed the height under the window's toolbars with each verdict (Profile's lanes lost it).
+  label_ = new ElidedLabel;
+  label_->setFixedLines(kLines);
+  row->addWidget(chip_, 0, Qt::AlignVCenter);  // a badge one line tall, beside one line or two
   row->addWidget(label_, 1);
   setCursor(Qt::PointingHandCursor);
   connect(panel_, &VerdictPanel::verdictsChanged, this, &VerdictBanner::update_from_panel);
@@ -589,7 +591,8 @@ void VerdictBanner::update_from_panel() {
   if (!panel_->hub()->store()) {  // nothing shown: no badge (an "OK" under an error said the opposite)
     chip_->hide();
     text_.clear();
-    label_->clear();
+    label_->setFullText(QString());
+    label_->setToolTip(QString());
     setToolTip(QString());
     if (std::exchange(has_content_, false)) emit contentChanged(false);
     return;
@@ -629,13 +632,11 @@ void VerdictBanner::update_from_panel() {
 }
 
 void VerdictBanner::elide() {
-  label_->setText(elide_at_word(text_, label_->fontMetrics(), std::max(40, label_->width())));
+  label_->setFullText(text_);
+  label_->setToolTip(QString());  // the banner's own tooltip (the text and what a click does) shows over it
 }
 
-void VerdictBanner::resizeEvent(QResizeEvent* e) {
-  QWidget::resizeEvent(e);
-  elide();
-}
+QLabel* VerdictBanner::line() const { return label_; }
 
 void VerdictBanner::mousePressEvent(QMouseEvent* e) {
   if (e->button() == Qt::LeftButton) {

@@ -1,10 +1,10 @@
 // The verdicts of prof::analysis (Report::verdicts: id, severity, title, fix, evidence) for the GUI:
 // VerdictPanel (the Verdicts dock: a row per verdict with its severity colour, the evidence numbers
 // and the fix; scope "last N steps" (the rolling window while training) or "whole run") and
-// VerdictBanner (one line for the top of the window: the most severe verdict, or a lead finding set
-// from outside — a distributed job's own verdict while one of its ranks is shown). Clicking a verdict
-// sets the hub's highlight to its evidence intervals (analysis::verdict_evidence: input_bound ->
-// the trainer's data waits, sync_bound -> syncs, launch_bound -> host-wait idle gaps,
+// VerdictBanner (a row two lines tall at the top of the window: the most severe verdict, or a lead
+// finding set from outside — a distributed job's own verdict while one of its ranks is shown).
+// Clicking a verdict sets the hub's highlight to its evidence intervals (analysis::verdict_evidence:
+// input_bound -> the trainer's data waits, sync_bound -> syncs, launch_bound -> host-wait idle gaps,
 // low_utilization -> GPU idle gaps, memory_pressure -> the peak, pageable_memcpy -> the copies).
 // Fixes are written in the window's words (window_fix_text: Run settings' names for a live run or a
 // TrainScope session, PyTorch's words for an imported trace); a verdict whose fix has knobs
@@ -32,6 +32,8 @@ class QTreeWidget;
 class QTreeWidgetItem;
 
 namespace ts::gui {
+
+class ElidedLabel;
 
 /// Severity colours: high red, moderate orange, low amber; anything else grey.
 QColor severity_color(const std::string& severity);
@@ -190,8 +192,13 @@ class VerdictBanner : public QWidget {
   Q_OBJECT
  public:
   explicit VerdictBanner(VerdictPanel* panel, QWidget* parent = nullptr);
-  /// The full line (the label shows it elided to the width).
+  /// The full text; line() shows it wrapped on kLines lines, cut at a word with "…" past them.
   QString text() const { return text_; }
+  QLabel* line() const;
+  /// The row's height in lines of its font, whatever the text. Two: the verdict, its figure and its
+  /// fix whole at 1280 px (a trace's and a job's took 1.2-1.4 lines); a third line at classroom
+  /// mode's font left a 1280x680 window too little room below.
+  static constexpr int kLines = 2;
   QColor color() const { return color_; }
   /// false while nothing is shown (no run, session or trace): the banner has nothing to say.
   bool hasContent() const { return has_content_; }
@@ -204,14 +211,14 @@ class VerdictBanner : public QWidget {
 
  protected:
   void mousePressEvent(class QMouseEvent* e) override;
-  void resizeEvent(class QResizeEvent* e) override;
 
  private:
   void update_from_panel();
   void elide();
 
   VerdictPanel* panel_;
-  QLabel *chip_, *label_;
+  QLabel* chip_;
+  ElidedLabel* label_;
   QString text_;
   QColor color_;
   bool has_content_ = false;

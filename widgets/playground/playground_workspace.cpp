@@ -23,6 +23,7 @@
 #include "playground/knobs.h"
 #include "playground/ladder.h"
 #include "lessons/session_pack.h"
+#include "widgets/common/text_colour.h"
 #include "widgets/panels/panel_hub.h"
 #include "widgets/playground/playground_runner.h"
 
@@ -115,7 +116,10 @@ QWidget* PlaygroundWorkspace::buildControls() {
   box->setMaximumWidth(420);
   auto* col = new QVBoxLayout(box);
   banner_ = note_label("playground.banner");
-  banner_->setStyleSheet("QLabel { background: #fff4d6; border: 1px solid #e0c080; padding: 4px; }");
+  // Colours by palette, not a style sheet, so that the note keeps the application font (classroom mode).
+  set_background(banner_, QColor(0xff, 0xf4, 0xd6));
+  banner_->setFrameShape(QFrame::Box);
+  banner_->setMargin(4);
   banner_->hide();
   col->addWidget(banner_);
   families_ = new QTreeWidget;
@@ -215,10 +219,10 @@ QWidget* PlaygroundWorkspace::buildKnobs() {
   occ->addRow(occupancy_);
   col->addWidget(occupancy_box_);
   knob_note_ = note_label("playground.knob_note");
-  knob_note_->setStyleSheet("QLabel { color: palette(placeholder-text); }");
+  knob_note_->setForegroundRole(QPalette::PlaceholderText);
   col->addWidget(knob_note_);
   knob_error_ = note_label("playground.knob_error");
-  knob_error_->setStyleSheet("QLabel { color: #b01e1e; }");
+  set_text_colour(knob_error_, QColor(0xb0, 0x1e, 0x1e));
   col->addWidget(knob_error_);
   measure_ = new QCheckBox(tr("Measure with the GPU's counters"));
   measure_->setObjectName("playground.measure");
@@ -386,7 +390,7 @@ void PlaygroundWorkspace::offerRecording(const QString& why) {
 
 void PlaygroundWorkspace::setStatus(const QString& text, bool error) {
   status_->setText(text);
-  status_->setStyleSheet(error ? "QLabel { color: #b01e1e; }" : QString());
+  set_text_colour(status_, error ? QColor(0xb0, 0x1e, 0x1e) : QColor());
 }
 
 QString PlaygroundWorkspace::statusText() const {

@@ -16,6 +16,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "widgets/common/text_colour.h"
+
 namespace ts::gui {
 
 ProgramDialog::ProgramDialog(const ProgramSpec& initial, QWidget* parent) : QDialog(parent) {
@@ -70,7 +72,7 @@ ProgramDialog::ProgramDialog(const ProgramSpec& initial, QWidget* parent) : QDia
   form->addRow(tr("Session file:"), session_);
   problem_ = new QLabel;
   problem_->setObjectName("programDialog.problem");
-  problem_->setStyleSheet("color: #c62828");
+  set_text_colour(problem_, QColor(0xc6, 0x28, 0x28));
   problem_->setWordWrap(true);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Run and follow"));

@@ -23,6 +23,7 @@
 #include "engine/cifar10.h"
 #include "engine/cpu_amp.h"
 #include "engine/memory.h"
+#include "widgets/common/text_colour.h"
 #include "widgets/common/wrap_check_box.h"
 #include "widgets/data/cifar_download.h"
 
@@ -227,7 +228,7 @@ QWidget* RunSettingsPanel::buildPrecisionBox() {
   amp_reason_ = new QLabel;
   amp_reason_->setObjectName("amp_reason");
   amp_reason_->setWordWrap(true);
-  amp_reason_->setStyleSheet("color: #805000;");
+  set_text_colour(amp_reason_, QColor(0x80, 0x50, 0x00));  // by palette: a style sheet froze its font
   amp_reason_->setVisible(false);
   accumulate_ = new QSpinBox;
   accumulate_->setObjectName("accumulate");
@@ -415,7 +416,7 @@ QWidget* RunSettingsPanel::buildDataBox() {
     download_progress_->setVisible(false);
     cancel_->setVisible(false);
     setRunning(false);
-    data_status_->setStyleSheet("color: #a00000;");
+    set_text_colour(data_status_, QColor(0xa0, 0x00, 0x00));
     data_status_->setText(why + tr(" — choose an existing folder or use the sample set."));
   });
   return box;
@@ -492,17 +493,17 @@ QString RunSettingsPanel::setDataDir(const QString& dir) {
   data_dir_->setText(dir);
   if (dir.isEmpty()) {
     data_problem_.clear();
-    data_status_->setStyleSheet("color: #805000;");
+    set_text_colour(data_status_, QColor(0x80, 0x50, 0x00));
     data_status_->setText(tr("Sample set: TrainScope's generated images (NOT CIFAR-10), in %1. "
                              "Choose a CIFAR-10 folder or download it for real results.")
                               .arg(sample_data_dir()));
   } else {
     data_problem_ = QString::fromStdString(check_cifar10_folder(dir.toStdString()));
     if (data_problem_.isEmpty()) {
-      data_status_->setStyleSheet("color: #006000;");
+      set_text_colour(data_status_, QColor(0x00, 0x60, 0x00));
       data_status_->setText(tr("CIFAR-10 binary layout found in %1.").arg(dir));
     } else {
-      data_status_->setStyleSheet("color: #a00000;");
+      set_text_colour(data_status_, QColor(0xa0, 0x00, 0x00));
       data_status_->setText(tr("Not a CIFAR-10 binary folder: %1. Expected data_batch_1..5.bin and "
                                "test_batch.bin of 3073-byte records (the binary version, not the Python one).")
                                 .arg(data_problem_));
@@ -523,7 +524,7 @@ void RunSettingsPanel::startDownload() {
   cancel_->setVisible(true);
   setRunning(true);
   cancel_->setEnabled(true);
-  data_status_->setStyleSheet({});
+  set_text_colour(data_status_, QColor());
   data_status_->setText(tr("Downloading %1 into %2 …").arg(download_->url().toString(), download_dir_));
   download_->start(download_dir_);
 }

@@ -4,15 +4,22 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QComboBox>
+#include <QFrame>
 
+#include "widgets/common/text_colour.h"
 #include "widgets/training/run_settings.h"
 
 namespace ts::gui {
 
 QWidget* RunSettingsPanel::buildSessionNote() {
-  note_box_ = new QWidget;
+  auto* frame = new QFrame;
+  note_box_ = frame;
   note_box_->setObjectName("run_settings.session_note");
-  note_box_->setStyleSheet("#run_settings\\.session_note { background: #e8f0fe; border: 1px solid #9ab; border-radius: 3px; }");
+  // Pale blue by its palette and framed by QFrame, not a style sheet: a widget under a style sheet
+  // kept the font it had when the sheet was applied, so the note and its buttons stayed at the
+  // desktop's size in classroom mode.
+  set_background(frame, QColor(0xe8, 0xf0, 0xfe));
+  frame->setFrameShape(QFrame::StyledPanel);
   auto* v = new QVBoxLayout(note_box_);
   v->setContentsMargins(6, 4, 6, 4);
   note_ = new QLabel;
