@@ -7,7 +7,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <array>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -93,6 +95,15 @@ std::int64_t cudnn_runtime_version() { return static_cast<std::int64_t>(cudnnGet
 std::int64_t cudnn_build_version() { return CUDNN_VERSION; }
 
 // ---- convolution --------------------------------------------------------------------------------
+/// The algorithms a convolution runs at one batch size, with the workspace and math type of each.
+struct ConvAlgos {
+  cudnnConvolutionFwdAlgo_t fwd = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  cudnnConvolutionBwdDataAlgo_t bwd_data = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+  cudnnConvolutionBwdFilterAlgo_t bwd_filter = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+  std::size_t ws[3] = {0, 0, 0};
+  cudnnMathType_t math[3] = {CUDNN_DEFAULT_MATH, CUDNN_DEFAULT_MATH, CUDNN_DEFAULT_MATH};
+};
+
 struct ConvLayer::Impl {
   ConvShape s;
   bool allow_tf32, deterministic, needs_data_grad;
@@ -102,13 +113,7 @@ struct ConvLayer::Impl {
   cudnnFilterDescriptor_t filter = nullptr;
   cudnnConvolutionDescriptor_t conv[3] = {nullptr, nullptr, nullptr};  // fwd, bwd data, bwd filter
   DescCache x_descs, y_descs;
-  struct Algos {
-    cudnnConvolutionFwdAlgo_t fwd = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
-    cudnnConvolutionBwdDataAlgo_t bwd_data = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-    cudnnConvolutionBwdFilterAlgo_t bwd_filter = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
-    std::size_t ws[3] = {0, 0, 0};
-    cudnnMathType_t math[3] = {CUDNN_DEFAULT_MATH, CUDNN_DEFAULT_MATH, CUDNN_DEFAULT_MATH};
-  };
+  using Algos = ConvAlgos;
   std::map<std::int64_t, Algos> algos;
   bool half() const { return dtype != CUDNN_DATA_FLOAT; }
   // fp32: TF32 allowed or plain FMA; fp16/bf16: tensor cores (fp32 accumulation from the compute type).
@@ -335,8 +340,36 @@ const Perf* choose(const std::vector<Perf>& perfs, int count, bool deterministic
 
 }  // namespace
 
+namespace {
+/// What a search's result depends on: the device, the convolution's shape and batch, its data type and math,
+/// the deterministic, data-gradient and replayed choices and the workspace it may use.
+using SearchKey = std::array<std::int64_t, 18>;
+/// Searches made by this process, as cudnn.benchmark keeps its results: a second network of the same
+/// convolutions (a lesson's warm-up and then its run, a run again from the window) takes them instead of
+/// searching again (~2.5 s for a b32768 bf16 network on an H100, counted in its first step).
+std::mutex g_searches_mutex;
+std::int64_t g_searches_made = 0;  // under g_searches_mutex
+std::map<SearchKey, ConvAlgos>& searches() {
+  static std::map<SearchKey, ConvAlgos> done;
+  return done;
+}
+}  // namespace
+
 void ConvLayer::find_algorithms(const CudnnHandle& h, std::int64_t n, const ConvSearchBuffers& b) {
   Impl& m = *impl_;
+  int device = -1;
+  TS_CUDA_CHECK(cudaGetDevice(&device));
+  const SearchKey key{device, m.s.c_in, m.s.h, m.s.w, m.s.c_out, m.s.kh, m.s.kw, m.s.sh, m.s.sw, m.s.ph, m.s.pw, n,
+                      static_cast<std::int64_t>(m.dtype), m.allow_tf32, m.deterministic,
+                      m.needs_data_grad && b.dx != nullptr, m.replayed, static_cast<std::int64_t>(b.workspace_bytes)};
+  {
+    std::lock_guard lock(g_searches_mutex);
+    if (auto it = searches().find(key); it != searches().end()) {
+      m.algos[n] = it->second;
+      if (conv_log()) std::fprintf(stderr, "conv %s b%lld: this process's earlier search\n", m.name.c_str(), static_cast<long long>(n));
+      return;
+    }
+  }
   Impl::Algos a;
   cudnnTensorDescriptor_t xd = m.x_descs.get(n), yd = m.y_descs.get(n);
   cudaStream_t stream = nullptr;
@@ -381,6 +414,14 @@ void ConvLayer::find_algorithms(const CudnnHandle& h, std::int64_t n, const Conv
   if (!w) m.throw_none("backward-filter", n);
   a.bwd_filter = w->algo, a.ws[2] = w->memory, a.math[2] = w->mathType;
   m.algos[n] = a;
+  std::lock_guard lock(g_searches_mutex);
+  searches()[key] = a;
+  ++g_searches_made;
+}
+
+std::int64_t conv_algorithm_searches() {
+  std::lock_guard lock(g_searches_mutex);
+  return g_searches_made;
 }
 
 void ConvLayer::forward(const CudnnHandle& h, std::int64_t n, const void* x, const void* w, void* y, void* ws,

@@ -50,6 +50,11 @@ struct ConvSearchBuffers {
   std::size_t workspace_bytes = 0;
 };
 
+/// How many convolution algorithm searches (ConvLayer::find_algorithms that ran cuDNN's timings) this
+/// process has made; a search of a convolution already searched with the same shape, batch, type and
+/// limits takes the earlier result instead and is not counted.
+std::int64_t conv_algorithm_searches();
+
 class ConvLayer {
  public:
   /// allow_tf32: CUDNN_DEFAULT_MATH (TF32 tensor cores allowed on sm_80+), else CUDNN_FMA_MATH.

@@ -2,8 +2,10 @@
 // pageable memory until the loss falls, the loss ring (drain_step_losses, last_loss), and the
 // evaluation counters against a host computation over the test path's logits.
 #include <chrono>
+#include <cmath>
 #include <cstring>
 
+#include "engine/cuda/cudnn_layers.h"
 #include "engine/synthetic_data.h"
 #include "gpu/gpu_test_util.h"
 
@@ -61,6 +63,28 @@ TEST(CudaTraining, LossFallsAndRingKeepsEveryStep) {
   std::cout << "loss: first 5 mean " << head / 5 << ", last 5 mean " << tail / 5 << "\n";
   EXPECT_NEAR(losses[0], std::log(10.0), 0.3);  // an untrained 10-class model
   EXPECT_LT(tail, 0.6 * head);
+}
+
+// A second network of the same convolutions (a lesson's warm-up, then its run) takes the first one's
+// algorithm search instead of timing every candidate again, as cudnn.benchmark keeps its results.
+TEST(CudaTraining, ASecondNetworkOfTheSameConvolutionsDoesNotSearchAgain) {
+  TS_SKIP_WITHOUT_GPU();
+  NetworkOptions opt;
+  opt.max_batch_size = 96;  // a batch size no other test searches
+  opt.seed = 5;
+  auto first = make_cuda_network(simple_cnn_spec(), opt);
+  const std::int64_t searched = cuda::conv_algorithm_searches();
+  EXPECT_GT(searched, 0);
+  opt.seed = 6;
+  auto second = make_cuda_network(simple_cnn_spec(), opt);
+  EXPECT_EQ(cuda::conv_algorithm_searches(), searched) << "the second network searched again";
+  opt.max_batch_size = 80;  // another batch size: a search of its own
+  auto third = make_cuda_network(simple_cnn_spec(), opt);
+  EXPECT_GT(cuda::conv_algorithm_searches(), searched);
+  Data data = make_data(96, 2);
+  Batch b{96, data.images.data(), data.labels.data(), false, 0, 0};
+  second->train_step(b);
+  EXPECT_TRUE(std::isfinite(second->last_loss()));
 }
 
 TEST(CudaTraining, EvalCountsMatchTestPath) {
