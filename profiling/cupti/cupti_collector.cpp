@@ -307,28 +307,16 @@ void CuptiCollector::drain_device() {
 namespace {
 
 /// The kinds mode `mode` has on, of `enabled` (every kind start() enabled): all of them in `kinds`;
-/// in `graph_replays` GRAPH_TRACE first, then every one but CONCURRENT_KERNEL, which CUPTI refuses
-/// beside it; none when `off`. graph_replays is the configuration the cost probe ran on an H100
-/// without trouble (GRAPH_TRACE enabled before the other kinds, runtime calls, copies and the rest
-/// still on: bench/RESULTS.md, "Graph-level tracing, a cost probe"); GRAPH_TRACE alone, every other
-/// kind off, was never run before the hybrid recording, and every hybrid run with it died of SIGSEGV
-/// in its first epoch. Outside the kernel windows the parser keeps none of those other records
-/// (EventStore::keep_gpu), so the session is the same; the switch into and out of a window turns
-/// one kind off and one on.
+/// GRAPH_TRACE alone in `graph_replays` (the parser keeps no other record outside the kernel windows,
+/// EventStore::keep_gpu, and every kind left on costs: on an H100 at b128 fp32 the hybrid ran at 0.967
+/// of the unprofiled speed with GRAPH_TRACE alone against 0.944 with copies, runtime calls, syncs and
+/// memory records still on; bench/RESULTS.md); none when `off`. GRAPH_TRACE alone once crashed every
+/// hybrid run: the step graphs were launched under it after being instantiated under per-kernel
+/// tracing (trace::graph_tracing now keeps an executable for each).
 std::vector<CUpti_ActivityKind> kinds_of(CuptiMode mode, const std::vector<CUpti_ActivityKind>& enabled) {
   if (mode == CuptiMode::kinds) return enabled;
-  std::vector<CUpti_ActivityKind> v;
-  if (mode != CuptiMode::graph_replays) return v;
-  v.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-  // TRAINSCOPE_HYBRID_ALONE=1: GRAPH_TRACE alone between the windows (a cost measurement, bench/).
-  static const bool alone = [] {
-    const char* e = std::getenv("TRAINSCOPE_HYBRID_ALONE");
-    return e && *e && *e != '0';
-  }();
-  if (alone) return v;
-  for (CUpti_ActivityKind k : enabled)
-    if (k != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) v.push_back(k);
-  return v;
+  if (mode == CuptiMode::graph_replays) return {CUPTI_ACTIVITY_KIND_GRAPH_TRACE};
+  return {};
 }
 
 bool has(const std::vector<CUpti_ActivityKind>& v, CUpti_ActivityKind k) { return std::find(v.begin(), v.end(), k) != v.end(); }

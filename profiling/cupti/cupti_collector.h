@@ -38,9 +38,8 @@ struct CuptiKinds {
 
 /// What CUPTI records: every enabled kind (`kinds`), whole CUDA-graph replays instead of kernels
 /// (`graph_replays`: CUPTI_ACTIVITY_KIND_GRAPH_TRACE, one record per replayed graph instead of one per
-/// node, in CONCURRENT_KERNEL's place, which CUPTI refuses beside it; the other kinds stay on, as in the
-/// cost probe that ran this way, and outside the kernel windows the parser keeps none of their
-/// records), or nothing (`off`).
+/// node, alone: CUPTI refuses it beside CONCURRENT_KERNEL, and outside the kernel windows the parser
+/// would keep no other record), or nothing (`off`).
 enum class CuptiMode { kinds, graph_replays, off };
 
 class CuptiCollector {
