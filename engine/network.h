@@ -71,6 +71,11 @@ struct NetworkOptions {
   /// is one launch instead of every cuDNN/cuBLAS call and kernel launch. Only with accumulate == 1 (else
   /// steps run eagerly). The per-layer host ranges then exist for the captured step alone. CPU: ignored.
   bool cuda_graphs = false;
+  /// CUDA: each Conv2d -> ReLU -> MaxPool2d(2, stride 2) on an even height and width runs as one fused
+  /// tail (engine/pool_fusion.h, kernels/pool/fused_pool.h) instead of the epilogue and cuDNN's pooling;
+  /// the same values bit for bit, less memory traffic. The trainer sets it from TRAINSCOPE_FUSED_POOL
+  /// (fused_pool_from_env: =0 for the unfused path). CPU: ignored.
+  bool fused_pool = true;
   int cuda_device = 0;
   int cpu_threads = 0;              // 0 = the library's default
   /// Cap on the allocator's reserved bytes, a simulated smaller card (engine/memory.h); 0 = none.

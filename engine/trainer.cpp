@@ -18,6 +18,7 @@
 #include "engine/checkpoint.h"
 #include "engine/host_trace.h"
 #include "engine/memory_fit.h"
+#include "engine/pool_fusion.h"
 
 namespace ts {
 namespace {
@@ -129,6 +130,7 @@ void Trainer::build() {
   opt.accumulate = config_.accumulate;
   opt.deterministic = config_.deterministic;
   opt.cuda_graphs = config_.cuda_graphs;
+  opt.fused_pool = fused_pool_from_env();
   opt.memory_limit_bytes = config_.memory_limit_bytes;
   network_ = make_network(config_.device, config_.model, opt);
 

@@ -2,9 +2,10 @@
 // Forward runs in place on the convolution/GEMM output (one launch instead of three). Backward
 // applies the dropout mask (recomputed from dropout_hash.h, so nothing is stored), the ReLU mask
 // (from the forward output: y > 0) and, for a biased layer, the bias gradient in the same launch.
-// The bias reduction is deterministic without a memset: each block of a (split, channel) grid writes
-// a partial sum; the last block of a channel to finish (threadfence + counter, as CUDA's
-// threadFenceReduction sample) adds the partials in index order and resets the counter.
+// The bias reduction is deterministic without a memset (kernels/channel_sum.cuh): each block of a
+// (split, channel) grid writes a partial sum; the last block of a channel to finish adds the partials
+// in index order and resets the counter.
+#include "kernels/channel_sum.cuh"
 #include "kernels/common.cuh"
 #include "kernels/dropout_hash.h"
 #include "kernels/kernels.h"
@@ -16,14 +17,6 @@
 namespace ts::kernels {
 namespace {
 
-constexpr std::int64_t kElemsPerSplit = 2048;  // per block of the bias reduction
-constexpr std::int64_t kMaxSplits = 256;
-
-std::int64_t splits_for(std::int64_t per_channel) {
-  std::int64_t s = (per_channel + kElemsPerSplit - 1) / kElemsPerSplit;
-  return s < 1 ? 1 : (s > kMaxSplits ? kMaxSplits : s);
-}
-
 /// The mask's key: fixed at launch, or read from the device's step counter (CUDA-graph replays).
 __device__ __forceinline__ std::uint64_t mask_key(const Epilogue& e) {
   if (!e.dropout || !e.dropout_step) return e.dropout_key;
@@ -32,22 +25,6 @@ __device__ __forceinline__ std::uint64_t mask_key(const Epilogue& e) {
 
 __device__ __forceinline__ float dropout_mult(const Epilogue& e, std::uint64_t key, std::int64_t i, float scale) {
   return ts::dropout_uniform(key, static_cast<std::uint64_t>(i)) >= e.dropout_p ? scale : 0.0f;
-}
-
-/// V elements of T loaded and stored at once (8 bytes of bf16/fp16, 16 of fp32).
-template <class T, int V>
-struct alignas(sizeof(T) * V) Pack {
-  T v[V];
-};
-
-/// Whether V-element packs can walk [n, channels, hw]: each plane's length a multiple of V (so a pack
-/// never straddles two channels) and the pointers aligned for a pack.
-template <int V>
-bool packs_fit(std::int64_t hw, std::initializer_list<const void*> ptrs, std::size_t elem_bytes) {
-  if (hw % V != 0) return false;
-  for (const void* p : ptrs)
-    if (p && reinterpret_cast<std::uintptr_t>(p) % (V * elem_bytes) != 0) return false;
-  return true;
 }
 
 // Index type I: 32-bit unsigned where the tensor has fewer than 2^31 elements (nearly always): the
@@ -102,13 +79,11 @@ template <class T, int V, class I>
 __global__ void epilogue_backward_bias_kernel(T* __restrict__ dy, const T* __restrict__ y, I n, I channels, I hw,
                                               Epilogue e, float scale, float* __restrict__ grad_bias, float* partials,
                                               unsigned* counters) {
-  const I c = blockIdx.y, splits = gridDim.x, packs = n * hw / V;
-  const I chunk = (packs + splits - 1) / splits;
-  const I begin = blockIdx.x * chunk;
-  const I end = min(begin + chunk, packs);
+  const I c = blockIdx.y, packs = n * hw / V;
+  const SplitRange<I> range = split_range(packs);
   const std::uint64_t key = mask_key(e);
   float sum = 0.0f;
-  for (I g = begin + threadIdx.x; g < end; g += blockDim.x) {
+  for (I g = range.begin + threadIdx.x; g < range.end; g += blockDim.x) {
     const I j = g * V;
     const I i0 = ((j / hw) * channels + c) * hw + (j % hw);  // a multiple of V: hw and j are
     Pack<T, V> d = reinterpret_cast<const Pack<T, V>*>(dy)[i0 / V];
@@ -121,35 +96,7 @@ __global__ void epilogue_backward_bias_kernel(T* __restrict__ dy, const T* __res
     }
     reinterpret_cast<Pack<T, V>*>(dy)[i0 / V] = d;
   }
-  __shared__ float warp_sums[kThreads / 32];
-  __shared__ bool last;
-  sum = warp_sum(sum);
-  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x / 32] = sum;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float block = 0.0f;
-    for (int w = 0; w < kThreads / 32; ++w) block += warp_sums[w];
-    partials[c * splits + blockIdx.x] = block;
-    __threadfence();
-    last = atomicAdd(&counters[c], 1u) == static_cast<unsigned>(splits - 1);
-  }
-  __syncthreads();
-  if (last && threadIdx.x == 0) {
-    float total = 0.0f;
-    for (I s = 0; s < splits; ++s) total += __ldcg(&partials[c * splits + s]);
-    grad_bias[c] = total;
-    counters[c] = 0;
-  }
-}
-
-/// Calls f(V, I) with the pack width (4 or 1) and index type (std::uint32_t or std::int64_t) for a
-/// tensor of `total` elements in planes of `hw` at the given pointers.
-template <class T, class F>
-void dispatch_shape(std::int64_t total, std::int64_t hw, std::initializer_list<const void*> ptrs, F&& f) {
-  const bool packed = packs_fit<4>(hw, ptrs, sizeof(T));
-  if (total >= (std::int64_t{1} << 31)) return f(std::integral_constant<int, 1>{}, std::int64_t{});
-  if (packed) return f(std::integral_constant<int, 4>{}, std::uint32_t{});
-  f(std::integral_constant<int, 1>{}, std::uint32_t{});
+  finish_channel_sum(sum, c, grad_bias, partials, counters);
 }
 
 float dropout_scale(const Epilogue& e) { return e.dropout_p < 1.0f ? 1.0f / (1.0f - e.dropout_p) : 0.0f; }
@@ -157,7 +104,7 @@ float dropout_scale(const Epilogue& e) { return e.dropout_p < 1.0f ? 1.0f / (1.0
 }  // namespace
 
 std::int64_t epilogue_partials_count(std::int64_t n, std::int64_t channels, std::int64_t hw) {
-  return channels * splits_for(n * hw);
+  return channels * channel_splits(n * hw);
 }
 
 void epilogue_forward(void* y, ElemType t, std::int64_t n, std::int64_t channels, std::int64_t hw, const Epilogue& e,
@@ -185,7 +132,7 @@ void epilogue_backward(void* dy, const void* y, ElemType t, std::int64_t n, std:
       TS_CUDA_CHECK(cudaMemsetAsync(grad_bias, 0, sizeof(float) * channels, stream));
       return;
     }
-    dim3 grid(static_cast<unsigned>(splits_for(n * hw)), static_cast<unsigned>(channels));
+    dim3 grid(static_cast<unsigned>(channel_splits(n * hw)), static_cast<unsigned>(channels));
     dispatch_elem(t, [&](auto* tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
       dispatch_shape<T>(total, hw, {dy, y}, [&](auto v, auto index) {

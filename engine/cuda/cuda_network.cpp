@@ -155,6 +155,11 @@ void CudaNetwork::allocate_op_buffers() {
   const std::size_t N = static_cast<std::size_t>(options_.max_batch_size);
   for (Op& op : ops_) {
     op.out = alloc(act_bytes_ * N * numel(op.out_shape), MemoryCategory::activations, "activations of " + op.label);
+    if (op.fused_pool()) {
+      op.raw = alloc(act_bytes_ * N * numel(op.conv_shape), MemoryCategory::activations,
+                     "convolution output of " + op.label);
+      op.pool_index = alloc(N * numel(op.out_shape), MemoryCategory::activations, "max-pool indices of " + op.label);
+    }
     if (op.b_off >= 0) {
       std::int64_t rows = static_cast<std::int64_t>(N) * op.rows_per_sample;
       op.partials = alloc(sizeof(float) * kernels::epilogue_partials_count(rows, op.channels, op.hw), MemoryCategory::workspace,
@@ -177,8 +182,9 @@ std::vector<std::int64_t> CudaNetwork::algorithm_batch_sizes() const {
 
 ConvSearchBuffers CudaNetwork::conv_buffers(std::size_t k, void* workspace, std::size_t workspace_bytes) {
   const Op& op = ops_[k];
-  return ConvSearchBuffers{k ? ops_[k - 1].out_ptr() : input_act(), weights_lp(op.w_off), op.out_ptr(), grad_buf(0),
-                           amp() ? wgrad_lp_->ptr : static_cast<void*>(grads() + op.w_off), workspace, workspace_bytes};
+  return ConvSearchBuffers{k ? ops_[k - 1].out_ptr() : input_act(), weights_lp(op.w_off), op.conv_out_ptr(),
+                           grad_buf(0), amp() ? wgrad_lp_->ptr : static_cast<void*>(grads() + op.w_off), workspace,
+                           workspace_bytes};
 }
 
 void CudaNetwork::choose_algorithms() {
@@ -213,7 +219,8 @@ void CudaNetwork::zero_scratch() {
   for (const auto* blocks : {&grads_[0], &grads_[1], &params_, &param_grads_, &params_lp_, &input_act_})
     if (*blocks) TS_CUDA_CHECK(cudaMemsetAsync((*blocks)->ptr, 0, (*blocks)->bytes, compute_));
   for (const Op& op : ops_)
-    if (op.out) TS_CUDA_CHECK(cudaMemsetAsync(op.out->ptr, 0, op.out->bytes, compute_));
+    for (const auto* block : {&op.out, &op.raw, &op.pool_index})
+      if (*block) TS_CUDA_CHECK(cudaMemsetAsync((*block)->ptr, 0, (*block)->bytes, compute_));
 }
 
 std::size_t CudaNetwork::search_algorithms(const std::vector<std::int64_t>& sizes, std::size_t limit) {
@@ -246,17 +253,21 @@ void CudaNetwork::refresh_weights_lp() {
   if (amp()) kernels::cast_from_float(params(), params_lp_->ptr, act_, param_count_, compute_);
 }
 
-// The footprint of this plan at max_batch_size (per sample: op outputs, the two gradient buffers, the
-// input slots and normalised input; fixed: parameters, gradients, optimizer state, BatchNorm
-// statistics, the accumulation buffer the advice may add, the AMP weight copy, the largest workspaces)
-// against the memory free when the plan began, under the cap when there is one.
+// The footprint of this plan at max_batch_size (per sample: op outputs, a fused pool's raw convolution
+// output and uint8 index, the two gradient buffers, the input slots and normalised input; fixed:
+// parameters, gradients, optimizer state, BatchNorm statistics, the accumulation buffer the advice may
+// add, the AMP weight copy, the largest workspaces) against the memory free when the plan began, under
+// the cap when there is one.
 void CudaNetwork::rethrow_oom(const OutOfMemoryError& e) const {
   const std::int64_t N = options_.max_batch_size;
   const auto ab = static_cast<std::int64_t>(act_bytes_);
   MemoryFootprint f;
   f.per_sample_bytes = numel(spec_.input) * (sizeof(float) + kInputSlots + (amp() ? ab : 0)) + 4 * kInputSlots +
                        2 * max_activation_ * ab;
-  for (const Op& op : ops_) f.per_sample_bytes += numel(op.out_shape) * ab;
+  for (const Op& op : ops_) {
+    f.per_sample_bytes += numel(op.out_shape) * ab;
+    if (op.fused_pool()) f.per_sample_bytes += numel(op.conv_shape) * ab + numel(op.out_shape);  // raw + index
+  }
   int states = options_.optimizer.type != OptimizerType::sgd ? 2 : (options_.optimizer.momentum != 0 ? 1 : 0);
   f.fixed_bytes = static_cast<std::int64_t>(sizeof(float)) * ((3 + states) * param_count_ + buffer_count_) +
                   (amp() ? ab * param_count_ : 0) + static_cast<std::int64_t>(kCublasWorkspace + kMaxConvWorkspace);

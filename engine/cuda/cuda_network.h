@@ -4,17 +4,24 @@
 // Plan. The spec's layers become a short list of ops; a Conv2d, Linear or BatchNorm2d absorbs the
 // ReLU and Dropout that follow it into a fused pointwise tail (kernels/epilogue.cu: bias + ReLU +
 // dropout in one launch, run in place on the op's output; its backward also produces the bias
-// gradient). Flatten is a view. Pooling (cuDNN) keeps its raw output (max-pool backward needs it), so
-// a ReLU/Dropout after a pool, or first in the model, is a standalone pointwise op with its own
-// output buffer. SimpleCNN becomes 6 ops: conv1+relu, pool1, conv2+relu, pool2,
-// fc1+relu+dropout, fc2+bias.
+// gradient). Flatten is a view. A MaxPool2d(2, stride 2, no padding) on an even height and width
+// right after Conv2d -> ReLU joins that tail too (engine/pool_fusion.h; kernels/pool/fused_pool.h):
+// the convolution writes its raw output to the op's `raw` buffer, one pass adds the bias, applies the
+// ReLU and pools into the op's output with a uint8 index of each window's maximum, and backward routes
+// the pooled gradient through the index into a full-size gradient with the bias gradient in the same
+// pass (NetworkOptions::fused_pool, TRAINSCOPE_FUSED_POOL=0 turns it off). Other pooling (cuDNN) keeps
+// its raw output (max-pool backward needs it), so a ReLU/Dropout after a pool, or first in the model,
+// is a standalone pointwise op with its own output buffer. SimpleCNN becomes 4 ops:
+// conv1+relu+pool1, conv2+relu+pool2, fc1+relu+dropout, fc2+bias (6 unfused: conv1+relu, pool1,
+// conv2+relu, pool2, fc1+relu+dropout, fc2+bias).
 //
 // Memory (all from the caching allocator, all at construction, none in a step): one flat buffer of
 // parameters, one of gradients and one or two of optimizer state (so the update is one launch);
-// BatchNorm running statistics; per op an output buffer for max_batch_size; two ping-pong gradient
-// buffers (the largest activation); 3 input slots (uint8 images + int32 labels) filled by the copy
-// stream; the normalised input; one convolution workspace; cuBLAS's workspace; a device ring of
-// per-step losses and eval counters.
+// BatchNorm running statistics; per op an output buffer for max_batch_size (a fused pool's op also its
+// full-size raw convolution output and its index, one byte per pooled element); two ping-pong gradient
+// buffers (the largest activation, a fused op's full-size one included); 3 input slots (uint8 images +
+// int32 labels) filled by the copy stream; the normalised input; one convolution workspace; cuBLAS's
+// workspace; a device ring of per-step losses and eval counters.
 //
 // Steps. The dropout mask of a training forward uses dropout_key(seed, step, layer index), where step
 // is the number of train steps (micro-batches) taken before it (0 for the first train_step); Adam's t
@@ -46,6 +53,7 @@
 #include "engine/cuda/cudnn_layers.h"
 #include "engine/network.h"
 #include "kernels/kernels.h"
+#include "kernels/pool/fused_pool.h"
 
 namespace ts::cuda {
 
@@ -69,12 +77,20 @@ struct Op {
   std::int64_t channels = 1, hw = 1;   // tail geometry per sample: out = [channels, hw] x rows
   std::int64_t rows_per_sample = 1;    // numel(out) / (channels*hw): Linear's GEMM rows per sample
   std::int64_t in_features = 0, out_features = 0;
+  // a MaxPool2d fused into a conv's tail (relu then pool; kernels/pool/fused_pool.h)
+  int pool_layer = -1;     // its spec index, -1: none
+  Shape conv_shape;        // the convolution's output per sample [C, H, W] (out_shape is the pooled one)
   std::unique_ptr<ConvLayer> conv;
   std::unique_ptr<PoolLayer> pool;
   std::unique_ptr<BatchNormLayer> bn;
-  std::shared_ptr<MemoryBlock> out, partials, counters, bn_save;
+  // raw, pool_index: the fused pool's full-size convolution output and uint8 window index
+  std::shared_ptr<MemoryBlock> out, raw, pool_index, partials, counters, bn_save;
   void* out_ptr() const { return out->ptr; }
-  bool has_tail() const { return b_off >= 0 || relu || dropout; }
+  bool fused_pool() const { return pool_layer >= 0; }
+  /// Where the convolution writes: the raw buffer under a fused pool, else the op's output.
+  void* conv_out_ptr() const { return fused_pool() ? raw->ptr : out->ptr; }
+  /// The epilogue's tail (a fused pool's bias and ReLU run in the pooling kernels instead).
+  bool has_tail() const { return !fused_pool() && (b_off >= 0 || relu || dropout); }
 };
 
 struct ParamEntry {
@@ -165,10 +181,17 @@ class CudaNetwork final : public Network {
   void step_body(std::int64_t n, int slot);
   void forward_ops(std::int64_t n, bool training);
   void forward_op(Op& op, std::int64_t n, const void* x, bool training);
-  /// Backward from the gradient in grads_[cur]; returns the index of the buffer holding dL/dx.
+  /// Backward from the gradient in grads_[cur]; returns the index of the buffer holding dL/dx (ops
+  /// other than pointwise ones and fused pools write dx into the other buffer).
   int backward_ops(std::int64_t n, int cur, bool input_grad);
   void backward_op(Op& op, std::int64_t n, const void* x, void* dy, void* dx, bool need_dx);
   void conv_backward_filter(Op& op, std::int64_t n, const void* x, const void* dy);
+  /// A fused pool's forward (bias, ReLU, pool; the window index when training) from op.raw into op.out.
+  void fused_pool_forward(Op& op, std::int64_t n, bool training);
+  /// A fused pool's backward: the pooled gradient dy -> the full-size gradient g of the convolution's
+  /// output (and the bias gradient); then the convolution's backward from g, its dx into dy's buffer.
+  void fused_pool_backward(Op& op, std::int64_t n, const void* x, void* dy, void* g, bool need_dx);
+  kernels::PoolTailShape pool_tail_shape(const Op& op, std::int64_t n) const;
   /// After a train_step's backward: accumulate the micro-batch or apply the update.
   void accumulate_or_update();
   /// One optimizer update from `grad` (+ `accum` when not null): one launch.
@@ -243,7 +266,7 @@ class CudaNetwork final : public Network {
   std::vector<Op> ops_;
   std::vector<ParamEntry> param_entries_, buffer_entries_;
   std::int64_t param_count_ = 0, buffer_count_ = 0;  // floats, with alignment padding
-  std::int64_t max_activation_ = 0;                  // floats per sample, largest op in/out
+  std::int64_t max_activation_ = 0;                  // elements per sample, largest op in/out (or raw conv output)
   kernels::ElemType act_ = kernels::ElemType::f32;  // activations (fp16/bf16 under AMP)
   std::size_t act_bytes_ = 4;
   std::shared_ptr<MemoryBlock> params_, param_grads_, state1_, state2_, buffers_;

@@ -1,11 +1,13 @@
-// CudaNetwork's plan: the spec's layers -> ops with fused tails, per-op geometry and the flat
-// parameter layout (PyTorch's named_parameters() order). Shape checks here name the layer, its type
-// and the expected vs given size (ModelSpecError).
+// CudaNetwork's plan: the spec's layers -> ops with fused tails (a 2x2 max pool after Conv2d -> ReLU
+// included, engine/pool_fusion.h), per-op geometry and the flat parameter layout (PyTorch's
+// named_parameters() order). Shape checks here name the layer, its type and the expected vs given
+// size (ModelSpecError).
 #include <algorithm>
 #include <string>
 
 #include "base/errors.h"
 #include "engine/cuda/cuda_network.h"
+#include "engine/pool_fusion.h"
 
 namespace ts::cuda {
 namespace {
@@ -106,6 +108,18 @@ void CudaNetwork::build_plan() {
       case LayerType::AvgPool2d:
       case LayerType::AdaptiveAvgPool2d: {
         need_chw();
+        if (options_.fused_pool && fuses_max_pool(spec_, i, shape)) {
+          // Conv2d -> ReLU -> this pool: the ReLU is already in the convolution's tail, the pool joins it.
+          Op& t = ops_.back();
+          if (tail != static_cast<int>(ops_.size()) - 1 || t.kind != OpKind::conv || !t.relu || t.dropout)
+            fail("the convolution before it should end in a ReLU alone (internal error of the plan)");
+          t.pool_layer = static_cast<int>(i);
+          t.conv_shape = shape;
+          shape = {shape[0], shape[1] / 2, shape[2] / 2};
+          t.out_shape = shape;
+          tail = -1;  // as after any pool: a ReLU or Dropout after it is a standalone op
+          continue;
+        }
         PoolShape ps{shape[0], shape[1], shape[2], l.kernel_size[0], l.kernel_size[1], l.stride[0], l.stride[1],
                      l.padding[0], l.padding[1], 0, 0};
         if (l.type == LayerType::AdaptiveAvgPool2d) {
@@ -158,7 +172,8 @@ void CudaNetwork::build_plan() {
     tail = static_cast<int>(ops_.size()) - 1;
   }
   for (const Op& op : ops_)
-    max_activation_ = std::max({max_activation_, numel(op.in_shape), numel(op.out_shape)});
+    max_activation_ = std::max({max_activation_, numel(op.in_shape), numel(op.out_shape),
+                                op.fused_pool() ? numel(op.conv_shape) : 0});
 }
 
 }  // namespace ts::cuda

@@ -1,6 +1,7 @@
 // CudaNetwork's hot path: input copies on the copy stream into rotating device slots, then
 // normalise, forward, fused cross-entropy, backward and one optimizer launch on the compute stream,
-// with no host sync and no allocation. Also the per-op forward/backward used by the test path.
+// with no host sync and no allocation. Also the per-op forward/backward used by the test path, and
+// the forward/backward of a max pool fused into a convolution's tail.
 #include <cmath>
 
 #include "base/cuda_check.h"
@@ -164,7 +165,9 @@ void CudaNetwork::forward_op(Op& op, std::int64_t n, const void* x, bool trainin
   float* w = op.w_off >= 0 ? params() + op.w_off : nullptr;  // fp32 master (BatchNorm's gamma)
   switch (op.kind) {
     case OpKind::conv:
-      op.conv->forward(*cudnn_, n, x, weights_lp(op.w_off), y, workspace_ ? workspace_->ptr : nullptr, workspace_bytes_);
+      op.conv->forward(*cudnn_, n, x, weights_lp(op.w_off), op.conv_out_ptr(), workspace_ ? workspace_->ptr : nullptr,
+                       workspace_bytes_);
+      if (op.fused_pool()) return fused_pool_forward(op, n, training);
       break;
     case OpKind::linear: linear_gemm(op, n * op.rows_per_sample, x, y); break;
     case OpKind::batchnorm: {
@@ -199,12 +202,15 @@ int CudaNetwork::backward_ops(std::int64_t n, int cur, bool input_grad) {
     const bool need_dx = k > 0 || input_grad;
     trace::ScopedRange range(trace::RangeKind::backward, "backward", op.label.c_str());
     backward_op(op, n, x, grad_buf(cur), grad_buf(1 - cur), need_dx);
-    if (op.kind != OpKind::pointwise) cur = 1 - cur;  // a pointwise op's dx is its dy, in place
+    // A pointwise op's dx is its dy, in place; a fused pool's is too (its full-size gradient in between
+    // takes the other buffer).
+    if (op.kind != OpKind::pointwise && !op.fused_pool()) cur = 1 - cur;
   }
   return cur;
 }
 
 void CudaNetwork::backward_op(Op& op, std::int64_t n, const void* x, void* dy, void* dx, bool need_dx) {
+  if (op.fused_pool()) return fused_pool_backward(op, n, x, dy, dx, need_dx);
   const void* y = op.out_ptr();
   if (op.has_tail()) {
     kernels::Epilogue e;
@@ -237,6 +243,30 @@ void CudaNetwork::backward_op(Op& op, std::int64_t n, const void* x, void* dy, v
       break;
     case OpKind::pointwise: break;
   }
+}
+
+// ---- a max pool fused into a convolution's tail (kernels/pool/fused_pool.h) -----------------------
+kernels::PoolTailShape CudaNetwork::pool_tail_shape(const Op& op, std::int64_t n) const {
+  return kernels::PoolTailShape{n, op.conv_shape[0], op.conv_shape[1], op.conv_shape[2]};
+}
+
+void CudaNetwork::fused_pool_forward(Op& op, std::int64_t n, bool training) {
+  const float* bias = op.b_off >= 0 ? params() + op.b_off : nullptr;
+  auto* index = training ? static_cast<std::uint8_t*>(op.pool_index->ptr) : nullptr;  // eval: no backward
+  kernels::relu_max_pool_forward(op.raw->ptr, bias, act_, pool_tail_shape(op, n), op.out_ptr(), index, compute_);
+}
+
+void CudaNetwork::fused_pool_backward(Op& op, std::int64_t n, const void* x, void* dy, void* g, bool need_dx) {
+  const bool bias = op.b_off >= 0;
+  kernels::relu_max_pool_backward(dy, op.out_ptr(), static_cast<const std::uint8_t*>(op.pool_index->ptr), act_,
+                                  pool_tail_shape(op, n), g, bias ? grads() + op.b_off : nullptr,
+                                  bias ? static_cast<float*>(op.partials->ptr) : nullptr,
+                                  bias ? static_cast<unsigned*>(op.counters->ptr) : nullptr, compute_);
+  // The pooled gradient is spent: the convolution's dx goes to its buffer.
+  if (need_dx)
+    op.conv->backward_data(*cudnn_, n, g, weights_lp(op.w_off), dy, workspace_ ? workspace_->ptr : nullptr,
+                           workspace_bytes_);
+  conv_backward_filter(op, n, x, g);
 }
 
 }  // namespace ts::cuda

@@ -12,6 +12,7 @@
 #include "base/errors.h"
 #include "engine/host_trace.h"
 #include "engine/model_spec.h"
+#include "engine/pool_fusion.h"
 #include "profiling/analysis/analysis.h"
 #include "profiling/cupti/graph_nodes.h"
 
@@ -249,18 +250,24 @@ void add_memory(const std::map<std::string, std::string>& meta, LayerReport& r) 
     row.type = layer_type_name(first.type);
     row.name = first.name;
     LayerMemory m;
+    std::int64_t fused_pool_bytes = 0;  // per sample: a fused max pool's raw convolution output and index
     for (int k = row.spec_index; k < end; ++k) {
-      m.parameters += shapes[static_cast<std::size_t>(k)].parameters;
+      const LayerShape& shape = shapes[static_cast<std::size_t>(k)];
+      m.parameters += shape.parameters;
       if (k > row.spec_index) {
         const LayerSpec& f = spec.layers[static_cast<std::size_t>(k)];
         row.fused.push_back(f.name.empty() ? std::string(layer_type_name(f.type)) : f.name);
+        if (fuses_max_pool(spec, static_cast<std::size_t>(k), shape.input))
+          fused_pool_bytes += numel(shape.input) * r.activation_bytes + numel(shape.output);
       }
     }
     m.weights_bytes = m.parameters * (4 + (amp ? 2 : 0));
     m.gradients_bytes = m.parameters * 4;
     m.optimizer_bytes = m.parameters * opt_per_param;
     if (r.batch_size > 0)
-      m.activations_bytes = numel(shapes[static_cast<std::size_t>(end - 1)].output) * r.batch_size * r.activation_bytes;
+      m.activations_bytes =
+          (numel(shapes[static_cast<std::size_t>(end - 1)].output) * r.activation_bytes + fused_pool_bytes) *
+          r.batch_size;
     row.memory = m;
     r.memory_total.add(m);
   }

@@ -29,8 +29,9 @@
 // Computed from the model spec (meta run.model_spec, engine/model_spec.h), NOT measured: parameter
 // counts and activation sizes by shape inference, times the batch size (meta run.config) and the
 // bytes per element. The CUDA backend fuses a ReLU/Dropout/Flatten into the op before it (its
-// epilogue), so such layers have no range of their own: they are listed in LayerStats::fused and
-// their memory counts with the op that runs them.
+// epilogue), and a 2x2 max pool after Conv2d -> ReLU into that convolution (engine/pool_fusion.h), so
+// such layers have no range of their own: they are listed in LayerStats::fused and their memory counts
+// with the op that runs them.
 //
 // Threads. Runtime calls of older sessions carry a CUPTI thread id that matches no host range
 // thread; then the runtime thread with the most kernel launches is taken as the trainer's (as
@@ -72,7 +73,8 @@ struct LayerMemory {
   std::int64_t gradients_bytes = 0;  // parameters x 4 (gradients stay fp32 under AMP)
   std::int64_t optimizer_bytes = 0;  // Adam/AdamW: parameters x 8 (exp_avg, exp_avg_sq); SGD with momentum: x 4
   /// The op's output kept for backward: numel(output of the last fused layer) x batch size x bytes
-  /// per element (4 fp32, 2 under fp16/bf16 AMP).
+  /// per element (4 fp32, 2 under fp16/bf16 AMP); with a max pool fused into the row, also the
+  /// full-size convolution output it keeps and its index, one byte per pooled element.
   std::int64_t activations_bytes = 0;
   std::int64_t total() const { return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes; }
   void add(const LayerMemory& o);

@@ -124,7 +124,7 @@ std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string
       fields[i][k] = v;
     }
   auto add = [&](const std::string& key, auto value_of) {
-    ConfigDifference d{key, {}};
+    ConfigDifference d{key, {}, {}};
     for (std::size_t i = 0; i < n; ++i) d.values.push_back(value_of(i));
     if (!all_equal(d.values)) out.push_back(std::move(d));
   };
@@ -136,7 +136,7 @@ std::vector<ConfigDifference> config_diff(const std::vector<std::map<std::string
   };
   for (const auto& k : order) {
     if (unknown_somewhere(k)) {  // "unknown" is not a value equal to another
-      ConfigDifference d{k, {}};
+      ConfigDifference d{k, {}, {}};
       for (std::size_t i = 0; i < n; ++i) {
         const auto it = fields[i].find(k);
         d.values.push_back(it == fields[i].end() ? std::nullopt : std::optional<std::string>(it->second));
@@ -203,8 +203,16 @@ Throughput throughput(const EventStore& store, std::int64_t warmup_steps) {
   return t;
 }
 
+bool first_steps_heavy(double first_steps_ms, double median_step_ms) {
+  return median_step_ms > 0 && first_steps_ms > kOutlierTimesMedian * median_step_ms;
+}
+
+bool first_steps_heavy(const Throughput& t) {
+  return first_steps_heavy(static_cast<double>(t.first_steps_ns) / 1e6, t.median_step_ns.value_or(0) / 1e6);
+}
+
 std::string describe_first_steps(double first_steps_ms, double median_step_ms) {
-  if (median_step_ms <= 0 || first_steps_ms <= kOutlierTimesMedian * median_step_ms) return {};
+  if (!first_steps_heavy(first_steps_ms, median_step_ms)) return {};
   return fmt::format("the first step took {:.4g} ms ({:.0f}x the median {:.3g} ms: the run's one-time setup, such as "
                      "the convolution algorithm search and the first allocations): in images/s (training time), not "
                      "in the step figures",

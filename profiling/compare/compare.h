@@ -103,10 +103,15 @@ struct Throughput {
 /// fix), and dataloader_workers, sync_points and out_of_memory's accumulate run each have one step
 /// of 6.6-32x, which the lessons name.
 constexpr double kOutlierTimesMedian = 5.0;
+/// Whether the left-out first steps (`first_steps_ms`, ms) outweigh kOutlierTimesMedian x the median
+/// step (`median_step_ms`, ms); false without a median. The one rule behind every view's ⚠ on
+/// images/s (Compare's window and text, a lesson's) and the JSON's first_steps_outlier.
+bool first_steps_heavy(double first_steps_ms, double median_step_ms);
+/// first_steps_heavy() of `t`'s first_steps_ns and median_step_ns.
+bool first_steps_heavy(const Throughput& t);
 /// "the first step took 202.4 ms (21x the median 9.57 ms: the run's one-time setup ...): in images/s
-/// (training time), not in the step figures" when the left-out first steps (`first_steps_ms`, ms)
-/// outweigh kOutlierTimesMedian x the median step (`median_step_ms`, ms); "" otherwise (or without a
-/// median). The one rule and wording of every view's ⚠ on images/s: Compare's and a lesson's.
+/// (training time), not in the step figures" when first_steps_heavy(); "" otherwise. The one wording
+/// of every view's ⚠ on images/s: Compare's and a lesson's.
 std::string describe_first_steps(double first_steps_ms, double median_step_ms);
 /// describe_first_steps() of `t`'s first_steps_ns and median_step_ns.
 std::string describe_first_steps(const Throughput& t);

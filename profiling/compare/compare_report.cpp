@@ -9,6 +9,7 @@
 #include "base/json_write.h"
 #include "base/printable.h"
 #include "profiling/compare/compare.h"
+#include "profiling/compare/compare_text.h"
 
 namespace ts::prof::compare {
 
@@ -19,7 +20,6 @@ using analysis::kCategoryCount;
 constexpr int kCol = 20;  // width of a session's column in the text tables
 
 std::string letter(std::size_t i) { return i < 26 ? std::string(1, static_cast<char>('A' + i)) : fmt::format("S{}", i); }
-std::string opt_num(const std::optional<double>& v, const char* f) { return v ? fmt::vformat(f, fmt::make_format_args(*v)) : "absent"; }
 double share(std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / b : 0; }
 /// Text of at most `w` characters: control characters escaped (names and meta come from the
 /// sessions: a hostile one holds escape sequences), long values cut with "..." so the columns stay
@@ -61,11 +61,11 @@ void text_throughput(std::string& o, const Comparison& c) {
     const auto& s = c.sessions[i];
     heads.push_back(letter(i));
     steps.push_back(fmt::format("{}", s.throughput.steps));
-    rate.push_back(opt_num(s.throughput.training.img_per_s, "{:.0f}"));
-    stepms.push_back(s.throughput.mean_step_ns ? fmt::format("{:.3f}", *s.throughput.mean_step_ns / 1e6) : "absent");
+    rate.push_back(s.throughput.training.img_per_s ? training_rate_text(s.throughput) : "absent");
+    stepms.push_back(s.throughput.mean_step_ns ? ms_text(*s.throughput.mean_step_ns) : "absent");
     const auto w = data_wait_ns_per_step(s.report);
-    wait.push_back(w ? fmt::format("{:.3f}", *w / 1e6) : "absent");
-    acc.push_back(s.accuracy.test_accuracy ? fmt::format("{:.2f} %", 100 * *s.accuracy.test_accuracy) : "absent");
+    wait.push_back(w ? ms_text(*w) : "absent");
+    acc.push_back(s.accuracy.test_accuracy ? percent_text(*s.accuracy.test_accuracy, 2) : "absent");
     epochs.push_back(s.accuracy.last_epoch ? fmt::format("{}", *s.accuracy.last_epoch) : "absent");
   }
   // The names the window and the lessons give these figures (compare.h: training_throughput,
@@ -79,6 +79,9 @@ void text_throughput(std::string& o, const Comparison& c) {
   row(o, "data wait/step (raw) ms", wait);
   row(o, "last epoch", epochs);
   row(o, "test accuracy", acc);
+  // Why a rate carries the mark, as the window's tooltips say it.
+  for (std::size_t i = 0; i < c.sessions.size(); ++i)
+    if (const std::string note = first_steps_note(letter(i), c.sessions[i].throughput); !note.empty()) o += "  " + note + "\n";
 }
 
 /// Measured GPU metrics (CUPTI PM sampling) per session, where any session has them: SM active and
@@ -121,13 +124,14 @@ void text_breakdown(std::string& o, const Comparison& c) {
     for (const auto& s : c.sessions) {
       const auto& r = s.report;
       if (r.steps == 0) { cells.push_back("absent"); continue; }
-      cells.push_back(fmt::format("{:.3f} {:5.1f} %", r.breakdown.ns[k] / 1e6 / r.steps, 100 * share(r.breakdown.ns[k], r.wall_ns)));
+      cells.push_back(fmt::format("{} {:5.1f} %", ms_text(static_cast<double>(r.breakdown.ns[k]) / r.steps),
+                                  100 * share(r.breakdown.ns[k], r.wall_ns)));
     }
     row(o, analysis::category_name(static_cast<Category>(k)), cells);
   }
   std::vector<std::string> util;
   for (const auto& s : c.sessions)
-    util.push_back(s.report.gpu_utilization ? fmt::format("{:.1f} %", 100 * *s.report.gpu_utilization) : "absent");
+    util.push_back(s.report.gpu_utilization ? percent_text(*s.report.gpu_utilization) : "absent");
   row(o, "GPU busy", util);
   text_measured(o, c);
 }
@@ -185,9 +189,10 @@ std::string to_text(const Comparison& c, std::size_t max_kernel_rows) {
   text_verdicts(o, c);
   if (c.slowest_rank_session >= 0) {
     const auto& r = c.sessions[static_cast<std::size_t>(c.slowest_rank_session)].report;
-    o += fmt::format("\nslowest rank: {} (rank {}), own work {:.3f} ms/step, {:.2f}x the other ranks' median (step "
+    o += fmt::format("\nslowest rank: {} (rank {}), own work {} ms/step, {:.2f}x the other ranks' median (step "
                      "period minus the wait for other ranks): every rank waits for it at each collective\n",
-                     letter(static_cast<std::size_t>(c.slowest_rank_session)), r.rank, c.slowest_own_work_ns / 1e6,
+                     letter(static_cast<std::size_t>(c.slowest_rank_session)), r.rank,
+                     ms_text(static_cast<double>(c.slowest_own_work_ns)),
                      c.slowest_over_fastest);
   }
 
@@ -224,6 +229,13 @@ void json_session(W& w, const SessionSummary& s) {
   opt(w, "mean_img_per_s", s.throughput.mean_img_per_s);
   opt(w, "median_step_ns", s.throughput.median_step_ns);
   opt(w, "mean_step_ns", s.throughput.mean_step_ns);
+  // The left-out first steps and whether they weigh images/s down (the text's and window's ⚠).
+  const Throughput& t = s.throughput;
+  w.Key("first_steps_ns"); w.Int64(t.first_steps_ns);
+  opt(w, "first_steps_over_median", t.median_step_ns && *t.median_step_ns > 0
+                                        ? std::optional<double>(static_cast<double>(t.first_steps_ns) / *t.median_step_ns)
+                                        : std::nullopt);
+  w.Key("first_steps_outlier"); w.Bool(first_steps_heavy(t));
   opt(w, "training_img_per_s", s.throughput.training.img_per_s);
   w.Key("training_images"); w.Int64(s.throughput.training.images);
   w.Key("training_ns"); w.Int64(s.throughput.training.train_ns);

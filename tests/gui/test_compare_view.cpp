@@ -13,6 +13,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
@@ -24,6 +25,7 @@
 #include <QtTest>
 #include <qcustomplot.h>
 
+#include "widgets/common/count_ticker.h"
 #include "widgets/compare/aligned_timelines.h"
 #include "widgets/compare/compare_charts.h"
 #include "gui/window_probe.h"
@@ -197,9 +199,35 @@ class TestCompareView : public QObject {
     QVERIFY2(v.findChild<QLabel*>("compare.header")->toolTip().contains(QString::fromStdString(first_a)), qPrintable(v.findChild<QLabel*>("compare.header")->toolTip()));
   }
 
-  /// One name for one figure: the GPU's busy share of the steps (kernels, copies and memsets ÷ their
-  /// time) is "GPU busy" in Compare's row, in the verdicts' evidence and in the Utilization track's GPU
-  /// row (Compare said "GPU time-utilisation", the evidence "gpu utilization").
+  /// One writer per figure: the img/s chart's y ticks read as Train's img/s axis writes them ("40k",
+  /// CountTicker), never "40000" beside the table's and bars' "116,230"; and the headline's host step
+  /// is the Throughput table's figure (3 decimals: it wrote 0.61 beside the table's 0.613).
+  void chartTicksAndHeadlineAsTheTables() {
+    CompareView v;
+    v.resize(1280, 720);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    QVERIFY(load(v, {a_, b_}));
+    v.tabs()->setCurrentIndex(1);  // Throughput, where the chart is
+    QCustomPlot* plot = v.throughputChart()->plot();
+    QTRY_VERIFY(plot->isVisible() && plot->height() > 100);
+    plot->replot();
+    QCPAxis* y = plot->yAxis;
+    const QVector<double> ticks = y->tickVector();
+    const QVector<QString> labels = y->tickVectorLabels();
+    QVERIFY2(ticks.size() >= 2 && ticks.size() == labels.size(), qPrintable(QStringList(labels.begin(), labels.end()).join(" ")));
+    QVERIFY(y->range().upper > 10000);  // rates of ~100k img/s: ticks of five digits unless written short
+    const double step = ticks[1] - ticks[0];
+    for (int i = 0; i < ticks.size(); ++i) {
+      QVERIFY2(!labels[i].contains(QRegularExpression("\\d{4}")), qPrintable(labels[i]));
+      QCOMPARE(labels[i], CountTicker::label(ticks[i], step));
+    }
+    QVERIFY(dynamic_cast<CountTicker*>(y->ticker().data()));
+    const QString step_a = v.throughputTable()->item(static_cast<int>(ThroughputRow::mean_step_ms), 0)->text();
+    QVERIFY2(QRegularExpression("^\\d[\\d,]*\\.\\d{3} ms$").match(step_a).hasMatch(), qPrintable(step_a));  // "0.613 ms"
+    QVERIFY2(v.headerText().contains(QStringLiteral(" vs %1").arg(step_a)), qPrintable(v.headerText() + " / " + step_a));
+  }
+
   /// In classroom mode (the application's font x1.5) a lesson's Compare column at 1280 px is ~740 px
   /// wide: every tab stays in view, none behind the tab bar's scroll arrows (Configuration was).
   void everyTabInViewInClassroomMode() {
@@ -248,6 +276,9 @@ class TestCompareView : public QObject {
     QVERIFY(!v.headerText().contains("step window"));
   }
 
+  /// One name for one figure: the GPU's busy share of the steps (kernels, copies and memsets ÷ their
+  /// time) is "GPU busy" in Compare's row, in the verdicts' evidence and in the Utilization track's GPU
+  /// row (Compare said "GPU time-utilisation", the evidence "gpu utilization").
   void gpuBusyHasOneName() {
     CompareView v;
     QVERIFY(load(v, {a_, b_}));

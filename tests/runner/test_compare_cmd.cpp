@@ -5,11 +5,13 @@
 #include <rapidjson/document.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "base/format_number.h"
 #include "runner_test_util.h"
 
 namespace fs = std::filesystem;
@@ -77,6 +79,36 @@ TEST(RunnerCompare, OneJsonObject) {
   EXPECT_TRUE(fired(1));
   EXPECT_GT(d["kernel_diffs"][0]["kernels"].Size(), 20u);
   EXPECT_EQ(d["step_alignment"]["global_step"].GetInt(), 2);
+}
+
+// The text writes images/s as the window does: thousands grouped, and marked where a heavy first step
+// weighs the rate down (gpu_b128_nw4's first step took 37.4 ms, 76x its median), with the reason under
+// the table; the JSON carries that step's time and the finding. Both from one run's JSON figures.
+TEST(RunnerCompare, ImagesPerSecondAsTheWindowWritesThem) {
+  const Result j = run("--compare " + kNw4 + " " + kNw0 + " --json");
+  ASSERT_EQ(j.code, 0) << j.err;
+  rapidjson::Document d;
+  d.Parse(j.out.c_str());
+  ASSERT_FALSE(d.HasParseError());
+  const auto& a = d["sessions"][0]["throughput"];
+  ASSERT_TRUE(a.HasMember("first_steps_ns") && a.HasMember("first_steps_outlier") && a.HasMember("first_steps_over_median"))
+      << j.out.substr(0, 600);
+  EXPECT_GT(a["first_steps_ns"].GetInt64(), 30'000'000);
+  EXPECT_TRUE(a["first_steps_outlier"].GetBool());
+  EXPECT_NEAR(a["first_steps_over_median"].GetDouble(), a["first_steps_ns"].GetInt64() / a["median_step_ns"].GetDouble(), 1e-9);
+  EXPECT_GT(a["first_steps_over_median"].GetDouble(), 5.0);
+  const double rate = a["training_img_per_s"].GetDouble();
+  ASSERT_GT(rate, 1000);
+
+  const Result t = run("--compare " + kNw4 + " " + kNw0);
+  ASSERT_EQ(t.code, 0) << t.err;
+  const std::string grouped = ts::format_grouped(rate);
+  ASSERT_NE(grouped.find(','), std::string::npos);
+  EXPECT_NE(t.out.find(" " + grouped + " ⚠"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find(std::to_string(std::llround(rate))), std::string::npos) << "ungrouped\n" << t.out;
+  EXPECT_NE(t.out.find("\n  A ⚠ the first step took "), std::string::npos) << t.out;
+  const bool b_heavy = d["sessions"][1]["throughput"]["first_steps_outlier"].GetBool();
+  EXPECT_EQ(t.out.find("\n  B ⚠ ") != std::string::npos, b_heavy) << t.out;
 }
 
 TEST(RunnerCompare, BadInputExitsTwoWithOneLine) {

@@ -208,6 +208,40 @@ TEST(LayerStats, MemoryFromTheSpec) {
   EXPECT_EQ(row(a, 0).memory->optimizer_bytes, 112 * 4);
 }
 
+// The CUDA engine's fused Conv2d -> ReLU -> MaxPool2d: the pool has no range of its own, and the
+// convolution's row holds the pooled output, the full-size convolution output and the index bytes.
+// Recorded without the fusion, the pool has its own row and the convolution's holds its own output.
+TEST(LayerStats, MemoryOfAFusedMaxPool) {
+  // input [3,8,8] -> conv1 [4,8,8] -> relu1 -> pool1 [4,4,4] -> flatten [64] -> fc [10].
+  constexpr const char* kPoolSpec =
+      R"({"name":"TinyPool","input":[3,8,8],"layers":[)"
+      R"({"type":"Conv2d","name":"conv1","in_channels":3,"out_channels":4,"kernel_size":3,"padding":1},)"
+      R"({"type":"ReLU","name":"relu1"},{"type":"MaxPool2d","name":"pool1","kernel_size":2,"stride":2},)"
+      R"({"type":"Flatten"},{"type":"Linear","name":"fc","in_features":64,"out_features":10}]})";
+  for (bool fused : {true, false}) {
+    Store b;
+    b.s.set_meta("run.model_spec", kPoolSpec);
+    b.s.set_meta("run.config", R"({"batch_size":16,"amp":"bf16","optimizer":"adam"})");
+    b.step(1, 0, 1000);
+    b.range(K::forward, 100, 200, "layer 0 (Conv2d conv1)");
+    if (!fused) b.range(K::forward, 200, 250, "layer 2 (MaxPool2d pool1)");
+    b.range(K::forward, 250, 300, "layer 4 (Linear fc)");
+    const LayerReport r = layer_stats(b.s);
+    ASSERT_TRUE(r.memory_from_spec) << r.memory_note;
+    const LayerStats& conv = row(r, 0);
+    ASSERT_TRUE(conv.memory);
+    if (fused) {
+      ASSERT_EQ(conv.fused.size(), 3u);  // relu1, pool1 and the Flatten
+      EXPECT_EQ(conv.fused[1], "pool1");
+      EXPECT_EQ(conv.memory->activations_bytes, (64 * 2 + 256 * 2 + 64) * 16);  // pooled, raw bf16, index
+    } else {
+      EXPECT_EQ(conv.fused.size(), 1u);
+      EXPECT_EQ(conv.memory->activations_bytes, 256 * 2 * 16);
+      EXPECT_EQ(row(r, 2).memory->activations_bytes, 64 * 2 * 16);
+    }
+  }
+}
+
 TEST(LayerStats, BadSpecSaysWhyAndKeepsTimes) {
   Store b;
   b.s.set_meta("run.model_spec", R"({"name":"x","layers":[{"type":"Conv2d","in_channels":3})");

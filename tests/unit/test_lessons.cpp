@@ -507,7 +507,7 @@ TEST(Lessons, EveryLessonSaysItsPinMemory) {
     std::vector<bool> pinned;
     for (std::size_t i = 0; i < l.runs.size(); ++i) {
       const bool cuda = l.knob(i, "device") != "cpu";
-      if (cuda) EXPECT_FALSE(l.knob(i, "pin_memory").empty()) << l.runs[i].id << ": pin_memory left to a default";
+      if (cuda) { EXPECT_FALSE(l.knob(i, "pin_memory").empty()) << l.runs[i].id << ": pin_memory left to a default"; }
       pinned.push_back(cuda && l.knob(i, "pin_memory") == "true");
     }
     if (std::all_of(pinned.begin(), pinned.end(), [&](bool p) { return p == pinned.front(); })) continue;

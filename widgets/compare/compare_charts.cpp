@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <qcustomplot.h>
 
+#include "profiling/compare/compare_text.h"
+#include "widgets/common/count_ticker.h"
 #include "widgets/compare/compare_tables.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/common/plot_export.h"
@@ -117,7 +119,7 @@ void CompareBreakdownChart::setComparison(const pc::Comparison& c) {
     top = std::max(top, total);
     auto* label = value_label(plot_, bars_.back());
     label->position->setCoords(i, total);
-    label->setText(r.steps > 0 ? tr("%1 ms").arg(total, 0, 'f', 3) : tr("no analysed steps"));
+    label->setText(r.steps > 0 ? tr("%1 ms").arg(QString::fromStdString(pc::ms_text(total * 1e6))) : tr("no analysed steps"));
     totals_.push_back(label);
   }
   plot_->xAxis->setTicker(session_ticker(c));
@@ -142,12 +144,15 @@ int CompareBreakdownChart::sessionAtPixel(double x) const {
 QString CompareBreakdownChart::hoverText(int session) const {
   if (session < 0 || session >= static_cast<int>(reports_.size())) return {};
   const pa::Report& r = reports_[static_cast<std::size_t>(session)];
-  QString s = tr("<b>%1</b><br>%2 analysed steps, mean %3 ms per step").arg(names_[session]).arg(r.steps).arg(totalMsPerStep(session), 0, 'f', 3);
+  QString s = tr("<b>%1</b><br>%2 analysed steps, mean %3 ms per step")
+                  .arg(names_[session])
+                  .arg(r.steps)
+                  .arg(QString::fromStdString(pc::ms_text(totalMsPerStep(session) * 1e6)));
   const double total = static_cast<double>(r.breakdown.total());
   for (int k = pa::kCategoryCount - 1; k >= 0; --k)  // top of the stack first, as drawn
     s += QStringLiteral("<br>%1: %2 ms (%3 %)")
              .arg(bars_[static_cast<std::size_t>(k)]->name())
-             .arg(r.steps > 0 ? r.breakdown.ns[k] / 1e6 / r.steps : 0.0, 0, 'f', 3)
+             .arg(QString::fromStdString(pc::ms_text(r.steps > 0 ? static_cast<double>(r.breakdown.ns[k]) / r.steps : 0.0)))
              .arg(total > 0 ? r.breakdown.ns[k] / total * 100 : 0.0, 0, 'f', 1);
   return s;
 }
@@ -174,6 +179,8 @@ CompareThroughputChart::CompareThroughputChart(QWidget* parent) : QWidget(parent
   rate_->setWidth(0.45);
   rate_->setBrush(okabe_ito_color(0));
   rate_->setPen(QPen(okabe_ito_color(0).darker(130), 1));
+  // Ticks as Train's img/s axis writes them ("300k", never "300000"), as many as the axis has room for.
+  plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new CountTicker(plot_->yAxis)));
 }
 
 void CompareThroughputChart::setComparison(const pc::Comparison& c) {
@@ -188,7 +195,8 @@ void CompareThroughputChart::setComparison(const pc::Comparison& c) {
     top = std::max(top, rate.value_or(0));
     auto* t = value_label(plot_, rate_);
     t->position->setCoords(i, rate.value_or(0));
-    t->setText(rate ? training_rate_text(c.sessions[static_cast<std::size_t>(i)].throughput) : tr("not recorded"));
+    t->setText(rate ? QString::fromStdString(pc::training_rate_text(c.sessions[static_cast<std::size_t>(i)].throughput))
+                    : tr("not recorded"));
     labels_.push_back(t);
   }
   plot_->xAxis->setTicker(session_ticker(c));

@@ -3,7 +3,8 @@
 //                           moveAbove), categories in the analysis' priority order, one y scale for
 //                           every session, a legend, each bar's total above it, hover numbers
 //   CompareThroughputChart  images/s of training time per session (compare::training_throughput)
-//                           (compare.h) as grouped bars, with their values
+//                           (compare.h) as grouped bars, with their values as the table writes
+//                           them; y ticks "300k" (CountTicker, as Train's img/s axis)
 // Colours: Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), grey for other.
 #pragma once
 #include <QColor>

@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <set>
 
-#include "base/format_number.h"
+#include "profiling/compare/compare_text.h"
 #include "widgets/compare/compare_view.h"
 #include "widgets/panels/measured_text.h"
 #include "widgets/panels/verdict_panel.h"
@@ -28,8 +28,9 @@ namespace {
 
 const QString kAbsent = QStringLiteral("–");
 
-/// The one number formatter of every view (base/format_number.h): "472,658".
-QString grouped(double v, int decimals = 0) { return QString::fromStdString(format_grouped(v, decimals)); }
+/// Compare's writers of a figure (profiling/compare/compare_text.h), shared with the runner's text.
+QString ms_cell(double ns) { return QString::fromStdString(pc::ms_text(ns)) + QStringLiteral(" ms"); }
+QString percent_cell(double share, int decimals = 1) { return QString::fromStdString(pc::percent_text(share, decimals)); }
 
 /// " (+12.3 %)" of b against a; "" when either is absent or a is 0.
 QString relative(std::optional<double> a, std::optional<double> b) {
@@ -197,11 +198,6 @@ QString step_window_tooltip() {
       .arg(host_step_label());
 }
 
-QString training_rate_text(const pc::Throughput& t) {
-  if (!t.training.img_per_s) return {};
-  return grouped(*t.training.img_per_s) + (pc::describe_first_steps(t).empty() ? QString() : QStringLiteral(" ⚠"));
-}
-
 QString training_rate_tooltip() {
   return QObject::tr("Images trained ÷ training time, every epoch, evaluation excluded: the trainer's own figure "
                      "(epochs table). Host step times are no throughput: without a sync per step the host runs "
@@ -234,7 +230,7 @@ void fill_accuracy_cells(QTableWidget* t, int i, const pc::Accuracy& acc, const 
   cell(ThroughputRow::last_epoch, acc.last_epoch ? QObject::tr("epoch %1 of %2").arg(*acc.last_epoch).arg(acc.epochs) : kAbsent);
   QString test_acc = kAbsent;
   if (acc.test_accuracy) {
-    test_acc = QStringLiteral("%1 %").arg(*acc.test_accuracy * 100, 0, 'f', 2);
+    test_acc = percent_cell(*acc.test_accuracy, 2);
     if (i > 0 && a.test_accuracy) {
       const double d = (*acc.test_accuracy - *a.test_accuracy) * 100;
       test_acc += QStringLiteral(" (%1%2 points)").arg(d >= 0 ? "+" : "−").arg(std::abs(d), 0, 'f', 2);
@@ -267,7 +263,6 @@ void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
   t->setRowHidden(static_cast<int>(ThroughputRow::measured_sm), !any_measured);
   t->setRowHidden(static_cast<int>(ThroughputRow::measured_dram), !any_measured);
   const pc::SessionSummary& a = c.sessions[0];
-  auto ms = [](std::optional<double> ns) { return ns ? std::optional<double>(*ns / 1e6) : std::nullopt; };
   for (int i = 0; i < n; ++i) {
     const pc::SessionSummary& s = c.sessions[static_cast<std::size_t>(i)];
     const bool base = i == 0;
@@ -277,17 +272,16 @@ void fill_throughput_table(QTableWidget* t, const pc::Comparison& c) {
                                             : kAbsent);
     const auto rate = tp.training.img_per_s;
     cell(ThroughputRow::img_s,
-         rate ? training_rate_text(tp) + (base ? QString() : relative(a.throughput.training.img_per_s, rate)) : kAbsent);
+         rate ? QString::fromStdString(pc::training_rate_text(tp)) + (base ? QString() : relative(a.throughput.training.img_per_s, rate)) : kAbsent);
     if (const std::string first = pc::describe_first_steps(tp); rate && !first.empty())  // why the ⚠
       t->item(static_cast<int>(ThroughputRow::img_s), i)->setToolTip(QString::fromStdString(first));
-    const auto step_ms = ms(tp.mean_step_ns);
-    cell(ThroughputRow::mean_step_ms, step_ms ? QStringLiteral("%1 ms").arg(*step_ms, 0, 'f', 3) +
-                                                    (base ? QString() : relative(ms(a.throughput.mean_step_ns), step_ms))
-                                              : kAbsent);
-    const auto wait = ms(pc::data_wait_ns_per_step(s.report));
-    cell(ThroughputRow::data_wait_ms, wait ? QStringLiteral("%1 ms").arg(*wait, 0, 'f', 3) : kAbsent);
+    const auto& step_ns = tp.mean_step_ns;
+    cell(ThroughputRow::mean_step_ms,
+         step_ns ? ms_cell(*step_ns) + (base ? QString() : relative(a.throughput.mean_step_ns, step_ns)) : kAbsent);
+    const auto wait = pc::data_wait_ns_per_step(s.report);
+    cell(ThroughputRow::data_wait_ms, wait ? ms_cell(*wait) : kAbsent);
     const auto& u = s.report.gpu_utilization;
-    cell(ThroughputRow::gpu_util, u ? QStringLiteral("%1 %").arg(*u * 100, 0, 'f', 1) : kAbsent);
+    cell(ThroughputRow::gpu_util, u ? percent_cell(*u) : kAbsent);
     fill_measured_cells(t, i, s.report, dram_unit, base_dram);
     fill_accuracy_cells(t, i, s.accuracy, a.accuracy);
   }
@@ -311,7 +305,7 @@ void fill_breakdown_table(QTableWidget* t, const pc::Comparison& c) {
         continue;
       }
       const double ns = k < pa::kCategoryCount ? static_cast<double>(r.breakdown.ns[k]) : total;
-      set_cell(t, k, i, QStringLiteral("%1 ms · %2 %").arg(ns / r.steps / 1e6, 0, 'f', 3).arg(ns / total * 100, 5, 'f', 1));
+      set_cell(t, k, i, QStringLiteral("%1 · %2 %").arg(ms_cell(ns / r.steps)).arg(ns / total * 100, 5, 'f', 1));
     }
   }
 }

@@ -40,7 +40,9 @@ enum class ThroughputRow { steps, img_s, mean_step_ms, data_wait_ms, gpu_util, m
                            test_accuracy, test_loss, train_loss, count };
 
 /// The names every view gives the figures that compare.h computes once (Compare's tables, chart and
-/// headline; a lesson's key numbers and promises): one quantity, one label.
+/// headline; a lesson's key numbers and promises): one quantity, one label. Their values are written
+/// by profiling/compare/compare_text.h (training_rate_text: "116,230 ⚠"; ms_text; percent_text), which
+/// the runner's --compare text calls too: one quantity, one way of writing it.
 QString training_rate_label();  // "images/s (training time)": compare::training_throughput
 QString host_step_label();      // "host step (mean)": compare::Throughput::mean_step_ns
 QString data_wait_label();      // "data wait/step (raw)": compare::data_wait_ns_per_step
@@ -50,10 +52,6 @@ QString step_window_label();
 QString step_window_tooltip();
 /// The tooltip that says how the images/s are counted, wherever the label stands.
 QString training_rate_tooltip();
-/// A session's images/s (training time) as every Compare view writes it, "116,230", marked " ⚠" where
-/// its left-out first steps outweigh its median step (compare::describe_first_steps says why: the
-/// caller's tooltip); "" without a rate.
-QString training_rate_text(const prof::compare::Throughput& t);
 
 /// Rows: the analysis categories (analysis order) and the total; cells "0.455 ms · 74.2 %"
 /// (ms per analysed step and share of the step windows).

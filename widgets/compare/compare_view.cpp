@@ -15,6 +15,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "profiling/compare/compare_text.h"
 #include "profiling/import/trace_analysis.h"
 #include "widgets/common/text_colour.h"
 #include "widgets/compare/aligned_timelines.h"
@@ -331,7 +332,7 @@ void CompareView::showComparison(std::shared_ptr<pc::Comparison> c,
     head += tr(" &nbsp;—&nbsp; <b>slowest rank: %1 (rank %2)</b>, own work %3 ms/step, %4× the other ranks'")
                 .arg(session_letter(cmp.slowest_rank_session))
                 .arg(r.rank)
-                .arg(static_cast<double>(cmp.slowest_own_work_ns) / 1e6, 0, 'f', 2)
+                .arg(QString::fromStdString(pc::ms_text(static_cast<double>(cmp.slowest_own_work_ns))))
                 .arg(cmp.slowest_over_fastest, 0, 'f', 2);
   }
   const QString headline = compare_headline(cmp);
@@ -341,9 +342,10 @@ void CompareView::showComparison(std::shared_ptr<pc::Comparison> c,
                        .arg(headline.isEmpty() ? head : head + QStringLiteral("<br>") + headline));
   QStringList paths;
   for (const auto& s : cmp.sessions) paths << QString::fromStdString(s.label);
-  for (int i = 0; i < n; ++i)  // what the headline's ⚠ says
-    if (const std::string first = pc::describe_first_steps(cmp.sessions[static_cast<std::size_t>(i)].throughput); !first.empty())
-      paths << QStringLiteral("%1 ⚠ %2").arg(session_letter(i), QString::fromStdString(first));
+  for (int i = 0; i < n; ++i)  // what the headline's ⚠ says, in the runner's words
+    if (const std::string note = pc::first_steps_note(session_letter(i).toStdString(), cmp.sessions[static_cast<std::size_t>(i)].throughput);
+        !note.empty())
+      paths << QString::fromStdString(note);
   header_->setToolTip(paths.join('\n'));
 
   fill_config_table(config_, cmp);
@@ -389,15 +391,15 @@ QString compare_headline(const pc::Comparison& c) {
       line = QObject::tr("<b>%1: %2× A's %3</b>: %4 vs %5")
                  .arg(letter)
                  .arg(*rb / *ra, 0, 'f', 2)
-                 .arg(training_rate_label().toHtmlEscaped(), training_rate_text(b.throughput), training_rate_text(a.throughput));
+                 .arg(training_rate_label().toHtmlEscaped(), QString::fromStdString(pc::training_rate_text(b.throughput)),
+                      QString::fromStdString(pc::training_rate_text(a.throughput)));
     } else {
       line = QObject::tr("<b>%1</b>: throughput not recorded in both").arg(letter);
     }
-    if (a.throughput.mean_step_ns && b.throughput.mean_step_ns)
+    if (a.throughput.mean_step_ns && b.throughput.mean_step_ns)  // as the Throughput table writes them
       line += QObject::tr(", %1 %2 vs %3 ms")
-                  .arg(host_step_label())
-                  .arg(*b.throughput.mean_step_ns / 1e6, 0, 'f', 2)
-                  .arg(*a.throughput.mean_step_ns / 1e6, 0, 'f', 2);
+                  .arg(host_step_label(), QString::fromStdString(pc::ms_text(*b.throughput.mean_step_ns)),
+                       QString::fromStdString(pc::ms_text(*a.throughput.mean_step_ns)));
     QStringList gained, lost;
     auto has = [](const prof::analysis::Report& r, const std::string& id) {
       return std::any_of(r.verdicts.begin(), r.verdicts.end(), [&](const auto& v) { return v.id == id; });
