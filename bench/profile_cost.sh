@@ -4,6 +4,8 @@
 # (TRAINSCOPE_PROFILE_SKIP, profiling/profiler.h), in turn; a run's speed is the mean images/s of
 # its epochs after the first (the first holds cuDNN's autotuning). Ratios are to the unprofiled run
 # of the same round; a part's cost is ratio(without it) - ratio(everything), medians over rounds.
+# Profiled runs trace every kernel of every step (--profile-every-kernel), as before the hybrid default of
+# CUDA-graph runs (profiler.h), so each part is measured against the same recording.
 #   bench/profile_cost.sh RUNNER CIFAR_DIR OUT ROUNDS EPOCHS PARTS -- TRAINING ARGS...
 # PARTS: ";"-separated configurations, each comma-separated TRAINSCOPE_PROFILE_SKIP values or
 # NAME=VALUE[+NAME=VALUE]: an environment to run the profiled run in instead (e.g. TRAINSCOPE_CONV_LOG=1)
@@ -21,13 +23,13 @@ IFS=';' read -r -a configs <<< "$parts"
 : > "$out/runs.txt"
 for r in $(seq 1 "$rounds"); do
   off=$("$runner" "${args[@]}" | ips)
-  full=$("$runner" "${args[@]}" --overwrite --session "$out/full$r.tsession" | ips)
+  full=$("$runner" "${args[@]}" --overwrite --session "$out/full$r.tsession" --profile-every-kernel | ips)
   echo "round $r off $off full $full" | tee -a "$out/runs.txt"
   for c in "${configs[@]}"; do
     if [[ $c == *=* ]]; then  # NAME=VALUE[+NAME=VALUE]: a measurement knob's environment instead
-      v=$(env ${c//+/ } "$runner" "${args[@]}" --overwrite --session "$out/skip.tsession" | ips)
+      v=$(env ${c//+/ } "$runner" "${args[@]}" --overwrite --session "$out/skip.tsession" --profile-every-kernel | ips)
     else
-      v=$(TRAINSCOPE_PROFILE_SKIP=$c "$runner" "${args[@]}" --overwrite --session "$out/skip.tsession" | ips)
+      v=$(TRAINSCOPE_PROFILE_SKIP=$c "$runner" "${args[@]}" --overwrite --session "$out/skip.tsession" --profile-every-kernel | ips)
     fi
     echo "round $r skip=$c $v off $off full $full" >> "$out/runs.txt"
   done

@@ -9,7 +9,7 @@ args=(--device cuda --data "$cifar" --batch-size 128 --num-workers 4 --quiet)
 ips() { python3 -c 'import json,sys; print([json.loads(l) for l in sys.stdin if l.startswith("{")][-1]["images_per_s"])'; }
 for i in 1 2; do
   off=$("$runner" "${args[@]}" --epochs "$epochs" | ips); echo "run $i without --profile: $off img/s"
-  on=$("$runner" "${args[@]}" --epochs "$epochs" --session "$out/overhead$i.tsession" | tee "$out/profiled$i.log" | ips)
+  on=$("$runner" "${args[@]}" --epochs "$epochs" --session "$out/overhead$i.tsession" --profile-every-kernel | tee "$out/profiled$i.log" | ips)
   echo "run $i with --profile:    $on img/s"; grep '^session' "$out/profiled$i.log"
   echo "$off $on" >> "$out/ips.txt"
 done
@@ -20,7 +20,7 @@ off = max(r[0] for r in rows); on = max(r[1] for r in rows)
 print(f"best without {off:.0f} img/s, best with {on:.0f} img/s, ratio {on/off:.3f} (acceptance >= 0.95)")
 PY
 echo "== 2-epoch session, every step profiled"
-"$runner" "${args[@]}" --epochs 2 --session "$out/two_epochs.tsession" | grep -E '^session|^epoch'
+"$runner" "${args[@]}" --epochs 2 --session "$out/two_epochs.tsession" --profile-every-kernel | grep -E '^session|^epoch'
 python3 - "$out/two_epochs.tsession" <<'PY'
 import sqlite3, sys, os
 db = sqlite3.connect(sys.argv[1])

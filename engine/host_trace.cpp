@@ -17,6 +17,7 @@ namespace ts::trace {
 namespace detail {
 std::atomic<Sink*> g_sink{nullptr};
 std::atomic<bool> g_nvtx{false};
+std::atomic<unsigned> g_graph_instrumentation{0};
 }  // namespace detail
 
 namespace {
@@ -33,6 +34,15 @@ void name_nvtx_categories() {
 }  // namespace
 
 void set_sink(Sink* sink) { detail::g_sink.store(sink, std::memory_order_release); }
+
+// g_graph_instrumentation: the number of changes in bits 1.., the current GraphTracing in bit 0.
+void set_graph_tracing(GraphTracing tracing) {
+  const unsigned want = static_cast<unsigned>(tracing);
+  unsigned v = detail::g_graph_instrumentation.load(std::memory_order_acquire);
+  while ((v & 1u) != want &&
+         !detail::g_graph_instrumentation.compare_exchange_weak(v, (((v >> 1) + 1) << 1) | want, std::memory_order_acq_rel)) {
+  }
+}
 
 void set_nvtx_enabled(bool on) {
 #if defined(TS_HAVE_NVTX)

@@ -71,7 +71,25 @@ class Sink {
 namespace detail {
 extern std::atomic<Sink*> g_sink;
 extern std::atomic<bool> g_nvtx;
+extern std::atomic<unsigned> g_graph_instrumentation;
 }  // namespace detail
+
+/// How a tracer instruments CUDA-graph launches: per kernel (or not at all) or as whole replays
+/// (CUPTI's GRAPH_TRACE). CUPTI sets an executable graph up for one or the other when it is
+/// instantiated; one instantiated under per-kernel tracing and launched under GRAPH_TRACE crashed inside
+/// CUPTI's launch callback (SIGSEGV in cuGraphLaunch on an H100, CUDA 13.0, driver 580). An engine that
+/// keeps instantiated graphs launches one instantiated under the current tracing (graph_tracing()).
+enum class GraphTracing : unsigned { per_kernel = 0, whole_graph = 1 };
+inline GraphTracing graph_tracing() {
+  return static_cast<GraphTracing>(detail::g_graph_instrumentation.load(std::memory_order_acquire) & 1u);
+}
+/// How many times the tracing changed (set_graph_tracing with a different value) since the process began.
+inline unsigned graph_tracing_changes() {
+  return detail::g_graph_instrumentation.load(std::memory_order_acquire) >> 1;
+}
+/// Called by the tracer, on the thread that launches graphs and with none in flight, when it changes
+/// how graph launches are instrumented; a call with the current value changes nothing.
+void set_graph_tracing(GraphTracing tracing);
 
 /// Installs (or, with nullptr, removes) the sink. The caller keeps it alive until it is removed and
 /// every range opened while it was installed has closed (the profiler stops after training).

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "base/crash_report.h"
 #include "base/errors.h"
 #include "engine/checkpoint.h"
 #include "engine/host_trace.h"
@@ -308,6 +309,7 @@ EpochResult Trainer::train_epoch(int epoch, const std::atomic<bool>& stop, std::
                     loss_sum, loss_count);
     }
     step_range.close();
+    set_crash_step(global_step);  // a crash report says which step the run had reached (base/crash_report.h)
     if (trace::sink())
       trace::step_done({epoch, r.steps, global_step, step_t0, trace::now_ns(), b->size,
                         train_loader_->stats().wait_ns - wait0});

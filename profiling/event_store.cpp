@@ -16,6 +16,7 @@ StoreCounts EventStore::counts() const {
   // Kernels before graph nodes: a graph node is appended before its kernels, so every counted
   // kernel's node is counted too.
   c.graph_nodes = graph_nodes.size();
+  c.graph_replays = graph_replays.size();
   c.memcpys = memcpys.size();
   c.memsets = memsets.size();
   c.runtime = runtime.size();
@@ -97,6 +98,11 @@ bool GpuKeepWindows::keep(std::int64_t t) const {
   auto it = std::upper_bound(windows_.begin(), windows_.end(), t,
                              [](std::int64_t v, const std::pair<std::int64_t, std::int64_t>& w) { return v < w.first; });
   return it != windows_.begin() && t < std::prev(it)->second;
+}
+
+bool GpuKeepWindows::keep_replay(std::int64_t t) const {
+  if (all_.load(std::memory_order_acquire)) return true;
+  return !keep(t);
 }
 
 }  // namespace ts::prof

@@ -30,9 +30,12 @@ struct StoreCounts {
   std::size_t py_frames = 0, py_stacks = 0, py_samples = 0;
   std::size_t metric_series = 0, metric_samples = 0;
   std::size_t graph_nodes = 0;
+  std::size_t graph_replays = 0;
   /// Events as the size budget counts them: kernels, copies, memsets, runtime calls, sync records,
-  /// memory records and host ranges (not samples, steps or overhead records).
-  std::size_t events() const { return kernels + memcpys + memsets + runtime + syncs + memory + host_ranges; }
+  /// memory records, host ranges and CUDA-graph replays (not samples, steps or overhead records).
+  std::size_t events() const {
+    return kernels + memcpys + memsets + runtime + syncs + memory + host_ranges + graph_replays;
+  }
 };
 
 /// Records lost on the way in, by source; kept and shown, never only asserted.
@@ -55,6 +58,10 @@ class GpuKeepWindows {
   void close(std::int64_t until);
   /// Asked for every GPU record CUPTI hands over: without a schedule it takes no lock.
   bool keep(std::int64_t t) const;
+  /// Whether a whole-graph replay starting at `t` is kept: without a schedule always; with one, when
+  /// it starts in no window (graph replays stand for the steps between the per-kernel windows, whose
+  /// own kernels are kept).
+  bool keep_replay(std::int64_t t) const;
 
  private:
   mutable std::mutex mutex_;
@@ -92,6 +99,9 @@ class EventStore {
   /// CUDA-graph nodes with the correlation id of the call that created them (GraphNodeRecord): the
   /// GPU records' writer (the CUPTI collector's thread) appends a node before any record of it.
   AppendLog<GraphNodeRecord> graph_nodes;
+  /// Whole CUDA-graph replays (GraphReplayRecord), recorded where kernels are not: between the
+  /// per-kernel windows of a hybrid recording. The GPU records' writer thread appends them.
+  AppendLog<GraphReplayRecord> graph_replays;
 
   EventStore();
   StoreCounts counts() const;
@@ -129,6 +139,7 @@ class EventStore {
   /// opened, so each record is judged by every window the run had, not by the current one.
   GpuKeepWindows gpu_windows;
   bool keep_gpu(std::int64_t t) const { return gpu_windows.keep(t); }
+  bool keep_graph_replay(std::int64_t t) const { return gpu_windows.keep_replay(t); }
 
   /// Appends, counting a full table in dropped_store_full.
   template <class T>

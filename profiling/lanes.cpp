@@ -112,6 +112,7 @@ const char* copy_lane_key(LaneKind copy_kind) {
 }
 
 LaneId lane_of(const KernelRecord& k) { return {LaneKind::stream, stream_lane_key(k.device, k.stream), k.stream, k.device}; }
+LaneId lane_of(const GraphReplayRecord& g) { return {LaneKind::stream, stream_lane_key(g.device, g.stream), g.stream, g.device}; }
 
 LaneId lane_of(const MemcpyRecord& m) {
   const LaneKind kind = copy_lane_kind(m.copy_kind);

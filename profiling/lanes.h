@@ -17,7 +17,9 @@ namespace ts::prof::timeline {
 enum class Category : std::uint8_t {
   gemm_conv, elementwise, reduction_loss, optimizer, pooling, batchnorm, communication, other_kernel,
   copy_h2d, copy_d2h, copy_other, memset, sync, data_wait, host_forward, host_backward, host_other,
-  runtime, step, count
+  runtime, step,
+  graph_replay,  // a whole CUDA-graph replay (GraphReplayRecord), drawn in its stream's lane
+  count
 };
 constexpr int kCategoryCount = static_cast<int>(Category::count);
 
@@ -47,7 +49,8 @@ std::string demangle(const std::string& name);
 enum class LaneKind : std::uint8_t { host_thread, runtime, stream, copy_h2d, copy_d2h, copy_other, memset, sync };
 
 /// Which store table an event's row index refers to.
-enum class Source : std::uint8_t { kernel, memcpy, memset, runtime, host_range, sync };
+/// graph_replay: EventStore::graph_replays (in a stream lane, beside that stream's kernels).
+enum class Source : std::uint8_t { kernel, memcpy, memset, runtime, host_range, sync, graph_replay };
 Source lane_source(LaneKind kind);
 
 /// Lane keys (unique per lane): "stream:D:S", "runtime:TID", "copy:h2d" / "copy:d2h" / "copy:other",
@@ -68,6 +71,8 @@ struct LaneId {
   std::int32_t device = 0;
 };
 LaneId lane_of(const KernelRecord& k);
+/// A whole CUDA-graph replay: the lane of the stream it was launched on (its kernels' lane).
+LaneId lane_of(const GraphReplayRecord& g);
 LaneId lane_of(const MemcpyRecord& m);
 LaneId lane_of(const MemsetRecord& m);
 LaneId lane_of(const SyncRecord& s);

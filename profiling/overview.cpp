@@ -61,6 +61,10 @@ void add_gpu(const EventStore& s, LaneSet& ls, timeline::NameCategories& names) 
     const KernelRecord& k = s.kernels[i];
     ls.add(ls.lane(timeline::lane_of(k)), k.start, k.end, i, names.kernel(s.strings, k.name));
   }
+  for (std::size_t i = 0, n = s.graph_replays.size(); i < n; ++i) {
+    const GraphReplayRecord& g = s.graph_replays[i];
+    ls.add(ls.lane(timeline::lane_of(g)), g.start, g.end, i, Category::graph_replay);
+  }
   for (std::size_t i = 0, n = s.memcpys.size(); i < n; ++i) {
     const MemcpyRecord& m = s.memcpys[i];
     ls.add(ls.lane(timeline::lane_of(m)), m.start, m.end, i, timeline::copy_category(m.copy_kind));

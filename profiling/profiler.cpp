@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/crash_report.h"
 #include "base/errors.h"
 #include "engine/host_trace.h"
 #include "profiling/background_thread.h"
@@ -63,6 +64,12 @@ std::string default_session_path() {
 
 namespace {
 
+/// Meta session.trace_mode: how GPU work was traced (docs/session-format.md).
+std::string trace_mode_text(const ProfilerOptions& o) {
+  if (!o.schedule.enabled) return kTraceEveryKernel;
+  return o.graph_replays_between_windows ? kTraceHybrid : kTraceWindows;
+}
+
 std::string cpu_model() {
   std::ifstream f("/proc/cpuinfo");
   std::string line;
@@ -87,16 +94,20 @@ struct Profiler::Impl final : trace::Sink {
   std::unique_ptr<PmSampler> pm;
   std::atomic<bool> recording{true};
   std::int64_t measuring_since = 0, paused_ns = 0;  // on_measuring's, on the engine's thread
-  // Why CUPTI is paused, on the engine's thread: the engine times candidates (on_measuring), or the
-  // schedule is between its windows (on_step). Outside a window CUPTI records nothing at all, so that
-  // a scheduled run pays CUPTI's per-step cost only in its windows (bench/profile_cost.sh: ~55-75 us a
-  // step on an H100 with any activity kind on, 12 % of a b128 CUDA-graph step).
-  bool measuring = false, between_windows = false, cupti_paused = false;
-  void apply_cupti_pause() {
-    const bool want = measuring || between_windows;
-    if (!cupti || want == cupti_paused) return;
-    cupti->pause(want);
-    cupti_paused = want;
+  // What CUPTI records, on the engine's thread: nothing while the engine times candidates
+  // (on_measuring); between a schedule's windows (on_step) nothing, so that a scheduled run pays
+  // CUPTI's per-step cost only in its windows (bench/profile_cost.sh: ~55-75 us a step on an H100 with
+  // any activity kind on, 12 % of a b128 CUDA-graph step), or in a hybrid recording whole CUDA-graph
+  // replays (~1 % of a b128 step: RESULTS.md, "Graph-level tracing, a cost probe"); else every kind.
+  bool measuring = false, between_windows = false;
+  CuptiMode cupti_mode = CuptiMode::kinds;
+  void apply_cupti_mode() {
+    const CuptiMode want = measuring ? CuptiMode::off
+                           : between_windows ? (options.graph_replays_between_windows ? CuptiMode::graph_replays : CuptiMode::off)
+                                             : CuptiMode::kinds;
+    if (!cupti || want == cupti_mode) return;
+    cupti->set_mode(want);
+    cupti_mode = want;
   }
   std::mutex mutex;
   std::condition_variable cv;
@@ -108,6 +119,7 @@ struct Profiler::Impl final : trace::Sink {
     if (options.parts.host && recording.load(std::memory_order_relaxed)) host->on_range(e);
   }
   void on_step(const trace::StepEvent& e) override {
+    set_crash_step(e.global_step);  // a crash report says which step the run had reached
     host->on_step(e);
     if (!options.schedule.enabled) return;
     // Decide for the next step. The session keeps what the analysis reads: the analysed steps of a
@@ -126,11 +138,12 @@ struct Profiler::Impl final : trace::Sink {
       store.gpu_windows.close(std::max(clock.from_host(e.end_ns), clock.from_host(trace::now_ns())));
     }
     recording.store(read_next, std::memory_order_relaxed);
-    // CUPTI resumes one step before a window (the first launches after cuptiActivityEnable pay for
-    // CUPTI's instrumentation) and pauses after its last step, once the GPU has run that step's work
-    // (CuptiCollector::pause drains the device first).
+    // CUPTI's kinds come on one step before a window (the first launches after cuptiActivityEnable pay
+    // for CUPTI's instrumentation) and go off after its last step, once the GPU has run that step's work
+    // (CuptiCollector::set_mode drains the device first); a hybrid recording traces whole graph replays
+    // between.
     between_windows = !cupti_on_for_next(options.schedule, e.global_step);
-    apply_cupti_pause();
+    apply_cupti_mode();
   }
   void on_losses(std::int64_t first, const float* losses, std::int64_t count) override {
     host->on_losses(first, losses, count);
@@ -141,7 +154,7 @@ struct Profiler::Impl final : trace::Sink {
   void on_measuring(bool begin) override {
     if (!cupti) return;
     measuring = begin;
-    apply_cupti_pause();
+    apply_cupti_mode();
     if (begin) {
       measuring_since = trace::now_ns();
       return;
@@ -214,7 +227,7 @@ Profiler::Profiler(ProfilerOptions options) : impl_(std::make_unique<Impl>()) {
     m.cupti = std::make_unique<CuptiCollector>(m.store, m.start_host, m.options.rank, m.options.parts.cupti_kinds);
     m.summary.gpu_status = m.cupti->why();
     m.between_windows = !cupti_on_for_next(m.options.schedule, 0);
-    m.apply_cupti_pause();
+    m.apply_cupti_mode();
   } else {
     m.summary.gpu_status = device >= 0 ? "no GPU activity: left out (TRAINSCOPE_PROFILE_SKIP=cupti)"
                                        : "no GPU activity: the run is on the CPU";
@@ -227,12 +240,8 @@ Profiler::Profiler(ProfilerOptions options) : impl_(std::make_unique<Impl>()) {
   m.store.set_meta("session.start_unix_ns",
                    std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                       std::chrono::system_clock::now().time_since_epoch()).count()));
-  m.store.set_meta("session.schedule", m.options.schedule.enabled
-                                           ? "wait=" + std::to_string(m.options.schedule.wait) + ",warmup=" +
-                                                 std::to_string(m.options.schedule.warmup) + ",active=" +
-                                                 std::to_string(m.options.schedule.active) + ",repeat=" +
-                                                 std::to_string(m.options.schedule.repeat)
-                                           : "every step");
+  m.store.set_meta("session.schedule", m.options.schedule.enabled ? schedule_text(m.options.schedule) : "every step");
+  m.store.set_meta("session.trace_mode", trace_mode_text(m.options));
   SamplerOptions so;
   so.period = m.options.parts.samplers ? m.options.sample_period : std::chrono::milliseconds(0);
   so.cuda_device = device;

@@ -13,6 +13,12 @@
 // is paused during `wait` steps but the last before a traced one, so a scheduled run does not pay
 // CUPTI's per-step cost there; the analysis reads the schedule back (meta session.schedule) and
 // analyses the active steps alone (analysis/timeline.cpp).
+//
+// Hybrid (graph_replays_between_windows): between the windows CUPTI records each replayed CUDA graph
+// as one record (GraphReplayRecord, the graph_replays table) instead of nothing, so every step's GPU
+// time is known at ~1 % of a b128 step where tracing every kernel of every replay costs 4-5 %. The
+// kernels of the windows' analysed steps are kept; graph replays outside the windows (EventStore::
+// keep_graph_replay). trainscope-run records so by default when its steps are CUDA-graph replays.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -48,6 +54,8 @@ ProfileParts profile_parts_from_env();
 struct ProfilerOptions {
   std::string session_path;
   ProfileSchedule schedule;
+  /// With a schedule: whole CUDA-graph replays recorded between its windows (the hybrid above).
+  bool graph_replays_between_windows = false;
   int cuda_device = -1;  // -1: a CPU run (no CUPTI, no device memory, no NVML)
   int rank = 0;
   std::chrono::milliseconds write_period{250};

@@ -48,6 +48,18 @@ struct GraphNodeRecord {
   bool operator==(const GraphNodeRecord&) const = default;
 };
 
+/// One replay of a CUDA graph as a whole (CUPTI_ACTIVITY_KIND_GRAPH_TRACE, CUpti_ActivityGraphTrace2):
+/// from its first node's start to its last node's end, with the correlation id of the cudaGraphLaunch
+/// that replayed it. Recorded between a schedule's per-kernel windows (profiler.h, "hybrid"), where
+/// CUPTI traces each graph once instead of every node: ~1 % of a b128 step against ~4-5 % (RESULTS.md).
+struct GraphReplayRecord {
+  std::int64_t start = 0, end = 0;
+  std::int32_t device = 0, rank = 0;
+  std::uint32_t context = 0, stream = 0, correlation = 0;
+  std::uint32_t graph_id = 0;
+  bool operator==(const GraphReplayRecord&) const = default;
+};
+
 /// copy_kind: CUpti_ActivityMemcpyKind (1 HtoD, 2 DtoH, 8 DtoD, ...); src/dst: CUpti_ActivityMemoryKind.
 struct MemcpyRecord {
   std::int64_t start = 0, end = 0;

@@ -10,8 +10,10 @@ namespace ts::prof {
 
 int ProfileSchedule::state(std::int64_t step) const {
   if (!enabled) return 2;
+  if (step <= skip_first) return 0;
   const std::int64_t cycle = wait + warmup + active;
-  const std::int64_t i = step - 1;
+  // Steps after the skipped ones; skip_first_wait starts the first cycle where its wait ends.
+  const std::int64_t i = step - 1 - skip_first + (skip_first_wait ? wait : 0);
   if (repeat > 0 && i >= cycle * repeat) return 0;
   const std::int64_t pos = i % cycle;
   return pos < wait ? 0 : pos < wait + warmup ? 1 : 2;
@@ -35,15 +37,32 @@ ProfileSchedule parse_profile_schedule(const std::string& text) {
     }
     const std::string key = eq == std::string::npos ? part : part.substr(0, eq);
     if (value < 0) throw InputError("--profile-schedule: '" + part + "' is not NAME=N with N >= 0 (wait=1,warmup=1,active=3,repeat=2)");
+    if (key == "skip_first_wait" && value > 1) throw InputError("--profile-schedule: skip_first_wait is 0 or 1");
     if (key == "wait") s.wait = value;
     else if (key == "warmup") s.warmup = value;
     else if (key == "active") s.active = value;
     else if (key == "repeat") s.repeat = value;
-    else throw InputError("--profile-schedule: unknown '" + key + "' (wait, warmup, active, repeat)");
+    else if (key == "skip_first") s.skip_first = value;
+    else if (key == "skip_first_wait") s.skip_first_wait = value;
+    else throw InputError("--profile-schedule: unknown '" + key + "' (wait, warmup, active, repeat, skip_first, skip_first_wait)");
     pos = comma + 1;
   }
   if (s.active < 1) throw InputError("--profile-schedule: active must be >= 1");
   return s;
+}
+
+std::string schedule_text(const ProfileSchedule& s) {
+  std::string t = "wait=" + std::to_string(s.wait) + ",warmup=" + std::to_string(s.warmup) +
+                  ",active=" + std::to_string(s.active) + ",repeat=" + std::to_string(s.repeat);
+  if (s.skip_first) t += ",skip_first=" + std::to_string(s.skip_first);
+  if (s.skip_first_wait) t += ",skip_first_wait=" + std::to_string(s.skip_first_wait);
+  return t;
+}
+
+ProfileSchedule default_hybrid_schedule() {
+  // TRAINSCOPE_HYBRID_SCHEDULE (a schedule's text) replaces it for cost measurements (bench/).
+  const char* env = std::getenv("TRAINSCOPE_HYBRID_SCHEDULE");
+  return parse_profile_schedule(env && *env ? env : "wait=179,warmup=0,active=21,repeat=0,skip_first=1,skip_first_wait=1");
 }
 
 bool cupti_on_for_next(const ProfileSchedule& s, std::int64_t step) {
@@ -64,6 +83,11 @@ std::optional<ProfileSchedule> schedule_from_meta(const std::map<std::string, st
   } catch (const InputError&) {
     return std::nullopt;
   }
+}
+
+bool hybrid_from_meta(const std::map<std::string, std::string>& meta) {
+  const auto it = meta.find("session.trace_mode");
+  return it != meta.end() && it->second == kTraceHybrid;
 }
 
 }  // namespace ts::prof

@@ -35,7 +35,7 @@ for bs in ${BATCHES:-256 512}; do
 done
 for amp in ${REC_AMPS:-bf16}; do
   "$RUN" --device cuda --data "$DATA" --epochs 2 --batch-size 512 --num-workers 4 --pin-memory --amp $amp --limit-train 20000 \
-    --session "$OUT/rec-$amp.tsession" --quiet >"$OUT/rec-$amp.log" 2>&1
+    --session "$OUT/rec-$amp.tsession" --profile-every-kernel --quiet >"$OUT/rec-$amp.log" 2>&1
   "$RUN" --analyze "$OUT/rec-$amp.tsession" >"$OUT/rec-$amp.txt" 2>&1
   grep -E '^verdict|images/s|GPU busy' "$OUT/rec-$amp.txt" | head -8 | tee -a "$OUT/amp.txt"
   # Which runtime calls and which host ranges hold the host in steps 5.. (the warm-up excluded).

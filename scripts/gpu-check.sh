@@ -96,7 +96,7 @@ if has analysis; then
     sess="$out/analysis_$name.tsession"
     # shellcheck disable=SC2086
     "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 1 --limit-train "${ANALYSIS_IMAGES:-20000}" $opts \
-      --session "$sess" --quiet > "$out/analysis_$name.log" 2>&1
+      --session "$sess" --profile-every-kernel --quiet > "$out/analysis_$name.log" 2>&1
     "$stage/trainscope-run" --analyze "$sess" > "$out/analysis_$name.txt" 2>&1
     "$stage/trainscope-run" --analyze "$sess" --json > "$out/analysis_$name.json" 2>>"$out/analysis_$name.log"
     python3 - "$out/analysis_$name.json" "$name" "$ids" "$expect" <<'PY'
@@ -132,7 +132,7 @@ if has fixtures; then
     IFS='|' read -r name opts <<< "$fx"
     # shellcheck disable=SC2086
     "$stage/trainscope-run" --device cuda --data "$cifar" $opts \
-      --session "$final_out/gpu_$name.tsession" --quiet > "$out/fixture_$name.log" 2>&1
+      --session "$final_out/gpu_$name.tsession" --profile-every-kernel --quiet > "$out/fixture_$name.log" 2>&1
     echo "gpu_$name: rc $? $(du -k "$final_out/gpu_$name.tsession" | cut -f1) KiB"
     # Runtime calls on the trainer's Linux tid (CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM): share of calls
     # whose tid is a host-range tid (the views: every session format has them with these columns).
@@ -152,7 +152,7 @@ if has syncrepeat; then
   for i in 1 2 3 4 5; do
     sess="$out/sync_repeat_$i.tsession"
     "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 1 --limit-train 20000 --batch-size 128 \
-      --sync-every-step --no-pin-memory --session "$sess" --quiet > /dev/null 2>&1
+      --sync-every-step --no-pin-memory --session "$sess" --profile-every-kernel --quiet > /dev/null 2>&1
     "$stage/trainscope-run" --analyze "$sess" --json > "$out/sync_repeat_$i.json"
     python3 - "$out/sync_repeat_$i.json" "$i" <<'PY'
 import json, sys
@@ -165,8 +165,8 @@ fi
 
 if has tools; then
   echo "== --compare / --export / --import on H200 sessions"
-  "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 1 --limit-train 5000 --num-workers 4 --session "$out/t_nw4.tsession" --quiet > /dev/null 2>&1
-  "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 1 --limit-train 5000 --num-workers 0 --augment --session "$out/t_nw0.tsession" --quiet > /dev/null 2>&1
+  "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 1 --limit-train 5000 --num-workers 4 --session "$out/t_nw4.tsession" --profile-every-kernel --quiet > /dev/null 2>&1
+  "$stage/trainscope-run" --device cuda --data "$cifar" --epochs 1 --limit-train 5000 --num-workers 0 --augment --session "$out/t_nw0.tsession" --profile-every-kernel --quiet > /dev/null 2>&1
   "$stage/trainscope-run" --compare "$out/t_nw4.tsession" "$out/t_nw0.tsession" 2>&1 | head -40
   "$stage/trainscope-run" --export "$out/t_nw4.tsession" --format chrome --output "$out/t_nw4.json.gz" 2>&1 | tail -2
   "$stage/trainscope-run" --import "$out/t_nw4.json.gz" --session "$out/t_nw4_reimported.tsession" 2>&1 | tail -3

@@ -47,6 +47,8 @@ RunnerOptions run_options(const RunnerOptions& o, const std::vector<Knob>& knobs
   for (const Knob& k : knobs) apply_knob(r, k);
   r.quiet = true;
   r.profile = true;
+  // Every kernel of every step, as the recordings and promises were made (and a lesson shows kernels).
+  r.profile_every_kernel = true;
   r.out = stderr;  // stdout keeps the lesson's result alone (--json: one object)
   return r;
 }

@@ -14,6 +14,7 @@
 
 #include "app/runner/output_paths.h"
 #include "app/runner/runner.h"
+#include "base/crash_report.h"
 #include "base/errors.h"
 
 namespace {
@@ -59,6 +60,9 @@ void start_signal_thread() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A crash (SIGSEGV...) prints what the run was doing and a backtrace before the process dies of it,
+  // so a crash seen only on a GPU machine says where it happened (base/crash_report.h).
+  ts::install_crash_report();
   // First, before any other thread exists; a program to record (-- PROGRAM) shares the terminal's
   // signals with the runner instead (run_program).
   if (!ts::launches_program(argc, argv)) start_signal_thread();

@@ -171,7 +171,13 @@ void add_runner_options(CLI::App& app, RunnerOptions& o) {
                "let --session replace a file already at its path (an earlier recording is otherwise kept and the run "
                "refused; docs/output-paths.md)");
   app.add_option("--profile-schedule", o.profile_schedule,
-                 "record only some steps, as torch.profiler.schedule: wait=W,warmup=U,active=A,repeat=R (implies --profile)");
+                 "record only some steps, as torch.profiler.schedule: wait=W,warmup=U,active=A,repeat=R"
+                 "[,skip_first=S][,skip_first_wait=0|1] (implies --profile)");
+  app.add_flag("--profile-every-kernel", o.profile_every_kernel,
+               "trace every kernel of every step. Without it, a profiled run of CUDA-graph steps (--cuda-graphs on, "
+               "--accumulate 1) and no --profile-schedule traces kernels in 20-step windows (steps 3-22, then every 200 "
+               "steps) and each step between as one whole CUDA-graph replay: ~1-2 % of a step instead of ~4-5 % "
+               "(docs/session-format.md, \"Recording\")");
   app.add_option("--analyze", o.analyze_paths,
                  "analyse a recorded session (or a PyTorch profiler trace) instead of training: step-time "
                  "breakdown, GPU metrics and verdicts (docs/metrics.md); a folder or several files: the ranks "
@@ -428,6 +434,7 @@ std::string summary_json(const RunnerOptions& o, const TrainConfig& c, const Tra
 TrainSummary train_and_report(Trainer& trainer, const TrainConfig& c, const Cifar10& data,
                               const std::function<void(const std::string&)>& say, const std::atomic<bool>& stop);
 void report_session(std::FILE* out, const prof::ProfilerSummary& p, const std::function<void(const std::string&)>& say);
+bool hybrid_by_default(const RunnerOptions& o, const TrainConfig& c);
 
 }  // namespace
 
@@ -483,6 +490,12 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop, std::str
     po.session_path = o.session;
     if (!o.profile_schedule.empty()) po.schedule = prof::parse_profile_schedule(o.profile_schedule);
     po.cuda_device = c.device == Device::cuda ? c.cuda_device : -1;
+    if (hybrid_by_default(o, c)) {
+      po.schedule = prof::default_hybrid_schedule();
+      po.graph_replays_between_windows = true;
+      say("profiling: kernels in windows of 20 steps (steps 3-22, then every 200 steps), each step between as one "
+          "CUDA-graph replay; --profile-every-kernel traces every kernel");
+    }
     profiler = std::make_unique<prof::Profiler>(po);  // before the trainer: construction is recorded too
     profiler->set_meta("run.config", c.run_config_json);
     profiler->set_meta("run.model_spec", to_json(c.model));
@@ -512,6 +525,13 @@ int run_training(const RunnerOptions& o, const std::atomic<bool>& stop, std::str
 
 namespace {
 
+/// Whether a profiled run records hybrid by default (profiler.h): its steps are CUDA-graph replays (on
+/// CUDA, --cuda-graphs on, no accumulation), no schedule was asked for and not every kernel.
+bool hybrid_by_default(const RunnerOptions& o, const TrainConfig& c) {
+  return c.device == Device::cuda && c.cuda_graphs && c.accumulate == 1 && o.profile_schedule.empty() &&
+         !o.profile_every_kernel;
+}
+
 TrainSummary train_and_report(Trainer& trainer, const TrainConfig& c, const Cifar10& data,
                               const std::function<void(const std::string&)>& say, const std::atomic<bool>& stop) {
   const DeviceInfo dev = trainer.network().device_info();
@@ -535,8 +555,9 @@ void report_session(std::FILE* out, const prof::ProfilerSummary& p, const std::f
   const auto& n = p.counts;
   // Always printed (also with --quiet): where the session went and what it cost.
   fmt::print(out, "session {}: {} events ({} kernels, {} memcpys, {} memsets, {} runtime calls, {} syncs, {} memory, "
-             "{} host ranges), {} steps, {} bytes, {:.1f} bytes/event, dropped cupti {} host_ranges {}\n",
-             p.path, p.events, n.kernels, n.memcpys, n.memsets, n.runtime, n.syncs, n.memory, n.host_ranges, p.steps,
+             "{} host ranges{}), {} steps, {} bytes, {:.1f} bytes/event, dropped cupti {} host_ranges {}\n",
+             p.path, p.events, n.kernels, n.memcpys, n.memsets, n.runtime, n.syncs, n.memory, n.host_ranges,
+             n.graph_replays ? fmt::format(", {} CUDA-graph replays", n.graph_replays) : std::string(), p.steps,
              p.file_bytes, p.bytes_per_event, p.dropped.cupti, p.dropped.host_ranges);
   if (p.steps != p.steps_taken)  // a write failed (a full disk): the file holds fewer steps than the run took
     fmt::print(out, "session {}: the file holds {} of the run's {} steps (the later ones were not written)\n", p.path, p.steps,

@@ -21,6 +21,9 @@ namespace ts {
 struct RunnerOptions : runconfig::RunConfig {
   bool quiet = false;
   bool profile = false;          // record a session (profiling/): host ranges, CUPTI, samples
+  /// --profile-every-kernel: trace every kernel of every step even when the steps are CUDA-graph
+  /// replays (default there: kernels in windows, whole graph replays between; profiler.h "hybrid")
+  bool profile_every_kernel = false;
   std::string session;           // session file; empty = trainscope-<time>.tsession in the cwd
   bool allow_setup_paths = false;  // --allow-setup-paths: a --setup's model may name a file here
   bool overwrite = false;        // --overwrite: --session may replace an existing file (output_paths.h)

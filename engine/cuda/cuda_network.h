@@ -217,9 +217,19 @@ class CudaNetwork final : public Network {
   // step is one cudaGraphLaunch of the step captured once per (batch size, input slot).
   bool graph_steps() const { return options_.cuda_graphs && options_.accumulate == 1; }
   void graph_train_step(std::int64_t n, int slot);
+  /// A captured step: the graph and an executable of it for each way a tracer may instrument graph
+  /// launches (trace::GraphTracing), each instantiated at its first launch under that tracing and kept:
+  /// a hybrid recording switches every ~200 steps, and instantiating at every switch costs milliseconds.
+  struct StepGraph {
+    cudaGraph_t graph = nullptr;
+    std::array<cudaGraphExec_t, 2> exec{};  // by trace::GraphTracing
+    unsigned tracing_changes = 0;           // trace::graph_tracing_changes() at the last launch
+  };
   /// Captures step_body(n, slot) on the compute stream (thread-local capture mode: the loader's threads
-  /// may allocate pinned memory meanwhile) and instantiates it; throws DeviceError.
-  cudaGraphExec_t capture_step(std::int64_t n, int slot);
+  /// may allocate pinned memory meanwhile) into g.graph; throws DeviceError.
+  void capture_step(std::int64_t n, int slot, StepGraph& g);
+  /// The executable of g for the tracer's current graph tracing, instantiated if it has none; throws DeviceError.
+  cudaGraphExec_t step_exec(StepGraph& g);
   void destroy_graphs() noexcept;
   /// graph_state_: {long long train steps, updates applied; float loss, fp16 loss scale} on the device.
   long long* graph_counters() const { return static_cast<long long*>(graph_state_->ptr); }
@@ -282,7 +292,7 @@ class CudaNetwork final : public Network {
   bool have_forward_ = false;
   std::int64_t last_forward_n_ = 0;
   std::int64_t free_at_start_ = 0;
-  std::map<std::pair<std::int64_t, int>, cudaGraphExec_t> graphs_;  // (batch size, input slot)
+  std::map<std::pair<std::int64_t, int>, StepGraph> graphs_;  // (batch size, input slot)
   std::shared_ptr<MemoryBlock> graph_state_;
   bool capturing_ = false;
   bool graph_counters_current_ = false;  // the device's counters equal step_ and opt_steps_

@@ -12,6 +12,8 @@
 // capture (the constructor's plan and warm-up), so nothing allocates or autotunes while capturing.
 #include <cuda_runtime_api.h>
 
+#include <cstdlib>
+
 #include "base/cuda_check.h"
 #include "engine/cuda/cuda_network.h"
 #include "engine/host_trace.h"
@@ -25,8 +27,9 @@ void CudaNetwork::graph_train_step(std::int64_t n, int slot) {
     TS_CUDA_CHECK(cudaMemcpyAsync(graph_counters(), c, sizeof c, cudaMemcpyHostToDevice, compute_));  // staged
     graph_counters_current_ = true;
   }
-  cudaGraphExec_t& exec = graphs_[{n, slot}];
-  if (!exec) exec = capture_step(n, slot);
+  StepGraph& g = graphs_[{n, slot}];
+  if (!g.graph) capture_step(n, slot, g);
+  const cudaGraphExec_t exec = step_exec(g);
   {
     trace::ScopedRange range(trace::RangeKind::other, "CUDA graph launch");
     TS_CUDA_CHECK(cudaGraphLaunch(exec, compute_));
@@ -41,7 +44,7 @@ void CudaNetwork::graph_train_step(std::int64_t n, int slot) {
   if (!fp16()) ++opt_steps_;
 }
 
-cudaGraphExec_t CudaNetwork::capture_step(std::int64_t n, int slot) {
+void CudaNetwork::capture_step(std::int64_t n, int slot, StepGraph& g) {
   trace::ScopedRange range(trace::RangeKind::other, "CUDA graph capture");
   cudaGraph_t graph = nullptr;
   TS_CUDA_CHECK(cudaStreamBeginCapture(compute_, cudaStreamCaptureModeThreadLocal));
@@ -57,16 +60,41 @@ cudaGraphExec_t CudaNetwork::capture_step(std::int64_t n, int slot) {
   }
   capturing_ = false;
   TS_CUDA_CHECK(cudaStreamEndCapture(compute_, &graph));
-  cudaGraphExec_t exec = nullptr;
-  const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
-  cudaGraphDestroy(graph);
-  TS_CUDA_CHECK(err);
+  g.graph = graph;
+}
+
+namespace {
+/// TRAINSCOPE_GRAPH_EXEC_PER_SWITCH=1: every change of the tracer's graph tracing drops a step's
+/// executables, so each switch instantiates again (what the engine did first; a cost measurement, bench/).
+bool exec_per_switch() {
+  static const bool on = [] {
+    const char* v = std::getenv("TRAINSCOPE_GRAPH_EXEC_PER_SWITCH");
+    return v && *v && *v != '0';
+  }();
+  return on;
+}
+}  // namespace
+
+cudaGraphExec_t CudaNetwork::step_exec(StepGraph& g) {
+  const unsigned changes = trace::graph_tracing_changes();
+  if (changes != g.tracing_changes && exec_per_switch())
+    for (cudaGraphExec_t& e : g.exec)
+      if (e) cudaGraphExecDestroy(e), e = nullptr;
+  g.tracing_changes = changes;
+  cudaGraphExec_t& exec = g.exec[static_cast<unsigned>(trace::graph_tracing())];
+  if (!exec) {
+    trace::ScopedRange range(trace::RangeKind::other, "CUDA graph instantiate");
+    TS_CUDA_CHECK(cudaGraphInstantiate(&exec, g.graph, 0));
+  }
   return exec;
 }
 
 void CudaNetwork::destroy_graphs() noexcept {
-  for (auto& [key, exec] : graphs_)
-    if (exec) cudaGraphExecDestroy(exec);
+  for (auto& [key, g] : graphs_) {
+    for (cudaGraphExec_t e : g.exec)
+      if (e) cudaGraphExecDestroy(e);
+    if (g.graph) cudaGraphDestroy(g.graph);
+  }
   graphs_.clear();
 }
 

@@ -214,6 +214,19 @@ struct Measured {
 /// datasheet), 70 % leaves little a kernel could still gain from better access patterns alone.
 constexpr double kMemoryBoundShare = 0.70;
 
+/// GPU busy over every step the recording timed on the GPU (docs/metrics.md, "GPU busy over the run"):
+/// the analysed steps by their kernels, copies and memsets (Report::gpu_busy_ns over Report::wall_ns),
+/// and the steps without kernel records that hold a whole CUDA-graph replay (a hybrid recording's steps
+/// between its windows: profiler.h) by the union of their replays inside each step's span. Steps with
+/// neither (a window's lead-in, the capture step) are left out, as untraced. A figure, not a verdict:
+/// the verdicts stay with the analysed steps.
+struct RunGpuBusy {
+  std::int64_t kernel_steps = 0, replay_steps = 0;  // steps counted from their kernels / graph replays
+  std::int64_t wall_ns = 0, busy_ns = 0;            // summed over both
+  std::int64_t replay_wall_ns = 0, replay_busy_ns = 0;  // the graph-replay steps' part
+  double utilization() const { return wall_ns > 0 ? static_cast<double>(busy_ns) / static_cast<double>(wall_ns) : 0; }
+};
+
 /// Session (or rolling-window) metrics and verdicts.
 struct Report {
   std::int64_t steps = 0;
@@ -251,6 +264,9 @@ struct Report {
   bool kineto_kernel_estimates = false;
   std::optional<IdleBreakdown> idle;
   std::optional<std::int64_t> idle_sync_ns, idle_host_launching_ns, gpu_busy_ns;
+  /// Whole-run GPU busy with the graph replays between a hybrid recording's windows; nullopt when the
+  /// session holds no graph replay in the steps read.
+  std::optional<RunGpuBusy> run_gpu_busy;
   /// What the host did while the GPU idled (HostIdle); nullopt without GPU activity.
   std::optional<HostIdle> idle_by_host;
   /// Median idle gap between GPU ops while the host was launching: what each launch left the GPU

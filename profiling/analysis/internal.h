@@ -84,6 +84,10 @@ void idle_gaps(const Timeline& tl, std::int64_t launch_cost, std::vector<StepMet
 std::int64_t median(std::vector<std::int64_t>& v);  // nth_element; 0 when empty
 /// Length of [a, b) covered by the merged list v; k is a forward-only cursor.
 std::int64_t covered(const std::vector<Span>& v, std::size_t& k, std::int64_t a, std::int64_t b);
+/// Report::run_gpu_busy: the analysed steps' busy (r.wall_ns, r.gpu_busy_ns, `analysed`) joined with the
+/// other steps' CUDA-graph replays (store steps from `warmup_steps` on; run_busy.cpp).
+void run_gpu_busy(const EventStore& store, const std::vector<StepMetrics>& analysed, std::int64_t warmup_steps,
+                  Report& r);
 /// What the host did while the GPU idled (Report::idle_by_host), the launch gaps, the stepping
 /// thread's CPU, the Python frames by cause and the sync call sites (host_idle.cpp).
 void host_idle(const EventStore& store, const Timeline& tl, const std::map<std::string, std::string>& meta, Report& r);

@@ -283,6 +283,8 @@ Report analyze(const EventStore& store, const Options& options) {
   detail::measured_metrics(store, tl, meta, r);
   detail::host_idle(store, tl, meta, r);  // without GPU activity: the Python lines of the steps only
   memory_metrics(store, r);
+  // The whole run only (a rolling window reads its last steps alone).
+  if (options.last_steps == 0) detail::run_gpu_busy(store, r.per_step, r.warmup_steps_skipped, r);
   if (!options.per_step) r.per_step.clear();
   if (options.verdicts) add_verdicts(r);
   return r;

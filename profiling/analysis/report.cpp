@@ -143,6 +143,11 @@ std::string to_text(const Report& r) {
     if (!r.device_vendor.empty())  // whose accelerator the device activity ran on (imported traces)
       o += fmt::format("device activity on {}{}\n", r.device_vendor, r.device_name.empty() ? "" : " (" + r.device_name + ")");
     o += fmt::format("GPU busy {} (kernels, copies and memsets / wall)\n", pct(r.gpu_utilization));
+    if (const auto& b = r.run_gpu_busy)
+      o += fmt::format("GPU busy over the run {} ({} steps by their kernels, {} by their whole CUDA-graph replays: "
+                       "{} there; kernels were traced in the windows only)\n",
+                       pct(b->utilization()), b->kernel_steps, b->replay_steps,
+                       pct(b->replay_wall_ns > 0 ? static_cast<double>(b->replay_busy_ns) / b->replay_wall_ns : 0.0));
     o += fmt::format("estimated SM efficiency {}, theoretical occupancy {}, estimated achieved occupancy {} "
                      "(duration-weighted; {})\n", pct(r.sm_efficiency), pct(r.theoretical_occupancy),
                      pct(r.achieved_occupancy_est),
@@ -338,6 +343,11 @@ std::string to_json(const Report& r) {
   opt(w, "achieved_occupancy_est", r.achieved_occupancy_est);
   opt_object(w, "measured", r.measured, [&](const Measured& m) { measured_json(w, m); });
   opt_i(w, "gpu_busy_ns", r.gpu_busy_ns);
+  opt_object(w, "run_gpu_busy", r.run_gpu_busy, [&](const RunGpuBusy& b) {
+    int64_fields(w, {{"kernel_steps", b.kernel_steps}, {"replay_steps", b.replay_steps}, {"wall_ns", b.wall_ns},
+                     {"busy_ns", b.busy_ns}, {"replay_wall_ns", b.replay_wall_ns}, {"replay_busy_ns", b.replay_busy_ns}});
+    w.Key("utilization"); w.Double(b.utilization());
+  });
   opt_object(w, "gpu_idle_ns", r.idle, [&](const auto& idle) {
     int64_fields(w, {{"host_wait", idle.host_wait}, {"kernel_wait", idle.kernel_wait}, {"other", idle.other}});
   });

@@ -195,7 +195,8 @@ GpuBuckets bucket_gpu(const EventStore& store, const StoreCounts& counts, std::i
   const std::size_t nk = std::min(counts.kernels, store.kernels.size());
   const std::size_t nc = std::min(counts.memcpys, store.memcpys.size());
   const std::size_t ns = std::min(counts.memsets, store.memsets.size());
-  g.gpu_present = nk + nc + ns > 0;
+  const std::size_t ng = std::min(counts.graph_replays, store.graph_replays.size());
+  g.gpu_present = nk + nc + ns + ng > 0;
   if (bucket_ns <= 0 || to <= from) return g;
   const std::size_t n = static_cast<std::size_t>((to - from + bucket_ns - 1) / bucket_ns);
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -209,6 +210,8 @@ GpuBuckets bucket_gpu(const EventStore& store, const StoreCounts& counts, std::i
   for (std::size_t i = 0; i < nk; ++i) add(store.kernels[i].start, store.kernels[i].end);
   for (std::size_t i = 0; i < nc; ++i) add(store.memcpys[i].start, store.memcpys[i].end);
   for (std::size_t i = 0; i < ns; ++i) add(store.memsets[i].start, store.memsets[i].end);
+  // Whole CUDA-graph replays: a hybrid recording's steps between its kernel windows (none inside them).
+  for (std::size_t i = 0; i < ng; ++i) add(store.graph_replays[i].start, store.graph_replays[i].end);
   std::sort(ops.begin(), ops.end(), [](const Span& x, const Span& y) { return x.a < y.a; });
   std::int64_t ca = 0, cb = INT64_MIN;
   auto flush = [&] {

@@ -71,8 +71,9 @@ std::vector<SeriesPoint> reserved_total(const EventStore& store, const StoreCoun
 /// GPU activity in buckets [from + i*bucket_ns, from + (i+1)*bucket_ns), i < count.
 struct GpuBuckets {
   std::int64_t from = 0, bucket_ns = 0;
-  bool gpu_present = false;  // any kernel, memcpy or memset in the rows read
-  /// Union of kernels, memcpys and memsets (any stream) inside the bucket / bucket length, 0..1.
+  bool gpu_present = false;  // any kernel, memcpy, memset or CUDA-graph replay in the rows read
+  /// Union of kernels, memcpys, memsets and whole CUDA-graph replays (a hybrid recording's steps
+  /// between its kernel windows; profiler.h) on any stream inside the bucket / bucket length, 0..1.
   std::vector<double> busy;
   /// Kernel-time-weighted est. SM efficiency, min(1, blocks / SMs) (PyTorch profiler's "Est. SM
   /// Efficiency"); NaN where no kernel ran in the bucket or the device is unknown.

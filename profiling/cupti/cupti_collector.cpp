@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/crash_report.h"
 #include "engine/host_trace.h"
 #include "engine/network.h"
 #include "profiling/background_thread.h"
@@ -69,7 +70,8 @@ struct CuptiCollector::Impl {
   int rank;
   std::string why;
   bool active = false;
-  std::vector<CUpti_ActivityKind> enabled;
+  std::vector<CUpti_ActivityKind> enabled;      // the kinds start() could enable (mode `kinds`)
+  std::vector<CUpti_ActivityKind> on;           // the kinds enabled now (set_mode; the trainer's thread)
   std::unique_ptr<CuptiParser> parser;
   std::mutex mutex;
   std::condition_variable cv;
@@ -79,6 +81,7 @@ struct CuptiCollector::Impl {
   std::int64_t start_offset = 0;
 
   CuptiKinds kinds;
+  CuptiMode mode = CuptiMode::kinds;            // what is enabled now (set_mode; the trainer's thread)
   GraphNodeTracker graph_nodes;                 // CUDA-graph node -> capture-time launch (graph_nodes.h)
   CUpti_SubscriberHandle subscriber = nullptr;  // its callbacks; null when not followed
   std::int64_t unmapped_clones_said = 0;        // meta graph_nodes.unmapped as last written
@@ -97,6 +100,7 @@ struct CuptiCollector::Impl {
 };
 
 namespace {
+const char* mode_note(CuptiMode mode);
 std::atomic<CuptiCollector::Impl*> g_impl{nullptr};
 
 /// Activity buffers come zeroed (zeroed_pool.h): CUPTI does not clear 8 MiB on the thread that filled
@@ -197,17 +201,7 @@ void CuptiCollector::Impl::start() {
   cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed);
   g_pool.fill(kPoolStart);
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-  // Diagnostic (cost probe): TRAINSCOPE_CUPTI_KERNELS=graph traces CUDA graphs as one record each
-  // (CUPTI_ACTIVITY_KIND_GRAPH_TRACE) instead of every kernel; =none traces no kernels; =both tries both.
-  const char* probe = std::getenv("TRAINSCOPE_CUPTI_KERNELS");
-  const std::string kernel_mode = probe ? probe : "";
-  if (r == CUPTI_SUCCESS && (kernel_mode == "graph" || kernel_mode == "both")) {
-    const CUptiResult g = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-    store.set_meta("probe.graph_trace", g == CUPTI_SUCCESS ? "enabled" : cupti_error(g));
-    if (g == CUPTI_SUCCESS) enabled.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-  }
   for (CUpti_ActivityKind k : kKinds) {
-    if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && (kernel_mode == "graph" || kernel_mode == "none")) continue;
     if (r != CUPTI_SUCCESS) break;
     if (!wanted(k)) continue;
     r = cuptiActivityEnable(k);
@@ -224,10 +218,12 @@ void CuptiCollector::Impl::start() {
     g_pool.clear();
     return;
   }
+  on = enabled;
   if (skip_state_queries())
     store.set_meta("runtime_calls.unrecorded", "state queries (cudaGetLastError, cudaGetDevice, ...)");
   if (kinds.kernels && kinds.graph_nodes) follow_graph_nodes();
   active = true;
+  set_crash_note(mode_note(CuptiMode::kinds));
   thread = std::thread([this] { run(); });
 }
 
@@ -308,21 +304,90 @@ void CuptiCollector::drain_device() {
   if (impl_->active) cudaDeviceSynchronize();
 }
 
-void CuptiCollector::pause(bool paused) {
-  if (!impl_->active) return;
-  if (paused) {
-    // The GPU finishes the traced work first, then CUPTI takes its records of it: a kind disabled
-    // while CUPTI still holds a finished kernel's record gave that kernel the end time of the next
-    // flush (9-90 ms kernels in a 3 ms step, measured on an H100 with CUDA-graph replays).
+namespace {
+
+/// The kinds mode `mode` has on, of `enabled` (every kind start() enabled): all of them in `kinds`;
+/// GRAPH_TRACE alone in `graph_replays` (the parser keeps no other record outside the kernel windows,
+/// EventStore::keep_gpu, and every kind left on costs: on an H100 at b128 fp32 the hybrid ran at 0.967
+/// of the unprofiled speed with GRAPH_TRACE alone against 0.944 with copies, runtime calls, syncs and
+/// memory records still on; bench/RESULTS.md); none when `off`. GRAPH_TRACE alone once crashed every
+/// hybrid run: the step graphs were launched under it after being instantiated under per-kernel
+/// tracing (trace::graph_tracing now keeps an executable for each).
+std::vector<CUpti_ActivityKind> kinds_of(CuptiMode mode, const std::vector<CUpti_ActivityKind>& enabled) {
+  if (mode == CuptiMode::kinds) return enabled;
+  if (mode == CuptiMode::graph_replays) return {CUPTI_ACTIVITY_KIND_GRAPH_TRACE};
+  return {};
+}
+
+bool has(const std::vector<CUpti_ActivityKind>& v, CUpti_ActivityKind k) { return std::find(v.begin(), v.end(), k) != v.end(); }
+
+const char* mode_note(CuptiMode mode) {
+  switch (mode) {
+    case CuptiMode::kinds: return "CUPTI records every kind (a kernel window, or no schedule)";
+    case CuptiMode::graph_replays: return "CUPTI records whole CUDA-graph replays (GRAPH_TRACE) between kernel windows";
+    case CuptiMode::off: return "CUPTI records nothing (between windows, or the engine times candidates)";
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void CuptiCollector::set_mode(CuptiMode mode) {
+  Impl& m = *impl_;
+  if (!m.active || mode == m.mode) return;
+  if (m.mode != CuptiMode::off) {
+    // The GPU finishes the work recorded so far, then CUPTI hands over its records of it, before
+    // anything is disabled (see the header: made-up end times otherwise).
+    set_crash_note("CUPTI mode switch: draining the device (cudaDeviceSynchronize)");
     drain_device();
+    set_crash_note("CUPTI mode switch: cuptiActivityFlushAll");
     cuptiActivityFlushAll(0);
   }
-  for (CUpti_ActivityKind k : impl_->enabled) paused ? cuptiActivityDisable(k) : cuptiActivityEnable(k);
-  if (!paused) impl_->skip_state_queries();
+  const std::vector<CUpti_ActivityKind> want = kinds_of(mode, m.enabled);
+  // Off first, then on: CUPTI refuses GRAPH_TRACE while CONCURRENT_KERNEL is on.
+  set_crash_note("CUPTI mode switch: disabling activity kinds");
+  for (CUpti_ActivityKind k : m.on)
+    if (!has(want, k)) cuptiActivityDisable(k);
+  std::vector<CUpti_ActivityKind> now;
+  for (CUpti_ActivityKind k : m.on)
+    if (has(want, k)) now.push_back(k);
+  bool runtime_on = false;
+  for (CUpti_ActivityKind k : want) {
+    if (has(now, k)) continue;
+    set_crash_note(k == CUPTI_ACTIVITY_KIND_GRAPH_TRACE ? "CUPTI mode switch: enabling GRAPH_TRACE"
+                                                        : "CUPTI mode switch: enabling activity kinds");
+    const CUptiResult r = cuptiActivityEnable(k);
+    if (r == CUPTI_SUCCESS) {
+      now.push_back(k);
+      runtime_on |= k == CUPTI_ACTIVITY_KIND_RUNTIME;
+      continue;
+    }
+    if (k != CUPTI_ACTIVITY_KIND_GRAPH_TRACE) continue;  // as start(): a kind it took once, it takes again
+    // No graph replays: nothing at all between the windows, as a schedule without them.
+    m.store.set_meta("graph_replays", "not recorded: CUPTI refused GRAPH_TRACE (" + cupti_error(r) +
+                                          "); steps between the kernel windows are not traced");
+    for (CUpti_ActivityKind o : now) cuptiActivityDisable(o);
+    now.clear();
+    runtime_on = false;
+    mode = CuptiMode::off;
+    break;
+  }
+  if (runtime_on) m.skip_state_queries();  // enabling RUNTIME resets it
+  // Graphs instantiated with GRAPH_TRACE off must not be launched with it on, nor the other way
+  // (trace::graph_tracing): the engine launches a step graph instantiated under the tracing now on.
+  trace::set_graph_tracing(has(now, CUPTI_ACTIVITY_KIND_GRAPH_TRACE) ? trace::GraphTracing::whole_graph
+                                                                     : trace::GraphTracing::per_kernel);
+  m.on = std::move(now);
+  m.mode = mode;
+  set_crash_note(mode_note(mode));
 }
+
+CuptiMode CuptiCollector::mode() const { return impl_->mode; }
 
 void CuptiCollector::stop() {
   if (!impl_->active) return;
+  // Nothing left running on the device when the kinds go off (made-up end times otherwise).
+  drain_device();
   {
     std::lock_guard lock(impl_->mutex);
     impl_->stopping = true;
@@ -330,15 +395,20 @@ void CuptiCollector::stop() {
   impl_->cv.notify_one();
   impl_->thread.join();
   impl_->unfollow_graph_nodes();
-  for (CUpti_ActivityKind k : impl_->enabled) cuptiActivityDisable(k);
+  for (CUpti_ActivityKind k : impl_->on) cuptiActivityDisable(k);
+  impl_->on.clear();
+  impl_->mode = CuptiMode::off;
+  trace::set_graph_tracing(trace::GraphTracing::per_kernel);  // graphs launched after this: as unprofiled
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   impl_->drain();
-  if (const auto& c = impl_->parser->counts(); c.graph_traces)
-    impl_->store.set_meta("probe.graph_traces", std::to_string(c.graph_traces) + " records, " +
-                                                   std::to_string(c.graph_trace_ns) + " ns");
+  if (const auto& c = impl_->parser->counts(); c.graph_replays_untimed)
+    impl_->store.set_meta("graph_replays.untimed", std::to_string(c.graph_replays_untimed) + " of " +
+                                                       std::to_string(c.graph_replays) +
+                                                       " graph replays CUPTI could not time (not stored)");
   impl_->active = false;
   g_impl.store(nullptr);
   g_pool.clear();
+  set_crash_note(nullptr);
 }
 
 bool cupti_built() { return true; }

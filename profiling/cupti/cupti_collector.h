@@ -7,6 +7,9 @@
 // (clock table: offset and drift). Dropped records are summed from cuptiActivityGetNumDroppedRecords
 // per buffer into EventStore::dropped_cupti.
 //
+// Between a hybrid recording's windows (profiler.h) it records GRAPH_TRACE instead, one record per replayed
+// CUDA graph (set_mode), which CUPTI does not allow beside CONCURRENT_KERNEL.
+//
 // CUDA graphs: the collector also subscribes to CUPTI's callbacks (graph_node_callbacks.h) so the
 // graph_nodes table says which capture-time launch each graph node came from; the mappings reach the
 // store on the collector's thread, before the kernels of the buffers it parses next.
@@ -33,6 +36,12 @@ struct CuptiKinds {
   bool kernels = true, copies = true, runtime = true, syncs = true, memory = true, graph_nodes = true;
 };
 
+/// What CUPTI records: every enabled kind (`kinds`), whole CUDA-graph replays instead of kernels
+/// (`graph_replays`: CUPTI_ACTIVITY_KIND_GRAPH_TRACE, one record per replayed graph instead of one per
+/// node, alone: CUPTI refuses it beside CONCURRENT_KERNEL, and outside the kernel windows the parser
+/// would keep no other record), or nothing (`off`).
+enum class CuptiMode { kinds, graph_replays, off };
+
 class CuptiCollector {
  public:
   /// `start_host_ns`: the session's start on the steady clock. Never throws for CUPTI refusals.
@@ -44,12 +53,15 @@ class CuptiCollector {
   bool active() const;
   /// Why GPU activity is missing ("" when active).
   const std::string& why() const;
-  /// Pauses (true) or resumes (false) collection: every enabled activity kind off, then on again.
-  /// For the engine's timing of candidates (trace::Sink::on_measuring) and a profile schedule's
-  /// gaps. Pausing first waits for the work queued on the device (drain_device): CUPTI disabled
-  /// under running CUDA-graph kernels recorded them with made-up durations (an H100 b128 run: 108
-  /// kernel records of ~21 ms, at most 62 ms, in one 0.45 ms step).
-  void pause(bool paused);
+  /// Switches what CUPTI records (starts in `kinds`). For the engine's timing of candidates
+  /// (trace::Sink::on_measuring: off) and a profile schedule's gaps (off, or graph_replays in a hybrid
+  /// recording). Leaving a mode that recorded anything first waits for the work queued on the device
+  /// (drain_device) and flushes CUPTI's buffers: a kind disabled while CUPTI still held a finished
+  /// record gave it the end time of a later flush (an H100 b128 run: 108 kernel records of ~21 ms, at
+  /// most 62 ms, in one 0.45 ms step). When CUPTI refuses GRAPH_TRACE it records nothing instead and
+  /// meta `graph_replays` says why.
+  void set_mode(CuptiMode mode);
+  CuptiMode mode() const;
   /// Waits until the calling thread's device has finished all queued work (cudaDeviceSynchronize);
   /// nothing when collection is off. An error of the program's own work is left for it to see.
   void drain_device();

@@ -11,7 +11,8 @@ CuptiCollector::CuptiCollector(EventStore&, std::int64_t, int, CuptiKinds) : imp
 CuptiCollector::~CuptiCollector() = default;
 bool CuptiCollector::active() const { return false; }
 const std::string& CuptiCollector::why() const { return impl_->why; }
-void CuptiCollector::pause(bool) {}
+void CuptiCollector::set_mode(CuptiMode) {}
+CuptiMode CuptiCollector::mode() const { return CuptiMode::off; }
 void CuptiCollector::drain_device() {}
 void CuptiCollector::stop() {}
 bool cupti_built() { return false; }

@@ -66,6 +66,20 @@ void CuptiParser::kernel(const CUpti_ActivityKernel10& k) {
   ++counts_.kernels;
 }
 
+void CuptiParser::graph_replay(const CUpti_ActivityGraphTrace2& g) {
+  ++counts_.graph_replays;
+  if (g.start == 0 && g.end == 0) {  // CUPTI: "timestamp information could not be collected"
+    ++counts_.graph_replays_untimed;
+    return;
+  }
+  GraphReplayRecord r;
+  r.start = clock_.from_gpu(g.start), r.end = clock_.from_gpu(g.end);
+  // deviceId INT_MAX: the graph's first node runs on the host (a host node); -1 is the host here.
+  r.device = g.deviceId == INT_MAX ? -1 : static_cast<std::int32_t>(g.deviceId), r.rank = rank_;
+  r.context = g.contextId, r.stream = g.streamId, r.correlation = g.correlationId, r.graph_id = g.graphId;
+  if (store_.keep_graph_replay(r.start)) store_.append(store_.graph_replays, r);
+}
+
 void CuptiParser::record(const CUpti_Activity* a) {
   switch (a->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -137,12 +151,9 @@ void CuptiParser::record(const CUpti_Activity* a) {
       ++counts_.overheads;
       return;
     }
-    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
-      const auto& g = *reinterpret_cast<const CUpti_ActivityGraphTrace2*>(a);
-      ++counts_.graph_traces;
-      if (g.end > g.start) counts_.graph_trace_ns += static_cast<std::int64_t>(g.end - g.start);
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+      graph_replay(*reinterpret_cast<const CUpti_ActivityGraphTrace2*>(a));
       return;
-    }
     default:
       ++counts_.other;
       return;

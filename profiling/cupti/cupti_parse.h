@@ -22,7 +22,9 @@ std::string demangle(const char* mangled);
 /// Records seen per kind, including kinds that were skipped (unknown).
 struct ParseCounts {
   std::int64_t kernels = 0, memcpys = 0, memsets = 0, runtime = 0, syncs = 0, memory = 0, overheads = 0, other = 0;
-  std::int64_t graph_traces = 0, graph_trace_ns = 0;  // CUPTI_ACTIVITY_KIND_GRAPH_TRACE records, their summed span
+  std::int64_t graph_replays = 0;  // CUPTI_ACTIVITY_KIND_GRAPH_TRACE records
+  /// Graph replays CUPTI could not time (start and end 0): counted, not stored.
+  std::int64_t graph_replays_untimed = 0;
 };
 
 class CuptiParser {
@@ -41,6 +43,8 @@ class CuptiParser {
 
  private:
   void kernel(const CUpti_ActivityKernel10& k);
+  /// A whole CUDA-graph replay: kept by EventStore::keep_graph_replay (outside per-kernel windows).
+  void graph_replay(const CUpti_ActivityGraphTrace2& g);
   /// The profile schedule keeps a kernel, copy or memset when the runtime call that launched it was
   /// kept (host time inside an active window): the host runs ahead of the GPU, so the GPU work of an
   /// active step often starts after the window closed. Records whose launch was not seen (yet) fall

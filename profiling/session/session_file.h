@@ -22,9 +22,11 @@ constexpr std::int32_t kSessionApplicationId = 0x54534553;  // "TSES"
 /// 3 (adds `playground_ladders`, `playground_limits`, `playground_rows`: a playground run,
 /// playground/session.h, which creates them; none in a training session), 4 (an event's row keeps
 /// what changes from event to event, the rest is stored once per distinct combination in a group
-/// table: session_schema.h). read_session reads every version up to this one; older files are
-/// migrated in memory (a file before 3 holds no playground run; before 4, flat event tables).
-constexpr int kSessionSchemaVersion = 4;
+/// table: session_schema.h), 5 (adds `graph_replays`: whole CUDA-graph replays recorded between the
+/// per-kernel windows of a hybrid recording). read_session reads every version up to this one; older
+/// files are migrated in memory (a file before 3 holds no playground run; before 4, flat event
+/// tables; before 5, no graph replays).
+constexpr int kSessionSchemaVersion = 5;
 /// SQLite page size of the files the writer creates (bytes; SQLite's default is 4096). Every table
 /// takes at least one page and a session has ~35, most of a few rows (meta, steps, group tables...):
 /// at 4096 they are ~140 KB, a fifth of a short GPU session; at 1024 the large event tables cost ~2 %

@@ -277,9 +277,16 @@ void read_graph_nodes(Reader& r, EventStore& s, ReadCursor& cur) {
   read_into(r, s, cur, schema::graph_nodes(), s.graph_nodes);
 }
 
+/// Whole CUDA-graph replays (graph_replays): absent in files before format 5; then there are none.
+void read_graph_replays(Reader& r, EventStore& s, ReadCursor& cur) {
+  if (!has_table(r, "graph_replays")) return;
+  read_into(r, s, cur, schema::graph_replays(), s.graph_replays);
+}
+
 /// The GPU tables, graph nodes before the kernels (a viewer sees a replayed kernel's node with it).
 void read_gpu_tables(Reader& r, EventStore& s, ReadCursor& cur) {
   read_graph_nodes(r, s, cur);
+  read_graph_replays(r, s, cur);
   read_table(r, s, cur, schema::kernel_configs(), [&](const schema::ConfigRow& row, std::int64_t) {
     KernelRecord k;
     k.name = row.name;
@@ -384,7 +391,8 @@ std::int64_t rows_total(Reader& r, int version) {
   for (const char* t : {"strings", "kernels", "memcpys", "memsets", "runtime_calls", "syncs", "memory_events",
                         "overheads", "threads", "host_ranges", "steps", "samples", "clock_checks"})
     total += r.scalar((std::string("SELECT COALESCE(MAX(rowid),0) FROM ") + t).c_str());
-  if (has_table(r, "graph_nodes")) total += r.scalar("SELECT COALESCE(MAX(rowid),0) FROM graph_nodes");
+  for (const char* t : {"graph_nodes", "graph_replays"})
+    if (has_table(r, t)) total += r.scalar((std::string("SELECT COALESCE(MAX(rowid),0) FROM ") + t).c_str());
   if (version >= schema::kGroupedFormat)
     for (const char* t : {"kernel_groups", "memcpy_groups", "memset_groups", "runtime_groups", "sync_groups",
                           "memory_groups", "host_range_groups"})

@@ -283,6 +283,11 @@ constexpr Column<PY> kPySampleColumns[] = {time_ns<&PY::time>("time"), id32<&PY:
 using GN = GraphNodeRecord;
 constexpr Column<GN> kGraphNodeColumns[] = {integer<&GN::node>("node_id"), id32<&GN::correlation>("correlation")};
 
+// A whole CUDA-graph replay (format 5): one row per replayed graph between per-kernel windows, a few
+// per step, so every column stays in its row (no group table).
+using GR = GraphReplayRecord;
+constexpr auto kGraphReplayColumns = device_activity<GR>({integer<&GR::graph_id>("graph_id")});
+
 const Table<TR> kThreads{"threads", kThreadColumns};
 const Table<CR> kConfigs{"kernel_configs", kConfigColumns};
 const Table<OR> kOverheads{"overheads", kOverheadColumns};
@@ -297,6 +302,7 @@ const Table<PY> kPySamples{"py_samples", kPySampleColumns};
 const Table<SE> kMetricSeries{"metric_series", kSeriesColumns, true, "id"};
 const Table<SA> kMetricSamples{"metric_samples", kSampleColumns};
 const Table<GN> kGraphNodes{"graph_nodes", kGraphNodeColumns};
+const Table<GR> kGraphReplays{"graph_replays", kGraphReplayColumns};
 
 const Table<KR> kKernelGroups{"kernel_groups", kKernelGroupColumns};
 const Table<MC> kMemcpyGroups{"memcpy_groups", kMemcpyGroupColumns};
@@ -393,6 +399,7 @@ const Table<PySampleRecord>& py_samples() { return kPySamples; }
 const Table<SeriesRecord>& metric_series() { return kMetricSeries; }
 const Table<SampleRecord>& metric_samples() { return kMetricSamples; }
 const Table<GraphNodeRecord>& graph_nodes() { return kGraphNodes; }
+const Table<GraphReplayRecord>& graph_replays() { return kGraphReplays; }
 
 std::string create_sql(int version) {
   std::string sql =
@@ -431,6 +438,11 @@ std::string create_sql(int version) {
   add(create_table(kMetricSeries));
   add(create_table(kMetricSamples));
   if (version >= kGroupedFormat) add(create_table(kGraphNodes));
+  if (version >= kGraphReplayFormat) {
+    add(create_table(kGraphReplays));
+    add("CREATE VIEW graph_replay_view AS SELECT start, start + dur AS \"end\", dur, device, rank, context, stream, "
+        "correlation, graph_id FROM graph_replays");
+  }
   return sql + (version >= kGroupedFormat ? kViews : kFlatViews) + kCommonViews;
 }
 

@@ -15,6 +15,8 @@
 // graph_nodes (each CUDA-graph node's capture-time launch: GraphNodeRecord) came within format 4 the
 // same way: older readers ignore it, and a file without it maps no graph node (its replayed kernels
 // keep only their cudaGraphLaunch's correlation id).
+// Format 5 (kGraphReplayFormat) added graph_replays: whole CUDA-graph replays (GraphReplayRecord),
+// recorded between the per-kernel windows of a hybrid recording (profiler.h); a file before 5 has none.
 // Format 4 (kGroupedFormat) keeps in an event's row only what changes from event to event (times,
 // correlation id, bytes, address, a host range's name and step); the columns that repeat (device,
 // rank, context, stream, thread, API, launch configuration, copy kind, ...) are stored once per
@@ -85,6 +87,8 @@ struct Table {
 
 /// The first format with group tables.
 inline constexpr int kGroupedFormat = 4;
+/// The first format with the graph_replays table.
+inline constexpr int kGraphReplayFormat = 5;
 /// The most columns a group table has besides its id (the writer keys a group on a fixed array).
 inline constexpr std::size_t kMaxGroupColumns = 12;
 
@@ -124,6 +128,8 @@ const Table<SeriesRecord>& metric_series();
 const Table<SampleRecord>& metric_samples();
 /// CUDA-graph nodes and the correlation id of the launch that created them (within format 4).
 const Table<GraphNodeRecord>& graph_nodes();
+/// Whole CUDA-graph replays (format 5 on).
+const Table<GraphReplayRecord>& graph_replays();
 
 /// "CREATE TABLE name(col decl, ...)".
 template <class R>

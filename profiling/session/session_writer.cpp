@@ -181,6 +181,7 @@ struct SessionRecorder::Statements {
     tables.push_back(table_writer(db, schema::metric_series(), &E::metric_series, &C::metric_series));
     tables.push_back(table_writer(db, schema::metric_samples(), &E::metric_samples, &C::metric_samples));
     tables.push_back(table_writer(db, schema::graph_nodes(), &E::graph_nodes, &C::graph_nodes));
+    tables.push_back(table_writer(db, schema::graph_replays(), &E::graph_replays, &C::graph_replays));
   }
   static const schema::EventTables& events() { return schema::event_tables(kSessionSchemaVersion); }
   std::vector<std::unique_ptr<RowWriter>> tables;

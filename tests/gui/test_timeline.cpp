@@ -287,6 +287,30 @@ class TestTimeline : public QObject {
     QVERIFY2(titles.contains("CUDA API · sampler"), qPrintable(titles.join(", ")));
   }
 
+  void graphReplaysAreBarsInTheirStreamLane() {
+    // A hybrid recording: a kernel of a window and, after it, a whole CUDA-graph replay on the same stream.
+    prof::EventStore s;
+    prof::KernelRecord k;
+    k.start = 100, k.end = 200, k.stream = 13, k.correlation = 1, k.name = s.strings.intern("relu_kernel");
+    s.kernels.push(k);
+    s.graph_replays.push(prof::GraphReplayRecord{1'000, 451'000, 0, 0, 1, 13, 2, 5});
+    TimelineData d;
+    d.ingest(s, s.counts());
+    const int lane = d.laneIndex(prof::timeline::stream_lane_key(0, 13));
+    QVERIFY(lane >= 0);
+    QCOMPARE(d.lanes().size(), std::size_t{1});  // the replay shares its kernels' lane
+    QCOMPARE(d.lanes()[static_cast<std::size_t>(lane)].events(), std::size_t{2});
+    const EventRef ref = d.find(s, Source::graph_replay, 0);
+    QVERIFY(ref.valid());
+    QCOMPARE(static_cast<Category>(d.event(ref).category), Category::graph_replay);
+    QCOMPARE(category_label(Category::graph_replay), QString("CUDA graph replay"));
+    QVERIFY(category_color(Category::graph_replay) != category_color(Category::other_kernel));
+    const QString tip = event_tooltip(s, d, prof::analysis::DeviceProps{}, ref);
+    QVERIFY2(tip.startsWith("CUDA graph replay\n") && tip.contains("Duration: 450.0 µs") &&
+                 tip.contains("traced only in the profile schedule's windows"),
+             qPrintable(tip));
+  }
+
   void kernelFamilies() {
     QCOMPARE(kernel_category("void implicit_convolve_sgemm<float>(int)"), Category::gemm_conv);
     QCOMPARE(kernel_category("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8"), Category::gemm_conv);

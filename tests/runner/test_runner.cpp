@@ -229,7 +229,12 @@ TEST(RunnerGraphs, CudaGraphsTakesOnOrOff) {
     config.Parse(ts::prof::open_session(session)->store().meta().at("run.config").c_str());
     ASSERT_TRUE(config.IsObject() && config.HasMember("cuda_graphs")) << v;
     EXPECT_EQ(config["cuda_graphs"].GetBool(), std::string(v) != "off") << v;
+    // No graph replays on the CPU: the hybrid default of CUDA-graph runs does not apply.
+    EXPECT_EQ(ts::prof::open_session(session)->store().meta().at("session.trace_mode"), "every kernel") << v;
   }
+  const auto every = run("--device cpu --data " + sample_dir() + " --limit-train 64 --batch-size 64 --num-workers 1 "
+                         "--epochs 1 --quiet --profile-every-kernel --session " + (dir / "every.tsession").string());
+  EXPECT_EQ(every.code, 0) << every.out;
   std::filesystem::remove_all(dir);
 }
 
@@ -363,6 +368,46 @@ TEST(RunnerSignals, OnlyTheSignalThreadTakesSigintAndSigterm) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   EXPECT_EQ(WEXITSTATUS(status), 130);
+}
+
+// The crash report (base/crash_report.h): a training run catches SIGSEGV, and one that gets it writes
+// the report (what it was doing, a backtrace) to stderr, then still dies of the signal.
+TEST(RunnerSignals, ASegfaultPrintsACrashReportAndStillKillsTheRun) {
+  if (!have_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
+  const std::string data = sample_dir();
+  const std::string err = (fs::temp_directory_path() / ("ts_crash_report_" + std::to_string(getpid()) + ".txt")).string();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (!std::freopen("/dev/null", "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) _exit(127);
+    execl(TRAINSCOPE_RUNNER, TRAINSCOPE_RUNNER, "--device", "cpu", "--epochs", "50", "--batch-size", "32",
+          "--num-workers", "2", "--data", data.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  bool loading = false;
+  for (int i = 0; i < 400 && !loading; ++i) {  // up to 20 s until training has started
+    for (const auto& t : thread_masks(pid)) loading |= t.first.rfind("loader-", 0) == 0;
+    if (!loading) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(loading) << "training did not start";
+  std::uint64_t caught = 0;  // SigCgt: the signals the process has a handler for
+  {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("SigCgt:", 0) == 0) caught = std::stoull(line.substr(7), nullptr, 16);
+  }
+  EXPECT_NE(caught & (1ull << (SIGSEGV - 1)), 0u) << "no SIGSEGV handler (SigCgt " << std::hex << caught << ")";
+  kill(pid, SIGSEGV);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exited " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  EXPECT_EQ(WTERMSIG(status), SIGSEGV);
+  std::ifstream in(err);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("TrainScope crashed: SIGSEGV"), std::string::npos) << text;
+  EXPECT_NE(text.find("backtrace"), std::string::npos) << text;
+  EXPECT_NE(text.find("end of crash report"), std::string::npos) << text;
+  fs::remove(err);
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ TEST(SessionFiles, TheViewsKeepTheColumnsOfRecordedSessions) {
       EXPECT_EQ(now.at(table), columns) << table;
     }
   }
-  for (const char* added : {"overview_lanes", "py_frames", "py_stacks", "py_samples", "metric_series", "metric_samples", "graph_nodes", "kernel_groups", "runtime_groups",
+  for (const char* added : {"overview_lanes", "py_frames", "py_stacks", "py_samples", "metric_series", "metric_samples", "graph_nodes", "graph_replays", "kernel_groups", "runtime_groups",
                             "host_range_groups", "memcpy_groups", "memset_groups", "sync_groups", "memory_groups"})
     EXPECT_TRUE(now.count(added)) << added;
   const auto recorded_views = table_columns(recorded_file, "view");

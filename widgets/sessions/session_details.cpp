@@ -137,6 +137,7 @@ QString describe_session(const Meta& m, const QString& path) {
 
   out << QString() << QObject::tr("Recording");
   if (const QString s = take("session.schedule"); !s.isEmpty()) out << QObject::tr("  profiled steps: %1").arg(s);
+  if (const QString t = take("session.trace_mode"); !t.isEmpty()) out << QObject::tr("  GPU work traced: %1").arg(t);
   if (const QString g = take("gpu_activity"); !g.isEmpty()) out << QObject::tr("  GPU activity: %1").arg(g);
   if (const QString d = take("dropped.cupti"); !d.isEmpty()) out << QObject::tr("  dropped CUPTI records: %1").arg(d);
   if (const QString d = take("dropped.host_ranges"); !d.isEmpty()) out << QObject::tr("  dropped host ranges: %1").arg(d);

@@ -36,6 +36,7 @@ constexpr std::array<Info, kCategoryCount> kInfo = {{
     {"Other host range", 0x999933},
     {"CUDA runtime call", 0x44AA99},
     {"Step", 0xC8C8C8},
+    {"CUDA graph replay", 0x7F7FBF},
 }};
 
 }  // namespace

@@ -166,6 +166,12 @@ void TimelineData::ingestGpu(const prof::EventStore& store, const prof::StoreCou
                       static_cast<std::uint8_t>(names_.kernel(store.strings, k.name))});
     kernel_corr_.add(k.correlation);
   }
+  // Whole CUDA-graph replays (a hybrid recording's steps between its kernel windows) in their stream's lane.
+  for (std::size_t i = seen_.graph_replays; i < c.graph_replays; ++i) {
+    const prof::GraphReplayRecord& g = store.graph_replays[i];
+    add(batch, laneFor(prof::timeline::lane_of(g)), {g.start, std::max(g.end, g.start), static_cast<std::uint32_t>(i),
+                                                     Source::graph_replay, static_cast<std::uint8_t>(Category::graph_replay)});
+  }
   for (std::size_t i = seen_.memcpys; i < c.memcpys; ++i) {
     const prof::MemcpyRecord& m = store.memcpys[i];
     const Category cat = copy_category(m.copy_kind);
@@ -218,6 +224,7 @@ void TimelineData::ingest(const prof::EventStore& store, const prof::StoreCounts
   c.kernels = std::min(c.kernels, have.kernels), c.memcpys = std::min(c.memcpys, have.memcpys);
   c.memsets = std::min(c.memsets, have.memsets), c.runtime = std::min(c.runtime, have.runtime);
   c.syncs = std::min(c.syncs, have.syncs), c.host_ranges = std::min(c.host_ranges, have.host_ranges);
+  c.graph_replays = std::min(c.graph_replays, have.graph_replays);
   c.threads = std::min(c.threads, have.threads), c.steps = std::min(c.steps, have.steps);
   const std::size_t before = events_, steps_before = steps_.size(), threads_before = thread_name_.size();
   ingestThreads(store, c);
@@ -230,6 +237,7 @@ void TimelineData::ingest(const prof::EventStore& store, const prof::StoreCounts
   seen_.kernels = std::max(seen_.kernels, c.kernels), seen_.memcpys = std::max(seen_.memcpys, c.memcpys);
   seen_.memsets = std::max(seen_.memsets, c.memsets), seen_.runtime = std::max(seen_.runtime, c.runtime);
   seen_.syncs = std::max(seen_.syncs, c.syncs), seen_.host_ranges = std::max(seen_.host_ranges, c.host_ranges);
+  seen_.graph_replays = std::max(seen_.graph_replays, c.graph_replays);
   seen_.threads = std::max(seen_.threads, c.threads), seen_.steps = std::max(seen_.steps, c.steps);
   if (events_ != before || steps_.size() != steps_before || thread_name_.size() != threads_before) ++version_;
 }
@@ -360,6 +368,9 @@ EventRef TimelineData::find(const prof::EventStore& store, Source source, std::u
     case Source::memset: key = prof::timeline::lane_of(store.memsets[row]).key, start = store.memsets[row].start; break;
     case Source::sync: key = prof::timeline::lane_of(store.syncs[row]).key, start = store.syncs[row].start; break;
     case Source::runtime: key = prof::timeline::lane_of(store.runtime[row]).key, start = store.runtime[row].start; break;
+    case Source::graph_replay:
+      key = prof::timeline::lane_of(store.graph_replays[row]).key, start = store.graph_replays[row].start;
+      break;
     case Source::host_range: {
       const auto& h = store.host_ranges[row];
       auto it = host_lane_of_tid_.find(h.thread);

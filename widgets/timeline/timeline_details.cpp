@@ -203,6 +203,18 @@ Rows event_details(const prof::EventStore& s, const TimelineData& d, const prof:
       if (h.step >= 0) rows.emplace_back("Step", QString::number(h.step));
       break;
     }
+    case Source::graph_replay: {
+      const auto& g = s.graph_replays[e.row];
+      rows.emplace_back("Name", "CUDA graph replay");
+      rows.emplace_back("Duration", format_ns(g.end - g.start));
+      rows.emplace_back("Start", format_time(g.start));
+      rows.emplace_back("Kernels", "traced only in the profile schedule's windows: this step's GPU work was "
+                                   "recorded as one replay of its CUDA graph");
+      rows.emplace_back("CUDA graph", QString::number(g.graph_id));
+      rows.emplace_back("Stream", QString("%1 (device %2)").arg(g.stream).arg(g.device));
+      rows.emplace_back("Correlation id", QString::number(g.correlation));
+      break;
+    }
     case Source::sync: {
       const auto& y = s.syncs[e.row];
       static const char* const types[] = {"unknown", "event synchronize", "stream wait event", "stream synchronize",
@@ -221,7 +233,7 @@ Rows event_details(const prof::EventStore& s, const TimelineData& d, const prof:
 QString event_tooltip(const prof::EventStore& s, const TimelineData& d, const prof::analysis::DeviceProps& props,
                       const EventRef& ref) {
   static const QStringList keep = {"Name", "Range", "Kind", "Layer", "Duration", "Grid", "Block", "Theoretical occupancy",
-                                   "Bytes", "Step", "Launched by"};
+                                   "Bytes", "Step", "Launched by", "Kernels"};
   QString out;
   for (const auto& [k, v] : event_details(s, d, props, ref)) {
     if (!keep.contains(k)) continue;

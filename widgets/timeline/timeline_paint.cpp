@@ -124,6 +124,7 @@ QString TimelineView::eventLabel(const Event& e) const {
     case Source::memset: return "memset";
     case Source::runtime: return QString::fromStdString(s.strings.get(s.runtime[e.row].name));
     case Source::sync: return "sync";
+    case Source::graph_replay: return "CUDA graph replay";
     case Source::host_range: {
       const auto& h = s.host_ranges[e.row];
       if (static_cast<Category>(e.category) == Category::step) return QString("step %1").arg(h.step);

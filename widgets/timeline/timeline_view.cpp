@@ -621,6 +621,7 @@ QString TimelineView::searchName(const Event& e) const {
     case Source::memcpy: return QString::fromLatin1(copy_search_name(s.memcpys[e.row].copy_kind));
     case Source::memset: return QStringLiteral("Memset");
     case Source::sync: return QStringLiteral("Synchronization");
+    case Source::graph_replay: return QStringLiteral("CUDA graph replay");
     case Source::host_range: {
       const auto& h = s.host_ranges[e.row];
       const QString name = QString::fromStdString(s.strings.get(h.name));
@@ -647,6 +648,7 @@ bool TimelineView::searchHit(const Event& e, const std::string& needle) {
     case Source::memcpy: return to_lower(copy_search_name(s.memcpys[e.row].copy_kind)).find(needle) != std::string::npos;
     case Source::memset: return std::string("memset").find(needle) != std::string::npos;
     case Source::sync: return std::string("synchronization").find(needle) != std::string::npos;
+    case Source::graph_replay: return std::string("cuda graph replay").find(needle) != std::string::npos;
   }
   return false;
 }
