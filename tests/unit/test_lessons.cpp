@@ -432,23 +432,30 @@ TEST(Lessons, OneStalledStepMovesStepAndThroughputAlikeAndIsNamed) {
 
 // A first step that outweighs the others is said where it counts: out_of_memory's bf16 run read
 // 21,046 img/s (training time: its 202 ms first step and each epoch's start in it) beside a 9.6 ms
-// host step at batch 8192, and nothing said why. The lesson's text names the first step; the other
-// lessons' ordinary first steps are not named.
+// host step at batch 8192, and nothing said why. The lesson's text names the first step; ordinary
+// first steps are not named: sync_points', and out_of_memory's since its warm-up takes the convolution
+// search the run then reuses (the search is kept per process).
 TEST(Lessons, AHeavyFirstStepIsSaidBesideImagesPerSecond) {
-  const fs::path dir = fs::path(TRAINSCOPE_SOURCE_DIR) / "resources" / "lessons" / "recorded" / "out_of_memory";
-  const LessonRecord rec = read_record(dir.string());
-  const LessonResult r = evaluate(dir.string(), rec);
-  ASSERT_EQ(r.runs.size(), 3u);
-  const RunResult& bf16 = r.runs[2];
-  ASSERT_EQ(bf16.run.id, "bf16");
-  EXPECT_GT(bf16.first_steps_ms, 10 * bf16.median_step_ms) << bf16.first_steps_ms << " vs " << bf16.median_step_ms;
-  const std::string said = describe_first_steps(bf16);
+  RunResult heavy;
+  heavy.run.id = "bf16";
+  heavy.run.outcome = "completes";
+  heavy.analysed = true;
+  heavy.steps = 2;
+  heavy.first_steps_ms = 202;
+  heavy.median_step_ms = 9.6;
+  heavy.figures["images_per_s"] = 21046;
+  const std::string said = describe_first_steps(heavy);
   EXPECT_NE(said.find("the first step took"), std::string::npos) << said;
+  LessonResult r;
+  r.runs.push_back(heavy);
   EXPECT_NE(to_text(r).find(said), std::string::npos) << to_text(r);
   EXPECT_NE(to_json(r, "").find("\"first_steps_ms\""), std::string::npos);
-  const fs::path sync = fs::path(TRAINSCOPE_SOURCE_DIR) / "resources" / "lessons" / "recorded" / "sync_points";
-  const LessonResult s = evaluate(sync.string(), read_record(sync.string()));
-  for (const RunResult& run : s.runs) EXPECT_EQ(describe_first_steps(run), "") << run.run.id << " " << run.first_steps_ms;
+  const fs::path root = fs::path(TRAINSCOPE_SOURCE_DIR) / "resources" / "lessons" / "recorded";
+  for (const char* name : {"sync_points", "out_of_memory"}) {
+    const LessonResult s = evaluate((root / name).string(), read_record((root / name).string()));
+    for (const RunResult& run : s.runs)
+      EXPECT_EQ(describe_first_steps(run), "") << name << " " << run.run.id << " " << run.first_steps_ms;
+  }
 }
 
 // One number per quantity: a lesson's images/s, host step and data wait are the numbers Compare shows
@@ -489,13 +496,13 @@ TEST(Lessons, KeyNumbersAreComparesNumbers) {
       EXPECT_EQ(runs[i]->steps, s.throughput.steps);
     }
   }
-  // The trainer's figure (the run's JSON summary): 24,576 images in 0.478 s of training.
+  // The trainer's figure (the run's JSON summary): 24,576 images in 0.359 s of training.
   const LessonRecord oom = read_record((root / "out_of_memory").string());
   const LessonResult oom_result = evaluate((root / "out_of_memory").string(), oom);
   const RunResult& acc = oom_result.runs[1];
   ASSERT_EQ(acc.run.id, "accumulate");
-  ASSERT_NE(acc.run.summary_json.find("\"images_per_s\":51373.69"), std::string::npos) << acc.run.summary_json;
-  EXPECT_NEAR(acc.figures.at("images_per_s"), 51373.69, 0.01);
+  ASSERT_NE(acc.run.summary_json.find("\"images_per_s\":68444.20"), std::string::npos) << acc.run.summary_json;
+  EXPECT_NEAR(acc.figures.at("images_per_s"), 68444.205, 0.01);
 }
 
 // pin_memory is never left to a default in a built-in lesson that trains on CUDA (the window's and the
