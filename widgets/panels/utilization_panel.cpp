@@ -17,53 +17,13 @@
 #include <qcustomplot.h>
 
 #include "engine/host_trace.h"
-#include "profiling/schedule.h"
 #include "widgets/common/elided_label.h"
 #include "widgets/panels/panel_plot.h"
+#include "widgets/panels/traced_buckets.h"
 
 namespace ts::gui {
 
 namespace {
-
-/// Whether a whole CUDA-graph replay starts in [a, b) (`starts` sorted).
-bool replay_in(const std::vector<std::int64_t>& starts, std::int64_t a, std::int64_t b) {
-  const auto it = std::lower_bound(starts.begin(), starts.end(), a);
-  return it != starts.end() && *it < b;
-}
-
-/// For a session recorded on a profile schedule: per bucket [from + i * bucket_ns, + bucket_ns), whether
-/// its middle lies in a traced step: one the analysis reads (prof::analysed_step: the profiler keeps
-/// records of those alone), or one a hybrid recording timed as a whole CUDA-graph replay; from its start
-/// to the next step's start, where its GPU work still runs. Empty for every other session: everything
-/// is traced.
-std::vector<bool> traced_buckets(const prof::EventStore* store, std::int64_t from, std::int64_t bucket_ns, std::size_t n) {
-  if (!store || bucket_ns <= 0 || n == 0) return {};
-  const auto schedule = prof::schedule_from_meta(store->meta());
-  if (!schedule) return {};
-  std::vector<std::int64_t> replays(store->graph_replays.size());
-  for (std::size_t i = 0; i < replays.size(); ++i) replays[i] = store->graph_replays[i].start;
-  std::sort(replays.begin(), replays.end());
-  std::vector<bool> traced(n, false);
-  const std::size_t steps = store->steps.size();
-  for (std::size_t k = 0; k < steps; ++k) {
-    const auto& st = store->steps[k];
-    const std::int64_t end = k + 1 < steps ? std::max(st.end, store->steps[k + 1].start) : st.end;
-    if (!prof::analysed_step(*schedule, st.global_step) && !replay_in(replays, st.start, end)) continue;
-    const std::int64_t a = std::max<std::int64_t>(0, (st.start - from - bucket_ns / 2 + bucket_ns - 1) / bucket_ns);
-    for (std::int64_t b = a; b < static_cast<std::int64_t>(n) && from + b * bucket_ns + bucket_ns / 2 < end; ++b)
-      if (from + b * bucket_ns + bucket_ns / 2 >= st.start) traced[static_cast<std::size_t>(b)] = true;
-  }
-  return traced;
-}
-
-/// `v` with the untraced buckets as NaN (QCustomPlot leaves a gap): an untraced step is not an idle GPU.
-std::vector<double> untraced_as_gaps(const std::vector<double>& v, const std::vector<bool>& traced) {
-  if (traced.empty()) return v;
-  std::vector<double> out(v);
-  for (std::size_t i = 0; i < out.size() && i < traced.size(); ++i)
-    if (!traced[i]) out[i] = std::numeric_limits<double>::quiet_NaN();
-  return out;
-}
 
 using prof::analysis::SeriesPoint;
 
@@ -168,6 +128,7 @@ UtilizationPanel::UtilizationPanel(PanelHub* hub, QWidget* parent) : QWidget(par
     measured_index_.clear();
     dram_sum_.clear();
     buckets_ = {};
+    traced_.clear();
     trainer_known_ = false;
     have_buckets_ = false;
     cpu_run_store_ = nullptr;  // (a new store may sit where the old one was)
@@ -616,6 +577,7 @@ void UtilizationPanel::fillSamples() {
 void UtilizationPanel::requestBuckets() {
   if (!hub_->store()) {
     buckets_ = {};
+    traced_.clear();
     fillBuckets();
     return;
   }
@@ -659,6 +621,7 @@ void UtilizationPanel::startJob() {
             const qint64 b = prof::analysis::nice_bucket_ns(to - from, target);
             const qint64 aligned = from / b * b;  // buckets on round times: stable while panning
             j.buckets = prof::analysis::bucket_gpu(*store, counts, aligned, to, b, dev);
+            j.traced = traced_buckets(*store, counts, j.buckets.from, j.buckets.bucket_ns, j.buckets.busy.size());
           }
         }
         if (j.buckets.bucket_ns == 0) j.buckets.gpu_present = nk + nc + ns > 0;
@@ -672,6 +635,7 @@ void UtilizationPanel::jobDone(quint64 gen, Job job) {
   running_ = false;
   if (gen == generation_) {
     buckets_ = std::move(job.buckets);
+    traced_ = std::move(job.traced);
     last_job_ms_ = job.ms;
     ++jobs_done_;
     have_buckets_ = true;
@@ -696,7 +660,6 @@ void UtilizationPanel::fillBuckets() {
     gpu_message_ = tr("No session: open one or start a run");
   }
   const bool show = gpu_message_.isEmpty();
-  traced_ = traced_buckets(store.get(), buckets_.from, buckets_.bucket_ns, buckets_.busy.size());
   const auto traced_only = [&](const std::vector<double>& v) { return show ? untraced_as_gaps(v, traced_) : std::vector<double>{}; };
   set_buckets(graphs_["gpu.busy"], buckets_, traced_only(buckets_.busy), 100);
   set_buckets(graphs_["gpu.sm_efficiency"], buckets_, traced_only(buckets_.sm_efficiency), 100);

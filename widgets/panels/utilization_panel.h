@@ -130,6 +130,7 @@ class UtilizationPanel : public QWidget, public MetricTrack {
  private:
   struct Job {
     prof::analysis::GpuBuckets buckets;
+    std::vector<bool> traced;  // traced_buckets() of `buckets`
     qint64 extent_lo = 0, extent_hi = 0;
     bool has_extent = false;
     double ms = 0;
